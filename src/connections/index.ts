@@ -1,0 +1,10 @@
+export { connectionView, type StoredConnection } from './connection.js'
+export {
+  ConnectionResolver,
+  isUnhealthy,
+  type ProviderClientSettings,
+  providerClientFor,
+  type ResolvedConnection,
+} from './resolver.js'
+export { type ConnectionInput, ConnectionService, credentialsFrom } from './service.js'
+export { type ConnectionListFilter, ConnectionStore } from './store.js'

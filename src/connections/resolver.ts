@@ -1,0 +1,95 @@
+import { ProviderClient } from '../integrations/http-client.js'
+import { integrationOf } from '../integrations/registry.js'
+import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
+import { nowIso } from '../store/index.js'
+import type { StoredConnection } from './connection.js'
+import type { ConnectionStore } from './store.js'
+
+export interface ProviderClientSettings {
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly maxRetryWaitMs: number
+}
+
+export interface ResolvedConnection {
+  readonly connection: StoredConnection
+  readonly integration: IntegrationDefinition
+  readonly client: ProviderClient
+}
+
+export function providerClientFor(
+  integration: IntegrationDefinition,
+  credentials: Credentials,
+  settings: ProviderClientSettings,
+): ProviderClient {
+  return new ProviderClient({
+    baseUrl: integration.baseUrl(credentials),
+    authHeaders: integration.authHeaders(credentials),
+    retry: integration.retry,
+    ...settings,
+  })
+}
+
+/**
+ * Resolves a connection for the request path: read and unsealed once, then served from memory.
+ * Changes made by this process invalidate the entry at once; changes made by other processes are
+ * picked up when the entry expires (ttlMs).
+ */
+export class ConnectionResolver {
+  private readonly cache = new Map<string, { resolved: ResolvedConnection; expires: number }>()
+
+  constructor(
+    private readonly store: ConnectionStore,
+    private readonly clientSettings: ProviderClientSettings,
+    private readonly ttlMs: number,
+  ) {}
+
+  async resolve(workspaceId: string, id: string): Promise<ResolvedConnection | undefined> {
+    const hit = this.cache.get(id)
+    if (hit && hit.expires > Date.now()) {
+      return hit.resolved.connection.workspace_id === workspaceId ? hit.resolved : undefined
+    }
+    const connection = await this.store.get(workspaceId, id)
+    const integration = connection && integrationOf(connection.integration_type)
+    if (!connection || !integration) return undefined
+    const resolved = {
+      connection,
+      integration,
+      client: providerClientFor(integration, connection.credentials, this.clientSettings),
+    }
+    if (this.cache.size > 50_000) this.cache.clear()
+    this.cache.set(id, { resolved, expires: Date.now() + this.ttlMs })
+    return resolved
+  }
+
+  invalidate(id: string): void {
+    this.cache.delete(id)
+  }
+
+  /** Records that the provider rejected the credentials (once per change of state, not per request). */
+  async markUnhealthy(resolved: ResolvedConnection, code: number): Promise<void> {
+    const c = resolved.connection
+    if (c.last_unhealthy_code === String(code) && isUnhealthy(c)) return
+    await this.store.update(
+      c.workspace_id,
+      c.id,
+      { last_unhealthy_at: nowIso(), last_unhealthy_code: String(code) },
+      nowIso(),
+    )
+    this.invalidate(c.id)
+  }
+
+  async markHealthyIfNeeded(resolved: ResolvedConnection): Promise<void> {
+    const c = resolved.connection
+    if (!isUnhealthy(c)) return
+    await this.store.update(c.workspace_id, c.id, { last_healthy_at: nowIso() }, nowIso())
+    this.invalidate(c.id)
+  }
+}
+
+export function isUnhealthy(c: StoredConnection): boolean {
+  return (
+    c.last_unhealthy_at !== undefined &&
+    (c.last_healthy_at === undefined || c.last_unhealthy_at > c.last_healthy_at)
+  )
+}

@@ -1,0 +1,174 @@
+import type { Region } from '../config.js'
+import { newId } from '../crypto/ids.js'
+import {
+  ApiError,
+  badRequest,
+  notFound,
+  ProviderError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../errors.js'
+import { integrationOf } from '../integrations/registry.js'
+import { integrationPermissions } from '../integrations/support.js'
+import type { ConnectionSettings, Credentials, IntegrationDefinition } from '../integrations/types.js'
+import { nowIso } from '../store/index.js'
+import type { StoredConnection } from './connection.js'
+import type { ConnectionResolver } from './resolver.js'
+import { type ProviderClientSettings, providerClientFor } from './resolver.js'
+import type { ConnectionChanges, ConnectionStore } from './store.js'
+
+export interface ConnectionInput {
+  readonly integration_type?: string
+  readonly categories?: readonly string[]
+  readonly permissions?: readonly string[]
+  readonly auth?: Readonly<Record<string, unknown>>
+  readonly external_xref?: string
+  readonly environment?: string
+}
+
+/**
+ * Reads the integration's auth fields from the SDK's `auth` object: a field is taken from `auth.<name>`
+ * or, for names the SDK's model does not have (a region), from `auth.meta.<name>`.
+ */
+export function credentialsFrom(
+  integration: IntegrationDefinition,
+  auth: Readonly<Record<string, unknown>>,
+): Credentials {
+  const meta = (auth.meta && typeof auth.meta === 'object' ? auth.meta : {}) as Record<string, unknown>
+  const out: Record<string, string> = {}
+  for (const field of integration.auth.fields) {
+    const value = auth[field.name] ?? meta[field.name]
+    if (value === undefined || value === null || value === '') continue
+    if (typeof value !== 'string') throw badRequest(`auth.${field.name} must be a string`)
+    if (field.options && !field.options.includes(value)) {
+      throw badRequest(
+        `auth.${field.name}: '${value}' is not allowed; use one of ${field.options.join(', ')}`,
+      )
+    }
+    out[field.name] = value
+  }
+  return out
+}
+
+function requireFields(integration: IntegrationDefinition, credentials: Credentials): void {
+  const missing = integration.auth.fields
+    .filter((f) => f.required && !credentials[f.name])
+    .map((f) => `auth.${f.name}`)
+  if (missing.length > 0) {
+    throw badRequest(`${integration.name} needs ${missing.join(', ')} to create a connection`)
+  }
+}
+
+function subsetOf(name: string, given: readonly string[] | undefined, allowed: readonly string[]): string[] {
+  if (given === undefined || given.length === 0) return [...allowed]
+  const unknown = given.filter((g) => !allowed.includes(g))
+  if (unknown.length > 0)
+    throw badRequest(`${name}: ${unknown.join(', ')} not allowed; use any of ${allowed.join(', ')}`)
+  return [...new Set(given)]
+}
+
+/** Creating, changing and removing connections from credentials the workspace already holds. */
+export class ConnectionService {
+  constructor(
+    private readonly store: ConnectionStore,
+    private readonly resolver: ConnectionResolver,
+    private readonly clientSettings: ProviderClientSettings,
+    private readonly region: Region,
+  ) {}
+
+  /** A cheap provider call proves the credentials before anything is stored; bad ones are a 400. */
+  async verify(integration: IntegrationDefinition, credentials: Credentials): Promise<ConnectionSettings> {
+    const client = providerClientFor(integration, credentials, this.clientSettings)
+    try {
+      return await integration.verify(client, credentials)
+    } catch (err) {
+      if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) {
+        throw badRequest(
+          `${integration.name} rejected the credentials (${err.status}: ${err.providerMessage})`,
+        )
+      }
+      if (err instanceof ProviderError) {
+        throw new ApiError(
+          502,
+          `${integration.name} could not verify the credentials (${err.status}: ${err.providerMessage})`,
+        )
+      }
+      if (err instanceof ProviderTimeoutError)
+        throw new ApiError(504, `${integration.name} did not answer the verification call in time`)
+      if (err instanceof ProviderUnreachableError) {
+        throw new ApiError(
+          502,
+          `${integration.name} could not be reached to verify the credentials (${err.reason})`,
+        )
+      }
+      throw err
+    }
+  }
+
+  async create(workspaceId: string, input: ConnectionInput): Promise<StoredConnection> {
+    if (!input.integration_type) throw badRequest('integration_type is required')
+    const integration = integrationOf(input.integration_type)
+    if (!integration)
+      throw badRequest(
+        `integration_type: unknown integration '${input.integration_type}'; see GET /unified/integration`,
+      )
+    const credentials = credentialsFrom(integration, input.auth ?? {})
+    requireFields(integration, credentials)
+    const categories = subsetOf('categories', input.categories, integration.categories)
+    const permissions = subsetOf('permissions', input.permissions, integrationPermissions(integration))
+    const settings = await this.verify(integration, credentials)
+    const now = nowIso()
+    return this.store.insert({
+      id: newId(`cn_${this.region}`),
+      workspace_id: workspaceId,
+      integration_type: integration.type,
+      categories,
+      permissions,
+      ...(input.external_xref !== undefined ? { external_xref: input.external_xref } : {}),
+      environment: input.environment ?? 'Production',
+      credentials,
+      settings,
+      created_at: now,
+      updated_at: now,
+    })
+  }
+
+  /**
+   * PUT and PATCH both merge: the SDK sends the whole connection on PATCH too, and never sends the
+   * secret credentials back (it never received them), so absent auth fields keep their stored values.
+   */
+  async update(workspaceId: string, id: string, input: ConnectionInput): Promise<StoredConnection> {
+    const current = await this.store.get(workspaceId, id)
+    if (!current) throw notFound(`connection ${id} not found`)
+    if (input.integration_type !== undefined && input.integration_type !== current.integration_type) {
+      throw badRequest(
+        `integration_type cannot change (it is '${current.integration_type}'); create a new connection`,
+      )
+    }
+    const integration = integrationOf(current.integration_type)
+    if (!integration) throw notFound(`connection ${id} not found`)
+    const changes: ConnectionChanges = {}
+    if (input.categories)
+      changes.categories = subsetOf('categories', input.categories, integration.categories)
+    if (input.permissions)
+      changes.permissions = subsetOf('permissions', input.permissions, integrationPermissions(integration))
+    if (input.external_xref !== undefined) changes.external_xref = input.external_xref
+    if (input.environment !== undefined) changes.environment = input.environment
+    const given = input.auth ? credentialsFrom(integration, input.auth) : {}
+    if (Object.keys(given).length > 0) {
+      const credentials = { ...current.credentials, ...given }
+      requireFields(integration, credentials)
+      changes.settings = await this.verify(integration, credentials)
+      changes.credentials = credentials
+    }
+    await this.store.update(workspaceId, id, changes, nowIso())
+    this.resolver.invalidate(id)
+    return (await this.store.get(workspaceId, id))!
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const removed = await this.store.remove(workspaceId, id)
+    this.resolver.invalidate(id)
+    if (!removed) throw notFound(`connection ${id} not found`)
+  }
+}

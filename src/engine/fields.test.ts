@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { modelOf } from '../models/index.js'
+import { parseFields, planFields, projectRecord } from './fields.js'
+
+const visitor = modelOf('analytics_visitor')!
+const SLOW = ['total_events', 'raw.cohorts']
+
+describe('parseFields', () => {
+  it('accepts repeated and comma-joined forms alike', () => {
+    const a = parseFields(['id', 'name', 'raw'], visitor)
+    const b = parseFields('id,name,raw', visitor)
+    expect([...a.listed!]).toEqual([...b.listed!])
+    expect(a.raw).toBe(true)
+  })
+  it('collects raw.<name> sub-selections', () => {
+    expect(parseFields('id,raw.plan,raw.cohorts', visitor).rawNames).toEqual(['plan', 'cohorts'])
+  })
+  it('refuses unknown field names, naming the field and the allowed ones', () => {
+    expect(() => parseFields('id,bogus', visitor)).toThrow(/unknown field 'bogus'.*allowed: id/)
+  })
+  it('refuses a bare raw. prefix', () => {
+    expect(() => parseFields('raw.', visitor)).toThrow(/raw\.<name>/)
+  })
+})
+
+describe('planFields follows the opt-in table of spec section 7', () => {
+  const none = parseFields(undefined, visitor)
+  const fast = parseFields('id,name', visitor)
+  const slow = parseFields('id,total_events', visitor)
+  const slowRaw = parseFields('id,raw.cohorts', visitor)
+  const fastRaw = parseFields('id,raw.plan', visitor)
+  it.each([
+    ['opt-out, no fields', none, false, []],
+    ['opt-out, fast fields', fast, false, []],
+    ['opt-out, a slow field', slow, false, ['total_events']],
+    ['opt-in, no fields', none, true, SLOW],
+    ['opt-in, fast fields', fast, true, []],
+    ['opt-in, a slow field', slow, true, ['total_events']],
+    ['nested slow raw field', slowRaw, false, ['raw.cohorts']],
+    ['nested fast raw field', fastRaw, false, []],
+  ])('%s', (_name, selection, optIn, expected) => {
+    expect([...planFields(selection, SLOW, optIn).slow]).toEqual(expected)
+  })
+})
+
+describe('projectRecord', () => {
+  const record = {
+    id: 'v1',
+    name: 'Ann',
+    email: null,
+    total_events: 4,
+    first_seen_at: new Date('2024-01-02T03:04:05Z'),
+    raw: { plan: 'pro', cohorts: [1], empty: null },
+  }
+  it('without fields: every fast field, no raw, no null, ISO dates', () => {
+    const s = parseFields(undefined, visitor)
+    expect(projectRecord(record, visitor, s, planFields(s, SLOW, false), SLOW)).toEqual({
+      id: 'v1',
+      name: 'Ann',
+      first_seen_at: '2024-01-02T03:04:05.000Z',
+    })
+  })
+  it('with fields: only those, and raw.<name> picks provider fields', () => {
+    const s = parseFields('id,raw.plan', visitor)
+    expect(projectRecord(record, visitor, s, planFields(s, SLOW, false), SLOW)).toEqual({
+      id: 'v1',
+      raw: { plan: 'pro' },
+    })
+  })
+  it('raw in fields returns the provider record unmodified', () => {
+    const s = parseFields('raw', visitor)
+    expect(projectRecord(record, visitor, s, planFields(s, SLOW, false), SLOW)).toEqual({ raw: record.raw })
+  })
+})

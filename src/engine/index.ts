@@ -1,0 +1,6 @@
+export { parseQueryDate } from './dates.js'
+export { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
+export { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery } from './list-query.js'
+export { type OperationRequest, runOperation } from './operations.js'
+export { apiErrorFromProvider } from './provider-errors.js'
+export { parseRawParams } from './raw-params.js'

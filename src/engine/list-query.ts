@@ -1,0 +1,87 @@
+import { badRequest, notImplemented } from '../errors.js'
+import type { IntegrationDefinition, ListQuery, ObjectHandlers } from '../integrations/types.js'
+import type { ObjectModel } from '../models/index.js'
+import { parseQueryDate } from './dates.js'
+
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 1000
+
+export type RawListQuery = Readonly<Record<string, unknown>>
+
+function str(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  return Array.isArray(value) ? String(value[value.length - 1]) : String(value)
+}
+
+function date(name: string, value: string): Date {
+  const parsed = parseQueryDate(value)
+  if (!parsed) {
+    throw badRequest(`${name}: '${value}' is not an ISO-8601 date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ`)
+  }
+  return parsed
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  const n = Number(value)
+  if (!/^-?\d+$/.test(value) || n < min || n > max) {
+    throw badRequest(`${name}: '${value}' is not allowed; use a whole number from ${min} to ${max}`)
+  }
+  return n
+}
+
+/**
+ * Turns the list query string into a ListQuery and refuses, with 501, any parameter the integration
+ * cannot honour at the provider: returning unfiltered data for a filter we ignored would be silently wrong.
+ */
+export function parseListQuery(
+  raw: RawListQuery,
+  model: ObjectModel,
+  handlers: ObjectHandlers,
+  integration: IntegrationDefinition,
+): ListQuery {
+  const cannot = (param: string) =>
+    notImplemented(
+      `${integration.name} (${integration.type}) cannot apply '${param}' when listing ${model.objectType}; ` +
+        `supported here: ${[...handlers.listParams, ...handlers.filters].join(', ') || 'none'}`,
+    )
+  const given = (param: string) => str(raw[param])
+  for (const param of ['updated_gte', 'sort', 'order', 'query'] as const) {
+    if (given(param) !== undefined && !handlers.listParams.includes(param)) throw cannot(param)
+  }
+  const limitText = given('limit')
+  const offsetText = given('offset')
+  const order = given('order')?.toLowerCase()
+  if (order !== undefined && order !== 'asc' && order !== 'desc') {
+    throw badRequest(`order: '${given('order')}' is not allowed; use asc or desc`)
+  }
+  const sort = given('sort')
+  if (sort !== undefined) {
+    if (!model.fieldNames.includes(sort)) {
+      throw badRequest(`sort: '${sort}' is not a field of ${model.objectType}`)
+    }
+    if (!(handlers.sortFields ?? []).includes(sort)) {
+      throw notImplemented(
+        `${integration.name} (${integration.type}) cannot sort ${model.objectType} by '${sort}'; ` +
+          `it can sort by: ${(handlers.sortFields ?? []).join(', ') || 'nothing'}`,
+      )
+    }
+  }
+  const filters: Record<string, string | Date> = {}
+  for (const [name, kind] of Object.entries(model.filters)) {
+    const value = given(name)
+    if (value === undefined || value === '') continue
+    if (!handlers.filters.includes(name)) throw cannot(name)
+    filters[name] = kind === 'date' ? date(name, value) : value
+  }
+  const updated = given('updated_gte')
+  const query = given('query')
+  return {
+    limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, 1, MAX_LIMIT),
+    offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, Number.MAX_SAFE_INTEGER),
+    ...(updated ? { updated_gte: date('updated_gte', updated) } : {}),
+    ...(sort ? { sort } : {}),
+    ...(order ? { order: order as 'asc' | 'desc' } : {}),
+    ...(query ? { query } : {}),
+    filters,
+  }
+}

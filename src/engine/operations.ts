@@ -1,0 +1,98 @@
+import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
+import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
+import type { HandlerContext, ObjectHandlers, WriteBody } from '../integrations/types.js'
+import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
+import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
+import { parseListQuery, type RawListQuery } from './list-query.js'
+import { apiErrorFromProvider } from './provider-errors.js'
+import { parseRawParams } from './raw-params.js'
+
+export interface OperationRequest {
+  readonly resolved: ResolvedConnection
+  readonly model: ObjectModel
+  readonly operation: Operation
+  readonly id?: string
+  readonly query: RawListQuery
+  readonly body?: WriteBody
+  readonly slowFieldsOptIn: boolean
+}
+
+/** Finds the handler or answers 501 naming the integration and the operation. */
+function handlersFor(req: OperationRequest): ObjectHandlers {
+  const { integration } = req.resolved
+  const handlers = integration.objects[req.model.objectType]
+  if (!handlers || typeof handlers[req.operation] !== 'function') {
+    throw notImplemented(
+      `${integration.name} (${integration.type}) does not support ${req.operation} on ${req.model.objectType}`,
+    )
+  }
+  return handlers
+}
+
+function checkPermission(req: OperationRequest): void {
+  const needed = permissionFor(req.model, req.operation)
+  if (!req.resolved.connection.permissions.includes(needed)) {
+    throw new ApiError(
+      403,
+      `this connection was not granted ${needed}; update its permissions or re-authorize it`,
+    )
+  }
+}
+
+/**
+ * Runs one unified operation against the connection's provider: plan fields, call the integration's
+ * handler, map provider failures, and shape the records for the response.
+ */
+export async function runOperation(resolver: ConnectionResolver, req: OperationRequest): Promise<unknown> {
+  const handlers = handlersFor(req)
+  checkPermission(req)
+  const { resolved, model, operation } = req
+  const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
+  const slowFields = handlers.slowFields ?? []
+  const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
+  const ctx: HandlerContext = {
+    client: resolved.client,
+    credentials: resolved.connection.credentials,
+    settings: resolved.connection.settings,
+    connectionId: resolved.connection.id,
+    fields: plan,
+    rawParams: parseRawParams(req.query.raw),
+  }
+  const shape = (r: UnifiedRecord) => projectRecord(r, model, selection, plan, slowFields)
+  const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
+  try {
+    const result = await call(handlers, ctx, req)
+    await resolver.markHealthyIfNeeded(resolved)
+    if (result === undefined) return undefined
+    return Array.isArray(result) ? result.map(shape) : shape(result)
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
+    throw apiErrorFromProvider(err, resolved.integration, what) ?? err
+  }
+}
+
+async function call(
+  handlers: ObjectHandlers,
+  ctx: HandlerContext,
+  req: OperationRequest,
+): Promise<UnifiedRecord | UnifiedRecord[] | undefined> {
+  const id = req.id ?? ''
+  const body = req.body ?? {}
+  switch (req.operation) {
+    case 'list':
+      return handlers.list!(ctx, parseListQuery(req.query, req.model, handlers, req.resolved.integration))
+    case 'get':
+      return handlers.get!(ctx, id)
+    case 'create':
+      return handlers.create!(ctx, body)
+    case 'update':
+      return handlers.update!(ctx, id, body)
+    case 'patch':
+      return handlers.patch!(ctx, id, body)
+    case 'remove':
+      await handlers.remove!(ctx, id)
+      return undefined
+    default:
+      throw badRequest(`unknown operation ${String(req.operation)}`)
+  }
+}

@@ -1,0 +1,57 @@
+import { ApiError, ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import type { IntegrationDefinition } from '../integrations/types.js'
+
+/**
+ * Maps what went wrong at a provider onto the API's answer (DESIGN.md section 6). The provider's own
+ * message is kept (it says what to fix); the connection's credentials never are.
+ */
+export function apiErrorFromProvider(
+  err: unknown,
+  integration: IntegrationDefinition,
+  what: string,
+): ApiError | undefined {
+  const name = integration.name
+  if (err instanceof ProviderTimeoutError)
+    return new ApiError(504, `${name} did not answer ${what} within ${err.timeoutMs} ms`)
+  if (err instanceof ProviderUnreachableError)
+    return new ApiError(502, `${name} could not be reached for ${what} (${err.reason})`)
+  if (!(err instanceof ProviderError)) return undefined
+  const detail = `${name} answered ${err.status}: ${err.providerMessage}`
+  switch (err.status) {
+    case 401:
+      return new ApiError(
+        403,
+        `${detail}. The connection's credentials were rejected; re-authorize the connection.`,
+        {},
+        {
+          provider_status: 401,
+        },
+      )
+    case 403:
+      return new ApiError(
+        403,
+        `${detail}. The credentials lack access for ${what}.`,
+        {},
+        { provider_status: 403 },
+      )
+    case 404:
+      return new ApiError(404, `${what}: not found at ${name}`, {}, { provider_status: 404 })
+    case 400:
+    case 422:
+      return new ApiError(
+        400,
+        `${name} rejected ${what}: ${err.providerMessage}`,
+        {},
+        { provider_status: err.status },
+      )
+    case 429:
+      return new ApiError(
+        429,
+        `${name} is rate limiting this connection; retry later`,
+        err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {},
+        { provider_status: 429 },
+      )
+    default:
+      return new ApiError(502, detail, {}, { provider_status: err.status })
+  }
+}

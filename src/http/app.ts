@@ -1,0 +1,52 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Services } from '../services.js'
+import { installErrorHandling } from './errors.js'
+import { loggerOptions } from './logging.js'
+import { connectionRoutes } from './routes/connections.js'
+import { integrationRoutes } from './routes/integrations.js'
+import { passthroughRoutes } from './routes/passthrough.js'
+import { unifiedObjectRoutes } from './routes/unified-objects.js'
+import { workspaceRoutes } from './routes/workspace.js'
+
+export interface AppOptions {
+  /** false silences request logs (tests); otherwise pino JSON at the configured level. */
+  readonly logger?: boolean
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(services.config.logLevel),
+    bodyLimit: services.config.bodyLimitBytes,
+    // Keep ids such as `a%2Fb` intact as one path parameter (sdk-contract R12).
+    routerOptions: { maxParamLength: 500 },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  })
+  installErrorHandling(app)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Unigate API',
+        version: '1.0',
+        description:
+          'A self-hostable server speaking the Unified.to API: analytics, connections, passthrough.',
+      },
+      servers: [{ url: services.config.publicUrl }],
+      components: { securitySchemes: { jwt: { type: 'apiKey', in: 'header', name: 'authorization' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  await app.register(async (scope) => unifiedObjectRoutes(scope, services))
+  await app.register(async (scope) => connectionRoutes(scope, services))
+  await app.register(async (scope) => integrationRoutes(scope, services))
+  await app.register(async (scope) => workspaceRoutes(scope, services))
+  await app.register(async (scope) => passthroughRoutes(scope, services))
+  return app
+}

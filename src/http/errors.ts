@@ -1,0 +1,98 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { ApiError } from '../errors.js'
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+}
+
+export function errorBody(
+  statusCode: number,
+  message: string,
+  extra: Readonly<Record<string, unknown>> = {},
+) {
+  return { statusCode, error: REASONS[statusCode] ?? 'Error', message, ...extra }
+}
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** Turns schema validation errors into a message that names the parameter and what is allowed. */
+export function validationMessage(
+  errors: readonly AjvError[],
+  context: string,
+  allowed?: readonly string[],
+): string {
+  const e = errors[0]
+  if (!e) return `${context} is not valid`
+  const where = `${context}${e.instancePath.replaceAll('/', '.')}`
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const name = String(e.params.additionalProperty)
+      const list = allowed?.length ? `; allowed: ${allowed.join(', ')}` : ''
+      return context === 'querystring'
+        ? `unknown query parameter '${name}'${list}`
+        : `${where}: unknown field '${name}'${list}`
+    }
+    case 'required':
+      return `${where}: '${String(e.params.missingProperty)}' is required`
+    case 'enum':
+      return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
+    case 'anyOf':
+    case 'oneOf': {
+      const literals = errors.filter((x) => x.keyword === 'const').map((x) => String(x.params.allowedValue))
+      return literals.length > 0
+        ? `${where} must be one of ${literals.join(', ')}`
+        : `${where} has the wrong type`
+    }
+    default:
+      return `${where} ${e.message ?? 'is not valid'}`
+  }
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof ApiError) {
+      void reply
+        .code(err.statusCode)
+        .headers(err.headers)
+        .send(errorBody(err.statusCode, err.message, err.extra))
+      return
+    }
+    const status = (err as FastifyError).statusCode
+    if (status && status >= 400 && status < 500) {
+      const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
+      const message = fe.validation ? err.message : fe.message
+      void reply.code(status).send(errorBody(status, message))
+      return
+    }
+    request.log.error({ err }, 'unhandled error')
+    void reply.code(500).send(errorBody(500, 'internal error; the server log has the details'))
+  })
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .code(404)
+      .send(
+        errorBody(
+          404,
+          `no route for ${request.method} ${request.url.split('?')[0]}; see /docs for the API reference`,
+        ),
+      )
+  })
+}

@@ -1,0 +1,153 @@
+import { Agent, request, errors as undiciErrors } from 'undici'
+import { ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import { providerWaitMs, retryDelayMs } from './retry.js'
+import type { RetryPolicy } from './types.js'
+
+export interface ProviderRequest {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** Path relative to the base address, or an absolute URL on the same origin (a provider's `next` link). */
+  readonly path: string
+  readonly query?: Readonly<Record<string, string | number | undefined>>
+  readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+  /** Reads and idempotent writes may be retried on the policy's statuses. */
+  readonly idempotent?: boolean
+  /** Use another base address (a provider's separate ingestion host). */
+  readonly baseUrl?: string
+}
+
+export interface ProviderResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  readonly body: unknown
+}
+
+export interface ProviderClientOptions {
+  readonly baseUrl: string
+  readonly authHeaders: Readonly<Record<string, string>>
+  readonly retry: RetryPolicy
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  /** Longest wait a retry may take; a provider asking for longer gets its 429 passed on. */
+  readonly maxRetryWaitMs: number
+}
+
+/** One keep-alive pool per origin, shared by every connection of the process. */
+export const providerAgent = new Agent({ keepAliveTimeout: 10_000, connections: 128 })
+
+export class ProviderClient {
+  constructor(readonly options: ProviderClientOptions) {}
+
+  get baseUrl(): string {
+    return this.options.baseUrl
+  }
+
+  urlFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): URL {
+    const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(joinPath(base, path))
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+    return url
+  }
+
+  /** Sends a request; answers the parsed body of a 2xx, throws ProviderError otherwise. */
+  async json<T = unknown>(req: ProviderRequest): Promise<T> {
+    const res = await this.send(req)
+    return res.body as T
+  }
+
+  async send(req: ProviderRequest): Promise<ProviderResponse> {
+    const method = req.method ?? 'GET'
+    const idempotent = req.idempotent ?? (method === 'GET' || method === 'PUT' || method === 'DELETE')
+    const url = this.urlFor(req.path, req.baseUrl, req.query)
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.options.authHeaders,
+      ...req.headers,
+    }
+    let payload: string | undefined
+    if (req.body !== undefined) {
+      payload = typeof req.body === 'string' ? req.body : JSON.stringify(req.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(method, url, headers, payload)
+      if (res.status >= 200 && res.status < 300) return res
+      const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)
+      if (
+        idempotent &&
+        wait !== undefined &&
+        attempt < this.options.maxRetries &&
+        wait <= this.options.maxRetryWaitMs
+      ) {
+        await new Promise((r) => setTimeout(r, wait))
+        continue
+      }
+      const waitMs = providerWaitMs(this.options.retry, res.headers)
+      const retryAfterSeconds = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
+      throw new ProviderError(res.status, providerMessageOf(res.body), retryAfterSeconds)
+    }
+  }
+
+  private async once(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    payload: string | undefined,
+  ): Promise<ProviderResponse> {
+    try {
+      const res = await request(url, {
+        method: method as 'GET',
+        headers,
+        body: payload,
+        dispatcher: providerAgent,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      })
+      const text = await res.body.text()
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: parseBody(text, res.headers['content-type']),
+      }
+    } catch (err) {
+      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+        throw new ProviderTimeoutError(this.options.timeoutMs)
+      }
+      const code = (err as { code?: string }).code ?? (err as Error).message
+      throw new ProviderUnreachableError(String(code))
+    }
+  }
+}
+
+export function joinPath(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+  if (text === '') return undefined
+  const type = String(contentType ?? '')
+  if (type.includes('json') || /^[[{"]/.test(text.trimStart())) {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  return text
+}
+
+/** Pulls a human-readable message out of the many error body shapes providers use. */
+export function providerMessageOf(body: unknown): string {
+  if (typeof body === 'string') return body.slice(0, 500)
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>
+    for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
+      const v = b[key]
+      if (typeof v === 'string') return v.slice(0, 500)
+      if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
+        return String((v as { message: string }).message).slice(0, 500)
+      }
+    }
+    return JSON.stringify(body).slice(0, 500)
+  }
+  return 'no response body'
+}

@@ -1,0 +1,89 @@
+import { COMMON_LIST_PARAMS, modelOf, OPERATIONS, permissionsOf } from '../models/index.js'
+import type { IntegrationDefinition } from './types.js'
+
+type Support = 'supported' | 'not-supported'
+
+export interface IntegrationSupport {
+  readonly methods: Record<string, boolean>
+  readonly slow_fields: string[]
+  readonly [listParam: `list_${string}`]: Support
+}
+
+/** The SDK's `Integration` shape, generated from the definition so the matrix cannot drift from the code. */
+export interface IntegrationView {
+  type: string
+  name: string
+  categories: string[]
+  description?: string
+  web_url?: string
+  api_docs_url?: string
+  color?: string
+  rate_limit_description?: string
+  is_active?: boolean
+  token_names?: string[]
+  token_instructions?: string[]
+  support?: Record<string, IntegrationSupport>
+  permissions?: string[]
+}
+
+export function supportMatrix(integration: IntegrationDefinition): Record<string, IntegrationSupport> {
+  const matrix: Record<string, IntegrationSupport> = {}
+  for (const [objectType, handlers] of Object.entries(integration.objects)) {
+    const model = modelOf(objectType)
+    if (!model) continue
+    const methods: Record<string, boolean> = {}
+    for (const op of OPERATIONS)
+      if (model.operations.includes(op)) methods[op] = typeof handlers[op] === 'function'
+    const support: Record<string, unknown> = { methods, slow_fields: [...(handlers.slowFields ?? [])] }
+    if (handlers.list) {
+      for (const param of COMMON_LIST_PARAMS) {
+        const ok = param === 'limit' || param === 'offset' || handlers.listParams.includes(param)
+        support[`list_${param}`] = ok ? 'supported' : 'not-supported'
+      }
+      for (const filter of Object.keys(model.filters)) {
+        support[`list_${filter}`] = handlers.filters.includes(filter) ? 'supported' : 'not-supported'
+      }
+      for (const field of handlers.sortFields ?? []) support[`list_sort_by_${field}`] = 'supported'
+    }
+    matrix[objectType] = support as unknown as IntegrationSupport
+  }
+  return matrix
+}
+
+/** The permissions a connection of this integration can hold: those of the operations it implements. */
+export function integrationPermissions(integration: IntegrationDefinition): string[] {
+  const out: string[] = []
+  for (const [objectType, handlers] of Object.entries(integration.objects)) {
+    const model = modelOf(objectType)
+    if (!model) continue
+    out.push(
+      ...permissionsOf(
+        model,
+        model.operations.filter((op) => typeof handlers[op] === 'function'),
+      ),
+    )
+  }
+  return out
+}
+
+export function integrationView(integration: IntegrationDefinition, summary: boolean): IntegrationView {
+  const view: IntegrationView = {
+    type: integration.type,
+    name: integration.name,
+    categories: [...integration.categories],
+    web_url: integration.webUrl,
+    color: integration.color,
+    is_active: true,
+  }
+  if (summary) return view
+  return {
+    ...view,
+    description: integration.description,
+    api_docs_url: integration.apiDocsUrl,
+    rate_limit_description: integration.rateLimitDescription,
+    token_names: integration.auth.fields.map((f) => f.name),
+    token_instructions: integration.auth.fields.map((f) => f.description ?? f.label),
+    support: supportMatrix(integration),
+    permissions: integrationPermissions(integration),
+  }
+}

@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import { migrationProvider } from './migrations.js'
+import type { Database } from './schema.js'
+
+export type Db = Kysely<Database>
+
+export interface DatabaseOptions {
+  /** A postgres:// URL, or undefined for the embedded SQLite file. */
+  readonly databaseUrl?: string
+  readonly sqliteFile: string
+  /** PostgreSQL schema to use (tests isolate themselves in their own). */
+  readonly pgSchema?: string
+}
+
+export function openDatabase(options: DatabaseOptions): Db {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    })
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  }
+  if (options.sqliteFile !== ':memory:')
+    mkdirSync(dirname(options.sqliteFile), { recursive: true, mode: 0o700 })
+  const sqlite = new SQLite(options.sqliteFile)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+}
+
+export async function migrateToLatest(db: Db, pgSchema?: string): Promise<void> {
+  if (pgSchema) await sql`create schema if not exists ${sql.id(pgSchema)}`.execute(db)
+  const migrator = new Migrator({ db, provider: migrationProvider })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error || failed) {
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${String(error ?? 'unknown error')}`,
+    )
+  }
+}
+
+export const nowIso = () => new Date().toISOString()

@@ -1,0 +1,101 @@
+import { jwtVerify, SignJWT } from 'jose'
+import { newId } from '../crypto/ids.js'
+import { deriveKey } from '../crypto/keys.js'
+import { type Db, nowIso } from '../store/index.js'
+
+export interface ApiKeyClaims {
+  readonly workspaceId: string
+  readonly keyId: string
+}
+
+/**
+ * Workspace API keys are HS256 JWTs (the SDK calls its scheme `jwt`) signed with a key derived from the
+ * master key, so a request is authenticated without a database round trip. Revocation is a table that
+ * every process reloads in the background; the process that revokes a key stops accepting it at once.
+ */
+export class ApiKeys {
+  private readonly signingKey: Uint8Array
+  private revoked = new Set<string>()
+  private readonly verified = new Map<string, ApiKeyClaims>()
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly db: Db,
+    masterKey: Buffer,
+  ) {
+    this.signingKey = deriveKey(masterKey, 'api-keys')
+  }
+
+  async issue(workspaceId: string): Promise<{ keyId: string; apiKey: string }> {
+    const keyId = newId('key')
+    await this.db
+      .insertInto('api_keys')
+      .values({ id: keyId, workspace_id: workspaceId, created_at: nowIso(), revoked_at: null })
+      .execute()
+    const apiKey = await new SignJWT({ workspace_id: workspaceId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setJti(keyId)
+      .setSubject(workspaceId)
+      .setIssuedAt()
+      .sign(this.signingKey)
+    return { keyId, apiKey }
+  }
+
+  async revoke(keyId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: nowIso() })
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    this.revoked.add(keyId)
+    return Number(result.numUpdatedRows) > 0
+  }
+
+  async list(workspaceId: string) {
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .execute()
+  }
+
+  /** Verifies a key without touching the database; undefined when it is invalid or revoked. */
+  async verify(token: string): Promise<ApiKeyClaims | undefined> {
+    let claims = this.verified.get(token)
+    if (!claims) {
+      try {
+        const { payload } = await jwtVerify(token, this.signingKey, { algorithms: ['HS256'] })
+        if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return undefined
+        claims = { workspaceId: payload.sub, keyId: payload.jti }
+      } catch {
+        return undefined
+      }
+      if (this.verified.size > 10_000) this.verified.clear()
+      this.verified.set(token, claims)
+    }
+    return this.revoked.has(claims.keyId) ? undefined : claims
+  }
+
+  async refreshRevocations(): Promise<void> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('revoked_at', 'is not', null)
+      .execute()
+    this.revoked = new Set(rows.map((r) => r.id))
+  }
+
+  async start(refreshMs: number): Promise<void> {
+    await this.refreshRevocations()
+    this.timer = setInterval(() => {
+      this.refreshRevocations().catch(() => {})
+    }, refreshMs)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+  }
+}

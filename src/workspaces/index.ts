@@ -1,0 +1,3 @@
+export { type ApiKeyClaims, ApiKeys } from './api-keys.js'
+export { WorkspaceSettingsCache } from './settings-cache.js'
+export { type Workspace, type WorkspaceSettingsPatch, WorkspaceStore } from './workspaces.js'

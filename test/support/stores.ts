@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto'
+
+export type StoreKind = 'sqlite' | 'postgres'
+
+/**
+ * The stores the suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. In CI a missing
+ * TEST_DATABASE_URL is an error, so the PostgreSQL tests can never silently skip there.
+ */
+export function storeKinds(): StoreKind[] {
+  if (process.env.TEST_DATABASE_URL) return ['sqlite', 'postgres']
+  if (process.env.CI)
+    throw new Error('CI must set TEST_DATABASE_URL: the PostgreSQL-backed tests may not skip in CI')
+  return ['sqlite']
+}
+
+export function uniqueSchema(): string {
+  return `t_${randomBytes(6).toString('hex')}`
+}
