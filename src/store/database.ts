@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
-import { migrationProvider } from './migrations.js'
+import { migrationProvider } from './migrations/index.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
