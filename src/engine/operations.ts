@@ -1,5 +1,6 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
+import { cursorMemory } from '../integrations/cursors.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
@@ -57,6 +58,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     connectionId: resolved.connection.id,
     fields: plan,
     rawParams: parseRawParams(req.query.raw),
+    cursors: cursorMemory,
   }
   const shape = (r: UnifiedRecord) => projectRecord(r, model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
