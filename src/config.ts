@@ -25,6 +25,88 @@ export interface Config {
   /** How often each process reloads revoked API keys (revocation by another process takes effect within it). */
   readonly keyRevocationRefreshMs: number
   readonly bodyLimitBytes: number
+  /** Webhook polling, delivery and outbound safety (src/webhooks, src/jobs). */
+  readonly webhooks: WebhookSettings
+  /** End-user authorization and OAuth tokens (src/authorization). */
+  readonly authorization: AuthorizationSettings
+}
+
+export interface AuthorizationSettings {
+  /**
+   * How long an authorization link (its `state`) stays usable (UNIGATE_AUTH_STATE_TTL_SECONDS, default
+   * 900): long enough to log in at the provider, short enough that a leaked link soon goes dead.
+   */
+  readonly stateTtlMs: number
+  /**
+   * An access token this close to expiry is refreshed before use (UNIGATE_TOKEN_REFRESH_MARGIN_SECONDS,
+   * default 300), so a request never starts with a token that dies on the way.
+   */
+  readonly refreshMarginMs: number
+}
+
+export const WEBHOOK_ADDRESS_RANGES = ['loopback', 'private', 'link-local'] as const
+
+export interface WebhookSettings {
+  /**
+   * Address ranges a hook_url may reach (UNIGATE_WEBHOOK_ALLOW_ADDRESSES, comma-separated; default none):
+   * receivers inside the operator's own network. Refused by default so a webhook cannot probe it.
+   */
+  readonly allowAddresses: readonly (typeof WEBHOOK_ADDRESS_RANGES)[number][]
+  /**
+   * Length of a "minute" in ms for `interval` and the retry schedule (UNIGATE_WEBHOOK_MINUTE_MS). Always
+   * 60000 in production; tests shorten it instead of waiting wall-clock minutes.
+   */
+  readonly minuteMs: number
+  /** How often each process looks for due polls and deliveries (UNIGATE_WEBHOOK_TICK_MS). */
+  readonly tickMs: number
+  /** A receiver slower than this fails the attempt (UNIGATE_WEBHOOK_DELIVERY_TIMEOUT_MS). */
+  readonly deliveryTimeoutMs: number
+  /** Attempts per delivery before it is given up (UNIGATE_WEBHOOK_MAX_ATTEMPTS; Unified.to uses 20). */
+  readonly maxAttempts: number
+  /** Consecutive failed attempts that mark the webhook unhealthy (UNIGATE_WEBHOOK_UNHEALTHY_AFTER). */
+  readonly unhealthyAfter: number
+  /**
+   * How long a process may hold a poll or delivery before another may take it over
+   * (UNIGATE_WEBHOOK_LEASE_MS): the bound on the stall a killed process causes. Renewed while working.
+   */
+  readonly leaseMs: number
+  /** Polls and deliveries one process runs at once (UNIGATE_WEBHOOK_CONCURRENCY). */
+  readonly concurrency: number
+  /** `in-process` or `pg-boss` (UNIGATE_JOB_RUNNER); by default pg-boss on PostgreSQL, in-process otherwise. */
+  readonly jobRunner: 'in-process' | 'pg-boss'
+}
+
+function webhookAddressRanges(env: NodeJS.ProcessEnv): WebhookSettings['allowAddresses'] {
+  const raw = env.UNIGATE_WEBHOOK_ALLOW_ADDRESSES ?? ''
+  const ranges = raw
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean)
+  const wrong = ranges.filter((r) => !(WEBHOOK_ADDRESS_RANGES as readonly string[]).includes(r))
+  if (wrong.length > 0) {
+    throw new ConfigError(
+      `UNIGATE_WEBHOOK_ALLOW_ADDRESSES: ${wrong.join(', ')} unknown; use any of ${WEBHOOK_ADDRESS_RANGES.join(', ')}`,
+    )
+  }
+  return ranges as WebhookSettings['allowAddresses']
+}
+
+function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): WebhookSettings {
+  const runner = env.UNIGATE_JOB_RUNNER || (embedded ? 'in-process' : 'pg-boss')
+  if (runner !== 'in-process' && runner !== 'pg-boss')
+    throw new ConfigError('UNIGATE_JOB_RUNNER must be in-process or pg-boss')
+  if (runner === 'pg-boss' && embedded) throw new ConfigError('UNIGATE_JOB_RUNNER=pg-boss needs DATABASE_URL')
+  return {
+    allowAddresses: webhookAddressRanges(env),
+    minuteMs: int(env, 'UNIGATE_WEBHOOK_MINUTE_MS', 60_000, 1),
+    tickMs: int(env, 'UNIGATE_WEBHOOK_TICK_MS', 1_000, 10),
+    deliveryTimeoutMs: int(env, 'UNIGATE_WEBHOOK_DELIVERY_TIMEOUT_MS', 10_000, 100),
+    maxAttempts: int(env, 'UNIGATE_WEBHOOK_MAX_ATTEMPTS', 20, 1),
+    unhealthyAfter: int(env, 'UNIGATE_WEBHOOK_UNHEALTHY_AFTER', 3, 1),
+    leaseMs: int(env, 'UNIGATE_WEBHOOK_LEASE_MS', 60_000, 500),
+    concurrency: int(env, 'UNIGATE_WEBHOOK_CONCURRENCY', 16, 1),
+    jobRunner: runner,
+  }
 }
 
 export class ConfigError extends Error {}
@@ -90,5 +172,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerMaxRetryWaitMs: int(env, 'UNIGATE_PROVIDER_MAX_RETRY_WAIT_MS', 5_000),
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
+    webhooks: loadWebhookSettings(env, databaseUrl === undefined),
+    authorization: {
+      stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,
+      refreshMarginMs: int(env, 'UNIGATE_TOKEN_REFRESH_MARGIN_SECONDS', 300) * 1000,
+    },
   }
 }

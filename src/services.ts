@@ -1,8 +1,17 @@
 import { join } from 'node:path'
+import pino from 'pino'
+import { ApiCallLog } from './apicalls/index.js'
+import {
+  type Authorization,
+  createAuthorization,
+  createTokenRefresher,
+  tokenRevoker,
+} from './authorization/index.js'
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
 import { type Db, migrateToLatest, openDatabase } from './store/index.js'
+import { WebhookRuntime } from './webhooks/index.js'
 import { ApiKeys, WorkspaceSettingsCache, WorkspaceStore } from './workspaces/index.js'
 
 /** Everything the HTTP layer and the CLI work with, built once per process from the configuration. */
@@ -15,6 +24,12 @@ export interface Services {
   readonly connectionStore: ConnectionStore
   readonly connections: ConnectionService
   readonly resolver: ConnectionResolver
+  /** The API-call log (tool calls are recorded as type `mcp`), written in batches off the request path. */
+  readonly apiCalls: ApiCallLog
+  /** Webhooks: the API-facing service and the background polling and delivery (started with the server). */
+  readonly webhooks: WebhookRuntime
+  /** End-user authorization: the auth endpoint, hosted pages, OAuth callback and OAuth apps. */
+  readonly authorization: Authorization
   close(): Promise<void>
 }
 
@@ -41,19 +56,74 @@ export async function createServices(config: Config, options: ServiceOptions = {
     maxRetryWaitMs: config.providerMaxRetryWaitMs,
   }
   const connectionStore = new ConnectionStore(db, box)
-  const resolver = new ConnectionResolver(connectionStore, clientSettings, config.keyRevocationRefreshMs)
+  const tokens = createTokenRefresher({
+    db,
+    box,
+    store: connectionStore,
+    providerTimeoutMs: config.providerTimeoutMs,
+    marginMs: config.authorization.refreshMarginMs,
+    onChanged: (id) => resolver.invalidate(id),
+  })
+  const resolver = new ConnectionResolver(
+    connectionStore,
+    clientSettings,
+    config.keyRevocationRefreshMs,
+    tokens,
+  )
   const workspaces = new WorkspaceStore(db, box)
+  const apiCalls = new ApiCallLog(db)
+  const connections = new ConnectionService(connectionStore, resolver, clientSettings, config.region)
+  const backgroundLog = pino({ level: config.logLevel, base: { component: 'webhooks' } })
+  const webhooks = new WebhookRuntime({
+    db,
+    box,
+    connectionStore,
+    resolver,
+    workspaces,
+    settings: config.webhooks,
+    publicUrl: config.publicUrl,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    jobSchema: options.pgSchema ? `${options.pgSchema}_jobs` : 'pgboss',
+    onError: (err, context) => backgroundLog.error({ err, context }, 'webhook background work failed'),
+  })
+  // A connection's webhooks go with it, unsubscribed at the provider while its credentials still exist.
+  connections.onBeforeRemove((workspaceId, id) => webhooks.service.removeForConnection(workspaceId, id))
+  if (options.background !== false) await webhooks.start()
+  const workspaceSettings = new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs)
+  const authorization = createAuthorization({
+    db,
+    box,
+    publicUrl: config.publicUrl,
+    stateTtlMs: config.authorization.stateTtlMs,
+    providerTimeoutMs: config.providerTimeoutMs,
+    workspaces,
+    workspaceSettings,
+    connections,
+  })
+  connections.onBeforeRemove(
+    tokenRevoker(authorization, connectionStore, (err, id) =>
+      backgroundLog.warn(
+        { err, connection_id: id },
+        'revoking the removed connection at the provider failed',
+      ),
+    ),
+  )
   return {
     config,
     db,
     workspaces,
-    workspaceSettings: new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs),
+    workspaceSettings,
     apiKeys,
     connectionStore,
-    connections: new ConnectionService(connectionStore, resolver, clientSettings, config.region),
+    connections,
     resolver,
+    apiCalls,
+    webhooks,
+    authorization,
     async close() {
       apiKeys.stop()
+      await webhooks.stop()
+      await apiCalls.flush()
       await db.destroy()
     },
   }

@@ -63,7 +63,11 @@ describe.each(storeKinds())('workspaces and API keys on %s', (store) => {
   })
 
   it('keeps the workspace secret sealed at rest', async () => {
-    const row = await h.services.db.selectFrom('workspaces').selectAll().where('id', '=', h.workspaceId).executeTakeFirstOrThrow()
+    const row = await h.services.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', h.workspaceId)
+      .executeTakeFirstOrThrow()
     expect(row.secret_sealed).not.toContain(h.secret)
     expect(await h.services.workspaces.secretOf(h.workspaceId)).toBe(h.secret)
   })

@@ -10,6 +10,10 @@ const USAGE = `unigate <command>
   workspace list                          list workspaces
   workspace get ID                        show a workspace's settings
   workspace set ID --slow-fields-opt-in true|false
+  workspace set ID --allowed-redirect-origins https://app.example.com,https://staging.example.com
+                                          where the authorization flow may send end users back to
+  workspace oauth-app ID TYPE --client-id ID --client-secret SECRET [--authorize-url U --token-url U
+                          --revoke-url U --api-url U]   the workspace's OAuth client for an integration
   key create WORKSPACE_ID                 issue another API key for a workspace
   key list WORKSPACE_ID                   list a workspace's keys
   key revoke KEY_ID                       revoke an API key
@@ -23,6 +27,13 @@ async function main(argv: string[]): Promise<number> {
     options: {
       name: { type: 'string' },
       'slow-fields-opt-in': { type: 'string' },
+      'allowed-redirect-origins': { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      'authorize-url': { type: 'string' },
+      'token-url': { type: 'string' },
+      'revoke-url': { type: 'string' },
+      'api-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

@@ -1,7 +1,17 @@
 import type { Config } from '../config.js'
 import { createServices } from '../services.js'
 
-type Options = { name?: string; 'slow-fields-opt-in'?: string }
+type Options = {
+  name?: string
+  'slow-fields-opt-in'?: string
+  'allowed-redirect-origins'?: string
+  'client-id'?: string
+  'client-secret'?: string
+  'authorize-url'?: string
+  'token-url'?: string
+  'revoke-url'?: string
+  'api-url'?: string
+}
 
 function bool(name: string, value: string): boolean {
   if (value === 'true') return true
@@ -43,12 +53,44 @@ export async function workspaceCommands(
     }
     if (command === 'workspace' && sub === 'set' && arg) {
       const optIn = options['slow-fields-opt-in']
-      if (optIn === undefined) throw new Error('workspace set needs --slow-fields-opt-in true|false')
+      const origins = options['allowed-redirect-origins']
+      if (optIn === undefined && origins === undefined)
+        throw new Error(
+          'workspace set needs --slow-fields-opt-in true|false and/or --allowed-redirect-origins ORIGIN,ORIGIN',
+        )
       const ws = await services.workspaces.update(arg, {
-        slow_fields_opt_in: bool('slow-fields-opt-in', optIn),
+        ...(optIn !== undefined ? { slow_fields_opt_in: bool('slow-fields-opt-in', optIn) } : {}),
+        ...(origins !== undefined
+          ? {
+              allowed_redirect_origins: origins
+                .split(',')
+                .map((o) => o.trim())
+                .filter(Boolean),
+            }
+          : {}),
       })
       if (!ws) throw new Error(`workspace ${arg} not found`)
       console.log(JSON.stringify(ws, null, 2))
+      return 0
+    }
+    if (command === 'workspace' && sub === 'oauth-app' && arg && args[2]) {
+      const clientId = options['client-id']
+      const clientSecret = options['client-secret']
+      if (!clientId || !clientSecret)
+        throw new Error('workspace oauth-app needs --client-id and --client-secret')
+      const endpoints = Object.fromEntries(
+        (['authorize-url', 'token-url', 'revoke-url', 'api-url'] as const)
+          .filter((k) => options[k])
+          .map((k) => [k.replace('-', '_'), options[k]!]),
+      )
+      await services.authorization.oauthApps.put({
+        workspaceId: arg,
+        integrationType: args[2],
+        clientId,
+        clientSecret,
+        endpoints,
+      })
+      console.log(JSON.stringify({ integration_type: args[2], client_id: clientId, ...endpoints }, null, 2))
       return 0
     }
     if (command === 'key' && sub === 'create' && arg) {

@@ -6,5 +6,11 @@ export {
   providerClientFor,
   type ResolvedConnection,
 } from './resolver.js'
-export { type ConnectionInput, ConnectionService, credentialsFrom } from './service.js'
+export {
+  type ConnectionInput,
+  ConnectionService,
+  credentialsFrom,
+  type VerifiedConnection,
+} from './service.js'
 export { type ConnectionListFilter, ConnectionStore } from './store.js'
+export { RefreshingAuth, type TokenRefresher } from './tokens.js'

@@ -1,9 +1,10 @@
-import { ProviderClient } from '../integrations/http-client.js'
+import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
 import { nowIso } from '../store/index.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionStore } from './store.js'
+import { RefreshingAuth, type TokenRefresher } from './tokens.js'
 
 export interface ProviderClientSettings {
   readonly timeoutMs: number
@@ -21,10 +22,12 @@ export function providerClientFor(
   integration: IntegrationDefinition,
   credentials: Credentials,
   settings: ProviderClientSettings,
+  auth?: AuthHeaderSource,
 ): ProviderClient {
   return new ProviderClient({
     baseUrl: integration.baseUrl(credentials),
     authHeaders: integration.authHeaders(credentials),
+    ...(auth ? { auth } : {}),
     retry: integration.retry,
     ...settings,
   })
@@ -42,6 +45,8 @@ export class ConnectionResolver {
     private readonly store: ConnectionStore,
     private readonly clientSettings: ProviderClientSettings,
     private readonly ttlMs: number,
+    /** Renews OAuth tokens before expiry and after a 401; without one, tokens are used as stored. */
+    private readonly tokens?: TokenRefresher,
   ) {}
 
   async resolve(workspaceId: string, id: string): Promise<ResolvedConnection | undefined> {
@@ -55,7 +60,14 @@ export class ConnectionResolver {
     const resolved = {
       connection,
       integration,
-      client: providerClientFor(integration, connection.credentials, this.clientSettings),
+      client: providerClientFor(
+        integration,
+        connection.credentials,
+        this.clientSettings,
+        this.tokens && integration.auth.kind === 'oauth2'
+          ? new RefreshingAuth(integration, connection, this.tokens)
+          : undefined,
+      ),
     }
     if (this.cache.size > 50_000) this.cache.clear()
     this.cache.set(id, { resolved, expires: Date.now() + this.ttlMs })

@@ -26,6 +26,15 @@ export interface ConnectionInput {
   readonly environment?: string
 }
 
+export interface VerifiedConnection {
+  readonly integration: IntegrationDefinition
+  readonly credentials: Credentials
+  readonly settings: ConnectionSettings
+  readonly permissions: readonly string[]
+  readonly external_xref?: string
+  readonly environment: string
+}
+
 /**
  * Reads the integration's auth fields from the SDK's `auth` object: a field is taken from `auth.<name>`
  * or, for names the SDK's model does not have (a region), from `auth.meta.<name>`.
@@ -133,6 +142,24 @@ export class ConnectionService {
     })
   }
 
+  /** Stores a connection whose credentials were just verified by the authorization flow. */
+  async insertVerified(workspaceId: string, c: VerifiedConnection): Promise<StoredConnection> {
+    const now = nowIso()
+    return this.store.insert({
+      id: newId(`cn_${this.region}`),
+      workspace_id: workspaceId,
+      integration_type: c.integration.type,
+      categories: [...c.integration.categories],
+      permissions: [...c.permissions],
+      ...(c.external_xref !== undefined ? { external_xref: c.external_xref } : {}),
+      environment: c.environment,
+      credentials: c.credentials,
+      settings: c.settings,
+      created_at: now,
+      updated_at: now,
+    })
+  }
+
   /**
    * PUT and PATCH both merge: the SDK sends the whole connection on PATCH too, and never sends the
    * secret credentials back (it never received them), so absent auth fields keep their stored values.
@@ -166,7 +193,16 @@ export class ConnectionService {
     return (await this.store.get(workspaceId, id))!
   }
 
+  private readonly beforeRemove: ((workspaceId: string, id: string) => Promise<void>)[] = []
+
+  /** Work that must happen while the connection still exists (its webhooks unsubscribe at the provider). */
+  onBeforeRemove(hook: (workspaceId: string, id: string) => Promise<void>): void {
+    this.beforeRemove.push(hook)
+  }
+
   async remove(workspaceId: string, id: string): Promise<void> {
+    if (await this.store.get(workspaceId, id))
+      for (const hook of this.beforeRemove) await hook(workspaceId, id)
     const removed = await this.store.remove(workspaceId, id)
     this.resolver.invalidate(id)
     if (!removed) throw notFound(`connection ${id} not found`)

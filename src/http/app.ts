@@ -1,7 +1,10 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { authorizationRoutes } from '../authorization/index.js'
+import { toolServerRoutes } from '../mcp/index.js'
 import type { Services } from '../services.js'
+import { webhookRoutes } from '../webhooks/index.js'
 import { installErrorHandling } from './errors.js'
 import { loggerOptions } from './logging.js'
 import { connectionRoutes } from './routes/connections.js'
@@ -9,18 +12,22 @@ import { integrationRoutes } from './routes/integrations.js'
 import { passthroughRoutes } from './routes/passthrough.js'
 import { unifiedObjectRoutes } from './routes/unified-objects.js'
 import { workspaceRoutes } from './routes/workspace.js'
+import { buildValidatorPerPart } from './validation.js'
 
 export interface AppOptions {
   /** false silences request logs (tests); otherwise pino JSON at the configured level. */
   readonly logger?: boolean
+  /** Where JSON log lines go (stdout by default); tests read them to prove no secret is logged. */
+  readonly logStream?: NodeJS.WritableStream
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(services.config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(services.config.logLevel, options.logStream),
     bodyLimit: services.config.bodyLimitBytes,
     // Keep ids such as `a%2Fb` intact as one path parameter (sdk-contract R12).
     routerOptions: { maxParamLength: 500 },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
@@ -48,5 +55,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(async (scope) => integrationRoutes(scope, services))
   await app.register(async (scope) => workspaceRoutes(scope, services))
   await app.register(async (scope) => passthroughRoutes(scope, services))
+  await app.register(async (scope) => authorizationRoutes(scope, services))
+  await app.register(async (scope) => webhookRoutes(scope, services))
+  await app.register(async (scope) => toolServerRoutes(scope, services))
   return app
 }

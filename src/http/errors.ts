@@ -42,6 +42,11 @@ export function validationMessage(
   const e = errors[0]
   if (!e) return `${context} is not valid`
   const where = `${context}${e.instancePath.replaceAll('/', '.')}`
+  // A union of literals (a closed enum) fails one `const` per branch: name every allowed value at once.
+  const literals = errors
+    .filter((x) => x.keyword === 'const' && x.instancePath === e.instancePath)
+    .map((x) => String(x.params.allowedValue))
+  if (literals.length > 0) return `${where} must be one of ${literals.join(', ')}`
   switch (e.keyword) {
     case 'additionalProperties': {
       const name = String(e.params.additionalProperty)
@@ -54,13 +59,6 @@ export function validationMessage(
       return `${where}: '${String(e.params.missingProperty)}' is required`
     case 'enum':
       return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
-    case 'anyOf':
-    case 'oneOf': {
-      const literals = errors.filter((x) => x.keyword === 'const').map((x) => String(x.params.allowedValue))
-      return literals.length > 0
-        ? `${where} must be one of ${literals.join(', ')}`
-        : `${where} has the wrong type`
-    }
     default:
       return `${where} ${e.message ?? 'is not valid'}`
   }

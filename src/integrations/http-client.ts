@@ -22,9 +22,21 @@ export interface ProviderResponse {
   readonly body: unknown
 }
 
+/**
+ * Auth headers that can change while the client lives (an OAuth access token that expires): asked for
+ * on every request, and told when the provider refused them so they can be renewed once.
+ */
+export interface AuthHeaderSource {
+  headers(): Promise<Readonly<Record<string, string>>>
+  /** The provider answered 401 to `used`; true when renewed headers are worth one more try. */
+  rejected(used: Readonly<Record<string, string>>): Promise<boolean>
+}
+
 export interface ProviderClientOptions {
   readonly baseUrl: string
   readonly authHeaders: Readonly<Record<string, string>>
+  /** When set, replaces authHeaders. */
+  readonly auth?: AuthHeaderSource
   readonly retry: RetryPolicy
   readonly timeoutMs: number
   readonly maxRetries: number
@@ -54,23 +66,34 @@ export class ProviderClient {
     return res.body as T
   }
 
+  /** The headers that authenticate a request right now (passthrough adds them to what it forwards). */
+  async currentAuthHeaders(): Promise<Readonly<Record<string, string>>> {
+    return this.options.auth ? this.options.auth.headers() : this.options.authHeaders
+  }
+
   async send(req: ProviderRequest): Promise<ProviderResponse> {
     const method = req.method ?? 'GET'
     const idempotent = req.idempotent ?? (method === 'GET' || method === 'PUT' || method === 'DELETE')
     const url = this.urlFor(req.path, req.baseUrl, req.query)
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      ...this.options.authHeaders,
-      ...req.headers,
-    }
+    let auth = await this.currentAuthHeaders()
+    const headers: Record<string, string> = { accept: 'application/json', ...auth, ...req.headers }
     let payload: string | undefined
     if (req.body !== undefined) {
       payload = typeof req.body === 'string' ? req.body : JSON.stringify(req.body)
       headers['content-type'] ??= 'application/json'
     }
+    let renewed = false
     for (let attempt = 0; ; attempt++) {
       const res = await this.once(method, url, headers, payload)
       if (res.status >= 200 && res.status < 300) return res
+      // One retry with renewed credentials; safe for any method, as a 401 means nothing was done.
+      if (res.status === 401 && this.options.auth && !renewed && (await this.options.auth.rejected(auth))) {
+        renewed = true
+        auth = await this.options.auth.headers()
+        Object.assign(headers, auth, req.headers)
+        attempt--
+        continue
+      }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)
       if (
         idempotent &&

@@ -1,7 +1,24 @@
+import fathom from './fathom/definition.js'
+import ga4 from './ga4/definition.js'
+import matomo from './matomo/definition.js'
+import mixpanel from './mixpanel/definition.js'
+import plausible from './plausible/definition.js'
+import posthog from './posthog/definition.js'
 import type { IntegrationDefinition } from './types.js'
+import umami from './umami/definition.js'
+import youtube from './youtube/definition.js'
 
 /** Every integration this server offers. Adding one is adding its definition here. */
-export const INTEGRATIONS: readonly IntegrationDefinition[] = []
+export const INTEGRATIONS: readonly IntegrationDefinition[] = [
+  fathom,
+  ga4,
+  matomo,
+  mixpanel,
+  plausible,
+  posthog,
+  umami,
+  youtube,
+]
 
 const byType = new Map(INTEGRATIONS.map((i) => [i.type, i]))
 

@@ -20,6 +20,24 @@ export interface ApiKeyAuth {
   readonly fields: readonly AuthField[]
 }
 
+/**
+ * A provider authorized with OAuth2. `fields` are what a connection keeps (an `access_token`, usually a
+ * `refresh_token`, optionally the app's `client_id`/`client_secret` and an `api_url`), so a connection can
+ * also be created from tokens the workspace already holds; the addresses and scopes drive the
+ * authorization and refresh flows.
+ */
+export interface OAuth2Auth {
+  readonly kind: 'oauth2'
+  readonly fields: readonly AuthField[]
+  readonly authorizeUrl: string
+  readonly tokenUrl: string
+  readonly revokeUrl?: string
+  /** Provider scopes each unified permission needs (`analytics_report_read` -> [...]). */
+  readonly scopes: Readonly<Record<string, readonly string[]>>
+  /** Whether the authorization request uses PKCE (code_challenge S256). */
+  readonly pkce: boolean
+}
+
 /** What a cheap verification call learned about the account, kept with the connection (not secret). */
 export type ConnectionSettings = Readonly<Record<string, string | undefined>>
 
@@ -84,6 +102,71 @@ export interface ObjectHandlers {
   readonly sortFields?: readonly string[]
   /** Fields (unified names or `raw.<name>`) that cost an extra provider call. */
   readonly slowFields?: readonly string[]
+  /**
+   * True when listing without filters returns every record that exists (not a time window), so a record
+   * missing from it was deleted: virtual webhooks can then offer the `deleted` event for this object.
+   */
+  readonly listIsComplete?: boolean
+  /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
+  readonly nativeWebhooks?: NativeWebhookSupport
+}
+
+export type WebhookEventName = 'created' | 'updated' | 'deleted'
+
+export interface NativeSubscriptionRequest {
+  readonly event: WebhookEventName
+  /** Where the provider must send its calls (Unigate's receiving endpoint for this webhook). */
+  readonly url: string
+  /** A random per-subscription secret the provider must present on each call. */
+  readonly secret: string
+  /** A human-readable name for the subscription at the provider. */
+  readonly name: string
+}
+
+/** One call the provider made to Unigate's receiving endpoint. */
+export interface NativeCall {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  readonly body: unknown
+  /** The body exactly as received, for providers that sign it. */
+  readonly rawBody: string
+}
+
+/** A provider's push notifications for one object, used by native webhooks. */
+export interface NativeWebhookSupport {
+  /** Events the provider can push for the object. */
+  readonly events: readonly WebhookEventName[]
+  /** Creates the subscription at the provider; answers the provider's id for it. */
+  subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<{ externalId: string }>
+  /** Removes it; a subscription already gone at the provider is not an error. */
+  unsubscribe(ctx: HandlerContext, externalId: string): Promise<void>
+  /** True when the call proves it comes from this subscription (the provider's signature or the secret). */
+  authenticate(call: NativeCall, secret: string): boolean
+  /** The unified records the call carries (shaped as the object's list handler would return them). */
+  records(call: NativeCall): UnifiedRecord[]
+}
+
+/** One input of an external tool: where it goes in the provider request, and its JSON type. */
+export interface ExternalToolParameter {
+  readonly name: string
+  readonly in: 'path' | 'query' | 'body'
+  readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'
+  readonly description: string
+  readonly required?: boolean
+}
+
+/**
+ * A provider endpoint the unified model does not cover, offered to LLM agents as a tool that calls the
+ * provider through passthrough (`include_external_tools=true`). `{name}` in `path` is filled from the
+ * tool's arguments, else from the connection's settings (what verification learned, e.g. a project id).
+ */
+export interface ExternalTool {
+  /** snake_case; the tool id is `<integration type>_<name>`. */
+  readonly name: string
+  /** What it returns and when to use it. */
+  readonly description: string
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  readonly path: string
+  readonly parameters: readonly ExternalToolParameter[]
 }
 
 export interface IntegrationDefinition {
@@ -95,7 +178,7 @@ export interface IntegrationDefinition {
   readonly apiDocsUrl: string
   readonly color?: string
   readonly rateLimitDescription?: string
-  readonly auth: ApiKeyAuth
+  readonly auth: ApiKeyAuth | OAuth2Auth
   /** The provider's API base address for this connection (region, self-hosted host). */
   baseUrl(credentials: Credentials): string
   /** Headers that authenticate a request to the provider (also used by passthrough). */
@@ -104,6 +187,8 @@ export interface IntegrationDefinition {
   verify(client: ProviderClient, credentials: Credentials): Promise<ConnectionSettings>
   readonly retry: RetryPolicy
   readonly objects: Readonly<Record<string, ObjectHandlers>>
+  /** Provider endpoints outside the unified model, offered as tools by the tool server (optional). */
+  readonly externalTools?: readonly ExternalTool[]
 }
 
 export function defineIntegration(definition: IntegrationDefinition): IntegrationDefinition {

@@ -36,7 +36,12 @@ export function openDatabase(options: DatabaseOptions): Db {
 
 export async function migrateToLatest(db: Db, pgSchema?: string): Promise<void> {
   if (pgSchema) await sql`create schema if not exists ${sql.id(pgSchema)}`.execute(db)
-  const migrator = new Migrator({ db, provider: migrationProvider })
+  // Kysely looks for its migration tables in every schema unless told which: another schema's would hide ours.
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
+  })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {

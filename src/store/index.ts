@@ -1,2 +1,15 @@
 export { type DatabaseOptions, type Db, migrateToLatest, nowIso, openDatabase } from './database.js'
-export type { ApiKeyTable, ConnectionTable, Database, WorkspaceTable } from './schema.js'
+export type {
+  ApiKeyTable,
+  AuthStateTable,
+  ConnectionLockTable,
+  ConnectionTable,
+  Database,
+  NotificationTable,
+  OAuthAppTable,
+  WebhookDeliveryTable,
+  WebhookFingerprintTable,
+  WebhookRunTable,
+  WebhookTable,
+  WorkspaceTable,
+} from './schema.js'

@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { newId } from '../crypto/ids.js'
 import type { SecretBox } from '../crypto/keys.js'
 import { type Db, nowIso, type WorkspaceTable } from '../store/index.js'
+import { normalizeOrigin } from './origins.js'
 
 export interface Workspace {
   readonly id: string
   readonly name: string
   readonly slow_fields_opt_in: boolean
+  /** Origins the authorization flow may send end users back to (success and failure redirects). */
+  readonly allowed_redirect_origins: string[]
   readonly created_at: string
   readonly updated_at: string
 }
@@ -14,6 +17,8 @@ export interface Workspace {
 export interface WorkspaceSettingsPatch {
   readonly name?: string
   readonly slow_fields_opt_in?: boolean
+  /** Replaces the list; entries are normalized with normalizeOrigin. */
+  readonly allowed_redirect_origins?: readonly string[]
 }
 
 function toWorkspace(row: WorkspaceTable): Workspace {
@@ -21,6 +26,7 @@ function toWorkspace(row: WorkspaceTable): Workspace {
     id: row.id,
     name: row.name,
     slow_fields_opt_in: row.slow_fields_opt_in === 1,
+    allowed_redirect_origins: JSON.parse(row.allowed_redirect_origins) as string[],
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
@@ -41,6 +47,7 @@ export class WorkspaceStore {
       name,
       secret_sealed: this.box.seal(secret),
       slow_fields_opt_in: 0,
+      allowed_redirect_origins: '[]',
       created_at: now,
       updated_at: now,
     }
@@ -71,6 +78,10 @@ export class WorkspaceStore {
     const values: Partial<WorkspaceTable> = { updated_at: nowIso() }
     if (patch.name !== undefined) values.name = patch.name
     if (patch.slow_fields_opt_in !== undefined) values.slow_fields_opt_in = patch.slow_fields_opt_in ? 1 : 0
+    if (patch.allowed_redirect_origins !== undefined) {
+      const origins = [...new Set(patch.allowed_redirect_origins.map(normalizeOrigin))]
+      values.allowed_redirect_origins = JSON.stringify(origins)
+    }
     await this.db.updateTable('workspaces').set(values).where('id', '=', id).execute()
     return this.get(id)
   }

@@ -22,6 +22,18 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     providerMaxRetryWaitMs: 2_000,
     keyRevocationRefreshMs: 200,
     bodyLimitBytes: 1_048_576,
+    webhooks: {
+      allowAddresses: ['loopback'],
+      minuteMs: 200,
+      tickMs: 50,
+      deliveryTimeoutMs: 2_000,
+      maxAttempts: 20,
+      unhealthyAfter: 3,
+      leaseMs: 3_000,
+      concurrency: 16,
+      jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
+    },
+    authorization: { stateTtlMs: 600_000, refreshMarginMs: 60_000 },
     ...overrides,
   }
 }

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream'
 import { request } from 'undici'
 import type { Config } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
@@ -29,6 +30,8 @@ export interface Harness {
   api<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>
   /** Another workspace with its own key, for isolation tests. */
   otherWorkspace(): Promise<{ workspaceId: string; apiKey: string }>
+  /** Every JSON log line the server wrote so far (info level and up). */
+  logs(): string
   close(): Promise<void>
 }
 
@@ -43,9 +46,12 @@ export function queryString(query: RequestOptions['query']): string {
 
 /** Starts a real Unigate server on a random port, on the given store, with one workspace. */
 export async function startHarness(store: StoreKind, overrides: Partial<Config> = {}): Promise<Harness> {
-  const config = testConfig(store, overrides)
+  const config = testConfig(store, { logLevel: 'info', ...overrides })
   const services = await createServices(config, store === 'postgres' ? { pgSchema: uniqueSchema() } : {})
-  const app = await buildApp(services, { logger: false })
+  const logStream = new PassThrough()
+  const logLines: string[] = []
+  logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')))
+  const app = await buildApp(services, { logStream })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
   const { workspace, secret } = await services.workspaces.create('test')
   const { apiKey } = await services.apiKeys.issue(workspace.id)
@@ -86,6 +92,7 @@ export async function startHarness(store: StoreKind, overrides: Partial<Config> 
       const { apiKey: otherKey } = await services.apiKeys.issue(other.workspace.id)
       return { workspaceId: other.workspace.id, apiKey: otherKey }
     },
+    logs: () => logLines.join(''),
     async close() {
       await app.close()
       await services.close()

@@ -70,7 +70,8 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
       if (v === undefined || NOT_FORWARDED.has(k)) continue
       headers[k] = Array.isArray(v) ? v.join(', ') : v
     }
-    Object.assign(headers, integration.authHeaders(connection.credentials))
+    // From the client, so an OAuth token is refreshed first when it is about to expire.
+    Object.assign(headers, await resolved.client.currentAuthHeaders())
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
     try {
       const res = await undiciRequest(url, {

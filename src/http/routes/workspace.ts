@@ -1,12 +1,21 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { notFound } from '../../errors.js'
+import { badRequest, notFound } from '../../errors.js'
 import type { Services } from '../../services.js'
+import { normalizeOrigin, type WorkspaceSettingsPatch } from '../../workspaces/index.js'
 import { requireWorkspaceKey } from '../auth.js'
 import { validationMessage } from '../errors.js'
 
 const WorkspacePatch = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1 })), slow_fields_opt_in: Type.Optional(Type.Boolean()) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    slow_fields_opt_in: Type.Optional(Type.Boolean()),
+    allowed_redirect_origins: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Origins (https://app.example.com) the authorization flow may redirect end users to.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 )
 
@@ -31,10 +40,15 @@ export async function workspaceRoutes(app: FastifyInstance, services: Services):
         new Error(validationMessage(errors, context, Object.keys(WorkspacePatch.properties))),
     },
     async (request) => {
-      const ws = await services.workspaces.update(
-        request.workspaceId,
-        request.body as { slow_fields_opt_in?: boolean },
-      )
+      const patch = request.body as WorkspaceSettingsPatch
+      for (const origin of patch.allowed_redirect_origins ?? []) {
+        try {
+          normalizeOrigin(origin)
+        } catch (err) {
+          throw badRequest(`allowed_redirect_origins: ${(err as Error).message}`)
+        }
+      }
+      const ws = await services.workspaces.update(request.workspaceId, patch)
       services.workspaceSettings.invalidate(request.workspaceId)
       if (!ws) throw notFound('workspace not found')
       return ws

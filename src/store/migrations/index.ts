@@ -1,5 +1,8 @@
 import type { Migration, MigrationProvider } from 'kysely'
 import { coreMigration } from './0001-core.js'
+import { webhooksMigration } from './0002-webhooks.js'
+import { apiCallsMigration } from './0003-api-calls.js'
+import { authorizationMigration } from './0004-authorization.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -7,6 +10,9 @@ import { coreMigration } from './0001-core.js'
  */
 const migrations: Record<string, Migration> = {
   '0001_core': coreMigration,
+  '0002_webhooks': webhooksMigration,
+  '0003_api_calls': apiCallsMigration,
+  '0004_authorization': authorizationMigration,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,205 @@
+/**
+ * Signed webhook deliveries per second to a local receiver that verifies every signature, against a baseline
+ * of the same pre-signed bodies POSTed straight to that receiver with the same concurrency. The ratio is
+ * what Unigate's delivery path costs: reading the stored delivery, signing, sending, recording the outcome.
+ *
+ * Wire-in: add `{ name: 'webhook deliveries', run: benchWebhookDeliveries }` to BENCHMARKS in bench/run.ts.
+ * BENCH_WEBHOOKS (default 20) webhooks each hold BENCH_DELIVERIES_PER_WEBHOOK (default 100) pages of 10 records.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent, request } from 'undici'
+import { loadConfig } from '../src/config.js'
+import { createServices } from '../src/services.js'
+import { dataJsonOf, deliveryBody, signDelivery, verifyDeliverySignature } from '../src/webhooks/index.js'
+import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
+import { deliveryPages } from '../src/webhooks/pages.js'
+import type { LoadResult } from './load.js'
+
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20)
+const PER_WEBHOOK = Number(process.env.BENCH_DELIVERIES_PER_WEBHOOK ?? 100)
+const TOTAL = WEBHOOKS * PER_WEBHOOK
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
+}
+
+/** A receiver that verifies sig256 on every body and counts what it accepted. */
+async function startReceiver(secret: string) {
+  let verified = 0
+  let rejected = 0
+  const arrivals: number[] = []
+  const server = createServer(async (req, res) => {
+    const text = await readBody(req)
+    const body = JSON.parse(text) as { nonce: string; sig256: string }
+    const data = dataJsonOf(text)
+    if (data && verifyDeliverySignature(secret, data, body.nonce, body.sig256)) verified++
+    else rejected++
+    arrivals.push(performance.now())
+    res.writeHead(200).end()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    counts: () => ({ verified, rejected }),
+    arrivals,
+    reset() {
+      verified = 0
+      rejected = 0
+      arrivals.length = 0
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  }
+}
+
+const records = (page: number) =>
+  Array.from({ length: 10 }, (_, i) => ({ id: `p${page}-${i}`, name: `Property ${i}`, timezone: 'UTC' }))
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted.length === 0
+    ? 0
+    : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!)
+}
+
+export async function benchWebhookDeliveries(): Promise<{ rows: LoadResult[]; summary: string }> {
+  const config = loadConfig({
+    UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-bench-')),
+    UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+    UNIGATE_WEBHOOK_ALLOW_ADDRESSES: 'loopback',
+    UNIGATE_WEBHOOK_TICK_MS: '50',
+    LOG_LEVEL: 'warn',
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  })
+  const services = await createServices(config, { background: false })
+  const { workspace, secret } = await services.workspaces.create('bench')
+  const receiver = await startReceiver(secret)
+  try {
+    // Baseline: the same bodies, already signed, POSTed with the same concurrency as Unigate's deliverers.
+    const agent = new Agent({ connections: WEBHOOKS })
+    const bodies = Array.from({ length: TOTAL }, (_, i) => {
+      const dataJson = JSON.stringify(records(i))
+      const nonce = randomBytes(24).toString('base64url')
+      return deliveryBody({
+        dataJson,
+        webhook: { id: 'wh' },
+        nonce,
+        sig256: signDelivery(secret, dataJson, nonce),
+        type: 'VIRTUAL',
+      })
+    })
+    const latencies: number[] = []
+    let next = 0
+    const started = performance.now()
+    await Promise.all(
+      Array.from({ length: WEBHOOKS }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]!
+          const t = performance.now()
+          const res = await request(receiver.url, {
+            method: 'POST',
+            body,
+            dispatcher: agent,
+            headers: { 'content-type': 'application/json' },
+          })
+          await res.body.dump()
+          latencies.push(performance.now() - t)
+        }
+      }),
+    )
+    const directSeconds = (performance.now() - started) / 1000
+    await agent.close()
+    latencies.sort((a, b) => a - b)
+    const direct: LoadResult = {
+      name: 'pre-signed POSTs straight to the receiver (baseline)',
+      requestsPerSecond: TOTAL / directSeconds,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      non2xx: 0,
+      errors: receiver.counts().rejected,
+    }
+    receiver.reset()
+
+    // Unigate: the deliveries are stored as a poll would store them, then the job runner sends them.
+    const connection = await services.connectionStore.insert({
+      id: `cn_bench_${randomBytes(4).toString('hex')}`,
+      workspace_id: workspace.id,
+      integration_type: 'umami',
+      categories: ['analytics'],
+      permissions: ['analytics_property_read'],
+      environment: 'Production',
+      credentials: {},
+      settings: {},
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    })
+    for (let w = 0; w < WEBHOOKS; w++) {
+      const webhook = await services.webhooks.store.insert({
+        id: `wh_bench_${w}`,
+        workspace_id: workspace.id,
+        connection_id: connection.id,
+        integration_type: 'umami',
+        object_type: 'analytics_property',
+        event: 'created',
+        hook_url: receiver.url,
+        interval: 100_000,
+        page_max_limit: 10,
+        filters: {},
+        webhook_type: 'virtual',
+        environment: 'Production',
+        include_all: false,
+        is_paused: false,
+        created_at: new Date().toISOString(),
+      })
+      const pages = Array.from({ length: PER_WEBHOOK }, (_, i) => records(w * PER_WEBHOOK + i)).flat()
+      await commitNativeDeliveries(
+        services.db,
+        webhook.id,
+        deliveryPages(pages, 10, 'VIRTUAL'),
+        new Date().toISOString(),
+      )
+    }
+    const t0 = performance.now()
+    await services.webhooks.start()
+    while (receiver.counts().verified + receiver.counts().rejected < TOTAL)
+      await new Promise((r) => setTimeout(r, 20))
+    const seconds = (performance.now() - t0) / 1000
+    const gaps = receiver.arrivals
+      .map((t, i, all) => (i === 0 ? t - t0 : t - all[i - 1]!))
+      .sort((a, b) => a - b)
+    const through: LoadResult = {
+      name: `through Unigate (${config.webhooks.jobRunner}, ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'})`,
+      requestsPerSecond: TOTAL / seconds,
+      p50Ms: percentile(gaps, 0.5),
+      p99Ms: percentile(gaps, 0.99),
+      non2xx: 0,
+      errors: receiver.counts().rejected,
+    }
+    const ratio = through.requestsPerSecond / direct.requestsPerSecond
+    return {
+      rows: [direct, through],
+      summary:
+        `${TOTAL} deliveries of 10 records over ${WEBHOOKS} webhooks, every sig256 verified by the receiver: ` +
+        `Unigate sends ${through.requestsPerSecond.toFixed(0)} signed deliveries/s, ${(ratio * 100).toFixed(0)}% of the baseline ` +
+        '(latency columns: baseline = request round trip; Unigate = gap between arrivals).',
+    }
+  } finally {
+    await services.close()
+    await receiver.close()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { table } = await import('./load.js')
+  const { rows, summary } = await benchWebhookDeliveries()
+  console.log(`${table(rows)}\n\n${summary}`)
+  process.exit(0)
+}

@@ -1,0 +1,203 @@
+import type { FastifyInstance } from 'fastify'
+import { DATE_GROUPINGS, EVENT_AGGREGATES, FIELD_GROUPINGS, PAGEVIEW_AGGREGATES } from '../constants.js'
+import { invalid, notFound } from '../errors.js'
+import type { Conversion, FathomState, Hit } from '../state.js'
+
+type Query = Record<string, string | undefined>
+
+const TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/
+
+function parseTime(
+  name: string,
+  value: string | undefined,
+  tz: string,
+  endOfDay: boolean,
+): number | undefined {
+  if (value === undefined) return undefined
+  const m = TIME.exec(value)
+  if (!m) throw invalid(`The ${name.replace('_', ' ')} does not match the format Y-m-d H:i:s.`)
+  const [, y, mo, d, h, mi, s] = m
+  const wall = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h ?? (endOfDay ? 23 : 0)),
+    Number(mi ?? (endOfDay ? 59 : 0)),
+    Number(s ?? (endOfDay ? 59 : 0)),
+  )
+  return wall - offset(wall, tz)
+}
+
+function offset(ms: number, timeZone: string): number {
+  const p: Record<string, string> = {}
+  for (const part of new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(ms)) {
+    p[part.type] = part.value
+  }
+  return (
+    Date.UTC(
+      Number(p.year),
+      Number(p.month) - 1,
+      Number(p.day),
+      Number(p.hour),
+      Number(p.minute),
+      Number(p.second),
+    ) -
+    Math.floor(ms / 1000) * 1000
+  )
+}
+
+/** Fathom's date labels per grouping, in the requested timezone. */
+function dateLabel(ms: number, grouping: string, tz: string): string {
+  const local = new Date(ms + offset(ms, tz)).toISOString()
+  switch (grouping) {
+    case 'hour':
+      return `${local.slice(0, 13).replace('T', ' ')}:00:00`
+    case 'week': {
+      const day = new Date(`${local.slice(0, 10)}T00:00:00Z`)
+      return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10)
+    }
+    case 'month':
+      return local.slice(0, 7)
+    case 'year':
+      return local.slice(0, 4)
+    default:
+      return local.slice(0, 10)
+  }
+}
+
+function list(q: Query, name: string, allowed: readonly string[], required: boolean): string[] {
+  const text = q[name]
+  if (!text) {
+    if (required) throw invalid(`The ${name} field is required.`)
+    return []
+  }
+  const items = text.split(',').map((s) => s.trim())
+  const bad = items.filter((i) => !allowed.includes(i))
+  if (bad.length > 0) throw invalid(`The selected ${name} is invalid: ${bad.join(', ')}.`)
+  return items
+}
+
+type Row = Record<string, string | number>
+
+function pageviewRow(hits: readonly Hit[], aggregates: readonly string[]): Row {
+  const visits = hits.filter((h) => h.visit)
+  const values: Record<string, string | number> = {
+    visits: String(visits.length),
+    uniques: String(hits.filter((h) => h.unique).length),
+    pageviews: String(hits.length),
+    avg_duration: visits.length
+      ? (visits.reduce((n, h) => n + h.duration, 0) / visits.length).toFixed(4)
+      : '0',
+    bounce_rate: visits.length
+      ? Math.round((visits.filter((h) => h.bounce).length / visits.length) * 10_000) / 10_000
+      : 0,
+  }
+  return Object.fromEntries(aggregates.map((a) => [a, values[a] as string | number]))
+}
+
+function eventRow(conversions: readonly Conversion[], aggregates: readonly string[]): Row {
+  const values: Record<string, string> = {
+    conversions: String(conversions.length),
+    unique_conversions: String(conversions.filter((c) => c.unique).length),
+    value: String(conversions.reduce((n, c) => n + c.value, 0)),
+  }
+  return Object.fromEntries(aggregates.map((a) => [a, values[a] as string]))
+}
+
+/** `GET /v1/aggregations`: a plain array of rows, numbers mostly as strings, as Fathom answers. */
+export function registerAggregationRoutes(app: FastifyInstance, state: FathomState): void {
+  app.get('/v1/aggregations', async (request) => {
+    const q = request.query as Query
+    const entity = q.entity
+    if (entity !== 'pageview' && entity !== 'event') throw invalid('The selected entity is invalid.')
+    let siteId: string | undefined
+    if (entity === 'pageview') {
+      if (!q.entity_id) throw invalid('The entity id field is required.')
+      siteId = q.entity_id
+    } else {
+      if (!q.site_id) throw invalid('The site id field is required when entity is event.')
+      if (!q.entity_name) throw invalid('The entity name field is required when entity is event.')
+      siteId = q.site_id
+    }
+    if (!state.sites.has(siteId)) throw notFound()
+    const aggregates = list(
+      q,
+      'aggregates',
+      entity === 'pageview' ? PAGEVIEW_AGGREGATES : EVENT_AGGREGATES,
+      true,
+    )
+    const dateGrouping = q.date_grouping
+    if (dateGrouping !== undefined && !(DATE_GROUPINGS as readonly string[]).includes(dateGrouping)) {
+      throw invalid('The selected date grouping is invalid.')
+    }
+    const fields = list(q, 'field_grouping', FIELD_GROUPINGS, false)
+    const tz = q.timezone ?? 'UTC'
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz })
+    } catch {
+      throw invalid('The timezone must be a valid timezone.')
+    }
+    const from = parseTime('date_from', q.date_from, tz, false)
+    const to = parseTime('date_to', q.date_to, tz, true)
+    let limit: number | undefined
+    if (q.limit !== undefined) {
+      if (!/^\d+$/.test(q.limit) || Number(q.limit) < 1) throw invalid('The limit must be at least 1.')
+      limit = Number(q.limit)
+    }
+    let sort: [string, 'asc' | 'desc'] | undefined
+    if (q.sort_by !== undefined) {
+      const [field, dir] = q.sort_by.split(':')
+      const sortable = [...aggregates, ...fields, ...(dateGrouping ? ['timestamp'] : [])]
+      if (!field || !sortable.includes(field) || (dir !== 'asc' && dir !== 'desc')) {
+        throw invalid(
+          'The sort by must be <field>:asc or <field>:desc with a field you aggregate or group by.',
+        )
+      }
+      sort = [field, dir]
+    }
+    const within = (at: number) => (from === undefined || at >= from) && (to === undefined || at <= to)
+    const records: (Hit | Conversion)[] =
+      entity === 'pageview'
+        ? (state.hits.get(siteId) ?? []).filter((h) => within(h.at))
+        : (state.conversions.get(siteId) ?? []).filter((c) => within(c.at) && c.name === q.entity_name)
+    const groups = new Map<string, { keys: Row; records: (Hit | Conversion)[] }>()
+    for (const r of records) {
+      const keys: Row = {}
+      if (dateGrouping) keys.date = dateLabel(r.at, dateGrouping, tz)
+      for (const f of fields) keys[f] = r.fields[f] ?? ''
+      const k = JSON.stringify(keys)
+      const g = groups.get(k) ?? { keys, records: [] }
+      g.records.push(r)
+      groups.set(k, g)
+    }
+    const rows = [...groups.values()].map((g) => ({
+      ...(entity === 'pageview'
+        ? pageviewRow(g.records as Hit[], aggregates)
+        : eventRow(g.records as Conversion[], aggregates)),
+      ...g.keys,
+    }))
+    if (sort) {
+      const [field, dir] = sort
+      const key = field === 'timestamp' ? 'date' : field
+      const value = (row: Row) => (aggregates.includes(key) ? Number(row[key]) : String(row[key] ?? ''))
+      rows.sort((a, b) => {
+        const x = value(a)
+        const y = value(b)
+        return (
+          (x < y ? -1 : x > y ? 1 : 0) * (dir === 'asc' ? 1 : -1) ||
+          (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)
+        )
+      })
+    }
+    return limit === undefined ? rows : rows.slice(0, limit)
+  })
+}

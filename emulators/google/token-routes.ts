@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { GoogleTokenAuthority } from './token-authority.js'
+
+/** Control endpoints of the emulated token authority (never recorded, never faulted). */
+export const GOOGLE_CONTROL_PREFIX = '/__emulator/google/'
+
+/** Google's token endpoint takes form bodies; JSON works too. Values arrive as strings either way. */
+function formOf(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {}
+  const body = request.body
+  if (body && typeof body === 'object') {
+    for (const [k, v] of Object.entries(body as Record<string, unknown>))
+      if (typeof v === 'string') out[k] = v
+  }
+  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (typeof v === 'string') out[k] ??= v
+  }
+  return out
+}
+
+/** Client credentials may come as HTTP Basic instead of form fields (RFC 6749 2.3.1); Google takes both. */
+function withBasicClient(request: FastifyRequest, form: Record<string, string | undefined>) {
+  const header = request.headers.authorization
+  const m = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header) : null
+  if (!m?.[1]) return form
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return form
+  return {
+    ...form,
+    client_id: decodeURIComponent(decoded.slice(0, colon)),
+    client_secret: decodeURIComponent(decoded.slice(colon + 1)),
+  }
+}
+
+export function ensureFormParser(app: FastifyInstance): void {
+  if (app.hasContentTypeParser('application/x-www-form-urlencoded')) return
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))))
+  })
+}
+
+/**
+ * `POST /token` and `POST /revoke` as `oauth2.googleapis.com` serves them, plus control endpoints that
+ * stand in for the consent screen (mint a code or tokens) and move the authority's clock.
+ */
+export function registerGoogleTokenRoutes(app: FastifyInstance, authority: GoogleTokenAuthority): void {
+  ensureFormParser(app)
+  app.post('/token', async (request: FastifyRequest, reply: FastifyReply) => {
+    const form = withBasicClient(request, formOf(request))
+    const grantType = form.grant_type
+    const result =
+      grantType === 'authorization_code'
+        ? authority.exchangeCode(form)
+        : grantType === 'refresh_token'
+          ? authority.refreshAccess(form)
+          : undefined
+    reply.header('cache-control', 'no-cache, no-store, max-age=0, must-revalidate')
+    if (!result) {
+      return reply.code(400).send({
+        error: 'unsupported_grant_type',
+        error_description: grantType
+          ? `Invalid grant_type: ${grantType}`
+          : 'Missing required parameter: grant_type',
+      })
+    }
+    if (!result.ok) return reply.code(result.failure.status).send(result.failure.body)
+    return reply.code(200).send(result.body)
+  })
+
+  app.post('/revoke', async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = formOf(request).token
+    if (!token)
+      return reply
+        .code(400)
+        .send({ error: 'invalid_request', error_description: 'Missing required parameter: token' })
+    if (!authority.revoke(token)) {
+      return reply.code(400).send({ error: 'invalid_token', error_description: 'Token expired or revoked' })
+    }
+    return reply.code(200).send({})
+  })
+
+  app.post(`${GOOGLE_CONTROL_PREFIX}codes`, async (request, reply) => {
+    const b = (request.body ?? {}) as Record<string, unknown>
+    if (!Array.isArray(b.scopes))
+      return reply.code(400).send({ error: 'scopes (an array of scope strings) is required' })
+    try {
+      const code = authority.issueCode({
+        scopes: b.scopes.map(String),
+        ...(typeof b.client_id === 'string' ? { clientId: b.client_id } : {}),
+        ...(typeof b.redirect_uri === 'string' ? { redirectUri: b.redirect_uri } : {}),
+        ...(typeof b.subject === 'string' ? { subject: b.subject } : {}),
+        ...(typeof b.code_challenge === 'string' ? { codeChallenge: b.code_challenge } : {}),
+        ...(b.code_challenge_method === 'plain' || b.code_challenge_method === 'S256'
+          ? { codeChallengeMethod: b.code_challenge_method }
+          : {}),
+      })
+      return reply.code(201).send({ code })
+    } catch (err) {
+      return reply.code(400).send({ error: (err as Error).message })
+    }
+  })
+
+  app.post(`${GOOGLE_CONTROL_PREFIX}tokens`, async (request, reply) => {
+    const b = (request.body ?? {}) as Record<string, unknown>
+    if (!Array.isArray(b.scopes))
+      return reply.code(400).send({ error: 'scopes (an array of scope strings) is required' })
+    return reply.code(201).send(
+      authority.issueTokens({
+        scopes: b.scopes.map(String),
+        ...(typeof b.client_id === 'string' ? { clientId: b.client_id } : {}),
+        ...(typeof b.subject === 'string' ? { subject: b.subject } : {}),
+      }),
+    )
+  })
+
+  app.post(`${GOOGLE_CONTROL_PREFIX}clock`, async (request, reply) => {
+    const seconds = (request.body as { advance_seconds?: unknown } | undefined)?.advance_seconds
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+      return reply.code(400).send({ error: 'advance_seconds (a number of seconds, 0 or more) is required' })
+    }
+    authority.advance(seconds)
+    return reply.code(200).send({ now: new Date(authority.now()).toISOString() })
+  })
+}

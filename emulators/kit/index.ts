@@ -1,0 +1,23 @@
+export { type Fault, FaultError, FaultQueue, parseFault } from './faults.js'
+export {
+  DAY_MS,
+  HOUR_MS,
+  isoMicros,
+  isoMicrosOffset,
+  isUuid,
+  MINUTE_MS,
+  SECOND_MS,
+  uuidV4,
+  uuidV7,
+  uuidV7Millis,
+} from './ids.js'
+export { hash32, SeededRandom } from './random.js'
+export { type RecordedRequest, RequestRecorder } from './recorder.js'
+export {
+  CONTROL_PREFIX,
+  createEmulatorServer,
+  type EmulatorServer,
+  type EmulatorServerOptions,
+  type FaultResponse,
+  listen,
+} from './server.js'

@@ -1,0 +1,31 @@
+import { MatomoApiError, requireParam } from '../errors.js'
+import type { MatomoState } from '../state.js'
+
+export type Params = Readonly<Record<string, string>>
+export type MethodHandler = (state: MatomoState, params: Params) => unknown
+
+function integer(params: Params, name: string, fallback: number): number {
+  const v = params[name]
+  if (v === undefined || v === '') return fallback
+  if (!/^-?\d+$/.test(v))
+    throw new MatomoApiError(`The parameter '${name}' must be an integer, '${v}' given.`)
+  return Number(v)
+}
+
+/** Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all). */
+export function applyLimit<T>(rows: readonly T[], params: Params, defaultLimit = 100): T[] {
+  const offset = Math.max(0, integer(params, 'filter_offset', 0))
+  const limit = integer(params, 'filter_limit', defaultLimit)
+  return limit < 0 ? rows.slice(offset) : rows.slice(offset, offset + limit)
+}
+
+/** `idSite` must name an existing site (the emulator's token is a super user's). */
+export function siteParam(state: MatomoState, params: Params) {
+  const id = requireParam(params, 'idSite')
+  const site = /^\d+$/.test(id) ? state.sites.get(id) : undefined
+  if (!site)
+    throw new MatomoApiError(
+      `An unexpected website was found in the request: website id was set to '${id}' .`,
+    )
+  return site
+}

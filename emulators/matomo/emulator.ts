@@ -1,0 +1,76 @@
+import {
+  createEmulatorServer,
+  type Fault,
+  type FaultResponse,
+  listen,
+  type RecordedRequest,
+} from '../kit/index.js'
+import { DEFAULT_DATA_UNTIL, DEFAULT_MATOMO_TOKEN } from './constants.js'
+import { matomoError } from './errors.js'
+import { installFormParser, registerApiRoutes, registerTrackingRoutes } from './routes.js'
+import { MatomoState } from './state.js'
+
+export interface MatomoEmulatorOptions {
+  /** 0 (the default) picks a free port. */
+  readonly port?: number
+  readonly host?: string
+  readonly seed?: number
+  readonly sites?: number
+  /** Seeded visits per site (about three per visitor, one to six actions each). */
+  readonly visitsPerSite?: number
+  /** Accepted token_auth values (default `[DEFAULT_MATOMO_TOKEN]`). */
+  readonly tokens?: readonly string[]
+  /** End of the seeded data's 30-day window (ISO-8601); fixed by default. */
+  readonly until?: string
+  /** Refuse a token_auth sent in the URL (default true: Matomo's recommended token setting). */
+  readonly secureOnlyTokens?: boolean
+}
+
+export interface MatomoEmulator {
+  /** The Matomo base address (`/index.php` Reporting API, `/matomo.php` Tracking API). */
+  readonly url: string
+  requests(): RecordedRequest[]
+  clearRequests(): void
+  fault(fault: Fault): void
+  clearFaults(): void
+  readonly state: MatomoState
+  close(): Promise<void>
+}
+
+/** What a Matomo behind a web server answers for an injected fault status. */
+function matomoFaultResponse(status: number): FaultResponse {
+  if (status === 429) return { body: matomoError('Too many requests. Please try again later.') }
+  if (status >= 500)
+    return {
+      body: `<html><head><title>${status}</title></head><body><h1>${status}</h1></body></html>`,
+      headers: { 'content-type': 'text/html' },
+    }
+  return { body: matomoError(`HTTP ${status}`) }
+}
+
+/** Starts a Matomo emulator: seeded sites and visits, Reporting and Tracking APIs, faults and a request record. */
+export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): Promise<MatomoEmulator> {
+  const until = Date.parse(options.until ?? DEFAULT_DATA_UNTIL)
+  if (Number.isNaN(until)) throw new Error(`until: '${options.until}' is not an ISO-8601 date`)
+  const state = new MatomoState({
+    seed: options.seed ?? 1,
+    sites: Math.max(1, options.sites ?? 3),
+    visitsPerSite: Math.max(0, options.visitsPerSite ?? 200),
+    tokens: options.tokens ?? [DEFAULT_MATOMO_TOKEN],
+    untilMs: until,
+  })
+  const { app, recorder, faults } = createEmulatorServer({ faultResponse: matomoFaultResponse })
+  installFormParser(app)
+  registerApiRoutes(app, state, { secureOnlyTokens: options.secureOnlyTokens ?? true })
+  registerTrackingRoutes(app, state)
+  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
+  return {
+    url,
+    requests: () => recorder.all(),
+    clearRequests: () => recorder.clear(),
+    fault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    state,
+    close: () => app.close(),
+  }
+}

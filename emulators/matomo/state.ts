@@ -1,0 +1,300 @@
+import { SeededRandom } from '../kit/index.js'
+import { addDays, localDay } from './calendar.js'
+import { VISIT_LENGTH_S } from './constants.js'
+import { DEVICES, hex16, PAGES, PLACES, REFERRERS, TIMEZONES } from './data.js'
+
+/** A site as `SitesManager` returns it: every scalar is a string. */
+export type MatomoSiteRecord = Record<string, string>
+
+export interface MatomoActionRecord {
+  type: string
+  url?: string
+  pageTitle?: string
+  timestamp: number
+  [key: string]: unknown
+}
+
+/** A visit as `Live.getLastVisitsDetails` returns it (mixed strings and numbers, as Matomo does). */
+export interface MatomoVisitRecord {
+  idSite: string
+  idVisit: string
+  visitorId: string
+  userId: string | null
+  firstActionTimestamp: number
+  lastActionTimestamp: number
+  actionDetails: MatomoActionRecord[]
+  [key: string]: unknown
+}
+
+export interface MatomoStateOptions {
+  readonly seed: number
+  readonly sites: number
+  readonly visitsPerSite: number
+  readonly tokens: readonly string[]
+  readonly untilMs: number
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+
+export class MatomoState {
+  readonly sites = new Map<string, MatomoSiteRecord>()
+  private readonly visits = new Map<string, MatomoVisitRecord[]>()
+  private readonly tokens: Set<string>
+  private readonly revoked = new Set<string>()
+  private nextSite = 1
+  private nextVisit = 1
+  private readonly random: SeededRandom
+  /** First and after-last day covering every seeded visit in any site timezone (for report windows). */
+  readonly firstDay: string
+  readonly dayAfterLast: string
+  readonly orderIds = new Set<string>()
+
+  constructor(options: MatomoStateOptions) {
+    this.random = new SeededRandom(options.seed)
+    this.tokens = new Set(options.tokens)
+    const untilS = Math.floor(options.untilMs / 1000)
+    const fromS = untilS - 30 * 86_400
+    for (let i = 0; i < options.sites; i++) {
+      const site = this.addSite(
+        {
+          siteName: `Acme ${i + 1}`,
+          'urls[0]': `https://site${i + 1}.example`,
+          timezone: TIMEZONES[i % TIMEZONES.length] as string,
+          currency: i % 2 === 0 ? 'USD' : 'EUR',
+          group: i === 0 ? 'Main' : '',
+        },
+        dateTime((fromS - 86_400 * (options.sites - i)) * 1000),
+      )
+      this.seedVisits(site.idsite as string, options.visitsPerSite, fromS, untilS)
+    }
+    this.firstDay = addDays(new Date(fromS * 1000).toISOString().slice(0, 10), -1)
+    this.dayAfterLast = addDays(new Date(untilS * 1000).toISOString().slice(0, 10), 2)
+  }
+
+  isValidToken(token: string | undefined): boolean {
+    return token !== undefined && this.tokens.has(token) && !this.revoked.has(token)
+  }
+
+  revokeToken(token: string): void {
+    this.revoked.add(token)
+  }
+
+  restoreToken(token: string): void {
+    this.revoked.delete(token)
+  }
+
+  addSite(params: Readonly<Record<string, string>>, created = dateTime(Date.now())): MatomoSiteRecord {
+    const id = String(this.nextSite++)
+    const site: MatomoSiteRecord = {
+      idsite: id,
+      name: params.siteName ?? '',
+      main_url: params['urls[0]'] ?? '',
+      ts_created: created,
+      ecommerce: params.ecommerce ?? '0',
+      sitesearch: params.siteSearch ?? '1',
+      sitesearch_keyword_parameters: '',
+      sitesearch_category_parameters: '',
+      timezone: params.timezone ?? 'UTC',
+      currency: params.currency ?? 'USD',
+      exclude_unknown_urls: '0',
+      excluded_ips: params.excludedIps ?? '',
+      excluded_parameters: params.excludedQueryParameters ?? '',
+      excluded_user_agents: '',
+      group: params.group ?? '',
+      type: params.type ?? 'website',
+      keep_url_fragment: '0',
+      creator_login: 'admin',
+    }
+    this.sites.set(id, site)
+    this.visits.set(id, [])
+    return site
+  }
+
+  deleteSite(id: string): void {
+    this.sites.delete(id)
+    this.visits.delete(id)
+  }
+
+  /** The site's visits newest first (by last action), as Live returns them by default. */
+  visitsOf(idSite: string): MatomoVisitRecord[] {
+    return [...(this.visits.get(idSite) ?? [])].sort(
+      (a, b) => b.lastActionTimestamp - a.lastActionTimestamp || Number(b.idVisit) - Number(a.idVisit),
+    )
+  }
+
+  private seedVisits(idSite: string, count: number, fromS: number, untilS: number): void {
+    const r = this.random.fork(Number(idSite))
+    const visitors = Array.from({ length: Math.max(1, Math.ceil(count / 3)) }, () => hex16(r))
+    for (let i = 0; i < count; i++) {
+      const visitorId = r.pick(visitors)
+      const start = r.int(fromS, untilS - 3600)
+      this.insertVisit(this.newVisit(r, idSite, visitorId, start, r.int(1, 6)))
+    }
+  }
+
+  /** A visit with `actions` actions, 5 to 90 seconds apart; numbers typed the way Matomo types them. */
+  newVisit(
+    r: SeededRandom,
+    idSite: string,
+    visitorId: string,
+    start: number,
+    actions: number,
+  ): MatomoVisitRecord {
+    const site = this.sites.get(idSite) as MatomoSiteRecord
+    const place = r.pick(PLACES)
+    const device = r.pick(DEVICES)
+    const ref = r.pick(REFERRERS)
+    const refName = r.pick(ref.names)
+    const details: MatomoActionRecord[] = []
+    let t = start
+    for (let i = 0; i < actions; i++) {
+      details.push(this.randomAction(r, site, t, i === 0))
+      t += r.int(5, 90)
+    }
+    const visit: MatomoVisitRecord = {
+      idSite,
+      idVisit: String(this.nextVisit++),
+      visitIp: `10.0.${r.int(0, 255)}.0`,
+      visitorId,
+      fingerprint: hex16(r),
+      actionDetails: details,
+      goalConversions: 0,
+      siteCurrency: site.currency,
+      serverDate: '',
+      firstActionTimestamp: start,
+      lastActionTimestamp: start,
+      userId: null,
+      visitorType: 'new',
+      visitConverted: '0',
+      visitCount: '1',
+      visitDuration: '0',
+      actions: '0',
+      interactions: '0',
+      referrerType: ref.type,
+      referrerTypeName: ref.typeName,
+      referrerName: refName,
+      referrerKeyword: ref.type === 'search' ? 'Keyword not defined' : '',
+      referrerUrl: ref.url,
+      languageCode: place.code === 'fr' ? 'fr-fr' : place.code === 'de' ? 'de-de' : 'en-us',
+      deviceType: device.deviceType,
+      deviceBrand: 'Generic',
+      deviceModel: 'Generic',
+      operatingSystem: `${device.os} ${device.osVersion}`,
+      operatingSystemName: device.os,
+      operatingSystemCode: device.osCode,
+      browser: `${device.browser} 124.0`,
+      browserName: device.browser,
+      browserCode: device.browserCode,
+      browserVersion: '124.0',
+      continent: place.continent,
+      country: place.country,
+      countryCode: place.code,
+      region: place.region,
+      city: place.city,
+      resolution: '1440x900',
+      campaignName: ref.type === 'campaign' ? refName : '',
+      campaignSource: ref.type === 'campaign' ? 'newsletter' : '',
+      campaignMedium: ref.type === 'campaign' ? 'email' : '',
+      campaignKeyword: '',
+      campaignContent: '',
+    }
+    this.refresh(visit)
+    return visit
+  }
+
+  private randomAction(
+    r: SeededRandom,
+    site: MatomoSiteRecord,
+    t: number,
+    first: boolean,
+  ): MatomoActionRecord {
+    const page = r.pick(PAGES)
+    const url = `${site.main_url}${page.path}`
+    const kind = first ? 0 : r.weightedIndex([60, 15, 8, 6, 6, 3, 2])
+    switch (kind) {
+      case 1:
+        return r.chance(0.5)
+          ? {
+              type: 'event',
+              eventCategory: 'Videos',
+              eventAction: r.pick(['Play', 'Complete']),
+              eventName: 'Intro',
+              eventValue: r.int(1, 60),
+              url,
+              timestamp: t,
+            }
+          : {
+              type: 'event',
+              eventCategory: 'Forms',
+              eventAction: 'Submit',
+              eventName: 'Newsletter',
+              url,
+              timestamp: t,
+            }
+      case 2:
+        return { type: 'outlink', url: 'https://github.com/acme', timestamp: t }
+      case 3:
+        return { type: 'download', url: `${site.main_url}/files/guide.pdf`, timestamp: t }
+      case 4:
+        return { type: 'search', siteSearchKeyword: r.pick(['pricing', 'api', 'export']), url, timestamp: t }
+      case 5:
+        return { type: 'goal', goalName: 'Signed up', goalId: '1', revenue: 0, url, timestamp: t }
+      case 6:
+        return { type: 'ecommerceOrder', orderId: hex16(r), revenue: r.int(10, 200), url, timestamp: t }
+      default:
+        return {
+          type: 'action',
+          url,
+          pageTitle: page.title,
+          pageIdAction: String(PAGES.indexOf(page) + 1),
+          idpageview: hex16(r).slice(0, 6),
+          timeSpent: r.int(3, 120),
+          timestamp: t,
+        }
+    }
+  }
+
+  /** Derived visit fields follow the actions, as Matomo's log tables do. */
+  refresh(visit: MatomoVisitRecord): void {
+    const details = visit.actionDetails
+    const first = details[0]?.timestamp ?? visit.firstActionTimestamp
+    const last = details[details.length - 1]?.timestamp ?? first
+    const site = this.sites.get(visit.idSite)
+    visit.firstActionTimestamp = first
+    visit.lastActionTimestamp = last
+    visit.visitDuration = String(last - first)
+    visit.actions = String(details.length)
+    visit.interactions = String(details.length)
+    visit.events = String(details.filter((a) => a.type === 'event').length)
+    const goals = details.filter((a) => a.type === 'goal' || a.type === 'ecommerceOrder').length
+    visit.goalConversions = goals
+    visit.visitConverted = goals > 0 ? '1' : '0'
+    visit.serverDate = localDay(last, site?.timezone ?? 'UTC')
+    const d = new Date(first * 1000)
+    visit.visitLocalTime = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+  }
+
+  insertVisit(visit: MatomoVisitRecord): void {
+    const list = this.visits.get(visit.idSite)
+    if (!list) return
+    const count = list.filter((v) => v.visitorId === visit.visitorId).length
+    visit.visitCount = String(count + 1)
+    visit.visitorType = count === 0 ? 'new' : 'returning'
+    list.push(visit)
+  }
+
+  /** The visitor's open visit (last action under 30 minutes before `at`), where a tracked action joins. */
+  openVisit(idSite: string, visitorId: string, at: number): MatomoVisitRecord | undefined {
+    return this.visitsOf(idSite).find(
+      (v) =>
+        v.visitorId === visitorId &&
+        at >= v.lastActionTimestamp &&
+        at - v.lastActionTimestamp < VISIT_LENGTH_S,
+    )
+  }
+
+  nextRandom(label: number): SeededRandom {
+    return this.random.fork(label)
+  }
+}

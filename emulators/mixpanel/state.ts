@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto'
+import { DAY_MS, SeededRandom, uuidV4 } from '../kit/index.js'
+
+export interface MixpanelEventRecord {
+  event: string
+  /** `time` in milliseconds here; the export answers seconds unless `time_in_ms=true`. */
+  properties: Record<string, unknown> & { time: number; distinct_id: string; $insert_id: string }
+}
+
+export interface MixpanelProfileRecord {
+  $distinct_id: string
+  $properties: Record<string, unknown>
+}
+
+export interface MixpanelStateOptions {
+  readonly seed: number
+  readonly projectId: string
+  readonly projectToken: string
+  readonly serviceAccount: { readonly username: string; readonly secret: string }
+  readonly events: number
+  readonly profiles: number
+  readonly untilMs: number
+  readonly enagePageSize: number
+}
+
+const NAMES = [
+  '$mp_web_page_view',
+  '$mp_web_page_view',
+  '$mp_web_page_view',
+  'Signed up',
+  'Purchase',
+  '$mp_click',
+  'Logged in',
+]
+const PLACES = [
+  { code: 'US', region: 'Texas', city: 'Austin' },
+  { code: 'DE', region: 'Berlin', city: 'Berlin' },
+  { code: 'FR', region: 'Île-de-France', city: 'Paris' },
+  { code: 'IN', region: 'Karnataka', city: 'Bengaluru' },
+]
+const BROWSERS = ['Chrome', 'Firefox', 'Safari']
+const OSES = ['Mac OS X', 'Windows', 'iOS', 'Android']
+const PAGES = ['/', '/pricing', '/docs', '/signup', '/blog/launch']
+const FIRST = ['Ann', 'Bo', 'Chen', 'Dana', 'Eli', 'Fay']
+const LAST = ['Lee', 'Ng', 'Okafor', 'Smith', 'Wang']
+
+const noZone = (ms: number) => new Date(ms).toISOString().slice(0, 19)
+
+export class MixpanelState {
+  /** Events ordered by time, as the export streams them. */
+  readonly events: MixpanelEventRecord[] = []
+  readonly profiles = new Map<string, MixpanelProfileRecord>()
+  /** Dedupe keys of imported events: (event, time, distinct_id, $insert_id). */
+  private readonly seen = new Set<string>()
+  /** Engage result sets by session id: the query they answer. */
+  readonly engageSessions = new Map<string, string>()
+  readonly projectId: string
+  readonly projectToken: string
+  readonly serviceAccount: { readonly username: string; readonly secret: string }
+  readonly engagePageSize: number
+
+  constructor(o: MixpanelStateOptions) {
+    this.projectId = o.projectId
+    this.projectToken = o.projectToken
+    this.serviceAccount = o.serviceAccount
+    this.engagePageSize = o.enagePageSize
+    const r = new SeededRandom(o.seed)
+    const from = o.untilMs - 30 * DAY_MS
+    const ids = Array.from(
+      { length: Math.max(1, o.profiles) },
+      (_, i) => `u_${String(i + 1).padStart(4, '0')}`,
+    )
+    for (const id of ids) {
+      const place = r.pick(PLACES)
+      const first = r.pick(FIRST)
+      const last = r.pick(LAST)
+      const created = r.int(from - 30 * DAY_MS, from)
+      this.profiles.set(id, {
+        $distinct_id: id,
+        $properties: {
+          $created: noZone(created),
+          $email: `${first.toLowerCase()}.${id}@example.com`,
+          $first_name: first,
+          $last_name: last,
+          $last_seen: noZone(r.int(from, o.untilMs)),
+          $city: place.city,
+          $region: place.region,
+          $country_code: place.code,
+          $timezone: 'UTC',
+          plan: r.pick(['free', 'pro', 'team']),
+        },
+      })
+    }
+    for (let i = 0; i < o.events; i++) {
+      const id = r.pick(ids)
+      const place = r.pick(PLACES)
+      const event = r.pick(NAMES)
+      const path = r.pick(PAGES)
+      const properties: MixpanelEventRecord['properties'] = {
+        time: r.int(from, o.untilMs - 1),
+        distinct_id: id,
+        $insert_id: uuidV4(r),
+        $browser: r.pick(BROWSERS),
+        $os: r.pick(OSES),
+        $current_url: `https://acme.example${path}`,
+        $city: place.city,
+        $region: place.region,
+        mp_country_code: place.code,
+        mp_lib: 'web',
+      }
+      if (event === '$mp_web_page_view') {
+        properties.current_page_title = path === '/' ? 'Home' : path.slice(1)
+        properties.current_url_path = path
+      }
+      if (event === 'Purchase') properties.revenue = r.int(5, 200)
+      if (r.chance(0.3)) properties.utm_source = r.pick(['newsletter', 'google', 'twitter'])
+      this.events.push({ event, properties })
+    }
+    this.events.sort((a, b) => a.properties.time - b.properties.time)
+    for (const e of this.events) this.seen.add(this.dedupeKey(e))
+  }
+
+  private dedupeKey(e: MixpanelEventRecord): string {
+    return JSON.stringify([e.event, e.properties.time, e.properties.distinct_id, e.properties.$insert_id])
+  }
+
+  /** Imports one event; a repeat of the dedupe key is accepted and dropped, as at Mixpanel. */
+  importEvent(e: MixpanelEventRecord): void {
+    const key = this.dedupeKey(e)
+    if (this.seen.has(key)) return
+    this.seen.add(key)
+    const at = this.events.findIndex((x) => x.properties.time > e.properties.time)
+    if (at < 0) this.events.push(e)
+    else this.events.splice(at, 0, e)
+  }
+
+  newEngageSession(query: string): string {
+    const id = `${Date.now()}-${randomUUID().slice(0, 6).toUpperCase()}`
+    this.engageSessions.set(id, query)
+    return id
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FaultResponse } from '../kit/index.js'
+
+/** Plausible's messages (plausible/analytics lib/plausible_web/plugs/authorize_public_api.ex). */
+export const MESSAGES = {
+  missingKey: 'Missing API key. Please use a valid Plausible API key as a Bearer Token.',
+  invalidKey:
+    "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested.",
+  rateLimited:
+    'Too many API requests. Your API key is limited to 600 requests per hour. Please contact us to request more capacity.',
+  sitesApiUnavailable:
+    'Your current subscription plan does not include Sites API access. Please contact us to request access.',
+} as const
+
+export class PlausibleHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (message: string) => new PlausibleHttpError(400, message)
+
+/** Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429. */
+export function plausibleFaultResponse(status: number): FaultResponse {
+  const message =
+    status === 429 ? MESSAGES.rateLimited : status === 401 ? MESSAGES.invalidKey : 'Internal server error'
+  return { body: { error: message } }
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, _request, reply) => {
+    if (err instanceof PlausibleHttpError) return reply.code(err.status).send({ error: err.message })
+    if (err.statusCode && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message })
+    return reply.code(500).send({ error: 'Internal server error' })
+  })
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not found' }))
+}

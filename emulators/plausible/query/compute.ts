@@ -1,0 +1,247 @@
+import type { SiteRecord, VisitEvent, VisitRecord } from '../state.js'
+import { bucketLabel, isoWithOffset, localDate, zonedToUtc } from './time.js'
+import type { Filter, ValidQuery } from './validate.js'
+
+const DAY_MS = 86_400_000
+
+/** The range's first and last instant (both included), resolved in the site's timezone. */
+export function resolveRange(range: ValidQuery['date_range'], tz: string, now: number): [number, number] {
+  const dayStart = (date: string, plusDays = 0) => {
+    const [y, m, d] = date.split('-').map(Number) as [number, number, number]
+    return zonedToUtc(y, m, d + plusDays, tz)
+  }
+  if (Array.isArray(range)) {
+    const [a, b] = range
+    if (a.length === 10) return [dayStart(a), dayStart(b, 1) - 1000]
+    return [Date.parse(a), Date.parse(b)]
+  }
+  const today = localDate(now, tz)
+  const [y, m] = today.split('-').map(Number) as [number, number]
+  switch (range) {
+    case 'day':
+      return [dayStart(today), dayStart(today, 1) - 1000]
+    case '24h':
+      return [now - DAY_MS, now]
+    case 'month':
+      return [zonedToUtc(y, m, 1, tz), zonedToUtc(y, m + 1, 1, tz) - 1000]
+    case 'year':
+      return [zonedToUtc(y, 1, 1, tz), zonedToUtc(y + 1, 1, 1, tz) - 1000]
+    case '6mo':
+      return [zonedToUtc(y, m - 5, 1, tz), zonedToUtc(y, m + 1, 1, tz) - 1000]
+    case '12mo':
+      return [zonedToUtc(y, m - 11, 1, tz), zonedToUtc(y, m + 1, 1, tz) - 1000]
+    case 'all':
+      return [0, now]
+    default: {
+      const days = Number.parseInt(range, 10)
+      return [dayStart(today, -days), dayStart(today) - 1000]
+    }
+  }
+}
+
+/** The value of a visit dimension, or undefined when the visit has none (Plausible leaves those out). */
+function visitValue(v: VisitRecord, dimension: string, site: SiteRecord): string | undefined {
+  const map: Record<string, string> = {
+    'visit:entry_page': v.entryPage,
+    'visit:exit_page': v.exitPage,
+    'visit:source': v.source,
+    'visit:referrer': v.referrer,
+    'visit:channel': v.utmMedium === 'email' ? 'Email' : v.referrer ? 'Organic Search' : 'Direct',
+    'visit:utm_medium': v.utmMedium,
+    'visit:utm_source': v.utmSource,
+    'visit:utm_campaign': v.utmCampaign,
+    'visit:device': v.device,
+    'visit:browser': v.browser,
+    'visit:os': v.os,
+    'visit:country': v.country,
+    'visit:country_name': v.countryName,
+    'visit:region': v.region,
+    'visit:region_name': v.regionName,
+    'visit:city': v.city,
+    'visit:city_name': v.cityName,
+    'event:hostname': site.domain,
+  }
+  const value = map[dimension]
+  return value === '' ? undefined : value
+}
+
+function matches(op: string, value: string | undefined, clauses: string[]): boolean {
+  const v = value ?? ''
+  switch (op) {
+    case 'is':
+      return clauses.includes(v)
+    case 'is_not':
+      return !clauses.includes(v)
+    case 'contains':
+      return clauses.some((c) => v.toLowerCase().includes(c.toLowerCase()))
+    case 'contains_not':
+      return !clauses.some((c) => v.toLowerCase().includes(c.toLowerCase()))
+    case 'matches':
+      return clauses.some((c) => new RegExp(c).test(v))
+    default:
+      return !clauses.some((c) => new RegExp(c).test(v))
+  }
+}
+
+function passes(v: VisitRecord, f: Filter, site: SiteRecord): boolean {
+  const [op, dim, clauses] = f
+  if (dim === 'event:page') return v.events.some((e) => e.name === 'pageview' && matches(op, e.page, clauses))
+  if (dim === 'event:goal') return v.events.some((e) => e.name !== 'pageview' && matches(op, e.name, clauses))
+  return matches(op, visitValue(v, dim, site), clauses)
+}
+
+interface Group {
+  readonly key: string
+  readonly visits: Set<VisitRecord>
+  readonly events: VisitEvent[]
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits
+
+function metricOf(metric: string, g: Group, totalVisitors: number): unknown {
+  const visits = [...g.visits]
+  const visitors = new Set(visits.map((v) => v.visitorId)).size
+  const pageviews = g.events.filter((e) => e.name === 'pageview').length
+  const revenue = g.events.flatMap((e) => (e.revenue ? [e.revenue] : []))
+  const money = (value: number, currency: string) => ({
+    value,
+    currency,
+    short: `${currency === 'EUR' ? '€' : '$'}${value.toFixed(1)}`,
+    long: `${currency === 'EUR' ? '€' : '$'}${value.toFixed(2)}`,
+  })
+  switch (metric) {
+    case 'visitors':
+      return visitors
+    case 'visits':
+      return visits.length
+    case 'pageviews':
+      return pageviews
+    case 'events':
+      return g.events.length
+    case 'views_per_visit':
+      return visits.length
+        ? round(
+            visits.reduce((n, v) => n + v.events.filter((e) => e.name === 'pageview').length, 0) /
+              visits.length,
+            2,
+          )
+        : 0
+    case 'bounce_rate':
+      return visits.length
+        ? Math.round(
+            (100 * visits.filter((v) => v.events.filter((e) => e.name === 'pageview').length <= 1).length) /
+              visits.length,
+          )
+        : 0
+    case 'visit_duration':
+      return visits.length
+        ? Math.round(visits.reduce((n, v) => n + (v.end - v.start) / 1000, 0) / visits.length)
+        : 0
+    case 'percentage':
+    case 'conversion_rate':
+    case 'group_conversion_rate':
+      return totalVisitors ? round((100 * visitors) / totalVisitors, 1) : 0
+    case 'total_revenue':
+      return revenue.length
+        ? money(
+            revenue.reduce((n, r) => n + r.amount, 0),
+            revenue[0]?.currency as string,
+          )
+        : null
+    case 'average_revenue':
+      return revenue.length
+        ? money(revenue.reduce((n, r) => n + r.amount, 0) / revenue.length, revenue[0]?.currency as string)
+        : null
+    default:
+      return null
+  }
+}
+
+/** Runs a validated query over the site's visits: group, measure, order, page. */
+export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly VisitRecord[], now: number) {
+  const [from, to] = resolveRange(q.date_range, site.timezone, now)
+  const inRange = visits.filter(
+    (v) => v.start >= from && v.start <= to && q.filters.every((f) => passes(v, f, site)),
+  )
+  const totalVisitors = new Set(inRange.map((v) => v.visitorId)).size
+  const groups = new Map<string, Group>()
+  const add = (key: string[], v: VisitRecord, events: VisitEvent[]) => {
+    const k = JSON.stringify(key)
+    const g = groups.get(k) ?? { key: k, visits: new Set<VisitRecord>(), events: [] }
+    g.visits.add(v)
+    g.events.push(...events)
+    groups.set(k, g)
+  }
+  const timeDim = q.dimensions.find((d) => d.startsWith('time'))
+  const autoTime = timeDim === 'time' ? (to - from > DAY_MS ? 'time:day' : 'time:hour') : timeDim
+  for (const v of inRange) {
+    // Every dimension value of this visit; event dimensions split a visit by its events.
+    let keys: { key: string[]; events: VisitEvent[] }[] = [{ key: [], events: v.events }]
+    for (const d of q.dimensions) {
+      const next: typeof keys = []
+      for (const k of keys) {
+        if (d.startsWith('time'))
+          next.push({
+            key: [...k.key, bucketLabel(v.start, autoTime as string, site.timezone)],
+            events: k.events,
+          })
+        else if (d === 'event:page') {
+          for (const page of new Set(k.events.filter((e) => e.name === 'pageview').map((e) => e.page))) {
+            next.push({
+              key: [...k.key, page],
+              events: k.events.filter((e) => e.page === page && e.name === 'pageview'),
+            })
+          }
+        } else if (d === 'event:goal') {
+          for (const name of new Set(k.events.filter((e) => e.name !== 'pageview').map((e) => e.name))) {
+            next.push({ key: [...k.key, name], events: k.events.filter((e) => e.name === name) })
+          }
+        } else if (d.startsWith('event:props:')) {
+        } else {
+          const value = visitValue(v, d, site)
+          if (value !== undefined) next.push({ key: [...k.key, value], events: k.events })
+        }
+      }
+      keys = next
+    }
+    for (const k of keys) add(k.key, v, k.events)
+  }
+  const rows = [...groups.values()].map((g) => ({
+    dimensions: JSON.parse(g.key) as string[],
+    metrics: q.metrics.map((m) => metricOf(m, g, totalVisitors)),
+  }))
+  const order =
+    q.order_by ??
+    (timeDim ? [[timeDim, 'asc'] as [string, 'asc']] : [[q.metrics[0] as string, 'desc'] as [string, 'desc']])
+  const sortValue = (row: (typeof rows)[number], name: string) => {
+    const mi = q.metrics.indexOf(name)
+    if (mi >= 0) {
+      const m = row.metrics[mi]
+      return typeof m === 'number' ? m : m && typeof m === 'object' ? (m as { value: number }).value : -1
+    }
+    return row.dimensions[q.dimensions.indexOf(name)] ?? ''
+  }
+  rows.sort((a, b) => {
+    for (const [name, dir] of order) {
+      const x = sortValue(a, name)
+      const y = sortValue(b, name)
+      if (x !== y) return (x < y ? -1 : 1) * (dir === 'asc' ? 1 : -1)
+    }
+    return JSON.stringify(a.dimensions) < JSON.stringify(b.dimensions) ? -1 : 1
+  })
+  const { limit, offset } = q.pagination
+  return {
+    results: rows.slice(offset, offset + limit),
+    meta: { imports_included: false, ...(q.include.total_rows ? { total_rows: rows.length } : {}) },
+    query: {
+      site_id: q.site_id,
+      metrics: q.metrics,
+      date_range: [isoWithOffset(from, site.timezone), isoWithOffset(to, site.timezone)],
+      filters: q.filters,
+      dimensions: q.dimensions,
+      order_by: order,
+      include: { imports: false, ...q.include },
+      pagination: q.pagination,
+    },
+  }
+}

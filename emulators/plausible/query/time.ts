@@ -1,0 +1,72 @@
+/** Site-timezone arithmetic for date ranges and time buckets, with Intl only. */
+
+function parts(ms: number, timeZone: string) {
+  const out: Record<string, string> = {}
+  for (const p of new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(ms)) {
+    out[p.type] = p.value
+  }
+  return {
+    y: Number(out.year),
+    m: Number(out.month),
+    d: Number(out.day),
+    h: Number(out.hour),
+    min: Number(out.minute),
+    s: Number(out.second),
+  }
+}
+
+/** The zone's offset from UTC at an instant, in ms (positive east of Greenwich). */
+export function offsetMs(ms: number, timeZone: string): number {
+  const p = parts(ms, timeZone)
+  return Date.UTC(p.y, p.m - 1, p.d, p.h, p.min, p.s) - Math.floor(ms / 1000) * 1000
+}
+
+/** The instant a local wall-clock time happens in the zone. */
+export function zonedToUtc(y: number, m: number, d: number, timeZone: string, h = 0, min = 0, s = 0): number {
+  const guess = Date.UTC(y, m - 1, d, h, min, s)
+  const first = guess - offsetMs(guess, timeZone)
+  return guess - offsetMs(first, timeZone)
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0')
+
+export function localDate(ms: number, timeZone: string): string {
+  const p = parts(ms, timeZone)
+  return `${p.y}-${pad(p.m)}-${pad(p.d)}`
+}
+
+/** Plausible's bucket labels in the site's timezone. */
+export function bucketLabel(ms: number, dimension: string, timeZone: string): string {
+  const p = parts(ms, timeZone)
+  switch (dimension) {
+    case 'time:hour':
+      return `${p.y}-${pad(p.m)}-${pad(p.d)} ${pad(p.h)}:00:00`
+    case 'time:week': {
+      const day = new Date(Date.UTC(p.y, p.m - 1, p.d))
+      const monday = new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000)
+      return monday.toISOString().slice(0, 10)
+    }
+    case 'time:month':
+      return `${p.y}-${pad(p.m)}-01`
+    default:
+      return `${p.y}-${pad(p.m)}-${pad(p.d)}`
+  }
+}
+
+/** `2024-05-01T00:00:00+02:00`: how Plausible echoes a resolved range. */
+export function isoWithOffset(ms: number, timeZone: string): string {
+  const off = offsetMs(ms, timeZone)
+  const local = new Date(ms + off).toISOString().slice(0, 19)
+  const sign = off < 0 ? '-' : '+'
+  const abs = Math.abs(off) / 60_000
+  return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+}

@@ -1,0 +1,161 @@
+import {
+  DATE_RANGE_WORDS,
+  EVENT_DIMENSIONS,
+  METRICS,
+  SESSION_METRICS,
+  TIME_DIMENSIONS,
+  VISIT_DIMENSIONS,
+} from '../constants.js'
+import { badRequest } from '../errors.js'
+
+export type Filter = [string, string, string[]]
+
+export interface ValidQuery {
+  readonly site_id: string
+  readonly metrics: string[]
+  readonly date_range: string | [string, string]
+  readonly dimensions: string[]
+  readonly filters: Filter[]
+  readonly order_by?: [string, 'asc' | 'desc'][]
+  readonly include: { total_rows?: boolean; imports?: boolean; time_labels?: boolean }
+  readonly pagination: { limit: number; offset: number }
+}
+
+const FILTER_OPS = ['is', 'is_not', 'contains', 'contains_not', 'matches', 'matches_not'] as const
+const KEYS = [
+  'site_id',
+  'metrics',
+  'date_range',
+  'dimensions',
+  'filters',
+  'order_by',
+  'include',
+  'pagination',
+]
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+
+function isDimension(d: unknown): d is string {
+  return (
+    typeof d === 'string' &&
+    ((VISIT_DIMENSIONS as readonly string[]).includes(d) ||
+      (EVENT_DIMENSIONS as readonly string[]).includes(d) ||
+      (TIME_DIMENSIONS as readonly string[]).includes(d) ||
+      /^event:props:[\w-]+$/.test(d))
+  )
+}
+
+function dateRange(value: unknown): string | [string, string] {
+  if (typeof value === 'string' && (DATE_RANGE_WORDS as readonly string[]).includes(value)) return value
+  if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
+    const [a, b] = value as [string, string]
+    const bothDates = DATE.test(a) && DATE.test(b)
+    const bothTimes = DATE_TIME.test(a) && DATE_TIME.test(b)
+    if ((bothDates || bothTimes) && !Number.isNaN(Date.parse(a)) && !Number.isNaN(Date.parse(b))) {
+      if (Date.parse(a) > Date.parse(b))
+        throw badRequest('Invalid date_range: the first date must not be after the second')
+      return [a, b]
+    }
+  }
+  throw badRequest(`#/date_range: Invalid date range ${JSON.stringify(value)}`)
+}
+
+function filters(value: unknown): Filter[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) throw badRequest('#/filters: Type mismatch. Expected Array')
+  return value.map((f, i) => {
+    if (!Array.isArray(f) || f.length < 3 || f.length > 4)
+      throw badRequest(`#/filters/${i}: Invalid filter ${JSON.stringify(f)}`)
+    const [op, dim, clauses] = f as [unknown, unknown, unknown]
+    if (!(FILTER_OPS as readonly string[]).includes(op as string))
+      throw badRequest(`#/filters/${i}/0: Invalid filter operator ${JSON.stringify(op)}`)
+    if (!isDimension(dim) || (TIME_DIMENSIONS as readonly string[]).includes(dim)) {
+      throw badRequest(`#/filters/${i}/1: Invalid filter dimension ${JSON.stringify(dim)}`)
+    }
+    if (!Array.isArray(clauses) || !clauses.every((c) => typeof c === 'string')) {
+      throw badRequest(`#/filters/${i}/2: Type mismatch. Expected Array of strings`)
+    }
+    return [op as string, dim, clauses as string[]]
+  })
+}
+
+/** Checks a `/api/v2/query` body the way Plausible's JSON schema and query validations do. */
+export function validateQuery(body: unknown): ValidQuery {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('#: Type mismatch. Expected Object')
+  const b = body as Record<string, unknown>
+  const extra = Object.keys(b).filter((k) => !KEYS.includes(k))
+  if (extra.length > 0)
+    throw badRequest(`#: Schema does not allow additional properties: ${extra.join(', ')}`)
+  if (typeof b.site_id !== 'string') throw badRequest('#/site_id: Required property site_id was not present.')
+  if (!Array.isArray(b.metrics) || b.metrics.length === 0)
+    throw badRequest('#/metrics: Expected a minimum of 1 items')
+  b.metrics.forEach((m, i) => {
+    if (!(METRICS as readonly string[]).includes(m as string))
+      throw badRequest(`#/metrics/${i}: Invalid metric ${JSON.stringify(m)}`)
+  })
+  const metrics = b.metrics as string[]
+  if (b.date_range === undefined)
+    throw badRequest('#/date_range: Required property date_range was not present.')
+  const dims = (b.dimensions ?? []) as unknown
+  if (!Array.isArray(dims)) throw badRequest('#/dimensions: Type mismatch. Expected Array')
+  dims.forEach((d, i) => {
+    if (!isDimension(d)) throw badRequest(`#/dimensions/${i}: Invalid dimension ${JSON.stringify(d)}`)
+  })
+  const dimensions = dims as string[]
+  if (dimensions.filter((d) => d.startsWith('time')).length > 1)
+    throw badRequest('Invalid dimensions: only one time dimension is allowed')
+  const f = filters(b.filters)
+  const goal = dimensions.includes('event:goal') || f.some((x) => x[1] === 'event:goal')
+  if (metrics.includes('conversion_rate') && !goal) {
+    throw badRequest('Metric `conversion_rate` can only be queried with event:goal filters or dimensions.')
+  }
+  const eventDims = dimensions.filter((d) => d.startsWith('event:') && d !== 'event:page')
+  const session = metrics.filter((m) => (SESSION_METRICS as readonly string[]).includes(m))
+  if (eventDims.length > 0 && session.length > 0) {
+    throw badRequest(
+      `Session metric(s) ${session.map((m) => `\`${m}\``).join(', ')} cannot be queried along with event dimensions.`,
+    )
+  }
+  if (dimensions.includes('event:page') && metrics.includes('views_per_visit')) {
+    throw badRequest('Metric `views_per_visit` cannot be queried with event:page dimension.')
+  }
+  let order: [string, 'asc' | 'desc'][] | undefined
+  if (b.order_by !== undefined) {
+    if (!Array.isArray(b.order_by)) throw badRequest('#/order_by: Type mismatch. Expected Array')
+    order = b.order_by.map((o, i) => {
+      if (!Array.isArray(o) || o.length !== 2 || (o[1] !== 'asc' && o[1] !== 'desc')) {
+        throw badRequest(`#/order_by/${i}: Invalid order_by entry ${JSON.stringify(o)}`)
+      }
+      if (!metrics.includes(o[0]) && !dimensions.includes(o[0])) {
+        throw badRequest(`Invalid order_by entry '${o[0]}': it is not in metrics or dimensions`)
+      }
+      return [o[0] as string, o[1] as 'asc' | 'desc']
+    })
+  }
+  const p = (b.pagination ?? {}) as Record<string, unknown>
+  const limit = p.limit ?? 10_000
+  const offset = p.offset ?? 0
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000) {
+    throw badRequest('#/pagination/limit: Expected an integer from 1 to 10000')
+  }
+  if (!Number.isInteger(offset) || (offset as number) < 0)
+    throw badRequest('#/pagination/offset: Expected a non-negative integer')
+  const include = (b.include ?? {}) as Record<string, unknown>
+  for (const [k, v] of Object.entries(include)) {
+    if (!['total_rows', 'imports', 'time_labels', 'comparisons'].includes(k))
+      throw badRequest(`#/include: Schema does not allow additional properties: ${k}`)
+    if (k !== 'comparisons' && typeof v !== 'boolean')
+      throw badRequest(`#/include/${k}: Type mismatch. Expected Boolean`)
+  }
+  return {
+    site_id: b.site_id,
+    metrics,
+    date_range: dateRange(b.date_range),
+    dimensions,
+    filters: f,
+    ...(order ? { order_by: order } : {}),
+    include: include as ValidQuery['include'],
+    pagination: { limit: limit as number, offset: offset as number },
+  }
+}

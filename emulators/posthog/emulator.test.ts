@@ -1,0 +1,346 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  DEFAULT_PROJECT_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from './index.js'
+
+const AUTH = { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` }
+
+let emulator: PosthogEmulator
+
+beforeAll(async () => {
+  emulator = await startPosthogEmulator({ seed: 42, size: { events: 600, sessions: 80, persons: 30 } })
+})
+afterAll(async () => emulator.close())
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) {
+  const res = await fetch(path.startsWith('http') ? path : `${emulator.url}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+  }
+}
+
+async function hogql(query: string, projectId = 1) {
+  return call('POST', `/api/projects/${projectId}/query/`, { query: { kind: 'HogQLQuery', query } })
+}
+
+async function rows(query: string): Promise<unknown[][]> {
+  const res = await hogql(query)
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.results as unknown[][]
+}
+
+describe('authentication', () => {
+  it('refuses a missing personal API key like PostHog', async () => {
+    const res = await call('GET', '/api/users/@me/', undefined, {})
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
+    })
+  })
+
+  it('refuses a wrong personal API key like PostHog', async () => {
+    const res = await call('GET', '/api/projects/', undefined, { authorization: 'Bearer phx_wrong' })
+    expect(res.status).toBe(401)
+    expect(res.body).toMatchObject({
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      attr: null,
+    })
+    expect(res.body.detail).toMatch(/Personal API key .* is invalid/)
+  })
+
+  it('answers @me with the organization and the current team', async () => {
+    const res = await call('GET', '/api/users/@me/')
+    expect(res.status).toBe(200)
+    const me = res.body as {
+      organization: { id: string }
+      team: { id: number; api_token: string; timezone: string }
+    }
+    expect(me.organization.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(me.team).toMatchObject({ id: 1, api_token: DEFAULT_PROJECT_API_KEY, timezone: 'UTC' })
+  })
+})
+
+describe('projects', () => {
+  it('pages with absolute next and previous links on the emulator host', async () => {
+    const me = (await call('GET', '/api/users/@me/')).body as { organization: { id: string } }
+    const first = await call('GET', `/api/organizations/${me.organization.id}/projects/?limit=1`)
+    expect(first.body).toMatchObject({ count: 2, previous: null })
+    const next = first.body.next as string
+    expect(next).toBe(`${emulator.url}/api/organizations/${me.organization.id}/projects/?limit=1&offset=1`)
+    const second = await call('GET', next)
+    expect((second.body.results as { id: number }[]).map((p) => p.id)).toEqual([2])
+    expect(second.body.next).toBeNull()
+    expect(second.body.previous).toBe(
+      `${emulator.url}/api/organizations/${me.organization.id}/projects/?limit=1`,
+    )
+  })
+
+  it('creates, reads, updates and deletes a project, validating like DRF', async () => {
+    const created = await call('POST', '/api/projects/', { name: 'Docs site', timezone: 'Europe/Berlin' })
+    expect(created.status).toBe(201)
+    const id = created.body.id as number
+    expect(created.body).toMatchObject({
+      name: 'Docs site',
+      timezone: 'Europe/Berlin',
+      organization: expect.any(String),
+    })
+    expect((await call('GET', '/api/projects/?search=docs')).body.count).toBe(1)
+    const bad = await call('PATCH', `/api/projects/${id}/`, { timezone: 'Mars/Olympus' })
+    expect(bad.status).toBe(400)
+    expect(bad.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_choice',
+      detail: '"Mars/Olympus" is not a valid choice.',
+      attr: 'timezone',
+    })
+    const patched = await call('PATCH', `/api/projects/${id}/`, { name: 'Docs' })
+    expect(patched.body).toMatchObject({ id, name: 'Docs', timezone: 'Europe/Berlin' })
+    expect((await call('DELETE', `/api/projects/${id}/`)).status).toBe(204)
+    const gone = await call('GET', `/api/projects/${id}/`)
+    expect(gone.status).toBe(404)
+    expect(gone.body).toEqual({
+      type: 'invalid_request',
+      code: 'not_found',
+      detail: 'Not found.',
+      attr: null,
+    })
+  })
+})
+
+describe('persons', () => {
+  it('lists with limit/offset, a next link when the page is full, and filters', async () => {
+    const page = await call('GET', '/api/projects/1/persons/?limit=5')
+    const results = page.body.results as {
+      id: number
+      uuid: string
+      distinct_ids: string[]
+      properties: { email?: string }
+    }[]
+    expect(results).toHaveLength(5)
+    expect(page.body.next).toBe(`${emulator.url}/api/projects/1/persons/?limit=5&offset=5`)
+    const someone = results.find((p) => p.properties.email) ?? results[0]!
+    const byDistinct = await call('GET', `/api/projects/1/persons/?distinct_id=${someone.distinct_ids[0]}`)
+    expect((byDistinct.body.results as { uuid: string }[]).map((p) => p.uuid)).toEqual([someone.uuid])
+    expect((await call('GET', `/api/projects/1/persons/${someone.id}/`)).body.uuid).toBe(someone.uuid)
+    expect((await call('GET', `/api/projects/1/persons/${someone.uuid}/`)).body.id).toBe(someone.id)
+  })
+
+  it('refuses a distinct id in the path with PostHog hint, and creation', async () => {
+    const res = await call('GET', '/api/projects/1/persons/user_1/')
+    expect(res.status).toBe(400)
+    expect(res.body.detail).toMatch(/please use \/persons\?distinct_id=user_1 instead/)
+    expect((await call('POST', '/api/projects/1/persons/', {})).status).toBe(405)
+  })
+
+  it('updates properties with 202 and deletes with 202', async () => {
+    const person = (
+      (await call('GET', '/api/projects/1/persons/?limit=1')).body.results as { id: number }[]
+    )[0]!
+    const missing = await call('PATCH', `/api/projects/1/persons/${person.id}/`, {})
+    expect(missing.status).toBe(400)
+    expect(missing.body).toMatchObject({ attr: 'properties', type: 'validation_error' })
+    const updated = await call('PATCH', `/api/projects/1/persons/${person.id}/`, {
+      properties: { plan: 'gold' },
+    })
+    expect(updated.status).toBe(202)
+    expect(updated.text).toBe('')
+    expect((await call('GET', `/api/projects/1/persons/${person.id}/`)).body.properties).toMatchObject({
+      plan: 'gold',
+    })
+    expect((await call('DELETE', `/api/projects/1/persons/${person.id}/`)).status).toBe(202)
+    expect((await call('GET', `/api/projects/1/persons/${person.id}/`)).status).toBe(404)
+  })
+})
+
+describe('events', () => {
+  it('gets one event in the legacy API shape', async () => {
+    const [[uuid, event, distinctId]] = (await rows(
+      'SELECT uuid, event, distinct_id FROM events ORDER BY timestamp LIMIT 1',
+    )) as [[string, string, string]]
+    const res = await call('GET', `/api/projects/1/events/${uuid}/`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ id: uuid, event, distinct_id: distinctId, elements: [] })
+    expect(res.body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
+    expect((res.body.properties as Record<string, unknown>).$session_id).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('answers 400 for a non-UUID and 404 for an unknown one, with PostHog bodies', async () => {
+    const bad = await call('GET', '/api/projects/1/events/not-a-uuid/')
+    expect(bad.status).toBe(400)
+    expect(bad.body).toEqual({
+      detail: 'Invalid UUID',
+      code: 'invalid',
+      type: 'validation_error',
+      attr: null,
+    })
+    const missing = await call('GET', '/api/projects/1/events/0190a000-0000-7000-8000-000000000000/')
+    expect(missing.status).toBe(404)
+    expect(missing.body).toEqual({
+      type: 'invalid_request',
+      code: 'not_found',
+      detail: 'Not found.',
+      attr: null,
+    })
+  })
+})
+
+describe('query API over seeded data', () => {
+  it('counts exactly the seeded events, sessions and persons', async () => {
+    const data = emulator.state.projects.get(1)!
+    expect(await rows('SELECT count() FROM events')).toEqual([[data.events.count]])
+    expect(await rows('SELECT count() FROM sessions')).toEqual([[data.sessions.list.length]])
+    const perEvent = await rows('SELECT event, count() FROM events GROUP BY event ORDER BY event')
+    expect(perEvent.reduce((n, r) => n + (r[1] as number), 0)).toBe(600)
+  })
+
+  it('keeps the sessions table consistent with the events', async () => {
+    const [[id, pageviews, start, end]] = (await rows(
+      'SELECT session_id, $pageview_count, $start_timestamp, $end_timestamp FROM sessions ORDER BY $pageview_count DESC LIMIT 1',
+    )) as [[string, number, string, string]]
+    const totals = await rows(
+      `SELECT countIf(event = '$pageview'), min(timestamp), max(timestamp) FROM events WHERE properties.$session_id = '${id}'`,
+    )
+    expect(totals).toEqual([[pageviews, start, end]])
+  })
+
+  it('answers with the PostHog response shape and hasMore', async () => {
+    const res = await hogql('SELECT uuid, timestamp FROM events ORDER BY timestamp DESC LIMIT 10')
+    expect(res.body).toMatchObject({
+      hasMore: true,
+      limit: 10,
+      offset: 0,
+      is_cached: false,
+      columns: ['uuid', 'timestamp'],
+    })
+    expect(res.body.types).toEqual([
+      ['uuid', 'UUID'],
+      ['timestamp', "DateTime64(6, 'UTC')"],
+    ])
+    expect(res.body.hogql).toBe('SELECT uuid, timestamp FROM events ORDER BY timestamp DESC LIMIT 10')
+  })
+
+  it('refuses HogQL outside the subset and other query kinds with 400 validation errors', async () => {
+    const refused = await hogql('SELECT event FROM events ARRAY JOIN x')
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({
+      type: 'validation_error',
+      code: 'unsupported_by_emulator',
+      attr: null,
+    })
+    const kind = await call('POST', '/api/projects/1/query/', { query: { kind: 'TrendsQuery', series: [] } })
+    expect(kind.status).toBe(400)
+  })
+})
+
+describe('capture', () => {
+  it('accepts events with the project API key, making them visible to queries and the events API', async () => {
+    const uuid = '01900000-0000-7000-8000-0000000000aa'
+    const res = await call(
+      'POST',
+      '/i/v0/e/',
+      {
+        api_key: DEFAULT_PROJECT_API_KEY,
+        event: 'signed_up',
+        distinct_id: 'new_user',
+        uuid,
+        timestamp: '2024-12-31T12:00:00Z',
+        properties: { plan: 'pro', $set: { email: 'new@example.com' } },
+      },
+      {},
+    )
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ status: 'Ok' })
+    expect((await call('GET', `/api/projects/1/events/${uuid}/`)).body).toMatchObject({
+      event: 'signed_up',
+      distinct_id: 'new_user',
+    })
+    expect(await rows(`SELECT event, properties.plan FROM events WHERE uuid = '${uuid}'`)).toEqual([
+      ['signed_up', 'pro'],
+    ])
+    const persons = await call('GET', '/api/projects/1/persons/?distinct_id=new_user')
+    expect((persons.body.results as { properties: object }[])[0]?.properties).toEqual({
+      email: 'new@example.com',
+    })
+  })
+
+  it('silently drops events without a name or distinct id', async () => {
+    const before = await rows('SELECT count() FROM events')
+    const res = await call(
+      'POST',
+      '/batch/',
+      { api_key: DEFAULT_PROJECT_API_KEY, batch: [{ event: 'x' }, { distinct_id: 'y' }] },
+      {},
+    )
+    expect(res.status).toBe(200)
+    expect(await rows('SELECT count() FROM events')).toEqual(before)
+  })
+
+  it('refuses a wrong project API key', async () => {
+    const res = await call('POST', '/capture/', { api_key: 'phc_wrong', event: 'x', distinct_id: 'y' }, {})
+    expect(res.status).toBe(401)
+    expect(res.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' })
+  })
+})
+
+describe('faults', () => {
+  it('answers an injected 429 with PostHog throttle body and Retry-After, then recovers', async () => {
+    emulator.fault({ status: 429, headers: { 'retry-after': '7' }, pathPattern: '/persons/' })
+    const throttled = await call('GET', '/api/projects/1/persons/')
+    expect(throttled.status).toBe(429)
+    expect(throttled.headers.get('retry-after')).toBe('7')
+    expect(throttled.body).toEqual({
+      type: 'throttled_error',
+      code: 'throttled',
+      detail: 'Request was throttled. Expected available in 7 seconds.',
+      attr: null,
+    })
+    expect((await call('GET', '/api/projects/1/persons/')).status).toBe(200)
+  })
+
+  it('injects server errors through the HTTP control endpoint and records requests', async () => {
+    emulator.clearRequests()
+    await call('POST', '/__emulator/faults', { status: 500, times: 2 }, {})
+    expect((await call('GET', '/api/users/@me/')).status).toBe(500)
+    expect((await call('GET', '/api/users/@me/')).body).toMatchObject({ type: 'server_error' })
+    expect((await call('GET', '/api/users/@me/')).status).toBe(200)
+    const recorded = emulator.requests()
+    expect(recorded.map((r) => r.path)).toEqual(['/api/users/@me/', '/api/users/@me/', '/api/users/@me/'])
+    expect(recorded[0]?.headers.authorization).toBe(AUTH.authorization)
+  })
+})
+
+describe('determinism', () => {
+  it('holds the same data for the same seed and different data for another', async () => {
+    const twin = await startPosthogEmulator({ seed: 42, size: { events: 600, sessions: 80, persons: 30 } })
+    const other = await startPosthogEmulator({ seed: 43, size: { events: 600, sessions: 80, persons: 30 } })
+    try {
+      const query =
+        'SELECT uuid, event, distinct_id, timestamp, properties FROM events ORDER BY timestamp LIMIT 50'
+      const body = (em: PosthogEmulator) =>
+        fetch(`${em.url}/api/projects/1/query/`, {
+          method: 'POST',
+          headers: { ...AUTH, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: { kind: 'HogQLQuery', query } }),
+        }).then(async (r) => ((await r.json()) as { results: unknown }).results)
+      expect(await body(twin)).toEqual(await body(emulator))
+      expect(await body(other)).not.toEqual(await body(emulator))
+    } finally {
+      await Promise.all([twin.close(), other.close()])
+    }
+  })
+})

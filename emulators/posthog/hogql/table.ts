@@ -1,0 +1,27 @@
+import type { Value, ValueType } from './values.js'
+
+export interface HogQLColumn {
+  readonly type: ValueType
+  get(row: number): Value
+}
+
+/** A table the interpreter can query: rows are indexes, columns are functions of a row. */
+export interface HogQLTable {
+  readonly name: string
+  /** What `SELECT *` returns. */
+  readonly starColumns: readonly string[]
+  column(name: string): HogQLColumn | undefined
+  /** `<json column>.<key>`, e.g. `properties.$browser`; undefined when the column holds no JSON. */
+  jsonKey?(column: string, key: string): HogQLColumn | undefined
+  rows(): Iterable<number>
+  /** Rows already sorted by `column`, when the table keeps them that way (events by timestamp). */
+  orderedRows?(column: string, desc: boolean): Iterable<number> | undefined
+}
+
+export function range(count: number): Iterable<number> {
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < count; i++) yield i
+    },
+  }
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { isoMicrosOffset } from '../../kit/index.js'
+import { drfError, PosthogHttpError, validationError } from '../errors.js'
+import type { PosthogState, ProjectData } from '../state.js'
+import type { CapturedEvent } from '../store/events.js'
+import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } from './scope.js'
+
+/**
+ * CDP destinations (hog functions) of type `destination` built from the `template-webhook` template: for each
+ * event captured into the project, the emulator makes the webhook's HTTP call with the templated body and
+ * headers, as PostHog's CDP does. Only whole-value templates (`"{event}"`, `"{person}"`, `"{project}"`) are
+ * rendered; PostHog signs nothing, so a receiver relies on a secret it put in the headers.
+ */
+export interface HogFunction {
+  readonly id: string
+  name: string
+  readonly type: 'destination'
+  readonly template_id: string
+  enabled: boolean
+  deleted: boolean
+  inputs: Record<string, { value: unknown }>
+  filters: { events?: { id: string; type: 'events' }[] }
+  readonly created_at: string
+}
+
+export interface HogInvocation {
+  readonly functionId: string
+  readonly url: string
+  readonly status: number | 'error'
+}
+
+interface HogState {
+  readonly functions: Map<number, Map<string, HogFunction>>
+  readonly invocations: HogInvocation[]
+}
+
+const hogStates = new WeakMap<PosthogState, HogState>()
+
+function hogStateOf(state: PosthogState): HogState {
+  let hog = hogStates.get(state)
+  if (!hog) {
+    hog = { functions: new Map(), invocations: [] }
+    hogStates.set(state, hog)
+  }
+  return hog
+}
+
+/** The destination calls made so far (for tests asserting what the emulator sent). */
+export function hogInvocations(state: PosthogState): readonly HogInvocation[] {
+  return hogStateOf(state).invocations
+}
+
+function functionsOf(state: PosthogState, projectId: number): Map<string, HogFunction> {
+  const hog = hogStateOf(state)
+  let map = hog.functions.get(projectId)
+  if (!map) {
+    map = new Map()
+    hog.functions.set(projectId, map)
+  }
+  return map
+}
+
+function render(template: unknown, globals: Record<string, unknown>): unknown {
+  if (typeof template === 'string') {
+    const whole = /^\{(\w+)\}$/.exec(template)
+    return whole && whole[1]! in globals ? globals[whole[1]!] : template
+  }
+  if (Array.isArray(template)) return template.map((t) => render(t, globals))
+  if (template && typeof template === 'object') {
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, render(v, globals)]))
+  }
+  return template
+}
+
+/** Runs the project's enabled webhook destinations for one captured event (fire and forget, like the CDP). */
+export function runDestinations(state: PosthogState, data: ProjectData, event: CapturedEvent): void {
+  const functions = hogStates.get(state)?.functions.get(data.project.id)
+  if (!functions) return
+  const globals = {
+    event: {
+      uuid: event.uuid,
+      event: event.event,
+      distinct_id: event.distinctId,
+      properties: event.properties,
+      elements_chain: event.elementsChain,
+      timestamp: isoMicrosOffset(event.timestamp),
+      url: '',
+    },
+    person: event.personUuid ? { id: event.personUuid, properties: {} } : null,
+    project: { id: data.project.id, name: data.project.name, url: '' },
+  }
+  for (const fn of functions.values()) {
+    if (!fn.enabled || fn.deleted) continue
+    const wanted = fn.filters.events?.map((e) => e.id)
+    if (wanted && wanted.length > 0 && !wanted.includes(event.event)) continue
+    const url = String(fn.inputs.url?.value ?? '')
+    const headers = (render(fn.inputs.headers?.value ?? {}, globals) ?? {}) as Record<string, string>
+    const body = JSON.stringify(
+      render(fn.inputs.body?.value ?? { event: '{event}', person: '{person}' }, globals),
+    )
+    const invocations = hogStateOf(state).invocations
+    // Header names are case-insensitive: a configured Content-Type replaces the default one.
+    const sent = new Headers({ 'content-type': 'application/json' })
+    for (const [name, value] of Object.entries(headers)) sent.set(name, String(value))
+    fetch(url, {
+      method: String(fn.inputs.method?.value ?? 'POST'),
+      headers: sent,
+      body,
+    }).then(
+      (res) => invocations.push({ functionId: fn.id, url, status: res.status }),
+      () => invocations.push({ functionId: fn.id, url, status: 'error' }),
+    )
+  }
+}
+
+function view(fn: HogFunction) {
+  return { ...fn, hog: 'fetch(inputs.url, {...})', bytecode: [], status: { state: 1 } }
+}
+
+export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogState): void {
+  for (const prefix of PROJECT_SCOPED_PREFIXES) {
+    app.get(`${prefix}/hog_functions/`, async (request) => {
+      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const results = [...functionsOf(state, data.project.id).values()].filter((f) => !f.deleted).map(view)
+      return { count: results.length, next: null, previous: null, results }
+    })
+    app.post(`${prefix}/hog_functions/`, async (request) => {
+      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const body = bodyObject(request.body)
+      if (body.type !== 'destination')
+        throw validationError('Only destinations are supported here.', 'invalid', 'type')
+      if (body.template_id !== 'template-webhook')
+        throw validationError('Unknown template.', 'invalid', 'template_id')
+      const inputs = bodyObject(body.inputs) as HogFunction['inputs']
+      const url = inputs.url?.value
+      if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+        throw validationError('This field is required.', 'required', 'inputs__url')
+      const fn: HogFunction = {
+        id: randomUUID(),
+        name: typeof body.name === 'string' ? body.name : 'HTTP Webhook',
+        type: 'destination',
+        template_id: 'template-webhook',
+        enabled: body.enabled !== false,
+        deleted: false,
+        inputs,
+        filters: bodyObject(body.filters) as HogFunction['filters'],
+        created_at: new Date().toISOString(),
+      }
+      functionsOf(state, data.project.id).set(fn.id, fn)
+      return view(fn)
+    })
+    app.get(`${prefix}/hog_functions/:id/`, async (request) => {
+      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const fn = functionsOf(state, data.project.id).get((request.params as { id: string }).id)
+      if (!fn || fn.deleted)
+        throw new PosthogHttpError(404, drfError('invalid_request', 'not_found', 'Not found.'))
+      return view(fn)
+    })
+    app.patch(`${prefix}/hog_functions/:id/`, async (request) => {
+      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const fn = functionsOf(state, data.project.id).get((request.params as { id: string }).id)
+      if (!fn || fn.deleted)
+        throw new PosthogHttpError(404, drfError('invalid_request', 'not_found', 'Not found.'))
+      const body = bodyObject(request.body)
+      if (typeof body.enabled === 'boolean') fn.enabled = body.enabled
+      if (body.deleted === true) fn.deleted = true
+      if (typeof body.name === 'string') fn.name = body.name
+      return view(fn)
+    })
+    // PostHog keeps hog functions for their logs: DELETE is refused, a PATCH with `deleted: true` removes one.
+    app.delete(`${prefix}/hog_functions/:id/`, async () => {
+      throw new PosthogHttpError(
+        405,
+        drfError(
+          'invalid_request',
+          'method_not_allowed',
+          'DELETE not allowed. Use PATCH with deleted: true.',
+        ),
+      )
+    })
+  }
+}

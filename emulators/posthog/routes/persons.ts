@@ -1,0 +1,160 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isoMicros, isUuid } from '../../kit/index.js'
+import { REST_DEFAULT_LIMIT } from '../constants.js'
+import { drfError, notFound, PosthogHttpError, validationError } from '../errors.js'
+import { absoluteUrl, limitOffset } from '../pagination.js'
+import type { PosthogState } from '../state.js'
+import {
+  applyPersonUpdate,
+  type PersonRecord,
+  type PersonStore,
+  sortedDistinctIds,
+} from '../store/persons.js'
+import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } from './scope.js'
+
+const DISPLAY_NAME_PROPERTIES = [
+  'email',
+  'Email',
+  '$email',
+  'name',
+  'Name',
+  'username',
+  'Username',
+  'UserName',
+]
+
+/** PostHog's display name: the first set display property, else an identified distinct id, else the id. */
+function displayName(person: PersonRecord): string {
+  for (const key of DISPLAY_NAME_PROPERTIES) {
+    const v = person.properties[key]
+    if (v) return String(v)
+  }
+  return sortedDistinctIds(person)[0] ?? String(person.id)
+}
+
+export function serializePerson(person: PersonRecord): Record<string, unknown> {
+  return {
+    id: person.id,
+    name: displayName(person),
+    distinct_ids: sortedDistinctIds(person),
+    properties: person.properties,
+    created_at: isoMicros(person.createdAt),
+    uuid: person.uuid,
+    last_seen_at: person.lastSeenAt === undefined ? null : isoMicros(person.lastSeenAt),
+  }
+}
+
+interface PersonParams extends ProjectParams {
+  readonly personId: string
+}
+
+/** Persons are addressed by numeric id or uuid; a distinct id gets PostHog's hint to filter instead. */
+function personOf(store: PersonStore, key: string): PersonRecord {
+  if (!/^\d+$/.test(key) && !isUuid(key)) {
+    throw validationError(
+      `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${key} instead.`,
+    )
+  }
+  const person = store.withIdOrUuid(key)
+  if (!person) throw notFound()
+  return person
+}
+
+function filtered(store: PersonStore, query: Record<string, unknown>): PersonRecord[] {
+  if (query.properties !== undefined) {
+    throw validationError(
+      'The properties filter is not supported by the PostHog emulator.',
+      'unsupported_by_emulator',
+      'properties',
+    )
+  }
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+  const distinctId = str(query.distinct_id)
+  const email = str(query.email)
+  const search = str(query.search)
+  const matches = (p: PersonRecord) => {
+    if (distinctId !== undefined && !p.distinctIds.includes(distinctId)) return false
+    if (email !== undefined && p.properties.email !== email) return false
+    if (search !== undefined) {
+      const mail = typeof p.properties.email === 'string' ? p.properties.email.toLowerCase() : ''
+      if (!mail.includes(search.toLowerCase()) && !p.distinctIds.includes(search)) return false
+    }
+    return true
+  }
+  return store.list.filter(matches).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+}
+
+/** PostHog's own refusal of a missing field, where `code` and `detail` are swapped. */
+function required(body: Record<string, unknown>, attr: string): void {
+  if (body[attr] === undefined || body[attr] === null) {
+    throw new PosthogHttpError(400, drfError('validation_error', 'This field is required.', 'required', attr))
+  }
+}
+
+/**
+ * Property writes are a `$set` event in PostHog (applied a moment later); the emulator applies them at once
+ * and answers 202 with no body, as PostHog does.
+ */
+export function registerPersonRoutes(app: FastifyInstance, state: PosthogState): void {
+  for (const prefix of PROJECT_SCOPED_PREFIXES) {
+    const base = `${prefix}/persons`
+    app.get<{ Params: ProjectParams }>(base, async (request: FastifyRequest<{ Params: ProjectParams }>) => {
+      const store = projectOf(state, request.params.projectId).persons
+      const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
+      const page = filtered(store, request.query as Record<string, unknown>).slice(offset, offset + limit)
+      const next =
+        page.length >= limit
+          ? absoluteUrl(request, { limit: String(limit), offset: String(offset + limit) })
+          : null
+      const previous =
+        offset - limit >= 0
+          ? absoluteUrl(request, { limit: String(limit), offset: String(offset - limit) })
+          : null
+      return { results: page.map(serializePerson), next, previous }
+    })
+    app.post(base, async () => {
+      throw new PosthogHttpError(
+        405,
+        drfError(
+          'invalid_request',
+          'method_not_allowed',
+          'Creating persons via this API is not allowed. Please create persons by sending an $identify event. See https://posthog.com/docs/product-analytics/identify for details.',
+        ),
+      )
+    })
+    app.get<{ Params: PersonParams }>(`${base}/:personId`, async (request) => {
+      const store = projectOf(state, request.params.projectId).persons
+      return serializePerson(personOf(store, request.params.personId))
+    })
+    for (const method of ['patch', 'put'] as const) {
+      app[method]<{ Params: PersonParams }>(`${base}/:personId`, async (request, reply) => {
+        const store = projectOf(state, request.params.projectId).persons
+        const person = personOf(store, request.params.personId)
+        const body = bodyObject(request.body)
+        required(body, 'properties')
+        applyPersonUpdate(person, { $set: bodyObject(body.properties) })
+        return reply.code(202).send()
+      })
+    }
+    app.post<{ Params: PersonParams }>(`${base}/:personId/update_property`, async (request, reply) => {
+      const person = personOf(projectOf(state, request.params.projectId).persons, request.params.personId)
+      const body = bodyObject(request.body)
+      required(body, 'value')
+      required(body, 'key')
+      applyPersonUpdate(person, { $set: { [String(body.key)]: body.value } })
+      return reply.code(202).send()
+    })
+    app.post<{ Params: PersonParams }>(`${base}/:personId/delete_property`, async (request, reply) => {
+      const person = personOf(projectOf(state, request.params.projectId).persons, request.params.personId)
+      const key = bodyObject(request.body).$unset
+      if (typeof key !== 'string') throw validationError('Unable to delete property', 'invalid', '$unset')
+      applyPersonUpdate(person, { $unset: [key] })
+      return reply.code(201).send({ success: true })
+    })
+    app.delete<{ Params: PersonParams }>(`${base}/:personId`, async (request, reply) => {
+      const store = projectOf(state, request.params.projectId).persons
+      store.remove(personOf(store, request.params.personId))
+      return reply.code(202).send()
+    })
+  }
+}

@@ -1,0 +1,78 @@
+import { isUuid } from '../../kit/index.js'
+
+export interface PersonRecord {
+  readonly id: number
+  readonly uuid: string
+  /** In the order they were linked; the API sorts identified ids first. */
+  readonly distinctIds: string[]
+  properties: Record<string, unknown>
+  readonly createdAt: number
+  lastSeenAt?: number
+  isIdentified: boolean
+}
+
+/** The person property operations capture understands (`$set`, `$set_once`, `$unset`). */
+export interface PersonUpdate {
+  readonly $set?: Readonly<Record<string, unknown>>
+  readonly $set_once?: Readonly<Record<string, unknown>>
+  readonly $unset?: readonly string[]
+}
+
+/** PostHog treats UUID-shaped distinct ids as anonymous and lists them after the identified ones. */
+export function isAnonymousDistinctId(distinctId: string): boolean {
+  return isUuid(distinctId)
+}
+
+export function sortedDistinctIds(person: PersonRecord): string[] {
+  return [...person.distinctIds].sort(
+    (a, b) => Number(isAnonymousDistinctId(a)) - Number(isAnonymousDistinctId(b)),
+  )
+}
+
+export function applyPersonUpdate(person: PersonRecord, update: PersonUpdate): void {
+  for (const [key, value] of Object.entries(update.$set_once ?? {})) {
+    if (!(key in person.properties)) person.properties[key] = value
+  }
+  Object.assign(person.properties, update.$set ?? {})
+  for (const key of update.$unset ?? []) delete person.properties[key]
+}
+
+/** The persons of one project, findable by numeric id, uuid and any of their distinct ids. */
+export class PersonStore {
+  readonly list: PersonRecord[] = []
+  private readonly byDistinctId = new Map<string, PersonRecord>()
+  private readonly byUuid = new Map<string, PersonRecord>()
+  private readonly byId = new Map<number, PersonRecord>()
+
+  add(person: PersonRecord): PersonRecord {
+    this.list.push(person)
+    this.byUuid.set(person.uuid, person)
+    this.byId.set(person.id, person)
+    for (const d of person.distinctIds) this.byDistinctId.set(d, person)
+    return person
+  }
+
+  linkDistinctId(person: PersonRecord, distinctId: string): void {
+    if (this.byDistinctId.has(distinctId)) return
+    person.distinctIds.push(distinctId)
+    this.byDistinctId.set(distinctId, person)
+  }
+
+  remove(person: PersonRecord): void {
+    const index = this.list.indexOf(person)
+    if (index >= 0) this.list.splice(index, 1)
+    this.byUuid.delete(person.uuid)
+    this.byId.delete(person.id)
+    for (const d of person.distinctIds) this.byDistinctId.delete(d)
+  }
+
+  withDistinctId(distinctId: string): PersonRecord | undefined {
+    return this.byDistinctId.get(distinctId)
+  }
+
+  /** Looks a person up the way the persons API does: by numeric id or by uuid. */
+  withIdOrUuid(key: string): PersonRecord | undefined {
+    if (/^\d+$/.test(key)) return this.byId.get(Number(key))
+    return this.byUuid.get(key.toLowerCase())
+  }
+}

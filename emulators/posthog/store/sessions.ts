@@ -1,0 +1,160 @@
+import type { DeviceProfile, Geo, Traffic } from '../data/catalog.js'
+
+/** Where an event happened; seeded events share one object per page. */
+export interface PageLocation {
+  readonly currentUrl: string
+  readonly pathname?: string
+  readonly host?: string
+}
+
+/** Where a visit came from; seeded events share one object per traffic source. */
+export interface Campaign {
+  readonly referringDomain?: string
+  readonly utmSource?: string
+  readonly utmMedium?: string
+  readonly utmCampaign?: string
+  readonly utmTerm?: string
+  readonly utmContent?: string
+  readonly gclid?: string
+  readonly fbclid?: string
+}
+
+/** What one event tells about its session; the sessions table is an aggregate of these, as in PostHog. */
+export interface SessionFacts {
+  readonly ts: number
+  readonly event: string
+  readonly location?: PageLocation
+  readonly campaign: Campaign
+}
+
+/** Attributes a seeded session's events share, so they need not be stored per event. */
+export interface SessionProfile {
+  readonly device: DeviceProfile
+  readonly geo: Geo
+  readonly traffic: Traffic
+}
+
+const SEARCH_DOMAINS = /(^|\.)(google|bing|duckduckgo|yahoo|baidu|yandex)\./
+const SOCIAL_DOMAINS =
+  /(^|\.)(t\.co|twitter\.com|x\.com|facebook\.com|linkedin\.com|reddit\.com|instagram\.com)$/
+const PAID_MEDIUMS = new Set(['cpc', 'ppc', 'paid', 'paidsearch', 'paid_social', 'display'])
+
+/** A simplified version of PostHog's `$channel_type` rules. */
+export function channelTypeOf(first: Campaign | undefined): string {
+  if (!first) return 'Unknown'
+  const domain = first.referringDomain ?? '$direct'
+  const medium = first.utmMedium?.toLowerCase()
+  const paid = first.gclid !== undefined || (medium !== undefined && PAID_MEDIUMS.has(medium))
+  if (paid) return SOCIAL_DOMAINS.test(domain) || medium === 'paid_social' ? 'Paid Social' : 'Paid Search'
+  if (medium === 'email' || first.utmSource?.toLowerCase() === 'newsletter') return 'Email'
+  if (medium === 'social' || SOCIAL_DOMAINS.test(domain)) return 'Organic Social'
+  if (SEARCH_DOMAINS.test(domain)) return 'Organic Search'
+  if (domain === '$direct' && first.utmSource === undefined) return 'Direct'
+  return 'Referral'
+}
+
+/** One session, kept small (references to shared objects) because a million events make ~170k of them. */
+export class SessionRecord {
+  start = Number.POSITIVE_INFINITY
+  end = Number.NEGATIVE_INFINITY
+  /** Campaign of the earliest event: the session's entry referrer and UTM parameters. */
+  campaign?: Campaign
+  entry?: PageLocation
+  private entryTs = Number.POSITIVE_INFINITY
+  exit?: PageLocation
+  private exitTs = Number.NEGATIVE_INFINITY
+  private urlList: string[] = []
+  pageviews = 0
+  autocaptures = 0
+  screens = 0
+
+  constructor(
+    readonly id: string,
+    readonly distinctId: string,
+    readonly personUuid: string | undefined,
+    readonly profile?: SessionProfile,
+  ) {}
+
+  apply(facts: SessionFacts): void {
+    if (facts.ts < this.start) {
+      this.start = facts.ts
+      this.campaign = facts.campaign
+    }
+    if (facts.ts > this.end) this.end = facts.ts
+    const location = facts.location
+    if (location) {
+      if (facts.ts < this.entryTs) {
+        this.entry = location
+        this.entryTs = facts.ts
+      }
+      if (facts.ts >= this.exitTs) {
+        this.exit = location
+        this.exitTs = facts.ts
+      }
+      if (!this.urlList.includes(location.currentUrl)) this.urlList.push(location.currentUrl)
+    }
+    if (facts.event === '$pageview') this.pageviews++
+    else if (facts.event === '$autocapture') this.autocaptures++
+    else if (facts.event === '$screen') this.screens++
+  }
+
+  /** The distinct URLs visited, in first-visit order. */
+  get urls(): readonly string[] {
+    return this.urlList
+  }
+
+  /** Drops the spare capacity arrays keep after pushes; worth it for the ~170k sessions of a big seed. */
+  compact(): void {
+    this.urlList = this.urlList.slice()
+  }
+
+  get durationSeconds(): number {
+    return Math.floor((this.end - this.start) / 1000)
+  }
+
+  /** PostHog: null without page views; a bounce is one page view, no autocapture, under 10 seconds. */
+  get isBounce(): boolean | null {
+    if (this.pageviews === 0) return null
+    return this.pageviews === 1 && this.autocaptures === 0 && this.durationSeconds < 10
+  }
+
+  get channelType(): string {
+    return channelTypeOf(this.campaign)
+  }
+}
+
+export class SessionStore {
+  readonly list: SessionRecord[] = []
+  private readonly byId = new Map<string, SessionRecord>()
+  /** Rows sorted by start, kept until a session is added or changes, so paging sessions does not sort each time. */
+  private startOrder?: Uint32Array
+
+  add(session: SessionRecord): SessionRecord {
+    this.list.push(session)
+    this.byId.set(session.id, session)
+    this.startOrder = undefined
+    return session
+  }
+
+  /** Tells the store a session took another event (its start may have moved). */
+  changed(): void {
+    this.startOrder = undefined
+  }
+
+  /** Row indexes by session start. */
+  *byStart(desc: boolean): Generator<number> {
+    if (!this.startOrder) {
+      const order = new Uint32Array(this.list.length)
+      for (let i = 0; i < order.length; i++) order[i] = i
+      this.startOrder = order.sort(
+        (a, b) => (this.list[a] as SessionRecord).start - (this.list[b] as SessionRecord).start || a - b,
+      )
+    }
+    const order = this.startOrder
+    for (let k = 0; k < order.length; k++) yield order[desc ? order.length - 1 - k : k] as number
+  }
+
+  get(id: string): SessionRecord | undefined {
+    return this.byId.get(id)
+  }
+}

@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FaultResponse } from '../kit/index.js'
+
+/** Umami's error codes per status, as its current API answers them (providers.md 7.4). */
+const CODES: Readonly<Record<number, { code: string; message: string }>> = {
+  400: { code: 'bad-request', message: 'Bad request.' },
+  401: { code: 'unauthorized', message: 'Unauthorized.' },
+  403: { code: 'forbidden', message: 'Forbidden.' },
+  404: { code: 'not-found', message: 'Not found.' },
+  405: { code: 'method-not-allowed', message: 'Method not allowed.' },
+  429: { code: 'too-many-requests', message: 'Too many requests.' },
+  500: { code: 'internal-server-error', message: 'Internal server error.' },
+}
+
+export function umamiErrorBody(status: number, message?: string) {
+  const known = CODES[status] ?? { code: 'server-error', message: 'Server error.' }
+  return { error: { code: known.code, message: message ?? known.message, status } }
+}
+
+export class UmamiHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message?: string,
+  ) {
+    super(message ?? CODES[status]?.message ?? 'Server error.')
+  }
+}
+
+export const badRequest = (message: string) => new UmamiHttpError(400, message)
+export const notFound = () => new UmamiHttpError(404)
+
+/** Umami Cloud sends no wait header with its 429. */
+export function umamiFaultResponse(status: number): FaultResponse {
+  return { body: umamiErrorBody(status) }
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, _request, reply) => {
+    if (err instanceof UmamiHttpError)
+      return reply.code(err.status).send(umamiErrorBody(err.status, err.message))
+    if (err.statusCode && err.statusCode < 500) {
+      return reply.code(err.statusCode).send(umamiErrorBody(err.statusCode, err.message))
+    }
+    return reply.code(500).send(umamiErrorBody(500))
+  })
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(umamiErrorBody(404)))
+}

@@ -1,0 +1,214 @@
+import type { FastifyInstance } from 'fastify'
+import { METRIC_TYPES, UNITS } from '../constants.js'
+import { badRequest, notFound } from '../errors.js'
+import { intParam, type Query, strParam } from '../params.js'
+import type { EventRecord, SessionRecord, UmamiState } from '../state.js'
+import { eventsIn } from './traffic.js'
+
+function websiteOf(state: UmamiState, params: unknown): string {
+  const { websiteId } = params as { websiteId: string }
+  if (!state.liveWebsite(websiteId)) throw notFound()
+  return websiteId
+}
+
+/** Totals over visits: a bounce is a visit of one view; totaltime sums each visit's first-to-last seconds. */
+function totals(events: readonly EventRecord[]) {
+  const visits = new Map<string, EventRecord[]>()
+  for (const e of events) visits.set(e.visitId, [...(visits.get(e.visitId) ?? []), e])
+  let bounces = 0
+  let totaltime = 0
+  for (const list of visits.values()) {
+    if (list.filter((e) => e.eventType === 1).length <= 1) bounces++
+    const times = list.map((e) => e.createdAt)
+    totaltime += Math.round((Math.max(...times) - Math.min(...times)) / 1000)
+  }
+  return {
+    pageviews: events.filter((e) => e.eventType === 1).length,
+    visitors: new Set(events.map((e) => e.sessionId)).size,
+    visits: visits.size,
+    bounces,
+    totaltime,
+  }
+}
+
+/** Local wall-clock parts of an instant in an IANA timezone. */
+function localParts(ms: number, timeZone: string) {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).formatToParts(ms)
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00'
+  return { y: get('year'), m: get('month'), d: get('day'), h: get('hour'), min: get('minute') }
+}
+
+/** Bucket label: ISO UTC (`2024-05-01T00:00:00Z`) for UTC, local `2024-05-01 00:00:00` otherwise. */
+function bucketOf(ms: number, unit: string, timeZone: string): string {
+  const p = localParts(ms, timeZone)
+  const [m, d, h, min] =
+    unit === 'year'
+      ? ['01', '01', '00', '00']
+      : unit === 'month'
+        ? [p.m, '01', '00', '00']
+        : unit === 'day'
+          ? [p.m, p.d, '00', '00']
+          : unit === 'hour'
+            ? [p.m, p.d, p.h, '00']
+            : [p.m, p.d, p.h, p.min]
+  return timeZone === 'UTC' ? `${p.y}-${m}-${d}T${h}:${min}:00Z` : `${p.y}-${m}-${d} ${h}:${min}:00`
+}
+
+function checkTimezone(tz: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz })
+  } catch {
+    throw badRequest(`timezone: Invalid timezone '${tz}'`)
+  }
+}
+
+const SESSION_TYPES: Readonly<Record<string, keyof SessionRecord>> = {
+  browser: 'browser',
+  os: 'os',
+  device: 'device',
+  screen: 'screen',
+  language: 'language',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+  distinctId: 'distinctId',
+}
+
+function utm(e: EventRecord, key: string): string | null {
+  return new URLSearchParams(e.urlQuery ?? '').get(key)
+}
+
+/** The value an event contributes to a page-level breakdown, or null when it has none. */
+function eventKey(type: string, e: EventRecord): string | null {
+  switch (type) {
+    case 'path':
+      return e.urlPath
+    case 'title':
+      return e.pageTitle
+    case 'query':
+      return e.urlQuery
+    case 'hostname':
+      return e.hostname
+    case 'referrer':
+    case 'domain':
+      return e.referrerDomain
+    case 'event':
+      return e.eventType === 2 ? e.eventName : null
+    case 'tag':
+      return e.tag
+    case 'utmSource':
+      return utm(e, 'utm_source')
+    case 'utmMedium':
+      return utm(e, 'utm_medium')
+    case 'utmCampaign':
+      return utm(e, 'utm_campaign')
+    case 'utmContent':
+      return utm(e, 'utm_content')
+    case 'utmTerm':
+      return utm(e, 'utm_term')
+    case 'channel':
+      return e.referrerDomain ? 'referral' : 'direct'
+    default:
+      return null
+  }
+}
+
+/**
+ * `[{x, y}]`, biggest first: session-level types count distinct sessions (visitors), entry/exit count
+ * visits, the others count events (pageviews; custom events for `event`).
+ */
+function metricRows(state: UmamiState, events: readonly EventRecord[], type: string) {
+  const counts = new Map<string, Set<string> | number>()
+  const bump = (key: string | null, unique?: string) => {
+    if (key === null || key === '') return
+    if (unique === undefined) counts.set(key, ((counts.get(key) as number | undefined) ?? 0) + 1)
+    else {
+      const set = (counts.get(key) as Set<string> | undefined) ?? new Set<string>()
+      set.add(unique)
+      counts.set(key, set)
+    }
+  }
+  const sessionField = SESSION_TYPES[type]
+  if (sessionField) {
+    for (const e of events)
+      bump((state.sessions.get(e.sessionId)?.[sessionField] as string | null) ?? null, e.sessionId)
+  } else if (type === 'entry' || type === 'exit') {
+    const byVisit = new Map<string, EventRecord[]>()
+    for (const e of events.filter((x) => x.eventType === 1))
+      byVisit.set(e.visitId, [...(byVisit.get(e.visitId) ?? []), e])
+    for (const [visit, list] of byVisit) {
+      const sorted = [...list].sort((a, b) => a.createdAt - b.createdAt)
+      bump((type === 'entry' ? sorted[0] : sorted[sorted.length - 1])?.urlPath ?? null, visit)
+    }
+  } else {
+    for (const e of events) if (type === 'event' || e.eventType === 1) bump(eventKey(type, e))
+  }
+  return [...counts.entries()]
+    .map(([x, v]) => ({ x, y: typeof v === 'number' ? v : v.size }))
+    .sort((a, b) => b.y - a.y || (a.x < b.x ? -1 : 1))
+}
+
+export function registerReportRoutes(app: FastifyInstance, state: UmamiState): void {
+  app.get('/websites/:websiteId/stats', async (request) => {
+    const websiteId = websiteOf(state, request.params)
+    const q = request.query as Query
+    const current = totals(eventsIn(state, websiteId, q))
+    const startAt = Number(q.startAt)
+    const endAt = Number(q.endAt)
+    const span = endAt - startAt + 1
+    const previous = totals(
+      eventsIn(state, websiteId, { ...q, startAt: String(startAt - span), endAt: String(startAt - 1) }),
+    )
+    return { ...current, comparison: previous }
+  })
+
+  app.get('/websites/:websiteId/pageviews', async (request) => {
+    const websiteId = websiteOf(state, request.params)
+    const q = request.query as Query
+    const unit = strParam(q, 'unit')
+    if (!unit || !(UNITS as readonly string[]).includes(unit)) {
+      throw badRequest(`unit: Invalid enum value. Expected ${UNITS.map((u) => `'${u}'`).join(' | ')}`)
+    }
+    const timezone = strParam(q, 'timezone') ?? 'UTC'
+    checkTimezone(timezone)
+    const events = eventsIn(state, websiteId, q)
+    const views = new Map<string, number>()
+    const sessions = new Map<string, Set<string>>()
+    for (const e of events) {
+      const x = bucketOf(e.createdAt, unit, timezone)
+      if (e.eventType === 1) views.set(x, (views.get(x) ?? 0) + 1)
+      sessions.set(x, (sessions.get(x) ?? new Set()).add(e.sessionId))
+    }
+    const series = (m: Map<string, number>) =>
+      [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([x, y]) => ({ x, y }))
+    return {
+      pageviews: series(views),
+      sessions: series(new Map([...sessions.entries()].map(([x, s]) => [x, s.size]))),
+    }
+  })
+
+  app.get('/websites/:websiteId/metrics', async (request) => {
+    const websiteId = websiteOf(state, request.params)
+    const q = request.query as Query
+    const type = strParam(q, 'type')
+    if (!type || !(METRIC_TYPES as readonly string[]).includes(type)) {
+      throw badRequest(`type: Invalid enum value. Expected ${METRIC_TYPES.map((t) => `'${t}'`).join(' | ')}`)
+    }
+    const limit = intParam(q, 'limit', { min: 1 }) ?? 500
+    const offset = intParam(q, 'offset', { min: 0 }) ?? 0
+    return metricRows(state, eventsIn(state, websiteId, q), type).slice(offset, offset + limit)
+  })
+
+  app.get('/websites/:websiteId/active', async (request) => {
+    websiteOf(state, request.params)
+    return { visitors: 0 }
+  })
+}

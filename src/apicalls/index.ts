@@ -1,0 +1,3 @@
+export { type ApiCallView, apiCallView, type NewApiCall } from './api-call.js'
+export { type ApiCallFilter, ApiCallLog } from './api-call-log.js'
+export { apiCallRoutes } from './routes.js'

@@ -1,0 +1,85 @@
+import type { ConnectionService, ConnectionStore, TokenRefresher } from '../connections/index.js'
+import type { SecretBox } from '../crypto/keys.js'
+import type { Db } from '../store/index.js'
+import type { WorkspaceSettingsCache, WorkspaceStore } from '../workspaces/index.js'
+import { AuthorizationFlow } from './flow.js'
+import { KeyPage } from './key-page.js'
+import { OAuthAppStore } from './oauth-apps.js'
+import { OAuthCallback } from './oauth-callback.js'
+import { AuthStateStore } from './state-store.js'
+import { RefreshLock } from './tokens/lock.js'
+import { OAuthRefresher } from './tokens/refresher.js'
+import { revokeBeforeRemove } from './tokens/revoke.js'
+import { TokenClient } from './tokens/token-client.js'
+
+export { type OAuthApp, OAuthAppStore } from './oauth-apps.js'
+export { authorizationRoutes } from './routes.js'
+export { redirectSigningInput, type SignedRedirect, signRedirect, verifyRedirectSig } from './sig.js'
+export { OAuthRefresher } from './tokens/refresher.js'
+
+export interface Authorization {
+  readonly flow: AuthorizationFlow
+  readonly keyPage: KeyPage
+  readonly oauthCallback: OAuthCallback
+  readonly oauthApps: OAuthAppStore
+  readonly tokenClient: TokenClient
+}
+
+export interface AuthorizationDeps {
+  readonly db: Db
+  readonly box: SecretBox
+  readonly publicUrl: string
+  readonly stateTtlMs: number
+  readonly providerTimeoutMs: number
+  readonly workspaces: WorkspaceStore
+  readonly workspaceSettings: WorkspaceSettingsCache
+  readonly connections: ConnectionService
+}
+
+export function createAuthorization(d: AuthorizationDeps): Authorization {
+  const states = new AuthStateStore(d.db, d.box, d.stateTtlMs)
+  const oauthApps = new OAuthAppStore(d.db, d.box)
+  const tokenClient = new TokenClient(d.providerTimeoutMs)
+  const flow = new AuthorizationFlow({
+    publicUrl: d.publicUrl,
+    workspaces: d.workspaces,
+    workspaceSettings: d.workspaceSettings,
+    states,
+    oauthApps,
+  })
+  return {
+    flow,
+    keyPage: new KeyPage(flow, states, d.connections),
+    oauthCallback: new OAuthCallback(flow, states, oauthApps, tokenClient, d.connections),
+    oauthApps,
+    tokenClient,
+  }
+}
+
+/** Token refresh for the connection resolver (built before the resolver, which it then serves). */
+export function createTokenRefresher(d: {
+  readonly db: Db
+  readonly box: SecretBox
+  readonly store: ConnectionStore
+  readonly providerTimeoutMs: number
+  readonly marginMs: number
+  readonly onChanged: (connectionId: string) => void
+}): TokenRefresher {
+  return new OAuthRefresher({
+    store: d.store,
+    oauthApps: new OAuthAppStore(d.db, d.box),
+    tokens: new TokenClient(d.providerTimeoutMs),
+    lock: new RefreshLock(d.db),
+    marginMs: d.marginMs,
+    onChanged: d.onChanged,
+  })
+}
+
+/** The hook that revokes a connection's grant at the provider before the connection is removed. */
+export function tokenRevoker(
+  a: Authorization,
+  store: ConnectionStore,
+  onError: (err: unknown, connectionId: string) => void,
+) {
+  return revokeBeforeRemove({ store, oauthApps: a.oauthApps, tokens: a.tokenClient, onError })
+}

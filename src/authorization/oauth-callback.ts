@@ -1,0 +1,102 @@
+import type { ConnectionService } from '../connections/index.js'
+import { ApiError } from '../errors.js'
+import type { Credentials } from '../integrations/types.js'
+import type { AuthorizationFlow } from './flow.js'
+import type { OAuthAppStore } from './oauth-apps.js'
+import { oauthSpecOf } from './oauth-spec.js'
+import type { Outcome } from './outcome.js'
+import type { AuthStateStore } from './state-store.js'
+import { looksLikeStateToken } from './state-token.js'
+import type { TokenClient } from './tokens/token-client.js'
+import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
+
+/** What a provider sends back to the callback (RFC 6749 sections 4.1.2 and 4.1.2.1). */
+export interface CallbackQuery {
+  readonly state?: string
+  readonly code?: string
+  readonly error?: string
+  readonly error_description?: string
+}
+
+/**
+ * The provider's redirect back to Unigate: spend the state (a replay or a forgery stops here, before any
+ * provider call), exchange the code, verify the token with a cheap call, and create the connection.
+ */
+export class OAuthCallback {
+  constructor(
+    private readonly flow: AuthorizationFlow,
+    private readonly states: AuthStateStore,
+    private readonly oauthApps: OAuthAppStore,
+    private readonly tokens: TokenClient,
+    private readonly connections: ConnectionService,
+  ) {}
+
+  async handle(q: CallbackQuery): Promise<Outcome> {
+    if (!looksLikeStateToken(q.state)) return this.flow.failForState({ ok: false, reason: 'unknown' })
+    const spent = await this.states.consume(q.state)
+    if (!spent.ok) return this.flow.failForState(spent)
+    const { request } = spent
+    const integration = this.flow.integration(request.integrationType)
+    const name = integration.name
+    if (q.error) {
+      const detail = q.error_description ? ` (${q.error_description})` : ''
+      return q.error === 'access_denied'
+        ? this.flow.fail(request, 'access_denied', `The user declined to grant access at ${name}${detail}.`)
+        : this.flow.fail(
+            request,
+            'provider_error',
+            `${name} answered the authorization with ${q.error}${detail}.`,
+          )
+    }
+    if (!q.code)
+      return this.flow.fail(request, 'invalid_request', `${name} sent neither a code nor an error.`)
+    const spec = oauthSpecOf(integration)
+    const app = await this.oauthApps.get(request.workspaceId, integration.type)
+    if (!spec || !app || !request.redirectUri) {
+      return this.flow.fail(
+        request,
+        'invalid_request',
+        `${name} has no OAuth app configured in this workspace.`,
+      )
+    }
+    let credentials: Credentials
+    try {
+      const tokens = await this.tokens.exchangeCode(app.endpoints.token_url ?? spec.tokenUrl, app, {
+        code: q.code,
+        redirectUri: request.redirectUri,
+        ...(request.codeVerifier ? { codeVerifier: request.codeVerifier } : {}),
+      })
+      const base: Credentials = {
+        client_id: app.clientId,
+        ...(app.endpoints.api_url ? { api_url: app.endpoints.api_url } : {}),
+      }
+      credentials = credentialsFromTokens(tokens, base, new Date())
+    } catch (err) {
+      if (!(err instanceof TokenEndpointError)) throw err
+      return this.flow.fail(
+        request,
+        'token_exchange_failed',
+        `${name} refused to issue a token for the authorization code (${err.message}).`,
+      )
+    }
+    const permissions = grantedPermissions(request.permissions, spec.scopes, credentials.scope)
+    if (permissions.length === 0) {
+      return this.flow.fail(request, 'access_denied', `None of the requested access was granted at ${name}.`)
+    }
+    try {
+      const settings = await this.connections.verify(integration, credentials)
+      const connection = await this.connections.insertVerified(request.workspaceId, {
+        integration,
+        credentials,
+        settings,
+        permissions,
+        ...(request.externalXref ? { external_xref: request.externalXref } : {}),
+        environment: request.environment,
+      })
+      return await this.flow.succeed(request, connection)
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      return this.flow.fail(request, 'verification_failed', err.message)
+    }
+  }
+}

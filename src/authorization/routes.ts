@@ -1,0 +1,261 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { ApiError, badRequest, notFound } from '../errors.js'
+import { requireWorkspaceKey } from '../http/auth.js'
+import { validationMessage } from '../http/errors.js'
+import { INTEGRATIONS, integrationOf } from '../integrations/registry.js'
+import { integrationView } from '../integrations/support.js'
+import type { Services } from '../services.js'
+import { embedScript } from './embed/script.js'
+import { KEY_PAGE_PATH, OAUTH_CALLBACK_PATH } from './flow.js'
+import { ENDPOINT_NAMES, type OAuthEndpoints } from './oauth-apps.js'
+import { oauthSpecOf } from './oauth-spec.js'
+import type { Outcome } from './outcome.js'
+import { resultPage } from './pages/result.js'
+import { normalizeAuthQuery, type RawAuthQuery } from './query.js'
+import { checkRedirectTarget, RedirectRefused, withParams } from './redirects.js'
+
+const S = (description: string) => Type.Optional(Type.String({ description }))
+
+const AuthQuerySchema = Type.Object(
+  {
+    success_redirect: S('Where the user goes on success; id, state, nonce, type and sig are appended.'),
+    failure_redirect: S('Where the user goes on failure; error and error_code are appended.'),
+    success_url: S('Alias of success_redirect.'),
+    failure_url: S('Alias of failure_redirect.'),
+    external_xref: S('Your own reference for the end user, stored on the connection.'),
+    scopes: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Unified permissions (analytics_event_read), repeated or comma-joined.',
+      }),
+    ),
+    state: S('Echoed unchanged on the success redirect (and signed).'),
+    env: S('Environment, default Production.'),
+    environment: S('Alias of env.'),
+    redirect: S('1 or true: answer with a redirect instead of the URL as text.'),
+    lang: S('Language of the hosted pages.'),
+    region: S('Accepted for compatibility.'),
+    subdomain: S('Accepted for compatibility.'),
+    theme: S('Accepted for compatibility.'),
+  },
+  { additionalProperties: false },
+)
+
+const OAuthAppBody = Type.Object(
+  {
+    client_id: Type.String({ minLength: 1 }),
+    client_secret: Type.String({ minLength: 1 }),
+    authorize_url: Type.Optional(Type.String()),
+    token_url: Type.Optional(Type.String()),
+    revoke_url: Type.Optional(Type.String()),
+    api_url: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+/** Hosted pages must not be framed (clickjacking), cached, or leak their state-bearing URL as a referrer. */
+function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  void reply.headers({
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'content-security-policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
+  })
+  if (outcome.kind === 'redirect') return reply.code(303).header('location', outcome.location).send()
+  return reply.code(outcome.status).type('text/html; charset=utf-8').send(outcome.html)
+}
+
+function flag(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined
+  return v === 'true' || v === '1'
+}
+
+/** The authorization flow's public routes (no API key: end users' browsers call them) and its settings. */
+export async function authorizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const { flow, keyPage, oauthCallback, oauthApps } = services.authorization
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 65_536 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  )
+
+  app.get(
+    '/unified/integration/auth/:workspace_id/:integration_type',
+    {
+      schema: {
+        operationId: 'getUnifiedIntegrationAuth',
+        summary: 'Authorize a new connection',
+        description:
+          'Answers the URL to send the end user to (text/plain), or redirects there with redirect=1. No API key.',
+        tags: ['integration'],
+        params: Type.Object({ workspace_id: Type.String(), integration_type: Type.String() }),
+        querystring: AuthQuerySchema,
+        response: {
+          200: { content: { 'text/plain': { schema: Type.String() } } },
+          302: Type.Null({ description: 'With redirect=1: a redirect to that URL.' }),
+        },
+      },
+      schemaErrorFormatter: (errors, context) =>
+        new Error(validationMessage(errors, context, Object.keys(AuthQuerySchema.properties))),
+    },
+    async (request, reply) => {
+      const { workspace_id, integration_type } = request.params as {
+        workspace_id: string
+        integration_type: string
+      }
+      const q = normalizeAuthQuery(request.query as RawAuthQuery)
+      try {
+        const url = await flow.start(workspace_id, integration_type, q)
+        if (q.redirect)
+          return reply.code(302).header('cache-control', 'no-store').header('location', url).send()
+        return reply.code(200).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(url)
+      } catch (err) {
+        if (!(err instanceof ApiError) || !q.redirect) throw err
+        // A browser was sent here: it gets the failure redirect if that one is allowed, else a page.
+        const ws = await services.workspaceSettings.get(workspace_id)
+        if (q.failureRedirect && ws) {
+          try {
+            checkRedirectTarget('failure_redirect', q.failureRedirect, ws.allowed_redirect_origins)
+            return reply
+              .code(302)
+              .header(
+                'location',
+                withParams(q.failureRedirect, {
+                  error: err.message,
+                  error_code: 'invalid_request',
+                  ...(q.state ? { state: q.state } : {}),
+                  type: integration_type,
+                }),
+              )
+              .send()
+          } catch (refused) {
+            if (!(refused instanceof RedirectRefused)) throw refused
+          }
+        }
+        return sendOutcome(reply, {
+          kind: 'page',
+          status: err.statusCode,
+          html: resultPage({ ok: false, title: 'This connection link is not valid', message: err.message }),
+        })
+      }
+    },
+  )
+
+  const TokenParams = Type.Object({ token: Type.String() })
+  const hidden = { hide: true, params: TokenParams }
+  app.get(`${KEY_PAGE_PATH}/:token`, { schema: hidden }, async (request, reply) =>
+    sendOutcome(reply, await keyPage.show((request.params as { token: string }).token)),
+  )
+  app.post(`${KEY_PAGE_PATH}/:token`, { schema: hidden }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>
+    const form: Record<string, string> = {}
+    for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v
+    return sendOutcome(reply, await keyPage.submit((request.params as { token: string }).token, form))
+  })
+  app.get(`${KEY_PAGE_PATH}/:token/cancel`, { schema: hidden }, async (request, reply) =>
+    sendOutcome(reply, await keyPage.cancel((request.params as { token: string }).token)),
+  )
+  app.get(OAUTH_CALLBACK_PATH, { schema: { hide: true } }, async (request, reply) =>
+    sendOutcome(reply, await oauthCallback.handle(request.query as Record<string, string>)),
+  )
+
+  // The embeddable component, at the path Unified serves it from, so only the host changes.
+  app.get('/docs/unified.js', { schema: { hide: true } }, async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>
+    if (!q.wid || !q.did) throw badRequest('unified.js needs wid (workspace id) and did (element id)')
+    if (!(await services.workspaceSettings.get(q.wid))) throw notFound(`workspace ${q.wid} not found`)
+    const cats = (q.cat ?? '').split(',').filter(Boolean)
+    const integrations = INTEGRATIONS.filter(
+      (i) => cats.length === 0 || i.categories.some((c) => cats.includes(c)),
+    )
+      .filter((i) => !(i.categories.length === 1 && (i.categories as readonly string[])[0] === 'auth'))
+      .map((i) => integrationView(i, true))
+    const options = {
+      api: services.config.publicUrl,
+      wid: q.wid,
+      did: q.did,
+      ...Object.fromEntries(
+        (['env', 'uid', 'state', 'scopes', 'surl', 'furl', 'lang', 'link_url'] as const)
+          .filter((k) => q[k])
+          .map((k) => [k, q[k]]),
+      ),
+      ...(flag(q.style) === false ? { style: false } : {}),
+      ...(flag(q.nocategories) ? { nocategories: true } : {}),
+      ...(flag(q.notabs) ? { notabs: true } : {}),
+    }
+    return reply
+      .type('application/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=60')
+      .send(embedScript(options, integrations))
+  })
+
+  // The workspace's OAuth clients: Unigate's own settings, behind the workspace API key.
+  const auth = requireWorkspaceKey(services.apiKeys)
+  const appSchema = {
+    tags: ['workspace'],
+    security: [{ jwt: [] }],
+    params: Type.Object({ integration_type: Type.String() }),
+  }
+  const oauthIntegration = (type: string) => {
+    const integration = integrationOf(type)
+    if (!integration) throw notFound(`integration '${type}' not found`)
+    if (!oauthSpecOf(integration))
+      throw badRequest(`${integration.name} does not use OAuth; it needs no OAuth app`)
+    return integration
+  }
+  const appView = (a: { integrationType: string; clientId: string; endpoints: OAuthEndpoints }) => ({
+    integration_type: a.integrationType,
+    client_id: a.clientId,
+    ...a.endpoints,
+  })
+  app.put(
+    '/unified/workspace/oauth_app/:integration_type',
+    {
+      onRequest: auth,
+      schema: { ...appSchema, operationId: 'putUnigateOAuthApp', body: OAuthAppBody },
+      schemaErrorFormatter: (errors, context) =>
+        new Error(validationMessage(errors, context, Object.keys(OAuthAppBody.properties))),
+    },
+    async (request) => {
+      const integration = oauthIntegration((request.params as { integration_type: string }).integration_type)
+      const body = request.body as Record<string, string | undefined>
+      const endpoints: Record<string, string> = {}
+      for (const name of ENDPOINT_NAMES) {
+        const v = body[name]
+        if (v === undefined) continue
+        if (!/^https?:\/\//.test(v)) throw badRequest(`${name} must be an http(s) URL`)
+        endpoints[name] = v.replace(/\/+$/, '')
+      }
+      const saved = {
+        workspaceId: request.workspaceId,
+        integrationType: integration.type,
+        clientId: body.client_id!,
+        clientSecret: body.client_secret!,
+        endpoints,
+      }
+      await oauthApps.put(saved)
+      return appView(saved)
+    },
+  )
+  app.get(
+    '/unified/workspace/oauth_app/:integration_type',
+    { onRequest: auth, schema: { ...appSchema, operationId: 'getUnigateOAuthApp' } },
+    async (request) => {
+      const type = (request.params as { integration_type: string }).integration_type
+      const found = await oauthApps.get(request.workspaceId, type)
+      if (!found) throw notFound(`no OAuth app for ${type} in this workspace`)
+      return appView(found)
+    },
+  )
+  app.delete(
+    '/unified/workspace/oauth_app/:integration_type',
+    { onRequest: auth, schema: { ...appSchema, operationId: 'removeUnigateOAuthApp' } },
+    async (request, reply) => {
+      const type = (request.params as { integration_type: string }).integration_type
+      if (!(await oauthApps.remove(request.workspaceId, type)))
+        throw notFound(`no OAuth app for ${type} in this workspace`)
+      return reply.code(200).send()
+    },
+  )
+}

@@ -1,0 +1,97 @@
+import type { Credentials } from '../../integrations/types.js'
+
+/** A successful token endpoint answer (RFC 6749 section 5.1). */
+export interface TokenSet {
+  readonly access_token: string
+  readonly refresh_token?: string
+  readonly expires_in?: number
+  readonly scope?: string
+  readonly token_type?: string
+}
+
+/** A token endpoint refusal (RFC 6749 section 5.2) or failure; `code` is the OAuth `error`. */
+export class TokenEndpointError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly description?: string,
+  ) {
+    super(description ? `${code}: ${description}` : code)
+    this.name = 'TokenEndpointError'
+  }
+
+  /** The grant is dead (revoked, expired, already used): only a new authorization helps. */
+  get isInvalidGrant(): boolean {
+    return this.code === 'invalid_grant'
+  }
+
+  /** Worth trying again later: the provider is down, slow or rate limiting. */
+  get isTransient(): boolean {
+    return this.status === 0 || this.status === 429 || this.status >= 500
+  }
+}
+
+/** Reads a token endpoint answer; anything without an access token is a refusal. */
+export function parseTokenResponse(status: number, body: unknown): TokenSet {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
+  if (status >= 200 && status < 300 && typeof b.access_token === 'string' && b.access_token !== '') {
+    const expiresIn = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
+    return {
+      access_token: b.access_token,
+      ...(typeof b.refresh_token === 'string' && b.refresh_token !== ''
+        ? { refresh_token: b.refresh_token }
+        : {}),
+      ...(typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? { expires_in: expiresIn } : {}),
+      ...(typeof b.scope === 'string' ? { scope: b.scope } : {}),
+      ...(typeof b.token_type === 'string' ? { token_type: b.token_type } : {}),
+    }
+  }
+  const code =
+    typeof b.error === 'string'
+      ? b.error
+      : status >= 200 && status < 300
+        ? 'invalid_response'
+        : `http_${status}`
+  const description = typeof b.error_description === 'string' ? b.error_description : undefined
+  throw new TokenEndpointError(status, code, description)
+}
+
+/**
+ * The connection's credentials after a token answer. A provider may omit the refresh token on refresh
+ * (Google does; Nango #298 lost it this way): the one we had is kept then.
+ */
+export function credentialsFromTokens(tokens: TokenSet, previous: Credentials, now: Date): Credentials {
+  const refresh = tokens.refresh_token ?? previous.refresh_token
+  const { expiry_date: _e, expires_in: _i, refresh_error: _r, ...rest } = previous
+  return {
+    ...rest,
+    access_token: tokens.access_token,
+    ...(refresh ? { refresh_token: refresh } : {}),
+    ...(tokens.expires_in !== undefined
+      ? { expiry_date: new Date(now.getTime() + tokens.expires_in * 1000).toISOString() }
+      : {}),
+    ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+  }
+}
+
+/** Milliseconds until the access token expires, or undefined when the provider gave no lifetime. */
+export function msUntilExpiry(credentials: Credentials, now: number): number | undefined {
+  if (!credentials.expiry_date) return undefined
+  const at = Date.parse(credentials.expiry_date)
+  return Number.isNaN(at) ? undefined : at - now
+}
+
+/**
+ * The unified permissions the provider actually granted: a user may untick scopes on a granular consent
+ * screen, and a connection must not claim what its token cannot do. Without a `scope` in the answer
+ * (allowed by RFC 6749 when unchanged) everything requested was granted.
+ */
+export function grantedPermissions(
+  permissions: readonly string[],
+  map: Readonly<Record<string, readonly string[]>>,
+  grantedScope: string | undefined,
+): string[] {
+  if (grantedScope === undefined) return [...permissions]
+  const granted = new Set(grantedScope.split(/[\s,]+/).filter(Boolean))
+  return permissions.filter((p) => (map[p] ?? []).every((s) => granted.has(s)))
+}

@@ -1,0 +1,50 @@
+import { defineIntegration } from '../types.js'
+import { propertyHandlers } from './properties.js'
+import { reportHandlers } from './reports.js'
+
+const DEFAULT_API_URL = 'https://api.usefathom.com/v1'
+
+/**
+ * Fathom offers sites and aggregate reports. Its "events" are goal definitions, not recorded events, and
+ * it has no API to read or send events, sessions or visitors: those answer 501.
+ */
+export default defineIntegration({
+  type: 'fathom',
+  name: 'Fathom',
+  categories: ['analytics'],
+  description: 'Fathom Analytics: sites and aggregate reports.',
+  webUrl: 'https://usefathom.com',
+  apiDocsUrl: 'https://usefathom.com/api',
+  color: '#9187FF',
+  rateLimitDescription: '2,000 requests per hour on sites; 10 per minute on aggregations.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'api_key',
+        label: 'API token',
+        secret: true,
+        required: true,
+        description: 'A Fathom API token (Settings > API)',
+      },
+      {
+        name: 'api_url',
+        label: 'API base address',
+        secret: false,
+        required: false,
+        description: `Default: ${DEFAULT_API_URL}`,
+      },
+    ],
+  },
+  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
+  async verify(client) {
+    await client.json({ path: '/sites', query: { limit: 1 } })
+    return {}
+  },
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    analytics_report: reportHandlers,
+  },
+})

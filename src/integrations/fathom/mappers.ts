@@ -1,0 +1,114 @@
+import { badRequest } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { WriteBody } from '../types.js'
+import type { FathomRow, FathomSite } from './types.js'
+
+/** Fathom prints times as `YYYY-MM-DD HH:MM:SS` in UTC. */
+export function parseFathomTime(value: string | undefined): Date | undefined {
+  if (!value) return undefined
+  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+export function formatFathomTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+}
+
+export function fromFathomSite(site: FathomSite): UnifiedRecord {
+  const created = parseFathomTime(site.created_at)
+  return {
+    id: site.id,
+    name: site.name,
+    timezone: site.timezone,
+    created_at: created,
+    raw: site,
+  }
+}
+
+/** Fathom takes a site's name and sharing settings only (`sharing`, `share_password` via raw). */
+export function toFathomSite(body: WriteBody, creating: boolean): Record<string, unknown> {
+  for (const field of ['timezone', 'currency', 'industry', 'parent_id'] as const) {
+    if (body[field] !== undefined) {
+      throw badRequest(`Fathom's API cannot set a site's ${field}; leave '${field}' out`)
+    }
+  }
+  const out: Record<string, unknown> = { ...((body.raw ?? {}) as Record<string, unknown>) }
+  if (body.name !== undefined) out.name = body.name
+  if (creating && (typeof out.name !== 'string' || out.name === '')) {
+    throw badRequest('Fathom needs a name to create a site')
+  }
+  return out
+}
+
+/**
+ * Unified metric types onto Fathom aggregates. Fathom's `visits` are unique site visits (sessions) and
+ * `uniques` unique page visits, so neither is USERS; `value` is in cents.
+ */
+export const PAGEVIEW_AGGREGATES: Readonly<Record<string, string>> = {
+  SESSIONS: 'visits',
+  UNIQUE_PAGE_VIEWS: 'uniques',
+  PAGE_VIEWS: 'pageviews',
+  AVERAGE_SESSION_DURATION: 'avg_duration',
+  BOUNCE_RATE: 'bounce_rate',
+}
+
+export const EVENT_AGGREGATES: Readonly<Record<string, string>> = {
+  CONVERSIONS: 'conversions',
+  REVENUE: 'value',
+}
+
+const TYPE_OF_AGGREGATE: Readonly<Record<string, string>> = Object.fromEntries(
+  [...Object.entries(PAGEVIEW_AGGREGATES), ...Object.entries(EVENT_AGGREGATES)].map(([t, a]) => [a, t]),
+)
+
+export const DATE_GROUPING: Readonly<Record<string, string>> = {
+  HOUR: 'hour',
+  DATE: 'day',
+  WEEK: 'week',
+  MONTH: 'month',
+  YEAR: 'year',
+}
+
+export const FIELD_GROUPING: Readonly<Record<string, string>> = {
+  PAGE: 'pathname',
+  SOURCE: 'referrer_hostname',
+  MEDIUM: 'utm_medium',
+  CAMPAIGN: 'utm_campaign',
+  COUNTRY: 'country_code',
+  DEVICE_TYPE: 'device_type',
+  BROWSER: 'browser',
+  OS: 'operating_system',
+}
+
+function numberOf(value: string | number | null | undefined): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined
+  const n = typeof value === 'number' ? value : Number(value)
+  return Number.isFinite(n) ? n : undefined
+}
+
+/** One aggregation row as a report; its grouping key (`date` or the field) is the dimension value. */
+export function fromFathomRow(
+  row: FathomRow,
+  aggregates: readonly string[],
+  siteId: string,
+  start: Date,
+  end: Date,
+  dimension?: { unified: string; key: string },
+): UnifiedRecord {
+  const label = dimension ? row[dimension.key] : undefined
+  const metrics = []
+  for (const aggregate of aggregates) {
+    const type = TYPE_OF_AGGREGATE[aggregate]
+    const value = numberOf(row[aggregate])
+    if (!type || value === undefined) continue
+    metrics.push({
+      type,
+      value: aggregate === 'value' ? value / 100 : value,
+      ...(dimension
+        ? { dimension: dimension.unified, dimension_value: label == null ? '' : String(label) }
+        : {}),
+    })
+  }
+  return { property_id: siteId, start_at: start, end_at: end, metrics, raw: row }
+}

@@ -1,0 +1,89 @@
+import type { ProviderClient } from '../http-client.js'
+import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { fromFathomSite, toFathomSite } from './mappers.js'
+import type { FathomList, FathomSite } from './types.js'
+
+/** Fathom's largest page. */
+const MAX_PAGE = 100
+
+const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
+
+/**
+ * Fathom pages with `starting_after=<id of the last row>` and `has_more`. The cursor for a position is the
+ * id just before it, remembered at the end of every page read, so the next unified page costs one call.
+ */
+async function listSites(ctx: HandlerContext, q: ListQuery) {
+  const scope = `${ctx.connectionId}|fathom-sites|${new URLSearchParams(ctx.rawParams)}`
+  const exact = q.offset > 0 ? ctx.cursors.get(scope, q.offset) : undefined
+  // Cursors sit at the ends of pages read: multiples of the caller's limit, or of our own page size.
+  const start =
+    exact !== undefined
+      ? { offset: q.offset, cursor: exact }
+      : (ctx.cursors.nearest(scope, q.offset, q.limit) ??
+        ctx.cursors.nearest(scope, q.offset, MAX_PAGE) ?? { offset: 0, cursor: undefined })
+  const end = q.offset + q.limit
+  const rows: FathomSite[] = []
+  let position = start.offset
+  let cursor: string | undefined = start.cursor
+  while (position < end) {
+    // Skip towards the window in full pages, then ask for exactly what is left of it.
+    const size =
+      position < q.offset ? Math.min(MAX_PAGE, q.offset - position) : Math.min(MAX_PAGE, end - position)
+    const page = await ctx.client.json<FathomList<FathomSite>>({
+      path: '/sites',
+      query: { limit: size, starting_after: cursor, ...ctx.rawParams },
+    })
+    page.data.forEach((site, i) => {
+      if (position + i >= q.offset && position + i < end) rows.push(site)
+    })
+    position += page.data.length
+    const last = page.data[page.data.length - 1]
+    if (!page.has_more || !last) break
+    cursor = last.id
+    ctx.cursors.set(scope, position, cursor)
+  }
+  return rows.map(fromFathomSite)
+}
+
+function updateSite(client: ProviderClient, id: string, body: WriteBody) {
+  return client.json<FathomSite>({
+    method: 'POST',
+    path: sitePath(id),
+    body: toFathomSite(body, false),
+    // Setting the same name twice leaves the same site: safe to retry.
+    idempotent: true,
+  })
+}
+
+export const propertyHandlers: ObjectHandlers = {
+  // Listing without filters returns every site, so virtual webhooks can tell deletions.
+  listIsComplete: true,
+  listParams: [],
+  filters: [],
+  list: listSites,
+
+  async get(ctx, id) {
+    return fromFathomSite(
+      await ctx.client.json<FathomSite>({ path: sitePath(id), query: { ...ctx.rawParams } }),
+    )
+  },
+
+  async create(ctx, body) {
+    return fromFathomSite(
+      await ctx.client.json<FathomSite>({ method: 'POST', path: '/sites', body: toFathomSite(body, true) }),
+    )
+  },
+
+  // Fathom updates with POST and only the keys sent: PUT and PATCH are the same call.
+  async update(ctx, id, body) {
+    return fromFathomSite(await updateSite(ctx.client, id, body))
+  },
+
+  async patch(ctx, id, body) {
+    return fromFathomSite(await updateSite(ctx.client, id, body))
+  },
+
+  async remove(ctx, id) {
+    await ctx.client.json({ method: 'DELETE', path: sitePath(id) })
+  },
+}

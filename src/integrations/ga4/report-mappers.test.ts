@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import type { Ga4RunReportResponse } from './provider-types.js'
+import { fromGa4ReportRows, ga4OrderBys, toGa4Dimension, toGa4Metrics } from './report-mappers.js'
+
+/** As `POST /v1beta/properties/1000:runReport` answers (providers.md 1.3): every value a string. */
+const BY_DATE: Ga4RunReportResponse = {
+  dimensionHeaders: [{ name: 'date' }],
+  metricHeaders: [
+    { name: 'activeUsers', type: 'TYPE_INTEGER' },
+    { name: 'bounceRate', type: 'TYPE_FLOAT' },
+  ],
+  rows: [
+    { dimensionValues: [{ value: '20240501' }], metricValues: [{ value: '123' }, { value: '0.4512' }] },
+    { dimensionValues: [{ value: '20240502' }], metricValues: [{ value: '98' }, { value: '0.5' }] },
+  ],
+  rowCount: 7,
+  metadata: { currencyCode: 'USD', timeZone: 'America/Los_Angeles' },
+  kind: 'analyticsData#runReport',
+}
+
+/** A mapped date as the API will print it. */
+const iso = (value: unknown) => (value as Date).toISOString()
+
+const ctx = {
+  propertyId: '1000',
+  startDate: '2024-05-01',
+  endDate: '2024-05-07',
+  timeZone: 'America/Los_Angeles',
+  types: ['USERS', 'BOUNCE_RATE'],
+}
+
+describe('fromGa4ReportRows', () => {
+  it('makes one report per day, bounded by the day in the property time zone', () => {
+    const [first, second] = fromGa4ReportRows(BY_DATE, { ...ctx, dimension: 'DATE' })
+    expect(first).toMatchObject({
+      property_id: '1000',
+      metrics: [
+        { type: 'USERS', value: 123, dimension: 'DATE', dimension_value: '2024-05-01' },
+        { type: 'BOUNCE_RATE', value: 0.4512, dimension: 'DATE', dimension_value: '2024-05-01' },
+      ],
+    })
+    expect(iso(first?.start_at)).toBe('2024-05-01T07:00:00.000Z')
+    expect(iso(first?.end_at)).toBe('2024-05-02T07:00:00.000Z')
+    expect(second?.id).not.toBe(first?.id)
+    expect(first?.raw).toMatchObject({ row: BY_DATE.rows?.[0], rowCount: 7, metadata: BY_DATE.metadata })
+  })
+
+  it('covers the whole range for a non-time dimension and for totals', () => {
+    const res: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'country' }],
+      rows: [
+        { dimensionValues: [{ value: 'United States' }], metricValues: [{ value: '5' }, { value: '0' }] },
+      ],
+    }
+    const [row] = fromGa4ReportRows(res, { ...ctx, dimension: 'COUNTRY' })
+    expect(iso(row?.start_at)).toBe('2024-05-01T07:00:00.000Z')
+    expect(iso(row?.end_at)).toBe('2024-05-08T07:00:00.000Z')
+    expect(row?.metrics).toContainEqual({
+      type: 'USERS',
+      value: 5,
+      dimension: 'COUNTRY',
+      dimension_value: 'United States',
+    })
+    const [total] = fromGa4ReportRows(
+      { ...res, dimensionHeaders: [], rows: [{ metricValues: [{ value: '9' }] }] },
+      {
+        ...ctx,
+        types: ['USERS'],
+      },
+    )
+    expect(total?.metrics).toEqual([{ type: 'USERS', value: 9 }])
+  })
+
+  it('cuts a month bucket to the requested range', () => {
+    const res: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'yearMonth' }],
+      rows: [{ dimensionValues: [{ value: '202405' }], metricValues: [{ value: '1' }, { value: '0' }] }],
+    }
+    const [row] = fromGa4ReportRows(res, { ...ctx, dimension: 'MONTH' })
+    expect(row?.metrics).toContainEqual(
+      expect.objectContaining({ dimension: 'MONTH', dimension_value: '2024-05' }),
+    )
+    expect(iso(row?.start_at)).toBe('2024-05-01T07:00:00.000Z')
+    expect(iso(row?.end_at)).toBe('2024-05-08T07:00:00.000Z')
+  })
+
+  it('answers no reports when GA4 leaves rows and rowCount out', () => {
+    expect(
+      fromGa4ReportRows({ metricHeaders: BY_DATE.metricHeaders, metadata: BY_DATE.metadata }, ctx),
+    ).toEqual([])
+  })
+})
+
+describe('metric and dimension names', () => {
+  it('maps unified types and refuses ones GA4 lacks with 501', () => {
+    expect(toGa4Metrics(new Set(['USERS', 'REVENUE']))).toEqual([
+      { type: 'USERS', name: 'activeUsers' },
+      { type: 'REVENUE', name: 'totalRevenue' },
+    ])
+    expect(() => toGa4Metrics(new Set(['VIDEO_VIEWS']))).toThrow(expect.objectContaining({ statusCode: 501 }))
+    expect(toGa4Metrics(undefined)).toHaveLength(10)
+  })
+
+  it('maps dimensions and refuses VIDEO with 501', () => {
+    expect(toGa4Dimension('DATE')).toBe('date')
+    expect(toGa4Dimension(undefined)).toBeUndefined()
+    expect(() => toGa4Dimension('VIDEO')).toThrow(expect.objectContaining({ statusCode: 501 }))
+  })
+
+  it('orders time buckets chronologically and breakdowns by their first metric', () => {
+    expect(ga4OrderBys('date', 'activeUsers')).toEqual([
+      { dimension: { dimensionName: 'date', orderType: 'ALPHANUMERIC' }, desc: false },
+    ])
+    expect(ga4OrderBys('country', 'activeUsers')[0]).toEqual({
+      metric: { metricName: 'activeUsers' },
+      desc: true,
+    })
+  })
+})

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { CursorMemory } from '../cursors.js'
+import { readTokenWindow } from './token-pages.js'
+
+/** A provider of `total` numbered items in pages of `size`, whose tokens are opaque. */
+function provider(total: number, size: number) {
+  const calls: (string | undefined)[] = []
+  const fetchPage = async (token: string | undefined) => {
+    calls.push(token)
+    const start = token ? Number(token.slice(3)) : 0
+    const items = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, i) => start + i)
+    const next = start + size < total ? `tok${start + size}` : undefined
+    return { items, ...(next ? { nextPageToken: next } : {}) }
+  }
+  return { calls, fetchPage }
+}
+
+describe('readTokenWindow', () => {
+  it('reads a window spanning pages and remembers tokens so the next read starts near it', async () => {
+    const cursors = new CursorMemory()
+    const p = provider(1000, 200)
+    const base = { cursors, scope: 's', pageSize: 200, fetchPage: p.fetchPage }
+    expect(await readTokenWindow({ ...base, offset: 390, limit: 20 })).toEqual(
+      Array.from({ length: 20 }, (_, i) => 390 + i),
+    )
+    expect(p.calls).toEqual([undefined, 'tok200', 'tok400'])
+    p.calls.length = 0
+    expect(await readTokenWindow({ ...base, offset: 600, limit: 5 })).toEqual([600, 601, 602, 603, 604])
+    // The token for 600 came with the page at 400: one call, not a walk from the first page.
+    expect(p.calls).toEqual(['tok600'])
+  })
+
+  it('stops at the last page and answers what exists', async () => {
+    const p = provider(250, 200)
+    const rows = await readTokenWindow({
+      cursors: new CursorMemory(),
+      scope: 's',
+      pageSize: 200,
+      offset: 240,
+      limit: 100,
+      fetchPage: p.fetchPage,
+    })
+    expect(rows).toEqual([240, 241, 242, 243, 244, 245, 246, 247, 248, 249])
+    expect(p.calls).toHaveLength(2)
+  })
+
+  it('keeps scopes apart', async () => {
+    const cursors = new CursorMemory()
+    const a = provider(1000, 200)
+    await readTokenWindow({
+      cursors,
+      scope: 'a',
+      pageSize: 200,
+      offset: 400,
+      limit: 1,
+      fetchPage: a.fetchPage,
+    })
+    const b = provider(1000, 200)
+    await readTokenWindow({
+      cursors,
+      scope: 'b',
+      pageSize: 200,
+      offset: 400,
+      limit: 1,
+      fetchPage: b.fetchPage,
+    })
+    expect(b.calls).toEqual([undefined, 'tok200', 'tok400'])
+  })
+})

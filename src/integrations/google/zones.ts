@@ -1,0 +1,106 @@
+/**
+ * Calendar arithmetic in a named time zone with nothing but Intl: Google reports whole days in the
+ * property's zone (GA4) or in Pacific Time (YouTube), and the unified report carries UTC instants.
+ */
+
+const DAY_MS = 86_400_000
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+    formatters.set(timeZone, f)
+  }
+  return f
+}
+
+export function isTimeZone(value: string): boolean {
+  try {
+    formatterFor(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+interface Wall {
+  y: number
+  m: number
+  d: number
+  h: number
+  min: number
+  s: number
+}
+
+function wallClock(instant: number, timeZone: string): Wall {
+  const parts: Record<string, number> = {}
+  for (const p of formatterFor(timeZone).formatToParts(new Date(instant))) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value)
+  }
+  return {
+    y: parts.year ?? 0,
+    m: parts.month ?? 1,
+    d: parts.day ?? 1,
+    h: parts.hour ?? 0,
+    min: parts.minute ?? 0,
+    s: parts.second ?? 0,
+  }
+}
+
+/** The zone's offset from UTC at `instant`, in ms (negative west of Greenwich). */
+export function offsetMs(instant: number, timeZone: string): number {
+  const w = wallClock(instant, timeZone)
+  const asUtc = Date.UTC(w.y, w.m - 1, w.d, w.h, w.min, w.s)
+  return asUtc - Math.floor(instant / 1000) * 1000
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+
+function parseDay(day: string): [number, number, number] {
+  const m = DAY.exec(day)
+  if (!m) throw new Error(`not a YYYY-MM-DD day: ${day}`)
+  return [Number(m[1]), Number(m[2]), Number(m[3])]
+}
+
+/** The UTC instant at which `day` (YYYY-MM-DD) plus `hour` hours starts in `timeZone`. */
+export function zonedStart(day: string, timeZone: string, hour = 0): Date {
+  const [y, m, d] = parseDay(day)
+  const wall = Date.UTC(y, m - 1, d, hour)
+  // Two passes settle the offset across a daylight-saving change.
+  let guess = wall - offsetMs(wall, timeZone)
+  guess = wall - offsetMs(guess, timeZone)
+  return new Date(guess)
+}
+
+/** The calendar day (YYYY-MM-DD) that `instant` falls on in `timeZone`. */
+export function dayIn(instant: number, timeZone: string): string {
+  const w = wallClock(instant, timeZone)
+  return `${w.y}-${String(w.m).padStart(2, '0')}-${String(w.d).padStart(2, '0')}`
+}
+
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = parseDay(day)
+  return new Date(Date.UTC(y, m - 1, d) + days * DAY_MS).toISOString().slice(0, 10)
+}
+
+export function daysBetween(from: string, to: string): number {
+  const [y1, m1, d1] = parseDay(from)
+  const [y2, m2, d2] = parseDay(to)
+  return Math.round((Date.UTC(y2, m2 - 1, d2) - Date.UTC(y1, m1 - 1, d1)) / DAY_MS)
+}
+
+/** Whole seconds from `now` until the next midnight in `timeZone` (at least 1). */
+export function secondsUntilMidnightIn(timeZone: string, now: number = Date.now()): number {
+  const next = zonedStart(addDays(dayIn(now, timeZone), 1), timeZone).getTime()
+  return Math.max(1, Math.ceil((next - now) / 1000))
+}

@@ -1,0 +1,82 @@
+import { ProviderError } from '../../errors.js'
+import type { HandlerContext } from '../types.js'
+
+/** A parameter value as Matomo's form encoding takes it; arrays become `name[0]=…&name[1]=…`. */
+export type MatomoParam = string | number | readonly string[] | undefined
+export type MatomoParams = Readonly<Record<string, MatomoParam>>
+
+/** Form-encodes Matomo parameters, PHP style (`urls[0]=a&urls[1]=b`). */
+export function encodeMatomoParams(params: MatomoParams): string {
+  const form = new URLSearchParams()
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) form.append(`${name}[${i}]`, v)
+    } else form.append(name, String(value))
+  }
+  return form.toString()
+}
+
+/**
+ * Matomo answers most failures with HTTP 200 and `{"result":"error","message":…}`; the message is the
+ * only signal, so it decides the status the rest of Unigate sees.
+ */
+export function statusOfMatomoError(message: string): number {
+  if (/unable to authenticate|token_auth.*(invalid|expired)|not logged in/i.test(message)) return 401
+  if (/unexpected website was found|does not exist|not found|doesn't exist/i.test(message)) return 404
+  if (/you can't access this resource|requires '\w+' access|super ?user access/i.test(message)) return 403
+  return 400
+}
+
+export function matomoErrorOf(body: unknown): ProviderError | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined
+  const b = body as Record<string, unknown>
+  if (b.result !== 'error') return undefined
+  const message = typeof b.message === 'string' ? b.message : 'Matomo reported an error without a message'
+  return new ProviderError(statusOfMatomoError(message), message)
+}
+
+/** Read-only Reporting API methods may be retried; mutations may not (a repeated addSite adds two sites). */
+const WRITE_METHOD = /\.(add|update|delete|set|remove)/
+
+/**
+ * Calls one Reporting API method. The token travels in the POST body, never in the URL (Matomo's
+ * recommendation: URLs end up in access logs, and tokens may be restricted to POST requests).
+ */
+export async function callMatomo<T>(
+  ctx: Pick<HandlerContext, 'client' | 'credentials'>,
+  method: string,
+  params: MatomoParams = {},
+): Promise<T> {
+  const body = encodeMatomoParams({ ...params, token_auth: ctx.credentials.token_auth })
+  const res = await ctx.client.send({
+    method: 'POST',
+    path: 'index.php',
+    query: { module: 'API', method, format: 'JSON' },
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    idempotent: !WRITE_METHOD.test(method),
+  })
+  const error = matomoErrorOf(res.body)
+  if (error) throw error
+  return res.body as T
+}
+
+/** A bulk call: several methods in one round trip (`API.getBulkRequest`), answered in order. */
+export async function callMatomoBulk(
+  ctx: Pick<HandlerContext, 'client' | 'credentials'>,
+  calls: ReadonlyArray<{ method: string; params: MatomoParams }>,
+): Promise<unknown[]> {
+  const urls = calls.map(({ method, params }) =>
+    encodeMatomoParams({ module: 'API', method, format: 'JSON', ...params }),
+  )
+  const results = await callMatomo<unknown>(ctx, 'API.getBulkRequest', { urls })
+  if (!Array.isArray(results) || results.length !== calls.length) {
+    throw new ProviderError(502, 'Matomo answered a bulk request with an unexpected shape')
+  }
+  for (const result of results) {
+    const error = matomoErrorOf(result)
+    if (error) throw error
+  }
+  return results
+}

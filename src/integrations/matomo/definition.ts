@@ -1,0 +1,66 @@
+import { badRequest } from '../../errors.js'
+import { defineIntegration } from '../types.js'
+import { callMatomo } from './client.js'
+import { eventHandlers } from './event.js'
+import { propertyHandlers } from './property.js'
+import { reportHandlers } from './report.js'
+import { sessionHandlers } from './session.js'
+import { visitorHandlers } from './visitor.js'
+
+export default defineIntegration({
+  type: 'matomo',
+  name: 'Matomo',
+  categories: ['analytics'],
+  description: 'Matomo (self-hosted or Matomo Cloud): sites, visits, actions, visitor profiles and reports.',
+  webUrl: 'https://matomo.org',
+  apiDocsUrl: 'https://developer.matomo.org/api-reference/reporting-api',
+  color: '#3152A0',
+  rateLimitDescription: 'No API rate limit in Matomo itself; report archiving cost dominates.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'token_auth',
+        label: 'Auth token',
+        secret: true,
+        required: true,
+        description: 'Administration → Personal → Security → Auth tokens (32 hex characters)',
+      },
+      {
+        name: 'api_url',
+        label: 'Matomo address',
+        secret: false,
+        required: false,
+        description: 'Base address of a self-hosted Matomo, such as https://analytics.example.com',
+      },
+      {
+        name: 'account',
+        label: 'Matomo Cloud account',
+        secret: false,
+        required: false,
+        description: 'For Matomo Cloud: the <account> of https://<account>.matomo.cloud',
+      },
+    ],
+  },
+  baseUrl(credentials) {
+    if (credentials.api_url) return credentials.api_url
+    if (credentials.account && /^[a-z0-9-]+$/i.test(credentials.account)) {
+      return `https://${credentials.account}.matomo.cloud`
+    }
+    throw badRequest('Matomo needs auth.api_url (self-hosted) or auth.account (Matomo Cloud)')
+  },
+  // The token travels in each POST body (Matomo's recommendation), never in a header or URL.
+  authHeaders: () => ({}),
+  async verify(client, credentials) {
+    const version = await callMatomo<{ value?: string }>({ client, credentials }, 'API.getMatomoVersion')
+    return { matomo_version: typeof version?.value === 'string' ? version.value : undefined }
+  },
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    analytics_event: eventHandlers,
+    analytics_session: sessionHandlers,
+    analytics_visitor: visitorHandlers,
+    analytics_report: reportHandlers,
+  },
+})

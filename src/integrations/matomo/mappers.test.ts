@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest'
+import { encodeMatomoParams, matomoErrorOf } from './client.js'
+import visitFixture from './fixtures/visit.json' with { type: 'json' }
+import {
+  fromMatomoAction,
+  fromMatomoSite,
+  fromMatomoVisit,
+  fromMatomoVisitorProfile,
+  toMatomoSiteParams,
+  toMatomoTrackingRequest,
+} from './mappers.js'
+import type { MatomoVisit } from './provider-types.js'
+import { fromMatomoMetrics } from './report.js'
+import { SUMMARY_METRICS } from './report-spec.js'
+import { startOfDayIn } from './timezone.js'
+
+const visit = visitFixture as unknown as MatomoVisit
+
+describe('Matomo mappers', () => {
+  it('maps a site, strings and all', () => {
+    const site = {
+      idsite: '1',
+      name: 'Acme Web',
+      main_url: 'https://acme.com',
+      ts_created: '2024-01-02 03:04:05',
+      ecommerce: '0',
+      timezone: 'America/New_York',
+      currency: 'USD',
+      group: '',
+      type: 'website',
+    }
+    const p = fromMatomoSite(site)
+    expect(p).toMatchObject({ id: '1', name: 'Acme Web', timezone: 'America/New_York', currency: 'USD' })
+    expect(p.parent_id).toBeUndefined()
+    expect((p.created_at as Date).toISOString()).toBe('2024-01-02T03:04:05.000Z')
+    expect(p.raw).toEqual(site)
+  })
+
+  it('turns a unified property into addSite parameters, raw settings included', () => {
+    expect(
+      toMatomoSiteParams({
+        name: 'Shop',
+        timezone: 'UTC',
+        parent_id: 'EU',
+        raw: { urls: ['https://a.io'], ecommerce: 1 },
+      }),
+    ).toEqual({ siteName: 'Shop', timezone: 'UTC', group: 'EU', urls: ['https://a.io'], ecommerce: '1' })
+  })
+
+  it('maps a visit to a session with composite ids', () => {
+    const s = fromMatomoVisit(visit)
+    expect(s).toMatchObject({
+      id: '1:68536',
+      property_id: '1',
+      visitor_id: '1:abcdef0123456789',
+      duration_seconds: 33,
+      landing_page: 'https://acme.com/',
+      exit_page: 'https://acme.com/pricing',
+      page_views: 2,
+      events_count: 3,
+      source: 'Google',
+      medium: 'search',
+      device: 'Desktop',
+      browser: 'Chrome',
+      os: 'Mac',
+      country: 'France',
+      city: 'Bezons',
+      is_bounce: false,
+      is_conversion: false,
+    })
+    expect(s.campaign).toBeUndefined()
+    expect((s.start_at as Date).toISOString()).toBe('2024-05-01T18:43:05.000Z')
+    expect((s.raw as Record<string, unknown>).__id).toBe('68536')
+  })
+
+  it('maps actions to events with the visit context', () => {
+    const [page, video] = (visit.actionDetails ?? []).map((a, i) => fromMatomoAction(visit, a, i))
+    expect(page).toMatchObject({
+      id: '1:68536:0',
+      event_type: 'PAGE_VIEW',
+      name: 'Home',
+      session_id: '1:68536',
+      page_url: 'https://acme.com/',
+      page_referrer: 'https://www.google.com/',
+      country_code: 'FR',
+    })
+    expect(video).toMatchObject({ id: '1:68536:1', event_type: 'VIDEO_PLAY', name: 'Play', value: 3 })
+    expect(video?.metadata).toEqual({
+      eventCategory: { value: 'Videos' },
+      eventAction: { value: 'Play' },
+      eventName: { value: 'Intro' },
+    })
+    expect(video?.page_referrer).toBeUndefined()
+  })
+
+  it('maps a visitor profile', () => {
+    const v = fromMatomoVisitorProfile('1', {
+      visitorId: 'abcdef0123456789',
+      totalVisits: 4,
+      totalPageViews: '9',
+      totalActions: 12,
+      firstVisit: { date: '2024-04-01' },
+      lastVisits: [visit],
+      countries: [{ country: 'fr', prettyName: 'France' }],
+    })
+    expect(v).toMatchObject({
+      id: '1:abcdef0123456789',
+      total_sessions: 4,
+      total_page_views: 9,
+      total_events: 12,
+      country: 'France',
+      country_code: 'FR',
+      language: 'fr-fr',
+    })
+    expect((v.first_seen_at as Date).toISOString()).toBe('2024-04-01T00:00:00.000Z')
+    expect((v.last_seen_at as Date).toISOString()).toBe('2024-05-01T18:43:38.000Z')
+  })
+
+  it('builds tracking requests per event type', () => {
+    const page = toMatomoTrackingRequest('3', 'id-1', {
+      event_type: 'PAGE_VIEW',
+      page_url: 'https://a.io/x',
+      page_title: 'X',
+      visitor_id: '3:ABCDEF0123456789',
+      created_at: '2024-05-01T00:00:00Z',
+    })
+    expect(Object.fromEntries(page)).toMatchObject({
+      idsite: '3',
+      rec: '1',
+      url: 'https://a.io/x',
+      action_name: 'X',
+      _id: 'abcdef0123456789',
+      cdt: '1714521600',
+    })
+    const order = toMatomoTrackingRequest('3', 'id-2', {
+      event_type: 'PURCHASE',
+      value: 9.5,
+      visitor_id: 'user@x',
+    })
+    expect(Object.fromEntries(order)).toMatchObject({
+      idgoal: '0',
+      ec_id: 'id-2',
+      revenue: '9.5',
+      uid: 'user@x',
+    })
+    const custom = toMatomoTrackingRequest('3', 'id-3', { name: 'Signed up', value: 2 })
+    expect(Object.fromEntries(custom)).toMatchObject({ e_c: 'Custom', e_a: 'Signed up', e_v: '2' })
+  })
+
+  it('maps report columns, skipping formatted values', () => {
+    expect(
+      fromMatomoMetrics(
+        { nb_visits: '150', nb_uniq_visitors: 120, bounce_rate: '40%', max_actions: 25 },
+        SUMMARY_METRICS,
+      ),
+    ).toEqual([
+      { value: 120, type: 'USERS' },
+      { value: 150, type: 'SESSIONS' },
+    ])
+  })
+})
+
+describe('Matomo client helpers', () => {
+  it('encodes arrays PHP style', () => {
+    expect(encodeMatomoParams({ urls: ['a', 'b'], idSite: 1, skip: undefined })).toBe(
+      'urls%5B0%5D=a&urls%5B1%5D=b&idSite=1',
+    )
+  })
+
+  it('reads an error that arrived with HTTP 200', () => {
+    expect(
+      matomoErrorOf({ result: 'error', message: 'Unable to authenticate with the provided token.' })?.status,
+    ).toBe(401)
+    expect(
+      matomoErrorOf({
+        result: 'error',
+        message: "You can't access this resource as it requires 'view' access",
+      })?.status,
+    ).toBe(403)
+    expect(matomoErrorOf({ result: 'success', message: 'ok' })).toBeUndefined()
+    expect(matomoErrorOf([{ result: 'error' }])).toBeUndefined()
+  })
+
+  it('finds the start of a site day in its timezone', () => {
+    expect(startOfDayIn('2024-05-01', 'America/New_York').toISOString()).toBe('2024-05-01T04:00:00.000Z')
+    expect(startOfDayIn('2024-01-15', 'Europe/Paris').toISOString()).toBe('2024-01-14T23:00:00.000Z')
+    expect(startOfDayIn('2024-05-01', 'UTC+5.5').toISOString()).toBe('2024-04-30T18:30:00.000Z')
+    expect(startOfDayIn('2024-05-01', 'UTC').toISOString()).toBe('2024-05-01T00:00:00.000Z')
+  })
+})

@@ -1,0 +1,289 @@
+import type { EventType } from '../../models/analytics.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { actionKey, visitKey, visitorKey } from './ids.js'
+import type { MatomoAction, MatomoSite, MatomoVisit, MatomoVisitorProfile } from './provider-types.js'
+
+const nonEmpty = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined
+
+const num = (v: unknown): number | undefined => {
+  if (v === null || v === undefined || v === '') return undefined
+  const n = Number(v)
+  return Number.isFinite(n) ? n : undefined
+}
+
+const fromSeconds = (s: unknown): Date | undefined => {
+  const n = num(s)
+  return n === undefined ? undefined : new Date(n * 1000)
+}
+
+/** `2024-01-02 03:04:05`: Matomo stores its timestamps in UTC. */
+export function fromMatomoDateTime(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})$/.exec(value)
+  if (!m) return undefined
+  const d = new Date(`${m[1]}T${m[2]}Z`)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+export function fromMatomoSite(site: MatomoSite): UnifiedRecord {
+  const created = fromMatomoDateTime(site.ts_created)
+  return {
+    id: String(site.idsite),
+    name: site.name,
+    timezone: nonEmpty(site.timezone),
+    currency: nonEmpty(site.currency),
+    parent_id: nonEmpty(site.group),
+    created_at: created,
+    raw: { ...site },
+  }
+}
+
+/**
+ * `SitesManager.addSite` / `updateSite` parameters. Matomo leaves a parameter it does not receive as it
+ * is, so PATCH and PUT both send only what the caller gave. `raw` carries Matomo-only settings
+ * (`urls`, `ecommerce`, `excludedIps`…) straight through.
+ */
+export function toMatomoSiteParams(
+  body: Readonly<Record<string, unknown>>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+  for (const [key, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) out[key] = value.map(String)
+    else if (value !== null && value !== undefined && typeof value !== 'object') out[key] = String(value)
+  }
+  if (typeof body.name === 'string') out.siteName = body.name
+  if (typeof body.timezone === 'string') out.timezone = body.timezone
+  if (typeof body.currency === 'string') out.currency = body.currency
+  if (typeof body.parent_id === 'string') out.group = body.parent_id
+  return out
+}
+
+const pageViews = (visit: MatomoVisit) => (visit.actionDetails ?? []).filter((a) => a.type === 'action')
+
+export function fromMatomoVisit(visit: MatomoVisit): UnifiedRecord {
+  const pages = pageViews(visit)
+  const referrerType = nonEmpty(visit.referrerType)
+  const start = fromSeconds(visit.firstActionTimestamp)
+  const end = fromSeconds(visit.lastActionTimestamp)
+  const actions = visit.actionDetails?.length ?? num(visit.actions)
+  return {
+    id: visitKey(visit.idSite, visit.idVisit),
+    property_id: String(visit.idSite),
+    visitor_id: visitorKey(visit.idSite, visit.visitorId),
+    created_at: start,
+    updated_at: end,
+    start_at: start,
+    end_at: end,
+    duration_seconds: num(visit.visitDuration),
+    landing_page: nonEmpty(pages[0]?.url),
+    exit_page: nonEmpty(pages[pages.length - 1]?.url),
+    page_views: pages.length,
+    events_count: actions,
+    source: referrerType === 'direct' ? undefined : nonEmpty(visit.referrerName),
+    medium: referrerType,
+    campaign:
+      nonEmpty(visit.campaignName) ??
+      (referrerType === 'campaign' ? nonEmpty(visit.referrerName) : undefined),
+    device: nonEmpty(visit.deviceType),
+    browser: nonEmpty(visit.browserName),
+    os: nonEmpty(visit.operatingSystemName),
+    country: nonEmpty(visit.country),
+    city: nonEmpty(visit.city),
+    // A bounce is a visit with a single interaction (Matomo's own definition of bounce_count).
+    is_bounce: num(visit.actions) === undefined ? undefined : num(visit.actions) === 1,
+    is_conversion: String(visit.visitConverted) === '1' || (num(visit.goalConversions) ?? 0) > 0,
+    raw: { ...visit, __id: visit.idVisit },
+  }
+}
+
+/** providers.md 12.1, Matomo column. */
+export function eventTypeOfMatomoAction(action: MatomoAction): EventType {
+  switch (action.type) {
+    case 'action':
+      return 'PAGE_VIEW'
+    case 'outlink':
+      return 'CLICK'
+    case 'download':
+      return 'FILE_DOWNLOAD'
+    case 'search':
+      return 'SEARCH'
+    case 'ecommerceOrder':
+      return 'PURCHASE'
+    case 'event': {
+      const video = /video|media/i.test(action.eventCategory ?? '')
+      if (video && /^play/i.test(action.eventAction ?? '')) return 'VIDEO_PLAY'
+      if (video && /complete|finish|ended/i.test(action.eventAction ?? '')) return 'VIDEO_COMPLETE'
+      return 'CUSTOM'
+    }
+    default:
+      return 'CUSTOM'
+  }
+}
+
+function nameOfAction(action: MatomoAction): string | undefined {
+  switch (action.type) {
+    case 'action':
+      return nonEmpty(action.pageTitle) ?? nonEmpty(action.url)
+    case 'event':
+      return nonEmpty(action.eventAction)
+    case 'goal':
+      return nonEmpty(action.goalName)
+    case 'search':
+      return nonEmpty(action.siteSearchKeyword)
+    default:
+      return nonEmpty(action.url) ?? action.type
+  }
+}
+
+/** Metadata values must be objects (sdk-contract R10): each Matomo-only detail becomes `{ value }`. */
+function metadataOf(action: MatomoAction): Record<string, { value: unknown }> | undefined {
+  const out: Record<string, { value: unknown }> = {}
+  for (const key of [
+    'eventCategory',
+    'eventAction',
+    'eventName',
+    'goalName',
+    'siteSearchKeyword',
+    'idpageview',
+  ]) {
+    const v = action[key]
+    if (v !== undefined && v !== null && v !== '') out[key] = { value: v }
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+/** One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. */
+export function fromMatomoAction(visit: MatomoVisit, action: MatomoAction, index: number): UnifiedRecord {
+  const created = fromSeconds(action.timestamp)
+  const campaign = visit.referrerType === 'campaign' ? nonEmpty(visit.referrerName) : undefined
+  const value = action.type === 'event' ? num(action.eventValue) : num(action.revenue)
+  return {
+    id: actionKey(visit.idSite, visit.idVisit, index),
+    name: nameOfAction(action),
+    event_type: eventTypeOfMatomoAction(action),
+    property_id: String(visit.idSite),
+    session_id: visitKey(visit.idSite, visit.idVisit),
+    visitor_id: visitorKey(visit.idSite, visit.visitorId),
+    created_at: created,
+    updated_at: created,
+    page_url: nonEmpty(action.url),
+    page_title: nonEmpty(action.pageTitle),
+    page_referrer: index === 0 ? nonEmpty(visit.referrerUrl) : undefined,
+    device: nonEmpty(visit.deviceType),
+    browser: nonEmpty(visit.browserName),
+    os: nonEmpty(visit.operatingSystemName),
+    country: nonEmpty(visit.country),
+    country_code: nonEmpty(visit.countryCode)?.toUpperCase(),
+    region: nonEmpty(visit.region),
+    city: nonEmpty(visit.city),
+    value,
+    currency:
+      action.type === 'ecommerceOrder' || action.type === 'goal' ? nonEmpty(visit.siteCurrency) : undefined,
+    metadata: metadataOf(action),
+    utm_source: nonEmpty(visit.campaignSource),
+    utm_medium: nonEmpty(visit.campaignMedium),
+    utm_campaign: nonEmpty(visit.campaignName) ?? campaign,
+    utm_term: nonEmpty(visit.campaignKeyword),
+    utm_content: nonEmpty(visit.campaignContent),
+    raw: { ...action },
+  }
+}
+
+export function fromMatomoVisitorProfile(idSite: string, profile: MatomoVisitorProfile): UnifiedRecord {
+  const last = profile.lastVisits?.[0]
+  const firstDate = profile.firstVisit?.date
+  const country = profile.countries?.[0]
+  return {
+    id: visitorKey(idSite, profile.visitorId),
+    property_id: idSite,
+    // Matomo gives the first visit's day only (site calendar), so first_seen_at is that day's start.
+    first_seen_at:
+      typeof firstDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(firstDate)
+        ? new Date(`${firstDate}T00:00:00Z`)
+        : undefined,
+    last_seen_at: last ? fromSeconds(last.lastActionTimestamp) : undefined,
+    total_sessions: num(profile.totalVisits),
+    total_page_views: num(profile.totalPageViews),
+    total_events: num(profile.totalActions),
+    country: nonEmpty(country?.prettyName) ?? nonEmpty(last?.country),
+    country_code: (nonEmpty(country?.country) ?? nonEmpty(last?.countryCode))?.toUpperCase(),
+    city: nonEmpty(last?.city),
+    language: nonEmpty(last?.languageCode),
+    metadata: nonEmpty(profile.userId) ? { userId: { value: profile.userId } } : undefined,
+    raw: { ...profile },
+  }
+}
+
+const HEX16 = /^[0-9a-f]{16}$/i
+
+/**
+ * One Tracking API request (`matomo.php` query string) for a unified event. Matomo has no event id and
+ * no de-duplication key, except `ec_id` for ecommerce orders, which carries our generated id.
+ */
+export function toMatomoTrackingRequest(
+  idSite: string,
+  id: string,
+  body: Readonly<Record<string, unknown>>,
+): URLSearchParams {
+  const p = new URLSearchParams({ idsite: idSite, rec: '1', apiv: '1', send_image: '0' })
+  const str = (k: string) => (typeof body[k] === 'string' && body[k] !== '' ? (body[k] as string) : undefined)
+  const url = str('page_url')
+  if (url) p.set('url', url)
+  const referrer = str('page_referrer')
+  if (referrer) p.set('urlref', referrer)
+  const visitor = str('visitor_id')
+  if (visitor) {
+    const bare = visitor.includes(':') ? (visitor.split(':')[1] ?? '') : visitor
+    // A 16-hex id is Matomo's own visitor id; anything else is the site's user id.
+    if (HEX16.test(bare)) p.set('_id', bare.toLowerCase())
+    else p.set('uid', visitor)
+  }
+  const created = body.created_at
+  if (typeof created === 'string') {
+    const d = new Date(created)
+    if (!Number.isNaN(d.getTime())) p.set('cdt', String(Math.floor(d.getTime() / 1000)))
+  }
+  for (const [k, target] of [
+    ['country_code', 'country'],
+    ['region', 'region'],
+    ['city', 'city'],
+  ] as const) {
+    const v = str(k)
+    if (v) p.set(target, k === 'country_code' ? v.toLowerCase() : v)
+  }
+  const name = str('name')
+  const type = (str('event_type') ?? 'CUSTOM') as EventType
+  const value = typeof body.value === 'number' ? body.value : undefined
+  switch (type) {
+    case 'PAGE_VIEW':
+      p.set('action_name', str('page_title') ?? name ?? '')
+      break
+    case 'SEARCH':
+      p.set('search', name ?? '')
+      break
+    case 'CLICK':
+      p.set('link', url ?? '')
+      break
+    case 'FILE_DOWNLOAD':
+      p.set('download', url ?? '')
+      break
+    case 'PURCHASE':
+      p.set('idgoal', '0')
+      p.set('ec_id', id)
+      if (value !== undefined) p.set('revenue', String(value))
+      break
+    default: {
+      const video = type === 'VIDEO_PLAY' || type === 'VIDEO_COMPLETE'
+      p.set('e_c', video ? 'Video' : 'Custom')
+      p.set('e_a', type === 'VIDEO_PLAY' ? 'Play' : type === 'VIDEO_COMPLETE' ? 'Complete' : (name ?? type))
+      if (video && name) p.set('e_n', name)
+      if (value !== undefined) p.set('e_v', String(value))
+    }
+  }
+  const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+  for (const [k, v] of Object.entries(raw))
+    if (typeof v === 'string' || typeof v === 'number') p.set(k, String(v))
+  return p
+}

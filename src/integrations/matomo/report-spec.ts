@@ -1,0 +1,80 @@
+import type { Dimension, MetricType } from '../../models/analytics.js'
+
+/** Matomo column → unified metric type (providers.md 12.2); other columns stay in `raw`. */
+export type MetricMap = Readonly<Record<string, MetricType>>
+
+const VISIT_ROW_METRICS: MetricMap = {
+  nb_visits: 'SESSIONS',
+  nb_uniq_visitors: 'USERS',
+  nb_actions: 'EVENTS',
+  nb_visits_converted: 'CONVERSIONS',
+  revenue: 'REVENUE',
+}
+
+const PAGE_ROW_METRICS: MetricMap = {
+  nb_hits: 'PAGE_VIEWS',
+  nb_visits: 'UNIQUE_PAGE_VIEWS',
+  bounce_rate: 'BOUNCE_RATE',
+}
+
+export const SUMMARY_METRICS: MetricMap = {
+  nb_uniq_visitors: 'USERS',
+  nb_visits: 'SESSIONS',
+  nb_actions: 'EVENTS',
+  bounce_rate: 'BOUNCE_RATE',
+  avg_time_on_site: 'AVERAGE_SESSION_DURATION',
+  nb_actions_per_visit: 'EVENTS_PER_SESSION',
+  nb_visits_converted: 'CONVERSIONS',
+}
+
+export const ACTIONS_METRICS: MetricMap = {
+  nb_pageviews: 'PAGE_VIEWS',
+  nb_uniq_pageviews: 'UNIQUE_PAGE_VIEWS',
+}
+
+/** Dimensions Matomo answers with a period series of `VisitsSummary.get` + `Actions.get`. */
+export const PERIOD_DIMENSIONS: Readonly<Partial<Record<Dimension, string>>> = {
+  DATE: 'day',
+  WEEK: 'week',
+  MONTH: 'month',
+  YEAR: 'year',
+}
+
+export interface RowReport {
+  readonly method: string
+  readonly metrics: MetricMap
+  /** Which row key holds the dimension value (`code` for countries is the ISO code). */
+  readonly valueOf: (row: { label: string; code?: string; url?: string }) => string
+}
+
+const label = (row: { label: string }) => row.label
+
+/** Dimensions Matomo answers with a row report over the whole range (providers.md 12.3). */
+export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
+  PAGE: { method: 'Actions.getPageUrls', metrics: PAGE_ROW_METRICS, valueOf: (r) => r.url ?? r.label },
+  PAGE_TITLE: { method: 'Actions.getPageTitles', metrics: PAGE_ROW_METRICS, valueOf: label },
+  LANDING_PAGE: {
+    method: 'Actions.getEntryPageUrls',
+    metrics: { entry_nb_visits: 'SESSIONS', entry_bounce_rate: 'BOUNCE_RATE' },
+    valueOf: (r) => r.url ?? r.label,
+  },
+  COUNTRY: {
+    method: 'UserCountry.getCountry',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: (r) => (r.code ? r.code.toUpperCase() : r.label),
+  },
+  CITY: { method: 'UserCountry.getCity', metrics: VISIT_ROW_METRICS, valueOf: label },
+  DEVICE_TYPE: { method: 'DevicesDetection.getType', metrics: VISIT_ROW_METRICS, valueOf: label },
+  BROWSER: { method: 'DevicesDetection.getBrowsers', metrics: VISIT_ROW_METRICS, valueOf: label },
+  OS: { method: 'DevicesDetection.getOsFamilies', metrics: VISIT_ROW_METRICS, valueOf: label },
+  SOURCE: { method: 'Referrers.getAll', metrics: VISIT_ROW_METRICS, valueOf: label },
+  MEDIUM: { method: 'Referrers.getReferrerType', metrics: VISIT_ROW_METRICS, valueOf: label },
+  CAMPAIGN: { method: 'Referrers.getCampaigns', metrics: VISIT_ROW_METRICS, valueOf: label },
+  EVENT_NAME: {
+    method: 'Events.getName',
+    metrics: { nb_events: 'EVENTS', nb_visits: 'SESSIONS' },
+    valueOf: label,
+  },
+}
+
+export const MATOMO_DIMENSIONS = [...Object.keys(PERIOD_DIMENSIONS), ...Object.keys(ROW_REPORTS)]

@@ -1,0 +1,175 @@
+import { badRequest, notImplemented } from '../../errors.js'
+import { DIMENSIONS, type Dimension, METRIC_TYPES } from '../../models/analytics.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { callMatomoBulk, type MatomoParams } from './client.js'
+import type { MatomoRow, MatomoSite } from './provider-types.js'
+import {
+  ACTIONS_METRICS,
+  MATOMO_DIMENSIONS,
+  type MetricMap,
+  PERIOD_DIMENSIONS,
+  ROW_REPORTS,
+  SUMMARY_METRICS,
+} from './report-spec.js'
+import { startOfDayIn } from './timezone.js'
+
+const DAY_MS = 86_400_000
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+export interface ReportMetric {
+  value: number
+  type: string
+  dimension?: string
+  dimension_value?: string
+}
+
+/** Maps one Matomo record's columns; numbers may arrive as strings, formatted ones (`"40%"`) are skipped. */
+export function fromMatomoMetrics(
+  record: Readonly<Record<string, unknown>>,
+  map: MetricMap,
+  dimension?: { dimension: string; value: string },
+): ReportMetric[] {
+  const out: ReportMetric[] = []
+  for (const [column, type] of Object.entries(map)) {
+    const raw = record[column]
+    if (raw === undefined || raw === null || raw === '') continue
+    const value = Number(raw)
+    if (!Number.isFinite(value)) continue
+    out.push(
+      dimension
+        ? { value, type, dimension: dimension.dimension, dimension_value: dimension.value }
+        : { value, type },
+    )
+  }
+  return out
+}
+
+/** Matomo reports whole days of the site's calendar: the unified window must be whole days too. */
+function daysOf(q: ListQuery): { first: string; last: string } {
+  const start = q.filters.start_gte
+  const end = q.filters.end_lt
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate())
+  const endMs = end instanceof Date ? end.getTime() : today
+  const startMs = start instanceof Date ? start.getTime() : endMs - 7 * DAY_MS
+  for (const [name, ms] of [
+    ['start_gte', startMs],
+    ['end_lt', endMs],
+  ] as const) {
+    if (ms % DAY_MS !== 0) {
+      throw badRequest(`${name}: Matomo reports whole days in the site's timezone; give a date (YYYY-MM-DD)`)
+    }
+  }
+  if (endMs <= startMs) throw badRequest('end_lt must be after start_gte')
+  return { first: dayOf(startMs), last: dayOf(endMs - DAY_MS) }
+}
+
+function checkEnums(q: ListQuery): { dimension?: Dimension; type?: string } {
+  const dimension = q.filters.dimension
+  const type = q.filters.type
+  if (typeof dimension === 'string' && !(DIMENSIONS as readonly string[]).includes(dimension)) {
+    throw badRequest(
+      `dimension: '${dimension}' is not a report dimension; use one of ${DIMENSIONS.join(', ')}`,
+    )
+  }
+  if (typeof type === 'string' && !(METRIC_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`type: '${type}' is not a report metric; use one of ${METRIC_TYPES.join(', ')}`)
+  }
+  if (typeof dimension === 'string' && !MATOMO_DIMENSIONS.includes(dimension)) {
+    throw notImplemented(
+      `Matomo (matomo) cannot break reports down by ${dimension}; it can by ${MATOMO_DIMENSIONS.join(', ')}`,
+    )
+  }
+  return {
+    ...(typeof dimension === 'string' ? { dimension: dimension as Dimension } : {}),
+    ...(typeof type === 'string' ? { type } : {}),
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v)
+}
+
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const idSite = q.filters.property_id
+  if (typeof idSite !== 'string' || !/^\d+$/.test(idSite)) {
+    throw badRequest('Matomo needs property_id (the numeric site id) to list reports')
+  }
+  const { dimension, type } = checkEnums(q)
+  const { first, last } = daysOf(q)
+  const base: MatomoParams = { idSite, date: `${first},${last}`, format_metrics: 0 }
+  const site = { method: 'SitesManager.getSiteFromId', params: { idSite } }
+  const period = dimension ? PERIOD_DIMENSIONS[dimension] : undefined
+  const row = dimension ? ROW_REPORTS[dimension] : undefined
+  let metrics: ReportMetric[]
+  let raw: Record<string, unknown>
+  let siteInfo: MatomoSite
+  if (row && dimension) {
+    const [rows, s] = await callMatomoBulk(ctx, [
+      {
+        method: row.method,
+        params: { filter_limit: 100, ...ctx.rawParams, ...base, period: 'range', flat: 1 },
+      },
+      site,
+    ])
+    siteInfo = s as MatomoSite
+    raw = { [row.method]: rows }
+    metrics = (Array.isArray(rows) ? (rows as MatomoRow[]) : []).flatMap((r) =>
+      fromMatomoMetrics(r, row.metrics, { dimension, value: row.valueOf(r) }),
+    )
+  } else {
+    const p = { ...ctx.rawParams, ...base, period: period ?? 'range' }
+    const [summary, actions, s] = await callMatomoBulk(ctx, [
+      { method: 'VisitsSummary.get', params: p },
+      { method: 'Actions.get', params: p },
+      site,
+    ])
+    siteInfo = s as MatomoSite
+    raw = { 'VisitsSummary.get': summary, 'Actions.get': actions }
+    if (period && dimension && isRecord(summary) && isRecord(actions)) {
+      // A period series comes keyed by period label (`2024-05-01`, `2024-05`, `2024`).
+      metrics = Object.keys(summary).flatMap((key) => [
+        ...fromMatomoMetrics(isRecord(summary[key]) ? summary[key] : {}, SUMMARY_METRICS, {
+          dimension,
+          value: key,
+        }),
+        ...fromMatomoMetrics(isRecord(actions[key]) ? actions[key] : {}, ACTIONS_METRICS, {
+          dimension,
+          value: key,
+        }),
+      ])
+    } else {
+      metrics = [
+        ...fromMatomoMetrics(isRecord(summary) ? summary : {}, SUMMARY_METRICS),
+        ...fromMatomoMetrics(isRecord(actions) ? actions : {}, ACTIONS_METRICS),
+      ]
+    }
+  }
+  if (type) {
+    metrics = metrics.filter((m) => m.type === type)
+    if (metrics.length === 0) {
+      throw notImplemented(
+        `Matomo (matomo) does not report ${type}${dimension ? ` by ${dimension}` : ''} for this period`,
+      )
+    }
+  }
+  const report: UnifiedRecord = {
+    id: `${idSite}:${dimension ?? 'TOTAL'}:${first}:${last}`,
+    property_id: idSite,
+    start_at: startOfDayIn(first, siteInfo?.timezone),
+    end_at: startOfDayIn(dayOf(Date.parse(`${last}T00:00:00Z`) + DAY_MS), siteInfo?.timezone),
+    metrics,
+    raw: { ...raw, timezone: siteInfo?.timezone },
+  }
+  return [report].slice(q.offset, q.offset + q.limit)
+}
+
+/**
+ * One report per request: the metrics of the window, broken down by at most one dimension. `type` keeps
+ * one metric; `raw` keeps every Matomo column, mapped or not.
+ */
+export const reportHandlers: ObjectHandlers = {
+  list: listReports,
+  listParams: [],
+  filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+}

@@ -1,0 +1,34 @@
+/**
+ * The UTC instant at which a calendar day starts in a Matomo site timezone: an IANA name, or Matomo's
+ * manual offsets such as `UTC+5.5`. Unknown zones are read as UTC rather than failing a report.
+ */
+export function startOfDayIn(day: string, timezone: string | undefined): Date {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number]
+  const utc = Date.UTC(y, m - 1, d)
+  const manual = /^UTC([+-]\d+(?:\.\d+)?)?$/.exec(timezone ?? 'UTC')
+  if (manual) return new Date(utc - Number(manual[1] ?? 0) * 3_600_000)
+  try {
+    // Two passes settle days whose midnight falls next to a DST change.
+    let guess = utc
+    for (let i = 0; i < 2; i++) guess = utc - offsetMs(guess, timezone as string)
+    return new Date(guess)
+  } catch {
+    return new Date(utc)
+  }
+}
+
+function offsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(instant))
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value)
+  const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
+  return local - Math.floor(instant / 1000) * 1000
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { CursorMemory } from '../cursors.js'
+import type { ProviderClient, ProviderRequest } from '../http-client.js'
+import type { HandlerContext } from '../types.js'
+import type { MatomoVisit } from './provider-types.js'
+import { walkVisits, windowParams } from './visit-walk.js'
+
+/** Visits with 0..3 actions each, served by a fake Matomo that pages by filter_offset/filter_limit. */
+const visits: MatomoVisit[] = Array.from({ length: 40 }, (_, i) => ({
+  idSite: '1',
+  idVisit: String(100 + i),
+  visitorId: '0123456789abcdef',
+  firstActionTimestamp: 1000 + i,
+  lastActionTimestamp: 1000 + i,
+  actionDetails: Array.from({ length: i % 4 }, (_, j) => ({
+    type: 'action',
+    timestamp: 1000 + i,
+    url: `/${i}/${j}`,
+  })),
+}))
+
+function fakeContext() {
+  const calls: Array<Record<string, string>> = []
+  const client = {
+    async send(req: ProviderRequest) {
+      const form = Object.fromEntries(new URLSearchParams(String(req.body)))
+      calls.push(form)
+      const offset = Number(form.filter_offset)
+      const limit = Number(form.filter_limit)
+      return { status: 200, headers: {}, body: visits.slice(offset, offset + limit) }
+    },
+  } as unknown as ProviderClient
+  const ctx = {
+    client,
+    credentials: { token_auth: 't' },
+    settings: {},
+    connectionId: 'cn_1',
+    fields: { raw: false, rawNames: [], slow: new Set<string>() },
+    rawParams: {},
+    cursors: new CursorMemory(),
+  } satisfies HandlerContext
+  return { ctx, calls }
+}
+
+const urls = (v: MatomoVisit) => (v.actionDetails ?? []).map((a) => String(a.url))
+const all = visits.flatMap(urls)
+
+describe('walkVisits', () => {
+  it('reads items at an item offset across visit pages, exactly', async () => {
+    const { ctx } = fakeContext()
+    for (const [offset, limit] of [
+      [0, 7],
+      [5, 13],
+      [50, 30],
+    ] as const) {
+      const got = await walkVisits(ctx, `s${offset}`, { idSite: '1' }, offset, limit, urls, 10)
+      expect(got).toEqual(all.slice(offset, offset + limit))
+    }
+  })
+
+  it('starts the next page where the previous one ended instead of walking again', async () => {
+    const { ctx, calls } = fakeContext()
+    const pages: string[][] = []
+    for (let offset = 0; offset < all.length; offset += 8) {
+      pages.push(await walkVisits(ctx, 'scope', { idSite: '1' }, offset, 8, urls, 5))
+    }
+    expect(pages.flat()).toEqual(all)
+    // Each visit page is fetched about once overall (plus one boundary re-read per unified page),
+    // not once per unified page read before it.
+    const fetched = calls.map((c) => Number(c.filter_offset))
+    expect(fetched.length).toBeLessThanOrEqual(Math.ceil(visits.length / 5) + pages.length)
+    expect(fetched[fetched.length - 1]).toBeGreaterThan(20)
+  })
+
+  it('passes the time window to Matomo', () => {
+    const start = new Date('2024-05-02T10:00:00Z')
+    const end = new Date('2024-05-03T00:00:00Z')
+    expect(windowParams(start, end)).toEqual({
+      minTimestamp: start.getTime() / 1000 - 1,
+      period: 'range',
+      date: '2024-05-01,2024-05-05',
+    })
+  })
+})

@@ -1,0 +1,93 @@
+import type { HandlerContext } from '../types.js'
+import { callMatomo, type MatomoParams } from './client.js'
+import type { MatomoVisit } from './provider-types.js'
+
+/** What narrows `Live.getLastVisitsDetails` at Matomo; anything finer is trimmed by the caller's `pick`. */
+export type VisitParams = MatomoParams & { readonly idSite: string }
+
+export async function fetchVisits(
+  ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>,
+  params: VisitParams,
+  offset: number,
+  limit: number,
+): Promise<MatomoVisit[]> {
+  const visits = await callMatomo<MatomoVisit[]>(ctx, 'Live.getLastVisitsDetails', {
+    ...ctx.rawParams,
+    ...params,
+    filter_offset: offset,
+    filter_limit: limit,
+  })
+  return Array.isArray(visits) ? visits : []
+}
+
+/**
+ * Reads items derived from visits (a visit's actions, or the visit itself when it passes a filter) at an
+ * item offset. Matomo's `filter_offset` counts visits, not items, so item offset N is reached by walking
+ * visits; the visit position where each page ended is remembered in `ctx.cursors`, so the next page
+ * starts there instead of walking again from the first visit.
+ */
+export async function walkVisits<T>(
+  ctx: HandlerContext,
+  scope: string,
+  params: VisitParams,
+  offset: number,
+  limit: number,
+  pick: (visit: MatomoVisit) => readonly T[],
+  pageSize: number,
+): Promise<T[]> {
+  let position = 0
+  let visitOffset = 0
+  let skip = 0
+  const exact = ctx.cursors.get(scope, offset)
+  const start = exact ? { offset, cursor: exact } : ctx.cursors.nearest(scope, offset, limit)
+  if (start) {
+    const [v, s] = start.cursor.split(':').map(Number)
+    position = start.offset
+    visitOffset = v ?? 0
+    skip = s ?? 0
+  }
+  const out: T[] = []
+  for (;;) {
+    const page = await fetchVisits(ctx, params, visitOffset, pageSize)
+    for (let i = 0; i < page.length; i++) {
+      const items = pick(page[i] as MatomoVisit)
+      for (let j = i === 0 ? skip : 0; j < items.length; j++) {
+        if (position >= offset) {
+          out.push(items[j] as T)
+          if (out.length === limit) {
+            ctx.cursors.set(scope, offset + limit, `${visitOffset + i}:${j + 1}`)
+            return out
+          }
+        }
+        position++
+      }
+    }
+    if (page.length < pageSize) return out
+    visitOffset += page.length
+    skip = 0
+  }
+}
+
+const DAY_MS = 86_400_000
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/**
+ * Narrows a Live query to a time window without knowing the site's timezone: `minTimestamp` is exact
+ * (Matomo compares it with the visit's last action, strictly), and the `period=range` days are widened
+ * so any site timezone (and a visit running past midnight) is covered. Callers trim precisely afterwards.
+ */
+export function windowParams(start?: Date, end?: Date): MatomoParams {
+  const out: Record<string, string | number> = {}
+  if (start) out.minTimestamp = Math.floor(start.getTime() / 1000) - 1
+  if (end) {
+    out.period = 'range'
+    out.date = `${start ? day(start.getTime() - DAY_MS) : '1992-01-01'},${day(end.getTime() + 2 * DAY_MS)}`
+  }
+  return out
+}
+
+/** A Matomo segment condition; values are URL-encoded inside the segment, as Matomo expects. */
+export const segmentOf = (conditions: ReadonlyArray<readonly [string, string]>): string | undefined =>
+  conditions.length === 0
+    ? undefined
+    : conditions.map(([name, value]) => `${name}==${encodeURIComponent(value)}`).join(';')

@@ -1,0 +1,72 @@
+import { ProviderError } from '../../errors.js'
+import { defineIntegration } from '../types.js'
+import { eventHandlers } from './event.js'
+import { MIXPANEL_REGIONS, mixpanelHosts } from './hosts.js'
+import { projectsOf, propertyHandlers } from './property.js'
+import { reportHandlers } from './report.js'
+import { visitorHandlers } from './visitor.js'
+
+export default defineIntegration({
+  type: 'mixpanel',
+  name: 'Mixpanel',
+  categories: ['analytics'],
+  description: 'Mixpanel: raw event export and import, user profiles, event reports. No sessions API.',
+  webUrl: 'https://mixpanel.com',
+  apiDocsUrl: 'https://developer.mixpanel.com/reference/overview',
+  color: '#7856FF',
+  rateLimitDescription:
+    'Query API 60 queries/hour and 5 concurrent per project; Export 60/hour, 3/second; ingestion 2 GB/minute.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      { name: 'username', label: 'Service account username', secret: false, required: true },
+      { name: 'secret', label: 'Service account secret', secret: true, required: true },
+      { name: 'project_id', label: 'Project id', secret: false, required: true },
+      {
+        name: 'project_token',
+        label: 'Project token',
+        secret: true,
+        required: true,
+        description: 'Project settings → Access keys; needed to write user profiles',
+      },
+      {
+        name: 'region',
+        label: 'Data residency',
+        secret: false,
+        required: false,
+        options: MIXPANEL_REGIONS,
+        description: 'us (default), eu or in',
+      },
+      {
+        name: 'api_url',
+        label: 'API address override',
+        secret: false,
+        required: false,
+        description: 'One address serving all Mixpanel paths (a proxy); leave empty for Mixpanel itself',
+      },
+    ],
+  },
+  baseUrl: (credentials) => mixpanelHosts(credentials).query,
+  authHeaders: (c) => ({
+    authorization: `Basic ${Buffer.from(`${c.username ?? ''}:${c.secret ?? ''}`).toString('base64')}`,
+  }),
+  async verify(client, credentials) {
+    const project = (await projectsOf({ client, credentials })).find(([id]) => id === credentials.project_id)
+    if (!project) {
+      throw new ProviderError(403, `the service account cannot see project ${credentials.project_id}`)
+    }
+    const [, info] = project
+    return {
+      project_name: typeof info.name === 'string' ? info.name : undefined,
+      timezone: typeof info.timezone === 'string' ? info.timezone : undefined,
+    }
+  },
+  // Mixpanel sends no Retry-After; its docs ask for exponential backoff on 429, 502 and 503.
+  retry: { on: [429, 502, 503], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    analytics_event: eventHandlers,
+    analytics_visitor: visitorHandlers,
+    analytics_report: reportHandlers,
+  },
+})

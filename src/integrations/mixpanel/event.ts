@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto'
+import { badRequest, ProviderError } from '../../errors.js'
+import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { mixpanelHosts } from './hosts.js'
+import { fromMixpanelEvent, MIXPANEL_EVENT_OF, toMixpanelImportEvent } from './mappers.js'
+import type { MixpanelExportEvent } from './provider-types.js'
+
+/** The export's own ceiling on `limit`. */
+export const EXPORT_MAX_LIMIT = 100_000
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** The export answers JSON lines; one line alone parses as an object, no lines as nothing. */
+export function parseExportLines(body: unknown): MixpanelExportEvent[] {
+  if (body === undefined || body === null || body === '') return []
+  if (typeof body === 'object') return [body as MixpanelExportEvent]
+  return String(body)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as MixpanelExportEvent)
+}
+
+function checkType(type: string | Date | undefined): EventType | undefined {
+  if (typeof type !== 'string') return undefined
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
+  }
+  return type as EventType
+}
+
+/**
+ * Raw Event Export: whole UTC days (`from_date`/`to_date`, inclusive), a `limit` but no offset and no
+ * cursor. The window's partial first and last days and any type the export cannot filter by name are
+ * trimmed here; when trimming leaves the page short, the export is asked again for more lines (`limit`
+ * grows fourfold), so a page is never silently short while Mixpanel still has matching events.
+ */
+async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const projectId = ctx.credentials.project_id as string
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== projectId) return []
+  const start = q.filters.start_gte
+  if (!(start instanceof Date)) {
+    throw badRequest('Mixpanel exports events by date: give start_gte (and optionally end_lt)')
+  }
+  const end = q.filters.end_lt instanceof Date ? q.filters.end_lt : new Date()
+  if (end.getTime() <= start.getTime()) throw badRequest('end_lt must be after start_gte')
+  const type = checkType(q.filters.type)
+  const native = type ? MIXPANEL_EVENT_OF[type] : undefined
+  const visitor = q.filters.visitor_id
+  const query: Record<string, string | number> = {
+    ...ctx.rawParams,
+    project_id: projectId,
+    from_date: dayOf(start.getTime()),
+    to_date: dayOf(end.getTime() - 1),
+    time_in_ms: 'true',
+  }
+  if (native) query.event = JSON.stringify([native])
+  if (typeof visitor === 'string') query.where = `properties["distinct_id"]==${JSON.stringify(visitor)}`
+  const keep = (e: UnifiedRecord) => {
+    const t = (e.created_at as Date | undefined)?.getTime()
+    if (t === undefined || t < start.getTime() || t >= end.getTime()) return false
+    return !type || native !== undefined || e.event_type === type
+  }
+  const want = q.offset + q.limit
+  for (let ask = Math.min(want, EXPORT_MAX_LIMIT); ; ask = Math.min(ask * 4, EXPORT_MAX_LIMIT)) {
+    const body = await ctx.client.json({
+      path: '/api/2.0/export',
+      baseUrl: mixpanelHosts(ctx.credentials).export,
+      query: { ...query, limit: ask },
+      headers: { accept: 'text/plain' },
+    })
+    const lines = parseExportLines(body)
+    const kept = lines.map((e) => fromMixpanelEvent(e, projectId)).filter(keep)
+    if (kept.length >= want || lines.length < ask) return kept.slice(q.offset, want)
+    if (ask === EXPORT_MAX_LIMIT) {
+      throw badRequest(
+        `Mixpanel's export stops at ${EXPORT_MAX_LIMIT} events per request; narrow start_gte/end_lt to reach offset ${q.offset}`,
+      )
+    }
+  }
+}
+
+interface ImportAnswer {
+  readonly code?: number
+  readonly num_records_imported?: number
+  readonly status?: string
+}
+
+/**
+ * `/import` returns no id: ours goes out as `$insert_id`, Mixpanel's de-duplication key, which also
+ * makes the call safe to retry.
+ */
+async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
+  const type = typeof body.event_type === 'string' ? (body.event_type as EventType) : undefined
+  const name = (typeof body.name === 'string' && body.name) || (type ? MIXPANEL_EVENT_OF[type] : undefined)
+  if (!name) throw badRequest('name is required (Mixpanel has no standard event name for this event_type)')
+  const id = randomUUID()
+  const now = new Date()
+  const record = toMixpanelImportEvent(id, name, body, now)
+  // Mixpanel's import refuses these times, and its error does not say which event field was wrong.
+  const time = record.properties.time as number
+  if (!(time >= Date.UTC(1971, 0, 1) && time <= now.getTime() + 3_600_000)) {
+    throw badRequest('created_at: Mixpanel accepts events from 1971 up to one hour ahead of now')
+  }
+  const answer = await ctx.client.json<ImportAnswer>({
+    method: 'POST',
+    path: '/import',
+    baseUrl: mixpanelHosts(ctx.credentials).ingest,
+    query: { strict: 1, project_id: ctx.credentials.project_id, ...ctx.rawParams },
+    body: [record],
+    idempotent: true,
+  })
+  if (answer?.num_records_imported !== 1) {
+    throw new ProviderError(502, `Mixpanel imported ${answer?.num_records_imported ?? 0} of 1 events`)
+  }
+  return fromMixpanelEvent(record, ctx.credentials.project_id as string)
+}
+
+export const eventHandlers: ObjectHandlers = {
+  list: listEvents,
+  create: createEvent,
+  listParams: [],
+  filters: ['property_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],
+}

@@ -1,0 +1,147 @@
+import { badRequest, notImplemented } from '../../errors.js'
+import { DIMENSIONS, METRIC_TYPES } from '../../models/analytics.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { mixpanelHosts } from './hosts.js'
+import type { MixpanelSeries } from './provider-types.js'
+
+const DAY_MS = 86_400_000
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** Time dimensions: `/events` series in that unit. */
+const UNITS: Readonly<Record<string, string>> = { DATE: 'day', HOUR: 'hour', WEEK: 'week', MONTH: 'month' }
+
+/** Property dimensions: `/segmentation` with `on=` (providers.md 12.3, Mixpanel column). */
+const ON: Readonly<Record<string, string>> = {
+  COUNTRY: 'mp_country_code',
+  CITY: '$city',
+  BROWSER: '$browser',
+  OS: '$os',
+  DEVICE_TYPE: '$device',
+  PAGE: '$current_url',
+  SOURCE: 'utm_source',
+  MEDIUM: 'utm_medium',
+  CAMPAIGN: 'utm_campaign',
+}
+
+/** Unified metric → Mixpanel count type (`general` = all events, `unique` = distinct users). */
+const COUNT_TYPES: Readonly<Record<string, 'general' | 'unique'>> = {
+  EVENTS: 'general',
+  PAGE_VIEWS: 'general',
+  USERS: 'unique',
+}
+
+export const MIXPANEL_REPORT_DIMENSIONS = [...Object.keys(UNITS), ...Object.keys(ON)]
+
+function windowOf(q: ListQuery): { from: string; to: string; startMs: number; endMs: number } {
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+  const endMs = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : today
+  const startMs = q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : endMs - 7 * DAY_MS
+  for (const [name, ms] of [
+    ['start_gte', startMs],
+    ['end_lt', endMs],
+  ] as const) {
+    if (ms % DAY_MS !== 0) throw badRequest(`${name}: Mixpanel reports whole days; give a date (YYYY-MM-DD)`)
+  }
+  if (endMs <= startMs) throw badRequest('end_lt must be after start_gte')
+  return { from: dayOf(startMs), to: dayOf(endMs - DAY_MS), startMs, endMs }
+}
+
+/** Sums a `{data:{values}}` answer per key: per date for one event, or per property value over dates. */
+export function fromMixpanelSeries(
+  answer: MixpanelSeries,
+  type: string,
+  dimension: string,
+  byProperty: boolean,
+): Array<{ value: number; type: string; dimension: string; dimension_value: string }> {
+  const values = answer?.data?.values ?? {}
+  if (byProperty) {
+    return Object.entries(values).map(([key, perDate]) => ({
+      value: Object.values(perDate).reduce((a, b) => a + b, 0),
+      type,
+      dimension,
+      dimension_value: key,
+    }))
+  }
+  const totals = new Map<string, number>()
+  for (const perDate of Object.values(values)) {
+    for (const [date, n] of Object.entries(perDate)) totals.set(date, (totals.get(date) ?? 0) + n)
+  }
+  return (answer?.data?.series ?? []).map((date) => ({
+    value: totals.get(date) ?? 0,
+    type,
+    dimension,
+    dimension_value: date,
+  }))
+}
+
+/**
+ * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days, by a
+ * time unit (`/events`) or by a property (`/segmentation`, summed over the window). Unique users
+ * cannot be summed over days, so USERS is only offered by time unit.
+ */
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const projectId = ctx.credentials.project_id as string
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== projectId) return []
+  const type = typeof q.filters.type === 'string' ? q.filters.type : 'EVENTS'
+  const dimension = typeof q.filters.dimension === 'string' ? q.filters.dimension : 'DATE'
+  if (!(METRIC_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`type: '${type}' is not a report metric; use one of ${METRIC_TYPES.join(', ')}`)
+  }
+  if (!(DIMENSIONS as readonly string[]).includes(dimension)) {
+    throw badRequest(
+      `dimension: '${dimension}' is not a report dimension; use one of ${DIMENSIONS.join(', ')}`,
+    )
+  }
+  const countType = COUNT_TYPES[type]
+  if (!countType) {
+    throw notImplemented(
+      `Mixpanel (mixpanel) cannot report ${type}; it can report ${Object.keys(COUNT_TYPES).join(', ')}`,
+    )
+  }
+  const unit = UNITS[dimension]
+  const on = ON[dimension]
+  if (!unit && !on) {
+    throw notImplemented(
+      `Mixpanel (mixpanel) cannot break reports down by ${dimension}; it can by ${MIXPANEL_REPORT_DIMENSIONS.join(', ')}`,
+    )
+  }
+  if (on && countType === 'unique') {
+    throw notImplemented(
+      `Mixpanel (mixpanel) cannot count unique USERS by ${dimension} over a window; use a time dimension`,
+    )
+  }
+  const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : q.query
+  if (!event) throw badRequest('query: name the Mixpanel event to count (for example query=Signed%20up)')
+  const { from, to, startMs, endMs } = windowOf(q)
+  const common = { ...ctx.rawParams, project_id: projectId, from_date: from, to_date: to, type: countType }
+  const answer = await ctx.client.json<MixpanelSeries>(
+    on
+      ? {
+          path: '/api/query/segmentation',
+          baseUrl: mixpanelHosts(ctx.credentials).query,
+          query: { ...common, event, on: `properties["${on}"]`, unit: 'day' },
+        }
+      : {
+          path: '/api/query/events',
+          baseUrl: mixpanelHosts(ctx.credentials).query,
+          query: { ...common, event: JSON.stringify([event]), unit },
+        },
+  )
+  const report: UnifiedRecord = {
+    id: `${projectId}:${event}:${type}:${dimension}:${from}:${to}`,
+    property_id: projectId,
+    start_at: new Date(startMs),
+    end_at: new Date(endMs),
+    metrics: fromMixpanelSeries(answer, type, dimension, Boolean(on)),
+    raw: { ...answer, event },
+  }
+  return [report].slice(q.offset, q.offset + q.limit)
+}
+
+export const reportHandlers: ObjectHandlers = {
+  list: listReports,
+  listParams: ['query'],
+  filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+}

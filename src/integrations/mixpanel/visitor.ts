@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto'
+import { badRequest, notFound, ProviderError } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { mixpanelHosts } from './hosts.js'
+import { fromMixpanelProfile, toMixpanelProfileSet } from './mappers.js'
+import type { MixpanelEngagePage } from './provider-types.js'
+
+async function engage(ctx: HandlerContext, form: Record<string, string | number | undefined>) {
+  const body = new URLSearchParams()
+  for (const [k, v] of Object.entries({ ...ctx.rawParams, ...form }))
+    if (v !== undefined) body.set(k, String(v))
+  return ctx.client.json<MixpanelEngagePage>({
+    method: 'POST',
+    path: '/api/query/engage',
+    baseUrl: mixpanelHosts(ctx.credentials).query,
+    query: { project_id: ctx.credentials.project_id },
+    body: body.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    idempotent: true,
+  })
+}
+
+/**
+ * Engage pages are fixed-size (`page_size`, 1000 at Mixpanel) and pages after the first need the
+ * `session_id` the first one returned. The session id and page size are remembered per query, so any
+ * later page costs one call instead of a walk from page 0.
+ */
+async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false): Promise<UnifiedRecord[]> {
+  const projectId = ctx.credentials.project_id as string
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== projectId) return []
+  const where = q.query
+    ? [`$email`, `$name`].map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
+    : undefined
+  const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}`
+  let session = ctx.cursors.get(scope, 0)
+  const pages = new Map<number, MixpanelEngagePage>()
+  if (!session) {
+    const first = await engage(ctx, { where, page: 0 })
+    pages.set(0, first)
+    if (first.session_id) session = `${first.session_id}|${first.page_size}`
+    if (session) ctx.cursors.set(scope, 0, session)
+  }
+  const [sessionId, sizeText] = (session ?? '|1000').split('|')
+  const pageSize = Number(sizeText) || 1000
+  const out: UnifiedRecord[] = []
+  const last = Math.floor((q.offset + q.limit - 1) / pageSize)
+  for (let p = Math.floor(q.offset / pageSize); p <= last; p++) {
+    let page = pages.get(p)
+    if (!page) {
+      try {
+        page = await engage(ctx, { where, page: p, session_id: sessionId })
+      } catch (err) {
+        // A remembered session can expire at Mixpanel: forget it and start again from page 0.
+        if (err instanceof ProviderError && err.status === 400 && !retried && !pages.has(0)) {
+          ctx.cursors.set(scope, 0, '')
+          return listVisitors(ctx, q, true)
+        }
+        throw err
+      }
+    }
+    const from = p * pageSize
+    for (const [i, profile] of page.results.entries()) {
+      const position = from + i
+      if (position >= q.offset && position < q.offset + q.limit)
+        out.push(fromMixpanelProfile(profile, projectId))
+    }
+    if (page.results.length < pageSize) break
+  }
+  return out
+}
+
+async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
+  const page = await engage(ctx, { distinct_id: id })
+  const profile = page.results[0]
+  if (!profile) throw notFound(`Mixpanel visitor ${id} not found`)
+  return fromMixpanelProfile(profile, ctx.credentials.project_id as string)
+}
+
+/** Profile writes go to the ingestion `/engage` with the project token; `verbose=1` reports failures. */
+async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unknown>): Promise<void> {
+  const answer = await ctx.client.json<{ status?: number; error?: string | null }>({
+    method: 'POST',
+    path: '/engage',
+    baseUrl: mixpanelHosts(ctx.credentials).ingest,
+    query: { verbose: 1 },
+    body: [{ $token: ctx.credentials.project_token, ...update }],
+  })
+  if (answer?.status !== 1)
+    throw new ProviderError(400, answer?.error ?? 'Mixpanel refused the profile update')
+}
+
+async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+  const set = toMixpanelProfileSet(body)
+  if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
+  await sendProfileUpdate(ctx, { $distinct_id: id, $set: set })
+  return getVisitor(ctx, id)
+}
+
+export const visitorHandlers: ObjectHandlers = {
+  list: (ctx, q) => listVisitors(ctx, q),
+  get: getVisitor,
+  /** Profiles are keyed by the caller's distinct id (`raw.$distinct_id`), or by one generated here. */
+  async create(ctx, body) {
+    const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+    const id = typeof raw.$distinct_id === 'string' && raw.$distinct_id ? raw.$distinct_id : randomUUID()
+    return setProfile(ctx, id, body)
+  },
+  update: setProfile,
+  patch: setProfile,
+  async remove(ctx, id) {
+    await getVisitor(ctx, id)
+    await sendProfileUpdate(ctx, { $distinct_id: id, $delete: null, $ignore_alias: false })
+  },
+  listParams: ['query'],
+  filters: ['property_id'],
+}

@@ -1,0 +1,58 @@
+import { ProviderError } from '../../errors.js'
+import { defineIntegration } from '../types.js'
+import { eventHandlers } from './events.js'
+import { propertyHandlers } from './properties.js'
+import { reportHandlers } from './reports.js'
+
+const DEFAULT_API_URL = 'https://plausible.io'
+
+export default defineIntegration({
+  type: 'plausible',
+  name: 'Plausible',
+  categories: ['analytics'],
+  description:
+    'Plausible Analytics (Cloud or Community Edition): sites (Sites API), event recording and aggregate reports.',
+  webUrl: 'https://plausible.io',
+  apiDocsUrl: 'https://plausible.io/docs/stats-api',
+  color: '#5850EC',
+  rateLimitDescription:
+    '600 requests per hour per API key (Stats and Sites APIs), unless raised by Plausible.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'api_key',
+        label: 'API key',
+        secret: true,
+        required: true,
+        description: 'A Plausible API key (Account settings > API keys); sites need a Sites API key',
+      },
+      {
+        name: 'api_url',
+        label: 'Base address',
+        secret: false,
+        required: false,
+        description: `Community Edition: https://<your host>. Default: ${DEFAULT_API_URL} (Plausible Cloud, EU-hosted)`,
+      },
+    ],
+  },
+  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
+  async verify(client) {
+    try {
+      await client.json({ path: '/api/v1/sites', query: { limit: 1 } })
+      return { sites_api: 'available' }
+    } catch (err) {
+      // 402: the key is good but the plan lacks the Sites API (Enterprise); reports and events still work.
+      if (err instanceof ProviderError && err.status === 402) return { sites_api: 'unavailable' }
+      throw err
+    }
+  },
+  // Plausible sends no wait header with its 429; Retry-After is honoured should a proxy add one.
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    analytics_event: eventHandlers,
+    analytics_report: reportHandlers,
+  },
+})

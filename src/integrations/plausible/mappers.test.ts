@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest'
+import {
+  fromPlausibleEventSent,
+  fromPlausibleQuery,
+  fromPlausibleSite,
+  toPlausibleEvent,
+  toPlausibleSiteCreate,
+  toPlausibleSiteUpdate,
+} from './mappers.js'
+import type { PlausibleQueryResult } from './types.js'
+
+// Shaped like plausible/docs sites-api.md and stats-api.md examples (providers.md 5.3).
+const site = {
+  domain: 'acme.com',
+  timezone: 'Europe/London',
+  custom_properties: ['logged_in'],
+  tracker_script_configuration: { id: 'pa-1iQepzD1J73BaHey2csUp', outbound_links: false },
+}
+
+describe('Plausible sites', () => {
+  it('map with the domain as id and name', () => {
+    expect(fromPlausibleSite(site, 'team-1')).toEqual({
+      id: 'acme.com',
+      name: 'acme.com',
+      timezone: 'Europe/London',
+      parent_id: 'team-1',
+      raw: site,
+    })
+  })
+
+  it('are created from name, timezone and team, updated by domain only', () => {
+    expect(
+      toPlausibleSiteCreate({ name: 'shop.acme.com', timezone: 'Europe/Berlin', parent_id: 't' }),
+    ).toEqual({
+      domain: 'shop.acme.com',
+      timezone: 'Europe/Berlin',
+      team_id: 't',
+    })
+    expect(() => toPlausibleSiteCreate({ timezone: 'UTC' })).toThrow(/domain as name/)
+    expect(() => toPlausibleSiteCreate({ name: 'a.com', currency: 'EUR' })).toThrow(/currency/)
+    expect(toPlausibleSiteUpdate({ name: 'new.acme.com' })).toEqual({ domain: 'new.acme.com' })
+    expect(() => toPlausibleSiteUpdate({ timezone: 'UTC' })).toThrow(/timezone/)
+  })
+})
+
+describe('Plausible events', () => {
+  it('send a custom event with props, utm in the URL and revenue', () => {
+    expect(
+      toPlausibleEvent({
+        name: 'Signup',
+        property_id: 'acme.com',
+        page_url: 'https://acme.com/register',
+        page_referrer: 'https://google.com/',
+        utm_campaign: 'spring',
+        metadata: { plan: { tier: 'pro' } },
+        value: 20,
+        currency: 'EUR',
+      }),
+    ).toEqual({
+      domain: 'acme.com',
+      name: 'Signup',
+      url: 'https://acme.com/register?utm_campaign=spring',
+      referrer: 'https://google.com/',
+      props: { plan: '{"tier":"pro"}' },
+      revenue: { currency: 'EUR', amount: 20 },
+    })
+  })
+
+  it('name pageviews and built-in goals, and refuse what Plausible derives itself', () => {
+    expect(
+      toPlausibleEvent({ event_type: 'PAGE_VIEW', property_id: 'a.com', page_url: 'https://a.com/' }),
+    ).toEqual({
+      domain: 'a.com',
+      name: 'pageview',
+      url: 'https://a.com/',
+    })
+    expect(
+      toPlausibleEvent({ event_type: 'FILE_DOWNLOAD', property_id: 'a.com', page_url: 'https://a.com/' })
+        .name,
+    ).toBe('File Download')
+    expect(() => toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: '/relative' })).toThrow(
+      /absolute/,
+    )
+    expect(() =>
+      toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', visitor_id: 'v' }),
+    ).toThrow(/visitor_id/)
+    expect(() =>
+      toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', value: 3 }),
+    ).toThrow(/currency/)
+  })
+
+  it('answer the recorded event with our id', () => {
+    const sent = toPlausibleEvent({
+      event_type: 'CLICK',
+      property_id: 'a.com',
+      page_url: 'https://a.com/?utm_source=x',
+    })
+    const e = fromPlausibleEventSent('id-1', {}, sent, new Date(0))
+    expect(e).toMatchObject({
+      id: 'id-1',
+      name: 'Outbound Link: Click',
+      event_type: 'CLICK',
+      utm_source: 'x',
+    })
+  })
+})
+
+describe('Plausible reports', () => {
+  const result: PlausibleQueryResult = {
+    results: [
+      { dimensions: ['US'], metrics: [99, 120, 45.5, 62, null, { value: 12.5, currency: 'EUR' }] },
+      { dimensions: ['DE'], metrics: [12, 15, 40, 30, 2.5, null] },
+    ],
+    meta: { total_rows: 2 },
+    query: {
+      site_id: 'acme.com',
+      metrics: ['visitors', 'visits', 'bounce_rate', 'visit_duration', 'scroll_depth', 'total_revenue'],
+      dimensions: ['visit:country'],
+      date_range: ['2024-05-01T00:00:00+00:00', '2024-05-07T23:59:59+00:00'],
+    },
+  }
+
+  it('give one report per row, metrics paired by position, percentages as fractions', () => {
+    const start = new Date('2024-05-01T00:00:00Z')
+    const end = new Date('2024-05-08T00:00:00Z')
+    const [us, de] = fromPlausibleQuery(result, 'acme.com', start, end, 'COUNTRY')
+    expect(us).toMatchObject({ property_id: 'acme.com', start_at: start, end_at: end })
+    expect(us?.metrics).toEqual([
+      { type: 'USERS', value: 99, dimension: 'COUNTRY', dimension_value: 'US' },
+      { type: 'SESSIONS', value: 120, dimension: 'COUNTRY', dimension_value: 'US' },
+      { type: 'BOUNCE_RATE', value: 0.455, dimension: 'COUNTRY', dimension_value: 'US' },
+      { type: 'AVERAGE_SESSION_DURATION', value: 62, dimension: 'COUNTRY', dimension_value: 'US' },
+      { type: 'REVENUE', value: 12.5, dimension: 'COUNTRY', dimension_value: 'US' },
+    ])
+    // scroll_depth has no unified name: it is only in raw.
+    expect(de?.raw).toMatchObject({
+      metrics: [12, 15, 40, 30, 2.5, null],
+      metric_names: result.query.metrics,
+    })
+  })
+})

@@ -1,0 +1,74 @@
+import { defineIntegration } from '../types.js'
+import { eventHandlers } from './events.js'
+import { posthogExternalTools } from './external-tools.js'
+import { apiBaseUrl, authHeaders } from './hosts.js'
+import { posthogEventPushes } from './native-webhooks.js'
+import { propertyHandlers } from './properties.js'
+import { reportHandlers } from './reports.js'
+import { sessionHandlers } from './sessions.js'
+import type { PosthogUser } from './types.js'
+import { visitorHandlers } from './visitors.js'
+
+export default defineIntegration({
+  type: 'posthog',
+  name: 'PostHog',
+  categories: ['analytics'],
+  description:
+    'Product analytics: projects, events, sessions, persons and HogQL reports from PostHog Cloud (US or EU) or a self-hosted instance.',
+  webUrl: 'https://posthog.com',
+  apiDocsUrl: 'https://posthog.com/docs/api',
+  color: '#1D4AFF',
+  rateLimitDescription:
+    'Per organization: analytics endpoints 240/min and 1200/h, the query API 240/min and 2400/h (3 concurrent), other endpoints 480/min.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'token',
+        label: 'Personal API key',
+        secret: true,
+        required: true,
+        description:
+          'A personal API key (phx_…) with read and write scopes for projects, persons and queries.',
+      },
+      {
+        name: 'region',
+        label: 'Region',
+        secret: false,
+        required: false,
+        options: ['us', 'eu'],
+        description: 'PostHog Cloud region; us when not given. Ignored when api_url is set.',
+      },
+      {
+        name: 'api_url',
+        label: 'API URL',
+        secret: false,
+        required: false,
+        description:
+          'Base URL of a self-hosted PostHog (or an emulator), serving both the API and ingestion.',
+      },
+    ],
+  },
+  baseUrl: apiBaseUrl,
+  authHeaders,
+  /** `@me` names the organization, the current project and its project API key (needed for capture). */
+  verify: async (client) => {
+    const me = await client.json<PosthogUser>({ path: '/api/users/@me/' })
+    const team = me.team ?? undefined
+    return {
+      organization_id: me.organization?.id,
+      project_id: team ? String(team.project_id ?? team.id) : undefined,
+      project_api_key: team?.api_token,
+    }
+  },
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    // Captured events can also be pushed (native webhooks) through a CDP webhook destination.
+    analytics_event: { ...eventHandlers, nativeWebhooks: posthogEventPushes },
+    analytics_session: sessionHandlers,
+    analytics_visitor: visitorHandlers,
+    analytics_report: reportHandlers,
+  },
+  externalTools: posthogExternalTools,
+})

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto'
+import { badRequest, notFound } from '../../errors.js'
+import { EVENT_TYPES, type EventType, type UnifiedRecord } from '../../models/index.js'
+import type { FieldPlan, HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { type EventColumn, eventsListQuery } from './hogql.js'
+import { EVENT_MAPPED_PROPERTIES, fromPosthogEvent, toPosthogCapture } from './mappers.js'
+import { capture, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
+import type { PosthogEvent } from './types.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Columns of the `events` table (as opposed to keys inside `properties`). */
+const EVENT_TABLE_COLUMNS = new Set([
+  'uuid',
+  'event',
+  'distinct_id',
+  'timestamp',
+  'properties',
+  'person_id',
+  'elements_chain',
+  'created_at',
+])
+
+const BASE_COLUMNS: readonly EventColumn[] = ['uuid', 'event', 'distinct_id', 'timestamp'].map((name) => ({
+  source: 'column',
+  name,
+}))
+
+/**
+ * What to select. The whole `properties` blob (often kilobytes an event) only when the whole `raw` or the
+ * slow `metadata` is wanted; otherwise just the properties the mapping reads, plus each `raw.<name>`,
+ * selected as `properties.<name>` so PostHog returns exactly that property.
+ */
+export function eventColumnsFor(fields: FieldPlan): EventColumn[] {
+  const full = fields.raw || fields.slow.has('metadata')
+  const columns: EventColumn[] = [...BASE_COLUMNS]
+  const has = (c: EventColumn) => columns.some((x) => x.source === c.source && x.name === c.name)
+  const add = (c: EventColumn) => {
+    if (!has(c)) columns.push(c)
+  }
+  if (full) add({ source: 'column', name: 'properties' })
+  else for (const name of EVENT_MAPPED_PROPERTIES) add({ source: 'property', name })
+  for (const name of fields.rawNames) {
+    if (EVENT_TABLE_COLUMNS.has(name)) add({ source: 'column', name })
+    else if (!full) add({ source: 'property', name })
+  }
+  return columns
+}
+
+function parseProperties(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'string') return {}
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {}
+  } catch {
+    return {}
+  }
+}
+
+/** `raw.<name>` reads `raw[name]`: copy each named property to the top of the record it was selected into. */
+function exposeRawNames(
+  event: Record<string, unknown>,
+  properties: Record<string, unknown>,
+  rawNames: readonly string[],
+) {
+  for (const name of rawNames) {
+    if (!EVENT_TABLE_COLUMNS.has(name) && properties[name] !== undefined) event[name] = properties[name]
+  }
+}
+
+/** Zips a HogQL row with the columns it was selected with into PostHog's event shape. */
+export function eventFromRow(
+  columns: readonly EventColumn[],
+  row: readonly unknown[],
+  rawNames: readonly string[],
+): PosthogEvent {
+  const event: Record<string, unknown> = {}
+  let properties: Record<string, unknown> = {}
+  columns.forEach((column, i) => {
+    const value = row[i]
+    if (column.source === 'property') {
+      if (value !== null && value !== undefined) properties[column.name] = value
+    } else if (column.name === 'properties') {
+      properties = { ...parseProperties(value), ...properties }
+    } else {
+      event[column.name] = value
+    }
+  })
+  event.properties = properties
+  exposeRawNames(event, properties, rawNames)
+  return event as PosthogEvent
+}
+
+function eventTypesOf(value: unknown): EventType[] | undefined {
+  if (typeof value !== 'string') return undefined
+  const types = value.split(',').map((t) => t.trim().toUpperCase())
+  for (const t of types) {
+    if (!(EVENT_TYPES as readonly string[]).includes(t)) {
+      throw badRequest(`type: '${t}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
+    }
+  }
+  return types as EventType[]
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+const dateOf = (v: unknown) => (v instanceof Date ? v : undefined)
+
+async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const f = query.filters
+  const projectId = projectIdOf(ctx, f.property_id)
+  const columns = eventColumnsFor(ctx.fields)
+  const sort = query.sort === 'name' ? 'event' : 'timestamp'
+  const hogql = eventsListQuery({
+    columns,
+    filter: {
+      visitorId: str(f.visitor_id),
+      sessionId: str(f.session_id),
+      types: eventTypesOf(f.type),
+      start: dateOf(f.start_gte),
+      end: dateOf(f.end_lt),
+      search: query.query,
+    },
+    sort,
+    desc: (query.order ?? (sort === 'event' ? 'asc' : 'desc')) === 'desc',
+    limit: query.limit,
+    offset: query.offset,
+  })
+  const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
+  return res.results.map((row) =>
+    fromPosthogEvent(eventFromRow(columns, row, ctx.fields.rawNames), projectId),
+  )
+}
+
+async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
+  if (!UUID.test(id)) throw notFound(`event ${id}: PostHog event ids are UUIDs`)
+  const projectId = projectIdOf(ctx)
+  const event = await ctx.client.json<PosthogEvent>({
+    path: `/api/projects/${projectId}/events/${id}/`,
+    query: restQuery(ctx),
+  })
+  exposeRawNames(event, event.properties ?? {}, ctx.fields.rawNames)
+  return fromPosthogEvent(event, projectId)
+}
+
+function timestampOf(raw: unknown): string {
+  const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>).timestamp : undefined
+  if (typeof given === 'string' && !Number.isNaN(Date.parse(given))) return given
+  return new Date().toISOString()
+}
+
+/**
+ * Capture never answers an id, so the event gets a uuid here, is sent with it, and is returned under it.
+ * The event time is `raw.timestamp` when given (created_at is read-only), else now.
+ */
+async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
+  const distinctId = str(body.visitor_id)
+  if (!distinctId)
+    throw badRequest('visitor_id is required: PostHog silently drops events without a distinct id')
+  const projectId = projectIdOf(ctx, body.property_id)
+  const apiKey = await projectApiKey(ctx, projectId)
+  const uuid = randomUUID()
+  const payload = toPosthogCapture(body, { uuid, apiKey, distinctId, timestamp: timestampOf(body.raw) })
+  if (!payload) throw badRequest('name or event_type is required to create a PostHog event')
+  await capture(ctx, payload)
+  const { event, distinct_id, timestamp, properties } = payload
+  return fromPosthogEvent({ uuid, event, distinct_id, timestamp, properties }, projectId)
+}
+
+export const eventHandlers: ObjectHandlers = {
+  list: listEvents,
+  get: getEvent,
+  create: createEvent,
+  listParams: ['sort', 'order', 'query'],
+  filters: ['property_id', 'session_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],
+  sortFields: ['created_at', 'name'],
+  slowFields: ['metadata'],
+}

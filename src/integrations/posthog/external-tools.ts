@@ -1,0 +1,109 @@
+import type { ExternalTool } from '../types.js'
+
+/**
+ * PostHog endpoints outside the unified analytics model, offered to LLM agents as tools
+ * (`include_external_tools=true`). `{project_id}` defaults to the connection's project, learned at
+ * verification. Paths and bodies follow PostHog's API reference (posthog.com/docs/api).
+ */
+export const posthogExternalTools: readonly ExternalTool[] = [
+  {
+    name: 'run_hogql_query',
+    description:
+      'Run a HogQL (SQL) query over the project’s events, persons and sessions tables. Returns ' +
+      '{columns, results (rows as arrays), hasMore}. Use it for questions the unified tools cannot answer, ' +
+      'such as custom aggregations; add a LIMIT.',
+    method: 'POST',
+    path: '/api/projects/{project_id}/query/',
+    parameters: [
+      {
+        name: 'query',
+        in: 'body',
+        type: 'object',
+        required: true,
+        description:
+          'The query object: {"kind": "HogQLQuery", "query": "SELECT event, count() FROM events GROUP BY event LIMIT 10"}.',
+      },
+      {
+        name: 'project_id',
+        in: 'path',
+        type: 'string',
+        description: 'Project id; the connection’s project when omitted.',
+      },
+    ],
+  },
+  {
+    name: 'update_person_property',
+    description:
+      'Set one property on a person (a visitor), e.g. a plan or a company. Returns nothing on success; ' +
+      'PostHog applies it shortly after.',
+    method: 'POST',
+    path: '/api/projects/{project_id}/persons/{person_id}/update_property/',
+    parameters: [
+      {
+        name: 'person_id',
+        in: 'path',
+        type: 'string',
+        required: true,
+        description: 'The person id (a visitor id).',
+      },
+      { name: 'key', in: 'body', type: 'string', required: true, description: 'Property name.' },
+      { name: 'value', in: 'body', type: 'string', required: true, description: 'Property value.' },
+      {
+        name: 'project_id',
+        in: 'path',
+        type: 'string',
+        description: 'Project id; the connection’s project when omitted.',
+      },
+    ],
+  },
+  {
+    name: 'list_cohorts',
+    description: 'List the project’s cohorts (saved groups of persons). Returns {count, next, results}.',
+    method: 'GET',
+    path: '/api/projects/{project_id}/cohorts/',
+    parameters: [
+      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
+      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
+      {
+        name: 'project_id',
+        in: 'path',
+        type: 'string',
+        description: 'Project id; the connection’s project when omitted.',
+      },
+    ],
+  },
+  {
+    name: 'list_feature_flags',
+    description:
+      'List the project’s feature flags with their rollout filters. Returns {count, next, results}.',
+    method: 'GET',
+    path: '/api/projects/{project_id}/feature_flags/',
+    parameters: [
+      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
+      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
+      {
+        name: 'project_id',
+        in: 'path',
+        type: 'string',
+        description: 'Project id; the connection’s project when omitted.',
+      },
+    ],
+  },
+  {
+    name: 'list_session_recordings',
+    description:
+      'List session recordings (replays) with duration, click counts and start URL. Returns {count, next, results}.',
+    method: 'GET',
+    path: '/api/projects/{project_id}/session_recordings/',
+    parameters: [
+      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
+      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
+      {
+        name: 'project_id',
+        in: 'path',
+        type: 'string',
+        description: 'Project id; the connection’s project when omitted.',
+      },
+    ],
+  },
+]

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest'
+import {
+  eventConditions,
+  eventsListQuery,
+  eventTypeCondition,
+  hogqlContains,
+  hogqlIdentifier,
+  hogqlString,
+  reportQuery,
+  sessionsListQuery,
+} from './hogql.js'
+
+describe('escaping', () => {
+  it('quotes strings with ClickHouse escapes so no value can end the literal', () => {
+    expect(hogqlString("it's")).toBe("'it\\'s'")
+    expect(hogqlString('back\\slash')).toBe("'back\\\\slash'")
+    expect(hogqlString("x' OR 1=1 --")).toBe("'x\\' OR 1=1 --'")
+    expect(hogqlString('line\nbreak')).toBe("'line\\nbreak'")
+  })
+
+  it('quotes odd or reserved identifiers with backticks', () => {
+    expect(hogqlIdentifier('$browser')).toBe('$browser')
+    expect(hogqlIdentifier('my key')).toBe('`my key`')
+    expect(hogqlIdentifier('order')).toBe('`order`')
+    expect(hogqlIdentifier('a`b')).toBe('`a\\`b`')
+  })
+
+  it('escapes LIKE wildcards inside a contains pattern', () => {
+    expect(hogqlContains('50%_off')).toBe("'%50\\\\%\\\\_off%'")
+  })
+})
+
+describe('event templates', () => {
+  it('builds filters for every pushed-down unified filter', () => {
+    expect(
+      eventConditions({
+        visitorId: 'u_1',
+        sessionId: "s'1",
+        start: new Date('2024-05-01T00:00:00Z'),
+        end: new Date('2024-05-02T00:00:00Z'),
+        search: 'pricing',
+      }),
+    ).toEqual([
+      "timestamp >= toDateTime('2024-05-01T00:00:00.000Z')",
+      "timestamp < toDateTime('2024-05-02T00:00:00.000Z')",
+      "distinct_id = 'u_1'",
+      "properties.$session_id = 's\\'1'",
+      "(event ILIKE '%pricing%' OR properties.$current_url ILIKE '%pricing%' OR properties.title ILIKE '%pricing%')",
+    ])
+  })
+
+  it('reverse-maps event types, including clicks and everything custom', () => {
+    expect(eventTypeCondition(['PAGE_VIEW'])).toBe("(event IN ('$pageview'))")
+    expect(eventTypeCondition(['CLICK'])).toBe(
+      "((event = '$autocapture' AND coalesce(properties.$event_type, '') = 'click') OR event = '$rageclick')",
+    )
+    expect(eventTypeCondition(['CUSTOM'])).toMatch(/^NOT \(\(event IN \('\$pageview'\)\) OR /)
+  })
+
+  it('orders with a uuid tie-breaker and pages with LIMIT/OFFSET', () => {
+    expect(
+      eventsListQuery({
+        columns: [
+          { source: 'column', name: 'uuid' },
+          { source: 'property', name: 'odd name' },
+        ],
+        filter: {},
+        sort: 'timestamp',
+        desc: true,
+        limit: 10,
+        offset: 20,
+      }),
+    ).toBe(
+      'SELECT uuid, properties.`odd name`\nFROM events\nORDER BY timestamp DESC, uuid DESC\nLIMIT 10 OFFSET 20',
+    )
+  })
+})
+
+describe('session and report templates', () => {
+  it('filters sessions by source as coalesce(utm source, referring domain)', () => {
+    const q = sessionsListQuery({
+      extraColumns: [],
+      filter: { source: 'google' },
+      sort: 'start_at',
+      desc: false,
+      limit: 5,
+      offset: 0,
+    })
+    expect(q).toContain("WHERE coalesce($entry_utm_source, $entry_referring_domain) = 'google'")
+    expect(q).toContain('ORDER BY $start_timestamp ASC, session_id ASC\nLIMIT 5')
+  })
+
+  it('groups a report by its dimension', () => {
+    expect(
+      reportQuery({
+        table: 'sessions',
+        metrics: ['count()', 'avg($is_bounce)'],
+        dimension: 'toDate($start_timestamp)',
+        start: new Date('2024-05-01T00:00:00Z'),
+        limit: 31,
+        offset: 0,
+      }),
+    ).toBe(
+      [
+        'SELECT toDate($start_timestamp), count(), avg($is_bounce)',
+        'FROM sessions',
+        "WHERE $start_timestamp >= toDateTime('2024-05-01T00:00:00.000Z')",
+        'GROUP BY toDate($start_timestamp)',
+        'ORDER BY toDate($start_timestamp) ASC',
+        'LIMIT 31',
+      ].join('\n'),
+    )
+  })
+})

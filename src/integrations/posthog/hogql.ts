@@ -1,0 +1,318 @@
+import type { EventType } from '../../models/index.js'
+import { AUTOCAPTURE_TYPES, EVENT_NAMES_BY_TYPE, RAGECLICK } from './event-types.js'
+
+/**
+ * The fixed HogQL the integration sends. Every value from a caller goes through `hogqlString`,
+ * `hogqlIdentifier` or `hogqlDateTime`; nothing is interpolated unescaped.
+ */
+
+const STRING_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\0': '\\0',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\v': '\\v',
+  '\x07': '\\a',
+}
+
+/** A HogQL string literal (ClickHouse escaping: backslash sequences). */
+export function hogqlString(value: string): string {
+  return `'${Array.from(value, (c) => STRING_ESCAPES[c] ?? c).join('')}'`
+}
+
+const BARE_IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+const RESERVED = new Set(
+  'all and any array as asc between by case cast desc distinct else end false first from full group having ilike in inner interval is join last left like limit not null nulls offset on or order over right select settings then true union using when where with'.split(
+    ' ',
+  ),
+)
+
+/** A field name, backtick-quoted unless it is a plain, non-reserved identifier. */
+export function hogqlIdentifier(name: string): string {
+  if (BARE_IDENTIFIER.test(name) && !RESERVED.has(name.toLowerCase())) return name
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``
+}
+
+export function hogqlProperty(name: string): string {
+  return `properties.${hogqlIdentifier(name)}`
+}
+
+/** A UTC instant; HogQL's toDateTime reads ISO-8601 best-effort. */
+export function hogqlDateTime(date: Date): string {
+  return `toDateTime(${hogqlString(date.toISOString())})`
+}
+
+/** `'%text%'` for ILIKE, with the LIKE wildcards in the text escaped. */
+export function hogqlContains(text: string): string {
+  return hogqlString(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+}
+
+function hogqlList(values: readonly string[]): string {
+  return `(${values.map(hogqlString).join(', ')})`
+}
+
+interface SelectParts {
+  readonly select: readonly string[]
+  readonly from: 'events' | 'sessions'
+  readonly where?: readonly string[]
+  readonly groupBy?: readonly string[]
+  readonly orderBy?: readonly string[]
+  readonly limit: number
+  readonly offset?: number
+}
+
+function selectQuery(parts: SelectParts): string {
+  const lines = [`SELECT ${parts.select.join(', ')}`, `FROM ${parts.from}`]
+  if (parts.where && parts.where.length > 0) lines.push(`WHERE ${parts.where.join(' AND ')}`)
+  if (parts.groupBy && parts.groupBy.length > 0) lines.push(`GROUP BY ${parts.groupBy.join(', ')}`)
+  if (parts.orderBy && parts.orderBy.length > 0) lines.push(`ORDER BY ${parts.orderBy.join(', ')}`)
+  lines.push(`LIMIT ${Math.floor(parts.limit)}${parts.offset ? ` OFFSET ${Math.floor(parts.offset)}` : ''}`)
+  return lines.join('\n')
+}
+
+// ---- events ----------------------------------------------------------------------------------------------
+
+/** Where a selected event column goes: a top-level field of the event, or one of its properties. */
+export interface EventColumn {
+  readonly source: 'column' | 'property'
+  readonly name: string
+}
+
+export interface EventFilter {
+  readonly visitorId?: string
+  readonly sessionId?: string
+  readonly types?: readonly EventType[]
+  readonly start?: Date
+  readonly end?: Date
+  readonly search?: string
+}
+
+const AUTOCAPTURE_TYPE = "coalesce(properties.$event_type, '')"
+
+/** The condition matching one unified type: the reverse of §12.1 (`event_type` on read). */
+function conditionOf(type: EventType): string {
+  if (type === 'CUSTOM') {
+    const known = (Object.keys(EVENT_NAMES_BY_TYPE) as EventType[]).map(conditionOf)
+    known.push(conditionOf('CLICK'), conditionOf('FORM_SUBMIT'))
+    return `NOT (${known.join(' OR ')})`
+  }
+  const autocapture = Object.entries(AUTOCAPTURE_TYPES).find(([, t]) => t === type)?.[0]
+  const parts: string[] = []
+  if (autocapture)
+    parts.push(`(event = '$autocapture' AND ${AUTOCAPTURE_TYPE} = ${hogqlString(autocapture)})`)
+  if (type === 'CLICK') parts.push(`event = ${hogqlString(RAGECLICK)}`)
+  const names = EVENT_NAMES_BY_TYPE[type]
+  if (names && names.length > 0) parts.push(`event IN ${hogqlList(names)}`)
+  return parts.length === 0 ? 'false' : `(${parts.join(' OR ')})`
+}
+
+export function eventTypeCondition(types: readonly EventType[]): string {
+  return types.length === 1 ? conditionOf(types[0] as EventType) : `(${types.map(conditionOf).join(' OR ')})`
+}
+
+export function eventConditions(filter: EventFilter): string[] {
+  const where: string[] = []
+  if (filter.start) where.push(`timestamp >= ${hogqlDateTime(filter.start)}`)
+  if (filter.end) where.push(`timestamp < ${hogqlDateTime(filter.end)}`)
+  if (filter.visitorId !== undefined) where.push(`distinct_id = ${hogqlString(filter.visitorId)}`)
+  if (filter.sessionId !== undefined) where.push(`properties.$session_id = ${hogqlString(filter.sessionId)}`)
+  if (filter.types && filter.types.length > 0) where.push(eventTypeCondition(filter.types))
+  if (filter.search !== undefined) {
+    const like = hogqlContains(filter.search)
+    where.push(
+      `(event ILIKE ${like} OR properties.$current_url ILIKE ${like} OR properties.title ILIKE ${like})`,
+    )
+  }
+  return where
+}
+
+function eventColumnExpr(column: EventColumn): string {
+  return column.source === 'column' ? hogqlIdentifier(column.name) : hogqlProperty(column.name)
+}
+
+export function eventsListQuery(input: {
+  readonly columns: readonly EventColumn[]
+  readonly filter: EventFilter
+  readonly sort: 'timestamp' | 'event'
+  readonly desc: boolean
+  readonly limit: number
+  readonly offset: number
+}): string {
+  const direction = input.desc ? 'DESC' : 'ASC'
+  return selectQuery({
+    select: input.columns.map(eventColumnExpr),
+    from: 'events',
+    where: eventConditions(input.filter),
+    // uuid breaks ties so that pages never overlap or skip events with equal sort values.
+    orderBy: [
+      `${input.sort} ${direction}`,
+      ...(input.sort === 'event' ? [`timestamp ${direction}`] : []),
+      `uuid ${direction}`,
+    ],
+    limit: input.limit,
+    offset: input.offset,
+  })
+}
+
+// ---- sessions --------------------------------------------------------------------------------------------
+
+/** The sessions table columns the session mapping reads. */
+export const SESSION_COLUMNS = [
+  'session_id',
+  'distinct_id',
+  '$start_timestamp',
+  '$end_timestamp',
+  '$session_duration',
+  '$entry_current_url',
+  '$end_current_url',
+  '$pageview_count',
+  '$autocapture_count',
+  '$screen_count',
+  '$is_bounce',
+  '$entry_utm_source',
+  '$entry_utm_medium',
+  '$entry_utm_campaign',
+  '$entry_referring_domain',
+  '$channel_type',
+] as const
+
+/** A session's source: the campaign source, else the referring domain (as §12.3 suggests). */
+export const SESSION_SOURCE = 'coalesce($entry_utm_source, $entry_referring_domain)'
+
+export interface SessionFilter {
+  readonly visitorId?: string
+  readonly source?: string
+  readonly medium?: string
+  readonly start?: Date
+  readonly end?: Date
+  readonly search?: string
+}
+
+export const SESSION_SORTS = {
+  start_at: '$start_timestamp',
+  created_at: '$start_timestamp',
+  end_at: '$end_timestamp',
+  duration_seconds: '$session_duration',
+  page_views: '$pageview_count',
+} as const
+
+export function sessionsListQuery(input: {
+  readonly extraColumns: readonly string[]
+  readonly filter: SessionFilter
+  readonly sort: keyof typeof SESSION_SORTS
+  readonly desc: boolean
+  readonly limit: number
+  readonly offset: number
+}): string {
+  const f = input.filter
+  const where: string[] = []
+  if (f.start) where.push(`$start_timestamp >= ${hogqlDateTime(f.start)}`)
+  if (f.end) where.push(`$start_timestamp < ${hogqlDateTime(f.end)}`)
+  if (f.visitorId !== undefined) where.push(`distinct_id = ${hogqlString(f.visitorId)}`)
+  if (f.source !== undefined) where.push(`${SESSION_SOURCE} = ${hogqlString(f.source)}`)
+  if (f.medium !== undefined) where.push(`$entry_utm_medium = ${hogqlString(f.medium)}`)
+  if (f.search !== undefined) {
+    const like = hogqlContains(f.search)
+    where.push(`($entry_current_url ILIKE ${like} OR $end_current_url ILIKE ${like})`)
+  }
+  const direction = input.desc ? 'DESC' : 'ASC'
+  return selectQuery({
+    select: [...SESSION_COLUMNS, ...input.extraColumns.map(hogqlIdentifier)],
+    from: 'sessions',
+    where,
+    orderBy: [`${SESSION_SORTS[input.sort]} ${direction}`, `session_id ${direction}`],
+    limit: input.limit,
+    offset: input.offset,
+  })
+}
+
+export function sessionQuery(id: string, extraColumns: readonly string[]): string {
+  return selectQuery({
+    select: [...SESSION_COLUMNS, ...extraColumns.map(hogqlIdentifier)],
+    from: 'sessions',
+    where: [`session_id = ${hogqlString(id)}`],
+    limit: 1,
+  })
+}
+
+/** The session attributes that live on events only, in the order `sessionDetailsQuery` selects them. */
+export const SESSION_DETAIL_PROPERTIES = [
+  '$device_type',
+  '$browser',
+  '$os',
+  '$geoip_country_name',
+  '$geoip_city_name',
+] as const
+
+/**
+ * Device, browser, OS and place of a page of sessions (from each session's first event) and the exact
+ * number of its events: one query per page, never one per session.
+ */
+export function sessionDetailsQuery(sessionIds: readonly string[], from: Date, to: Date): string {
+  return selectQuery({
+    select: [
+      'properties.$session_id',
+      ...SESSION_DETAIL_PROPERTIES.map((p) => `argMin(${hogqlProperty(p)}, timestamp)`),
+      'count()',
+    ],
+    from: 'events',
+    where: [
+      `properties.$session_id IN ${hogqlList(sessionIds)}`,
+      `timestamp >= ${hogqlDateTime(from)}`,
+      `timestamp <= ${hogqlDateTime(to)}`,
+    ],
+    groupBy: ['properties.$session_id'],
+    limit: sessionIds.length,
+  })
+}
+
+// ---- visitors --------------------------------------------------------------------------------------------
+
+/** Sessions, page views and events per person for a page of persons: one grouped query. */
+export function visitorTotalsQuery(personUuids: readonly string[]): string {
+  return selectQuery({
+    select: [
+      'person_id',
+      'count(DISTINCT properties.$session_id)',
+      "countIf(event = '$pageview')",
+      'count()',
+    ],
+    from: 'events',
+    where: [`person_id IN ${hogqlList(personUuids)}`],
+    groupBy: ['person_id'],
+    limit: personUuids.length,
+  })
+}
+
+// ---- reports ---------------------------------------------------------------------------------------------
+
+export interface ReportQueryInput {
+  readonly table: 'events' | 'sessions'
+  readonly metrics: readonly string[]
+  readonly dimension?: string
+  readonly start?: Date
+  readonly end?: Date
+  readonly limit: number
+  readonly offset: number
+}
+
+/** Aggregates over one table, optionally grouped by a dimension (which then leads the columns). */
+export function reportQuery(input: ReportQueryInput): string {
+  const time = input.table === 'events' ? 'timestamp' : '$start_timestamp'
+  const where: string[] = []
+  if (input.start) where.push(`${time} >= ${hogqlDateTime(input.start)}`)
+  if (input.end) where.push(`${time} < ${hogqlDateTime(input.end)}`)
+  const dimension = input.dimension
+  return selectQuery({
+    select: dimension ? [dimension, ...input.metrics] : input.metrics,
+    from: input.table,
+    where,
+    ...(dimension ? { groupBy: [dimension], orderBy: [`${dimension} ASC`] } : {}),
+    limit: input.limit,
+    offset: input.offset,
+  })
+}

@@ -1,0 +1,407 @@
+import {
+  type Dimension,
+  type EventType,
+  GENDERS,
+  type MetricType,
+  type UnifiedRecord,
+} from '../../models/index.js'
+import type { WriteBody } from '../types.js'
+import { eventNameFor, eventTypeOf } from './event-types.js'
+import type { PosthogCapture, PosthogEvent, PosthogPerson, PosthogProject } from './types.js'
+
+/**
+ * Pure mappings between PostHog records and unified ones, named by direction. Read mappers never emit
+ * null: a missing value stays undefined. Property values read through HogQL arrive as strings, so numbers
+ * and booleans are parsed from either form.
+ */
+
+function text(v: unknown): string | undefined {
+  if (typeof v === 'string') return v === '' ? undefined : v
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
+  return undefined
+}
+
+function num(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v)
+    return Number.isFinite(n) ? n : undefined
+  }
+  return undefined
+}
+
+function date(v: unknown): Date | undefined {
+  if (typeof v !== 'string' || v === '') return undefined
+  const d = new Date(v)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+function bool(v: unknown): boolean | undefined {
+  if (v === true || v === 1 || v === 'true' || v === '1') return true
+  if (v === false || v === 0 || v === 'false' || v === '0') return false
+  return undefined
+}
+
+function objectOf(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+}
+
+/** Drops undefined values, so a body sent to PostHog carries only what the caller set. */
+function defined(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(record)) if (v !== undefined) out[k] = v
+  return out
+}
+
+/**
+ * `metadata` is a map of objects (sdk-contract R10), so each custom property `k: v` becomes `k: { value: v }`.
+ * PostHog's own `$` properties and the mapped ones stay out of it (they are fields, or in `raw`).
+ */
+function metadataOf(properties: Record<string, unknown>, mapped: ReadonlySet<string>) {
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const [k, v] of Object.entries(properties)) {
+    if (k.startsWith('$') || mapped.has(k) || v === null || v === undefined) continue
+    out[k] = { value: v }
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+/** The reverse of `metadataOf`: `{ value: v }` becomes `v`, any other object is kept as it is. */
+function propertiesFromMetadata(metadata: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(objectOf(metadata) ?? {})) {
+    const o = objectOf(v)
+    out[k] = o && Object.keys(o).length === 1 && 'value' in o ? o.value : v
+  }
+  return out
+}
+
+// ---- property (project) ------------------------------------------------------------------------------------
+
+export function fromPosthogProject(project: PosthogProject): UnifiedRecord {
+  return {
+    id: String(project.id),
+    created_at: date(project.created_at),
+    updated_at: date(project.updated_at),
+    name: text(project.name),
+    timezone: text(project.timezone),
+    currency: text(project.base_currency),
+    parent_id: text(project.organization),
+    raw: project,
+  }
+}
+
+/** Project fields PostHog accepts; `raw` may add provider-only ones (spec 2.7), the unified fields win. */
+export function toPosthogProject(body: WriteBody): Record<string, unknown> {
+  return {
+    ...objectOf(body.raw),
+    ...defined({ name: body.name, timezone: body.timezone, base_currency: body.currency }),
+  }
+}
+
+// ---- event -------------------------------------------------------------------------------------------------
+
+/** Unified event fields and the PostHog properties they come from (providers.md §2.5). */
+export const EVENT_FIELD_PROPERTIES = {
+  session_id: '$session_id',
+  page_url: '$current_url',
+  page_title: 'title',
+  page_referrer: '$referrer',
+  device: '$device_type',
+  browser: '$browser',
+  os: '$os',
+  country: '$geoip_country_name',
+  country_code: '$geoip_country_code',
+  region: '$geoip_subdivision_1_name',
+  city: '$geoip_city_name',
+  value: 'revenue',
+  currency: 'currency',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+  utm_term: 'utm_term',
+  utm_content: 'utm_content',
+} as const
+
+/** Every property the event mapping reads, for queries that select properties one by one. */
+export const EVENT_MAPPED_PROPERTIES: readonly string[] = [
+  ...Object.values(EVENT_FIELD_PROPERTIES),
+  '$event_type',
+  '$screen_name',
+]
+const EVENT_MAPPED = new Set(EVENT_MAPPED_PROPERTIES)
+
+export function fromPosthogEvent(event: PosthogEvent, propertyId: string): UnifiedRecord {
+  const p = event.properties
+  const prop = (field: keyof typeof EVENT_FIELD_PROPERTIES) => text(p[EVENT_FIELD_PROPERTIES[field]])
+  return {
+    id: event.uuid ?? event.id,
+    created_at: date(event.timestamp),
+    name: event.event,
+    event_type: eventTypeOf(event.event, text(p.$event_type)),
+    visitor_id: text(event.distinct_id),
+    property_id: propertyId,
+    session_id: prop('session_id'),
+    page_url: prop('page_url'),
+    page_title: prop('page_title') ?? text(p.$screen_name),
+    page_referrer: prop('page_referrer'),
+    device: prop('device'),
+    browser: prop('browser'),
+    os: prop('os'),
+    country: prop('country'),
+    country_code: prop('country_code'),
+    region: prop('region'),
+    city: prop('city'),
+    value: num(p[EVENT_FIELD_PROPERTIES.value]),
+    currency: prop('currency'),
+    utm_source: prop('utm_source'),
+    utm_medium: prop('utm_medium'),
+    utm_campaign: prop('utm_campaign'),
+    utm_term: prop('utm_term'),
+    utm_content: prop('utm_content'),
+    metadata: metadataOf(p, EVENT_MAPPED),
+    raw: event,
+  }
+}
+
+/**
+ * A capture payload for a unified event. The event name is the caller's `name`, else the PostHog name of
+ * its `event_type`; custom properties come from `metadata` and `raw.properties`.
+ */
+export function toPosthogCapture(
+  body: WriteBody,
+  ids: {
+    readonly uuid: string
+    readonly apiKey: string
+    readonly timestamp: string
+    readonly distinctId: string
+  },
+): PosthogCapture | undefined {
+  const type = text(body.event_type) as EventType | undefined
+  const standard = type ? eventNameFor(type) : undefined
+  const event = text(body.name) ?? standard?.event
+  if (event === undefined) return undefined
+  const autocaptureType = event === '$autocapture' ? standard?.autocaptureType : undefined
+  const fields: Record<string, unknown> = {}
+  for (const [field, property] of Object.entries(EVENT_FIELD_PROPERTIES)) fields[property] = body[field]
+  return {
+    api_key: ids.apiKey,
+    event,
+    distinct_id: ids.distinctId,
+    uuid: ids.uuid,
+    timestamp: ids.timestamp,
+    properties: {
+      ...objectOf(objectOf(body.raw)?.properties),
+      ...propertiesFromMetadata(body.metadata),
+      ...defined(fields),
+      ...(autocaptureType ? { $event_type: autocaptureType } : {}),
+    },
+  }
+}
+
+// ---- session -----------------------------------------------------------------------------------------------
+
+/** Session attributes read from the session's first event (slow fields). */
+export interface SessionDetails {
+  readonly device?: string
+  readonly browser?: string
+  readonly os?: string
+  readonly country?: string
+  readonly city?: string
+  readonly events_count?: number
+}
+
+/** A row of the `sessions` table (keyed by column name), plus its details when they were fetched. */
+export function fromPosthogSession(
+  row: Record<string, unknown>,
+  propertyId: string,
+  details?: SessionDetails,
+): UnifiedRecord {
+  const start = date(row.$start_timestamp)
+  return {
+    id: text(row.session_id),
+    created_at: start,
+    property_id: propertyId,
+    visitor_id: text(row.distinct_id),
+    start_at: start,
+    end_at: date(row.$end_timestamp),
+    duration_seconds: num(row.$session_duration),
+    landing_page: text(row.$entry_current_url),
+    exit_page: text(row.$end_current_url),
+    page_views: num(row.$pageview_count),
+    source: text(row.$entry_utm_source) ?? text(row.$entry_referring_domain),
+    medium: text(row.$entry_utm_medium),
+    campaign: text(row.$entry_utm_campaign),
+    is_bounce: bool(row.$is_bounce),
+    ...details,
+    raw: row,
+  }
+}
+
+// ---- visitor (person) --------------------------------------------------------------------------------------
+
+/** Unified visitor fields and the person properties they come from. */
+export const VISITOR_FIELD_PROPERTIES = {
+  email: 'email',
+  name: 'name',
+  age: 'age',
+  gender: 'gender',
+  country: '$geoip_country_name',
+  country_code: '$geoip_country_code',
+  city: '$geoip_city_name',
+  timezone: '$geoip_time_zone',
+  language: '$browser_language',
+} as const
+const VISITOR_MAPPED = new Set<string>([
+  ...Object.values(VISITOR_FIELD_PROPERTIES),
+  'first_name',
+  'last_name',
+])
+
+export interface VisitorTotals {
+  readonly total_sessions: number
+  readonly total_page_views: number
+  readonly total_events: number
+}
+
+function genderOf(v: unknown): string | undefined {
+  const raw = text(v)
+  if (raw === undefined) return undefined
+  const normalized = raw
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_')
+  return (GENDERS as readonly string[]).includes(normalized) ? normalized : raw
+}
+
+/** The visitor fields that come from person properties. */
+function visitorFieldsOf(p: Record<string, unknown>): UnifiedRecord {
+  const fullName = [text(p.first_name), text(p.last_name)].filter((s) => s !== undefined).join(' ')
+  return {
+    email: text(p.email),
+    name: text(p.name) ?? (fullName === '' ? undefined : fullName),
+    age: num(p.age),
+    gender: genderOf(p.gender),
+    country: text(p.$geoip_country_name),
+    country_code: text(p.$geoip_country_code),
+    city: text(p.$geoip_city_name),
+    language: text(p.$browser_language),
+    timezone: text(p.$geoip_time_zone),
+    metadata: metadataOf(p, VISITOR_MAPPED),
+  }
+}
+
+/**
+ * A person as a visitor. The visitor id is the person's first distinct id (PostHog lists identified ids
+ * first), so it matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`.
+ */
+export function fromPosthogPerson(
+  person: PosthogPerson,
+  propertyId: string,
+  totals?: VisitorTotals,
+): UnifiedRecord {
+  return {
+    id: person.distinct_ids[0] ?? person.uuid,
+    created_at: date(person.created_at),
+    property_id: propertyId,
+    ...visitorFieldsOf(person.properties ?? {}),
+    first_seen_at: date(person.created_at),
+    last_seen_at: date(person.last_seen_at),
+    ...totals,
+    raw: { ...person, __id: person.uuid },
+  }
+}
+
+/**
+ * The visitor an `$identify` creates. PostHog makes the person asynchronously and answers no id, so the
+ * record is what was sent: the distinct id is the visitor id and `raw` is the capture (without the key).
+ */
+export function fromPosthogIdentify(capture: PosthogCapture, propertyId: string): UnifiedRecord {
+  const { api_key: _key, ...sent } = capture
+  return {
+    id: capture.distinct_id,
+    property_id: propertyId,
+    ...visitorFieldsOf(objectOf(capture.properties.$set) ?? {}),
+    raw: sent,
+  }
+}
+
+/** The person properties to `$set` for a unified visitor body (metadata included). */
+export function toPosthogPersonProperties(body: WriteBody): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  for (const [field, property] of Object.entries(VISITOR_FIELD_PROPERTIES)) fields[property] = body[field]
+  return {
+    ...objectOf(objectOf(body.raw)?.properties),
+    ...propertiesFromMetadata(body.metadata),
+    ...defined(fields),
+  }
+}
+
+/** PostHog creates and updates persons through an `$identify` event carrying `$set`. */
+export function toPosthogIdentify(
+  properties: Record<string, unknown>,
+  ids: {
+    readonly uuid: string
+    readonly apiKey: string
+    readonly timestamp: string
+    readonly distinctId: string
+  },
+): PosthogCapture {
+  return {
+    api_key: ids.apiKey,
+    event: '$identify',
+    distinct_id: ids.distinctId,
+    uuid: ids.uuid,
+    timestamp: ids.timestamp,
+    properties: { $set: properties },
+  }
+}
+
+// ---- report ------------------------------------------------------------------------------------------------
+
+export interface ReportMetricValue {
+  readonly type: MetricType
+  readonly value: unknown
+}
+
+const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+
+/** A dimension value as unified reports show it: dates stay `YYYY-MM-DD`, hours become ISO-8601 instants. */
+function dimensionValueOf(dimension: Dimension, value: unknown): string | undefined {
+  if (dimension === 'HOUR') return date(value)?.toISOString()
+  return text(value)
+}
+
+/** The time a DATE or HOUR bucket covers; other dimensions cover the whole requested range. */
+function bucketRange(dimension: Dimension | undefined, value: unknown): { start?: Date; end?: Date } {
+  if (dimension !== 'DATE' && dimension !== 'HOUR') return {}
+  const start = date(dimension === 'DATE' && typeof value === 'string' ? `${value}T00:00:00Z` : value)
+  if (!start) return {}
+  return { start, end: new Date(start.getTime() + (dimension === 'DATE' ? DAY_MS : HOUR_MS)) }
+}
+
+/** One unified report: metrics for the whole range, or for one value of a dimension. */
+export function fromPosthogReport(input: {
+  readonly propertyId: string
+  readonly metrics: readonly ReportMetricValue[]
+  readonly dimension?: Dimension
+  readonly dimensionValue?: unknown
+  readonly start?: Date
+  readonly end?: Date
+  readonly raw: Record<string, unknown>
+}): UnifiedRecord {
+  const bucket = bucketRange(input.dimension, input.dimensionValue)
+  const dimensionValue = input.dimension ? dimensionValueOf(input.dimension, input.dimensionValue) : undefined
+  return {
+    property_id: input.propertyId,
+    start_at: bucket.start ?? input.start,
+    end_at: bucket.end ?? input.end,
+    metrics: input.metrics.map((m) => ({
+      type: m.type,
+      value: num(m.value),
+      ...(input.dimension ? { dimension: input.dimension, dimension_value: dimensionValue } : {}),
+    })),
+    raw: input.raw,
+  }
+}

@@ -1,0 +1,78 @@
+import { timingSafeEqual } from 'node:crypto'
+import { ProviderError } from '../../errors.js'
+import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../types.js'
+import { fromPosthogEvent } from './mappers.js'
+import type { PosthogEvent } from './types.js'
+
+/**
+ * Captured events pushed by a PostHog CDP destination: a hog function of type `destination` built from the
+ * `template-webhook` template (`POST /api/projects/{project_id}/hog_functions/`). PostHog does not sign
+ * destination calls, so the subscription sets `authorization: Bearer <secret>` in the destination's headers
+ * and Unigate checks it. Removing uses `PATCH … {deleted: true}`: PostHog refuses DELETE on hog functions.
+ */
+function projectIdOf(ctx: HandlerContext): string {
+  const id = ctx.settings.project_id
+  if (!id) throw new Error('the connection has no PostHog project id; update the connection to re-verify it')
+  return id
+}
+
+function bearerMatches(call: NativeCall, secret: string): boolean {
+  const header = call.headers.authorization
+  const value = Array.isArray(header) ? header[0] : header
+  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(value ?? '')?.[1] ?? '')
+  const expected = Buffer.from(secret)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+interface DestinationCall {
+  readonly event?: PosthogEvent
+  readonly project?: { readonly id?: number | string }
+}
+
+export const posthogEventPushes: NativeWebhookSupport = {
+  events: ['created'],
+
+  async subscribe(ctx, request) {
+    const created = await ctx.client.json<{ id: string }>({
+      method: 'POST',
+      path: `/api/projects/${projectIdOf(ctx)}/hog_functions/`,
+      body: {
+        type: 'destination',
+        name: request.name,
+        template_id: 'template-webhook',
+        enabled: true,
+        inputs: {
+          url: { value: request.url },
+          method: { value: 'POST' },
+          headers: {
+            value: { 'Content-Type': 'application/json', Authorization: `Bearer ${request.secret}` },
+          },
+          body: { value: { event: '{event}', person: '{person}', project: '{project}' } },
+        },
+        filters: {},
+      },
+    })
+    return { externalId: created.id }
+  },
+
+  async unsubscribe(ctx, externalId) {
+    try {
+      await ctx.client.json({
+        method: 'PATCH',
+        path: `/api/projects/${projectIdOf(ctx)}/hog_functions/${encodeURIComponent(externalId)}/`,
+        body: { deleted: true },
+        idempotent: true,
+      })
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.status === 404)) throw err
+    }
+  },
+
+  authenticate: bearerMatches,
+
+  records(call) {
+    const body = (call.body ?? {}) as DestinationCall
+    if (!body.event?.event) return []
+    return [fromPosthogEvent(body.event, String(body.project?.id ?? ''))]
+  },
+}

@@ -1,0 +1,558 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  DEFAULT_PROJECT_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../../../emulators/posthog/index.js'
+import { ApiError, ProviderError, ProviderTimeoutError } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { CursorMemory } from '../cursors.js'
+import { ProviderClient } from '../http-client.js'
+import type {
+  ConnectionSettings,
+  Credentials,
+  FieldPlan,
+  HandlerContext,
+  ListQuery,
+  ObjectHandlers,
+} from '../types.js'
+import definition from './definition.js'
+
+let emulator: PosthogEmulator
+let credentials: Credentials
+let client: ProviderClient
+let settings: ConnectionSettings
+
+beforeAll(async () => {
+  emulator = await startPosthogEmulator({ seed: 7, size: { events: 900, sessions: 120, persons: 40 } })
+  credentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url }
+  client = new ProviderClient({
+    baseUrl: definition.baseUrl(credentials),
+    authHeaders: definition.authHeaders(credentials),
+    retry: definition.retry,
+    timeoutMs: 5000,
+    maxRetries: 2,
+    maxRetryWaitMs: 3000,
+  })
+  settings = await definition.verify(client, credentials)
+})
+afterAll(async () => emulator?.close())
+beforeEach(() => {
+  emulator.clearRequests()
+  emulator.clearFaults()
+})
+
+function ctx(fields: Partial<FieldPlan> = {}, rawParams: Record<string, string> = {}): HandlerContext {
+  return {
+    client,
+    credentials,
+    settings,
+    connectionId: 'conn_test',
+    fields: { raw: false, rawNames: [], slow: new Set(), ...fields },
+    rawParams,
+    cursors: new CursorMemory(),
+  }
+}
+
+function list(partial: Partial<ListQuery> = {}): ListQuery {
+  return { limit: 100, offset: 0, filters: {}, ...partial }
+}
+
+const handlers = (object: string) => definition.objects[object] as Required<ObjectHandlers>
+
+/** The HogQL texts that reached the emulator since the last reset. */
+function sentQueries(): string[] {
+  return emulator
+    .requests()
+    .filter((r) => r.path.endsWith('/query/'))
+    .map((r) => (r.body as { query: { query: string } }).query.query)
+}
+
+async function directQuery(query: string): Promise<unknown[][]> {
+  const res = await fetch(`${emulator.url}/api/projects/1/query/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: { kind: 'HogQLQuery', query } }),
+  })
+  return ((await res.json()) as { results: unknown[][] }).results
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (err) {
+    return err
+  }
+  throw new Error('expected a failure')
+}
+
+describe('verify', () => {
+  it('reads the organization, the project and its project API key from @me', () => {
+    expect(settings).toEqual({
+      organization_id: emulator.state.organization.id,
+      project_id: '1',
+      project_api_key: DEFAULT_PROJECT_API_KEY,
+    })
+  })
+
+  it('authenticates with the personal key as a Bearer token', async () => {
+    await definition.verify(client, credentials)
+    expect(emulator.requests()[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/users/@me/',
+      headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
+    })
+  })
+})
+
+describe('analytics_property (projects)', () => {
+  it('pages the organization projects with limit/offset and searches with query', async () => {
+    const first = await handlers('analytics_property').list(ctx(), list({ limit: 1 }))
+    const second = await handlers('analytics_property').list(ctx(), list({ limit: 1, offset: 1 }))
+    expect([first[0]?.id, second[0]?.id]).toEqual(['1', '2'])
+    expect(first[0]).toMatchObject({
+      name: 'Example Shop',
+      timezone: 'UTC',
+      parent_id: settings.organization_id,
+    })
+    expect(first[0]?.created_at).toBeUndefined()
+    const found = await handlers('analytics_property').list(ctx(), list({ query: 'shop 2' }))
+    expect(found.map((p) => p.id)).toEqual(['2'])
+    const paths = emulator.requests().map((r) => [r.path, r.query])
+    expect(paths[1]).toEqual([
+      `/api/organizations/${settings.organization_id}/projects/`,
+      { limit: '1', offset: '1' },
+    ])
+    expect(paths[2]?.[1]).toMatchObject({ search: 'shop 2' })
+  })
+
+  it('reads each project detail only when a detail-only (slow) field is asked for', async () => {
+    const [p] = await handlers('analytics_property').list(
+      ctx({ slow: new Set(['created_at']) }),
+      list({ limit: 1 }),
+    )
+    expect(p?.created_at).toBeInstanceOf(Date)
+    expect(p?.currency).toBe('USD')
+    expect(emulator.requests().map((r) => r.path)).toEqual([
+      `/api/organizations/${settings.organization_id}/projects/`,
+      '/api/projects/1/',
+    ])
+  })
+
+  it('creates, reads, patches, updates and removes a project', async () => {
+    const h = handlers('analytics_property')
+    const created = await h.create(ctx(), { name: 'Docs', timezone: 'Europe/Paris', currency: 'EUR' })
+    expect(created).toMatchObject({ name: 'Docs', timezone: 'Europe/Paris', currency: 'EUR' })
+    const id = created.id as string
+    expect((await h.get(ctx(), id)).name).toBe('Docs')
+    expect(await h.patch(ctx(), id, { name: 'Docs site' })).toMatchObject({
+      name: 'Docs site',
+      timezone: 'Europe/Paris',
+    })
+    expect(await h.update(ctx(), id, { name: 'Docs', timezone: 'UTC' })).toMatchObject({
+      name: 'Docs',
+      timezone: 'UTC',
+    })
+    await h.remove(ctx(), id)
+    const err = await failure(h.get(ctx(), id))
+    expect(err).toBeInstanceOf(ProviderError)
+    expect((err as ProviderError).status).toBe(404)
+    expect(emulator.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /api/organizations/${settings.organization_id}/projects/`,
+      `GET /api/projects/${id}/`,
+      `PATCH /api/projects/${id}/`,
+      `PUT /api/projects/${id}/`,
+      `DELETE /api/projects/${id}/`,
+      `GET /api/projects/${id}/`,
+    ])
+  })
+
+  it('passes PostHog validation errors on as 400s', async () => {
+    const err = await failure(
+      handlers('analytics_property').create(ctx(), { name: 'X', timezone: 'Mars/Base' }),
+    )
+    expect((err as ProviderError).status).toBe(400)
+    expect((err as ProviderError).providerMessage).toBe('"Mars/Base" is not a valid choice.')
+  })
+})
+
+describe('analytics_event', () => {
+  it('pages newest first with LIMIT/OFFSET, pages fitting together', async () => {
+    const h = handlers('analytics_event')
+    const both = await h.list(ctx(), list({ limit: 10 }))
+    const first = await h.list(ctx(), list({ limit: 5 }))
+    const second = await h.list(ctx(), list({ limit: 5, offset: 5 }))
+    expect([...first, ...second].map((e) => e.id)).toEqual(both.map((e) => e.id))
+    const times = both.map((e) => (e.created_at as Date).getTime())
+    expect([...times].sort((a, b) => b - a)).toEqual(times)
+    expect(sentQueries()[2]).toMatch(/ORDER BY timestamp DESC, uuid DESC\nLIMIT 5 OFFSET 5$/)
+    expect(both[0]).toMatchObject({
+      property_id: '1',
+      name: expect.any(String),
+      event_type: expect.any(String),
+    })
+  })
+
+  it('pushes visitor, session, type, date and text filters into HogQL', async () => {
+    const h = handlers('analytics_event')
+    const [sample] = await h.list(ctx(), list({ limit: 1, filters: { type: 'PAGE_VIEW' } }))
+    const visitor = sample?.visitor_id as string
+    const session = sample?.session_id as string
+    const byVisitor = await h.list(ctx(), list({ filters: { visitor_id: visitor } }))
+    expect(byVisitor.length).toBeGreaterThan(0)
+    expect(byVisitor.every((e) => e.visitor_id === visitor)).toBe(true)
+    const bySession = await h.list(ctx(), list({ filters: { session_id: session, type: 'PAGE_VIEW' } }))
+    expect(bySession.every((e) => e.session_id === session && e.event_type === 'PAGE_VIEW')).toBe(true)
+    const clicks = await h.list(ctx(), list({ limit: 20, filters: { type: 'CLICK,FORM_SUBMIT' } }))
+    expect(new Set(clicks.map((e) => e.event_type))).toEqual(new Set(['CLICK', 'FORM_SUBMIT']))
+    const start = new Date('2024-12-20T00:00:00Z')
+    const end = new Date('2024-12-21T00:00:00Z')
+    const day = await h.list(ctx(), list({ filters: { start_gte: start, end_lt: end } }))
+    expect(day.length).toBeGreaterThan(0)
+    expect(day.every((e) => (e.created_at as Date) >= start && (e.created_at as Date) < end)).toBe(true)
+    const pricing = await h.list(ctx(), list({ query: 'pricing' }))
+    expect(pricing.length).toBeGreaterThan(0)
+    expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)
+    const sent = sentQueries()
+    expect(sent[1]).toContain(`WHERE distinct_id = '${visitor}'`)
+    expect(sent[2]).toContain(`properties.$session_id = '${session}'`)
+    expect(sent[4]).toContain(
+      "WHERE timestamp >= toDateTime('2024-12-20T00:00:00.000Z') AND timestamp < toDateTime('2024-12-21T00:00:00.000Z')",
+    )
+  })
+
+  it('counts every event of a type, matching a direct count', async () => {
+    const purchases = await handlers('analytics_event').list(
+      ctx(),
+      list({ limit: 1000, filters: { type: 'PURCHASE' } }),
+    )
+    const [[count]] = (await directQuery("SELECT count() FROM events WHERE event = 'purchase'")) as [[number]]
+    expect(purchases).toHaveLength(count)
+    expect(purchases.every((e) => typeof e.value === 'number' && e.currency === 'USD')).toBe(true)
+  })
+
+  it('sorts by name when asked', async () => {
+    const named = await handlers('analytics_event').list(ctx(), list({ limit: 50, sort: 'name' }))
+    const names = named.map((e) => e.name as string)
+    expect(names).toEqual([...names].sort())
+  })
+
+  it('selects the properties blob only for raw or metadata, and raw.<name> as one property', async () => {
+    const h = handlers('analytics_event')
+    const lean = await h.list(ctx({ rawNames: ['$lib', 'elements_chain'] }), list({ limit: 3 }))
+    const [leanQuery] = sentQueries()
+    expect(leanQuery).toContain('properties.$lib')
+    expect(leanQuery).toContain('elements_chain')
+    expect(leanQuery?.split('\n')[0]).not.toMatch(/, properties(,|$)/)
+    expect(lean[0]?.raw).toMatchObject({ $lib: expect.any(String), elements_chain: expect.any(String) })
+    expect(lean[0]?.metadata).toBeUndefined()
+
+    emulator.clearRequests()
+    const full = await h.list(
+      ctx({ raw: true, slow: new Set(['metadata']) }),
+      list({ limit: 50, filters: { type: 'PURCHASE' } }),
+    )
+    expect(sentQueries()[0]?.split('\n')[0]).toMatch(/, properties$/)
+    expect(full[0]?.raw).toMatchObject({
+      properties: { $lib: expect.any(String), revenue: expect.any(Number) },
+    })
+    expect(full[0]?.metadata).toMatchObject({ product: { value: expect.any(String) } })
+  })
+
+  it('gets one event by uuid, and answers 404 for unknown or malformed ids', async () => {
+    const h = handlers('analytics_event')
+    const [listed] = await h.list(ctx(), list({ limit: 1 }))
+    const got = await h.get(ctx({ rawNames: ['$lib'] }), listed?.id as string)
+    expect(got).toMatchObject({
+      id: listed?.id,
+      name: listed?.name,
+      visitor_id: listed?.visitor_id,
+      page_url: listed?.page_url,
+    })
+    expect(got.raw).toMatchObject({ $lib: expect.any(String) })
+    expect(emulator.requests().at(-1)?.path).toBe(`/api/projects/1/events/${listed?.id}/`)
+    const unknown = await failure(h.get(ctx(), '0190a000-0000-7000-8000-000000000000'))
+    expect((unknown as ProviderError).status).toBe(404)
+    const malformed = await failure(h.get(ctx(), 'not-a-uuid'))
+    expect(malformed).toBeInstanceOf(ApiError)
+    expect((malformed as ApiError).statusCode).toBe(404)
+  })
+
+  it('creates an event through capture under a uuid of ours, readable right after', async () => {
+    const h = handlers('analytics_event')
+    const created = await h.create(ctx(), {
+      event_type: 'SIGN_UP',
+      visitor_id: 'user_3',
+      page_url: 'https://shop.example.com/signup',
+      metadata: { plan: { value: 'pro' } },
+      raw: { timestamp: '2024-12-31T12:00:00.000Z' },
+    })
+    expect(created).toMatchObject({
+      name: 'sign_up',
+      event_type: 'SIGN_UP',
+      visitor_id: 'user_3',
+      property_id: '1',
+    })
+    const capture = emulator.requests().find((r) => r.path === '/i/v0/e/')
+    expect(capture?.body).toMatchObject({
+      api_key: DEFAULT_PROJECT_API_KEY,
+      event: 'sign_up',
+      distinct_id: 'user_3',
+      uuid: created.id,
+      properties: { $current_url: 'https://shop.example.com/signup', plan: 'pro' },
+    })
+    const read = await h.get(ctx(), created.id as string)
+    expect(read).toMatchObject({
+      id: created.id,
+      event_type: 'SIGN_UP',
+      metadata: { plan: { value: 'pro' } },
+    })
+    expect((read.created_at as Date).toISOString()).toBe('2024-12-31T12:00:00.000Z')
+  })
+
+  it('refuses an event without a visitor, which PostHog would drop silently', async () => {
+    const err = await failure(handlers('analytics_event').create(ctx(), { event_type: 'PAGE_VIEW' }))
+    expect((err as ApiError).statusCode).toBe(400)
+    expect(emulator.requests()).toEqual([])
+  })
+
+  it('retries a 429 after the Retry-After PostHog sent, then succeeds', async () => {
+    emulator.fault({ status: 429, times: 1, headers: { 'retry-after': '1' }, pathPattern: '/query/$' })
+    const started = Date.now()
+    const events = await handlers('analytics_event').list(ctx(), list({ limit: 2 }))
+    expect(events).toHaveLength(2)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+    expect(sentQueries()).toHaveLength(2)
+  })
+
+  it('passes a 429 on when PostHog asks to wait longer than the client may', async () => {
+    emulator.fault({ status: 429, times: 3, headers: { 'retry-after': '60' }, pathPattern: '/query/$' })
+    const err = await failure(handlers('analytics_event').list(ctx(), list({ limit: 2 })))
+    expect(err).toMatchObject({ status: 429, retryAfterSeconds: 60 })
+  })
+
+  it('gives up on a query slower than the client timeout', async () => {
+    const impatient = new ProviderClient({ ...client.options, timeoutMs: 200, maxRetries: 0 })
+    emulator.fault({ delayMs: 2000, pathPattern: '/query/$' })
+    const err = await failure(
+      handlers('analytics_event').list({ ...ctx(), client: impatient }, list({ limit: 1 })),
+    )
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+  })
+
+  it('adds raw parameters as top-level keys of the query body', async () => {
+    await handlers('analytics_event').list(ctx({}, { refresh: 'force_blocking' }), list({ limit: 1 }))
+    expect(emulator.requests()[0]?.body).toMatchObject({
+      refresh: 'force_blocking',
+      query: { kind: 'HogQLQuery' },
+    })
+  })
+})
+
+describe('analytics_session', () => {
+  it('lists sessions newest first, paged and filtered by visitor, source and medium', async () => {
+    const h = handlers('analytics_session')
+    const both = await h.list(ctx(), list({ limit: 6 }))
+    const second = await h.list(ctx(), list({ limit: 3, offset: 3 }))
+    expect(second.map((s) => s.id)).toEqual(both.slice(3).map((s) => s.id))
+    const starts = both.map((s) => (s.start_at as Date).getTime())
+    expect([...starts].sort((a, b) => b - a)).toEqual(starts)
+    const visitor = both[0]?.visitor_id as string
+    const mine = await h.list(ctx(), list({ filters: { visitor_id: visitor } }))
+    expect(mine.length).toBeGreaterThan(0)
+    expect(mine.every((s) => s.visitor_id === visitor)).toBe(true)
+    const email = await h.list(ctx(), list({ filters: { medium: 'email', source: 'newsletter' } }))
+    expect(email.length).toBeGreaterThan(0)
+    expect(email.every((s) => s.medium === 'email' && s.source === 'newsletter')).toBe(true)
+    const google = await h.list(ctx(), list({ filters: { source: 'www.google.com' } }))
+    expect(google.every((s) => s.source === 'www.google.com')).toBe(true)
+  })
+
+  it('fetches device, browser, OS, place and event counts in one extra query per page, only when asked', async () => {
+    const h = handlers('analytics_session')
+    const plain = await h.list(ctx(), list({ limit: 5 }))
+    expect(plain[0]?.browser).toBeUndefined()
+    expect(sentQueries()).toHaveLength(1)
+    emulator.clearRequests()
+    const slow = new Set(['device', 'browser', 'os', 'country', 'city', 'events_count'])
+    const detailed = await h.list(ctx({ slow }), list({ limit: 5 }))
+    expect(sentQueries()).toHaveLength(2)
+    expect(sentQueries()[1]).toMatch(/GROUP BY properties\.\$session_id/)
+    const data = emulator.state.projects.get(1)!
+    for (const s of detailed) {
+      const seeded = data.sessions.get(s.id as string)!
+      expect(s).toMatchObject({
+        device: seeded.profile?.device.deviceType,
+        os: seeded.profile?.device.os,
+        city: seeded.profile?.geo.city,
+      })
+      const [[count]] = (await directQuery(
+        `SELECT count() FROM events WHERE properties.$session_id = '${s.id}'`,
+      )) as [[number]]
+      expect(s.events_count).toBe(count)
+    }
+  })
+
+  it('gets one session, with a raw.<name> column, and 404 for an unknown id', async () => {
+    const h = handlers('analytics_session')
+    const [listed] = await h.list(ctx(), list({ limit: 1 }))
+    const got = await h.get(ctx({ rawNames: ['$entry_pathname'] }), listed?.id as string)
+    expect(got).toMatchObject({ id: listed?.id, start_at: listed?.start_at, page_views: listed?.page_views })
+    expect(got.raw).toHaveProperty('$entry_pathname')
+    expect(((await failure(h.get(ctx(), 'nope'))) as ProviderError).status).toBe(404)
+  })
+})
+
+describe('analytics_visitor', () => {
+  it('lists persons paged, with a distinct id as visitor id and the uuid as raw.__id', async () => {
+    const h = handlers('analytics_visitor')
+    const both = await h.list(ctx(), list({ limit: 4 }))
+    const second = await h.list(ctx(), list({ limit: 2, offset: 2 }))
+    expect(second.map((v) => v.id)).toEqual(both.slice(2).map((v) => v.id))
+    const person = emulator.state.projects.get(1)!.persons.withDistinctId(both[0]?.id as string)
+    expect((both[0]!.raw as { __id: string }).__id).toBe(person?.uuid)
+    expect(emulator.requests()[1]?.query).toMatchObject({ limit: '2', offset: '2' })
+  })
+
+  it('searches by email with query', async () => {
+    const [someone] = (await handlers('analytics_visitor').list(ctx(), list({ limit: 40 }))).filter(
+      (v) => v.email,
+    )
+    const found = await handlers('analytics_visitor').list(ctx(), list({ query: someone?.email as string }))
+    expect(found.map((v) => v.id)).toEqual([someone?.id])
+  })
+
+  it('computes totals for a whole page in one grouped query, only when asked', async () => {
+    const slow = new Set(['total_sessions', 'total_page_views', 'total_events'])
+    const visitors = await handlers('analytics_visitor').list(ctx({ slow }), list({ limit: 5 }))
+    expect(sentQueries()).toHaveLength(1)
+    for (const v of visitors) {
+      const uuid = (v.raw as { __id: string }).__id
+      const [[events, pageviews]] = (await directQuery(
+        `SELECT count(), countIf(event = '$pageview') FROM events WHERE person_id = '${uuid}'`,
+      )) as [[number, number]]
+      expect([v.total_events, v.total_page_views]).toEqual([events, pageviews])
+    }
+  })
+
+  it('creates a visitor with $identify, then reads, patches, updates and removes it', async () => {
+    const h = handlers('analytics_visitor')
+    const created = await h.create(ctx(), {
+      email: 'new@example.com',
+      name: 'New Person',
+      raw: { distinct_id: 'crm_77' },
+    })
+    expect(created).toMatchObject({ id: 'crm_77', email: 'new@example.com', name: 'New Person' })
+    expect(emulator.requests().at(-1)?.body).toMatchObject({
+      event: '$identify',
+      distinct_id: 'crm_77',
+      properties: { $set: { email: 'new@example.com', name: 'New Person' } },
+    })
+    const read = await h.get(ctx(), 'crm_77')
+    expect(read).toMatchObject({ id: 'crm_77', email: 'new@example.com' })
+    expect(await h.patch(ctx(), 'crm_77', { name: 'Renamed' })).toMatchObject({
+      name: 'Renamed',
+      email: 'new@example.com',
+    })
+    expect((await h.get(ctx(), 'crm_77')).name).toBe('Renamed')
+    expect(
+      await h.update(ctx(), 'crm_77', { city: 'Lisbon', metadata: { tier: { value: 'gold' } } }),
+    ).toMatchObject({
+      city: 'Lisbon',
+      metadata: { tier: { value: 'gold' } },
+    })
+    await h.remove(ctx(), 'crm_77')
+    expect(((await failure(h.get(ctx(), 'crm_77'))) as ProviderError).status).toBe(404)
+  })
+
+  it('generates the distinct id when none is given', async () => {
+    const created = await handlers('analytics_visitor').create(ctx(), { email: 'anon@example.com' })
+    expect(created.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect((await handlers('analytics_visitor').get(ctx(), created.id as string)).email).toBe(
+      'anon@example.com',
+    )
+  })
+
+  it('adds raw parameters to the persons query string', async () => {
+    await handlers('analytics_visitor').list(ctx({}, { email: 'nobody@example.com' }), list({ limit: 1 }))
+    expect(emulator.requests()[0]?.query).toMatchObject({ email: 'nobody@example.com', limit: '1' })
+  })
+})
+
+describe('analytics_report', () => {
+  it('answers one report for the range with the default metrics', async () => {
+    const reports = await handlers('analytics_report').list(ctx(), list())
+    expect(reports).toHaveLength(1)
+    const metrics = reports[0]?.metrics as { type: string; value: number }[]
+    expect(metrics.map((m) => m.type)).toEqual([
+      'USERS',
+      'SESSIONS',
+      'PAGE_VIEWS',
+      'EVENTS',
+      'BOUNCE_RATE',
+      'AVERAGE_SESSION_DURATION',
+    ])
+    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
+    const [[sessions]] = (await directQuery('SELECT count() FROM sessions')) as [[number]]
+    expect(metrics.find((m) => m.type === 'EVENTS')?.value).toBe(events)
+    expect(metrics.find((m) => m.type === 'SESSIONS')?.value).toBe(sessions)
+  })
+
+  it('breaks metrics over events and sessions down by date, paging the merged days', async () => {
+    const h = handlers('analytics_report')
+    const filters = {
+      type: 'SESSIONS,PAGE_VIEWS',
+      dimension: 'DATE',
+      start_gte: new Date('2024-12-10T00:00:00Z'),
+    }
+    const all = await h.list(ctx(), list({ filters }))
+    const page = await h.list(ctx(), list({ limit: 3, offset: 2, filters }))
+    const withoutRaw = (records: UnifiedRecord[]) => records.map(({ raw: _raw, ...rest }) => rest)
+    expect(withoutRaw(page)).toEqual(withoutRaw(all.slice(2, 5)))
+    expect(
+      sentQueries()
+        .slice(-2)
+        .every((q) => q.endsWith('LIMIT 5')),
+    ).toBe(true)
+    const days = all.map((r) => (r.metrics as { dimension_value: string }[])[0]?.dimension_value)
+    expect(days[0]).toBe('2024-12-10')
+    expect([...days].sort()).toEqual(days)
+    const [first] = all as UnifiedRecord[]
+    expect(first).toMatchObject({
+      start_at: new Date('2024-12-10T00:00:00Z'),
+      end_at: new Date('2024-12-11T00:00:00Z'),
+    })
+    const [[pageviews]] = (await directQuery(
+      "SELECT countIf(event = '$pageview') FROM events WHERE toDate(timestamp) = '2024-12-10'",
+    )) as [[number]]
+    expect(first?.metrics).toContainEqual({
+      type: 'PAGE_VIEWS',
+      value: pageviews,
+      dimension: 'DATE',
+      dimension_value: '2024-12-10',
+    })
+  })
+
+  it('refuses unknown metrics with 400 and ones PostHog cannot compute with 501', async () => {
+    const h = handlers('analytics_report')
+    expect(((await failure(h.list(ctx(), list({ filters: { type: 'NOPE' } })))) as ApiError).statusCode).toBe(
+      400,
+    )
+    expect(
+      ((await failure(h.list(ctx(), list({ filters: { type: 'LIKES' } })))) as ApiError).statusCode,
+    ).toBe(501)
+    const byBrowser = h.list(ctx(), list({ filters: { type: 'SESSIONS', dimension: 'BROWSER' } }))
+    expect(((await failure(byBrowser)) as ApiError).statusCode).toBe(501)
+  })
+
+  it('breaks events down by browser', async () => {
+    const reports = await handlers('analytics_report').list(
+      ctx(),
+      list({ filters: { type: 'EVENTS', dimension: 'BROWSER' } }),
+    )
+    const total = reports.reduce((n, r) => n + ((r.metrics as { value: number }[])[0]?.value ?? 0), 0)
+    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
+    expect(total).toBe(events)
+  })
+})

@@ -1,0 +1,49 @@
+import type { Dimension, MetricType } from '../../models/index.js'
+
+export type ReportTable = 'events' | 'sessions'
+
+/** providers.md §12.2: the unified metrics PostHog can compute, and over which HogQL table. */
+export const REPORT_METRICS: Readonly<
+  Partial<Record<MetricType, { readonly table: ReportTable; readonly expr: string }>>
+> = {
+  USERS: { table: 'events', expr: 'count(DISTINCT person_id)' },
+  PAGE_VIEWS: { table: 'events', expr: "countIf(event = '$pageview')" },
+  SCREENS: { table: 'events', expr: "countIf(event = '$screen')" },
+  EVENTS: { table: 'events', expr: 'count()' },
+  REVENUE: { table: 'events', expr: 'sum(toFloat(properties.revenue))' },
+  SESSIONS: { table: 'sessions', expr: 'count()' },
+  BOUNCE_RATE: { table: 'sessions', expr: 'avg($is_bounce)' },
+  AVERAGE_SESSION_DURATION: { table: 'sessions', expr: 'avg($session_duration)' },
+  PAGES_PER_SESSION: { table: 'sessions', expr: 'avg($pageview_count)' },
+}
+
+/** What a report answers when no `type` is given. */
+export const DEFAULT_REPORT_METRICS: readonly MetricType[] = [
+  'USERS',
+  'SESSIONS',
+  'PAGE_VIEWS',
+  'EVENTS',
+  'BOUNCE_RATE',
+  'AVERAGE_SESSION_DURATION',
+]
+
+/** providers.md §12.3: each unified dimension's HogQL expression, per table that has it. */
+export const REPORT_DIMENSIONS: Readonly<Partial<Record<Dimension, Partial<Record<ReportTable, string>>>>> = {
+  DATE: { events: 'toDate(timestamp)', sessions: 'toDate($start_timestamp)' },
+  HOUR: { events: 'toStartOfHour(timestamp)', sessions: 'toStartOfHour($start_timestamp)' },
+  PAGE: { events: 'properties.$pathname' },
+  PAGE_TITLE: { events: 'properties.title' },
+  EVENT_NAME: { events: 'event' },
+  SOURCE: {
+    events: 'coalesce(properties.utm_source, properties.$referring_domain)',
+    sessions: 'coalesce($entry_utm_source, $entry_referring_domain)',
+  },
+  MEDIUM: { events: 'properties.utm_medium', sessions: '$entry_utm_medium' },
+  CAMPAIGN: { events: 'properties.utm_campaign', sessions: '$entry_utm_campaign' },
+  COUNTRY: { events: 'properties.$geoip_country_code' },
+  CITY: { events: 'properties.$geoip_city_name' },
+  DEVICE_TYPE: { events: 'properties.$device_type' },
+  BROWSER: { events: 'properties.$browser' },
+  OS: { events: 'properties.$os' },
+  LANDING_PAGE: { sessions: '$entry_pathname' },
+}

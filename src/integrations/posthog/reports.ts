@@ -1,0 +1,152 @@
+import { badRequest, notImplemented } from '../../errors.js'
+import {
+  DIMENSIONS,
+  type Dimension,
+  METRIC_TYPES,
+  type MetricType,
+  type UnifiedRecord,
+} from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { reportQuery } from './hogql.js'
+import { fromPosthogReport, type ReportMetricValue } from './mappers.js'
+import {
+  DEFAULT_REPORT_METRICS,
+  REPORT_DIMENSIONS,
+  REPORT_METRICS,
+  type ReportTable,
+} from './report-catalog.js'
+import { projectIdOf, runHogQL } from './requests.js'
+
+/**
+ * Reports are HogQL aggregates. Without a dimension there is one report for the range; with one, one report
+ * per dimension value (in ascending order, which is what limit/offset page over). Metrics over events and
+ * over sessions are two queries merged by dimension value.
+ */
+
+function metricTypesOf(value: unknown, dimension: Dimension | undefined): MetricType[] {
+  if (typeof value !== 'string') {
+    return DEFAULT_REPORT_METRICS.filter(
+      (t) => !dimension || REPORT_DIMENSIONS[dimension]?.[REPORT_METRICS[t]!.table],
+    )
+  }
+  const types = [...new Set(value.split(',').map((t) => t.trim().toUpperCase()))]
+  for (const t of types) {
+    if (!(METRIC_TYPES as readonly string[]).includes(t)) {
+      throw badRequest(`type: '${t}' is not a report metric; use one of ${METRIC_TYPES.join(', ')}`)
+    }
+    if (!REPORT_METRICS[t as MetricType]) {
+      throw notImplemented(
+        `PostHog (posthog) cannot report ${t}; it can report ${Object.keys(REPORT_METRICS).join(', ')}`,
+      )
+    }
+  }
+  return types as MetricType[]
+}
+
+function dimensionOf(value: unknown): Dimension | undefined {
+  if (typeof value !== 'string') return undefined
+  const d = value.trim().toUpperCase()
+  if (!(DIMENSIONS as readonly string[]).includes(d)) {
+    throw badRequest(`dimension: '${value}' is not a report dimension; use one of ${DIMENSIONS.join(', ')}`)
+  }
+  if (!REPORT_DIMENSIONS[d as Dimension]) {
+    throw notImplemented(
+      `PostHog (posthog) cannot break reports down by ${d}; it can by ${Object.keys(REPORT_DIMENSIONS).join(', ')}`,
+    )
+  }
+  return d as Dimension
+}
+
+interface TablePlan {
+  readonly table: ReportTable
+  readonly types: MetricType[]
+  readonly hogql: string
+}
+
+interface Bucket {
+  readonly value: unknown
+  readonly values: Map<MetricType, unknown>
+  readonly rows: Record<string, Record<string, unknown>>
+}
+
+function compareBucketValues(a: unknown, b: unknown): number {
+  if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1
+  if (b === null || b === undefined) return -1
+  const x = String(a)
+  const y = String(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const f = query.filters
+  const projectId = projectIdOf(ctx, f.property_id)
+  const dimension = dimensionOf(f.dimension)
+  const types = metricTypesOf(f.type, dimension)
+  const start = f.start_gte instanceof Date ? f.start_gte : undefined
+  const end = f.end_lt instanceof Date ? f.end_lt : undefined
+
+  const byTable = new Map<ReportTable, MetricType[]>()
+  for (const t of types) {
+    const { table } = REPORT_METRICS[t]!
+    if (dimension && !REPORT_DIMENSIONS[dimension]?.[table]) {
+      throw notImplemented(`PostHog (posthog) cannot break ${t} down by ${dimension}`)
+    }
+    byTable.set(table, [...(byTable.get(table) ?? []), t])
+  }
+  if (!dimension && query.offset > 0) return []
+  // One table pages in HogQL; two tables each answer their first offset+limit values, and the merge pages.
+  const single = byTable.size === 1
+  const plans: TablePlan[] = [...byTable].map(([table, tableTypes]) => ({
+    table,
+    types: tableTypes,
+    hogql: reportQuery({
+      table,
+      metrics: tableTypes.map((t) => REPORT_METRICS[t]!.expr),
+      dimension: dimension ? REPORT_DIMENSIONS[dimension]?.[table] : undefined,
+      start,
+      end,
+      limit: dimension ? (single ? query.limit : query.offset + query.limit) : 1,
+      offset: dimension && single ? query.offset : 0,
+    }),
+  }))
+  const answers = await Promise.all(
+    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
+  )
+
+  const buckets = new Map<string, Bucket>()
+  plans.forEach((plan, i) => {
+    const res = answers[i]!
+    for (const row of res.results) {
+      const value = dimension ? row[0] : undefined
+      const key = JSON.stringify(value ?? null)
+      const bucket: Bucket = buckets.get(key) ?? { value, values: new Map(), rows: {} }
+      const metricValues = dimension ? row.slice(1) : row
+      for (const [j, t] of plan.types.entries()) bucket.values.set(t, metricValues[j])
+      bucket.rows[plan.table] = Object.fromEntries(res.columns.map((c, j) => [c, row[j]]))
+      buckets.set(key, bucket)
+    }
+  })
+  let ordered = [...buckets.values()]
+  if (dimension) {
+    ordered.sort((a, b) => compareBucketValues(a.value, b.value))
+    if (!single) ordered = ordered.slice(query.offset, query.offset + query.limit)
+  }
+  const hogql = Object.fromEntries(plans.map((p) => [p.table, p.hogql]))
+  return ordered.map((bucket) =>
+    fromPosthogReport({
+      propertyId: projectId,
+      metrics: types.map((type): ReportMetricValue => ({ type, value: bucket.values.get(type) })),
+      dimension,
+      dimensionValue: bucket.value,
+      start,
+      end,
+      raw: { hogql, rows: bucket.rows },
+    }),
+  )
+}
+
+export const reportHandlers: ObjectHandlers = {
+  list: listReports,
+  listParams: [],
+  filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+}

@@ -1,0 +1,102 @@
+import { badRequest, ProviderError } from '../../errors.js'
+import type { HandlerContext } from '../types.js'
+import { ingestionBaseUrl } from './hosts.js'
+import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
+
+/**
+ * The PostHog calls every handler makes, in one place: which project, how `raw` parameters travel, HogQL
+ * queries, and capture.
+ *
+ * `raw` parameters (the decoded `raw` query parameter): on REST calls they join the query string; on HogQL
+ * and capture calls, which are JSON bodies, they become top-level body keys (such as `refresh=force_blocking`
+ * for the query API, or `historical_migration=true` for capture), JSON-decoded when they look like JSON
+ * (`{…}`, `[…]`, true, false, numbers). They never replace what the integration itself sends.
+ */
+
+const PROJECT_ID = /^\d+$/
+
+/** The PostHog project a request is about: the `property_id` filter, else the connection's default project. */
+export function projectIdOf(ctx: HandlerContext, propertyId?: unknown): string {
+  const id = typeof propertyId === 'string' && propertyId !== '' ? propertyId : ctx.settings.project_id
+  if (id === undefined) {
+    throw badRequest(
+      'property_id is required: this PostHog connection has no default project; re-verify the connection',
+    )
+  }
+  if (!PROJECT_ID.test(id)) throw badRequest(`property_id: '${id}' is not a PostHog project id (a number)`)
+  return id
+}
+
+/** The REST query string: the caller's `raw` parameters, then ours (ours win). */
+export function restQuery(
+  ctx: HandlerContext,
+  own: Readonly<Record<string, string | number | undefined>> = {},
+): Record<string, string | number | undefined> {
+  return { ...ctx.rawParams, ...own }
+}
+
+function jsonish(value: string): unknown {
+  if (/^[[{]/.test(value) || value === 'true' || value === 'false' || /^-?\d+(\.\d+)?$/.test(value)) {
+    try {
+      return JSON.parse(value)
+    } catch {
+      return value
+    }
+  }
+  return value
+}
+
+function bodyWithRawParams(ctx: HandlerContext, own: Record<string, unknown>): Record<string, unknown> {
+  const extra: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(ctx.rawParams)) extra[k] = jsonish(v)
+  return { ...extra, ...own }
+}
+
+/** Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. */
+export async function runHogQL(
+  ctx: HandlerContext,
+  projectId: string,
+  query: string,
+  name: string,
+): Promise<HogQLResponse> {
+  const body = bodyWithRawParams(ctx, { query: { kind: 'HogQLQuery', query }, name })
+  const res = await ctx.client.json<HogQLResponse>({
+    method: 'POST',
+    path: `/api/projects/${projectId}/query/`,
+    body,
+    idempotent: true,
+  })
+  if (!res || !Array.isArray(res.results) || !Array.isArray(res.columns)) {
+    throw new ProviderError(502, 'PostHog answered the query without columns and results')
+  }
+  return res
+}
+
+/** PostHog's answer for a record that does not exist, for lookups that come back empty rather than 404. */
+export function notFoundAtPosthog(): ProviderError {
+  return new ProviderError(404, 'Not found.')
+}
+
+/** The project API key capture needs: kept from verification for the default project, else read from the project. */
+export async function projectApiKey(ctx: HandlerContext, projectId: string): Promise<string> {
+  if (projectId === ctx.settings.project_id && ctx.settings.project_api_key)
+    return ctx.settings.project_api_key
+  const project = await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })
+  if (typeof project.api_token !== 'string')
+    throw new ProviderError(502, `PostHog project ${projectId} has no api_token`)
+  return project.api_token
+}
+
+/**
+ * Sends one event to the ingestion endpoint. Capture deduplicates on the event uuid we generate, so a
+ * retry after a 429 or 5xx cannot create a duplicate: it is idempotent.
+ */
+export async function capture(ctx: HandlerContext, payload: PosthogCapture): Promise<void> {
+  await ctx.client.send({
+    method: 'POST',
+    path: '/i/v0/e/',
+    baseUrl: ingestionBaseUrl(ctx.credentials),
+    body: bodyWithRawParams(ctx, { ...payload }),
+    idempotent: true,
+  })
+}

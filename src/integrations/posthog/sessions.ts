@@ -1,0 +1,103 @@
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import {
+  SESSION_COLUMNS,
+  SESSION_SORTS,
+  sessionDetailsQuery,
+  sessionQuery,
+  sessionsListQuery,
+} from './hogql.js'
+import { fromPosthogSession, type SessionDetails } from './mappers.js'
+import { notFoundAtPosthog, projectIdOf, runHogQL } from './requests.js'
+
+/** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
+const DETAIL_FIELDS = ['device', 'browser', 'os', 'country', 'city', 'events_count'] as const
+
+/** `raw.<name>` asks for one more sessions-table column (PostHog refuses a name it does not know). */
+function extraColumns(rawNames: readonly string[]): string[] {
+  return [...new Set(rawNames)].filter((n) => !(SESSION_COLUMNS as readonly string[]).includes(n))
+}
+
+function zip(keys: readonly string[], row: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  keys.forEach((k, i) => {
+    out[k] = row[i]
+  })
+  return out
+}
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+
+async function detailsOf(
+  ctx: HandlerContext,
+  projectId: string,
+  rows: readonly Record<string, unknown>[],
+): Promise<Map<string, SessionDetails>> {
+  const details = new Map<string, SessionDetails>()
+  if (!DETAIL_FIELDS.some((f) => ctx.fields.slow.has(f)) || rows.length === 0) return details
+  const ids = rows.map((r) => String(r.session_id))
+  const starts = rows.map((r) => Date.parse(String(r.$start_timestamp))).filter((t) => !Number.isNaN(t))
+  const ends = rows.map((r) => Date.parse(String(r.$end_timestamp))).filter((t) => !Number.isNaN(t))
+  if (starts.length === 0 || ends.length === 0) return details
+  const query = sessionDetailsQuery(ids, new Date(Math.min(...starts)), new Date(Math.max(...ends)))
+  const res = await runHogQL(ctx, projectId, query, 'unigate session details')
+  for (const [id, device, browser, os, country, city, count] of res.results) {
+    details.set(String(id), {
+      device: text(device),
+      browser: text(browser),
+      os: text(os),
+      country: text(country),
+      city: text(city),
+      events_count: typeof count === 'number' ? count : undefined,
+    })
+  }
+  return details
+}
+
+async function readSessions(ctx: HandlerContext, projectId: string, query: string, extra: readonly string[]) {
+  const res = await runHogQL(ctx, projectId, query, 'unigate session list')
+  const keys = [...SESSION_COLUMNS, ...extra]
+  const rows = res.results.map((row) => zip(keys, row))
+  const details = await detailsOf(ctx, projectId, rows)
+  return rows.map((row) => fromPosthogSession(row, projectId, details.get(String(row.session_id))))
+}
+
+async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const f = query.filters
+  const projectId = projectIdOf(ctx, f.property_id)
+  const extra = extraColumns(ctx.fields.rawNames)
+  const sort = (query.sort ?? 'start_at') as keyof typeof SESSION_SORTS
+  const hogql = sessionsListQuery({
+    extraColumns: extra,
+    filter: {
+      visitorId: typeof f.visitor_id === 'string' ? f.visitor_id : undefined,
+      source: typeof f.source === 'string' ? f.source : undefined,
+      medium: typeof f.medium === 'string' ? f.medium : undefined,
+      start: f.start_gte instanceof Date ? f.start_gte : undefined,
+      end: f.end_lt instanceof Date ? f.end_lt : undefined,
+      search: query.query,
+    },
+    sort,
+    desc: (query.order ?? 'desc') === 'desc',
+    limit: query.limit,
+    offset: query.offset,
+  })
+  return readSessions(ctx, projectId, hogql, extra)
+}
+
+async function getSession(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
+  const projectId = projectIdOf(ctx)
+  const extra = extraColumns(ctx.fields.rawNames)
+  const [session] = await readSessions(ctx, projectId, sessionQuery(id, extra), extra)
+  if (!session) throw notFoundAtPosthog()
+  return session
+}
+
+export const sessionHandlers: ObjectHandlers = {
+  list: listSessions,
+  get: getSession,
+  listParams: ['sort', 'order', 'query'],
+  filters: ['property_id', 'visitor_id', 'medium', 'source', 'start_gte', 'end_lt'],
+  sortFields: Object.keys(SESSION_SORTS),
+  slowFields: DETAIL_FIELDS,
+}

@@ -1,0 +1,66 @@
+import { defineIntegration } from '../types.js'
+import { eventHandlers } from './events.js'
+import { apiUrlOf, hostingOf, umamiAuthHeaders } from './hosting.js'
+import { propertyHandlers } from './properties.js'
+import { reportHandlers } from './reports.js'
+import { sessionHandlers } from './sessions.js'
+
+export default defineIntegration({
+  type: 'umami',
+  name: 'Umami',
+  categories: ['analytics'],
+  description: 'Umami Cloud or a self-hosted Umami: websites, events, sessions and reports.',
+  webUrl: 'https://umami.is',
+  apiDocsUrl: 'https://umami.is/docs/api',
+  color: '#000000',
+  rateLimitDescription: 'Umami Cloud: 50 calls per 15 seconds per API key; self-hosted: none.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'api_key',
+        label: 'API key',
+        secret: true,
+        required: true,
+        description: 'Umami Cloud API key (Settings > API keys), or a self-hosted API key or login token',
+      },
+      {
+        name: 'hosting',
+        label: 'Hosting',
+        secret: false,
+        required: false,
+        options: ['cloud', 'self_hosted'],
+        description: 'cloud (default without api_url) or self_hosted (default with api_url)',
+      },
+      {
+        name: 'api_url',
+        label: 'API base address',
+        secret: false,
+        required: false,
+        description: 'Self-hosted: https://<host>/api. Default: https://api.umami.is/v1 (Umami Cloud)',
+      },
+      {
+        name: 'collect_url',
+        label: 'Event collector address',
+        secret: false,
+        required: false,
+        description:
+          'Where events are sent; default <api_url>/send when self-hosted, Umami Cloud collector otherwise',
+      },
+    ],
+  },
+  baseUrl: apiUrlOf,
+  authHeaders: umamiAuthHeaders,
+  async verify(client, credentials) {
+    await client.json({ path: '/websites', query: { page: 1, pageSize: 1 } })
+    return { hosting: hostingOf(credentials) }
+  },
+  // Umami sends no wait header on 429; Retry-After is honoured should a proxy in front add one.
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: propertyHandlers,
+    analytics_event: eventHandlers,
+    analytics_session: sessionHandlers,
+    analytics_report: reportHandlers,
+  },
+})

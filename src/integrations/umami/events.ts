@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto'
+import { ApiError, badRequest } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { pageWindow, readWindow } from '../page-window.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { collectUrlOf } from './hosting.js'
+import {
+  eventFieldsFromUmamiSession,
+  fromUmamiActivity,
+  fromUmamiEvent,
+  fromUmamiSendResponse,
+  fromUnifiedSessionId,
+  toUmamiSend,
+} from './mappers.js'
+import { umamiRange } from './time-range.js'
+import type { UmamiActivity, UmamiEvent, UmamiPage, UmamiSendResponse, UmamiSession } from './types.js'
+
+/** Device and place are kept on Umami sessions, not events: one session read per distinct session. */
+export const EVENT_SLOW_FIELDS = ['device', 'browser', 'os', 'country_code', 'region', 'city'] as const
+
+/** Umami knows pageviews (`eventType=1`) and custom events (`eventType=2`), nothing finer. */
+const EVENT_TYPE_CODES: Readonly<Record<string, number>> = { PAGE_VIEW: 1, CUSTOM: 2 }
+
+/**
+ * A browser-like User-Agent: Umami requires one on `/api/send` and silently drops what looks like a bot
+ * (words such as "bot" or a URL).
+ */
+const SEND_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) Unigate/0.1'
+
+function eventTypeCode(type: string | Date | undefined): number | undefined {
+  if (typeof type !== 'string') return undefined
+  const code = EVENT_TYPE_CODES[type.toUpperCase()]
+  if (code === undefined) {
+    throw badRequest(
+      `type: Umami classifies events only as PAGE_VIEW or CUSTOM, not '${type}'; ` +
+        'to filter custom events by name, add raw=event%3D<name>',
+    )
+  }
+  return code
+}
+
+function websiteOf(q: ListQuery, session: { websiteId: string } | undefined): string {
+  const property = q.filters.property_id
+  if (typeof property === 'string') return property
+  if (session) return session.websiteId
+  throw badRequest('Umami lists events per website: give property_id (or a session_id)')
+}
+
+async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const sessionFilter = q.filters.session_id
+  const session = typeof sessionFilter === 'string' ? fromUnifiedSessionId(sessionFilter) : undefined
+  if (typeof sessionFilter === 'string' && !session) {
+    throw badRequest(
+      `session_id: '${sessionFilter}' is not an Umami session id of this API (<website>:<session>)`,
+    )
+  }
+  const website = websiteOf(q, session)
+  const typeCode = eventTypeCode(q.filters.type)
+  const range = umamiRange(q, undefined)
+  if (session) {
+    if (session.websiteId !== website) return []
+    return listSessionEvents(ctx, q, website, session.sessionId, typeCode, range)
+  }
+  const path = `/websites/${encodeURIComponent(website)}/events`
+  const rows = await readWindow(pageWindow(q.offset, q.limit), q.limit, async (page, pageSize) => {
+    const res = await ctx.client.json<UmamiPage<UmamiEvent>>({
+      path,
+      query: {
+        startAt: range.startAt,
+        endAt: range.endAt,
+        page,
+        pageSize,
+        search: q.query,
+        distinctId: typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined,
+        eventType: typeCode,
+        ...ctx.rawParams,
+      },
+    })
+    return res.data
+  })
+  const events = rows.map(fromUmamiEvent)
+  return withSessionFields(ctx, events)
+}
+
+/**
+ * Umami's event list has no session filter; a session's events come from its activity, which is not
+ * paged, so offset and limit are cut here. Activity rows carry neither visitor nor searchable title.
+ */
+async function listSessionEvents(
+  ctx: HandlerContext,
+  q: ListQuery,
+  websiteId: string,
+  sessionId: string,
+  typeCode: number | undefined,
+  range: { startAt: number; endAt: number },
+): Promise<UnifiedRecord[]> {
+  for (const param of ['visitor_id', 'query'] as const) {
+    if ((param === 'query' ? q.query : q.filters[param]) !== undefined) {
+      throw badRequest(`Umami cannot combine session_id with ${param} when listing events; drop one of them`)
+    }
+  }
+  const activity = await ctx.client.json<UmamiActivity[]>({
+    path: `/websites/${encodeURIComponent(websiteId)}/sessions/${encodeURIComponent(sessionId)}/activity`,
+    query: { startAt: range.startAt, endAt: range.endAt, ...ctx.rawParams },
+  })
+  const events = activity
+    .filter((a) => typeCode === undefined || a.eventType === typeCode)
+    .slice(q.offset, q.offset + q.limit)
+    .map((a) => fromUmamiActivity(websiteId, sessionId, a))
+  return withSessionFields(ctx, events)
+}
+
+/** Fills the slow fields asked for, reading each distinct session once. */
+async function withSessionFields(ctx: HandlerContext, events: UnifiedRecord[]): Promise<UnifiedRecord[]> {
+  if (!EVENT_SLOW_FIELDS.some((f) => ctx.fields.slow.has(f))) return events
+  const sessions = new Map<string, Promise<UnifiedRecord>>()
+  const fieldsOf = (website: string, session: string) => {
+    const key = `${website}:${session}`
+    let found = sessions.get(key)
+    if (!found) {
+      found = ctx.client
+        .json<UmamiSession>({
+          path: `/websites/${encodeURIComponent(website)}/sessions/${encodeURIComponent(session)}`,
+        })
+        .then(eventFieldsFromUmamiSession)
+      sessions.set(key, found)
+    }
+    return found
+  }
+  return Promise.all(
+    events.map(async (e) => {
+      const ids = fromUnifiedSessionId(String(e.session_id))
+      if (!ids) return e
+      return { ...e, ...(await fieldsOf(ids.websiteId, ids.sessionId)) }
+    }),
+  )
+}
+
+async function createEvent(ctx: HandlerContext, body: Readonly<Record<string, unknown>>) {
+  const sent = toUmamiSend(body)
+  const res = await ctx.client.json<UmamiSendResponse>({
+    method: 'POST',
+    path: collectUrlOf(ctx.credentials),
+    body: sent,
+    headers: { 'user-agent': SEND_USER_AGENT },
+  })
+  if (res && typeof res === 'object' && 'beep' in res) {
+    throw new ApiError(
+      502,
+      'Umami dropped the event as bot traffic; send a browser User-Agent in raw.userAgent',
+    )
+  }
+  // Umami answers no event id and has no de-duplication key: the id is ours, returned for the caller's records.
+  return fromUmamiSendResponse(randomUUID(), body, sent, res ?? {}, new Date())
+}
+
+export const eventHandlers: ObjectHandlers = {
+  listParams: ['query'],
+  filters: ['property_id', 'session_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],
+  slowFields: [...EVENT_SLOW_FIELDS],
+  list: listEvents,
+  create: createEvent,
+}

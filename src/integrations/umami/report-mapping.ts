@@ -1,0 +1,75 @@
+/**
+ * How unified report dimensions reach Umami (providers.md 12.3): time dimensions are buckets of
+ * `/pageviews?unit=`, the others are `/metrics?type=` breakdowns.
+ */
+
+export type UmamiUnit = 'hour' | 'day' | 'month' | 'year'
+
+export const TIME_UNITS: Readonly<Record<string, UmamiUnit>> = {
+  HOUR: 'hour',
+  DATE: 'day',
+  MONTH: 'month',
+  YEAR: 'year',
+}
+
+/**
+ * `/metrics?type=` per unified dimension, with what its `y` counts: Umami counts page-level breakdowns in
+ * views (events for `event`) and session-level ones (device, place) in distinct visitors.
+ */
+export const BREAKDOWNS: Readonly<Record<string, { type: string; metric: string }>> = {
+  PAGE: { type: 'path', metric: 'PAGE_VIEWS' },
+  PAGE_TITLE: { type: 'title', metric: 'PAGE_VIEWS' },
+  LANDING_PAGE: { type: 'entry', metric: 'PAGE_VIEWS' },
+  EVENT_NAME: { type: 'event', metric: 'EVENTS' },
+  SOURCE: { type: 'referrer', metric: 'PAGE_VIEWS' },
+  MEDIUM: { type: 'utmMedium', metric: 'PAGE_VIEWS' },
+  CAMPAIGN: { type: 'utmCampaign', metric: 'PAGE_VIEWS' },
+  COUNTRY: { type: 'country', metric: 'USERS' },
+  CITY: { type: 'city', metric: 'USERS' },
+  DEVICE_TYPE: { type: 'device', metric: 'USERS' },
+  BROWSER: { type: 'browser', metric: 'USERS' },
+  OS: { type: 'os', metric: 'USERS' },
+}
+
+/** The metrics `/pageviews` buckets carry. */
+export const SERIES_METRICS = ['PAGE_VIEWS', 'SESSIONS'] as const
+
+/** The metrics `/stats` can give (some derived from its totals). */
+export const STATS_METRICS = [
+  'USERS',
+  'SESSIONS',
+  'PAGE_VIEWS',
+  'BOUNCE_RATE',
+  'AVERAGE_SESSION_DURATION',
+  'PAGES_PER_SESSION',
+] as const
+
+const UNIT_MS: Readonly<Record<UmamiUnit, number>> = { hour: 3_600_000, day: 86_400_000, month: 0, year: 0 }
+
+/** A bucket label as the unified `dimension_value`: `2024-05-01`, `2024-05-01T10:00:00Z`, `2024-05`, `2024`. */
+export function bucketLabel(start: Date, unit: UmamiUnit): string {
+  const iso = start.toISOString()
+  switch (unit) {
+    case 'hour':
+      return `${iso.slice(0, 13)}:00:00Z`
+    case 'day':
+      return iso.slice(0, 10)
+    case 'month':
+      return iso.slice(0, 7)
+    case 'year':
+      return iso.slice(0, 4)
+  }
+}
+
+export function bucketEnd(start: Date, unit: UmamiUnit): Date {
+  if (unit === 'month') return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1))
+  if (unit === 'year') return new Date(Date.UTC(start.getUTCFullYear() + 1, 0, 1))
+  return new Date(start.getTime() + UNIT_MS[unit])
+}
+
+/** Umami labels buckets `2024-05-01T00:00:00Z` or, on some versions, `2024-05-01 00:00:00` (UTC asked). */
+export function parseBucket(x: string): Date | undefined {
+  const normal = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(x) ? `${x.replace(' ', 'T')}Z` : x
+  const d = new Date(normal)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}

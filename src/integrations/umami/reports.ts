@@ -1,0 +1,153 @@
+import { badRequest, notImplemented } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { reportParamsOf } from '../report-params.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { metricsFromUmamiStats } from './mappers.js'
+import {
+  BREAKDOWNS,
+  bucketEnd,
+  bucketLabel,
+  parseBucket,
+  SERIES_METRICS,
+  STATS_METRICS,
+  TIME_UNITS,
+  type UmamiUnit,
+} from './report-mapping.js'
+import { umamiRange } from './time-range.js'
+import type { UmamiPoint, UmamiSeries, UmamiStats } from './types.js'
+
+/** Without start_gte, a report covers the 30 days before end_lt (or now), and says so in start_at. */
+const DEFAULT_DAYS = 30
+
+type Range = ReturnType<typeof umamiRange>
+
+function checkTypes(types: ReadonlySet<string> | undefined, available: readonly string[], what: string) {
+  const missing = [...(types ?? [])].filter((t) => !available.includes(t))
+  if (missing.length > 0) {
+    throw notImplemented(
+      `Umami (umami) cannot report ${missing.join(', ')} ${what}; available there: ${available.join(', ')}`,
+    )
+  }
+}
+
+const wanted = (types: ReadonlySet<string> | undefined, type: string) => !types || types.has(type)
+
+async function totals(
+  ctx: HandlerContext,
+  website: string,
+  range: Range,
+  q: ListQuery,
+  types?: ReadonlySet<string>,
+) {
+  checkTypes(types, STATS_METRICS, 'as totals')
+  const stats = await ctx.client.json<UmamiStats>({
+    path: `/websites/${encodeURIComponent(website)}/stats`,
+    query: { startAt: range.startAt, endAt: range.endAt, ...ctx.rawParams },
+  })
+  const report: UnifiedRecord = {
+    property_id: website,
+    start_at: range.start,
+    end_at: range.end,
+    metrics: metricsFromUmamiStats(stats).filter((m) => wanted(types, m.type)),
+    raw: stats,
+  }
+  return [report].slice(q.offset, q.offset + q.limit)
+}
+
+/** One report per time bucket, with the bucket as its own start_at/end_at. */
+async function series(
+  ctx: HandlerContext,
+  website: string,
+  range: Range,
+  q: ListQuery,
+  dimension: string,
+  unit: UmamiUnit,
+  types?: ReadonlySet<string>,
+) {
+  checkTypes(types, SERIES_METRICS, `by ${dimension}`)
+  const res = await ctx.client.json<UmamiSeries>({
+    path: `/websites/${encodeURIComponent(website)}/pageviews`,
+    query: { startAt: range.startAt, endAt: range.endAt, unit, timezone: 'UTC', ...ctx.rawParams },
+  })
+  const buckets = new Map<string, { start: Date; views?: UmamiPoint; sessions?: UmamiPoint }>()
+  const add = (p: UmamiPoint, key: 'views' | 'sessions') => {
+    const start = parseBucket(p.x)
+    if (!start) return
+    const entry = buckets.get(p.x) ?? { start }
+    entry[key] = p
+    buckets.set(p.x, entry)
+  }
+  for (const p of res.pageviews ?? []) add(p, 'views')
+  for (const p of res.sessions ?? []) add(p, 'sessions')
+  const reports = [...buckets.values()]
+    .sort((a, b) => a.start.getTime() - b.start.getTime())
+    .map(({ start, views, sessions }) => {
+      const label = bucketLabel(start, unit)
+      const metrics = [
+        { type: 'PAGE_VIEWS', point: views },
+        { type: 'SESSIONS', point: sessions },
+      ]
+        .filter((m) => m.point && wanted(types, m.type))
+        .map((m) => ({ type: m.type, dimension, dimension_value: label, value: m.point?.y }))
+      return {
+        property_id: website,
+        start_at: start,
+        end_at: bucketEnd(start, unit),
+        metrics,
+        raw: { x: views?.x ?? sessions?.x, pageviews: views?.y, sessions: sessions?.y },
+      }
+    })
+  return reports.slice(q.offset, q.offset + q.limit)
+}
+
+/** One report per breakdown row; Umami pages the rows itself with `limit`/`offset`. */
+async function breakdown(
+  ctx: HandlerContext,
+  website: string,
+  range: Range,
+  q: ListQuery,
+  dimension: string,
+  types?: ReadonlySet<string>,
+) {
+  const b = BREAKDOWNS[dimension] as { type: string; metric: string }
+  checkTypes(types, [b.metric], `by ${dimension}`)
+  const rows = await ctx.client.json<UmamiPoint[]>({
+    path: `/websites/${encodeURIComponent(website)}/metrics`,
+    query: {
+      startAt: range.startAt,
+      endAt: range.endAt,
+      type: b.type,
+      limit: q.limit,
+      offset: q.offset,
+      ...ctx.rawParams,
+    },
+  })
+  return rows.map((row) => ({
+    property_id: website,
+    start_at: range.start,
+    end_at: range.end,
+    metrics: [{ type: b.metric, dimension, dimension_value: row.x, value: row.y }],
+    raw: row,
+  }))
+}
+
+export const reportHandlers: ObjectHandlers = {
+  listParams: [],
+  filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+
+  async list(ctx, q) {
+    const website = q.filters.property_id
+    if (typeof website !== 'string') throw badRequest('Umami reports are per website: give property_id')
+    const { types, dimension } = reportParamsOf(q)
+    const range = umamiRange(q, DEFAULT_DAYS)
+    if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
+    if (!dimension) return totals(ctx, website, range, q, types)
+    const unit = TIME_UNITS[dimension]
+    if (unit) return series(ctx, website, range, q, dimension, unit, types)
+    if (BREAKDOWNS[dimension]) return breakdown(ctx, website, range, q, dimension, types)
+    throw notImplemented(
+      `Umami (umami) cannot break reports down by ${dimension}; it can by ` +
+        `${[...Object.keys(TIME_UNITS), ...Object.keys(BREAKDOWNS)].join(', ')}`,
+    )
+  },
+}

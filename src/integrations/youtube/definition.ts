@@ -1,0 +1,61 @@
+import { badRequest } from '../../errors.js'
+import { GOOGLE_SCOPES, googleAuthHeaders, googleOAuth2 } from '../google/oauth.js'
+import { defineIntegration } from '../types.js'
+import { youtubeDataBase } from './hosts.js'
+import { youtubeChannels } from './properties.js'
+import type { YoutubeChannelList } from './provider-types.js'
+import { youtubeReports } from './reports.js'
+
+export default defineIntegration({
+  type: 'youtube',
+  name: 'YouTube',
+  categories: ['analytics'],
+  description:
+    'Channels as properties (Data API v3, read-only) and channel reports (YouTube Analytics API v2). ' +
+    'YouTube has no event, session or visitor data.',
+  webUrl: 'https://studio.youtube.com',
+  apiDocsUrl: 'https://developers.google.com/youtube/analytics',
+  color: '#FF0000',
+  rateLimitDescription:
+    'Data API: 10,000 quota units a day per project (a channel read costs 1), reset at midnight Pacific Time; ' +
+    'quota refusals are 403 quotaExceeded, answered here as 429 with retry-after.',
+  auth: googleOAuth2(
+    {
+      analytics_property_read: [GOOGLE_SCOPES.youtubeReadonly],
+      // REVENUE also needs yt-analytics-monetary.readonly, which only monetized channels can grant.
+      analytics_report_read: [GOOGLE_SCOPES.ytAnalyticsReadonly],
+    },
+    [
+      {
+        name: 'content_owner_id',
+        label: 'Content owner ID',
+        secret: false,
+        required: false,
+        description:
+          'For YouTube partners: the content owner (CMS) whose channels to read; needs the youtubepartner scope',
+      },
+    ],
+  ),
+  baseUrl: youtubeDataBase,
+  authHeaders: googleAuthHeaders,
+  // One channel read (1 quota unit) proves the token and finds the channel reports default to.
+  verify: async (client, credentials) => {
+    const owner = credentials.content_owner_id
+    const res = await client.json<YoutubeChannelList>({
+      path: '/youtube/v3/channels',
+      query: owner
+        ? { part: 'id', managedByMe: 'true', onBehalfOfContentOwner: owner, maxResults: 1 }
+        : { part: 'id', mine: 'true' },
+    })
+    if (owner) return {}
+    const channel = res.items?.[0]?.id
+    if (!channel) throw badRequest('this Google account has no YouTube channel')
+    return { channel_id: channel }
+  },
+  // Quota refusals are 403s, never worth retrying; 429 is for bursts.
+  retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_property: youtubeChannels,
+    analytics_report: youtubeReports,
+  },
+})

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { InProcessJobQueue } from './in-process-queue.js'
+
+function deferred() {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
+}
+
+describe('InProcessJobQueue', () => {
+  it('never runs the same job twice at once, and runs it again when asked while running', async () => {
+    const queue = new InProcessJobQueue(4, () => {})
+    const gate = deferred()
+    let active = 0
+    let maxActive = 0
+    let runs = 0
+    queue.handle('poll', async () => {
+      active++
+      maxActive = Math.max(maxActive, active)
+      runs++
+      await gate.promise
+      active--
+    })
+    await queue.start()
+    await queue.enqueue('poll', 'wh_1')
+    await queue.enqueue('poll', 'wh_1')
+    await queue.enqueue('poll', 'wh_1')
+    gate.resolve()
+    await new Promise((r) => setTimeout(r, 20))
+    await queue.stop()
+    expect(maxActive).toBe(1)
+    expect(runs).toBe(2)
+  })
+
+  it('runs different subjects side by side up to the concurrency', async () => {
+    const queue = new InProcessJobQueue(2, () => {})
+    const gate = deferred()
+    let active = 0
+    let maxActive = 0
+    queue.handle('deliver', async () => {
+      active++
+      maxActive = Math.max(maxActive, active)
+      await gate.promise
+      active--
+    })
+    await queue.start()
+    for (const s of ['a', 'b', 'c']) await queue.enqueue('deliver', s)
+    await new Promise((r) => setTimeout(r, 10))
+    expect(maxActive).toBe(2)
+    gate.resolve()
+    await new Promise((r) => setTimeout(r, 10))
+    await queue.stop()
+  })
+
+  it('reports a failing job and keeps going', async () => {
+    const errors: string[] = []
+    const queue = new InProcessJobQueue(1, (_err, kind, subject) => errors.push(`${kind}:${subject}`))
+    let ok = 0
+    queue.handle('x', async (subject) => {
+      if (subject === 'bad') throw new Error('boom')
+      ok++
+    })
+    await queue.start()
+    await queue.enqueue('x', 'bad')
+    await queue.enqueue('x', 'good')
+    await new Promise((r) => setTimeout(r, 10))
+    await queue.stop()
+    expect(errors).toEqual(['x:bad'])
+    expect(ok).toBe(1)
+  })
+})

@@ -1,0 +1,85 @@
+import type { JobHandler, JobQueue } from './job-queue.js'
+
+/**
+ * Jobs in this process's memory, for the embedded (SQLite, single-process) store. Nothing is persisted
+ * here because nothing needs to be: schedules and pending deliveries live in the database, and after a
+ * restart the webhooks module enqueues again whatever is due.
+ */
+export class InProcessJobQueue implements JobQueue {
+  readonly kind = 'in-process' as const
+  private readonly handlers = new Map<string, JobHandler>()
+  private readonly waiting: string[] = []
+  private readonly waitingKeys = new Set<string>()
+  private readonly runningKeys = new Set<string>()
+  /** Keys asked for again while running: they run once more afterwards, never twice at once. */
+  private readonly again = new Set<string>()
+  private readonly running = new Set<Promise<void>>()
+  private started = false
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly onError: (err: unknown, kind: string, subject: string) => void,
+  ) {}
+
+  handle(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler)
+  }
+
+  async enqueue(kind: string, subject: string): Promise<void> {
+    const key = `${kind}\u0000${subject}`
+    if (this.waitingKeys.has(key)) return
+    if (this.runningKeys.has(key)) {
+      this.again.add(key)
+      return
+    }
+    this.waitingKeys.add(key)
+    this.waiting.push(key)
+    this.pump()
+  }
+
+  async start(): Promise<void> {
+    this.started = true
+    this.pump()
+  }
+
+  async stop(): Promise<void> {
+    this.started = false
+    this.waiting.length = 0
+    this.waitingKeys.clear()
+    this.again.clear()
+    await Promise.allSettled([...this.running])
+  }
+
+  private pump(): void {
+    while (this.started && this.running.size < this.concurrency) {
+      const key = this.waiting.find((k) => !this.runningKeys.has(k))
+      if (key === undefined) return
+      this.waiting.splice(this.waiting.indexOf(key), 1)
+      this.waitingKeys.delete(key)
+      this.run(key)
+    }
+  }
+
+  private run(key: string): void {
+    const [kind, subject] = key.split('\u0000') as [string, string]
+    const handler = this.handlers.get(kind)
+    this.runningKeys.add(key)
+    const job = (async () => {
+      try {
+        if (handler) await handler(subject)
+      } catch (err) {
+        this.onError(err, kind, subject)
+      }
+    })()
+    this.running.add(job)
+    void job.finally(() => {
+      this.running.delete(job)
+      this.runningKeys.delete(key)
+      if (this.again.delete(key) && this.started) {
+        this.waitingKeys.add(key)
+        this.waiting.push(key)
+      }
+      this.pump()
+    })
+  }
+}

@@ -1,0 +1,41 @@
+import { badRequest } from '../errors.js'
+import type { ObjectSchema } from './json-schema.js'
+import type { ToolArguments } from './tool.js'
+
+/**
+ * Checks the argument names against the tool's schema, like the API refuses an unknown query parameter:
+ * an agent that misspells a filter must hear about it, not get unfiltered data.
+ */
+export function checkArguments(toolName: string, schema: ObjectSchema, args: ToolArguments): void {
+  const allowed = Object.keys(schema.properties)
+  for (const name of Object.keys(args)) {
+    if (!allowed.includes(name)) {
+      throw badRequest(`${toolName}: unknown argument '${name}'; allowed: ${allowed.join(', ') || 'none'}`)
+    }
+  }
+  for (const name of schema.required ?? []) {
+    const value = args[name]
+    if (value === undefined || value === null || value === '')
+      throw badRequest(`${toolName}: '${name}' is required`)
+  }
+}
+
+/**
+ * Some vendors' schemas cannot describe free-form objects (Gemini), so those tools receive them as JSON
+ * text; an object argument given as a string is parsed back.
+ */
+export function objectArgument(name: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    throw badRequest(`${name} must be a JSON object`)
+  }
+}
+
+/** Query values as the API receives them: text, lists kept as lists. */
+export function queryValue(value: unknown): string | string[] | undefined {
+  if (value === undefined || value === null) return undefined
+  if (Array.isArray(value)) return value.map(String)
+  return String(value)
+}

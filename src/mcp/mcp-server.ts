@@ -1,0 +1,66 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { ApiCallLog } from '../apicalls/index.js'
+import { invokeTool } from './invoke.js'
+import { toCallToolResult } from './results.js'
+import type { ToolSession } from './session.js'
+
+const INSTRUCTIONS = {
+  connection:
+    'Tools for one connection: each reads or writes the provider’s data live through the unified model. ' +
+    'List tools return JSON arrays; page with limit/offset and ask only for the fields you need.',
+  workspace:
+    'Workspace tools: manage connections, see integrations and what each supports, and read the log of ' +
+    'API calls your agents made. For a connection’s data, connect with ?connection=<id> ' +
+    '(get_unified_connection_mcp_url gives the URL).',
+}
+
+/**
+ * One MCP server per HTTP request (stateless Streamable HTTP): the tool list depends on the URL
+ * parameters and the connection, so nothing is kept between requests.
+ */
+export function createMcpServer(
+  session: ToolSession,
+  apiCalls: ApiCallLog,
+  onUnexpected: (err: unknown) => void,
+): Server {
+  const server = new Server(
+    { name: 'unigate', version: '0.1.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS[session.mode] },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: session.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: { title: t.title, ...t.annotations },
+    })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const header = extra.requestInfo?.headers['mcp-protocol-version']
+    const protocolVersion = Array.isArray(header) ? header[0] : header
+    const tool = session.tools.find((t) => t.name === request.params.name)
+    if (!tool) {
+      return toCallToolResult(
+        {
+          ok: false,
+          status: 404,
+          message: `unknown tool '${request.params.name}'; call tools/list for the tools this server offers here`,
+          extra: {},
+        },
+        protocolVersion,
+      )
+    }
+    const outcome = await invokeTool(
+      tool,
+      request.params.arguments ?? {},
+      session.options.hideSensitive,
+      session.caller,
+      apiCalls,
+      onUnexpected,
+    )
+    return toCallToolResult(outcome, protocolVersion)
+  })
+  return server
+}

@@ -1,0 +1,95 @@
+import { badRequest } from '../errors.js'
+
+/** The tool server's URL parameters (spec 6.4), parsed once per request. */
+export interface ToolServerOptions {
+  /** Connection mode when set; workspace mode otherwise. */
+  readonly connection?: string
+  /** `tools`: only these tool ids. */
+  readonly tools?: ReadonlySet<string>
+  /** `permissions`: only tools needing one of these permission names. */
+  readonly permissions?: ReadonlySet<string>
+  /** `aliases`: extra words for descriptions (word -> its aliases). */
+  readonly aliases: ReadonlyMap<string, readonly string[]>
+  /** `defer_tools`: `all`, or tool ids / partial ids marked for deferred loading. */
+  readonly deferTools: { readonly all: boolean; readonly patterns: readonly string[] }
+  readonly includeExternalTools: boolean
+  readonly hideSensitive: boolean
+}
+
+export type RawQuery = Readonly<Record<string, unknown>>
+
+/** Repeated (`tools=a&tools=b`) and comma-joined (`tools=a,b`) lists are both accepted. */
+function list(query: RawQuery, name: string): string[] | undefined {
+  const value = query[name]
+  if (value === undefined) return undefined
+  const items = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+  return items
+}
+
+function single(query: RawQuery, name: string): string | undefined {
+  const value = query[name]
+  if (value === undefined) return undefined
+  return String(Array.isArray(value) ? value[value.length - 1] : value)
+}
+
+export function booleanParam(query: RawQuery, name: string): boolean {
+  const value = single(query, name)?.toLowerCase()
+  if (value === undefined || value === 'false' || value === '0') return false
+  if (value === '' || value === 'true' || value === '1') return true
+  throw badRequest(`${name}: '${value}' is not allowed; use true or false`)
+}
+
+const PERMISSION = /^[a-z][a-z0-9]*(_[a-z0-9]+)*_(read|write|remove)$/
+
+function permissions(query: RawQuery): Set<string> | undefined {
+  const names = list(query, 'permissions')
+  if (names === undefined) return undefined
+  for (const name of names) {
+    if (!PERMISSION.test(name)) {
+      throw badRequest(
+        `permissions: '${name}' is not a permission name; use <object>_read, <object>_write or <object>_remove, as in analytics_event_read`,
+      )
+    }
+  }
+  return new Set(names)
+}
+
+/** `word:alias1,alias2;word2:alias3`. */
+export function parseAliases(text: string | undefined): Map<string, string[]> {
+  const aliases = new Map<string, string[]>()
+  if (!text) return aliases
+  for (const entry of text.split(';')) {
+    if (entry.trim() === '') continue
+    const colon = entry.indexOf(':')
+    const word = entry.slice(0, colon).trim().toLowerCase()
+    const words = entry
+      .slice(colon + 1)
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean)
+    if (colon <= 0 || word === '' || words.length === 0) {
+      throw badRequest(`aliases: '${entry}' is not word:alias1,alias2 (entries are separated by ;)`)
+    }
+    aliases.set(word, [...(aliases.get(word) ?? []), ...words])
+  }
+  return aliases
+}
+
+export function parseToolServerOptions(query: RawQuery): ToolServerOptions {
+  const connection = single(query, 'connection')
+  const tools = list(query, 'tools')
+  const defer = list(query, 'defer_tools') ?? []
+  const perms = permissions(query)
+  return {
+    ...(connection ? { connection } : {}),
+    ...(tools ? { tools: new Set(tools) } : {}),
+    ...(perms ? { permissions: perms } : {}),
+    aliases: parseAliases(single(query, 'aliases')),
+    deferTools: { all: defer.includes('all'), patterns: defer.filter((d) => d !== 'all') },
+    includeExternalTools: booleanParam(query, 'include_external_tools'),
+    hideSensitive: booleanParam(query, 'hide_sensitive'),
+  }
+}

@@ -1,0 +1,124 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { apiCallRoutes } from '../apicalls/index.js'
+import { badRequest, notFound } from '../errors.js'
+import { errorBody } from '../http/errors.js'
+import type { Services } from '../services.js'
+import { authenticateToolCaller } from './auth.js'
+import { invokeTool } from './invoke.js'
+import { createMcpServer } from './mcp-server.js'
+import { parseToolServerOptions, type RawQuery } from './options.js'
+import { listedTools, openToolSession } from './session.js'
+import { formatTools, parseToolFormat } from './vendor-formats.js'
+
+const TAGS = ['tool server']
+
+/** The tool server: MCP over Streamable HTTP at `/mcp`, and the plain HTTP `/tools` API beside it. */
+async function toolRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  // A tool call without arguments may come with an empty JSON body: that is `{}`, not an error.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(text))
+    } catch {
+      done(badRequest('the body is not valid JSON'), undefined)
+    }
+  })
+
+  const session = async (request: FastifyRequest, path: string) => {
+    const apiKey = await authenticateToolCaller(request, services.apiKeys)
+    const options = parseToolServerOptions(request.query as RawQuery)
+    return openToolSession(app, services, { request, apiKey, options, path })
+  }
+  const onUnexpected = (request: FastifyRequest) => (err: unknown) =>
+    request.log.error({ err }, 'tool call failed unexpectedly')
+
+  app.post(
+    '/mcp',
+    { schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
+    async (request, reply) => {
+      const s = await session(request, '/mcp')
+      const server = createMcpServer(s, services.apiCalls, onUnexpected(request))
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      })
+      reply.raw.on('close', () => {
+        void transport.close()
+        void server.close()
+      })
+      await server.connect(transport)
+      reply.hijack()
+      try {
+        await transport.handleRequest(request.raw, reply.raw, request.body)
+      } catch (err) {
+        // The reply is the transport's now; answer with a JSON-RPC error if nothing was sent yet.
+        request.log.error({ err }, 'MCP request failed')
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' })
+          reply.raw.end(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }),
+          )
+        }
+      }
+    },
+  )
+
+  // Stateless: there is no server-to-client stream to open and no session to end.
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST to /mcp' },
+        id: null,
+      })
+  app.get('/mcp', { schema: { hide: true } }, notAllowed)
+  app.delete('/mcp', { schema: { hide: true } }, notAllowed)
+
+  app.get(
+    '/tools',
+    { schema: { tags: TAGS, summary: 'List tools; type selects an LLM vendor’s tool format' } },
+    async (request) => {
+      const format = parseToolFormat((request.query as { type?: string }).type)
+      const s = await session(request, '/tools')
+      return formatTools(listedTools(s), format)
+    },
+  )
+
+  const call = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { id } = request.params as { id: string }
+    const s = await session(request, request.url.split('?')[0] ?? '/tools')
+    const tool = s.tools.find((t) => t.name === id)
+    if (!tool)
+      throw notFound(
+        `tool ${id} not found here; GET /tools lists the tools this connection and these parameters allow`,
+      )
+    const args = request.body ?? {}
+    if (typeof args !== 'object' || Array.isArray(args))
+      throw badRequest('the body must be a JSON object of arguments')
+    const outcome = await invokeTool(
+      tool,
+      args as Record<string, unknown>,
+      s.options.hideSensitive,
+      s.caller,
+      services.apiCalls,
+      onUnexpected(request),
+    )
+    if (!outcome.ok)
+      return reply.code(outcome.status).send(errorBody(outcome.status, outcome.message, outcome.extra))
+    return reply.code(200).send(outcome.value)
+  }
+  const callSchema = { schema: { tags: TAGS, summary: 'Call one tool with a JSON body of arguments' } }
+  app.post('/tools/:id/call', callSchema, call)
+  app.post('/mcp/tools/:id/call', callSchema, call)
+}
+
+/** Registers the tool server and the API-call log it writes to. */
+export async function toolServerRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(async (scope) => apiCallRoutes(scope, services))
+  await app.register(async (scope) => toolRoutes(scope, services))
+}

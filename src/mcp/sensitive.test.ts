@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { hideSensitive, isPersonalKey } from './sensitive.js'
+
+const visitorFields = { fields: ['email', 'name', 'age', 'gender', 'city'], byKeyEverywhere: false }
+
+describe('hide_sensitive', () => {
+  it('removes a visitor’s personal fields and personal keys inside raw, keeping the rest', () => {
+    const visitor = {
+      id: 'v1',
+      email: 'ada@example.com',
+      name: 'Ada',
+      country: 'GB',
+      raw: {
+        distinct_id: 'v1',
+        $ip: '81.2.69.160',
+        properties: {
+          $email: 'ada@example.com',
+          email: 'a@x.io',
+          name: 'Ada',
+          phone: '+44',
+          $geoip_city_name: 'London',
+          $initial_geoip_country_code: 'GB',
+          plan: 'pro',
+        },
+      },
+    }
+    expect(hideSensitive([visitor], visitorFields)).toEqual([
+      { id: 'v1', country: 'GB', raw: { distinct_id: 'v1', properties: { plan: 'pro' } } },
+    ])
+  })
+
+  it('keeps a unified field whose name is innocent for the model (an event’s name)', () => {
+    const event = { id: 'e1', name: '$pageview', raw: { event: '$pageview', properties: { $ip: '1.2.3.4' } } }
+    expect(hideSensitive(event, { fields: [], byKeyEverywhere: false })).toEqual({
+      id: 'e1',
+      name: '$pageview',
+      raw: { event: '$pageview', properties: {} },
+    })
+  })
+
+  it('applies the key rule at the top level for provider data without a model', () => {
+    expect(hideSensitive({ email: 'a@b.c', count: 1 }, { fields: [], byKeyEverywhere: true })).toEqual({
+      count: 1,
+    })
+  })
+
+  it('recognises the provider keys that carry personal data', () => {
+    for (const key of [
+      'email',
+      '$email',
+      'emails',
+      'name',
+      'first_name',
+      'phone',
+      'ip',
+      '$ip',
+      '$geoip_city_name',
+    ])
+      expect(isPersonalKey(key), key).toBe(true)
+    for (const key of ['event', 'distinct_id', 'plan', 'pathname', 'timestamp', 'properties'])
+      expect(isPersonalKey(key), key).toBe(false)
+  })
+})

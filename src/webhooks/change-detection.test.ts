@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import {
+  changesFor,
+  classifyByTimestamps,
+  diffAgainstFingerprints,
+  fingerprintOf,
+  recordKeyOf,
+} from './change-detection.js'
+
+describe('fingerprintOf', () => {
+  it('ignores key order and undefined values, but not content', () => {
+    expect(fingerprintOf({ a: 1, b: { c: 2, d: 3 } })).toBe(
+      fingerprintOf({ b: { d: 3, c: 2 }, a: 1, x: undefined }),
+    )
+    expect(fingerprintOf({ a: 1 })).not.toBe(fingerprintOf({ a: 2 }))
+    expect(fingerprintOf({ a: [1, 2] })).not.toBe(fingerprintOf({ a: [2, 1] }))
+  })
+})
+
+describe('diffAgainstFingerprints', () => {
+  const ann = { id: 'p1', name: 'Ann' }
+  const bob = { id: 'p2', name: 'Bob' }
+  const previous = diffAgainstFingerprints([ann, bob], new Map()).next
+
+  it('finds created, updated and deleted records', () => {
+    const carl = { id: 'p3', name: 'Carl' }
+    const annRenamed = { id: 'p1', name: 'Anna' }
+    const diff = diffAgainstFingerprints([annRenamed, carl], previous)
+    expect(diff.created).toEqual([carl])
+    expect(diff.updated).toEqual([annRenamed])
+    expect(diff.deleted).toEqual(['p2'])
+    expect([...diff.next.keys()].sort()).toEqual(['p1', 'p3'])
+  })
+
+  it('reports nothing when nothing changed', () => {
+    const diff = diffAgainstFingerprints([bob, ann], previous)
+    expect(diff).toMatchObject({ created: [], updated: [], deleted: [] })
+  })
+
+  it('keys records without an id by their content, and counts a duplicate once', () => {
+    expect(recordKeyOf({ name: 'x' })).toMatch(/^#/)
+    const diff = diffAgainstFingerprints([ann, ann], new Map())
+    expect(diff.created).toHaveLength(1)
+  })
+})
+
+describe('classifyByTimestamps', () => {
+  it('splits records read since a cursor into created and updated', () => {
+    const since = '2025-01-01T00:00:00.000Z'
+    const fresh = { id: 'a', created_at: '2025-01-01T00:00:00.000Z' }
+    const old = { id: 'b', created_at: '2024-12-31T23:59:59.000Z' }
+    const unknown = { id: 'c' }
+    expect(classifyByTimestamps([fresh, old, unknown], since)).toEqual({
+      created: [fresh],
+      updated: [old, unknown],
+    })
+  })
+})
+
+describe('changesFor', () => {
+  it('delivers deleted records as their id', () => {
+    expect(changesFor('deleted', { created: [], updated: [], deleted: ['p2', '#abc'] })).toEqual([
+      { id: 'p2' },
+    ])
+    expect(changesFor('created', { created: [{ id: 'x' }], updated: [] })).toEqual([{ id: 'x' }])
+  })
+})

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto'
+
+/** A record as delivered: plain JSON (already projected, dates as ISO strings). */
+export type DeliveredRecord = Readonly<Record<string, unknown>>
+
+export type WebhookEvent = 'created' | 'updated' | 'deleted'
+
+/** JSON with object keys sorted, so the same content always gives the same text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+/** A short, stable digest of a record's content: what is kept instead of the record itself. */
+export function fingerprintOf(record: DeliveredRecord): string {
+  return createHash('sha256').update(canonicalJson(record)).digest('base64url').slice(0, 32)
+}
+
+/** The key a record is remembered by: its id, or (for records without one) its content. */
+export function recordKeyOf(record: DeliveredRecord): string {
+  return typeof record.id === 'string' && record.id !== '' ? record.id : `#${fingerprintOf(record)}`
+}
+
+export interface FingerprintDiff {
+  readonly created: DeliveredRecord[]
+  readonly updated: DeliveredRecord[]
+  /** Keys seen last time and missing now. */
+  readonly deleted: string[]
+  /** What to remember after this check (key -> fingerprint). */
+  readonly next: Map<string, string>
+}
+
+/**
+ * Compares a complete listing with what the previous check saw. Only meaningful when the listing is the
+ * whole set: a record missing from a partial (windowed) listing is not a deleted record.
+ */
+export function diffAgainstFingerprints(
+  records: readonly DeliveredRecord[],
+  previous: ReadonlyMap<string, string>,
+): FingerprintDiff {
+  const created: DeliveredRecord[] = []
+  const updated: DeliveredRecord[] = []
+  const next = new Map<string, string>()
+  for (const record of records) {
+    const key = recordKeyOf(record)
+    if (next.has(key)) continue
+    const fingerprint = fingerprintOf(record)
+    next.set(key, fingerprint)
+    const before = previous.get(key)
+    if (before === undefined) created.push(record)
+    else if (before !== fingerprint) updated.push(record)
+  }
+  const deleted = [...previous.keys()].filter((key) => !next.has(key))
+  return { created, updated, deleted, next }
+}
+
+/**
+ * Splits records read with `updated_gte = since` into created and updated: a record created at or after
+ * `since` is new; one created before it (or with no creation date) was changed.
+ */
+export function classifyByTimestamps(
+  records: readonly DeliveredRecord[],
+  since: string,
+): { created: DeliveredRecord[]; updated: DeliveredRecord[] } {
+  const sinceMs = Date.parse(since)
+  const created: DeliveredRecord[] = []
+  const updated: DeliveredRecord[] = []
+  for (const record of records) {
+    const createdMs = typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN
+    if (!Number.isNaN(createdMs) && createdMs >= sinceMs) created.push(record)
+    else updated.push(record)
+  }
+  return { created, updated }
+}
+
+/** The records of one event out of a diff; deleted records are delivered as `{ id }`. */
+export function changesFor(
+  event: WebhookEvent,
+  diff: { created: DeliveredRecord[]; updated: DeliveredRecord[]; deleted?: readonly string[] },
+): DeliveredRecord[] {
+  if (event === 'created') return diff.created
+  if (event === 'updated') return diff.updated
+  return (diff.deleted ?? []).filter((key) => !key.startsWith('#')).map((id) => ({ id }))
+}

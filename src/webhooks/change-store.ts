@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto'
+import { newId } from '../crypto/ids.js'
+import type { Db } from '../store/index.js'
+import type { DeliveryPage } from './pages.js'
+
+export class LeaseLostError extends Error {
+  constructor(webhookId: string) {
+    super(`webhook ${webhookId}: the poll lease was taken over; this poll's results are dropped`)
+  }
+}
+
+export interface CheckResult {
+  readonly webhookId: string
+  readonly leaseToken: string
+  readonly pages: readonly DeliveryPage[]
+  /** Fingerprints to write (new or changed) and keys to forget; undefined when not fingerprinting. */
+  readonly fingerprints?: { readonly upsert: ReadonlyMap<string, string>; readonly remove: readonly string[] }
+  /** The start of this check: the next `updated_gte`. */
+  readonly startedAt: string
+  readonly nextCheckAt: string | null
+  readonly run: { readonly dueAt: string; readonly runner: string; readonly finishedAt: string }
+}
+
+const CHUNK = 300
+
+/**
+ * Commits one check atomically: its deliveries, the fingerprints it saw, and the advanced read position.
+ * The read position therefore never moves past changes that are not stored for delivery, and a check whose
+ * lease was taken over (its process stalled past the expiry) commits nothing.
+ */
+export async function commitCheck(db: Db, r: CheckResult): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    // The update comes first: it locks the row, so the lease cannot change hands before the commit.
+    const claimed = await trx
+      .updateTable('webhooks')
+      .set({
+        read_cursor: r.startedAt,
+        checked_at: r.startedAt,
+        initial_done: 1,
+        next_check_at: r.nextCheckAt,
+        poll_lease: null,
+        poll_lease_until: null,
+      })
+      .where('id', '=', r.webhookId)
+      .where('poll_lease', '=', r.leaseToken)
+      .executeTakeFirst()
+    if (Number(claimed.numUpdatedRows) !== 1) throw new LeaseLostError(r.webhookId)
+
+    const createdAt = r.run.finishedAt
+    const rows = r.pages.map((page, position) => ({
+      id: newId('dl'),
+      webhook_id: r.webhookId,
+      type: page.type,
+      data: JSON.stringify(page.records),
+      nonce: randomBytes(24).toString('base64url'),
+      record_count: page.records.length,
+      position,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: createdAt,
+      last_status: null,
+      last_error: null,
+      created_at: createdAt,
+      delivered_at: null,
+    }))
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + CHUNK))
+        .execute()
+    }
+
+    if (r.fingerprints) {
+      const upserts = [...r.fingerprints.upsert].map(([record_id, fingerprint]) => ({
+        webhook_id: r.webhookId,
+        record_id,
+        fingerprint,
+      }))
+      for (let i = 0; i < upserts.length; i += CHUNK) {
+        await trx
+          .insertInto('webhook_fingerprints')
+          .values(upserts.slice(i, i + CHUNK))
+          .onConflict((oc) =>
+            oc
+              .columns(['webhook_id', 'record_id'])
+              .doUpdateSet((eb) => ({ fingerprint: eb.ref('excluded.fingerprint') })),
+          )
+          .execute()
+      }
+      for (let i = 0; i < r.fingerprints.remove.length; i += CHUNK) {
+        await trx
+          .deleteFrom('webhook_fingerprints')
+          .where('webhook_id', '=', r.webhookId)
+          .where('record_id', 'in', r.fingerprints.remove.slice(i, i + CHUNK))
+          .execute()
+      }
+    }
+
+    await trx
+      .insertInto('webhook_runs')
+      .values({
+        id: newId('run'),
+        webhook_id: r.webhookId,
+        due_at: r.run.dueAt,
+        started_at: r.startedAt,
+        finished_at: r.run.finishedAt,
+        runner: r.run.runner,
+        outcome: 'ok',
+        changes: r.pages.reduce((n, p) => n + p.records.length, 0),
+      })
+      .execute()
+    return rows.length
+  })
+}
+
+/** The fingerprints a webhook saw at its last check. */
+export async function storedFingerprints(db: Db, webhookId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('webhook_fingerprints')
+    .select(['record_id', 'fingerprint'])
+    .where('webhook_id', '=', webhookId)
+    .execute()
+  return new Map(rows.map((r) => [r.record_id, r.fingerprint]))
+}
+
+/** A check that failed to read: the read position stays, the next check comes at the next interval. */
+export async function recordFailedCheck(
+  db: Db,
+  r: {
+    webhookId: string
+    leaseToken: string
+    startedAt: string
+    nextCheckAt: string | null
+    dueAt: string
+    runner: string
+    finishedAt: string
+    error: string
+  },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const released = await trx
+      .updateTable('webhooks')
+      .set({ next_check_at: r.nextCheckAt, poll_lease: null, poll_lease_until: null })
+      .where('id', '=', r.webhookId)
+      .where('poll_lease', '=', r.leaseToken)
+      .executeTakeFirst()
+    if (Number(released.numUpdatedRows) !== 1) return
+    await trx
+      .insertInto('webhook_runs')
+      .values({
+        id: newId('run'),
+        webhook_id: r.webhookId,
+        due_at: r.dueAt,
+        started_at: r.startedAt,
+        finished_at: r.finishedAt,
+        runner: r.runner,
+        outcome: `error: ${r.error}`.slice(0, 500),
+        changes: 0,
+      })
+      .execute()
+  })
+}
+
+/** Keeps the run history of a webhook short: the newest `keep` runs. */
+export async function pruneRuns(db: Db, webhookId: string, keep = 50): Promise<void> {
+  const cutoff = await db
+    .selectFrom('webhook_runs')
+    .select('started_at')
+    .where('webhook_id', '=', webhookId)
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .offset(keep)
+    .executeTakeFirst()
+  if (!cutoff) return
+  await db
+    .deleteFrom('webhook_runs')
+    .where('webhook_id', '=', webhookId)
+    .where('started_at', '<=', cutoff.started_at)
+    .execute()
+}

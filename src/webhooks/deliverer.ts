@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto'
+import type { ConnectionStore } from '../connections/index.js'
+import type { Db, WebhookDeliveryTable } from '../store/index.js'
+import type { WorkspaceStore } from '../workspaces/index.js'
+import type { DeliveryStore } from './delivery-store.js'
+import type { WebhookHealth } from './health.js'
+import type { WebhookSender } from './http-sender.js'
+import { claimLease, releaseLease, renewLease } from './leases.js'
+import { retryDelayMs } from './retry-schedule.js'
+import { deliveryBody, signDelivery } from './signature.js'
+import { type StoredWebhook, webhookView } from './webhook.js'
+import type { WebhookStore } from './webhook-store.js'
+
+export interface DelivererSettings {
+  readonly minuteMs: number
+  readonly maxAttempts: number
+  readonly leaseMs: number
+}
+
+/**
+ * Sends a webhook's pending deliveries, oldest first, while holding its delivery lease. A failed attempt is
+ * rescheduled on the retry schedule and stops the run: later pages wait behind it, so a receiver never
+ * sees INITIAL-COMPLETE before the pages it completes, nor a change before an older one. Every attempt of a
+ * delivery sends the same `data`, nonce and delivery id, so a receiver recognises a repeat.
+ */
+export class Deliverer {
+  private readonly secrets = new Map<string, string>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly webhooks: WebhookStore,
+    private readonly deliveries: DeliveryStore,
+    private readonly connections: ConnectionStore,
+    private readonly workspaces: WorkspaceStore,
+    private readonly sender: WebhookSender,
+    private readonly health: WebhookHealth,
+    private readonly settings: DelivererSettings,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  private iso(offsetMs = 0): string {
+    return new Date(this.clock() + offsetMs).toISOString()
+  }
+
+  /** Workspace secrets never change once created, so each process reads and unseals one once. */
+  private async secretOf(workspaceId: string): Promise<string | undefined> {
+    const known = this.secrets.get(workspaceId)
+    if (known !== undefined) return known
+    const secret = await this.workspaces.secretOf(workspaceId)
+    if (secret !== undefined) this.secrets.set(workspaceId, secret)
+    return secret
+  }
+
+  async deliver(webhookId: string): Promise<void> {
+    const token = randomBytes(12).toString('base64url')
+    const now = this.iso()
+    if (!(await claimLease(this.db, 'delivery', webhookId, token, now, this.iso(this.settings.leaseMs))))
+      return
+    try {
+      let run = await this.runContext(webhookId)
+      let renewedAt = this.clock()
+      while (run) {
+        // Renewing (and re-reading the webhook, which may have been paused or pointed elsewhere) once a
+        // third of the lease is used keeps a long run safe without a write per delivery.
+        if (this.clock() - renewedAt > this.settings.leaseMs / 3) {
+          if (!(await renewLease(this.db, 'delivery', webhookId, token, this.iso(this.settings.leaseMs))))
+            return
+          renewedAt = this.clock()
+          run = await this.runContext(webhookId)
+          if (!run) return
+        }
+        const head = await this.deliveries.head(webhookId)
+        if (!head || head.next_attempt_at > this.iso()) return
+        if (!(await this.attempt(run, head))) return
+      }
+    } finally {
+      await releaseLease(this.db, 'delivery', webhookId, token)
+    }
+  }
+
+  /** What every delivery of one run needs, read once. */
+  private async runContext(webhookId: string): Promise<RunContext | undefined> {
+    const webhook = await this.webhooks.byId(webhookId)
+    if (!webhook || webhook.is_paused) return undefined
+    const secret = await this.secretOf(webhook.workspace_id)
+    const connection = await this.connections.get(webhook.workspace_id, webhook.connection_id)
+    if (secret === undefined || !connection) return undefined
+    return {
+      webhook,
+      secret,
+      view: webhookView(webhook),
+      ...(connection.external_xref !== undefined ? { externalXref: connection.external_xref } : {}),
+      needsHealthReset: webhook.delivery_failures > 0 || !webhook.is_healthy,
+    }
+  }
+
+  /** One attempt of the oldest pending delivery; true when it was accepted (or given up) and the next may go. */
+  private async attempt(run: RunContext, head: WebhookDeliveryTable): Promise<boolean> {
+    const { webhook } = run
+    const body = deliveryBody({
+      dataJson: head.data,
+      webhook: run.view,
+      nonce: head.nonce,
+      sig256: signDelivery(run.secret, head.data, head.nonce),
+      type: head.type,
+      ...(run.externalXref !== undefined ? { externalXref: run.externalXref } : {}),
+    })
+    const outcome = await this.sender.send(webhook.hook_url, body, {
+      'x-unigate-delivery-id': head.id,
+      'x-unigate-delivery-attempt': String(head.attempts + 1),
+    })
+    if (outcome.ok) {
+      await this.deliveries.markDelivered(head.id, outcome.status ?? 200, this.iso())
+      if (run.needsHealthReset) {
+        await this.health.succeeded(webhook, 'dispatch')
+        run.needsHealthReset = false
+      }
+      return true
+    }
+    const failedAttempts = head.attempts + 1
+    const givenUp = failedAttempts >= this.settings.maxAttempts
+    const error = outcome.error ?? 'delivery failed'
+    await this.deliveries.markFailed(head.id, {
+      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+      error,
+      givenUp,
+      nextAttemptAt: this.iso(retryDelayMs(failedAttempts, this.settings.minuteMs, outcome.retryAfterMs)),
+    })
+    await this.health.failed(webhook, 'dispatch', error, this.iso())
+    run.needsHealthReset = true
+    // A delivery given up on no longer blocks the ones behind it.
+    return givenUp
+  }
+}
+
+interface RunContext {
+  readonly webhook: StoredWebhook
+  readonly secret: string
+  readonly view: ReturnType<typeof webhookView>
+  readonly externalXref?: string
+  needsHealthReset: boolean
+}

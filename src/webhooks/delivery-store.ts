@@ -1,0 +1,84 @@
+import type { Db, WebhookDeliveryTable } from '../store/index.js'
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+/**
+ * Pending deliveries. A delivery is written (in the same transaction as the read position it comes from)
+ * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when
+ * the receiver accepted it or its attempts ran out.
+ */
+export class DeliveryStore {
+  constructor(private readonly db: Db) {}
+
+  /** The oldest undelivered page of a webhook: deliveries of one webhook go out in order. */
+  async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .orderBy('position')
+      .limit(1)
+      .executeTakeFirst()
+  }
+
+  async markDelivered(id: string, status: number, now: string): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'delivered',
+        attempts: eb('attempts', '+', 1),
+        last_status: status,
+        last_error: null,
+        delivered_at: now,
+      }))
+      .where('id', '=', id)
+      .execute()
+  }
+
+  async markFailed(
+    id: string,
+    outcome: { status?: number; error: string; nextAttemptAt: string; givenUp: boolean },
+  ): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: outcome.givenUp ? 'failed' : 'pending',
+        attempts: eb('attempts', '+', 1),
+        last_status: outcome.status ?? null,
+        last_error: outcome.error.slice(0, 500),
+        next_attempt_at: outcome.nextAttemptAt,
+      }))
+      .where('id', '=', id)
+      .execute()
+  }
+
+  /** Webhooks with a delivery due now whose delivery lease is free: what the scheduler wakes up. */
+  async dueWebhooks(now: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select('d.webhook_id')
+      .distinct()
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where('w.is_paused', '=', 0)
+      .where((eb) =>
+        eb.or([eb('w.delivery_lease_until', 'is', null), eb('w.delivery_lease_until', '<', now)]),
+      )
+      .limit(limit)
+      .execute()
+    return rows.map((r) => r.webhook_id)
+  }
+
+  async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at')
+      .orderBy('position')
+      .execute()
+  }
+}

@@ -1,0 +1,102 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { ResolvedConnection } from '../connections/index.js'
+import { parseFields, planFields, projectRecord } from '../engine/index.js'
+import { cursorMemory } from '../integrations/cursors.js'
+import { integrationOf } from '../integrations/registry.js'
+import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../integrations/types.js'
+import { modelOf } from '../models/index.js'
+import type { Db } from '../store/index.js'
+import { commitNativeDeliveries } from './native-store.js'
+import { deliveryPages } from './pages.js'
+import type { StoredWebhook } from './webhook.js'
+import type { WebhookStore } from './webhook-store.js'
+
+/** Where a provider sends the calls of one native webhook. Outside `/unified`: it is not the Unified.to API. */
+export function nativeReceiverPath(webhookId: string): string {
+  return `/native-webhooks/${encodeURIComponent(webhookId)}`
+}
+
+export function nativeSupportOf(
+  integrationType: string,
+  objectType: string,
+): NativeWebhookSupport | undefined {
+  return integrationOf(integrationType)?.objects[objectType]?.nativeWebhooks
+}
+
+function handlerContext(resolved: ResolvedConnection): HandlerContext {
+  return {
+    client: resolved.client,
+    credentials: resolved.connection.credentials,
+    settings: resolved.connection.settings,
+    connectionId: resolved.connection.id,
+    fields: { raw: false, rawNames: [], slow: new Set() },
+    rawParams: {},
+    cursors: cursorMemory,
+  }
+}
+
+/**
+ * For providers without signed calls: the secret is presented as `authorization: Bearer <secret>`
+ * (a header the subscription sets at the provider) and compared in constant time.
+ */
+export function bearerSecretMatches(call: NativeCall, secret: string): boolean {
+  const header = call.headers.authorization
+  const value = Array.isArray(header) ? header[0] : header
+  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(value ?? '')?.[1] ?? '')
+  const expected = Buffer.from(secret)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated'
+
+/**
+ * Native webhooks: the subscription at the provider, and the provider's calls turned into deliveries typed
+ * NATIVE. A call is acknowledged only after its deliveries are stored, so a provider that retries on
+ * failure loses nothing.
+ */
+export class NativeWebhooks {
+  constructor(
+    private readonly db: Db,
+    private readonly webhooks: WebhookStore,
+    private readonly publicUrl: string,
+    private readonly onStored: (webhookId: string) => Promise<void>,
+  ) {}
+
+  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+    const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
+    if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
+    const secret = randomBytes(32).toString('base64url')
+    const { externalId } = await support.subscribe(handlerContext(resolved), {
+      event: webhook.event,
+      url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
+      secret,
+      name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
+    })
+    await this.webhooks.setNativeSubscription(webhook.id, { externalId, secret })
+  }
+
+  async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+    const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
+    const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
+    if (!support || !subscription) return
+    await support.unsubscribe(handlerContext(resolved), subscription.externalId)
+  }
+
+  async receive(webhookId: string, call: NativeCall): Promise<NativeReceipt> {
+    const webhook = await this.webhooks.byId(webhookId)
+    const subscription = webhook && (await this.webhooks.nativeSubscriptionOf(webhookId))
+    const support = webhook && nativeSupportOf(webhook.integration_type, webhook.object_type)
+    const model = webhook && modelOf(webhook.object_type)
+    if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
+    if (!support.authenticate(call, subscription.secret)) return 'unauthenticated'
+    const selection = parseFields(webhook.fields, model)
+    // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
+    const plan = planFields(selection, [], false)
+    const records = support.records(call).map((r) => projectRecord(r, model, selection, plan, []))
+    const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
+    if (pages.length === 0) return 'stored'
+    await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString())
+    await this.onStored(webhookId)
+    return 'stored'
+  }
+}

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto'
+import type { Db } from '../store/index.js'
+import {
+  changesFor,
+  classifyByTimestamps,
+  type DeliveredRecord,
+  diffAgainstFingerprints,
+} from './change-detection.js'
+import {
+  type CheckResult,
+  commitCheck,
+  pruneRuns,
+  recordFailedCheck,
+  storedFingerprints,
+} from './change-store.js'
+import type { WebhookHealth } from './health.js'
+import { claimLease, renewLease } from './leases.js'
+import { type DeliveryPage, deliveryPages } from './pages.js'
+import { readStrategyOf } from './read-strategy.js'
+import type { RecordReader } from './record-reader.js'
+import type { StoredWebhook } from './webhook.js'
+import type { WebhookStore } from './webhook-store.js'
+
+export interface PollerSettings {
+  readonly minuteMs: number
+  readonly leaseMs: number
+  /** Names this process in the run history. */
+  readonly runner: string
+}
+
+interface CheckPlan {
+  readonly pages: DeliveryPage[]
+  readonly fingerprints?: CheckResult['fingerprints']
+}
+
+/**
+ * Polls virtual webhooks. A poll runs only while holding the webhook's poll lease and only when the webhook
+ * is due, so however many processes ask, one poll runs per due time. Its changes, fingerprints and the new
+ * read position are committed together (change-store.ts); the deliveries then go to the deliverer.
+ */
+export class Poller {
+  constructor(
+    private readonly db: Db,
+    private readonly webhooks: WebhookStore,
+    private readonly reader: RecordReader,
+    private readonly health: WebhookHealth,
+    private readonly settings: PollerSettings,
+    private readonly onStored: (webhookId: string) => Promise<void>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  private iso(offsetMs = 0): string {
+    return new Date(this.clock() + offsetMs).toISOString()
+  }
+
+  async poll(webhookId: string): Promise<void> {
+    const before = await this.webhooks.byId(webhookId)
+    if (!before?.next_check_at) return
+    const token = randomBytes(12).toString('base64url')
+    const startedAt = this.iso()
+    const claimed = await claimLease(
+      this.db,
+      'poll',
+      webhookId,
+      token,
+      startedAt,
+      this.iso(this.settings.leaseMs),
+      startedAt,
+    )
+    if (!claimed) return
+    // Read again under the lease: what another process committed just before is now visible.
+    const webhook = (await this.webhooks.byId(webhookId))!
+    const dueAt = webhook.next_check_at ?? startedAt
+    const nextCheckAt = this.nextCheckAfter(webhook, startedAt)
+    try {
+      const plan = await this.check(webhook, token, startedAt)
+      const stored = await commitCheck(this.db, {
+        webhookId,
+        leaseToken: token,
+        pages: plan.pages,
+        ...(plan.fingerprints ? { fingerprints: plan.fingerprints } : {}),
+        startedAt,
+        nextCheckAt: await this.nextCheckAtCommit(webhookId, nextCheckAt, startedAt),
+        run: { dueAt, runner: this.settings.runner, finishedAt: this.iso() },
+      })
+      await this.health.succeeded(webhook, 'read')
+      await pruneRuns(this.db, webhookId)
+      if (stored > 0) await this.onStored(webhookId)
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err)
+      await recordFailedCheck(this.db, {
+        webhookId,
+        leaseToken: token,
+        startedAt,
+        nextCheckAt: await this.nextCheckAtCommit(webhookId, nextCheckAt, startedAt),
+        dueAt,
+        runner: this.settings.runner,
+        finishedAt: this.iso(),
+        error,
+      })
+      await this.health.failed(webhook, 'read', error, this.iso())
+    }
+  }
+
+  /** Native webhooks are polled once, for their backfill; virtual ones every `interval` minutes. */
+  private nextCheckAfter(webhook: StoredWebhook, startedAt: string): string | null {
+    if (webhook.webhook_type === 'native') return null
+    return new Date(Date.parse(startedAt) + webhook.interval * this.settings.minuteMs).toISOString()
+  }
+
+  /** A trigger that arrived during this poll asks for another one right after it. */
+  private async nextCheckAtCommit(
+    webhookId: string,
+    regular: string | null,
+    startedAt: string,
+  ): Promise<string | null> {
+    const current = await this.webhooks.byId(webhookId)
+    if (current?.triggered_at && current.triggered_at > startedAt) return current.triggered_at
+    return regular
+  }
+
+  private async check(webhook: StoredWebhook, token: string, startedAt: string): Promise<CheckPlan> {
+    const resolved = await this.reader.resolve(webhook)
+    if (!resolved) throw new Error(`connection ${webhook.connection_id} is gone`)
+    const strategy = readStrategyOf(webhook, resolved.integration)
+    const onPage = () => renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs))
+    const readAll = (updatedGte?: string) =>
+      this.reader.readAll(webhook, resolved, { ...(updatedGte ? { updatedGte } : {}), onPage })
+
+    if (!webhook.initial_done) {
+      // The first check: a backfill when include_all asked for one, otherwise only a baseline.
+      const needsRecords = webhook.include_all || strategy === 'fingerprints'
+      const records = needsRecords ? await readAll() : []
+      const pages = webhook.include_all ? deliveryPages(records, webhook.page_max_limit, 'initial') : []
+      if (strategy !== 'fingerprints') return { pages }
+      const diff = diffAgainstFingerprints(records, new Map())
+      return { pages, fingerprints: { upsert: diff.next, remove: [] } }
+    }
+
+    if (strategy === 'fingerprints') {
+      const previous = await storedFingerprints(this.db, webhook.id)
+      const diff = diffAgainstFingerprints(await readAll(), previous)
+      const changed = new Map([...diff.next].filter(([key, fp]) => previous.get(key) !== fp))
+      return {
+        pages: deliveryPages(changesFor(webhook.event, diff), webhook.page_max_limit, 'VIRTUAL'),
+        fingerprints: { upsert: changed, remove: diff.deleted },
+      }
+    }
+
+    const since = webhook.read_cursor ?? startedAt
+    const records: DeliveredRecord[] = await readAll(since)
+    const split = classifyByTimestamps(records, since)
+    return { pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL') }
+  }
+}

@@ -1,0 +1,82 @@
+import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
+import { DEFAULT_LIMIT, parseFields, runOperation } from '../engine/index.js'
+import { modelOf, type ObjectModel } from '../models/index.js'
+import type { DeliveredRecord } from './change-detection.js'
+import type { StoredWebhook } from './webhook.js'
+
+/** Fields change detection needs whatever the webhook delivers: they are read, then dropped if unasked. */
+const NEEDED_FOR_DETECTION = ['id', 'created_at', 'updated_at']
+
+/** Pages read per check at most: a guard against a provider that never says it is done. */
+const MAX_PAGES = 10_000
+
+export interface ReadOptions {
+  /** `updated_gte` for the read; undefined reads everything. */
+  readonly updatedGte?: string
+  /** Called between pages, so a long read keeps its lease. False stops the read. */
+  readonly onPage: () => Promise<boolean>
+}
+
+/**
+ * Reads a webhook's object through the same engine path as `GET /{category}/{connection}/{object}`: field
+ * selection, slow fields (only when named in the webhook's `fields`: a webhook never opts in to all of them),
+ * permission checks and provider error mapping are the engine's, not re-implemented here.
+ */
+export class RecordReader {
+  constructor(private readonly resolver: ConnectionResolver) {}
+
+  async resolve(webhook: StoredWebhook): Promise<ResolvedConnection | undefined> {
+    return this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+  }
+
+  async readAll(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    options: ReadOptions,
+  ): Promise<DeliveredRecord[]> {
+    const model = modelOf(webhook.object_type)
+    if (!model) throw new Error(`unknown object type ${webhook.object_type}`)
+    const listed = parseFields(webhook.fields, model).listed
+    const fields = listed
+      ? [...new Set([...listed, ...NEEDED_FOR_DETECTION.filter((f) => model.fieldNames.includes(f))])].join(
+          ',',
+        )
+      : undefined
+    const out: DeliveredRecord[] = []
+    for (let page = 0, offset = 0; page < MAX_PAGES; page++) {
+      const records = (await runOperation(this.resolver, {
+        resolved,
+        model,
+        operation: 'list',
+        query: {
+          ...webhook.filters,
+          limit: String(DEFAULT_LIMIT),
+          offset: String(offset),
+          ...(fields ? { fields } : {}),
+          ...(options.updatedGte ? { updated_gte: options.updatedGte } : {}),
+        },
+        slowFieldsOptIn: false,
+      })) as Record<string, unknown>[]
+      for (const record of records) out.push(listed ? onlyListed(record, listed, model) : record)
+      if (records.length < DEFAULT_LIMIT) break
+      offset += records.length
+      if (!(await options.onPage())) throw new Error('lost the poll lease during a long read')
+    }
+    return out
+  }
+}
+
+/** Drops what was read only for change detection; `id` always stays (a change is useless without it). */
+function onlyListed(
+  record: Record<string, unknown>,
+  listed: ReadonlySet<string>,
+  model: ObjectModel,
+): DeliveredRecord {
+  const out: Record<string, unknown> = {}
+  const wantsRaw = listed.has('raw') || [...listed].some((f) => f.startsWith('raw.'))
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'id' || listed.has(key) || (key === 'raw' && wantsRaw)) out[key] = value
+    else if (!model.fieldNames.includes(key)) out[key] = value
+  }
+  return out
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { WebhookSettings } from '../config.js'
+import type { ConnectionResolver, ConnectionStore } from '../connections/index.js'
+import type { SecretBox } from '../crypto/keys.js'
+import { InProcessJobQueue, type JobQueue, PgBossJobQueue, Ticker } from '../jobs/index.js'
+import type { Db } from '../store/index.js'
+import type { WorkspaceStore } from '../workspaces/index.js'
+import { Deliverer } from './deliverer.js'
+import { DeliveryStore } from './delivery-store.js'
+import { WebhookHealth } from './health.js'
+import { WebhookSender } from './http-sender.js'
+import { NativeWebhooks } from './native.js'
+import { NotificationStore } from './notifications.js'
+import { Poller } from './poller.js'
+import { RecordReader } from './record-reader.js'
+import { DELIVER_JOB, POLL_JOB, WebhookScheduler } from './scheduler.js'
+import { WebhookService } from './service.js'
+import { WebhookStore } from './webhook-store.js'
+
+export interface WebhookRuntimeDeps {
+  readonly db: Db
+  readonly box: SecretBox
+  readonly connectionStore: ConnectionStore
+  readonly resolver: ConnectionResolver
+  readonly workspaces: WorkspaceStore
+  readonly settings: WebhookSettings
+  readonly publicUrl: string
+  /** For the pg-boss runner: the database and the schema for pg-boss's tables. */
+  readonly databaseUrl?: string
+  readonly jobSchema: string
+  readonly onError: (err: unknown, context: string) => void
+}
+
+/**
+ * Webhooks wired together: the API-facing service and store, and the background part (scheduler, job
+ * queue, poller, deliverer) that start() runs and stop() winds down, letting running jobs finish.
+ */
+export class WebhookRuntime {
+  readonly store: WebhookStore
+  readonly deliveries: DeliveryStore
+  readonly notifications: NotificationStore
+  readonly service: WebhookService
+  readonly native: NativeWebhooks
+  readonly jobs: JobQueue
+  readonly runner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
+  private readonly sender: WebhookSender
+  private readonly ticker: Ticker
+  private started = false
+
+  constructor(deps: WebhookRuntimeDeps) {
+    const { db, settings } = deps
+    this.store = new WebhookStore(db, deps.box)
+    this.deliveries = new DeliveryStore(db)
+    this.notifications = new NotificationStore(db)
+    const onJobError = (err: unknown, kind: string, subject: string) =>
+      deps.onError(err, `${kind} ${subject}`)
+    this.jobs =
+      settings.jobRunner === 'pg-boss' && deps.databaseUrl
+        ? new PgBossJobQueue({
+            connectionString: deps.databaseUrl,
+            schema: deps.jobSchema,
+            concurrency: settings.concurrency,
+            pollingIntervalSeconds: Math.max(0.5, settings.tickMs / 1000),
+            onError: onJobError,
+          })
+        : new InProcessJobQueue(settings.concurrency, onJobError)
+    const health = new WebhookHealth(db, this.notifications, settings.unhealthyAfter)
+    this.sender = new WebhookSender({
+      allowAddresses: settings.allowAddresses,
+      timeoutMs: settings.deliveryTimeoutMs,
+    })
+    const requestDelivery = (id: string) => this.jobs.enqueue(DELIVER_JOB, id)
+    const requestPoll = (id: string) => this.jobs.enqueue(POLL_JOB, id)
+    const deliverer = new Deliverer(
+      db,
+      this.store,
+      this.deliveries,
+      deps.connectionStore,
+      deps.workspaces,
+      this.sender,
+      health,
+      { minuteMs: settings.minuteMs, maxAttempts: settings.maxAttempts, leaseMs: settings.leaseMs },
+    )
+    const poller = new Poller(
+      db,
+      this.store,
+      new RecordReader(deps.resolver),
+      health,
+      { minuteMs: settings.minuteMs, leaseMs: settings.leaseMs, runner: this.runner },
+      requestDelivery,
+    )
+    this.native = new NativeWebhooks(db, this.store, deps.publicUrl, requestDelivery)
+    this.service = new WebhookService(
+      this.store,
+      deps.connectionStore,
+      deps.resolver,
+      this.notifications,
+      this.native,
+      { allowAddresses: settings.allowAddresses },
+      requestPoll,
+    )
+    this.jobs.handle(POLL_JOB, (id) => poller.poll(id))
+    this.jobs.handle(DELIVER_JOB, (id) => deliverer.deliver(id))
+    const scheduler = new WebhookScheduler(db, this.deliveries, this.jobs)
+    this.ticker = new Ticker(
+      settings.tickMs,
+      () => scheduler.tick(),
+      (err) => deps.onError(err, 'webhook scheduler'),
+    )
+  }
+
+  async start(): Promise<void> {
+    await this.jobs.start()
+    this.ticker.start()
+    this.started = true
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return
+    this.started = false
+    await this.ticker.stop()
+    await this.jobs.stop()
+    await this.sender.close()
+  }
+}

@@ -1,0 +1,38 @@
+import type { JobQueue } from '../jobs/index.js'
+import type { Db } from '../store/index.js'
+import type { DeliveryStore } from './delivery-store.js'
+
+export const POLL_JOB = 'webhook-poll'
+export const DELIVER_JOB = 'webhook-deliver'
+
+/** Work items found per look; the rest waits for the next tick rather than one huge query. */
+const BATCH = 500
+
+/**
+ * Turns what the database says is due into jobs: polls whose time has come and deliveries whose next
+ * attempt has. Every process looks (the database is the schedule, so a restart or a dead process loses
+ * nothing); the job queue and the leases make the extra looks harmless.
+ */
+export class WebhookScheduler {
+  constructor(
+    private readonly db: Db,
+    private readonly deliveries: DeliveryStore,
+    private readonly jobs: JobQueue,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async tick(): Promise<void> {
+    const now = new Date(this.clock()).toISOString()
+    const duePolls = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('next_check_at', '<=', now)
+      .where('is_paused', '=', 0)
+      .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
+      .orderBy('next_check_at')
+      .limit(BATCH)
+      .execute()
+    for (const { id } of duePolls) await this.jobs.enqueue(POLL_JOB, id)
+    for (const id of await this.deliveries.dueWebhooks(now, BATCH)) await this.jobs.enqueue(DELIVER_JOB, id)
+  }
+}

@@ -1,0 +1,264 @@
+import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '../connections/index.js'
+import { newId } from '../crypto/ids.js'
+import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
+import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
+import { MODELS, modelOf, permissionFor } from '../models/index.js'
+import type { WebhookEvent } from './change-detection.js'
+import { type NativeWebhooks, nativeSupportOf } from './native.js'
+import type { NotificationStore } from './notifications.js'
+import { type GuardedRange, hookUrlProblem } from './outbound-address.js'
+import type { StoredWebhook, WebhookType } from './webhook.js'
+import type { WebhookChanges, WebhookStore } from './webhook-store.js'
+
+/** The SDK's `Webhook` as a caller sends it; read-only fields are accepted and ignored (sdk-contract R13). */
+export interface WebhookInput {
+  readonly connection_id?: string
+  readonly object_type?: string
+  readonly event?: WebhookEvent
+  readonly hook_url?: string
+  readonly interval?: number
+  readonly page_max_limit?: number
+  readonly fields?: string
+  readonly filters?: Readonly<Record<string, string>>
+  readonly webhook_type?: WebhookType
+  readonly is_paused?: boolean
+  readonly db_type?: string
+  readonly db_url?: string
+}
+
+/** Unified.to's default check interval for virtual webhooks is an hour. */
+export const DEFAULT_INTERVAL_MINUTES = 60
+export const DEFAULT_PAGE_MAX_LIMIT = 100
+
+export interface WebhookServiceSettings {
+  readonly allowAddresses: readonly GuardedRange[]
+}
+
+/** Creating, changing, triggering and removing webhooks: everything the API asks of them. */
+export class WebhookService {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly connections: ConnectionStore,
+    private readonly resolver: ConnectionResolver,
+    private readonly notifications: NotificationStore,
+    private readonly native: NativeWebhooks,
+    private readonly settings: WebhookServiceSettings,
+    /** Wakes the poller for a webhook (its first check, or a trigger). */
+    private readonly requestPoll: (webhookId: string) => Promise<void>,
+  ) {}
+
+  async create(workspaceId: string, input: WebhookInput, includeAll: boolean): Promise<StoredWebhook> {
+    if (input.db_type !== undefined || input.db_url !== undefined) {
+      throw badRequest('db_type/db_url: delivery into a database is not offered by Unigate; give a hook_url')
+    }
+    const connectionId = input.connection_id!
+    const connection = await this.connections.get(workspaceId, connectionId)
+    const resolved = connection && (await this.resolver.resolve(workspaceId, connectionId))
+    if (!resolved) throw notFound(`connection ${connectionId} not found`)
+    const objectType = input.object_type!
+    const event = input.event!
+    const webhookType = this.checkObject(resolved, objectType, event, input.webhook_type)
+    const hookUrl = this.checkHookUrl(input.hook_url)
+    const model = modelOf(objectType)!
+    if (input.fields) parseFields(input.fields, model)
+    this.checkFilters(resolved, objectType, input.filters ?? {})
+    const now = new Date().toISOString()
+    // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill.
+    const checkNow = webhookType === 'virtual' || includeAll
+    const webhook = await this.store.insert({
+      id: newId('wh'),
+      workspace_id: workspaceId,
+      connection_id: connectionId,
+      integration_type: resolved.integration.type,
+      object_type: objectType,
+      event,
+      hook_url: hookUrl,
+      interval: input.interval ?? DEFAULT_INTERVAL_MINUTES,
+      page_max_limit: input.page_max_limit ?? DEFAULT_PAGE_MAX_LIMIT,
+      ...(input.fields ? { fields: input.fields } : {}),
+      filters: input.filters ?? {},
+      webhook_type: webhookType,
+      environment: resolved.connection.environment,
+      include_all: includeAll,
+      is_paused: input.is_paused ?? false,
+      ...(checkNow ? { next_check_at: now } : {}),
+      created_at: now,
+    })
+    if (webhookType === 'native') {
+      try {
+        await this.native.subscribe(webhook, resolved)
+      } catch (err) {
+        await this.store.remove(workspaceId, webhook.id)
+        throw apiErrorFromProvider(err, resolved.integration, `subscribe to ${objectType} changes`) ?? err
+      }
+    }
+    await this.notifications.record(
+      {
+        workspace_id: workspaceId,
+        event: 'WEBHOOK_CREATED',
+        description: `webhook ${webhook.id} created: ${objectType} ${event} (${webhookType}) to ${hookUrl}`,
+        webhook_id: webhook.id,
+        connection_id: connectionId,
+        integration_type: webhook.integration_type,
+      },
+      now,
+    )
+    if (checkNow) await this.requestPoll(webhook.id)
+    return webhook
+  }
+
+  /**
+   * PUT and PATCH both merge (the SDK sends the whole webhook on PATCH too). What a webhook watches
+   * (connection, object, event, type) is fixed; changing it means a new webhook with its own read position.
+   */
+  async update(workspaceId: string, id: string, input: WebhookInput): Promise<StoredWebhook> {
+    const current = await this.store.get(workspaceId, id)
+    if (!current) throw notFound(`webhook ${id} not found`)
+    for (const key of ['connection_id', 'object_type', 'event', 'webhook_type'] as const) {
+      const given = input[key]
+      if (given !== undefined && given !== current[key]) {
+        throw badRequest(`${key} cannot change (it is '${current[key]}'); create a new webhook instead`)
+      }
+    }
+    const changes: WebhookChanges = {}
+    if (input.hook_url !== undefined) changes.hook_url = this.checkHookUrl(input.hook_url)
+    if (input.interval !== undefined) changes.interval = input.interval
+    if (input.page_max_limit !== undefined) changes.page_max_limit = input.page_max_limit
+    if (input.fields !== undefined) {
+      if (input.fields) parseFields(input.fields, modelOf(current.object_type)!)
+      changes.fields = input.fields
+    }
+    if (input.filters !== undefined) {
+      const resolved = await this.resolver.resolve(workspaceId, current.connection_id)
+      if (!resolved) throw notFound(`connection ${current.connection_id} not found`)
+      this.checkFilters(resolved, current.object_type, input.filters)
+      changes.filters = input.filters
+    }
+    if (input.is_paused !== undefined) changes.is_paused = input.is_paused
+    await this.store.update(workspaceId, id, changes, new Date().toISOString())
+    return (await this.store.get(workspaceId, id))!
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const webhook = await this.store.get(workspaceId, id)
+    if (!webhook) throw notFound(`webhook ${id} not found`)
+    await this.unsubscribeNative(webhook)
+    await this.store.remove(workspaceId, id)
+    await this.notifications.record(
+      {
+        workspace_id: workspaceId,
+        event: 'WEBHOOK_DELETED',
+        description: `webhook ${id} removed: ${webhook.object_type} ${webhook.event}`,
+        webhook_id: id,
+        connection_id: webhook.connection_id,
+        integration_type: webhook.integration_type,
+      },
+      new Date().toISOString(),
+    )
+  }
+
+  /** Called before a connection is removed: its webhooks go with it, unsubscribed at the provider first. */
+  async removeForConnection(workspaceId: string, connectionId: string): Promise<void> {
+    for (const id of await this.store.idsOfConnection(workspaceId, connectionId)) {
+      await this.remove(workspaceId, id)
+    }
+  }
+
+  /** Runs a virtual webhook's check now ("for testing purposes" in Unified.to's words). */
+  async trigger(workspaceId: string, id: string): Promise<void> {
+    const webhook = await this.store.get(workspaceId, id)
+    if (!webhook) throw notFound(`webhook ${id} not found`)
+    // A native webhook is checked only for its backfill; after that the provider pushes.
+    if (webhook.webhook_type === 'native' && !webhook.next_check_at) {
+      throw badRequest(`webhook ${id} is native: the provider pushes its changes, there is nothing to check`)
+    }
+    await this.store.markTriggered(id, new Date().toISOString())
+    await this.requestPoll(id)
+  }
+
+  /**
+   * A provider that cannot be reached or refuses must not keep a webhook (or its connection) from being
+   * removed: the subscription is then left at the provider, and its calls are refused as unknown.
+   */
+  private async unsubscribeNative(webhook: StoredWebhook): Promise<void> {
+    if (webhook.webhook_type !== 'native') return
+    const resolved = await this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+    if (!resolved) return
+    await this.native.unsubscribe(webhook, resolved).catch(() => undefined)
+  }
+
+  private checkHookUrl(url: string | undefined): string {
+    if (!url) throw badRequest('hook_url is required: the address Unigate POSTs the changes to')
+    const problem = hookUrlProblem(url, this.settings.allowAddresses)
+    if (problem) throw badRequest(problem)
+    return url
+  }
+
+  /** Decides native or virtual, and refuses what the integration cannot watch, saying why. */
+  private checkObject(
+    resolved: ResolvedConnection,
+    objectType: string,
+    event: WebhookEvent,
+    requested: WebhookType | undefined,
+  ): WebhookType {
+    const model = modelOf(objectType)
+    if (!model) {
+      throw badRequest(
+        `object_type: '${objectType}' is not served here; use one of ${MODELS.map((m) => m.objectType).join(', ')}`,
+      )
+    }
+    const { integration, connection } = resolved
+    const handlers = integration.objects[objectType]
+    const native = nativeSupportOf(integration.type, objectType)
+    if (typeof handlers?.list !== 'function' && !native) {
+      throw notImplemented(`${integration.name} cannot list ${objectType}, so no webhook can watch it`)
+    }
+    const needed = permissionFor(model, 'list')
+    if (!connection.permissions.includes(needed)) {
+      throw new ApiError(
+        403,
+        `this connection was not granted ${needed}; update its permissions or re-authorize it`,
+      )
+    }
+    const nativeOk = native?.events.includes(event) ?? false
+    const virtualOk =
+      typeof handlers?.list === 'function' && (event !== 'deleted' || handlers.listIsComplete === true)
+    if (requested === 'native' && !nativeOk) {
+      throw badRequest(
+        `${integration.name} cannot push ${objectType} ${event} changes; leave webhook_type out or use virtual`,
+      )
+    }
+    if (requested === 'virtual' && !virtualOk)
+      throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
+    if (requested) return requested
+    if (nativeOk) return 'native'
+    if (virtualOk) return 'virtual'
+    throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
+  }
+
+  private cannotWatch(name: string, objectType: string, canList: boolean): ApiError {
+    if (!canList) return notImplemented(`${name} cannot list ${objectType}, so no webhook can watch it`)
+    return badRequest(
+      `${name} cannot detect deleted ${objectType} records (its listing is not the complete set); subscribe to created or updated`,
+    )
+  }
+
+  /** Filters are list filters of the object, checked exactly as a list request would check them. */
+  private checkFilters(
+    resolved: ResolvedConnection,
+    objectType: string,
+    filters: Readonly<Record<string, string>>,
+  ): void {
+    const model = modelOf(objectType)!
+    const unknown = Object.keys(filters).filter((k) => !(k in model.filters))
+    if (unknown.length > 0) {
+      const allowed = Object.keys(model.filters)
+      throw badRequest(
+        `filters: ${unknown.join(', ')} not a filter of ${objectType}; allowed: ${allowed.join(', ') || 'none'}`,
+      )
+    }
+    const handlers = resolved.integration.objects[objectType]
+    if (handlers && Object.keys(filters).length > 0)
+      parseListQuery(filters, model, handlers, resolved.integration)
+  }
+}

@@ -1,0 +1,242 @@
+import type { SecretBox } from '../crypto/keys.js'
+import type { Db, WebhookTable } from '../store/index.js'
+import type { WebhookEvent } from './change-detection.js'
+import type { StoredWebhook, WebhookType } from './webhook.js'
+
+export interface WebhookListFilter {
+  readonly workspaceId: string
+  readonly connectionId?: string
+  readonly createdLte?: string
+  readonly environment?: string
+  readonly integrationType?: string
+  readonly isHealthy?: boolean
+  readonly objectType?: string
+  readonly updatedGte?: string
+  readonly sort: 'created_at' | 'updated_at'
+  readonly order: 'asc' | 'desc'
+  readonly limit: number
+  readonly offset: number
+}
+
+export interface NewWebhook {
+  readonly id: string
+  readonly workspace_id: string
+  readonly connection_id: string
+  readonly integration_type: string
+  readonly object_type: string
+  readonly event: WebhookEvent
+  readonly hook_url: string
+  readonly interval: number
+  readonly page_max_limit: number
+  readonly fields?: string
+  readonly filters: Readonly<Record<string, string>>
+  readonly webhook_type: WebhookType
+  readonly environment: string
+  readonly include_all: boolean
+  readonly is_paused: boolean
+  readonly next_check_at?: string
+  readonly created_at: string
+}
+
+export type WebhookChanges = {
+  -readonly [K in
+    | 'hook_url'
+    | 'interval'
+    | 'page_max_limit'
+    | 'fields'
+    | 'filters'
+    | 'is_paused']?: StoredWebhook[K]
+}
+
+/** The provider side of a native webhook: kept sealed, since the secret authenticates the provider's calls. */
+export interface NativeSubscription {
+  /** The provider's id for the subscription (to remove it). */
+  readonly externalId: string
+  /** Shared with the provider; its calls must present it. */
+  readonly secret: string
+}
+
+export function fromWebhookRow(row: WebhookTable): StoredWebhook {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    connection_id: row.connection_id,
+    integration_type: row.integration_type,
+    object_type: row.object_type,
+    event: row.event as WebhookEvent,
+    hook_url: row.hook_url,
+    interval: row.interval,
+    page_max_limit: row.page_max_limit,
+    ...(row.fields ? { fields: row.fields } : {}),
+    filters: JSON.parse(row.filters) as Record<string, string>,
+    webhook_type: row.webhook_type as WebhookType,
+    environment: row.environment,
+    include_all: row.include_all === 1,
+    initial_done: row.initial_done === 1,
+    is_healthy: row.is_healthy === 1,
+    is_paused: row.is_paused === 1,
+    ...(row.read_cursor ? { read_cursor: row.read_cursor } : {}),
+    ...(row.checked_at ? { checked_at: row.checked_at } : {}),
+    ...(row.next_check_at ? { next_check_at: row.next_check_at } : {}),
+    ...(row.triggered_at ? { triggered_at: row.triggered_at } : {}),
+    delivery_failures: row.delivery_failures,
+    read_failures: row.read_failures,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+/** Webhook subscriptions: what the API reads and writes. Polling and delivery state live in their modules. */
+export class WebhookStore {
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+  ) {}
+
+  async insert(w: NewWebhook): Promise<StoredWebhook> {
+    await this.db
+      .insertInto('webhooks')
+      .values({
+        id: w.id,
+        workspace_id: w.workspace_id,
+        connection_id: w.connection_id,
+        integration_type: w.integration_type,
+        object_type: w.object_type,
+        event: w.event,
+        hook_url: w.hook_url,
+        interval: w.interval,
+        page_max_limit: w.page_max_limit,
+        fields: w.fields ?? null,
+        filters: JSON.stringify(w.filters),
+        webhook_type: w.webhook_type,
+        environment: w.environment,
+        include_all: w.include_all ? 1 : 0,
+        initial_done: 0,
+        is_healthy: 1,
+        is_paused: w.is_paused ? 1 : 0,
+        read_cursor: null,
+        checked_at: null,
+        next_check_at: w.next_check_at ?? null,
+        triggered_at: null,
+        poll_lease: null,
+        poll_lease_until: null,
+        delivery_lease: null,
+        delivery_lease_until: null,
+        delivery_failures: 0,
+        read_failures: 0,
+        native_sealed: null,
+        created_at: w.created_at,
+        updated_at: w.created_at,
+      })
+      .execute()
+    return (await this.get(w.workspace_id, w.id))!
+  }
+
+  /** A webhook of this workspace; another workspace's webhook is simply not found. */
+  async get(workspaceId: string, id: string): Promise<StoredWebhook | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst()
+    return row && fromWebhookRow(row)
+  }
+
+  /** For the background jobs, which work across workspaces. */
+  async byId(id: string): Promise<StoredWebhook | undefined> {
+    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
+    return row && fromWebhookRow(row)
+  }
+
+  async list(f: WebhookListFilter): Promise<StoredWebhook[]> {
+    let q = this.db.selectFrom('webhooks').selectAll().where('workspace_id', '=', f.workspaceId)
+    if (f.connectionId) q = q.where('connection_id', '=', f.connectionId)
+    if (f.createdLte) q = q.where('created_at', '<=', f.createdLte)
+    if (f.environment) q = q.where('environment', '=', f.environment)
+    if (f.integrationType) q = q.where('integration_type', '=', f.integrationType)
+    if (f.isHealthy !== undefined) q = q.where('is_healthy', '=', f.isHealthy ? 1 : 0)
+    if (f.objectType) q = q.where('object_type', '=', f.objectType)
+    if (f.updatedGte) q = q.where('updated_at', '>=', f.updatedGte)
+    const rows = await q
+      .orderBy(f.sort, f.order)
+      .orderBy('id', f.order)
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute()
+    return rows.map(fromWebhookRow)
+  }
+
+  async idsOfConnection(workspaceId: string, connectionId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('connection_id', '=', connectionId)
+      .execute()
+    return rows.map((r) => r.id)
+  }
+
+  async update(workspaceId: string, id: string, changes: WebhookChanges, updatedAt: string): Promise<void> {
+    const values: Partial<WebhookTable> = { updated_at: updatedAt }
+    if (changes.hook_url !== undefined) values.hook_url = changes.hook_url
+    if (changes.interval !== undefined) values.interval = changes.interval
+    if (changes.page_max_limit !== undefined) values.page_max_limit = changes.page_max_limit
+    if ('fields' in changes) values.fields = changes.fields || null
+    if (changes.filters !== undefined) values.filters = JSON.stringify(changes.filters)
+    if (changes.is_paused !== undefined) values.is_paused = changes.is_paused ? 1 : 0
+    await this.db
+      .updateTable('webhooks')
+      .set(values)
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .execute()
+  }
+
+  async remove(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('webhooks')
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
+
+  /** Asks for a poll now (the trigger endpoint): due at once, and the next regular check still follows. */
+  async markTriggered(id: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ triggered_at: now, next_check_at: now })
+      .where('id', '=', id)
+      .execute()
+  }
+
+  async setNativeSubscription(id: string, subscription: NativeSubscription): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ native_sealed: this.box.sealJson(subscription) })
+      .where('id', '=', id)
+      .execute()
+  }
+
+  async nativeSubscriptionOf(id: string): Promise<NativeSubscription | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select('native_sealed')
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return row?.native_sealed ? this.box.openJson<NativeSubscription>(row.native_sealed) : undefined
+  }
+
+  /** Start times of the most recent polls, newest first (the `runs` of the SDK's Webhook). */
+  async recentRuns(id: string, limit = 10): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('webhook_runs')
+      .select('started_at')
+      .where('webhook_id', '=', id)
+      .orderBy('started_at', 'desc')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => r.started_at)
+  }
+}

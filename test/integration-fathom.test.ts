@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_FATHOM_API_KEY,
+  type FathomEmulator,
+  startFathomEmulator,
+} from '../emulators/fathom/index.js'
+import { type Harness, startHarness } from './support/harness.js'
+
+type Rec = Record<string, unknown>
+
+describe('Fathom through Unigate', () => {
+  let h: Harness
+  let emu: FathomEmulator
+  let conn: string
+  let site: string
+  const base = () => `/analytics/${conn}`
+  const requests = (pathPart: string) => emu.requests().filter((r) => r.path.includes(pathPart))
+
+  beforeAll(async () => {
+    emu = await startFathomEmulator({ seed: 5, sites: 230, pageviews: 800 })
+    h = await startHarness('sqlite')
+    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'fathom',
+        auth: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${emu.url}/v1` },
+      },
+    })
+    expect(res.status).toBe(200)
+    conn = res.body.id
+    site = emu.state.orderedSites()[0]?.id as string
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+  beforeEach(() => {
+    emu.clearRequests()
+    emu.clearFaults()
+  })
+
+  it('pages sites with starting_after, remembering the cursor so the next page is one call', async () => {
+    const ids = emu.state.orderedSites().map((s) => s.id)
+    const page = async (offset: number, limit: number) =>
+      (await h.api<Rec[]>('GET', `${base()}/property`, { query: { offset, limit } })).body.map((p) => p.id)
+    expect(await page(0, 25)).toEqual(ids.slice(0, 25))
+    expect(requests('/v1/sites').map((r) => r.query)).toEqual([{ limit: '25' }])
+    emu.clearRequests()
+    expect(await page(25, 25)).toEqual(ids.slice(25, 50))
+    expect(requests('/v1/sites').map((r) => r.query)).toEqual([{ limit: '25', starting_after: ids[24] }])
+    emu.clearRequests()
+    expect(await page(210, 50)).toEqual(ids.slice(210, 230))
+    // From the cursor at 50: one page of 100 to 150, one of 60 to 210, then the 20 rows left.
+    expect(requests('/v1/sites').map((r) => r.query.limit)).toEqual(['100', '60', '50'])
+    expect(requests('/v1/sites')[0]?.headers).toMatchObject({
+      authorization: `Bearer ${DEFAULT_FATHOM_API_KEY}`,
+      accept: 'application/json',
+    })
+  })
+
+  it('creates, reads, updates and removes a site', async () => {
+    const created = await h.api<Rec>('POST', `${base()}/property`, {
+      body: { name: 'Acme', raw: { sharing: 'public' } },
+      query: { fields: 'id,name,created_at,raw' },
+    })
+    expect(created.status).toBe(200)
+    expect(String(created.body.id)).toMatch(/^[A-Z]{6,8}$/)
+    expect(created.body).toMatchObject({ name: 'Acme', raw: { sharing: 'public' } })
+    expect(String(created.body.created_at)).toMatch(/Z$/)
+    const id = created.body.id as string
+    const updated = await h.api<Rec>('PUT', `${base()}/property/${id}`, { body: { name: 'Acme 2' } })
+    expect(updated.body).toMatchObject({ id, name: 'Acme 2' })
+    expect(requests(`/v1/sites/${id}`).find((r) => r.method === 'POST')?.body).toEqual({ name: 'Acme 2' })
+    expect((await h.api<Rec>('GET', `${base()}/property/${id}`)).body).toMatchObject({ name: 'Acme 2' })
+    expect((await h.api('DELETE', `${base()}/property/${id}`)).status).toBe(200)
+    expect((await h.api('GET', `${base()}/property/${id}`)).status).toBe(404)
+    const tz = await h.api<Rec>('POST', `${base()}/property`, { body: { name: 'x', timezone: 'UTC' } })
+    expect(tz.status).toBe(400)
+    const privateWithoutPassword = await h.api<Rec>('POST', `${base()}/property`, {
+      body: { name: 'x', raw: { sharing: 'private' } },
+    })
+    expect(privateWithoutPassword.status).toBe(400)
+    expect(privateWithoutPassword.body.message).toContain('share password')
+  })
+
+  it('reports pageview aggregates over a UTC window', async () => {
+    const start = '2024-05-10T00:00:00Z'
+    const end = '2024-05-20T00:00:00Z'
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { property_id: site, start_gte: start, end_lt: end },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toHaveLength(1)
+    const metrics = (res.body[0] as Rec).metrics as Rec[]
+    const hits = (emu.state.hits.get(site) ?? []).filter(
+      (x) => x.at >= Date.parse(start) && x.at < Date.parse(end),
+    )
+    expect(metrics.find((m) => m.type === 'PAGE_VIEWS')?.value).toBe(hits.length)
+    expect(metrics.find((m) => m.type === 'SESSIONS')?.value).toBe(hits.filter((x) => x.visit).length)
+    expect(metrics.map((m) => m.type)).toEqual([
+      'SESSIONS',
+      'UNIQUE_PAGE_VIEWS',
+      'PAGE_VIEWS',
+      'AVERAGE_SESSION_DURATION',
+      'BOUNCE_RATE',
+    ])
+    expect(requests('/v1/aggregations')[0]?.query).toMatchObject({
+      entity: 'pageview',
+      entity_id: site,
+      timezone: 'UTC',
+      date_from: '2024-05-10 00:00:00',
+      date_to: '2024-05-19 23:59:59',
+    })
+  })
+
+  it('reports by day in order and by page, cutting offset on our side', async () => {
+    const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-13T00:00:00Z' }
+    const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'DATE', type: 'PAGE_VIEWS' },
+    })
+    expect(daily.body.map((r) => (r.metrics as Rec[])[0]?.dimension_value)).toEqual([
+      '2024-05-10',
+      '2024-05-11',
+      '2024-05-12',
+    ])
+    expect(requests('/v1/aggregations')[0]?.query).toMatchObject({
+      date_grouping: 'day',
+      sort_by: 'timestamp:asc',
+      aggregates: 'pageviews',
+    })
+    const all = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'PAGE', type: 'PAGE_VIEWS' },
+    })
+    const second = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'PAGE', type: 'PAGE_VIEWS', offset: 1, limit: 2 },
+    })
+    expect(second.body.map((r) => r.metrics)).toEqual(all.body.slice(1, 3).map((r) => r.metrics))
+    expect(requests('/v1/aggregations').at(-1)?.query).toMatchObject({
+      field_grouping: 'pathname',
+      limit: '3',
+    })
+  })
+
+  it('reports conversions of one event, value turned from cents', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: {
+        property_id: site,
+        type: 'CONVERSIONS,REVENUE',
+        raw: 'entity_name=Purchase',
+        start_gte: '2024-04-01',
+      },
+    })
+    expect(res.status).toBe(200)
+    const conversions = (emu.state.conversions.get(site) ?? []).filter((c) => c.name === 'Purchase')
+    const metrics = (res.body[0] as Rec).metrics as Rec[]
+    expect(metrics).toEqual([
+      { type: 'CONVERSIONS', value: conversions.length },
+      { type: 'REVENUE', value: conversions.reduce((n, c) => n + c.value, 0) / 100 },
+    ])
+    expect(requests('/v1/aggregations')[0]?.query).toMatchObject({
+      entity: 'event',
+      site_id: site,
+      entity_name: 'Purchase',
+    })
+    const noName = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { property_id: site, type: 'CONVERSIONS' },
+    })
+    expect(noName.status).toBe(400)
+    expect(noName.body.message).toContain('entity_name')
+  })
+
+  it('answers 501 for what Fathom cannot do, naming it', async () => {
+    for (const [method, path] of [
+      ['GET', '/event'],
+      ['POST', '/event'],
+      ['GET', '/session'],
+      ['GET', '/visitor'],
+    ] as const) {
+      const res = await h.api<Rec>(method, `${base()}${path}`, method === 'POST' ? { body: {} } : {})
+      expect(res.status).toBe(501)
+      expect(res.body.message).toContain('Fathom (fathom)')
+    }
+    const users = await h.api<Rec>('GET', `${base()}/report`, { query: { property_id: site, type: 'USERS' } })
+    expect(users.status).toBe(501)
+    const city = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { property_id: site, dimension: 'CITY' },
+    })
+    expect(city.status).toBe(501)
+    const search = await h.api<Rec>('GET', `${base()}/property`, { query: { query: 'x' } })
+    expect(search.status).toBe(501)
+  })
+
+  it('retries a 429 on reads, then passes a persistent one on; a 500 becomes 502; a bad token 403', async () => {
+    emu.fault({ status: 429, times: 1, pathPattern: '/v1/aggregations', headers: { 'retry-after': '1' } })
+    expect((await h.api('GET', `${base()}/report`, { query: { property_id: site } })).status).toBe(200)
+    expect(requests('/v1/aggregations')).toHaveLength(2)
+    emu.fault({ status: 429, times: 10, pathPattern: '/v1/aggregations', headers: { 'retry-after': '30' } })
+    const limited = await h.api<Rec>('GET', `${base()}/report`, { query: { property_id: site } })
+    expect(limited.status).toBe(429)
+    expect(limited.headers['retry-after']).toBe('30')
+    emu.clearFaults()
+    emu.fault({ status: 500, pathPattern: '/v1/sites' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(502)
+    emu.fault({ status: 401, pathPattern: '/v1/sites' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(403)
+  })
+
+  it('claims in its support matrix exactly what works', async () => {
+    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'fathom' } })
+    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    expect(Object.keys(support).sort()).toEqual(['analytics_property', 'analytics_report'])
+    const paths: Record<string, string> = { analytics_property: 'property', analytics_report: 'report' }
+    let created = ''
+    for (const [object, { methods }] of Object.entries(support)) {
+      for (const [method, claimed] of Object.entries(methods)) {
+        const path = `${base()}/${paths[object]}`
+        let status: number
+        if (method === 'list') {
+          status = (
+            await h.api('GET', path, { query: object === 'analytics_report' ? { property_id: site } : {} })
+          ).status
+        } else if (method === 'get') status = (await h.api('GET', `${path}/${site}`)).status
+        else if (method === 'create') {
+          const res = await h.api<Rec>('POST', path, { body: { name: 'Matrix' } })
+          created = String(res.body.id)
+          status = res.status
+        } else if (method === 'remove') status = (await h.api('DELETE', `${path}/${created}`)).status
+        else
+          status = (
+            await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${site}`, {
+              body: { name: 'Site 1' },
+            })
+          ).status
+        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
+      }
+    }
+  })
+})

@@ -1,0 +1,351 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from '../emulators/matomo/index.js'
+import { type Harness, startHarness } from './support/harness.js'
+
+type Rec = Record<string, unknown>
+
+describe('Matomo through Unigate', () => {
+  let h: Harness
+  let emu: MatomoEmulator
+  let conn: string
+  const base = () => `/analytics/${conn}`
+  const api = (path: string) => emu.requests().filter((r) => r.path === path)
+  /** The Reporting API calls received, with the method and the merged form + query parameters. */
+  const calls = (method?: string) =>
+    api('/index.php')
+      .map((r) => ({ ...(r.query as Rec), ...(r.body as Rec) }) as Record<string, string>)
+      .filter((c) => method === undefined || c.method === method)
+
+  beforeAll(async () => {
+    emu = await startMatomoEmulator({ seed: 3, sites: 3, visitsPerSite: 80 })
+    h = await startHarness('sqlite')
+    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'matomo', auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: emu.url } },
+    })
+    expect(res.status).toBe(200)
+    conn = res.body.id
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+  beforeEach(() => {
+    emu.clearRequests()
+    emu.clearFaults()
+  })
+
+  it('sends the token in the POST body, never in the URL, and refuses a token Matomo rejects', async () => {
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(200)
+    const [call] = api('/index.php')
+    expect(call?.method).toBe('POST')
+    expect(call?.query).toMatchObject({
+      module: 'API',
+      method: 'SitesManager.getSitesWithAtLeastViewAccess',
+      format: 'JSON',
+    })
+    expect(call?.query.token_auth).toBeUndefined()
+    expect((call!.body as Rec).token_auth).toBe(DEFAULT_MATOMO_TOKEN)
+    const bad = await h.api<Rec>('POST', '/unified/connection', {
+      body: { integration_type: 'matomo', auth: { token_auth: 'f'.repeat(32), api_url: emu.url } },
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toContain('Unable to authenticate')
+  })
+
+  it('creates, reads, updates, lists and removes a site', async () => {
+    const created = await h.api<Rec>('POST', `${base()}/property`, {
+      body: {
+        name: 'Shop',
+        timezone: 'Europe/Paris',
+        currency: 'EUR',
+        raw: { urls: ['https://shop.example'] },
+      },
+    })
+    expect(created.status).toBe(200)
+    expect(created.body).toMatchObject({ name: 'Shop', timezone: 'Europe/Paris', currency: 'EUR' })
+    const id = created.body.id as string
+    expect(calls('SitesManager.addSite')[0]).toMatchObject({
+      siteName: 'Shop',
+      'urls[0]': 'https://shop.example',
+    })
+    const patched = await h.api<Rec>('PATCH', `${base()}/property/${id}`, {
+      body: { name: 'Shop EU', parent_id: 'EU' },
+    })
+    expect(patched.body).toMatchObject({ id, name: 'Shop EU', parent_id: 'EU', timezone: 'Europe/Paris' })
+    const inGroup = await h.api<Rec[]>('GET', `${base()}/property`, { query: { parent_id: 'EU' } })
+    expect(inGroup.body.map((p) => p.id)).toEqual([id])
+    const found = await h.api<Rec[]>('GET', `${base()}/property`, { query: { query: 'shop eu' } })
+    expect(found.body.map((p) => p.id)).toEqual([id])
+    expect((await h.api('DELETE', `${base()}/property/${id}`)).status).toBe(200)
+    expect((await h.api('GET', `${base()}/property/${id}`)).status).toBe(404)
+  })
+
+  it('pages sites with offset and limit', async () => {
+    const all = (await h.api<Rec[]>('GET', `${base()}/property`)).body.map((p) => p.id)
+    expect(all).toEqual([...emu.state.sites.keys()])
+    const page = await h.api<Rec[]>('GET', `${base()}/property`, {
+      query: { offset: 1, limit: 1, fields: 'id,name' },
+    })
+    expect(page.body).toEqual([{ id: all[1], name: emu.state.sites.get(String(all[1]))?.name }])
+  })
+
+  it('lists sessions page by page exactly as Matomo orders visits', async () => {
+    const visits = emu.state.visitsOf('1')
+    const pages: Rec[] = []
+    for (let offset = 0; offset < 75; offset += 25) {
+      const res = await h.api<Rec[]>('GET', `${base()}/session`, {
+        query: { property_id: '1', offset, limit: 25 },
+      })
+      expect(res.status).toBe(200)
+      pages.push(...res.body)
+    }
+    expect(pages.map((s) => s.id)).toEqual(visits.slice(0, 75).map((v) => `1:${v.idVisit}`))
+    expect(calls('Live.getLastVisitsDetails').map((c) => [c.filter_offset, c.filter_limit])).toEqual([
+      ['0', '25'],
+      ['25', '25'],
+      ['50', '25'],
+    ])
+    const first = pages[0] as Rec
+    expect(first).toMatchObject({ property_id: '1', visitor_id: `1:${visits[0]?.visitorId}` })
+    expect(typeof first.start_at).toBe('string')
+    expect(first.raw).toBeUndefined()
+  })
+
+  it('filters sessions by visitor and source at Matomo, and by start time exactly', async () => {
+    const visits = emu.state.visitsOf('1')
+    const visitor = visits[0]?.visitorId as string
+    const byVisitor = await h.api<Rec[]>('GET', `${base()}/session`, {
+      query: { visitor_id: `1:${visitor}` },
+    })
+    expect(byVisitor.body.map((s) => s.id)).toEqual(
+      visits.filter((v) => v.visitorId === visitor).map((v) => `1:${v.idVisit}`),
+    )
+    expect(calls('Live.getLastVisitsDetails')[0]?.segment).toBe(`visitorId==${visitor}`)
+    const bySource = await h.api<Rec[]>('GET', `${base()}/session`, {
+      query: { property_id: '1', source: 'news.ycombinator.com', medium: 'website', limit: 1000 },
+    })
+    expect(bySource.body.map((s) => s.id)).toEqual(
+      visits.filter((v) => v.referrerName === 'news.ycombinator.com').map((v) => `1:${v.idVisit}`),
+    )
+    expect(bySource.body.length).toBeGreaterThan(0)
+    expect(calls('Live.getLastVisitsDetails')[1]?.segment).toBe(
+      'referrerName==news.ycombinator.com;referrerType==website',
+    )
+    const middle = visits[40]?.firstActionTimestamp as number
+    const start = new Date(middle * 1000).toISOString()
+    const recent = await h.api<Rec[]>('GET', `${base()}/session`, {
+      query: { property_id: '1', start_gte: start, limit: 1000, fields: 'id,start_at' },
+    })
+    const expected = visits.filter((v) => v.firstActionTimestamp >= middle).map((v) => `1:${v.idVisit}`)
+    expect(recent.body.map((s) => s.id)).toEqual(expected)
+    for (const s of recent.body) expect(Date.parse(String(s.start_at))).toBeGreaterThanOrEqual(middle * 1000)
+  })
+
+  it('gets a session by its composite id, and answers 404 for an unknown one', async () => {
+    const visit = emu.state.visitsOf('2')[3]
+    const res = await h.api<Rec>('GET', `${base()}/session/2:${visit?.idVisit}`, {
+      query: { fields: 'id,raw' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.id).toBe(`2:${visit?.idVisit}`)
+    expect((res.body.raw as Rec).idVisit).toBe(visit?.idVisit)
+    expect(calls('Live.getLastVisitsDetails')[0]).toMatchObject({
+      idSite: '2',
+      segment: `visitId==${visit?.idVisit}`,
+    })
+    expect((await h.api('GET', `${base()}/session/2:999999`)).status).toBe(404)
+    expect((await h.api('GET', `${base()}/session/nonsense`)).status).toBe(404)
+  })
+
+  it('lists events (visit actions) across pages, reading each visit page about once', async () => {
+    const visits = emu.state.visitsOf('1')
+    const all = visits.flatMap((v) => (v.actionDetails ?? []).map((_, i) => `1:${v.idVisit}:${i}`))
+    const got: string[] = []
+    for (let offset = 0; offset < 120; offset += 30) {
+      const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+        query: { property_id: '1', offset, limit: 30 },
+      })
+      expect(res.status).toBe(200)
+      got.push(...res.body.map((e) => String(e.id)))
+    }
+    expect(got).toEqual(all.slice(0, 120))
+    // Remembered positions: each page starts where the last one ended instead of at the first visit.
+    const offsets = calls('Live.getLastVisitsDetails').map((c) => Number(c.filter_offset))
+    expect(offsets.filter((o) => o === 0)).toHaveLength(1)
+    expect(offsets.length).toBeLessThanOrEqual(12)
+  })
+
+  it('filters events by type and time on our side, exactly', async () => {
+    const visits = emu.state.visitsOf('1')
+    const pageviews = visits.flatMap((v) =>
+      (v.actionDetails ?? []).flatMap((a, i) => (a.type === 'action' ? [`1:${v.idVisit}:${i}`] : [])),
+    )
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { property_id: '1', type: 'PAGE_VIEW', limit: 40, offset: 10 },
+    })
+    expect(res.body.map((e) => e.id)).toEqual(pageviews.slice(10, 50))
+    expect(res.body.every((e) => e.event_type === 'PAGE_VIEW')).toBe(true)
+    expect(
+      (await h.api('GET', `${base()}/event`, { query: { property_id: '1', type: 'NOPE' } })).status,
+    ).toBe(400)
+  })
+
+  it('gets one event, and records a new one with our id', async () => {
+    const visit = emu.state.visitsOf('1')[0]
+    const one = await h.api<Rec>('GET', `${base()}/event/1:${visit?.idVisit}:0`)
+    expect(one.body).toMatchObject({ id: `1:${visit?.idVisit}:0`, session_id: `1:${visit?.idVisit}` })
+    const created = await h.api<Rec>('POST', `${base()}/event`, {
+      body: {
+        property_id: '1',
+        event_type: 'PAGE_VIEW',
+        page_url: 'https://example.com/new',
+        page_title: 'New page',
+        visitor_id: '1:00112233aabbccdd',
+      },
+    })
+    expect(created.status).toBe(200)
+    expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/)
+    const [tracking] = api('/matomo.php')
+    const sent = new URLSearchParams(String(((tracking!.body as Rec).requests as string[])[0]).slice(1))
+    expect(Object.fromEntries(sent)).toMatchObject({
+      idsite: '1',
+      rec: '1',
+      url: 'https://example.com/new',
+      _id: '00112233aabbccdd',
+    })
+    const latest = await h.api<Rec[]>('GET', `${base()}/session`, {
+      query: { visitor_id: '1:00112233aabbccdd' },
+    })
+    expect(latest.body[0]).toMatchObject({ landing_page: 'https://example.com/new', page_views: 1 })
+  })
+
+  it('reads a visitor profile, and 404s an unknown visitor', async () => {
+    const visitorId = emu.state.visitsOf('1')[0]?.visitorId as string
+    const visits = emu.state.visitsOf('1').filter((v) => v.visitorId === visitorId)
+    const res = await h.api<Rec>('GET', `${base()}/visitor/1:${visitorId}`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ id: `1:${visitorId}`, property_id: '1', total_sessions: visits.length })
+    expect((await h.api('GET', `${base()}/visitor/1:0000000000000000`)).status).toBe(404)
+    expect((await h.api('GET', `${base()}/visitor`)).status).toBe(501)
+  })
+
+  it('reports totals, a daily series and a country breakdown for whole site days', async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    // The seeded visits (an event tracked by another test happened today, outside the window).
+    const seeded = emu.state
+      .visitsOf('1')
+      .filter((v) => v.lastActionTimestamp * 1000 < Date.parse(window.end_lt))
+    const totals = await h.api<Rec[]>('GET', `${base()}/report`, { query: window })
+    expect(totals.status).toBe(200)
+    const metrics = (totals.body[0]?.metrics ?? []) as Rec[]
+    expect(metrics).toContainEqual({ type: 'SESSIONS', value: seeded.length })
+    expect(metrics.find((m) => m.type === 'PAGE_VIEWS')?.value).toBe(
+      seeded.flatMap((v) => (v.actionDetails ?? []).filter((a) => a.type === 'action')).length,
+    )
+    const [bulk] = calls('API.getBulkRequest')
+    expect(bulk?.['urls[0]']).toContain('method=VisitsSummary.get')
+    expect(bulk?.['urls[0]']).toContain('format_metrics=0')
+    const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'DATE', type: 'SESSIONS' },
+    })
+    const days = daily.body[0]?.metrics as Rec[]
+    expect(days.every((m) => m.dimension === 'DATE' && m.type === 'SESSIONS')).toBe(true)
+    expect(days.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
+    const countries = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'COUNTRY' },
+    })
+    const rows = (countries.body[0]!.metrics as Rec[]).filter((m) => m.type === 'SESSIONS')
+    expect(rows.every((m) => /^[A-Z]{2}$/.test(String(m.dimension_value)))).toBe(true)
+    expect(rows.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
+  })
+
+  it('explains the reports it cannot give', async () => {
+    const q = { property_id: '1', start_gte: '2024-05-01', end_lt: '2024-05-02' }
+    expect((await h.api('GET', `${base()}/report`, { query: { ...q, dimension: 'VIDEO' } })).status).toBe(501)
+    expect((await h.api('GET', `${base()}/report`, { query: { ...q, dimension: 'NOPE' } })).status).toBe(400)
+    expect((await h.api('GET', `${base()}/report`, { query: { ...q, type: 'WATCH_TIME' } })).status).toBe(501)
+    expect(
+      (await h.api('GET', `${base()}/report`, { query: { ...q, start_gte: '2024-05-01T10:00:00Z' } })).status,
+    ).toBe(400)
+    expect((await h.api('GET', `${base()}/report`, { query: { start_gte: q.start_gte } })).status).toBe(400)
+  })
+
+  it('retries a 503, passes on a lasting 429, maps a 500 to 502 and an auth error to 403', async () => {
+    emu.fault({ status: 503, times: 1, pathPattern: '^/index.php$' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(200)
+    expect(api('/index.php')).toHaveLength(2)
+    emu.fault({ status: 429, times: 10, pathPattern: '^/index.php$', headers: { 'retry-after': '1' } })
+    const limited = await h.api('GET', `${base()}/property`)
+    expect(limited.status).toBe(429)
+    expect(limited.headers['retry-after']).toBe('1')
+    emu.clearFaults()
+    emu.fault({ status: 500, pathPattern: '^/index.php$' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(502)
+    emu.clearFaults()
+    emu.fault({ delayMs: 3500, pathPattern: '^/index.php$' })
+    const slow = await h.api<Rec>('GET', `${base()}/property`)
+    expect(slow.status).toBe(504)
+    emu.state.revokeToken(DEFAULT_MATOMO_TOKEN)
+    try {
+      const denied = await h.api<Rec>('GET', `${base()}/property`)
+      expect(denied.status).toBe(403)
+      expect(denied.body.message).toContain('re-authorize')
+    } finally {
+      emu.state.restoreToken(DEFAULT_MATOMO_TOKEN)
+    }
+  })
+
+  it('claims in its support matrix exactly what works', async () => {
+    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'matomo' } })
+    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    expect(Object.keys(support).sort()).toEqual([
+      'analytics_event',
+      'analytics_property',
+      'analytics_report',
+      'analytics_session',
+      'analytics_visitor',
+    ])
+    const visit = emu.state.visitsOf('1')[0]
+    const paths: Record<string, string> = {
+      analytics_property: 'property',
+      analytics_event: 'event',
+      analytics_session: 'session',
+      analytics_visitor: 'visitor',
+      analytics_report: 'report',
+    }
+    const ids: Record<string, string> = {
+      analytics_property: '1',
+      analytics_event: `1:${visit?.idVisit}:0`,
+      analytics_session: `1:${visit?.idVisit}`,
+      analytics_visitor: `1:${visit?.visitorId}`,
+    }
+    const bodies: Record<string, Rec> = {
+      analytics_property: { name: 'Matrix' },
+      analytics_event: { property_id: '1', event_type: 'PAGE_VIEW', page_url: 'https://m.example/' },
+      analytics_visitor: { name: 'x' },
+    }
+    for (const [object, { methods }] of Object.entries(support)) {
+      for (const [method, claimed] of Object.entries(methods)) {
+        const path = `${base()}/${paths[object]}`
+        const id = ids[object] ?? 'x'
+        const status = (
+          method === 'list'
+            ? await h.api('GET', path, { query: object === 'analytics_property' ? {} : { property_id: '1' } })
+            : method === 'get'
+              ? await h.api('GET', `${path}/${id}`)
+              : method === 'create'
+                ? await h.api('POST', path, { body: bodies[object] ?? {} })
+                : method === 'update' || method === 'patch'
+                  ? await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${id}`, {
+                      body: { name: 'Acme 1' },
+                    })
+                  : await h.api(
+                      'DELETE',
+                      `${path}/${claimed ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id : id}`,
+                    )
+        ).status
+        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
+      }
+    }
+  })
+})

@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_PROJECT_ID,
+  DEFAULT_PROJECT_TOKEN,
+  DEFAULT_SERVICE_ACCOUNT,
+  type MixpanelEmulator,
+  startMixpanelEmulator,
+} from '../emulators/mixpanel/index.js'
+import { type Harness, startHarness } from './support/harness.js'
+
+type Rec = Record<string, unknown>
+const DAY_MS = 86_400_000
+
+describe('Mixpanel through Unigate', () => {
+  let h: Harness
+  let emu: MixpanelEmulator
+  let conn: string
+  const base = () => `/analytics/${conn}`
+  const at = (path: string) => emu.requests().filter((r) => r.path === path)
+  const auth = () => ({
+    username: DEFAULT_SERVICE_ACCOUNT.username,
+    secret: DEFAULT_SERVICE_ACCOUNT.secret,
+    project_id: DEFAULT_PROJECT_ID,
+    project_token: DEFAULT_PROJECT_TOKEN,
+    region: 'eu',
+    api_url: emu.url,
+  })
+  /** The seeded events of one UTC day window, as the export holds them. */
+  const eventsBetween = (from: number, to: number) =>
+    emu.state.events.filter((e) => e.properties.time >= from && e.properties.time < to)
+
+  beforeAll(async () => {
+    emu = await startMixpanelEmulator({ seed: 5, events: 1500, profiles: 60, engagePageSize: 25 })
+    h = await startHarness('sqlite')
+    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'mixpanel', auth: auth() },
+    })
+    expect(res.status).toBe(200)
+    conn = res.body.id
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+  beforeEach(() => {
+    emu.clearRequests()
+    emu.clearFaults()
+  })
+
+  it('authenticates with the service account and refuses bad credentials or an unseen project', async () => {
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(200)
+    const basic = Buffer.from(
+      `${DEFAULT_SERVICE_ACCOUNT.username}:${DEFAULT_SERVICE_ACCOUNT.secret}`,
+    ).toString('base64')
+    expect(at('/api/app/me')[0]?.headers.authorization).toBe(`Basic ${basic}`)
+    for (const wrong of [{ secret: 'nope' }, { project_id: '999' }, { region: 'mars' }]) {
+      const res = await h.api('POST', '/unified/connection', {
+        body: { integration_type: 'mixpanel', auth: { ...auth(), ...wrong } },
+      })
+      expect(res.status).toBe(400)
+    }
+  })
+
+  it('lists and gets the project as a property', async () => {
+    const list = await h.api<Rec[]>('GET', `${base()}/property`)
+    expect(list.body).toEqual([
+      { id: DEFAULT_PROJECT_ID, name: 'Acme Web', timezone: 'UTC', parent_id: '11' },
+    ])
+    expect((await h.api('GET', `${base()}/property/${DEFAULT_PROJECT_ID}`)).status).toBe(200)
+    expect((await h.api('GET', `${base()}/property/42`)).status).toBe(404)
+  })
+
+  it('exports events of a window, trimmed to the exact times, paged', async () => {
+    const first = emu.state.events[200]?.properties.time as number
+    const from = first + 1234
+    const to = from + 3 * DAY_MS + 777
+    const expected = eventsBetween(from, to).map((e) => e.properties.$insert_id)
+    expect(expected.length).toBeGreaterThan(60)
+    const got: string[] = []
+    for (let offset = 0; offset < expected.length; offset += 50) {
+      const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+        query: {
+          start_gte: new Date(from).toISOString(),
+          end_lt: new Date(to).toISOString(),
+          offset,
+          limit: 50,
+        },
+      })
+      expect(res.status).toBe(200)
+      got.push(...res.body.map((e) => String(e.id)))
+    }
+    expect(got).toEqual(expected)
+    const [call] = at('/api/2.0/export')
+    expect(call?.query).toMatchObject({
+      project_id: DEFAULT_PROJECT_ID,
+      from_date: new Date(from).toISOString().slice(0, 10),
+      to_date: new Date(to).toISOString().slice(0, 10),
+      time_in_ms: 'true',
+    })
+  })
+
+  it('filters events by type and visitor at the export, and asks for more lines when trimming leaves a page short', async () => {
+    const from = emu.state.events[0]?.properties.time as number
+    const to = from + 10 * DAY_MS
+    const visitor = emu.state.events[0]?.properties.distinct_id as string
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(from).toISOString(),
+        end_lt: new Date(to).toISOString(),
+        type: 'PAGE_VIEW',
+        visitor_id: visitor,
+      },
+    })
+    const expected = eventsBetween(from, to)
+      .filter((e) => e.event === '$mp_web_page_view' && e.properties.distinct_id === visitor)
+      .map((e) => e.properties.$insert_id)
+    expect(res.body.map((e) => e.id)).toEqual(expected)
+    expect(at('/api/2.0/export')[0]?.query).toMatchObject({
+      event: '["$mp_web_page_view"]',
+      where: `properties["distinct_id"]==${JSON.stringify(visitor)}`,
+    })
+    emu.clearRequests()
+    // CUSTOM has no Mixpanel name: trimmed here, with the export asked again until the page is full.
+    const custom = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(from).toISOString(),
+        end_lt: new Date(to).toISOString(),
+        type: 'CUSTOM',
+        limit: 30,
+      },
+    })
+    const customExpected = eventsBetween(from, to)
+      .filter((e) => !['$mp_web_page_view', '$mp_click'].includes(e.event))
+      .slice(0, 30)
+      .map((e) => e.properties.$insert_id)
+    expect(custom.body.map((e) => e.id)).toEqual(customExpected)
+    expect(at('/api/2.0/export').map((r) => r.query.limit)).toEqual(['30', '120'])
+  })
+
+  it('refuses what the export cannot do', async () => {
+    expect((await h.api('GET', `${base()}/event`)).status).toBe(400)
+    expect(
+      (await h.api('GET', `${base()}/event`, { query: { start_gte: '2024-05-01', session_id: 's' } })).status,
+    ).toBe(501)
+    expect((await h.api('GET', `${base()}/event/abc`)).status).toBe(501)
+    expect((await h.api('GET', `${base()}/session`)).status).toBe(501)
+  })
+
+  it('imports an event with our id as $insert_id, and the export then has it', async () => {
+    const created = await h.api<Rec>('POST', `${base()}/event`, {
+      body: {
+        name: 'Signed up',
+        visitor_id: 'u_9999',
+        page_url: 'https://acme.example/signup',
+        created_at: '2024-05-20T10:00:00.000Z',
+      },
+    })
+    expect(created.status).toBe(200)
+    const id = created.body.id as string
+    expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    const [call] = at('/import')
+    expect(call?.query).toMatchObject({ strict: '1', project_id: DEFAULT_PROJECT_ID })
+    expect(call?.body).toEqual([
+      {
+        event: 'Signed up',
+        properties: {
+          $current_url: 'https://acme.example/signup',
+          time: Date.parse('2024-05-20T10:00:00Z'),
+          distinct_id: 'u_9999',
+          $insert_id: id,
+        },
+      },
+    ])
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: '2024-05-20T09:59:00Z', end_lt: '2024-05-20T10:01:00Z', visitor_id: 'u_9999' },
+    })
+    expect(listed.body.map((e) => e.id)).toEqual([id])
+    const bad = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { name: 'x', created_at: '1960-01-01T00:00:00Z' },
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toContain('created_at')
+    expect(at('/import')).toHaveLength(1)
+  })
+
+  it('retries an import on 429 without double counting (same $insert_id)', async () => {
+    emu.fault({ status: 429, times: 1, pathPattern: '^/import$' })
+    const before = emu.state.events.length
+    const res = await h.api<Rec>('POST', `${base()}/event`, { body: { name: 'Retry me', visitor_id: 'u_1' } })
+    expect(res.status).toBe(200)
+    const ids = at('/import').map((r) => ((r.body as Rec[])[0]!.properties as Rec).$insert_id)
+    expect(ids).toHaveLength(2)
+    expect(ids[0]).toBe(ids[1])
+    expect(emu.state.events.length).toBe(before + 1)
+  })
+
+  it('pages visitors with session_id and remembers it, so page N costs one call', async () => {
+    const all = [...emu.state.profiles.values()].map((p) => p.$distinct_id).sort()
+    const page = async (offset: number, limit: number) =>
+      (await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { offset, limit } })).body.map((v) => v.id)
+    expect(await page(0, 20)).toEqual(all.slice(0, 20))
+    emu.clearRequests()
+    expect(await page(50, 5)).toEqual(all.slice(50, 55))
+    const calls = at('/api/query/engage')
+    expect(calls).toHaveLength(1)
+    expect(calls[0]?.body).toMatchObject({ page: '2' })
+    expect(typeof (calls[0]!.body as Rec).session_id).toBe('string')
+    emu.clearRequests()
+    expect(await page(20, 10)).toEqual(all.slice(20, 30))
+    expect(at('/api/query/engage').map((r) => (r.body as Rec).page)).toEqual(['0', '1'])
+  })
+
+  it('searches, gets, creates, updates and removes a visitor profile', async () => {
+    const someone = [...emu.state.profiles.values()][3]
+    const email = String(someone?.$properties.$email)
+    const found = await h.api<Rec[]>('GET', `${base()}/visitor`, {
+      query: { query: email, fields: 'id,email' },
+    })
+    expect(found.body).toEqual([{ id: someone?.$distinct_id, email }])
+    const created = await h.api<Rec>('POST', `${base()}/visitor`, {
+      body: { email: 'new@example.com', name: 'New Person', metadata: { plan: { value: 'pro' } } },
+    })
+    expect(created.status).toBe(200)
+    const id = created.body.id as string
+    const [write] = at('/engage')
+    expect(write?.body).toEqual([
+      {
+        $token: DEFAULT_PROJECT_TOKEN,
+        $distinct_id: id,
+        $set: { plan: 'pro', $email: 'new@example.com', $name: 'New Person' },
+      },
+    ])
+    const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, { body: { city: 'Lyon' } })
+    expect(patched.body).toMatchObject({ id, email: 'new@example.com', city: 'Lyon' })
+    expect((await h.api('DELETE', `${base()}/visitor/${id}`)).status).toBe(200)
+    expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
+  })
+
+  it('reports event counts by day and by country, and unique users by day', async () => {
+    const q = { start_gte: '2024-05-10', end_lt: '2024-05-13', query: 'Signed up' }
+    const byDay = await h.api<Rec[]>('GET', `${base()}/report`, { query: q })
+    expect(byDay.status).toBe(200)
+    const from = Date.parse('2024-05-10T00:00:00Z')
+    const signups = eventsBetween(from, from + 3 * DAY_MS).filter((e) => e.event === 'Signed up')
+    expect((byDay.body[0]!.metrics as Rec[]).map((m) => [m.dimension_value, m.value])).toEqual(
+      ['2024-05-10', '2024-05-11', '2024-05-12'].map((d) => [
+        d,
+        signups.filter((e) => new Date(e.properties.time).toISOString().startsWith(d)).length,
+      ]),
+    )
+    const byCountry = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, dimension: 'COUNTRY' } })
+    const total = (byCountry.body[0]!.metrics as Rec[]).reduce((a, m) => a + Number(m.value), 0)
+    expect(total).toBe(signups.length)
+    expect(at('/api/query/segmentation')[0]?.query).toMatchObject({
+      on: 'properties["mp_country_code"]',
+      event: 'Signed up',
+    })
+    const users = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, type: 'USERS' } })
+    expect((users.body[0]!.metrics as Rec[]).every((m) => m.type === 'USERS')).toBe(true)
+    expect(
+      (await h.api('GET', `${base()}/report`, { query: { ...q, type: 'USERS', dimension: 'COUNTRY' } }))
+        .status,
+    ).toBe(501)
+    expect((await h.api('GET', `${base()}/report`, { query: { ...q, type: 'BOUNCE_RATE' } })).status).toBe(
+      501,
+    )
+    expect((await h.api('GET', `${base()}/report`, { query: { start_gte: '2024-05-10' } })).status).toBe(400)
+  })
+
+  it('maps a lasting 429 to 429 and a 500 to 502', async () => {
+    emu.fault({ status: 429, times: 10, pathPattern: '^/api/app/me$' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(429)
+    expect(at('/api/app/me')).toHaveLength(3)
+    emu.clearFaults()
+    emu.fault({ status: 500, pathPattern: '^/api/app/me$' })
+    expect((await h.api('GET', `${base()}/property`)).status).toBe(502)
+  })
+
+  it('claims in its support matrix exactly what works', async () => {
+    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'mixpanel' } })
+    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    expect(Object.keys(support).sort()).toEqual([
+      'analytics_event',
+      'analytics_property',
+      'analytics_report',
+      'analytics_visitor',
+    ])
+    const paths: Record<string, string> = {
+      analytics_property: 'property',
+      analytics_event: 'event',
+      analytics_visitor: 'visitor',
+      analytics_report: 'report',
+    }
+    const visitor = [...emu.state.profiles.keys()][0] as string
+    const ids: Record<string, string> = { analytics_property: DEFAULT_PROJECT_ID, analytics_visitor: visitor }
+    const listQuery: Record<string, Rec> = {
+      analytics_event: { start_gte: '2024-05-01' },
+      analytics_report: { type: 'PAGE_VIEWS' },
+    }
+    const bodies: Record<string, Rec> = {
+      analytics_event: { name: 'Matrix', visitor_id: 'u_1' },
+      analytics_visitor: { email: 'matrix@example.com' },
+      analytics_property: { name: 'x' },
+    }
+    for (const [object, { methods }] of Object.entries(support)) {
+      for (const [method, claimed] of Object.entries(methods)) {
+        const path = `${base()}/${paths[object]}`
+        const id = ids[object] ?? 'x'
+        const status = (
+          method === 'list'
+            ? await h.api('GET', path, { query: (listQuery[object] ?? {}) as Record<string, string> })
+            : method === 'get'
+              ? await h.api('GET', `${path}/${id}`)
+              : method === 'create'
+                ? await h.api('POST', path, { body: bodies[object] })
+                : method === 'update' || method === 'patch'
+                  ? await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${id}`, {
+                      body: { name: 'Renamed' },
+                    })
+                  : await h.api(
+                      'DELETE',
+                      `${path}/${claimed ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id : id}`,
+                    )
+        ).status
+        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
+      }
+    }
+  })
+})

@@ -1,0 +1,153 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
+import { isPersonalKey } from '../src/mcp/sensitive.js'
+import { type Harness, startHarness } from './support/harness.js'
+import { connectMcp } from './support/mcp-client.js'
+
+// PostHog as src/integrations/posthog/definition.ts defines it, whether or not the shared registry lists it yet.
+vi.mock('../src/integrations/registry.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
+  const posthog = (await import('../src/integrations/posthog/definition.js')).default
+  const all = [...original.INTEGRATIONS.filter((i) => i.type !== 'posthog'), posthog]
+  return { INTEGRATIONS: all, integrationOf: (type: string) => all.find((i) => i.type === type) }
+})
+
+type Text = { type: string; text: string }
+type Rec = Record<string, unknown>
+const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
+
+/** Every key anywhere in a value, paths included, to prove what hide_sensitive left. */
+function keysOf(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => keysOf(v, `${path}[${i}]`))
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => [`${path}.${k}`, ...keysOf(v, `${path}.${k}`)])
+  return []
+}
+
+describe('tool server for a PostHog connection, against the PostHog emulator', () => {
+  let h: Harness
+  let emu: PosthogEmulator
+  let connectionId: string
+
+  beforeAll(async () => {
+    emu = await startPosthogEmulator({ seed: 3, size: { events: 300 } })
+    h = await startHarness('sqlite')
+    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emu.url } },
+    })
+    expect(res.status).toBe(200)
+    connectionId = res.body.id
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+
+  const connect = (params: Record<string, string> = {}, protocolVersion?: string) =>
+    connectMcp(h.url, {
+      apiKey: h.apiKey,
+      params: { connection: connectionId, ...params },
+      ...(protocolVersion ? { protocolVersion } : {}),
+    })
+
+  it('lists PostHog’s tools and reads events and visitors through them', async () => {
+    const client = await connect()
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(
+      expect.arrayContaining(['list_analytics_events', 'list_analytics_visitors', 'get_analytics_visitor']),
+    )
+    const events = JSON.parse(
+      text(
+        await client.callTool({
+          name: 'list_analytics_events',
+          arguments: { limit: 3, fields: ['id', 'name'] },
+        }),
+      ),
+    ) as Rec[]
+    expect(events).toHaveLength(3)
+    expect(Object.keys(events[0]!).sort()).toEqual(['id', 'name'])
+    await client.close()
+  })
+
+  it('hide_sensitive removes visitors’ emails and names, also inside raw', async () => {
+    const fields = ['id', 'email', 'name', 'country', 'raw']
+    const plain = await connect()
+    const full = JSON.parse(
+      text(await plain.callTool({ name: 'list_analytics_visitors', arguments: { limit: 20, fields } })),
+    ) as Rec[]
+    await plain.close()
+    const withEmail = full.filter((v) => typeof v.email === 'string')
+    expect(withEmail.length).toBeGreaterThan(0)
+    expect(JSON.stringify(full.map((v) => v.raw))).toContain(String(withEmail[0]!.email))
+
+    const client = await connect({ hide_sensitive: 'true' })
+    const hidden = await client.callTool({
+      name: 'list_analytics_visitors',
+      arguments: { limit: 20, fields },
+    })
+    const visitors = JSON.parse(text(hidden)) as Rec[]
+    expect(visitors.map((v) => v.id)).toEqual(full.map((v) => v.id))
+    for (const v of visitors) {
+      expect(v).not.toHaveProperty('email')
+      expect(v).not.toHaveProperty('name')
+      expect(v.raw).toBeDefined()
+      expect(keysOf(v.raw).filter((k) => isPersonalKey(k.split('.').pop()!))).toEqual([])
+    }
+    const serialized = text(hidden)
+    for (const v of withEmail) expect(serialized).not.toContain(String(v.email))
+    // structuredContent carries the same redacted data.
+    expect(JSON.stringify(hidden.structuredContent)).not.toContain(String(withEmail[0]!.email))
+    await client.close()
+  })
+
+  it('switches structuredContent on the client’s protocol version', async () => {
+    for (const [version, expected] of [
+      ['2025-06-18', true],
+      ['2025-03-26', false],
+    ] as const) {
+      const client = await connect({}, version)
+      const result = await client.callTool({ name: 'list_analytics_events', arguments: { limit: 1 } })
+      expect('structuredContent' in result, version).toBe(expected)
+      await client.close()
+    }
+  })
+
+  it('include_external_tools adds PostHog endpoints outside the model, called with the connection’s auth', async () => {
+    const client = await connect({ include_external_tools: 'true', tools: 'posthog_run_hogql_query' })
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['posthog_run_hogql_query'])
+    emu.clearRequests()
+    const result = await client.callTool({
+      name: 'posthog_run_hogql_query',
+      arguments: {
+        query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event LIMIT 5' },
+      },
+    })
+    expect(result.isError).toBeFalsy()
+    expect(JSON.parse(text(result))).toMatchObject({ results: expect.any(Array) })
+    const sent = emu.requests().at(-1)!
+    expect(sent.path).toMatch(/^\/api\/projects\/\d+\/query\/?$/)
+    expect(sent.headers.authorization).toBe(`Bearer ${DEFAULT_PERSONAL_API_KEY}`)
+    const bad = await client.callTool({
+      name: 'posthog_run_hogql_query',
+      arguments: { query: { kind: 'HogQLQuery', query: 'SELEC nonsense' } },
+    })
+    expect(bad.isError).toBe(true)
+    expect(text(bad)).toMatch(/PostHog/)
+    await client.close()
+  })
+
+  it('records PostHog tool calls for the workspace', async () => {
+    const calls = await h.api<Rec[]>('GET', '/unified/apicall', {
+      query: { connection_id: connectionId, integration_type: 'posthog', type: 'mcp' },
+    })
+    expect(calls.body.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['list_analytics_events', 'list_analytics_visitors', 'posthog_run_hogql_query']),
+    )
+    expect(calls.body.every((c) => c.connection_id === connectionId)).toBe(true)
+  })
+})

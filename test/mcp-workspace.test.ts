@@ -1,0 +1,240 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Harness, startHarness } from './support/harness.js'
+import { connectMcp } from './support/mcp-client.js'
+import { storeKinds } from './support/stores.js'
+import { schemaErrors, VENDOR_SCHEMAS } from './support/vendor-tool-schemas.js'
+
+type Text = { type: string; text: string }
+
+describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness(store, {
+      regionUrls: { na: 'http://127.0.0.1', eu: 'https://eu.unigate.example', au: undefined },
+    })
+  })
+  afterAll(async () => h?.close())
+
+  const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
+
+  it('lists connection, integration and API-call tools over MCP, described and typed', async () => {
+    const client = await connectMcp(h.url, { apiKey: h.apiKey })
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'list_unified_connections',
+        'get_unified_connection',
+        'create_unified_connection',
+        'update_unified_connection',
+        'remove_unified_connection',
+        'get_unified_connection_mcp_url',
+        'list_unified_integrations',
+        'list_unified_apicalls',
+        'get_unified_apicall',
+        'list_unified_webhooks',
+        'get_unified_webhook',
+        'create_unified_webhook',
+        'remove_unified_webhook',
+      ]),
+    )
+    const createWebhook = tools.find((t) => t.name === 'create_unified_webhook')!
+    expect(createWebhook.inputSchema.required).toEqual(['connection_id', 'object_type', 'event'])
+    expect(createWebhook.inputSchema.properties).not.toHaveProperty('runs')
+    const list = tools.find((t) => t.name === 'list_unified_connections')!
+    expect(list.description).toMatch(/Returns a JSON array of Connection/)
+    expect(list.inputSchema.properties).toMatchObject({ order: { type: 'string', enum: ['asc', 'desc'] } })
+    expect(list.annotations).toMatchObject({ readOnlyHint: true })
+    const create = tools.find((t) => t.name === 'create_unified_connection')!
+    expect(create.inputSchema.properties).toHaveProperty('integration_type')
+    expect(create.inputSchema.properties).not.toHaveProperty('workspace_id')
+    await client.close()
+  })
+
+  it('calls workspace tools; an API error comes back as a tool error with the API’s message', async () => {
+    const client = await connectMcp(h.url, { apiKey: h.apiKey })
+    const listed = await client.callTool({ name: 'list_unified_connections', arguments: { limit: 5 } })
+    expect(listed.isError).toBeFalsy()
+    expect(JSON.parse(text(listed))).toEqual([])
+    const webhooks = await client.callTool({ name: 'list_unified_webhooks', arguments: {} })
+    expect(JSON.parse(text(webhooks))).toEqual([])
+    const bad = await client.callTool({
+      name: 'create_unified_connection',
+      arguments: { integration_type: 'nope' },
+    })
+    expect(bad.isError).toBe(true)
+    const api = await h.api<{ message: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'nope' },
+    })
+    expect(text(bad)).toBe(api.body.message)
+    const missing = await client.callTool({
+      name: 'get_unified_connection',
+      arguments: { id: 'cn_na_missing' },
+    })
+    expect(missing).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'connection cn_na_missing not found' }],
+    })
+    const unknownArg = await client.callTool({
+      name: 'list_unified_connections',
+      arguments: { colour: 'red' },
+    })
+    expect(text(unknownArg)).toContain("unknown argument 'colour'")
+    // The session survives every failure.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('returns structuredContent only to clients speaking 2025-06-18 or later', async () => {
+    const current = await connectMcp(h.url, { apiKey: h.apiKey })
+    const newer = await current.callTool({ name: 'list_unified_integrations', arguments: {} })
+    expect(newer.structuredContent).toEqual({ data: JSON.parse(text(newer)) })
+    await current.close()
+    for (const [version, expected] of [
+      ['2025-06-18', true],
+      ['2025-03-26', false],
+    ] as const) {
+      const client = await connectMcp(h.url, { apiKey: h.apiKey, protocolVersion: version })
+      const result = await client.callTool({ name: 'list_unified_connections', arguments: {} })
+      expect('structuredContent' in result, version).toBe(expected)
+      expect(JSON.parse(text(result))).toEqual([])
+      await client.close()
+    }
+  })
+
+  it('authenticates with the token URL parameter and never logs it', async () => {
+    const client = await connectMcp(h.url, { params: { token: h.apiKey } })
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+    const tools = await h.api('GET', '/tools', { key: null, query: { token: h.apiKey } })
+    expect(tools.status).toBe(200)
+    expect(h.logs()).toContain('/mcp')
+    expect(h.logs()).not.toContain(h.apiKey)
+  })
+
+  it('refuses a missing or wrong key with 401 JSON', async () => {
+    for (const query of [{}, { token: 'forged' }] as Record<string, string>[]) {
+      const res = await h.api('POST', '/mcp', {
+        key: null,
+        query,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      })
+      expect(res.status).toBe(401)
+      expect(res.body).toMatchObject({ statusCode: 401, error: 'Unauthorized' })
+    }
+    await expect(connectMcp(h.url, { params: { token: 'forged' } })).rejects.toThrow()
+  })
+
+  it('restricts workspace tools by permissions and tools', async () => {
+    const client = await connectMcp(h.url, {
+      apiKey: h.apiKey,
+      params: { permissions: 'unified_connection_read,unified_integration_read' },
+    })
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      'get_unified_connection',
+      'get_unified_connection_mcp_url',
+      'list_unified_connections',
+      'list_unified_integrations',
+    ])
+    const refused = await client.callTool({ name: 'remove_unified_connection', arguments: { id: 'x' } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toMatch(/unknown tool 'remove_unified_connection'/)
+    await client.close()
+    const only = await h.api<{ id: string }[]>('GET', '/tools', {
+      query: { tools: 'list_unified_integrations' },
+    })
+    expect(only.body.map((t) => t.id)).toEqual(['list_unified_integrations'])
+  })
+
+  it('serves plain HTTP beside MCP: GET /tools and POST /tools/{id}/call (also under /mcp/tools)', async () => {
+    const listed = await h.api<{ id: string; parameters: { name: string; required: boolean }[] }[]>(
+      'GET',
+      '/tools',
+    )
+    expect(listed.status).toBe(200)
+    const get = listed.body.find((t) => t.id === 'get_unified_connection')!
+    expect(get.parameters).toEqual([expect.objectContaining({ name: 'id', required: true })])
+    for (const path of ['/tools/list_unified_connections/call', '/mcp/tools/list_unified_connections/call']) {
+      const res = await h.api('POST', path, { body: {} })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual([])
+    }
+    const empty = await h.api('POST', '/tools/list_unified_integrations/call', {
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(empty.status).toBe(200)
+    const notFound = await h.api('POST', '/tools/get_unified_connection/call', { body: { id: 'cn_na_nope' } })
+    expect(notFound.status).toBe(404)
+    expect(notFound.body).toMatchObject({ message: 'connection cn_na_nope not found' })
+    const unknown = await h.api('POST', '/tools/drop_everything/call', { body: {} })
+    expect(unknown.status).toBe(404)
+  })
+
+  it('names the right regional address for a connection of another region', async () => {
+    const res = await h.api<{ message: string; url: string; region: string }>('GET', '/tools', {
+      query: { connection: 'cn_eu_abc123', token: h.apiKey },
+      key: null,
+    })
+    expect(res.text).not.toContain(h.apiKey)
+    expect(res.status).toBe(421)
+    expect(res.body).toMatchObject({
+      region: 'eu',
+      url: 'https://eu.unigate.example/tools?connection=cn_eu_abc123',
+    })
+    expect(res.body.message).toContain('Use https://eu.unigate.example/tools?connection=cn_eu_abc123')
+    const mcp = await h.api('POST', '/mcp', {
+      query: { connection: 'cn_au_abc123' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    })
+    expect(mcp.status).toBe(421)
+    expect(mcp.body).toMatchObject({ message: expect.stringContaining('no address is configured for au') })
+  })
+
+  it('records every tool call as an API call of type mcp, listed with the SDK’s filters', async () => {
+    const client = await connectMcp(h.url, { apiKey: h.apiKey, params: { token: 'ignored-when-header-set' } })
+    await client.callTool({ name: 'list_unified_integrations', arguments: {} })
+    await client.callTool({ name: 'get_unified_connection', arguments: { id: 'cn_na_gone' } })
+    await client.close()
+    const calls = await h.api<Record<string, unknown>[]>('GET', '/unified/apicall', {
+      query: { type: 'mcp', limit: 50 },
+    })
+    expect(calls.status).toBe(200)
+    const failed = calls.body.find((c) => c.name === 'get_unified_connection' && c.status === '404')
+    expect(failed).toMatchObject({
+      type: 'mcp',
+      method: 'GET',
+      path: 'GET /unified/connection/{id}',
+      error: 'connection cn_na_gone not found',
+      integration_type: 'unified',
+      workspace_id: h.workspaceId,
+      is_billable: false,
+      environment: 'Production',
+    })
+    const errors = await h.api<{ status: string }[]>('GET', '/unified/apicall', { query: { error: 'true' } })
+    expect(errors.body.length).toBeGreaterThan(0)
+    expect(errors.body.every((c) => Number(c.status) >= 400)).toBe(true)
+    const one = await h.api('GET', `/unified/apicall/${String(failed!.id)}`)
+    expect(one.body).toEqual(failed)
+    const other = await h.otherWorkspace()
+    expect((await h.api('GET', `/unified/apicall/${String(failed!.id)}`, { key: other.apiKey })).status).toBe(
+      404,
+    )
+    const bad = await h.api('GET', '/unified/apicall', { query: { colour: 'red' } })
+    expect(bad.status).toBe(400)
+  })
+
+  it('GET /tools?type=… matches each vendor’s documented tool schema', async () => {
+    for (const [type, schema] of Object.entries(VENDOR_SCHEMAS)) {
+      const res = await h.api('GET', '/tools', { query: { type } })
+      expect(res.status, type).toBe(200)
+      expect(schemaErrors(schema, res.body), type).toEqual([])
+    }
+    const bad = await h.api('GET', '/tools', { query: { type: 'llama' } })
+    expect(bad.status).toBe(400)
+  })
+
+  it('answers 405 to GET /mcp: the server is stateless and opens no stream', async () => {
+    const res = await h.api('GET', '/mcp')
+    expect(res.status).toBe(405)
+  })
+})

@@ -1,0 +1,94 @@
+import { createServer } from 'node:net'
+import { request } from 'undici'
+import type { Config } from '../../src/config.js'
+import { buildApp } from '../../src/http/app.js'
+import { createServices, type Services } from '../../src/services.js'
+import { testConfig } from './config.js'
+import { type StoreKind, uniqueSchema } from './stores.js'
+
+/** A port free right now, so a server's public URL (which providers redirect back to) is known up front. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface AuthServer {
+  readonly url: string
+  readonly services: Services
+  readonly workspaceId: string
+  readonly apiKey: string
+  readonly secret: string
+  /** A JSON call with the workspace key. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>
+  close(): Promise<void>
+}
+
+/**
+ * A Unigate server whose public URL is its real address: the authorization flow builds links and OAuth
+ * redirect URIs from it, and a browser or an emulator must be able to follow them.
+ */
+export async function startAuthServer(
+  store: StoreKind,
+  overrides: Partial<Config> = {},
+  pgSchema: string = uniqueSchema(),
+): Promise<AuthServer> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const config = testConfig(store, { port, publicUrl: url, ...overrides })
+  const services = await createServices(config, store === 'postgres' ? { pgSchema } : {})
+  const app = await buildApp(services, { logger: false })
+  await app.listen({ host: '127.0.0.1', port })
+  const { workspace, secret } = await services.workspaces.create('auth-test')
+  const { apiKey } = await services.apiKeys.issue(workspace.id)
+  return {
+    url,
+    services,
+    workspaceId: workspace.id,
+    apiKey,
+    secret,
+    async api<T>(method: string, path: string, body?: unknown) {
+      const res = await request(`${url}${path}`, {
+        method: method as 'GET',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      })
+      const text = await res.body.text()
+      return { status: res.statusCode, body: (text ? JSON.parse(text) : undefined) as T }
+    },
+    async close() {
+      await app.close()
+      await services.close()
+    },
+  }
+}
+
+/** A plain GET that does not follow redirects: what a browser would be told. */
+export async function browserGet(url: string) {
+  const res = await request(url, { method: 'GET' })
+  const text = await res.body.text()
+  return {
+    status: res.statusCode,
+    location: res.headers.location as string | undefined,
+    headers: res.headers,
+    text,
+  }
+}
+
+export async function browserPost(url: string, form: Record<string, string>) {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  })
+  const text = await res.body.text()
+  return { status: res.statusCode, location: res.headers.location as string | undefined, text }
+}

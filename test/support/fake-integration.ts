@@ -1,0 +1,133 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto'
+import type { IntegrationDefinition, ListQuery, NativeCall } from '../../src/integrations/types.js'
+import type { UnifiedRecord } from '../../src/models/index.js'
+
+export interface FakeRecord {
+  id: string
+  name: string
+  email?: string
+  created_at: string
+  updated_at: string
+  total_events?: number
+}
+
+/**
+ * An in-memory provider for webhook tests (the real providers' emulators are used in the multi-process
+ * tests): one object with `updated_gte`, one without (fingerprint comparison), one that pushes changes.
+ */
+export class FakeProvider {
+  readonly visitors = new Map<string, FakeRecord>()
+  readonly properties = new Map<string, FakeRecord>()
+  readonly subscriptions = new Map<string, { url: string; secret: string; event: string }>()
+  /** Extra provider calls made for the slow field. */
+  slowCalls = 0
+  listCalls = 0
+  failReads = false
+  private clock = 0
+
+  /** Provider time follows the wall clock but moves forward on every change, so updated_at always grows. */
+  private tick(): string {
+    this.clock = Math.max(this.clock + 1, Date.now())
+    return new Date(this.clock).toISOString()
+  }
+
+  put(map: Map<string, FakeRecord>, id: string, name: string): FakeRecord {
+    const now = this.tick()
+    const before = map.get(id)
+    const record = {
+      id,
+      name,
+      email: `${id}@example.com`,
+      created_at: before?.created_at ?? now,
+      updated_at: now,
+    }
+    map.set(id, record)
+    return record
+  }
+}
+
+/** The fake signs nothing: its calls carry the subscription secret as a bearer token. */
+function bearerMatches(call: NativeCall, secret: string): boolean {
+  const given = Buffer.from(String(call.headers.authorization ?? '').replace(/^Bearer /, ''))
+  const expected = Buffer.from(secret)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+function page(records: FakeRecord[], q: ListQuery): FakeRecord[] {
+  const since = q.updated_gte?.getTime()
+  return records
+    .filter((r) => since === undefined || Date.parse(r.updated_at) >= since)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .slice(q.offset, q.offset + q.limit)
+}
+
+export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
+  const toUnified = (r: FakeRecord): UnifiedRecord => ({ ...r, raw: { ...r, plan: 'pro' } })
+  return {
+    type: 'fake',
+    name: 'Fake',
+    categories: ['analytics'],
+    description: 'test provider',
+    webUrl: 'https://example.com',
+    apiDocsUrl: 'https://example.com/docs',
+    auth: { kind: 'api_key', fields: [{ name: 'token', label: 'Token', secret: true, required: true }] },
+    baseUrl: () => 'http://127.0.0.1:9',
+    authHeaders: () => ({}),
+    verify: async () => ({}),
+    retry: { on: [], afterHeaders: [] },
+    objects: {
+      analytics_visitor: {
+        async list(ctx, q) {
+          p.listCalls++
+          if (p.failReads) throw new Error('provider down')
+          return page([...p.visitors.values()], q).map((r) => {
+            if (!ctx.fields.slow.has('total_events')) return toUnified(r)
+            p.slowCalls++
+            return toUnified({ ...r, total_events: 7 })
+          })
+        },
+        listParams: ['updated_gte'],
+        filters: [],
+        slowFields: ['total_events'],
+        listIsComplete: true,
+      },
+      analytics_property: {
+        async list(_ctx, q) {
+          p.listCalls++
+          return page([...p.properties.values()], q).map(toUnified)
+        },
+        listParams: [],
+        filters: ['parent_id'],
+        listIsComplete: true,
+      },
+      analytics_event: {
+        async list(_ctx, q) {
+          return page([], q).map(toUnified)
+        },
+        listParams: ['updated_gte'],
+        filters: [],
+        nativeWebhooks: {
+          events: ['created'],
+          async subscribe(_ctx, request) {
+            const externalId = randomUUID()
+            p.subscriptions.set(externalId, {
+              url: request.url,
+              secret: request.secret,
+              event: request.event,
+            })
+            return { externalId }
+          },
+          async unsubscribe(_ctx, externalId) {
+            p.subscriptions.delete(externalId)
+          },
+          authenticate: bearerMatches,
+          records(call) {
+            const events =
+              (call.body as { events?: { uuid: string; event: string; ts: string }[] }).events ?? []
+            return events.map((e) => ({ id: e.uuid, name: e.event, created_at: new Date(e.ts), raw: e }))
+          },
+        },
+      },
+    },
+  }
+}

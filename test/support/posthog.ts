@@ -1,0 +1,35 @@
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../../emulators/posthog/index.js'
+import type { Harness } from './harness.js'
+
+export async function startPosthog(seed = 7): Promise<PosthogEmulator> {
+  return startPosthogEmulator({ seed, size: { events: 600, sessions: 90, persons: 30 } })
+}
+
+/** Creates a PostHog connection through the API, pointed at the emulator; answers its id. */
+export async function connectPosthog(
+  h: Harness,
+  emulator: PosthogEmulator,
+  extra: Record<string, unknown> = {},
+) {
+  const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+    body: {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
+      ...extra,
+    },
+  })
+  if (res.status !== 200) throw new Error(`connecting failed: ${res.status} ${res.text}`)
+  return res.body.id
+}
+
+/** The HogQL texts that reached the emulator since its requests were last cleared. */
+export function sentHogQL(emulator: PosthogEmulator): string[] {
+  return emulator
+    .requests()
+    .filter((r) => r.path.endsWith('/query/'))
+    .map((r) => (r.body as { query: { query: string } }).query.query)
+}

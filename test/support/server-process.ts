@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+export interface ServerProcess {
+  readonly url: string
+  readonly child: ChildProcess
+  /** stderr and stdout, for a failing test's message. */
+  output(): string
+  kill(signal: NodeJS.Signals): Promise<void>
+}
+
+/** A free TCP port on 127.0.0.1 (bound, then released for the child to take). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Every child started by startServerProcess, so afterAll can kill the ones a failing test left behind. */
+const children = new Set<ChildProcess>()
+
+export function killAllServerProcesses(): void {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  children.clear()
+}
+
+/** Starts `tsx src/main.ts` as its own process with the given environment; resolves once /health answers. */
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.add(child)
+  let output = ''
+  child.stdout?.on('data', (c: Buffer) => {
+    output += c.toString()
+  })
+  child.stderr?.on('data', (c: Buffer) => {
+    output += c.toString()
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server process exited with ${child.exitCode}:\n${output}`)
+    try {
+      const res = await fetch(`${url}/health`)
+      if (res.ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server process did not come up:\n${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    kill: (signal) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill(signal)
+      }),
+  }
+}
+
+/** A JSON call to a server process with the workspace key. */
+export async function callApi<T>(
+  url: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T; text: string }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    text,
+    body: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T,
+  }
+}

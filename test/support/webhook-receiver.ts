@@ -1,0 +1,108 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dataJsonOf, verifyDeliverySignature } from '../../src/webhooks/index.js'
+
+export interface ReceivedDelivery {
+  readonly deliveryId: string
+  readonly attempt: number
+  readonly type: string
+  readonly nonce: string
+  readonly data: Record<string, unknown>[]
+  readonly webhookId: string
+  readonly body: Record<string, unknown>
+  /** What the receiver answered. */
+  readonly answered: number
+}
+
+export interface ReceiverOptions {
+  /** Decides the answer to each delivery; 200 by default. */
+  readonly respond?: (
+    d: Omit<ReceivedDelivery, 'answered'>,
+  ) => number | { status: number; headers?: Record<string, string> }
+  /** Delay before answering, in ms. */
+  readonly delayMs?: number
+}
+
+export interface WebhookReceiver {
+  readonly url: string
+  /** Deliveries whose sig256 verified, in arrival order (including those answered with an error). */
+  readonly deliveries: ReceivedDelivery[]
+  /** Bodies whose signature did not verify: must stay empty. */
+  readonly badSignatures: string[]
+  setResponder(respond: ReceiverOptions['respond']): void
+  accepted(webhookId?: string): ReceivedDelivery[]
+  /** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
+  waitFor(predicate: () => boolean, timeoutMs?: number, what?: string): Promise<void>
+  close(): Promise<void>
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+/**
+ * A real HTTP receiver that verifies `sig256` on every delivery with the workspace secret, exactly as the
+ * README tells users to: over the JSON text of `data` as received, followed by the nonce.
+ */
+export async function startWebhookReceiver(
+  secret: string,
+  options: ReceiverOptions = {},
+): Promise<WebhookReceiver> {
+  const deliveries: ReceivedDelivery[] = []
+  const badSignatures: string[] = []
+  let respond = options.respond
+  const server: Server = createServer(async (req, res) => {
+    const text = await readBody(req)
+    const body = JSON.parse(text) as Record<string, unknown>
+    const dataJson = dataJsonOf(text)
+    const nonce = String(body.nonce)
+    if (!dataJson || !verifyDeliverySignature(secret, dataJson, nonce, String(body.sig256))) {
+      badSignatures.push(text)
+      res.writeHead(400).end()
+      return
+    }
+    const base = {
+      deliveryId: String(req.headers['x-unigate-delivery-id']),
+      attempt: Number(req.headers['x-unigate-delivery-attempt']),
+      type: String(body.type),
+      nonce,
+      data: body.data as Record<string, unknown>[],
+      webhookId: String((body.webhook as { id?: string }).id),
+      body,
+    }
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs))
+    const answer = respond ? respond(base) : 200
+    const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer
+    deliveries.push({ ...base, answered: status })
+    res.writeHead(status, headers).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    deliveries,
+    badSignatures,
+    setResponder(r) {
+      respond = r
+    },
+    accepted(webhookId) {
+      return deliveries.filter((d) => d.answered < 300 && (!webhookId || d.webhookId === webhookId))
+    },
+    async waitFor(predicate, timeoutMs = 15_000, what = 'condition') {
+      const deadline = Date.now() + timeoutMs
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+        await new Promise((r) => setTimeout(r, 25))
+      }
+    },
+    async close() {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

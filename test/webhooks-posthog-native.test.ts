@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
+import { hogInvocations } from '../emulators/posthog/routes/hog-functions.js'
+import { buildApp } from '../src/http/app.js'
+import { createServices, type Services } from '../src/services.js'
+import { testConfig } from './support/config.js'
+import { freePort } from './support/server-process.js'
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
+
+// PostHog is offered here whether or not the shared registry lists it yet.
+vi.mock('../src/integrations/registry.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
+  const posthog = (await import('../src/integrations/posthog/definition.js')).default
+  const all = [...original.INTEGRATIONS.filter((i) => i.type !== 'posthog'), posthog]
+  return { INTEGRATIONS: all, integrationOf: (type: string) => all.find((i) => i.type === type) }
+})
+
+/**
+ * A native webhook against the PostHog emulator: Unigate creates a CDP webhook destination (hog function),
+ * the emulator calls Unigate when an event is captured, and the receiver gets it typed NATIVE, signed.
+ */
+describe('native webhooks with PostHog CDP destinations', () => {
+  let emulator: PosthogEmulator
+  let services: Services
+  let receiver: WebhookReceiver
+  let base: string
+  let apiKey: string
+  let close: () => Promise<void>
+
+  const api = async <T>(method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+    const text = await res.text()
+    return { status: res.status, text, body: (text ? JSON.parse(text) : undefined) as T }
+  }
+  const destinations = async () => {
+    const res = await fetch(`${emulator.url}/api/projects/@current/hog_functions/`, {
+      headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
+    })
+    return ((await res.json()) as { results: { id: string; inputs: { url: { value: string } } }[] }).results
+  }
+
+  beforeAll(async () => {
+    emulator = await startPosthogEmulator({ size: { events: 20 } })
+    // The provider must reach Unigate at its public address: know the port before starting.
+    const port = await freePort()
+    base = `http://127.0.0.1:${port}`
+    services = await createServices(testConfig('sqlite', { publicUrl: base }))
+    const app = await buildApp(services, { logger: false })
+    await app.listen({ host: '127.0.0.1', port })
+    close = async () => {
+      await app.close()
+      await services.close()
+    }
+    const { workspace, secret } = await services.workspaces.create('native')
+    apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
+    receiver = await startWebhookReceiver(secret)
+  })
+  afterAll(async () => {
+    await close?.()
+    await receiver?.close()
+    await emulator?.close()
+  })
+
+  it('subscribes, receives the pushed event, delivers it NATIVE, and unsubscribes on removal', async () => {
+    const conn = await api<{ id: string }>('POST', '/unified/connection', {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    const hook = await api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+      connection_id: conn.body.id,
+      object_type: 'analytics_event',
+      event: 'created',
+      hook_url: receiver.url,
+      fields: 'id,name,visitor_id,property_id',
+    })
+    expect(hook.status, hook.text).toBe(200)
+    expect(hook.body.webhook_type).toBe('native')
+    const [destination] = await destinations()
+    expect(destination?.inputs.url.value).toBe(`${base}/native-webhooks/${hook.body.id}`)
+
+    const created = await api<{ id: string }>('POST', `/analytics/${conn.body.id}/event`, {
+      name: 'signed_up',
+      visitor_id: 'u_native',
+    })
+    expect(created.status, created.text).toBe(200)
+    await receiver
+      .waitFor(() => receiver.accepted(hook.body.id).length === 1, 15_000, 'the pushed event')
+      .catch((e) => {
+        // Say what the emulator's destination got back, the likeliest place for a push to go wrong.
+        throw new Error(
+          `${(e as Error).message}; destination calls: ${JSON.stringify(hogInvocations(emulator.state))}`,
+        )
+      })
+    const [delivery] = receiver.accepted(hook.body.id)
+    expect(delivery).toMatchObject({ type: 'NATIVE', data: [{ name: 'signed_up', visitor_id: 'u_native' }] })
+    expect(delivery!.data[0]!.id).toBe(created.body.id)
+    expect(Object.keys(delivery!.data[0]!).sort()).toEqual(['id', 'name', 'property_id', 'visitor_id'])
+    expect(receiver.badSignatures).toEqual([])
+
+    // A call without the subscription's secret is refused.
+    const forged = await fetch(`${base}/native-webhooks/${hook.body.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer guessed' },
+      body: JSON.stringify({
+        event: { event: 'x', distinct_id: 'y', timestamp: '2025-01-01T00:00:00Z', properties: {} },
+      }),
+    })
+    expect(forged.status).toBe(401)
+
+    expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    expect(await destinations()).toEqual([])
+  })
+})
