@@ -4,8 +4,12 @@
  */
 import { CONNECTIONS, DURATION_S, table } from './load.js'
 import { benchUnifiedList } from './unified-list.js'
+import { benchWebhookDeliveries } from './webhook-deliveries.js'
 
-const BENCHMARKS = [{ name: 'unified list vs provider', run: benchUnifiedList }]
+const BENCHMARKS = [
+  { name: 'unified list vs provider', run: benchUnifiedList },
+  { name: 'signed webhook deliveries', run: benchWebhookDeliveries },
+]
 
 console.log(
   `# Unigate benchmarks (${DURATION_S}s per target, ${CONNECTIONS} connections, node ${process.version})\n`,

@@ -14,6 +14,11 @@ export interface ProviderRequest {
   readonly idempotent?: boolean
   /** Use another base address (a provider's separate ingestion host). */
   readonly baseUrl?: string
+  /**
+   * false sends the request without the connection's credentials: for endpoints that authenticate
+   * otherwise (a key in the body or query), so the credentials never reach another host. Default true.
+   */
+  readonly authenticate?: boolean
 }
 
 export interface ProviderResponse {
@@ -75,7 +80,8 @@ export class ProviderClient {
     const method = req.method ?? 'GET'
     const idempotent = req.idempotent ?? (method === 'GET' || method === 'PUT' || method === 'DELETE')
     const url = this.urlFor(req.path, req.baseUrl, req.query)
-    let auth = await this.currentAuthHeaders()
+    const authenticate = req.authenticate !== false
+    let auth = authenticate ? await this.currentAuthHeaders() : {}
     const headers: Record<string, string> = { accept: 'application/json', ...auth, ...req.headers }
     let payload: string | undefined
     if (req.body !== undefined) {
@@ -87,7 +93,13 @@ export class ProviderClient {
       const res = await this.once(method, url, headers, payload)
       if (res.status >= 200 && res.status < 300) return res
       // One retry with renewed credentials; safe for any method, as a 401 means nothing was done.
-      if (res.status === 401 && this.options.auth && !renewed && (await this.options.auth.rejected(auth))) {
+      if (
+        res.status === 401 &&
+        authenticate &&
+        this.options.auth &&
+        !renewed &&
+        (await this.options.auth.rejected(auth))
+      ) {
         renewed = true
         auth = await this.options.auth.headers()
         Object.assign(headers, auth, req.headers)

@@ -4,7 +4,7 @@ import type { Config } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
 import { createServices, type Services } from '../../src/services.js'
 import { testConfig } from './config.js'
-import { type StoreKind, uniqueSchema } from './stores.js'
+import { dropSchema, type StoreKind, uniqueSchema } from './stores.js'
 
 export interface ApiResponse<T = unknown> {
   readonly status: number
@@ -47,7 +47,8 @@ export function queryString(query: RequestOptions['query']): string {
 /** Starts a real Unigate server on a random port, on the given store, with one workspace. */
 export async function startHarness(store: StoreKind, overrides: Partial<Config> = {}): Promise<Harness> {
   const config = testConfig(store, { logLevel: 'info', ...overrides })
-  const services = await createServices(config, store === 'postgres' ? { pgSchema: uniqueSchema() } : {})
+  const pgSchema = store === 'postgres' ? uniqueSchema() : undefined
+  const services = await createServices(config, pgSchema ? { pgSchema } : {})
   const logStream = new PassThrough()
   const logLines: string[] = []
   logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')))
@@ -96,6 +97,7 @@ export async function startHarness(store: StoreKind, overrides: Partial<Config> 
     async close() {
       await app.close()
       await services.close()
+      if (pgSchema) await dropSchema(pgSchema)
     },
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -15,4 +16,15 @@ export function storeKinds(): StoreKind[] {
 
 export function uniqueSchema(): string {
   return `t_${randomBytes(6).toString('hex')}`
+}
+
+/** Removes a test's PostgreSQL schema, so repeated runs do not pile schemas up in the shared database. */
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  await client.connect()
+  try {
+    await client.query(`drop schema if exists "${schema.replaceAll('"', '')}" cascade`)
+  } finally {
+    await client.end()
+  }
 }

@@ -1,19 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
-import { ProviderClient } from '../http-client.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../types.js'
 import { fromGa4Collect, toGa4Collect } from './event-mappers.js'
 import { ga4MeasurementBase } from './hosts.js'
-
-/**
- * The Measurement Protocol authenticates with `api_secret` in the query, not with OAuth: its requests go
- * through a client without the connection's bearer token, so the token never leaves for another host.
- */
-function measurementClient(ctx: HandlerContext): ProviderClient {
-  const { auth: _bearer, ...options } = ctx.client.options
-  return new ProviderClient({ ...options, baseUrl: ga4MeasurementBase(ctx.credentials), authHeaders: {} })
-}
 
 /**
  * Sends one event. GA4 answers 2xx with an empty body and no id, and validates nothing, so the event is
@@ -31,9 +21,12 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   }
   const id = randomUUID()
   const collect = toGa4Collect(body, id)
-  await measurementClient(ctx).send({
+  // The Measurement Protocol authenticates with `api_secret`, not OAuth: the bearer token stays home.
+  await ctx.client.send({
     method: 'POST',
     path: '/mp/collect',
+    baseUrl: ga4MeasurementBase(ctx.credentials),
+    authenticate: false,
     query: { ...ctx.rawParams, measurement_id: measurementId, api_secret: apiSecret },
     body: collect.payload,
     idempotent: false,

@@ -96,6 +96,8 @@ export async function capture(ctx: HandlerContext, payload: PosthogCapture): Pro
     method: 'POST',
     path: '/i/v0/e/',
     baseUrl: ingestionBaseUrl(ctx.credentials),
+    // Capture authenticates with the project key in the body; the personal key stays on the API host.
+    authenticate: false,
     body: bodyWithRawParams(ctx, { ...payload }),
     idempotent: true,
   })
