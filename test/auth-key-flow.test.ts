@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PERSONAL_API_KEY,
   type PosthogEmulator,
@@ -7,12 +7,6 @@ import {
 import { verifyRedirectSig } from '../src/authorization/index.js'
 import { type AuthServer, browserGet, browserPost, startAuthServer } from './support/auth-server.js'
 import { storeKinds } from './support/stores.js'
-
-vi.mock('../src/integrations/registry.js', async (importOriginal) => {
-  const { authTestRegistry } = await import('./support/auth-integrations.js')
-  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
-  return authTestRegistry(original.INTEGRATIONS)
-})
 
 const APP = 'https://app.example.com'
 

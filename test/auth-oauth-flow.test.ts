@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyRedirectSig } from '../src/authorization/index.js'
 import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
 import {
@@ -10,12 +10,6 @@ import {
   startGoogle,
 } from './support/google-oauth.js'
 import { storeKinds } from './support/stores.js'
-
-vi.mock('../src/integrations/registry.js', async (importOriginal) => {
-  const { authTestRegistry } = await import('./support/auth-integrations.js')
-  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
-  return authTestRegistry(original.INTEGRATIONS)
-})
 
 const APP = 'https://app.example.com'
 const READONLY = 'https://www.googleapis.com/auth/analytics.readonly'

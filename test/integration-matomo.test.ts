@@ -229,6 +229,22 @@ describe('Matomo through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor`)).status).toBe(501)
   })
 
+  it('deletes a visitor with the GDPR tool: all their visits go', async () => {
+    const visitorId = emu.state.visitsOf('2')[5]?.visitorId as string
+    const ids = emu.state
+      .visitsOf('2')
+      .filter((v) => v.visitorId === visitorId)
+      .map((v) => v.idVisit)
+    expect((await h.api('DELETE', `${base()}/visitor/2:${visitorId}`)).status).toBe(200)
+    const [find] = calls('PrivacyManager.findDataSubjects')
+    expect(find).toMatchObject({ idSite: '2', segment: `visitorId==${visitorId}` })
+    const [del] = calls('PrivacyManager.deleteDataSubjects')
+    expect(ids.map((_, i) => del?.[`visits[${i}][idvisit]`]).sort()).toEqual([...ids].sort())
+    expect(emu.state.visitsOf('2').some((v) => v.visitorId === visitorId)).toBe(false)
+    expect((await h.api('GET', `${base()}/visitor/2:${visitorId}`)).status).toBe(404)
+    expect((await h.api('DELETE', `${base()}/visitor/2:${visitorId}`)).status).toBe(404)
+  })
+
   it('reports totals, a daily series and a country breakdown for whole site days', async () => {
     const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
     // The seeded visits (an event tracked by another test happened today, outside the window).
@@ -324,6 +340,8 @@ describe('Matomo through Unigate', () => {
       analytics_event: { property_id: '1', event_type: 'PAGE_VIEW', page_url: 'https://m.example/' },
       analytics_visitor: { name: 'x' },
     }
+    // remove is claimed for visitors (GDPR deletion): delete one that exists rather than creating one.
+    const doomed = `1:${emu.state.visitsOf('1')[7]?.visitorId}`
     for (const [object, { methods }] of Object.entries(support)) {
       for (const [method, claimed] of Object.entries(methods)) {
         const path = `${base()}/${paths[object]}`
@@ -341,7 +359,13 @@ describe('Matomo through Unigate', () => {
                     })
                   : await h.api(
                       'DELETE',
-                      `${path}/${claimed ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id : id}`,
+                      `${path}/${
+                        object === 'analytics_visitor'
+                          ? doomed
+                          : claimed
+                            ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id
+                            : id
+                      }`,
                     )
         ).status
         expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])

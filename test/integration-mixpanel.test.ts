@@ -90,6 +90,18 @@ describe('Mixpanel through Unigate', () => {
       got.push(...res.body.map((e) => String(e.id)))
     }
     expect(got).toEqual(expected)
+    const withRaw = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(from).toISOString(),
+        end_lt: new Date(to).toISOString(),
+        limit: 1,
+        fields: 'id,raw',
+      },
+    })
+    expect(withRaw.body[0]).toEqual({
+      id: expected[0],
+      raw: { event: expect.any(String), properties: expect.objectContaining({ $insert_id: expected[0] }) },
+    })
     const [call] = at('/api/2.0/export')
     expect(call?.query).toMatchObject({
       project_id: DEFAULT_PROJECT_ID,

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PERSONAL_API_KEY,
   type PosthogEmulator,
@@ -10,12 +10,6 @@ import { type Harness, startHarness } from './support/harness.js'
 import { connectMcp } from './support/mcp-client.js'
 
 // PostHog as src/integrations/posthog/definition.ts defines it, whether or not the shared registry lists it yet.
-vi.mock('../src/integrations/registry.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
-  const posthog = (await import('../src/integrations/posthog/definition.js')).default
-  const all = [...original.INTEGRATIONS.filter((i) => i.type !== 'posthog'), posthog]
-  return { INTEGRATIONS: all, integrationOf: (type: string) => all.find((i) => i.type === type) }
-})
 
 type Text = { type: string; text: string }
 type Rec = Record<string, unknown>

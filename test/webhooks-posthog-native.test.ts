@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PERSONAL_API_KEY,
   type PosthogEmulator,
@@ -12,12 +12,6 @@ import { freePort } from './support/server-process.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 // PostHog is offered here whether or not the shared registry lists it yet.
-vi.mock('../src/integrations/registry.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/integrations/registry.js')>()
-  const posthog = (await import('../src/integrations/posthog/definition.js')).default
-  const all = [...original.INTEGRATIONS.filter((i) => i.type !== 'posthog'), posthog]
-  return { INTEGRATIONS: all, integrationOf: (type: string) => all.find((i) => i.type === type) }
-})
 
 /**
  * A native webhook against the PostHog emulator: Unigate creates a CDP webhook destination (hog function),

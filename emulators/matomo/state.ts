@@ -112,15 +112,34 @@ export class MatomoState {
   }
 
   deleteSite(id: string): void {
+    this.sorted.delete(id)
     this.sites.delete(id)
     this.visits.delete(id)
   }
 
-  /** The site's visits newest first (by last action), as Live returns them by default. */
-  visitsOf(idSite: string): MatomoVisitRecord[] {
-    return [...(this.visits.get(idSite) ?? [])].sort(
-      (a, b) => b.lastActionTimestamp - a.lastActionTimestamp || Number(b.idVisit) - Number(a.idVisit),
-    )
+  deleteVisit(idSite: string, idVisit: string): MatomoVisitRecord | undefined {
+    const list = this.visits.get(idSite)
+    const at = list?.findIndex((v) => v.idVisit === idVisit) ?? -1
+    if (!list || at < 0) return undefined
+    const [removed] = list.splice(at, 1)
+    this.sorted.delete(idSite)
+    return removed
+  }
+
+  /** Sorted views, rebuilt after a change, so large seeded sites are not re-sorted on every request. */
+  private readonly sorted = new Map<string, readonly MatomoVisitRecord[]>()
+  private readonly visitCounts = new Map<string, number>()
+
+  /** The site's visits newest first (by last action), as Live returns them by default. Do not mutate. */
+  visitsOf(idSite: string): readonly MatomoVisitRecord[] {
+    let view = this.sorted.get(idSite)
+    if (!view) {
+      view = [...(this.visits.get(idSite) ?? [])].sort(
+        (a, b) => b.lastActionTimestamp - a.lastActionTimestamp || Number(b.idVisit) - Number(a.idVisit),
+      )
+      this.sorted.set(idSite, view)
+    }
+    return view
   }
 
   private seedVisits(idSite: string, count: number, fromS: number, untilS: number): void {
@@ -272,16 +291,20 @@ export class MatomoState {
     visit.visitConverted = goals > 0 ? '1' : '0'
     visit.serverDate = localDay(last, site?.timezone ?? 'UTC')
     const d = new Date(first * 1000)
+    this.sorted.delete(visit.idSite)
     visit.visitLocalTime = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
   }
 
   insertVisit(visit: MatomoVisitRecord): void {
     const list = this.visits.get(visit.idSite)
     if (!list) return
-    const count = list.filter((v) => v.visitorId === visit.visitorId).length
+    const key = `${visit.idSite}:${visit.visitorId}`
+    const count = this.visitCounts.get(key) ?? 0
+    this.visitCounts.set(key, count + 1)
     visit.visitCount = String(count + 1)
     visit.visitorType = count === 0 ? 'new' : 'returning'
     list.push(visit)
+    this.sorted.delete(visit.idSite)
   }
 
   /** The visitor's open visit (last action under 30 minutes before `at`), where a tracked action joins. */

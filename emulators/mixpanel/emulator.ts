@@ -70,7 +70,21 @@ export async function startMixpanelEmulator(
     untilMs: until,
     enagePageSize: options.engagePageSize ?? ENGAGE_PAGE_SIZE,
   })
-  const { app, recorder, faults } = createEmulatorServer({ faultResponse: mixpanelFaultResponse })
+  // /import takes at most 10 MB of uncompressed JSON per request.
+  const { app, recorder, faults } = createEmulatorServer({
+    faultResponse: mixpanelFaultResponse,
+    bodyLimit: 10 * 1024 * 1024,
+  })
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    if (error.statusCode === 413) {
+      return reply.code(413).send({
+        code: 413,
+        error: 'request exceeds max limit of 10485760 bytes',
+        status: 'Request Entity Too Large',
+      })
+    }
+    return reply.code(error.statusCode ?? 500).send({ error: error.message, status: 'error' })
+  })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))))
   })

@@ -137,7 +137,9 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     const groups = new Map<string, typeof events>()
     for (const e of events) {
       const key = onKey ? String(e.properties[onKey] ?? 'undefined') : (c.q.event as string)
-      groups.set(key, [...(groups.get(key) ?? []), e])
+      const list = groups.get(key)
+      if (list) list.push(e)
+      else groups.set(key, [e])
     }
     const values: Record<string, Record<string, number>> = {}
     for (const [key, list] of groups) {

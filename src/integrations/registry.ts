@@ -1,3 +1,4 @@
+import amplitude from './amplitude/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
 import matomo from './matomo/definition.js'
@@ -10,6 +11,7 @@ import youtube from './youtube/definition.js'
 
 /** Every integration this server offers. Adding one is adding its definition here. */
 export const INTEGRATIONS: readonly IntegrationDefinition[] = [
+  amplitude,
   fathom,
   ga4,
   matomo,

@@ -29,6 +29,32 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
 }
 
 export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
+  /** GDPR tool: the visits (data subjects) a segment selects, with their ids. */
+  'PrivacyManager.findDataSubjects': (state, params) => {
+    requireParam(params, 'segment')
+    return selectVisits(state, params).map((v) => ({ ...v, idsite: v.idSite, idvisit: v.idVisit }))
+  },
+  /** GDPR tool: deletes the listed visits (`visits[i][idsite]`, `visits[i][idvisit]`) and their actions. */
+  'PrivacyManager.deleteDataSubjects': (state, params) => {
+    const targets: Array<{ idsite: string; idvisit: string }> = []
+    for (let i = 0; params[`visits[${i}][idvisit]`] !== undefined; i++) {
+      targets.push({
+        idsite: params[`visits[${i}][idsite]`] ?? '',
+        idvisit: params[`visits[${i}][idvisit]`] ?? '',
+      })
+    }
+    if (targets.length === 0) throw new MatomoApiError("Please specify a value for 'visits'.")
+    let visits = 0
+    let actions = 0
+    for (const t of targets) {
+      const removed = state.deleteVisit(t.idsite, t.idvisit)
+      if (removed) {
+        visits++
+        actions += removed.actionDetails.length
+      }
+    }
+    return { log_visit: visits, log_link_visit_action: actions, log_conversion: 0 }
+  },
   'Live.getLastVisitsDetails': (state, params) => {
     const order = params.filter_sort_order ?? 'desc'
     if (order !== 'asc' && order !== 'desc') {

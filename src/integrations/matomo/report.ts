@@ -1,6 +1,7 @@
 import { badRequest, notImplemented } from '../../errors.js'
-import { DIMENSIONS, type Dimension, METRIC_TYPES } from '../../models/analytics.js'
+import type { Dimension } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { callMatomoBulk, type MatomoParams } from './client.js'
 import type { MatomoRow, MatomoSite } from './provider-types.js'
@@ -64,26 +65,15 @@ function daysOf(q: ListQuery): { first: string; last: string } {
   return { first: dayOf(startMs), last: dayOf(endMs - DAY_MS) }
 }
 
-function checkEnums(q: ListQuery): { dimension?: Dimension; type?: string } {
-  const dimension = q.filters.dimension
-  const type = q.filters.type
-  if (typeof dimension === 'string' && !(DIMENSIONS as readonly string[]).includes(dimension)) {
-    throw badRequest(
-      `dimension: '${dimension}' is not a report dimension; use one of ${DIMENSIONS.join(', ')}`,
-    )
-  }
-  if (typeof type === 'string' && !(METRIC_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`type: '${type}' is not a report metric; use one of ${METRIC_TYPES.join(', ')}`)
-  }
-  if (typeof dimension === 'string' && !MATOMO_DIMENSIONS.includes(dimension)) {
+/** Valid enum values (400 otherwise, by the shared report parameters), then what Matomo can serve (501). */
+function checkEnums(q: ListQuery): { dimension?: Dimension; types?: ReadonlySet<string> } {
+  const { dimension, types } = reportParamsOf(q)
+  if (dimension !== undefined && !MATOMO_DIMENSIONS.includes(dimension)) {
     throw notImplemented(
       `Matomo (matomo) cannot break reports down by ${dimension}; it can by ${MATOMO_DIMENSIONS.join(', ')}`,
     )
   }
-  return {
-    ...(typeof dimension === 'string' ? { dimension: dimension as Dimension } : {}),
-    ...(typeof type === 'string' ? { type } : {}),
-  }
+  return { ...(dimension ? { dimension: dimension as Dimension } : {}), ...(types ? { types } : {}) }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -95,7 +85,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   if (typeof idSite !== 'string' || !/^\d+$/.test(idSite)) {
     throw badRequest('Matomo needs property_id (the numeric site id) to list reports')
   }
-  const { dimension, type } = checkEnums(q)
+  const { dimension, types } = checkEnums(q)
   const { first, last } = daysOf(q)
   const base: MatomoParams = { idSite, date: `${first},${last}`, format_metrics: 0 }
   const site = { method: 'SitesManager.getSiteFromId', params: { idSite } }
@@ -145,11 +135,12 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       ]
     }
   }
-  if (type) {
-    metrics = metrics.filter((m) => m.type === type)
-    if (metrics.length === 0) {
+  if (types) {
+    metrics = metrics.filter((m) => types.has(m.type))
+    const missing = [...types].filter((t) => !metrics.some((m) => m.type === t))
+    if (missing.length > 0) {
       throw notImplemented(
-        `Matomo (matomo) does not report ${type}${dimension ? ` by ${dimension}` : ''} for this period`,
+        `Matomo (matomo) does not report ${missing.join(', ')}${dimension ? ` by ${dimension}` : ''} for this period`,
       )
     }
   }

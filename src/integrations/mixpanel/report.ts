@@ -1,6 +1,6 @@
 import { badRequest, notImplemented } from '../../errors.js'
-import { DIMENSIONS, METRIC_TYPES } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
 import type { MixpanelSeries } from './provider-types.js'
@@ -84,22 +84,9 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   const projectId = ctx.credentials.project_id as string
   const property = q.filters.property_id
   if (typeof property === 'string' && property !== projectId) return []
-  const type = typeof q.filters.type === 'string' ? q.filters.type : 'EVENTS'
-  const dimension = typeof q.filters.dimension === 'string' ? q.filters.dimension : 'DATE'
-  if (!(METRIC_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`type: '${type}' is not a report metric; use one of ${METRIC_TYPES.join(', ')}`)
-  }
-  if (!(DIMENSIONS as readonly string[]).includes(dimension)) {
-    throw badRequest(
-      `dimension: '${dimension}' is not a report dimension; use one of ${DIMENSIONS.join(', ')}`,
-    )
-  }
-  const countType = COUNT_TYPES[type]
-  if (!countType) {
-    throw notImplemented(
-      `Mixpanel (mixpanel) cannot report ${type}; it can report ${Object.keys(COUNT_TYPES).join(', ')}`,
-    )
-  }
+  const params = reportParamsOf(q)
+  const types = params.types ? [...params.types] : ['EVENTS']
+  const dimension = params.dimension ?? 'DATE'
   const unit = UNITS[dimension]
   const on = ON[dimension]
   if (!unit && !on) {
@@ -107,35 +94,58 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       `Mixpanel (mixpanel) cannot break reports down by ${dimension}; it can by ${MIXPANEL_REPORT_DIMENSIONS.join(', ')}`,
     )
   }
-  if (on && countType === 'unique') {
-    throw notImplemented(
-      `Mixpanel (mixpanel) cannot count unique USERS by ${dimension} over a window; use a time dimension`,
-    )
+  for (const type of types) {
+    const countType = COUNT_TYPES[type]
+    if (!countType) {
+      throw notImplemented(
+        `Mixpanel (mixpanel) cannot report ${type}; it can report ${Object.keys(COUNT_TYPES).join(', ')}`,
+      )
+    }
+    if (on && countType === 'unique') {
+      throw notImplemented(
+        `Mixpanel (mixpanel) cannot count unique USERS by ${dimension} over a window; use a time dimension`,
+      )
+    }
+    if (type !== 'PAGE_VIEWS' && !q.query) {
+      throw badRequest('query: name the Mixpanel event to count (for example query=Signed%20up)')
+    }
   }
-  const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : q.query
-  if (!event) throw badRequest('query: name the Mixpanel event to count (for example query=Signed%20up)')
   const { from, to, startMs, endMs } = windowOf(q)
-  const common = { ...ctx.rawParams, project_id: projectId, from_date: from, to_date: to, type: countType }
-  const answer = await ctx.client.json<MixpanelSeries>(
-    on
-      ? {
-          path: '/api/query/segmentation',
-          baseUrl: mixpanelHosts(ctx.credentials).query,
-          query: { ...common, event, on: `properties["${on}"]`, unit: 'day' },
-        }
-      : {
-          path: '/api/query/events',
-          baseUrl: mixpanelHosts(ctx.credentials).query,
-          query: { ...common, event: JSON.stringify([event]), unit },
-        },
-  )
+  const metrics: ReturnType<typeof fromMixpanelSeries> = []
+  const raw: Record<string, unknown> = {}
+  // One Query API call per metric: each counts one event in one way.
+  for (const type of types) {
+    const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : (q.query as string)
+    const common = {
+      ...ctx.rawParams,
+      project_id: projectId,
+      from_date: from,
+      to_date: to,
+      type: COUNT_TYPES[type],
+    }
+    const answer = await ctx.client.json<MixpanelSeries>(
+      on
+        ? {
+            path: '/api/query/segmentation',
+            baseUrl: mixpanelHosts(ctx.credentials).query,
+            query: { ...common, event, on: `properties["${on}"]`, unit: 'day' },
+          }
+        : {
+            path: '/api/query/events',
+            baseUrl: mixpanelHosts(ctx.credentials).query,
+            query: { ...common, event: JSON.stringify([event]), unit },
+          },
+    )
+    raw[type] = { ...answer, event }
+    metrics.push(...fromMixpanelSeries(answer, type, dimension, Boolean(on)))
+  }
   const report: UnifiedRecord = {
-    id: `${projectId}:${event}:${type}:${dimension}:${from}:${to}`,
+    id: `${projectId}:${types.join('+')}:${q.query ?? ''}:${dimension}:${from}:${to}`,
     property_id: projectId,
     start_at: new Date(startMs),
     end_at: new Date(endMs),
-    metrics: fromMixpanelSeries(answer, type, dimension, Boolean(on)),
-    raw: { ...answer, event },
+    metrics,
+    raw,
   }
   return [report].slice(q.offset, q.offset + q.limit)
 }

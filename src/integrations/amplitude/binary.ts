@@ -1,0 +1,59 @@
+import { request } from 'undici'
+import { ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../../errors.js'
+import { type ProviderClient, providerAgent, providerMessageOf } from '../http-client.js'
+import { providerWaitMs, retryDelayMs } from '../retry.js'
+
+/**
+ * GET for a binary answer (Amplitude's export zip). ProviderClient decodes bodies as text, which would
+ * corrupt the archive, so this reads bytes with the same pool, headers, timeout and retry policy.
+ * Answers undefined for a 404, which the export uses for "no data in this range".
+ */
+export async function getBinary(
+  client: ProviderClient,
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+): Promise<Buffer | undefined> {
+  const { options } = client
+  for (let attempt = 0; ; attempt++) {
+    let status: number
+    let resHeaders: Record<string, string | string[] | undefined>
+    let body: Buffer
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        headers: { ...options.authHeaders, ...headers },
+        dispatcher: providerAgent,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      })
+      status = res.statusCode
+      resHeaders = res.headers
+      body = Buffer.from(await res.body.arrayBuffer())
+    } catch (err) {
+      const name = (err as Error).name
+      if (name === 'HeadersTimeoutError' || name === 'BodyTimeoutError')
+        throw new ProviderTimeoutError(options.timeoutMs)
+      throw new ProviderUnreachableError(String((err as { code?: string }).code ?? (err as Error).message))
+    }
+    if (status >= 200 && status < 300) return body
+    if (status === 404) return undefined
+    const wait = retryDelayMs(options.retry, status, resHeaders, attempt)
+    if (wait !== undefined && attempt < options.maxRetries && wait <= options.maxRetryWaitMs) {
+      await new Promise((r) => setTimeout(r, wait))
+      continue
+    }
+    const text = body.toString('utf8')
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // Not JSON: the text is the message.
+    }
+    const waitMs = providerWaitMs(options.retry, resHeaders)
+    throw new ProviderError(
+      status,
+      providerMessageOf(parsed),
+      waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000)),
+    )
+  }
+}

@@ -1,0 +1,62 @@
+import { defineIntegration } from '../types.js'
+import { eventHandlers } from './event.js'
+import { AMPLITUDE_REGIONS, amplitudeHosts } from './hosts.js'
+import { reportHandlers } from './report.js'
+import { visitorHandlers } from './visitor.js'
+
+/**
+ * One API key and secret key pair is one Amplitude project, and Amplitude has no project API: there is
+ * no property object, and no session object (sessions exist only as an event field).
+ */
+export default defineIntegration({
+  type: 'amplitude',
+  name: 'Amplitude',
+  categories: ['analytics'],
+  description: 'Amplitude: event export and ingestion, user search and profiles, Dashboard REST reports.',
+  webUrl: 'https://amplitude.com',
+  apiDocsUrl: 'https://amplitude.com/docs/apis',
+  color: '#1E61F0',
+  rateLimitDescription:
+    'Dashboard REST: cost-based, 5 concurrent; User Activity/Search 360/hour; HTTP V2 30 events/s per device or user.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      { name: 'api_key', label: 'API key', secret: true, required: true },
+      { name: 'secret_key', label: 'Secret key', secret: true, required: true },
+      {
+        name: 'region',
+        label: 'Data center',
+        secret: false,
+        required: false,
+        options: AMPLITUDE_REGIONS,
+        description: 'us (default) or eu',
+      },
+      {
+        name: 'api_url',
+        label: 'API address override',
+        secret: false,
+        required: false,
+        description: 'One address serving all Amplitude paths (a proxy); leave empty for Amplitude itself',
+      },
+    ],
+  },
+  baseUrl: (credentials) => amplitudeHosts(credentials).analytics,
+  authHeaders: (c) => ({
+    authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:${c.secret_key ?? ''}`).toString('base64')}`,
+  }),
+  /** User Search for a user that cannot exist: cheap, and rejects bad keys with 401. */
+  async verify(client, credentials) {
+    await client.json({
+      path: '/api/2/usersearch',
+      baseUrl: amplitudeHosts(credentials).analytics,
+      query: { user: 'unigate-credentials-check' },
+    })
+    return {}
+  },
+  retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    analytics_event: eventHandlers,
+    analytics_visitor: visitorHandlers,
+    analytics_report: reportHandlers,
+  },
+})

@@ -1,0 +1,242 @@
+import type { EventType } from '../../models/analytics.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { AmplitudeExportEvent, AmplitudeUserData } from './provider-types.js'
+
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+
+const PAGE_URL = '[Amplitude] Page URL'
+const PAGE_TITLE = '[Amplitude] Page Title'
+
+/** providers.md 12.1, Amplitude column (browser SDK default events). */
+const EVENT_TYPE_OF: Readonly<Record<string, EventType>> = {
+  '[Amplitude] Page Viewed': 'PAGE_VIEW',
+  '[Amplitude] Screen Viewed': 'SCREEN_VIEW',
+  '[Amplitude] Element Clicked': 'CLICK',
+  '[Amplitude] Form Submitted': 'FORM_SUBMIT',
+  '[Amplitude] File Downloaded': 'FILE_DOWNLOAD',
+  '[Amplitude] Page Scrolled': 'SCROLL',
+  session_start: 'SESSION_START',
+  revenue_amount: 'PURCHASE',
+}
+
+export const AMPLITUDE_EVENT_OF: Readonly<Partial<Record<EventType, string>>> = Object.fromEntries(
+  Object.entries(EVENT_TYPE_OF).map(([name, type]) => [type, name]),
+)
+
+export function eventTypeOfAmplitudeEvent(
+  e: Pick<AmplitudeExportEvent, 'event_type' | 'revenue'>,
+): EventType {
+  return EVENT_TYPE_OF[e.event_type] ?? (num(e.revenue) ? 'PURCHASE' : 'CUSTOM')
+}
+
+/** `2024-05-01 10:00:00.123000` (UTC, microseconds) or ISO-8601. */
+export function fromAmplitudeTime(v: unknown): Date | undefined {
+  if (typeof v !== 'string') return undefined
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.exec(v)
+  if (!m) return undefined
+  const d = new Date(`${m[1]}T${m[2]}${(m[3] ?? '').slice(0, 4)}${m[4] ?? 'Z'}`)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+let countryCodes: Map<string, string> | undefined
+
+/** Withdrawn or reserved codes Intl still names (DD is "Germany", UK "United Kingdom"): not ISO 3166-1 today. */
+const NOT_CURRENT = new Set([
+  'AN',
+  'BU',
+  'CS',
+  'DD',
+  'DY',
+  'EU',
+  'EZ',
+  'FX',
+  'HV',
+  'NH',
+  'NT',
+  'QO',
+  'RH',
+  'SU',
+  'TP',
+  'UK',
+  'UN',
+  'VD',
+  'YD',
+  'YU',
+  'ZR',
+  'XA',
+  'XB',
+  'XK',
+])
+
+/** Amplitude stores full English country names; the ISO code comes from the same names Intl uses. */
+export function countryCodeOf(name: string | undefined): string | undefined {
+  if (!name) return undefined
+  if (!countryCodes) {
+    countryCodes = new Map()
+    const names = new Intl.DisplayNames(['en'], { type: 'region' })
+    for (let a = 65; a <= 90; a++) {
+      for (let b = 65; b <= 90; b++) {
+        const code = String.fromCharCode(a, b)
+        if (NOT_CURRENT.has(code)) continue
+        try {
+          const n = names.of(code)
+          if (n && n !== code && !countryCodes.has(n.toLowerCase())) countryCodes.set(n.toLowerCase(), code)
+        } catch {
+          // Not a region code.
+        }
+      }
+    }
+  }
+  return countryCodes.get(name.toLowerCase())
+}
+
+const MAPPED_PROPS = new Set([
+  PAGE_URL,
+  PAGE_TITLE,
+  'referrer',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+])
+
+/**
+ * An exported event. Its id is `$insert_id` when the sender gave one (so an event created through
+ * Unigate keeps the id it was given), else Amplitude's `uuid`. `updated_at` is the server upload
+ * time, the time the export is keyed by.
+ */
+export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
+  const ep = e.event_properties ?? {}
+  const up = e.user_properties ?? {}
+  const pick = (k: string) => str(ep[k]) ?? str(up[k])
+  const web = (e.platform ?? '').toLowerCase() === 'web'
+  const metadata: Record<string, { value: unknown }> = {}
+  for (const [k, v] of Object.entries(ep)) if (!MAPPED_PROPS.has(k) && v !== null) metadata[k] = { value: v }
+  const sessionId = num(e.session_id)
+  const revenue =
+    num(e.revenue) ?? (num(e.price) !== undefined ? (num(e.price) ?? 0) * (num(e.quantity) ?? 1) : undefined)
+  return {
+    id: str(e.$insert_id) ?? str(e.uuid),
+    name: e.event_type,
+    event_type: eventTypeOfAmplitudeEvent(e),
+    property_id: str(e.app),
+    visitor_id: str(e.user_id) ?? str(e.device_id),
+    session_id: sessionId !== undefined && sessionId !== -1 ? String(sessionId) : undefined,
+    created_at: fromAmplitudeTime(e.event_time),
+    updated_at: fromAmplitudeTime(e.server_upload_time),
+    page_url: str(ep[PAGE_URL]),
+    page_title: str(ep[PAGE_TITLE]),
+    page_referrer: pick('referrer'),
+    device: str(e.device_type) ?? str(e.device_family),
+    // On the web, Amplitude records the browser in os_name.
+    browser: web ? str(e.os_name) : undefined,
+    os: web ? undefined : str(e.os_name),
+    country: str(e.country),
+    country_code: countryCodeOf(str(e.country)),
+    region: str(e.region),
+    city: str(e.city),
+    value: revenue,
+    currency: str(e.currency),
+    utm_source: pick('utm_source'),
+    utm_medium: pick('utm_medium'),
+    utm_campaign: pick('utm_campaign'),
+    utm_term: pick('utm_term'),
+    utm_content: pick('utm_content'),
+    metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    raw: { ...e },
+  }
+}
+
+/**
+ * An HTTP V2 event. `insert_id` is our generated id: Amplitude drops a repeat within 7 days, so the
+ * call is safe to retry.
+ */
+export function toAmplitudeEvent(
+  insertId: string,
+  eventType: string,
+  body: Readonly<Record<string, unknown>>,
+  now: Date,
+): Record<string, unknown> {
+  const s = (k: string) => (typeof body[k] === 'string' && body[k] !== '' ? (body[k] as string) : undefined)
+  const eventProperties: Record<string, unknown> = {}
+  const metadata =
+    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
+  for (const [k, v] of Object.entries(metadata)) {
+    eventProperties[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
+  }
+  const props: Array<[string, string | undefined]> = [
+    [PAGE_URL, s('page_url')],
+    [PAGE_TITLE, s('page_title')],
+    ['referrer', s('page_referrer')],
+    ['utm_source', s('utm_source')],
+    ['utm_medium', s('utm_medium')],
+    ['utm_campaign', s('utm_campaign')],
+    ['utm_term', s('utm_term')],
+    ['utm_content', s('utm_content')],
+  ]
+  for (const [k, v] of props) if (v !== undefined) eventProperties[k] = v
+  const created = s('created_at') ? new Date(s('created_at') as string) : now
+  const session = s('session_id')
+  const out: Record<string, unknown> = {
+    user_id: s('visitor_id'),
+    event_type: eventType,
+    time: created.getTime(),
+    insert_id: insertId,
+    event_properties: eventProperties,
+    session_id: session && /^\d+$/.test(session) ? Number(session) : undefined,
+    os_name: s('browser') ?? s('os'),
+    device_model: s('device'),
+    country: s('country'),
+    region: s('region'),
+    city: s('city'),
+    revenue: typeof body.value === 'number' ? body.value : undefined,
+    currency: s('currency'),
+  }
+  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
+  Object.assign(out, raw)
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]
+  return out
+}
+
+/** `2024-03-14` (a day) or a full time. */
+const dayOrTime = (v: unknown): Date | undefined =>
+  typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : fromAmplitudeTime(v)
+
+export function fromAmplitudeUser(id: string, user: AmplitudeUserData | undefined): UnifiedRecord {
+  const props = user?.properties ?? {}
+  const metadata: Record<string, { value: unknown }> = {}
+  for (const [k, v] of Object.entries(props))
+    if (k !== 'email' && k !== 'name' && v !== null) metadata[k] = { value: v }
+  return {
+    id,
+    email: str(props.email),
+    name: str(props.name),
+    country: str(user?.country),
+    country_code: countryCodeOf(str(user?.country)),
+    city: str(user?.city),
+    language: str(user?.language),
+    first_seen_at: dayOrTime(user?.first_used),
+    last_seen_at: dayOrTime(user?.last_used),
+    total_sessions: num(user?.num_sessions),
+    total_events: num(user?.num_events),
+    metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    raw: user ? { ...user } : undefined,
+  }
+}
+
+/** `user_properties.$set` for `/identify`: email and name as plain properties, plus metadata and raw. */
+export function toAmplitudeUserProperties(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const set: Record<string, unknown> = {}
+  const metadata =
+    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
+  for (const [k, v] of Object.entries(metadata)) {
+    set[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
+  }
+  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
+  for (const [k, v] of Object.entries(raw)) if (k !== 'user_id') set[k] = v
+  for (const k of ['email', 'name']) if (typeof body[k] === 'string') set[k] = body[k]
+  return set
+}

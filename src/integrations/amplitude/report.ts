@@ -1,0 +1,181 @@
+import { badRequest, notImplemented } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { reportParamsOf } from '../report-params.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { amplitudeHosts } from './hosts.js'
+import type { AmplitudeSegmentation } from './provider-types.js'
+
+const DAY_MS = 86_400_000
+
+/** Time dimensions → the Dashboard REST interval `i`. */
+const INTERVALS: Readonly<Record<string, string>> = { DATE: '1', WEEK: '7', MONTH: '30', HOUR: '-3600000' }
+/** Property dimensions → built-in group-by properties (`g`). */
+const GROUPS: Readonly<Record<string, string>> = {
+  COUNTRY: 'country',
+  CITY: 'city',
+  DEVICE_TYPE: 'device_type',
+  OS: 'os',
+}
+
+interface MetricSource {
+  readonly path: string
+  readonly params: Readonly<Record<string, string>>
+  /** Whether the endpoint takes a group-by and answers range totals (`seriesCollapsed`). */
+  readonly groups: boolean
+  readonly intervals: readonly string[]
+}
+
+const ALL_INTERVALS = Object.keys(INTERVALS)
+
+/** providers.md 12.2, Amplitude column. */
+const SOURCES: Readonly<Record<string, MetricSource>> = {
+  USERS: {
+    path: '/api/2/events/segmentation',
+    params: { e: JSON.stringify({ event_type: '_active' }), m: 'uniques' },
+    groups: true,
+    intervals: ALL_INTERVALS,
+  },
+  EVENTS: {
+    path: '/api/2/events/segmentation',
+    params: { e: JSON.stringify({ event_type: '_all' }), m: 'totals' },
+    groups: true,
+    intervals: ALL_INTERVALS,
+  },
+  PAGE_VIEWS: {
+    path: '/api/2/events/segmentation',
+    params: { e: JSON.stringify({ event_type: '[Amplitude] Page Viewed' }), m: 'totals' },
+    groups: true,
+    intervals: ALL_INTERVALS,
+  },
+  NEW_USERS: {
+    path: '/api/2/users',
+    params: { m: 'new' },
+    groups: false,
+    intervals: ['DATE', 'WEEK', 'MONTH'],
+  },
+  AVERAGE_SESSION_DURATION: {
+    path: '/api/2/sessions/average',
+    params: {},
+    groups: false,
+    intervals: ['DATE'],
+  },
+}
+
+const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')
+
+function windowOf(q: ListQuery): { start: string; end: string; startMs: number; endMs: number } {
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+  const endMs = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : today
+  const startMs = q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : endMs - 7 * DAY_MS
+  for (const [name, ms] of [
+    ['start_gte', startMs],
+    ['end_lt', endMs],
+  ] as const) {
+    if (ms % DAY_MS !== 0) {
+      throw badRequest(
+        `${name}: Amplitude reports whole days of the project's timezone; give a date (YYYY-MM-DD)`,
+      )
+    }
+  }
+  if (endMs <= startMs) throw badRequest('end_lt must be after start_gte')
+  return { start: ymd(startMs), end: ymd(endMs - DAY_MS), startMs, endMs }
+}
+
+export interface AmplitudeMetric {
+  value: number
+  type: string
+  dimension: string
+  dimension_value: string
+}
+
+/**
+ * `data.series[i][j]` is segment i at `xValues[j]`. Grouped answers are read from `seriesCollapsed`
+ * (Amplitude's own range totals: unique users are not summable over days).
+ */
+export function fromAmplitudeSeries(
+  answer: AmplitudeSegmentation,
+  type: string,
+  dimension: string,
+  grouped: boolean,
+): AmplitudeMetric[] {
+  const data = answer?.data
+  if (!data) return []
+  if (grouped) {
+    const labels = data.seriesLabels ?? data.seriesMeta ?? []
+    return (data.seriesCollapsed ?? []).map((collapsed, i) => ({
+      value: collapsed[0]?.value ?? 0,
+      type,
+      dimension,
+      dimension_value: labelOf(labels[i], i),
+    }))
+  }
+  const first = data.series[0] ?? []
+  return data.xValues.map((x, j) => ({ value: first[j] ?? 0, type, dimension, dimension_value: x }))
+}
+
+/** Labels come as strings, or `[index, "label"]` pairs in some answers. */
+function labelOf(label: unknown, i: number): string {
+  if (typeof label === 'string') return label
+  if (Array.isArray(label) && typeof label[1] === 'string') return label[1]
+  return String(i)
+}
+
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { types, dimension = 'DATE' } = reportParamsOf(q)
+  const wanted = types ? [...types] : ['USERS', 'EVENTS']
+  const interval = INTERVALS[dimension]
+  const group = GROUPS[dimension]
+  if (!interval && !group) {
+    throw notImplemented(
+      `Amplitude (amplitude) cannot break reports down by ${dimension}; it can by ${[...ALL_INTERVALS, ...Object.keys(GROUPS)].join(', ')}`,
+    )
+  }
+  for (const type of wanted) {
+    const source = SOURCES[type]
+    if (!source) {
+      throw notImplemented(
+        `Amplitude (amplitude) cannot report ${type}; it can report ${Object.keys(SOURCES).join(', ')}`,
+      )
+    }
+    if ((group && !source.groups) || (interval && !source.intervals.includes(dimension))) {
+      throw notImplemented(`Amplitude (amplitude) cannot report ${type} by ${dimension}`)
+    }
+  }
+  const { start, end, startMs, endMs } = windowOf(q)
+  const metrics: AmplitudeMetric[] = []
+  const raw: Record<string, unknown> = {}
+  for (const type of wanted) {
+    const source = SOURCES[type] as MetricSource
+    const answer = await ctx.client.json<AmplitudeSegmentation>({
+      path: source.path,
+      baseUrl: amplitudeHosts(ctx.credentials).analytics,
+      query: {
+        ...ctx.rawParams,
+        ...source.params,
+        start,
+        end,
+        ...(group ? { g: group, i: '1' } : { i: interval }),
+      },
+    })
+    raw[type] = answer
+    metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group)))
+  }
+  const report: UnifiedRecord = {
+    id: `amplitude:${wanted.join('+')}:${dimension}:${start}:${end}`,
+    start_at: new Date(startMs),
+    end_at: new Date(endMs),
+    metrics,
+    raw,
+  }
+  return [report].slice(q.offset, q.offset + q.limit)
+}
+
+/**
+ * Dashboard REST answers whole days of the project's timezone, which the API does not expose: start_at
+ * and end_at are the UTC days asked for.
+ */
+export const reportHandlers: ObjectHandlers = {
+  list: listReports,
+  listParams: [],
+  filters: ['type', 'dimension', 'start_gte', 'end_lt'],
+}

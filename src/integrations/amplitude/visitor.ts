@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto'
+import { badRequest, notFound, ProviderError } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ObjectHandlers, WriteBody } from '../types.js'
+import { amplitudeHosts } from './hosts.js'
+import { fromAmplitudeUser, toAmplitudeUserProperties } from './mappers.js'
+import type { AmplitudeUserActivity, AmplitudeUserSearch } from './provider-types.js'
+
+/** Fields only User Activity knows: one more call per visitor (User Search gives ids only). */
+export const VISITOR_SLOW_FIELDS = [
+  'email',
+  'name',
+  'country',
+  'country_code',
+  'city',
+  'language',
+  'first_seen_at',
+  'last_seen_at',
+  'total_sessions',
+  'total_events',
+  'metadata',
+]
+
+type Match = AmplitudeUserSearch['matches'][number]
+
+async function search(ctx: HandlerContext, user: string): Promise<Match[]> {
+  const answer = await ctx.client.json<AmplitudeUserSearch>({
+    path: '/api/2/usersearch',
+    baseUrl: amplitudeHosts(ctx.credentials).analytics,
+    query: { ...ctx.rawParams, user },
+  })
+  return [...(answer?.matches ?? [])]
+}
+
+const idOf = (m: Match) => (m.user_id ? m.user_id : String(m.amplitude_id))
+
+async function withDetails(ctx: HandlerContext, match: Match): Promise<UnifiedRecord> {
+  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+  if (!wantsDetails) return { id: idOf(match), raw: { ...match } }
+  const activity = await ctx.client.json<AmplitudeUserActivity>({
+    path: '/api/2/useractivity',
+    baseUrl: amplitudeHosts(ctx.credentials).analytics,
+    query: { user: match.amplitude_id, limit: 1 },
+  })
+  return fromAmplitudeUser(idOf(match), activity?.userData)
+}
+
+async function findUser(ctx: HandlerContext, id: string): Promise<Match> {
+  const match = (await search(ctx, id)).find((m) => m.user_id === id || String(m.amplitude_id) === id)
+  if (!match) throw notFound(`Amplitude visitor ${id} not found`)
+  return match
+}
+
+/** `/identify` takes a form with the API key and a JSON list of identifications; it answers `success`. */
+async function identify(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+  const set = toAmplitudeUserProperties(body)
+  if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Amplitude user')
+  const form = new URLSearchParams({
+    api_key: ctx.credentials.api_key ?? '',
+    identification: JSON.stringify([{ user_id: id, user_properties: { $set: set } }]),
+  })
+  const answer = await ctx.client.json<unknown>({
+    method: 'POST',
+    path: '/identify',
+    baseUrl: amplitudeHosts(ctx.credentials).ingest,
+    body: form.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    // An identify sets properties: repeating it changes nothing.
+    idempotent: true,
+  })
+  if (answer !== 'success')
+    throw new ProviderError(502, `Amplitude answered the identify with ${String(answer)}`)
+  // Identify is processed asynchronously at Amplitude: answer what was set rather than re-reading.
+  const { raw: _raw, ...fields } = body
+  return { ...fields, id, raw: { user_id: id, user_properties: { $set: set } } }
+}
+
+export const visitorHandlers: ObjectHandlers = {
+  /** Amplitude has no visitor listing, only User Search: `query` is the user id, device id or user id prefix. */
+  async list(ctx, q) {
+    if (!q.query)
+      throw badRequest('Amplitude can only search visitors: give query (a user id, device id or prefix)')
+    const matches = (await search(ctx, q.query)).slice(q.offset, q.offset + q.limit)
+    const out: UnifiedRecord[] = []
+    for (const m of matches) out.push(await withDetails(ctx, m))
+    return out
+  },
+  async get(ctx, id) {
+    return withDetails(ctx, await findUser(ctx, id))
+  },
+  async create(ctx, body) {
+    const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+    return identify(ctx, typeof raw.user_id === 'string' && raw.user_id ? raw.user_id : randomUUID(), body)
+  },
+  async update(ctx, id, body) {
+    await findUser(ctx, id)
+    return identify(ctx, id, body)
+  },
+  async patch(ctx, id, body) {
+    await findUser(ctx, id)
+    return identify(ctx, id, body)
+  },
+  /** User Privacy API: the deletion is a job Amplitude runs later. */
+  async remove(ctx, id) {
+    const match = await findUser(ctx, id)
+    await ctx.client.json({
+      method: 'POST',
+      path: '/api/2/deletions/users',
+      baseUrl: amplitudeHosts(ctx.credentials).analytics,
+      body: { amplitude_ids: [match.amplitude_id], requester: 'unigate', ignore_invalid_id: 'True' },
+    })
+  },
+  listParams: ['query'],
+  filters: [],
+  slowFields: VISITOR_SLOW_FIELDS,
+}

@@ -1,0 +1,51 @@
+import { inflateRawSync } from 'node:zlib'
+
+/**
+ * A minimal ZIP reader for Amplitude's export archive. Node's zlib inflates the entries but has no ZIP
+ * container support, and the project adds no dependency for this one format. Reads the central
+ * directory (sizes are reliable there even when local headers use data descriptors); stored and deflated
+ * entries only, which is what ZIP writers produce; no ZIP64 (the export is capped at 4 GB).
+ */
+export interface ZipEntry {
+  readonly name: string
+  readonly data: Buffer
+}
+
+const EOCD = 0x06054b50
+const CENTRAL = 0x02014b50
+const LOCAL = 0x04034b50
+
+export class ZipError extends Error {}
+
+export function readZip(zip: Buffer): ZipEntry[] {
+  let eocd = -1
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
+    if (zip.readUInt32LE(i) === EOCD) {
+      eocd = i
+      break
+    }
+  }
+  if (eocd < 0) throw new ZipError('not a zip archive (no end of central directory)')
+  const count = zip.readUInt16LE(eocd + 10)
+  let at = zip.readUInt32LE(eocd + 16)
+  const entries: ZipEntry[] = []
+  for (let n = 0; n < count; n++) {
+    if (zip.readUInt32LE(at) !== CENTRAL) throw new ZipError('corrupt zip central directory')
+    const method = zip.readUInt16LE(at + 10)
+    const compressed = zip.readUInt32LE(at + 20)
+    const nameLength = zip.readUInt16LE(at + 28)
+    const extraLength = zip.readUInt16LE(at + 30)
+    const commentLength = zip.readUInt16LE(at + 32)
+    const local = zip.readUInt32LE(at + 42)
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength)
+    at += 46 + nameLength + extraLength + commentLength
+    if (zip.readUInt32LE(local) !== LOCAL) throw new ZipError(`corrupt zip local header for ${name}`)
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28)
+    const raw = zip.subarray(start, start + compressed)
+    if (name.endsWith('/')) continue
+    if (method === 0) entries.push({ name, data: Buffer.from(raw) })
+    else if (method === 8) entries.push({ name, data: inflateRawSync(raw) })
+    else throw new ZipError(`zip entry ${name} uses unsupported compression method ${method}`)
+  }
+  return entries
+}
