@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type AmplitudeEmulator,
   DEFAULT_API_KEY,
@@ -6,7 +6,13 @@ import {
   DEFAULT_SECRET_KEY,
   startAmplitudeEmulator,
 } from '../emulators/amplitude/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
@@ -21,30 +27,17 @@ describe('Amplitude through Unigate', () => {
   // Seeded data spans the 30 days before this; the export is read up to now, so keep windows recent-ish.
   const until = Date.now() - 2 * HOUR_MS
 
-  beforeAll(async () => {
-    emu = await startAmplitudeEmulator({
-      seed: 9,
-      users: 30,
-      events: 600,
-      until: new Date(until).toISOString(),
-    })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
+  useEmulatorSuite({
+    start: () =>
+      startAmplitudeEmulator({ seed: 9, users: 30, events: 600, until: new Date(until).toISOString() }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
         integration_type: 'amplitude',
         auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, region: 'eu', api_url: emu.url },
-      },
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+      })
+    },
   })
 
   const eventId = (e: { $insert_id?: string; uuid: string }) => e.$insert_id ?? e.uuid
@@ -257,14 +250,8 @@ describe('Amplitude through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'amplitude' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'amplitude')
     expect(Object.keys(support).sort()).toEqual(['analytics_event', 'analytics_report', 'analytics_visitor'])
-    const paths: Record<string, string> = {
-      analytics_event: 'event',
-      analytics_visitor: 'visitor',
-      analytics_report: 'report',
-    }
     const listQuery: Record<string, Record<string, string>> = {
       analytics_event: { start_gte: new Date(until - DAY_MS).toISOString() },
       analytics_visitor: { query: 'user_' },
@@ -273,24 +260,10 @@ describe('Amplitude through Unigate', () => {
       analytics_event: { name: 'Matrix', visitor_id: 'u1' },
       analytics_visitor: { email: 'm@example.com' },
     }
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base()}/${paths[object]}`
-        const status = (
-          method === 'list'
-            ? await h.api('GET', path, { query: listQuery[object] ?? {} })
-            : method === 'get'
-              ? await h.api('GET', `${path}/user_0003`)
-              : method === 'create'
-                ? await h.api('POST', path, { body: bodies[object] })
-                : method === 'update' || method === 'patch'
-                  ? await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/user_0003`, {
-                      body: { name: 'Renamed' },
-                    })
-                  : await h.api('DELETE', `${path}/user_0004`)
-        ).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(), support, {
+      query: ({ object }) => listQuery[object],
+      body: ({ object, method }) => (method === 'create' ? bodies[object] : { name: 'Renamed' }),
+      id: ({ method }) => (method === 'remove' ? 'user_0004' : 'user_0003'),
+    })
   })
 })

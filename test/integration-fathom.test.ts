@@ -1,10 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_FATHOM_API_KEY,
   type FathomEmulator,
   startFathomEmulator,
 } from '../emulators/fathom/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 
@@ -16,26 +22,17 @@ describe('Fathom through Unigate', () => {
   const base = () => `/analytics/${conn}`
   const requests = (pathPart: string) => emu.requests().filter((r) => r.path.includes(pathPart))
 
-  beforeAll(async () => {
-    emu = await startFathomEmulator({ seed: 5, sites: 230, pageviews: 800 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
+  useEmulatorSuite({
+    start: () => startFathomEmulator({ seed: 5, sites: 230, pageviews: 800 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
         integration_type: 'fathom',
         auth: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${emu.url}/v1` },
-      },
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-    site = emu.state.orderedSites()[0]?.id as string
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+      })
+      site = emu.state.orderedSites()[0]?.id as string
+    },
   })
 
   it('pages sites with starting_after, remembering the cursor so the next page is one call', async () => {
@@ -205,33 +202,13 @@ describe('Fathom through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'fathom' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'fathom')
     expect(Object.keys(support).sort()).toEqual(['analytics_property', 'analytics_report'])
-    const paths: Record<string, string> = { analytics_property: 'property', analytics_report: 'report' }
-    let created = ''
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base()}/${paths[object]}`
-        let status: number
-        if (method === 'list') {
-          status = (
-            await h.api('GET', path, { query: object === 'analytics_report' ? { property_id: site } : {} })
-          ).status
-        } else if (method === 'get') status = (await h.api('GET', `${path}/${site}`)).status
-        else if (method === 'create') {
-          const res = await h.api<Rec>('POST', path, { body: { name: 'Matrix' } })
-          created = String(res.body.id)
-          status = res.status
-        } else if (method === 'remove') status = (await h.api('DELETE', `${path}/${created}`)).status
-        else
-          status = (
-            await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${site}`, {
-              body: { name: 'Site 1' },
-            })
-          ).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(), support, {
+      query: ({ object }) => (object === 'analytics_report' ? { property_id: site } : undefined),
+      body: ({ method }) => ({ name: method === 'create' ? 'Matrix' : 'Site 1' }),
+      // remove takes the site the walk's create made
+      id: ({ method, created }) => (method === 'remove' ? created : site),
+    })
   })
 })

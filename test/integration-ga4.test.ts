@@ -1,7 +1,8 @@
 import { request } from 'undici'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type Ga4Emulator, startGa4Emulator } from '../emulators/ga4/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import { connected, supportMatrixOf, useEmulatorSuite } from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 type Metric = { type: string; value: number; dimension?: string; dimension_value?: string }
@@ -34,27 +35,18 @@ describe('Google Analytics 4 through Unigate', () => {
     return (await res.body.json()) as Rec
   }
 
-  beforeAll(async () => {
-    emu = await startGa4Emulator({ seed: 3, accounts: 3, propertiesPerAccount: 4 })
-    h = await startHarness('sqlite')
-    token = emu.authority.issueTokens({ scopes: SCOPES }).access_token
-    const stream = emu.seed.streams[0]!
-    const res = await connect({
-      access_token: token,
-      measurement_id: stream.measurementId,
-      api_secret: stream.apiSecret,
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
-    emu.state.quotas.reset()
+  useEmulatorSuite({
+    start: () => startGa4Emulator({ seed: 3, accounts: 3, propertiesPerAccount: 4 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      token = emu.authority.issueTokens({ scopes: SCOPES }).access_token
+      const stream = emu.seed.streams[0]!
+      conn = await connected(
+        connect({ access_token: token, measurement_id: stream.measurementId, api_secret: stream.apiSecret }),
+      )
+    },
+    reset: (emulator) => emulator.state.quotas.reset(),
   })
 
   describe('connections', () => {
@@ -110,8 +102,7 @@ describe('Google Analytics 4 through Unigate', () => {
 
   describe('support matrix', () => {
     it('claims exactly what works, and every claimed operation answers', async () => {
-      const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'googleanalytics' } })
-      const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+      const support = await supportMatrixOf(h, 'googleanalytics')
       expect(Object.keys(support).sort()).toEqual([
         'analytics_event',
         'analytics_property',

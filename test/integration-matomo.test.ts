@@ -1,6 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from '../emulators/matomo/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 
@@ -16,22 +22,16 @@ describe('Matomo through Unigate', () => {
       .map((r) => ({ ...(r.query as Rec), ...(r.body as Rec) }) as Record<string, string>)
       .filter((c) => method === undefined || c.method === method)
 
-  beforeAll(async () => {
-    emu = await startMatomoEmulator({ seed: 3, sites: 3, visitsPerSite: 80 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'matomo', auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: emu.url } },
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+  useEmulatorSuite({
+    start: () => startMatomoEmulator({ seed: 3, sites: 3, visitsPerSite: 80 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'matomo',
+        auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: emu.url },
+      })
+    },
   })
 
   it('sends the token in the POST body, never in the URL, and refuses a token Matomo rejects', async () => {
@@ -312,8 +312,7 @@ describe('Matomo through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'matomo' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'matomo')
     expect(Object.keys(support).sort()).toEqual([
       'analytics_event',
       'analytics_property',
@@ -322,13 +321,6 @@ describe('Matomo through Unigate', () => {
       'analytics_visitor',
     ])
     const visit = emu.state.visitsOf('1')[0]
-    const paths: Record<string, string> = {
-      analytics_property: 'property',
-      analytics_event: 'event',
-      analytics_session: 'session',
-      analytics_visitor: 'visitor',
-      analytics_report: 'report',
-    }
     const ids: Record<string, string> = {
       analytics_property: '1',
       analytics_event: `1:${visit?.idVisit}:0`,
@@ -342,34 +334,17 @@ describe('Matomo through Unigate', () => {
     }
     // remove is claimed for visitors (GDPR deletion): delete one that exists rather than creating one.
     const doomed = `1:${emu.state.visitsOf('1')[7]?.visitorId}`
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base()}/${paths[object]}`
-        const id = ids[object] ?? 'x'
-        const status = (
-          method === 'list'
-            ? await h.api('GET', path, { query: object === 'analytics_property' ? {} : { property_id: '1' } })
-            : method === 'get'
-              ? await h.api('GET', `${path}/${id}`)
-              : method === 'create'
-                ? await h.api('POST', path, { body: bodies[object] ?? {} })
-                : method === 'update' || method === 'patch'
-                  ? await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${id}`, {
-                      body: { name: 'Acme 1' },
-                    })
-                  : await h.api(
-                      'DELETE',
-                      `${path}/${
-                        object === 'analytics_visitor'
-                          ? doomed
-                          : claimed
-                            ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id
-                            : id
-                      }`,
-                    )
-        ).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(), support, {
+      query: ({ object }) => (object === 'analytics_property' ? undefined : { property_id: '1' }),
+      body: ({ object, method }) => (method === 'create' ? (bodies[object] ?? {}) : { name: 'Acme 1' }),
+      id: async ({ object, method, claimed, path }) =>
+        method !== 'remove'
+          ? (ids[object] ?? 'x')
+          : object === 'analytics_visitor'
+            ? doomed
+            : claimed
+              ? String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
+              : (ids[object] ?? 'x'),
+    })
   })
 })

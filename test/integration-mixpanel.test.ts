@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_PROJECT_ID,
   DEFAULT_PROJECT_TOKEN,
@@ -6,7 +6,13 @@ import {
   type MixpanelEmulator,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
@@ -29,22 +35,13 @@ describe('Mixpanel through Unigate', () => {
   const eventsBetween = (from: number, to: number) =>
     emu.state.events.filter((e) => e.properties.time >= from && e.properties.time < to)
 
-  beforeAll(async () => {
-    emu = await startMixpanelEmulator({ seed: 5, events: 1500, profiles: 60, engagePageSize: 25 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'mixpanel', auth: auth() },
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+  useEmulatorSuite({
+    start: () => startMixpanelEmulator({ seed: 5, events: 1500, profiles: 60, engagePageSize: 25 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, { integration_type: 'mixpanel', auth: auth() })
+    },
   })
 
   it('authenticates with the service account and refuses bad credentials or an unseen project', async () => {
@@ -289,23 +286,16 @@ describe('Mixpanel through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'mixpanel' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'mixpanel')
     expect(Object.keys(support).sort()).toEqual([
       'analytics_event',
       'analytics_property',
       'analytics_report',
       'analytics_visitor',
     ])
-    const paths: Record<string, string> = {
-      analytics_property: 'property',
-      analytics_event: 'event',
-      analytics_visitor: 'visitor',
-      analytics_report: 'report',
-    }
     const visitor = [...emu.state.profiles.keys()][0] as string
     const ids: Record<string, string> = { analytics_property: DEFAULT_PROJECT_ID, analytics_visitor: visitor }
-    const listQuery: Record<string, Rec> = {
+    const listQuery: Record<string, Record<string, string>> = {
       analytics_event: { start_gte: '2024-05-01' },
       analytics_report: { type: 'PAGE_VIEWS' },
     }
@@ -314,28 +304,13 @@ describe('Mixpanel through Unigate', () => {
       analytics_visitor: { email: 'matrix@example.com' },
       analytics_property: { name: 'x' },
     }
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base()}/${paths[object]}`
-        const id = ids[object] ?? 'x'
-        const status = (
-          method === 'list'
-            ? await h.api('GET', path, { query: (listQuery[object] ?? {}) as Record<string, string> })
-            : method === 'get'
-              ? await h.api('GET', `${path}/${id}`)
-              : method === 'create'
-                ? await h.api('POST', path, { body: bodies[object] })
-                : method === 'update' || method === 'patch'
-                  ? await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${id}`, {
-                      body: { name: 'Renamed' },
-                    })
-                  : await h.api(
-                      'DELETE',
-                      `${path}/${claimed ? (await h.api<Rec>('POST', path, { body: bodies[object] })).body.id : id}`,
-                    )
-        ).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(), support, {
+      query: ({ object }) => listQuery[object],
+      body: ({ object, method }) => (method === 'create' ? bodies[object] : { name: 'Renamed' }),
+      id: async ({ object, method, claimed, path }) =>
+        method === 'remove' && claimed
+          ? String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
+          : (ids[object] ?? 'x'),
+    })
   })
 })

@@ -1,10 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_PLAUSIBLE_API_KEY,
   type PlausibleEmulator,
   startPlausibleEmulator,
 } from '../emulators/plausible/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 
@@ -16,22 +22,16 @@ describe('Plausible through Unigate', () => {
   const base = () => `/analytics/${conn}`
   const requests = (pathPart: string) => emu.requests().filter((r) => r.path.includes(pathPart))
 
-  beforeAll(async () => {
-    emu = await startPlausibleEmulator({ seed: 3, sites: 250, visits: 400 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'plausible', auth: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: emu.url } },
-    })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+  useEmulatorSuite({
+    start: () => startPlausibleEmulator({ seed: 3, sites: 250, visits: 400 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'plausible',
+        auth: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: emu.url },
+      })
+    },
   })
 
   it('pages sites with remembered cursors: page N costs one call once page N-1 was read', async () => {
@@ -263,36 +263,16 @@ describe('Plausible through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'plausible' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'plausible')
     expect(Object.keys(support).sort()).toEqual(['analytics_event', 'analytics_property', 'analytics_report'])
-    const paths: Record<string, string> = {
-      analytics_property: 'property',
-      analytics_event: 'event',
-      analytics_report: 'report',
-    }
     const bodies: Record<string, Rec> = {
       analytics_property: { name: 'matrix.example.com' },
       analytics_event: { name: 'm', property_id: site, page_url: 'https://site0001.example.com/' },
     }
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base()}/${paths[object]}`
-        let status: number
-        if (method === 'list')
-          status = (
-            await h.api('GET', path, { query: object === 'analytics_report' ? { property_id: site } : {} })
-          ).status
-        else if (method === 'get') status = (await h.api('GET', `${path}/${site}`)).status
-        else if (method === 'create')
-          status = (await h.api('POST', path, { body: bodies[object] ?? {} })).status
-        else if (method === 'remove') status = (await h.api('DELETE', `${path}/matrix.example.com`)).status
-        else
-          status = (
-            await h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${site}`, { body: { name: site } })
-          ).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(), support, {
+      query: ({ object }) => (object === 'analytics_report' ? { property_id: site } : undefined),
+      body: ({ object, method }) => (method === 'create' ? (bodies[object] ?? {}) : { name: site }),
+      id: ({ method }) => (method === 'remove' ? 'matrix.example.com' : site),
+    })
   })
 })

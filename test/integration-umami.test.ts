@@ -1,6 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 
@@ -14,27 +20,16 @@ describe('Umami through Unigate', () => {
 
   const requests = (pathPart: string) => emu.requests().filter((r) => r.path.includes(pathPart))
 
-  beforeAll(async () => {
-    emu = await startUmamiEmulator({ seed: 7, websites: 5, sessions: 60 })
-    h = await startHarness('sqlite')
-    const connect = async (auth: Rec) => {
-      const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-        body: { integration_type: 'umami', auth },
-      })
-      expect(res.status).toBe(200)
-      return res.body.id
-    }
-    cloud = await connect({ api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${emu.url}/v1` })
-    selfHosted = await connect({ api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` })
-    site = [...emu.state.websites.values()][0]?.id as string
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
+  useEmulatorSuite({
+    start: () => startUmamiEmulator({ seed: 7, websites: 5, sessions: 60 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      const connect = (auth: Rec) => createConnection(h, { integration_type: 'umami', auth })
+      cloud = await connect({ api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${emu.url}/v1` })
+      selfHosted = await connect({ api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` })
+      site = [...emu.state.websites.values()][0]?.id as string
+    },
   })
 
   it('authenticates Cloud with x-umami-api-key under /v1 and self-hosted with Bearer under /api', async () => {
@@ -330,48 +325,29 @@ describe('Umami through Unigate', () => {
   })
 
   it('claims in its support matrix exactly what works', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'umami' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'umami')
     expect(Object.keys(support).sort()).toEqual([
       'analytics_event',
       'analytics_property',
       'analytics_report',
       'analytics_session',
     ])
-    const paths: Record<string, string> = {
-      analytics_property: 'property',
-      analytics_event: 'event',
-      analytics_session: 'session',
-      analytics_report: 'report',
-    }
     const sessionId = `${site}:${[...emu.state.sessions.values()].find((s) => s.websiteId === site)?.id}`
     const ids: Record<string, string> = { analytics_property: site, analytics_session: sessionId }
     const bodies: Record<string, Rec> = {
       analytics_property: { name: 'Matrix', raw: { domain: 'matrix.example.com' } },
       analytics_event: { name: 'matrix', property_id: site, page_url: '/m' },
     }
-    for (const [object, { methods }] of Object.entries(support)) {
-      for (const [method, claimed] of Object.entries(methods)) {
-        const path = `${base(cloud)}/${paths[object]}`
-        const id = method === 'remove' ? undefined : ids[object]
-        const call =
-          method === 'list'
-            ? h.api('GET', path, { query: object === 'analytics_property' ? {} : { property_id: site } })
-            : method === 'get'
-              ? h.api('GET', `${path}/${encodeURIComponent(id ?? 'x')}`)
-              : method === 'create'
-                ? h.api('POST', path, { body: bodies[object] ?? {} })
-                : method === 'update' || method === 'patch'
-                  ? h.api(method === 'update' ? 'PUT' : 'PATCH', `${path}/${id ?? 'x'}`, {
-                      body: { name: 'Site 001' },
-                    })
-                  : h.api(
-                      'DELETE',
-                      `${path}/${(await h.api<Rec>('POST', path, { body: bodies[object] })).body.id}`,
-                    )
-        const status = (await call).status
-        expect([object, method, status]).toEqual([object, method, claimed ? 200 : 501])
-      }
-    }
+    await expectSupportMatrixAnswers(h, base(cloud), support, {
+      query: ({ object }) => (object === 'analytics_property' ? undefined : { property_id: site }),
+      body: ({ object, method }) => (method === 'create' ? (bodies[object] ?? {}) : { name: 'Site 001' }),
+      // remove creates what it removes; get sends the id encoded, update and patch as it is
+      id: async ({ object, method, path }) =>
+        method === 'remove'
+          ? String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
+          : method === 'get'
+            ? encodeURIComponent(ids[object] ?? 'x')
+            : (ids[object] ?? 'x'),
+    })
   })
 })

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startYoutubeEmulator, type YoutubeEmulator } from '../emulators/youtube/index.js'
-import { type Harness, startHarness } from './support/harness.js'
+import type { Harness } from './support/harness.js'
+import { connected, supportMatrixOf, useEmulatorSuite } from './support/integration-suite.js'
 
 type Rec = Record<string, unknown>
 type Metric = { type: string; value: number; dimension?: string; dimension_value?: string }
@@ -23,26 +24,19 @@ describe('YouTube through Unigate', () => {
       body: { integration_type: 'youtube', auth: { api_url: emu.url, ...auth } },
     })
 
-  beforeAll(async () => {
-    emu = await startYoutubeEmulator({ seed: 5, managedChannels: 60 })
-    h = await startHarness('sqlite')
-    token = emu.authority.issueTokens({ scopes: SCOPES }).access_token
-    const res = await connect({ access_token: token })
-    expect(res.status).toBe(200)
-    conn = res.body.id
-    const partnerToken = emu.authority.issueTokens({ scopes: [...SCOPES, `${S}youtubepartner`] }).access_token
-    const p = await connect({ access_token: partnerToken, content_owner_id: 'acmecms' })
-    expect(p.status).toBe(200)
-    partner = p.body.id
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
-  beforeEach(() => {
-    emu.clearRequests()
-    emu.clearFaults()
-    emu.state.resetQuota()
+  useEmulatorSuite({
+    start: () => startYoutubeEmulator({ seed: 5, managedChannels: 60 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      token = emu.authority.issueTokens({ scopes: SCOPES }).access_token
+      conn = await connected(connect({ access_token: token }))
+      const partnerToken = emu.authority.issueTokens({
+        scopes: [...SCOPES, `${S}youtubepartner`],
+      }).access_token
+      partner = await connected(connect({ access_token: partnerToken, content_owner_id: 'acmecms' }))
+    },
+    reset: (emulator) => emulator.state.resetQuota(),
   })
 
   it('verifies the token with one channel read and refuses a rejected token', async () => {
@@ -56,8 +50,7 @@ describe('YouTube through Unigate', () => {
   })
 
   it('claims only what YouTube serves, and every claim answers', async () => {
-    const res = await h.api<Rec[]>('GET', '/unified/integration', { query: { type: 'youtube' } })
-    const support = res.body[0]?.support as Record<string, { methods: Record<string, boolean> }>
+    const support = await supportMatrixOf(h, 'youtube')
     expect(support.analytics_property?.methods).toEqual({
       list: true,
       get: true,

@@ -1,9 +1,11 @@
 import {
   createEmulatorServer,
-  type Fault,
+  type EmulatorHandle,
   type FaultResponse,
-  listen,
-  type RecordedRequest,
+  installFormParser,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
 } from '../kit/index.js'
 import { DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_DATA_UNTIL, DEFAULT_SECRET_KEY } from './constants.js'
 import {
@@ -14,9 +16,7 @@ import {
 } from './routes.js'
 import { AmplitudeState } from './state.js'
 
-export interface AmplitudeEmulatorOptions {
-  readonly port?: number
-  readonly host?: string
+export interface AmplitudeEmulatorOptions extends ListenOptions {
   readonly seed?: number
   readonly users?: number
   readonly events?: number
@@ -26,15 +26,9 @@ export interface AmplitudeEmulatorOptions {
   readonly until?: string
 }
 
-export interface AmplitudeEmulator {
+export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
   /** One address serving the analytics (`/api/2/…`) and ingestion (`/2/httpapi`, `/identify`) paths. */
   readonly url: string
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  readonly state: AmplitudeState
-  close(): Promise<void>
 }
 
 function amplitudeFaultResponse(status: number): FaultResponse {
@@ -56,8 +50,7 @@ function amplitudeFaultResponse(status: number): FaultResponse {
 export async function startAmplitudeEmulator(
   options: AmplitudeEmulatorOptions = {},
 ): Promise<AmplitudeEmulator> {
-  const until = Date.parse(options.until ?? DEFAULT_DATA_UNTIL)
-  if (Number.isNaN(until)) throw new Error(`until: '${options.until}' is not an ISO-8601 date`)
+  const until = parseUntil(options.until, DEFAULT_DATA_UNTIL)
   const state = new AmplitudeState(
     options.app ?? DEFAULT_APP_ID,
     options.seed ?? 1,
@@ -70,29 +63,19 @@ export async function startAmplitudeEmulator(
     secretKey: options.secretKey ?? DEFAULT_SECRET_KEY,
   }
   // HTTP V2 refuses requests over 1 MB with its own 413 body.
-  const { app, recorder, faults } = createEmulatorServer({
+  const server = createEmulatorServer({
     faultResponse: amplitudeFaultResponse,
     bodyLimit: 1024 * 1024,
   })
+  const { app } = server
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
     if (error.statusCode === 413) return reply.code(413).send({ code: 413, error: 'Payload too large' })
     return reply.code(error.statusCode ?? 500).send({ code: error.statusCode ?? 500, error: error.message })
   })
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))))
-  })
+  installFormParser(app)
   registerExportRoute(app, state, keys)
   registerIngestRoutes(app, state, keys)
   registerUserRoutes(app, state, keys)
   registerDashboardRoutes(app, state, keys)
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    state,
-    close: () => app.close(),
-  }
+  return listenEmulator(server, state, options)
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from './index.js'
 
 /** `tsx emulators/amplitude/main.ts --port 8009 --seed 1 --events 100000`: an Amplitude emulator for demos and benchmarks. */
@@ -12,18 +13,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startAmplitudeEmulator({
-  port: int('port', values.port) ?? 8009,
+  port: wholeNumberArg('port', values.port) ?? 8009,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  users: int('users', values.users),
-  events: int('events', values.events),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  users: wholeNumberArg('users', values.users),
+  events: wholeNumberArg('events', values.events),
 })
 
 console.log(emulator.url)
@@ -32,8 +27,4 @@ console.error(
     `secret_key ${DEFAULT_SECRET_KEY}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from './index.js'
 
 /** `tsx emulators/fathom/main.ts --port 8009 --sites 500 --pageviews 10000`: a Fathom emulator. */
@@ -13,18 +14,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startFathomEmulator({
-  port: int('port', values.port) ?? 8009,
+  port: wholeNumberArg('port', values.port) ?? 8009,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  sites: int('sites', values.sites),
-  pageviews: int('pageviews', values.pageviews),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  sites: wholeNumberArg('sites', values.sites),
+  pageviews: wholeNumberArg('pageviews', values.pageviews),
   apiKeys: values['api-key'] ?? [DEFAULT_FATHOM_API_KEY],
 })
 
@@ -33,8 +28,4 @@ console.error(
   `Fathom emulator: API at ${emulator.url}/v1, Bearer ${values['api-key']?.join(', ') ?? DEFAULT_FATHOM_API_KEY}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

@@ -2,7 +2,12 @@ import { googleFaultResponse } from '../google/errors.js'
 import { installGoogleErrorHandler } from '../google/http.js'
 import { GoogleTokenAuthority } from '../google/token-authority.js'
 import { registerGoogleTokenRoutes } from '../google/token-routes.js'
-import { createEmulatorServer, type Fault, listen, type RecordedRequest } from '../kit/index.js'
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  type ListenOptions,
+  listenEmulator,
+} from '../kit/index.js'
 import { type Ga4Seed, seedGa4 } from './data/seed.js'
 import { type CollectedEvent, registerMeasurementRoutes } from './measurement.js'
 import type { QuotaLimits } from './report/quota.js'
@@ -10,10 +15,7 @@ import { registerAdminRoutes } from './routes/admin.js'
 import { registerDataRoutes } from './routes/data.js'
 import { Ga4State } from './state.js'
 
-export interface Ga4EmulatorOptions {
-  /** 0 (the default) picks a free port. */
-  readonly port?: number
-  readonly host?: string
+export interface Ga4EmulatorOptions extends ListenOptions {
   readonly seed?: number
   readonly accounts?: number
   readonly propertiesPerAccount?: number
@@ -25,19 +27,13 @@ export interface Ga4EmulatorOptions {
   readonly authority?: GoogleTokenAuthority
 }
 
-export interface Ga4Emulator {
+export interface Ga4Emulator extends EmulatorHandle<Ga4State> {
   /** Serves the Admin API, the Data API, the Measurement Protocol and Google's token endpoint. */
   readonly url: string
   readonly authority: GoogleTokenAuthority
   readonly seed: Ga4Seed
-  readonly state: Ga4State
   /** Events the Measurement Protocol accepted. */
   collected(): CollectedEvent[]
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  close(): Promise<void>
 }
 
 /** Starts a GA4 emulator: seeded accounts and properties, report data, Google's OAuth, errors and quotas. */
@@ -51,7 +47,8 @@ export async function startGa4Emulator(options: Ga4EmulatorOptions = {}): Promis
   const authority = options.authority ?? new GoogleTokenAuthority()
   const state = new Ga4State(seed, authority, { seed: seedNumber, factsPerDay: options.factsPerDay ?? 6 })
   if (options.quota) state.quotas.setLimits(options.quota)
-  const { app, recorder, faults } = createEmulatorServer({ faultResponse: googleFaultResponse })
+  const server = createEmulatorServer({ faultResponse: googleFaultResponse })
+  const { app } = server
   installGoogleErrorHandler(app)
   registerGoogleTokenRoutes(app, authority)
   registerAdminRoutes(app, state)
@@ -62,17 +59,6 @@ export async function startGa4Emulator(options: Ga4EmulatorOptions = {}): Promis
     return { reset: true }
   })
   app.get('/__emulator/ga4/collected', async () => state.collected)
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    authority,
-    seed,
-    state,
-    collected: () => [...state.collected],
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    close: () => app.close(),
-  }
+  const handle = await listenEmulator(server, state, options)
+  return { ...handle, authority, seed, collected: () => [...state.collected] }
 }

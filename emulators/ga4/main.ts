@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { startGa4Emulator } from './index.js'
 
 /** `tsx emulators/ga4/main.ts --port 8004 --seed 1`: a GA4 emulator for demos and benchmarks. */
@@ -13,19 +14,13 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startGa4Emulator({
-  port: int('port', values.port) ?? 8004,
+  port: wholeNumberArg('port', values.port) ?? 8004,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  accounts: int('accounts', values.accounts),
-  propertiesPerAccount: int('properties-per-account', values['properties-per-account']),
-  factsPerDay: int('facts-per-day', values['facts-per-day']),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  accounts: wholeNumberArg('accounts', values.accounts),
+  propertiesPerAccount: wholeNumberArg('properties-per-account', values['properties-per-account']),
+  factsPerDay: wholeNumberArg('facts-per-day', values['facts-per-day']),
 })
 
 const tokens = emulator.authority.issueTokens({
@@ -42,8 +37,4 @@ console.error(
     `control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

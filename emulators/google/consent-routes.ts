@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { installFormParser } from '../kit/index.js'
 import type { GoogleTokenAuthority } from './token-authority.js'
-import { ensureFormParser } from './token-routes.js'
 
 /** Where accounts.google.com serves the authorization (consent) page. */
 export const GOOGLE_AUTHORIZE_PATH = '/o/oauth2/v2/auth'
@@ -66,7 +66,7 @@ function back(p: Params, params: Record<string, string>): string {
  * challenge; Cancel redirects with `error=access_denied`, as Google does.
  */
 export function registerGoogleConsentRoutes(app: FastifyInstance, authority: GoogleTokenAuthority): void {
-  ensureFormParser(app)
+  installFormParser(app)
   app.get(GOOGLE_AUTHORIZE_PATH, async (request, reply) => {
     const p = paramsOf(request)
     const bad = checkRequest(authority, p)

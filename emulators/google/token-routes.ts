@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { installFormParser } from '../kit/index.js'
 import type { GoogleTokenAuthority } from './token-authority.js'
 
 /** Control endpoints of the emulated token authority (never recorded, never faulted). */
@@ -33,19 +34,12 @@ function withBasicClient(request: FastifyRequest, form: Record<string, string | 
   }
 }
 
-export function ensureFormParser(app: FastifyInstance): void {
-  if (app.hasContentTypeParser('application/x-www-form-urlencoded')) return
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))))
-  })
-}
-
 /**
  * `POST /token` and `POST /revoke` as `oauth2.googleapis.com` serves them, plus control endpoints that
  * stand in for the consent screen (mint a code or tokens) and move the authority's clock.
  */
 export function registerGoogleTokenRoutes(app: FastifyInstance, authority: GoogleTokenAuthority): void {
-  ensureFormParser(app)
+  installFormParser(app)
   app.post('/token', async (request: FastifyRequest, reply: FastifyReply) => {
     const form = withBasicClient(request, formOf(request))
     const grantType = form.grant_type

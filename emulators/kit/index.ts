@@ -1,4 +1,6 @@
+export { closeOnSignals, wholeNumberArg } from './cli.js'
 export { type Fault, FaultError, FaultQueue, parseFault } from './faults.js'
+export { type EmulatorHandle, type ListenOptions, listenEmulator, parseUntil } from './handle.js'
 export {
   DAY_MS,
   HOUR_MS,
@@ -11,6 +13,7 @@ export {
   uuidV7,
   uuidV7Millis,
 } from './ids.js'
+export { installFormParser, installTextJsonParser } from './parsers.js'
 export { hash32, SeededRandom } from './random.js'
 export { type RecordedRequest, RequestRecorder } from './recorder.js'
 export {

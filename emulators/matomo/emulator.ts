@@ -1,19 +1,18 @@
 import {
   createEmulatorServer,
-  type Fault,
+  type EmulatorHandle,
   type FaultResponse,
-  listen,
-  type RecordedRequest,
+  installFormParser,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
 } from '../kit/index.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_MATOMO_TOKEN } from './constants.js'
 import { matomoError } from './errors.js'
-import { installFormParser, registerApiRoutes, registerTrackingRoutes } from './routes.js'
+import { registerApiRoutes, registerTrackingRoutes } from './routes.js'
 import { MatomoState } from './state.js'
 
-export interface MatomoEmulatorOptions {
-  /** 0 (the default) picks a free port. */
-  readonly port?: number
-  readonly host?: string
+export interface MatomoEmulatorOptions extends ListenOptions {
   readonly seed?: number
   readonly sites?: number
   /** Seeded visits per site (about three per visitor, one to six actions each). */
@@ -26,15 +25,9 @@ export interface MatomoEmulatorOptions {
   readonly secureOnlyTokens?: boolean
 }
 
-export interface MatomoEmulator {
+export interface MatomoEmulator extends EmulatorHandle<MatomoState> {
   /** The Matomo base address (`/index.php` Reporting API, `/matomo.php` Tracking API). */
   readonly url: string
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  readonly state: MatomoState
-  close(): Promise<void>
 }
 
 /** What a Matomo behind a web server answers for an injected fault status. */
@@ -50,8 +43,7 @@ function matomoFaultResponse(status: number): FaultResponse {
 
 /** Starts a Matomo emulator: seeded sites and visits, Reporting and Tracking APIs, faults and a request record. */
 export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): Promise<MatomoEmulator> {
-  const until = Date.parse(options.until ?? DEFAULT_DATA_UNTIL)
-  if (Number.isNaN(until)) throw new Error(`until: '${options.until}' is not an ISO-8601 date`)
+  const until = parseUntil(options.until, DEFAULT_DATA_UNTIL)
   const state = new MatomoState({
     seed: options.seed ?? 1,
     sites: Math.max(1, options.sites ?? 3),
@@ -59,18 +51,11 @@ export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): 
     tokens: options.tokens ?? [DEFAULT_MATOMO_TOKEN],
     untilMs: until,
   })
-  const { app, recorder, faults } = createEmulatorServer({ faultResponse: matomoFaultResponse })
+  const server = createEmulatorServer({ faultResponse: matomoFaultResponse })
+  const { app } = server
+  // Matomo takes form posts.
   installFormParser(app)
   registerApiRoutes(app, state, { secureOnlyTokens: options.secureOnlyTokens ?? true })
   registerTrackingRoutes(app, state)
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    state,
-    close: () => app.close(),
-  }
+  return listenEmulator(server, state, options)
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from './index.js'
 
 /** `tsx emulators/matomo/main.ts --port 8006 --seed 1 --visits 5000`: a Matomo emulator for demos and benchmarks. */
@@ -13,18 +14,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startMatomoEmulator({
-  port: int('port', values.port) ?? 8006,
+  port: wholeNumberArg('port', values.port) ?? 8006,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  sites: int('sites', values.sites),
-  visitsPerSite: int('visits', values.visits),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  sites: wholeNumberArg('sites', values.sites),
+  visitsPerSite: wholeNumberArg('visits', values.visits),
   tokens: values.token ?? [DEFAULT_MATOMO_TOKEN],
 })
 
@@ -34,8 +29,4 @@ console.error(
     `token_auth ${values.token?.join(', ') ?? DEFAULT_MATOMO_TOKEN} (POST body); control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

@@ -15,13 +15,6 @@ const flat = (value: unknown): Form => {
   return out
 }
 
-/** Matomo takes form posts; Fastify has no parser for them out of the box. */
-export function installFormParser(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))))
-  })
-}
-
 export interface RouteOptions {
   /** Tokens restricted to POST requests (Matomo's recommended token setting) refuse a token in the URL. */
   readonly secureOnlyTokens: boolean

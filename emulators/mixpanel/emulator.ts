@@ -1,9 +1,11 @@
 import {
   createEmulatorServer,
-  type Fault,
+  type EmulatorHandle,
   type FaultResponse,
-  listen,
-  type RecordedRequest,
+  installFormParser,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
 } from '../kit/index.js'
 import {
   DEFAULT_DATA_UNTIL,
@@ -17,9 +19,7 @@ import { registerIngestRoutes } from './routes-ingest.js'
 import { registerQueryRoutes } from './routes-query.js'
 import { MixpanelState } from './state.js'
 
-export interface MixpanelEmulatorOptions {
-  readonly port?: number
-  readonly host?: string
+export interface MixpanelEmulatorOptions extends ListenOptions {
   readonly seed?: number
   readonly events?: number
   readonly profiles?: number
@@ -31,15 +31,9 @@ export interface MixpanelEmulatorOptions {
   readonly until?: string
 }
 
-export interface MixpanelEmulator {
+export interface MixpanelEmulator extends EmulatorHandle<MixpanelState> {
   /** One address serving ingestion, Query, Export and App API paths. */
   readonly url: string
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  readonly state: MixpanelState
-  close(): Promise<void>
 }
 
 function mixpanelFaultResponse(status: number): FaultResponse {
@@ -58,8 +52,7 @@ function mixpanelFaultResponse(status: number): FaultResponse {
 export async function startMixpanelEmulator(
   options: MixpanelEmulatorOptions = {},
 ): Promise<MixpanelEmulator> {
-  const until = Date.parse(options.until ?? DEFAULT_DATA_UNTIL)
-  if (Number.isNaN(until)) throw new Error(`until: '${options.until}' is not an ISO-8601 date`)
+  const until = parseUntil(options.until, DEFAULT_DATA_UNTIL)
   const state = new MixpanelState({
     seed: options.seed ?? 1,
     projectId: options.projectId ?? DEFAULT_PROJECT_ID,
@@ -71,10 +64,11 @@ export async function startMixpanelEmulator(
     enagePageSize: options.engagePageSize ?? ENGAGE_PAGE_SIZE,
   })
   // /import takes at most 10 MB of uncompressed JSON per request.
-  const { app, recorder, faults } = createEmulatorServer({
+  const server = createEmulatorServer({
     faultResponse: mixpanelFaultResponse,
     bodyLimit: 10 * 1024 * 1024,
   })
+  const { app } = server
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
     if (error.statusCode === 413) {
       return reply.code(413).send({
@@ -85,20 +79,9 @@ export async function startMixpanelEmulator(
     }
     return reply.code(error.statusCode ?? 500).send({ error: error.message, status: 'error' })
   })
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))))
-  })
+  installFormParser(app)
   registerExportRoutes(app, state)
   registerIngestRoutes(app, state)
   registerQueryRoutes(app, state)
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    state,
-    close: () => app.close(),
-  }
+  return listenEmulator(server, state, options)
 }

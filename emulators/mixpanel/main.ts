@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import {
   DEFAULT_PROJECT_ID,
   DEFAULT_PROJECT_TOKEN,
@@ -17,18 +18,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startMixpanelEmulator({
-  port: int('port', values.port) ?? 8008,
+  port: wholeNumberArg('port', values.port) ?? 8008,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  events: int('events', values.events),
-  profiles: int('profiles', values.profiles),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  events: wholeNumberArg('events', values.events),
+  profiles: wholeNumberArg('profiles', values.profiles),
 })
 
 console.log(emulator.url)
@@ -38,8 +33,4 @@ console.error(
     `control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

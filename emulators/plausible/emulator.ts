@@ -1,4 +1,11 @@
-import { createEmulatorServer, type Fault, listen, type RecordedRequest } from '../kit/index.js'
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  installTextJsonParser,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
+} from '../kit/index.js'
 import { installPlausibleAuth } from './auth.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_PLAUSIBLE_API_KEY } from './constants.js'
 import { installErrorHandler, plausibleFaultResponse } from './errors.js'
@@ -7,9 +14,7 @@ import { registerQueryRoutes } from './routes/query.js'
 import { registerSiteRoutes } from './routes/sites.js'
 import { PlausibleState } from './state.js'
 
-export interface PlausibleEmulatorOptions {
-  readonly port?: number
-  readonly host?: string
+export interface PlausibleEmulatorOptions extends ListenOptions {
   readonly seed?: number
   /** Sites to seed (default 3). */
   readonly sites?: number
@@ -21,22 +26,13 @@ export interface PlausibleEmulatorOptions {
   readonly until?: string
 }
 
-export interface PlausibleEmulator {
-  readonly url: string
-  readonly state: PlausibleState
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  close(): Promise<void>
-}
+export type PlausibleEmulator = EmulatorHandle<PlausibleState>
 
 /** Starts a Plausible emulator: Sites API, Events API and Stats API v2 `/api/v2/query`. */
 export async function startPlausibleEmulator(
   options: PlausibleEmulatorOptions = {},
 ): Promise<PlausibleEmulator> {
-  const until = Date.parse(options.until ?? DEFAULT_DATA_UNTIL)
-  if (Number.isNaN(until)) throw new Error(`until: '${options.until}' is not an ISO-8601 date`)
+  const until = parseUntil(options.until, DEFAULT_DATA_UNTIL)
   const state = new PlausibleState({
     seed: options.seed ?? 1,
     sites: Math.max(1, options.sites ?? 3),
@@ -45,29 +41,15 @@ export async function startPlausibleEmulator(
     sitesApi: options.sitesApi ?? true,
     untilMs: until,
   })
-  const { app, recorder, faults } = createEmulatorServer({ faultResponse: plausibleFaultResponse })
+  const server = createEmulatorServer({ faultResponse: plausibleFaultResponse })
+  const { app } = server
   // The tracker script posts events as text/plain to avoid CORS preflights.
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, JSON.parse(String(body)))
-    } catch {
-      done(null, body)
-    }
-  })
+  installTextJsonParser(app)
   installErrorHandler(app)
   installPlausibleAuth(app, state)
   registerSiteRoutes(app, state)
   registerEventRoutes(app, state)
   registerQueryRoutes(app, state)
   app.get('/api/health', async () => ({ postgres: 'ok', clickhouse: 'ok' }))
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    state,
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    close: () => app.close(),
-  }
+  return listenEmulator(server, state, options)
 }

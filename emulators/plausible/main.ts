@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from './index.js'
 
 /** `tsx emulators/plausible/main.ts --port 8005 --sites 500 --visits 10000`: a Plausible emulator. */
@@ -13,18 +14,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startPlausibleEmulator({
-  port: int('port', values.port) ?? 8005,
+  port: wholeNumberArg('port', values.port) ?? 8005,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  sites: int('sites', values.sites),
-  visits: int('visits', values.visits),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  sites: wholeNumberArg('sites', values.sites),
+  visits: wholeNumberArg('visits', values.visits),
   apiKeys: values['api-key'] ?? [DEFAULT_PLAUSIBLE_API_KEY],
 })
 
@@ -33,8 +28,4 @@ console.error(
   `Plausible emulator: Bearer ${values['api-key']?.join(', ') ?? DEFAULT_PLAUSIBLE_API_KEY}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

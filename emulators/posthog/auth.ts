@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { drfError, PosthogHttpError } from './errors.js'
+import { checkOAuthBearer, isOAuthAccessToken, type PosthogOAuthAuthority } from './oauth/index.js'
 import type { PosthogState } from './state.js'
 
 /** Where PostHog looks for a personal API key, in its order: the Authorization header, then the query string. */
@@ -15,8 +16,15 @@ function findKey(request: FastifyRequest): { key: string; source: string } | und
   return undefined
 }
 
-/** Private endpoints (`/api/...`) need a personal API key; the refusals are PostHog's own. */
-export function installPersonalKeyAuth(app: FastifyInstance, state: PosthogState): void {
+/**
+ * Private endpoints (`/api/...`) need a personal API key or, with `oauth`, an OAuth access token in the
+ * Authorization header (scopes enforced); the refusals are PostHog's own.
+ */
+export function installPersonalKeyAuth(
+  app: FastifyInstance,
+  state: PosthogState,
+  oauth?: PosthogOAuthAuthority,
+): void {
   app.addHook('preHandler', async (request) => {
     if (!request.url.startsWith('/api/')) return
     const found = findKey(request)
@@ -30,6 +38,10 @@ export function installPersonalKeyAuth(app: FastifyInstance, state: PosthogState
         ),
         { 'www-authenticate': 'Bearer' },
       )
+    }
+    if (oauth && found.source === 'Authorization header' && isOAuthAccessToken(found.key)) {
+      checkOAuthBearer(oauth, request, found.key)
+      return
     }
     if (!state.apiKeys.has(found.key)) {
       throw new PosthogHttpError(

@@ -2,6 +2,7 @@ import { createEmulatorServer, type Fault, listen, type RecordedRequest } from '
 import { installPersonalKeyAuth } from './auth.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_PERSONAL_API_KEY, DEFAULT_PROJECT_API_KEY } from './constants.js'
 import { installErrorHandler, posthogFaultResponse } from './errors.js'
+import { PosthogOAuthAuthority, type PosthogOAuthOptions, registerPosthogOAuth } from './oauth/index.js'
 import { CAPTURE_PATHS, registerCaptureRoutes } from './routes/capture.js'
 import { installCaptureDecompression } from './routes/compression.js'
 import { registerEventRoutes } from './routes/events.js'
@@ -31,6 +32,8 @@ export interface PosthogEmulatorOptions {
   readonly apiKeys?: readonly string[]
   /** Project API key of the first project, for capture (default `DEFAULT_PROJECT_API_KEY`). */
   readonly projectApiKey?: string
+  /** PostHog's OAuth server: registered clients and the access token lifetime. */
+  readonly oauth?: PosthogOAuthOptions
   /** End of the seeded data's 30-day window (ISO-8601); fixed by default so data never depends on the clock. */
   readonly until?: string
 }
@@ -43,6 +46,8 @@ export interface PosthogEmulator {
   fault(fault: Fault): void
   clearFaults(): void
   readonly state: PosthogState
+  /** The OAuth authorization server (clients, tokens, its clock). */
+  readonly oauth: PosthogOAuthAuthority
   close(): Promise<void>
 }
 
@@ -80,7 +85,9 @@ export async function startPosthogEmulator(options: PosthogEmulatorOptions = {})
     }
   })
   installErrorHandler(app)
-  installPersonalKeyAuth(app, state)
+  const oauth = new PosthogOAuthAuthority(options.oauth)
+  installPersonalKeyAuth(app, state, oauth)
+  registerPosthogOAuth(app, oauth)
   registerMeRoutes(app, state)
   registerProjectRoutes(app, state)
   registerPersonRoutes(app, state)
@@ -98,6 +105,7 @@ export async function startPosthogEmulator(options: PosthogEmulatorOptions = {})
     fault: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     state,
+    oauth,
     close: () => app.close(),
   }
 }

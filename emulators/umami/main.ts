@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from './index.js'
 
 /** `tsx emulators/umami/main.ts --port 8007 --seed 1 --sessions 5000`: an Umami emulator for demos and benchmarks. */
@@ -13,18 +14,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startUmamiEmulator({
-  port: int('port', values.port) ?? 8007,
+  port: wholeNumberArg('port', values.port) ?? 8007,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  websites: int('websites', values.websites),
-  sessions: int('sessions', values.sessions),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  websites: wholeNumberArg('websites', values.websites),
+  sessions: wholeNumberArg('sessions', values.sessions),
   apiKeys: values['api-key'] ?? [DEFAULT_UMAMI_API_KEY],
 })
 
@@ -34,8 +29,4 @@ console.error(
     `key ${values['api-key']?.join(', ') ?? DEFAULT_UMAMI_API_KEY}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

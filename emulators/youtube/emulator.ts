@@ -4,19 +4,17 @@ import { GoogleTokenAuthority } from '../google/token-authority.js'
 import { registerGoogleTokenRoutes } from '../google/token-routes.js'
 import {
   createEmulatorServer,
-  type Fault,
+  type EmulatorHandle,
   type FaultResponse,
-  listen,
-  type RecordedRequest,
+  type ListenOptions,
+  listenEmulator,
 } from '../kit/index.js'
 import { seedYoutube, type YoutubeSeed } from './data/seed.js'
 import { registerChannelRoutes } from './routes/channels.js'
 import { registerReportRoutes } from './routes/reports.js'
 import { type YoutubeQuotaLimits, YoutubeState } from './state.js'
 
-export interface YoutubeEmulatorOptions {
-  readonly port?: number
-  readonly host?: string
+export interface YoutubeEmulatorOptions extends ListenOptions {
   readonly seed?: number
   /** Channels of the content owner (the signed-in user always has one channel of their own). */
   readonly managedChannels?: number
@@ -28,17 +26,11 @@ export interface YoutubeEmulatorOptions {
   readonly authority?: GoogleTokenAuthority
 }
 
-export interface YoutubeEmulator {
+export interface YoutubeEmulator extends EmulatorHandle<YoutubeState> {
   /** Serves the Data API (`/youtube/v3`), the Analytics API (`/v2`) and Google's token endpoint. */
   readonly url: string
   readonly authority: GoogleTokenAuthority
   readonly seed: YoutubeSeed
-  readonly state: YoutubeState
-  requests(): RecordedRequest[]
-  clearRequests(): void
-  fault(fault: Fault): void
-  clearFaults(): void
-  close(): Promise<void>
 }
 
 /** A 403 fault is a quota refusal, a 429 a burst limit, in YouTube's bodies with the legacy `errors[]`. */
@@ -78,7 +70,8 @@ export async function startYoutubeEmulator(options: YoutubeEmulatorOptions = {})
     { seed: seedNumber, factsPerDay: options.factsPerDay ?? 6 },
     { dataUnitsPerDay: 10_000, analyticsQueriesPerDay: 50_000, ...options.quota },
   )
-  const { app, recorder, faults } = createEmulatorServer({ faultResponse: youtubeFaultResponse })
+  const server = createEmulatorServer({ faultResponse: youtubeFaultResponse })
+  const { app } = server
   installGoogleErrorHandler(app, true)
   registerGoogleTokenRoutes(app, authority)
   registerChannelRoutes(app, state)
@@ -87,16 +80,6 @@ export async function startYoutubeEmulator(options: YoutubeEmulatorOptions = {})
     state.resetQuota()
     return { reset: true }
   })
-  const url = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1')
-  return {
-    url,
-    authority,
-    seed,
-    state,
-    requests: () => recorder.all(),
-    clearRequests: () => recorder.clear(),
-    fault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    close: () => app.close(),
-  }
+  const handle = await listenEmulator(server, state, options)
+  return { ...handle, authority, seed }
 }

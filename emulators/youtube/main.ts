@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
 import { startYoutubeEmulator } from './index.js'
 
 /** `tsx emulators/youtube/main.ts --port 8008 --seed 1`: a YouTube emulator for demos and benchmarks. */
@@ -12,18 +13,12 @@ const { values } = parseArgs({
   },
 })
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got '${value}'`)
-  return Number(value)
-}
-
 const emulator = await startYoutubeEmulator({
-  port: int('port', values.port) ?? 8008,
+  port: wholeNumberArg('port', values.port) ?? 8008,
   host: values.host,
-  seed: int('seed', values.seed) ?? 1,
-  managedChannels: int('managed-channels', values['managed-channels']),
-  factsPerDay: int('facts-per-day', values['facts-per-day']),
+  seed: wholeNumberArg('seed', values.seed) ?? 1,
+  managedChannels: wholeNumberArg('managed-channels', values['managed-channels']),
+  factsPerDay: wholeNumberArg('facts-per-day', values['facts-per-day']),
 })
 
 const tokens = emulator.authority.issueTokens({
@@ -38,8 +33,4 @@ console.error(
     `own channel ${emulator.seed.channels[0]?.id}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void emulator.close().then(() => process.exit(0))
-  })
-}
+closeOnSignals(emulator)

@@ -1,5 +1,5 @@
 import { newId } from '../crypto/ids.js'
-import type { Db } from '../store/index.js'
+import { type Db, paged } from '../store/index.js'
 import { type ApiCallView, apiCallRow, apiCallView, type NewApiCall } from './api-call.js'
 
 export interface ApiCallFilter {
@@ -79,12 +79,7 @@ export class ApiCallLog {
     if (f.error === true) q = q.where('error', 'is not', null)
     if (f.error === false) q = q.where('error', 'is', null)
     if (f.updatedGte) q = q.where('created_at', '>=', f.updatedGte)
-    const rows = await q
-      .orderBy(f.sort, f.order)
-      .orderBy('id', f.order)
-      .limit(f.limit)
-      .offset(f.offset)
-      .execute()
+    const rows = await paged(q, f).execute()
     return rows.map(apiCallView)
   }
 

@@ -1,5 +1,6 @@
 import type { StoredConnection } from '../connections/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
+import { apiKeyOf } from '../integrations/auth-methods.js'
 import { integrationOf } from '../integrations/registry.js'
 import { integrationPermissions } from '../integrations/support.js'
 import type { IntegrationDefinition } from '../integrations/types.js'
@@ -93,9 +94,12 @@ export class AuthorizationFlow {
       ...(q.state ? { state: q.state } : {}),
       ...(q.lang ? { lang: q.lang } : {}),
     }
+    // Which flow: OAuth when the integration offers it and the workspace configured an OAuth app for it;
+    // else the key page when it takes keys (PostHog offers both); an OAuth-only integration needs the app.
     const spec = oauthSpecOf(integration)
-    if (!spec) return keyPageUrl(this.deps.publicUrl, await this.deps.states.create(request))
-    const app = await this.deps.oauthApps.get(workspaceId, integration.type)
+    const app = spec ? await this.deps.oauthApps.get(workspaceId, integration.type) : undefined
+    if (!spec || (!app && apiKeyOf(integration)))
+      return keyPageUrl(this.deps.publicUrl, await this.deps.states.create(request))
     if (!app) {
       throw badRequest(
         `${integration.name} uses OAuth and this workspace has no OAuth app for it; set one with PUT /unified/workspace/oauth_app/${integration.type} or unigate workspace oauth-app`,
@@ -111,7 +115,7 @@ export class AuthorizationFlow {
     return authorizeUrl(spec, app, {
       redirectUri,
       state: token,
-      scopes: providerScopes(permissions, spec.scopes),
+      scopes: providerScopes(permissions, spec.scopes, spec.alwaysScopes),
       ...(pkce ? { codeChallenge: pkce.challenge } : {}),
     })
   }

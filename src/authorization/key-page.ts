@@ -1,12 +1,18 @@
 import { type ConnectionService, credentialsFrom } from '../connections/index.js'
 import { ApiError } from '../errors.js'
-import type { IntegrationDefinition } from '../integrations/types.js'
+import { apiKeyOf } from '../integrations/auth-methods.js'
+import type { AuthField, IntegrationDefinition } from '../integrations/types.js'
 import { type AuthorizationFlow, keyPageUrl } from './flow.js'
 import type { Outcome } from './outcome.js'
 import { keyFormPage } from './pages/key-form.js'
 import type { AuthRequest } from './request.js'
 import type { AuthStateStore } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
+
+/** The fields the page asks for: the key's own, never another method's tokens. */
+function keyFields(integration: IntegrationDefinition): readonly AuthField[] {
+  return apiKeyOf(integration)?.fields ?? []
+}
 
 /** Rejected keys allowed per authorization before it ends in a failure redirect (no endless guessing). */
 export const MAX_KEY_ATTEMPTS = 5
@@ -31,7 +37,7 @@ export class KeyPage {
     const html = keyFormPage({
       integrationName: integration.name,
       ...(integration.color ? { color: integration.color } : {}),
-      fields: integration.auth.fields,
+      fields: keyFields(integration),
       action: url,
       cancelUrl: `${url}/cancel`,
       ...(error ? { error } : {}),
@@ -67,12 +73,12 @@ export class KeyPage {
     const { request } = pending
     const integration = this.flow.integration(request.integrationType)
     const shown: Record<string, string> = {}
-    for (const f of integration.auth.fields) if (!f.secret && form[f.name]) shown[f.name] = form[f.name]!
+    for (const f of keyFields(integration)) if (!f.secret && form[f.name]) shown[f.name] = form[f.name]!
     let settings: Awaited<ReturnType<ConnectionService['verify']>>
     let credentials: ReturnType<typeof credentialsFrom>
     try {
-      credentials = credentialsFrom(integration, form)
-      const missing = integration.auth.fields.filter((f) => f.required && !credentials[f.name])
+      credentials = credentialsFrom(integration, form, keyFields(integration))
+      const missing = keyFields(integration).filter((f) => f.required && !credentials[f.name])
       if (missing.length > 0) {
         return this.form(
           token,

@@ -1,3 +1,4 @@
+import { oauthOf } from '../integrations/auth-methods.js'
 import type { IntegrationDefinition, OAuth2Auth } from '../integrations/types.js'
 import type { OAuthApp } from './oauth-apps.js'
 
@@ -10,7 +11,7 @@ const AUTHORIZE_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>
 }
 
 export function oauthSpecOf(integration: IntegrationDefinition): OAuth2Auth | undefined {
-  return integration.auth.kind === 'oauth2' ? integration.auth : undefined
+  return oauthOf(integration)
 }
 
 export interface AuthorizeParams {

@@ -225,7 +225,9 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
         const v = body[name]
         if (v === undefined) continue
         if (!/^https?:\/\//.test(v)) throw badRequest(`${name} must be an http(s) URL`)
-        endpoints[name] = v.replace(/\/+$/, '')
+        // api_url is a base that paths are appended to; OAuth endpoints are used as given, since some
+        // providers (PostHog: `/oauth/token/`) answer only at their trailing-slash address.
+        endpoints[name] = name === 'api_url' ? v.replace(/\/+$/, '') : v
       }
       const saved = {
         workspaceId: request.workspaceId,

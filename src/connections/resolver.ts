@@ -1,3 +1,4 @@
+import { oauthOf } from '../integrations/auth-methods.js'
 import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
@@ -64,7 +65,9 @@ export class ConnectionResolver {
         integration,
         connection.credentials,
         this.clientSettings,
-        this.tokens && integration.auth.kind === 'oauth2'
+        // Also for API-key credentials of an integration that offers OAuth beside keys: without an
+        // expiry or a refresh token the refresher leaves them as they are.
+        this.tokens && oauthOf(integration)
           ? new RefreshingAuth(integration, connection, this.tokens)
           : undefined,
       ),

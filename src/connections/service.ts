@@ -8,9 +8,15 @@ import {
   ProviderTimeoutError,
   ProviderUnreachableError,
 } from '../errors.js'
+import { authFieldsOf, missingAuthFields } from '../integrations/auth-methods.js'
 import { integrationOf } from '../integrations/registry.js'
 import { integrationPermissions } from '../integrations/support.js'
-import type { ConnectionSettings, Credentials, IntegrationDefinition } from '../integrations/types.js'
+import type {
+  AuthField,
+  ConnectionSettings,
+  Credentials,
+  IntegrationDefinition,
+} from '../integrations/types.js'
 import { nowIso } from '../store/index.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionResolver } from './resolver.js'
@@ -37,15 +43,17 @@ export interface VerifiedConnection {
 
 /**
  * Reads the integration's auth fields from the SDK's `auth` object: a field is taken from `auth.<name>`
- * or, for names the SDK's model does not have (a region), from `auth.meta.<name>`.
+ * or, for names the SDK's model does not have (a region), from `auth.meta.<name>`. `fields` defaults to
+ * those of every auth method; the key page narrows it to the key's own.
  */
 export function credentialsFrom(
   integration: IntegrationDefinition,
   auth: Readonly<Record<string, unknown>>,
+  fields: readonly AuthField[] = authFieldsOf(integration),
 ): Credentials {
   const meta = (auth.meta && typeof auth.meta === 'object' ? auth.meta : {}) as Record<string, unknown>
   const out: Record<string, string> = {}
-  for (const field of integration.auth.fields) {
+  for (const field of fields) {
     const value = auth[field.name] ?? meta[field.name]
     if (value === undefined || value === null || value === '') continue
     if (typeof value !== 'string') throw badRequest(`auth.${field.name} must be a string`)
@@ -60,9 +68,7 @@ export function credentialsFrom(
 }
 
 function requireFields(integration: IntegrationDefinition, credentials: Credentials): void {
-  const missing = integration.auth.fields
-    .filter((f) => f.required && !credentials[f.name])
-    .map((f) => `auth.${f.name}`)
+  const missing = missingAuthFields(integration, credentials).map((f) => `auth.${f.name}`)
   if (missing.length > 0) {
     throw badRequest(`${integration.name} needs ${missing.join(', ')} to create a connection`)
   }

@@ -1,4 +1,5 @@
 import { MODELS } from '../models/index.js'
+import { authKindsOf } from './auth-methods.js'
 import { supportMatrix } from './support.js'
 import type { IntegrationDefinition } from './types.js'
 
@@ -33,7 +34,7 @@ export function supportTable(integrations: readonly IntegrationDefinition[]): st
         const slow = support.slow_fields.length > 0 ? ` (slow: ${support.slow_fields.join(', ')})` : ''
         return ops ? `${ops}${slow}` : '–'
       })
-      return `| ${integration.name} (\`${integration.type}\`) | ${integration.auth.kind} | ${cells.join(' | ')} |`
+      return `| ${integration.name} (\`${integration.type}\`) | ${authKindsOf(integration)} | ${cells.join(' | ')} |`
     })
   return [head, rule, ...rows].join('\n')
 }

@@ -1,4 +1,5 @@
 import { COMMON_LIST_PARAMS, modelOf, OPERATIONS, permissionsOf } from '../models/index.js'
+import { authFieldsOf } from './auth-methods.js'
 import type { IntegrationDefinition } from './types.js'
 
 type Support = 'supported' | 'not-supported'
@@ -81,8 +82,8 @@ export function integrationView(integration: IntegrationDefinition, summary: boo
     description: integration.description,
     api_docs_url: integration.apiDocsUrl,
     rate_limit_description: integration.rateLimitDescription,
-    token_names: integration.auth.fields.map((f) => f.name),
-    token_instructions: integration.auth.fields.map((f) => f.description ?? f.label),
+    token_names: authFieldsOf(integration).map((f) => f.name),
+    token_instructions: authFieldsOf(integration).map((f) => f.description ?? f.label),
     support: supportMatrix(integration),
     permissions: integrationPermissions(integration),
   }

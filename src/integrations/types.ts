@@ -36,6 +36,8 @@ export interface OAuth2Auth {
   readonly scopes: Readonly<Record<string, readonly string[]>>
   /** Whether the authorization request uses PKCE (code_challenge S256). */
   readonly pkce: boolean
+  /** Scopes every authorization asks for whatever the permissions (identity, the verification call). */
+  readonly alwaysScopes?: readonly string[]
 }
 
 /** What a cheap verification call learned about the account, kept with the connection (not secret). */
@@ -179,6 +181,12 @@ export interface IntegrationDefinition {
   readonly color?: string
   readonly rateLimitDescription?: string
   readonly auth: ApiKeyAuth | OAuth2Auth
+  /**
+   * OAuth offered beside an API-key `auth` (PostHog takes both). The auth endpoint uses it when the
+   * workspace configured an OAuth app for the integration, else the key page; connections may hold either
+   * kind of credentials, so `authHeaders` must handle both. Read through `auth-methods.ts`, not directly.
+   */
+  readonly oauth?: OAuth2Auth
   /** The provider's API base address for this connection (region, self-hosted host). */
   baseUrl(credentials: Credentials): string
   /** Headers that authenticate a request to the provider (also used by passthrough). */

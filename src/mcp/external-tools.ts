@@ -1,6 +1,7 @@
 import type { ResolvedConnection } from '../connections/index.js'
 import { apiErrorFromProvider } from '../engine/index.js'
 import { badRequest } from '../errors.js'
+import { authFieldsOf } from '../integrations/auth-methods.js'
 import type { ExternalTool } from '../integrations/types.js'
 import { checkArguments, objectArgument } from './arguments.js'
 import type { JsonSchema } from './json-schema.js'
@@ -11,7 +12,7 @@ function placeholderValue(name: string, args: ToolArguments, resolved: ResolvedC
   if (fromArgs !== undefined && fromArgs !== '') return String(fromArgs)
   const fromSettings = resolved.connection.settings[name]
   if (fromSettings) return fromSettings
-  const field = resolved.integration.auth.fields.find((f) => f.name === name && !f.secret)
+  const field = authFieldsOf(resolved.integration).find((f) => f.name === name && !f.secret)
   const fromCredentials = field ? resolved.connection.credentials[name] : undefined
   if (fromCredentials) return fromCredentials
   throw badRequest(`${name} is required`)

@@ -1,4 +1,5 @@
 export { type DatabaseOptions, type Db, migrateToLatest, nowIso, openDatabase } from './database.js'
+export { type PageRequest, paged } from './paging.js'
 export type {
   ApiKeyTable,
   AuthStateTable,

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { newId } from '../crypto/ids.js'
 import type { Db } from '../store/index.js'
+import { pendingDeliveryRows } from './delivery-store.js'
 import type { DeliveryPage } from './pages.js'
 
 export class LeaseLostError extends Error {
@@ -46,23 +46,7 @@ export async function commitCheck(db: Db, r: CheckResult): Promise<number> {
       .executeTakeFirst()
     if (Number(claimed.numUpdatedRows) !== 1) throw new LeaseLostError(r.webhookId)
 
-    const createdAt = r.run.finishedAt
-    const rows = r.pages.map((page, position) => ({
-      id: newId('dl'),
-      webhook_id: r.webhookId,
-      type: page.type,
-      data: JSON.stringify(page.records),
-      nonce: randomBytes(24).toString('base64url'),
-      record_count: page.records.length,
-      position,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: createdAt,
-      last_status: null,
-      last_error: null,
-      created_at: createdAt,
-      delivered_at: null,
-    }))
+    const rows = pendingDeliveryRows(r.webhookId, r.pages, r.run.finishedAt)
     for (let i = 0; i < rows.length; i += CHUNK) {
       await trx
         .insertInto('webhook_deliveries')

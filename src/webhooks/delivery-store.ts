@@ -1,6 +1,33 @@
+import { randomBytes } from 'node:crypto'
+import { newId } from '../crypto/ids.js'
 import type { Db, WebhookDeliveryTable } from '../store/index.js'
+import type { DeliveryPage } from './pages.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+/** The rows of new deliveries, one a page in order: pending, due at once, each with its own id and nonce. */
+export function pendingDeliveryRows(
+  webhookId: string,
+  pages: readonly DeliveryPage[],
+  createdAt: string,
+): WebhookDeliveryTable[] {
+  return pages.map((page, position) => ({
+    id: newId('dl'),
+    webhook_id: webhookId,
+    type: page.type,
+    data: JSON.stringify(page.records),
+    nonce: randomBytes(24).toString('base64url'),
+    record_count: page.records.length,
+    position,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: createdAt,
+    last_status: null,
+    last_error: null,
+    created_at: createdAt,
+    delivered_at: null,
+  }))
+}
 
 /**
  * Pending deliveries. A delivery is written (in the same transaction as the read position it comes from)

@@ -1,5 +1,5 @@
 import { newId } from '../crypto/ids.js'
-import type { Db, NotificationTable } from '../store/index.js'
+import { type Db, type NotificationTable, paged } from '../store/index.js'
 
 /** Workspace events from the SDK's Notification enum that webhooks emit. */
 export type WebhookNotificationEvent = 'WEBHOOK_CREATED' | 'WEBHOOK_DELETED' | 'WEBHOOK_UNHEALTHY'
@@ -61,6 +61,6 @@ export class NotificationStore {
   async list(f: NotificationListFilter): Promise<NotificationTable[]> {
     let q = this.db.selectFrom('notifications').selectAll().where('workspace_id', '=', f.workspaceId)
     if (f.updatedGte) q = q.where('updated_at', '>=', f.updatedGte)
-    return q.orderBy(f.sort, f.order).orderBy('id', f.order).limit(f.limit).offset(f.offset).execute()
+    return paged(q, f).execute()
   }
 }

@@ -1,5 +1,5 @@
 import type { SecretBox } from '../crypto/keys.js'
-import type { Db, WebhookTable } from '../store/index.js'
+import { type Db, paged, type WebhookTable } from '../store/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
 
@@ -18,25 +18,27 @@ export interface WebhookListFilter {
   readonly offset: number
 }
 
-export interface NewWebhook {
-  readonly id: string
-  readonly workspace_id: string
-  readonly connection_id: string
-  readonly integration_type: string
-  readonly object_type: string
-  readonly event: WebhookEvent
-  readonly hook_url: string
-  readonly interval: number
-  readonly page_max_limit: number
-  readonly fields?: string
-  readonly filters: Readonly<Record<string, string>>
-  readonly webhook_type: WebhookType
-  readonly environment: string
-  readonly include_all: boolean
-  readonly is_paused: boolean
-  readonly next_check_at?: string
-  readonly created_at: string
-}
+/** A webhook to insert: what its creator decides; the store starts the rest (health, cursors, counters). */
+export type NewWebhook = Pick<
+  StoredWebhook,
+  | 'id'
+  | 'workspace_id'
+  | 'connection_id'
+  | 'integration_type'
+  | 'object_type'
+  | 'event'
+  | 'hook_url'
+  | 'interval'
+  | 'page_max_limit'
+  | 'fields'
+  | 'filters'
+  | 'webhook_type'
+  | 'environment'
+  | 'include_all'
+  | 'is_paused'
+  | 'next_check_at'
+  | 'created_at'
+>
 
 export type WebhookChanges = {
   -readonly [K in
@@ -158,12 +160,7 @@ export class WebhookStore {
     if (f.isHealthy !== undefined) q = q.where('is_healthy', '=', f.isHealthy ? 1 : 0)
     if (f.objectType) q = q.where('object_type', '=', f.objectType)
     if (f.updatedGte) q = q.where('updated_at', '>=', f.updatedGte)
-    const rows = await q
-      .orderBy(f.sort, f.order)
-      .orderBy('id', f.order)
-      .limit(f.limit)
-      .offset(f.offset)
-      .execute()
+    const rows = await paged(q, f).execute()
     return rows.map(fromWebhookRow)
   }
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { type ConnectionInput, connectionView, type StoredConnection } from '../../connections/index.js'
 import { parseQueryDate } from '../../engine/index.js'
 import { badRequest, notFound } from '../../errors.js'
+import { authFieldsOf } from '../../integrations/auth-methods.js'
 import { integrationOf } from '../../integrations/registry.js'
 import { CATEGORIES } from '../../models/index.js'
 import type { Services } from '../../services.js'
@@ -59,7 +60,9 @@ const IdParams = Type.Object({ id: Type.String() })
 
 function view(c: StoredConnection) {
   const integration = integrationOf(c.integration_type)
-  const secret = new Set(integration?.auth.fields.filter((f) => f.secret).map((f) => f.name))
+  const secret = new Set(
+    (integration ? authFieldsOf(integration) : []).filter((f) => f.secret).map((f) => f.name),
+  )
   return connectionView(c, secret, integration?.name)
 }
 

@@ -1,13 +1,33 @@
-import { defineIntegration } from '../types.js'
+import { type AuthField, defineIntegration } from '../types.js'
 import { eventHandlers } from './events.js'
 import { posthogExternalTools } from './external-tools.js'
 import { apiBaseUrl, authHeaders } from './hosts.js'
 import { posthogEventPushes } from './native-webhooks.js'
+import { posthogOAuth2 } from './oauth.js'
 import { propertyHandlers } from './properties.js'
 import { reportHandlers } from './reports.js'
 import { sessionHandlers } from './sessions.js'
 import type { PosthogUser } from './types.js'
 import { visitorHandlers } from './visitors.js'
+
+/** Where the account lives: the same for a personal key and an OAuth token. */
+const SHARED_FIELDS: readonly AuthField[] = [
+  {
+    name: 'region',
+    label: 'Region',
+    secret: false,
+    required: false,
+    options: ['us', 'eu'],
+    description: 'PostHog Cloud region; us when not given. Ignored when api_url is set.',
+  },
+  {
+    name: 'api_url',
+    label: 'API URL',
+    secret: false,
+    required: false,
+    description: 'Base URL of a self-hosted PostHog (or an emulator), serving both the API and ingestion.',
+  },
+]
 
 export default defineIntegration({
   type: 'posthog',
@@ -31,24 +51,11 @@ export default defineIntegration({
         description:
           'A personal API key (phx_…) with read and write scopes for projects, persons and queries.',
       },
-      {
-        name: 'region',
-        label: 'Region',
-        secret: false,
-        required: false,
-        options: ['us', 'eu'],
-        description: 'PostHog Cloud region; us when not given. Ignored when api_url is set.',
-      },
-      {
-        name: 'api_url',
-        label: 'API URL',
-        secret: false,
-        required: false,
-        description:
-          'Base URL of a self-hosted PostHog (or an emulator), serving both the API and ingestion.',
-      },
+      ...SHARED_FIELDS,
     ],
   },
+  // Or OAuth, when the workspace configured a PostHog OAuth app (the auth endpoint then prefers it).
+  oauth: posthogOAuth2(SHARED_FIELDS),
   baseUrl: apiBaseUrl,
   authHeaders,
   /** `@me` names the organization, the current project and its project API key (needed for capture). */

@@ -28,7 +28,8 @@ export function ingestionBaseUrl(credentials: Credentials): string {
   return selfHosted(credentials) ?? HOSTS[region(credentials)].ingestion
 }
 
+/** An OAuth access token when the connection holds one (it was authorized with OAuth), else the personal key. */
 export function authHeaders(credentials: Credentials): Record<string, string> {
-  const token = credentials.token?.trim()
+  const token = credentials.access_token?.trim() || credentials.token?.trim()
   return token ? { authorization: `Bearer ${token}` } : {}
 }

@@ -1,0 +1,207 @@
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PosthogEmulator } from '../emulators/posthog/index.js'
+import { verifyRedirectSig } from '../src/authorization/index.js'
+import { integrationOf } from '../src/integrations/registry.js'
+import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import {
+  configurePosthogApp,
+  decideAtPosthog,
+  PH_CLIENT_ID,
+  PH_CLIENT_SECRET,
+  startPosthogForOAuth,
+} from './support/posthog-oauth.js'
+import { storeKinds } from './support/stores.js'
+
+const APP = 'https://app.example.com'
+const ALL_SCOPES = ['user:read', 'query:read', 'project:read', 'person:read', 'person:write']
+
+async function postForm(url: string, form: Record<string, string>) {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  })
+  return { status: res.statusCode, body: (await res.body.json()) as Record<string, string> }
+}
+
+describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) => {
+  let s: AuthServer
+  let ph: PosthogEmulator
+  beforeAll(async () => {
+    ph = await startPosthogForOAuth()
+    s = await startAuthServer(store)
+    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
+    await configurePosthogApp(s, ph)
+  })
+  afterAll(async () => {
+    await s?.close()
+    await ph?.close()
+  })
+
+  async function authorizeUrl(query: Record<string, string> = {}): Promise<URL> {
+    const params = new URLSearchParams({
+      success_redirect: `${APP}/ok`,
+      failure_redirect: `${APP}/failed`,
+      state: 'their-state',
+      ...query,
+    })
+    const res = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/posthog?${params}`)
+    expect(res.status).toBe(200)
+    return new URL(res.text)
+  }
+
+  /** A PostHog connection holding tokens the emulator issued, expiring (for Unigate) in `expiresInSec`. */
+  async function connectWithTokens(expiresInSec: number) {
+    const tokens = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const integration = integrationOf('posthog')!
+    const credentials = {
+      access_token: tokens.access_token,
+      refresh_token: tokens.refresh_token,
+      client_id: PH_CLIENT_ID,
+      api_url: ph.url,
+      expiry_date: new Date(Date.now() + expiresInSec * 1000).toISOString(),
+    }
+    // What the flow would have learned (the current project), asked of PostHog with the token itself.
+    const settings = await s.services.connections.verify(integration, credentials)
+    const connection = await s.services.connections.insertVerified(s.workspaceId, {
+      integration,
+      credentials,
+      settings,
+      permissions: ['analytics_property_read', 'analytics_report_read', 'analytics_visitor_read'],
+      environment: 'Production',
+    })
+    return { connection, tokens }
+  }
+
+  const tokenRequests = () => ph.requests().filter((r) => r.method === 'POST' && r.path === '/oauth/token/')
+  const visitors = (id: string) => s.api<unknown[]>('GET', `/analytics/${id}/visitor?limit=5`)
+  const stored = async (id: string) => (await s.services.connectionStore.get(s.workspaceId, id))!.credentials
+
+  it('sends the user to PostHog with its scopes, PKCE and a state', async () => {
+    const url = await authorizeUrl({ scopes: 'analytics_report_read' })
+    expect(url.origin + url.pathname).toBe(`${ph.url}/oauth/authorize/`)
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: PH_CLIENT_ID,
+      redirect_uri: `${s.url}/unified/integration/oauth/callback`,
+      scope: 'openid profile email user:read query:read',
+      code_challenge_method: 'S256',
+    })
+    expect(url.searchParams.get('access_type')).toBeNull()
+  })
+
+  it('creates a verified connection on consent, signs the redirect, and reads data at once', async () => {
+    const callback = await decideAtPosthog(
+      (await authorizeUrl({ external_xref: 'cust-ph' })).toString(),
+      'allow',
+    )
+    expect(callback.startsWith(`${s.url}/unified/integration/oauth/callback?`)).toBe(true)
+    const done = await browserGet(callback)
+    expect(done.status).toBe(303)
+    const back = new URL(done.location!)
+    expect(back.origin + back.pathname).toBe(`${APP}/ok`)
+    const q = Object.fromEntries(back.searchParams)
+    expect(q).toMatchObject({ state: 'their-state', type: 'posthog' })
+    expect(
+      verifyRedirectSig(s.secret, { id: q.id!, state: q.state!, nonce: q.nonce!, type: q.type! }, q.sig!),
+    ).toBe(true)
+    const credentials = await stored(q.id!)
+    expect(credentials.access_token).toMatch(/^pha_/)
+    expect(credentials.refresh_token).toMatch(/^phr_/)
+    expect(credentials.token).toBeUndefined()
+    const view = await s.api<Record<string, unknown>>('GET', `/unified/connection/${q.id}`)
+    expect(view.body).toMatchObject({ integration_type: 'posthog', external_xref: 'cust-ph' })
+    expect(JSON.stringify(view.body)).not.toContain(credentials.access_token!)
+    ph.clearRequests()
+    const properties = await s.api<unknown[]>('GET', `/analytics/${q.id}/property`)
+    expect(properties.status).toBe(200)
+    expect(properties.body.length).toBeGreaterThan(0)
+    expect((await visitors(q.id!)).status).toBe(200)
+    // The OAuth token went to PostHog, not a personal key.
+    const sent = ph.requests().filter((r) => r.path.startsWith('/api/'))
+    expect(sent.every((r) => r.headers.authorization === `Bearer ${credentials.access_token}`)).toBe(true)
+  })
+
+  it('sends a denied consent to the failure redirect with access_denied and creates nothing', async () => {
+    const before = (await s.api<unknown[]>('GET', '/unified/connection')).body.length
+    const res = await browserGet(await decideAtPosthog((await authorizeUrl()).toString(), 'deny'))
+    const back = new URL(res.location!)
+    expect(back.origin + back.pathname).toBe(`${APP}/failed`)
+    expect(back.searchParams.get('error_code')).toBe('access_denied')
+    expect(back.searchParams.get('state')).toBe('their-state')
+    expect((await s.api<unknown[]>('GET', '/unified/connection')).body.length).toBe(before)
+  })
+
+  it('refreshes an expiring token, keeps the rotated refresh token, and the old one is refused', async () => {
+    const { connection, tokens } = await connectWithTokens(30)
+    ph.clearRequests()
+    expect((await visitors(connection.id)).status).toBe(200)
+    expect(tokenRequests()).toHaveLength(1)
+    const renewed = await stored(connection.id)
+    expect(renewed.access_token).not.toBe(tokens.access_token)
+    expect(renewed.refresh_token).toMatch(/^phr_/)
+    expect(renewed.refresh_token).not.toBe(tokens.refresh_token)
+    const reused = await postForm(`${ph.url}/oauth/token/`, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: PH_CLIENT_ID,
+      client_secret: PH_CLIENT_SECRET,
+    })
+    expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } })
+    // The connection keeps working on the new pair, without another refresh.
+    ph.clearRequests()
+    expect((await visitors(connection.id)).status).toBe(200)
+    expect(tokenRequests()).toHaveLength(0)
+    expect(ph.oauth.refreshTokenLive(renewed.refresh_token!)).toBe(true)
+  })
+
+  it('refreshes once after PostHog answers 401 to an expired token, and rotates again', async () => {
+    const { connection, tokens } = await connectWithTokens(3600)
+    ph.oauth.advance(3601)
+    ph.clearRequests()
+    expect((await visitors(connection.id)).status).toBe(200)
+    expect(tokenRequests()).toHaveLength(1)
+    expect((await stored(connection.id)).refresh_token).not.toBe(tokens.refresh_token)
+    expect(ph.oauth.refreshTokenLive(tokens.refresh_token)).toBe(false)
+  })
+
+  it('marks the connection unhealthy on invalid_grant and answers 403 with a re-authorize hint, once', async () => {
+    const { connection, tokens } = await connectWithTokens(-10)
+    ph.oauth.revoke({ token: tokens.refresh_token, client_id: PH_CLIENT_ID, client_secret: PH_CLIENT_SECRET })
+    ph.clearRequests()
+    const res = await s.api<{ message: string }>('GET', `/analytics/${connection.id}/visitor`)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toMatch(/PostHog.*invalid_grant.*re-authorize.*\/unified\/integration\/auth\//)
+    const view = await s.api<Record<string, string>>('GET', `/unified/connection/${connection.id}`)
+    expect(view.body.last_unhealthy_at).toBeTruthy()
+    expect(view.body.last_unhealthy_code).toBe('400')
+    expect((await visitors(connection.id)).status).toBe(403)
+    expect(tokenRequests()).toHaveLength(1)
+  })
+
+  it('revokes the grant at PostHog when the connection is removed', async () => {
+    const { connection, tokens } = await connectWithTokens(3600)
+    ph.clearRequests()
+    expect((await s.api('DELETE', `/unified/connection/${connection.id}`)).status).toBe(200)
+    const revokes = ph.requests().filter((r) => r.path === '/oauth/revoke/')
+    expect(revokes).toHaveLength(1)
+    expect(revokes[0]?.body).toMatchObject({ token: tokens.refresh_token, client_id: PH_CLIENT_ID })
+    expect(ph.oauth.check(tokens.access_token).ok).toBe(false)
+    expect(ph.oauth.refreshTokenLive(tokens.refresh_token)).toBe(false)
+  })
+
+  it('still offers the key page when the workspace has no PostHog OAuth app', async () => {
+    await s.api('DELETE', '/unified/workspace/oauth_app/posthog')
+    try {
+      const res = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/posthog`)
+      expect(res.status).toBe(200)
+      expect(res.text.startsWith(`${s.url}/unified/integration/key/`)).toBe(true)
+      const page = await browserGet(res.text)
+      expect(page.text).toContain('name="token"')
+      expect(page.text).not.toContain('name="access_token"')
+    } finally {
+      await configurePosthogApp(s, ph)
+    }
+  })
+})
