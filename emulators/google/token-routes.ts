@@ -1,38 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { installFormParser } from '../kit/index.js'
+import { formOf, installFormParser, withBasicClient } from '../kit/index.js'
 import type { GoogleTokenAuthority } from './token-authority.js'
 
 /** Control endpoints of the emulated token authority (never recorded, never faulted). */
 export const GOOGLE_CONTROL_PREFIX = '/__emulator/google/'
-
-/** Google's token endpoint takes form bodies; JSON works too. Values arrive as strings either way. */
-function formOf(request: FastifyRequest): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {}
-  const body = request.body
-  if (body && typeof body === 'object') {
-    for (const [k, v] of Object.entries(body as Record<string, unknown>))
-      if (typeof v === 'string') out[k] = v
-  }
-  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
-    if (typeof v === 'string') out[k] ??= v
-  }
-  return out
-}
-
-/** Client credentials may come as HTTP Basic instead of form fields (RFC 6749 2.3.1); Google takes both. */
-function withBasicClient(request: FastifyRequest, form: Record<string, string | undefined>) {
-  const header = request.headers.authorization
-  const m = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header) : null
-  if (!m?.[1]) return form
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8')
-  const colon = decoded.indexOf(':')
-  if (colon < 0) return form
-  return {
-    ...form,
-    client_id: decodeURIComponent(decoded.slice(0, colon)),
-    client_secret: decodeURIComponent(decoded.slice(colon + 1)),
-  }
-}
 
 /**
  * `POST /token` and `POST /revoke` as `oauth2.googleapis.com` serves them, plus control endpoints that

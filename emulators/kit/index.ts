@@ -13,6 +13,7 @@ export {
   uuidV7,
   uuidV7Millis,
 } from './ids.js'
+export { formOf, withBasicClient } from './oauth-form.js'
 export { installFormParser, installTextJsonParser } from './parsers.js'
 export { hash32, SeededRandom } from './random.js'
 export { type RecordedRequest, RequestRecorder } from './recorder.js'

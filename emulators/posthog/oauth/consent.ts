@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { formOf, installFormParser } from '../../kit/index.js'
 import type { Form, PosthogOAuthAuthority } from './authority.js'
-import { ensureFormParser, formOf, redirectedToSlash } from './form.js'
+import { redirectedToSlash } from './form.js'
 
 export const POSTHOG_AUTHORIZE_PATH = '/oauth/authorize/'
 
@@ -53,7 +54,7 @@ function checkRequest(authority: PosthogOAuthAuthority, p: Form): Check {
  * PKCE challenge; Deny with `error=access_denied`.
  */
 export function registerConsentRoutes(app: FastifyInstance, authority: PosthogOAuthAuthority): void {
-  ensureFormParser(app)
+  installFormParser(app)
   app.get(POSTHOG_AUTHORIZE_PATH, async (request, reply) => {
     if (redirectedToSlash(request, reply)) return reply
     const p = formOf(request)

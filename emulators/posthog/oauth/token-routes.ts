@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { CONTROL_PREFIX } from '../../kit/index.js'
+import { CONTROL_PREFIX, formOf, installFormParser, withBasicClient } from '../../kit/index.js'
 import { DEFAULT_OAUTH_CLIENT, type PosthogOAuthAuthority } from './authority.js'
 import { POSTHOG_AUTHORIZE_PATH } from './consent.js'
-import { ensureFormParser, formOf, redirectedToSlash, withBasicClient } from './form.js'
+import { redirectedToSlash } from './form.js'
 
 export const POSTHOG_TOKEN_PATH = '/oauth/token/'
 export const POSTHOG_REVOKE_PATH = '/oauth/revoke/'
@@ -20,7 +20,7 @@ function origin(request: FastifyRequest): string {
  * PostHog publishes, and control endpoints that register clients and move the clock.
  */
 export function registerTokenRoutes(app: FastifyInstance, authority: PosthogOAuthAuthority): void {
-  ensureFormParser(app)
+  installFormParser(app)
   app.post(POSTHOG_TOKEN_PATH, async (request, reply) => {
     if (redirectedToSlash(request, reply)) return reply
     const form = withBasicClient(request, formOf(request))
