@@ -297,6 +297,56 @@ describe('capture', () => {
   })
 })
 
+/**
+ * PostHog's API routers (`DefaultRouterPlusPlus`, posthog/api/routing.py) set DRF's `trailing_slash` to `/?`,
+ * so a slashless `/api/…` path is served as is, not redirected by APPEND_SLASH; the capture service takes
+ * both forms too. `redirect: 'manual'` makes a 301 visible instead of silently followed.
+ */
+describe('trailing slashes', () => {
+  async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) {
+    return fetch(`${emulator.url}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  }
+
+  it('serves a slashless GET on the API like the slash form, without a redirect', async () => {
+    const [slashless, slashed] = [
+      await raw('GET', '/api/users/@me?x=1'),
+      await raw('GET', '/api/users/@me/?x=1'),
+    ]
+    expect(slashless.status).toBe(200)
+    expect(slashless.headers.get('location')).toBeNull()
+    expect(await slashless.json()).toEqual(await slashed.json())
+  })
+
+  it('serves a slashless POST on the API with its body, without a redirect', async () => {
+    const body = { query: { kind: 'HogQLQuery', query: 'SELECT count() FROM events' } }
+    const slashless = await raw('POST', '/api/projects/1/query', body)
+    expect(slashless.status).toBe(200)
+    const slashed = await raw('POST', '/api/projects/1/query/', body)
+    expect(((await slashless.json()) as { results: unknown }).results).toEqual(
+      ((await slashed.json()) as { results: unknown }).results,
+    )
+  })
+
+  it('captures on both forms of the capture paths', async () => {
+    for (const path of ['/i/v0/e', '/i/v0/e/', '/batch', '/batch/']) {
+      const res = await raw(
+        'POST',
+        path,
+        { api_key: DEFAULT_PROJECT_API_KEY, event: 'slash_check', distinct_id: 'slash_user' },
+        {},
+      )
+      expect(res.status, path).toBe(200)
+      expect(await res.json()).toEqual({ status: 'Ok' })
+    }
+    expect(await rows(`SELECT count() FROM events WHERE event = 'slash_check'`)).toEqual([[4]])
+  })
+})
+
 describe('faults', () => {
   it('answers an injected 429 with PostHog throttle body and Retry-After, then recovers', async () => {
     emulator.fault({ status: 429, headers: { 'retry-after': '7' }, pathPattern: '/persons/' })
