@@ -25,6 +25,12 @@ export interface Config {
   /** How often each process reloads revoked API keys (revocation by another process takes effect within it). */
   readonly keyRevocationRefreshMs: number
   readonly bodyLimitBytes: number
+  /**
+   * Record the REST API's calls to unified objects and passthrough as API calls of type `inbound`
+   * (UNIGATE_LOG_INBOUND_CALLS, default true). Off for deployments that audit elsewhere and want no
+   * rows per request.
+   */
+  readonly logInboundCalls: boolean
   /** Webhook polling, delivery and outbound safety (src/webhooks, src/jobs). */
   readonly webhooks: WebhookSettings
   /** End-user authorization and OAuth tokens (src/authorization). */
@@ -111,6 +117,14 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
 
 export class ConfigError extends Error {}
 
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase()
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`)
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -172,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerMaxRetryWaitMs: int(env, 'UNIGATE_PROVIDER_MAX_RETRY_WAIT_MS', 5_000),
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
+    logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
     webhooks: loadWebhookSettings(env, databaseUrl === undefined),
     authorization: {
       stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,

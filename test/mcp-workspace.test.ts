@@ -36,6 +36,7 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
         'get_unified_webhook',
         'create_unified_webhook',
         'remove_unified_webhook',
+        'list_unified_notifications',
       ]),
     )
     const createWebhook = tools.find((t) => t.name === 'create_unified_webhook')!
@@ -221,6 +222,48 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     )
     const bad = await h.api('GET', '/unified/apicall', { query: { colour: 'red' } })
     expect(bad.status).toBe(400)
+  })
+
+  it('lists workspace notifications through list_unified_notifications', async () => {
+    await h.services.webhooks.notifications.record(
+      {
+        workspace_id: h.workspaceId,
+        event: 'WEBHOOK_UNHEALTHY',
+        description: 'webhook wh_test failed 3 times',
+        webhook_id: 'wh_test',
+      },
+      new Date().toISOString(),
+    )
+    const client = await connectMcp(h.url, {
+      apiKey: h.apiKey,
+      params: { permissions: 'unified_notification_read' },
+    })
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['list_unified_notifications'])
+    expect(tools[0]!.inputSchema.properties).toMatchObject({
+      limit: expect.any(Object),
+      updated_gte: expect.any(Object),
+    })
+    expect(tools[0]!.annotations).toMatchObject({ readOnlyHint: true })
+    const listed = await client.callTool({ name: 'list_unified_notifications', arguments: { limit: 10 } })
+    expect(listed.isError).toBeFalsy()
+    const api = await h.api('GET', '/unified/notification', { query: { limit: 10 } })
+    expect(JSON.parse(text(listed))).toEqual(api.body)
+    expect(JSON.parse(text(listed))).toEqual([
+      expect.objectContaining({ event: 'WEBHOOK_UNHEALTHY', webhook_id: 'wh_test' }),
+    ])
+    const bad = await client.callTool({
+      name: 'list_unified_notifications',
+      arguments: { updated_gte: 'yesterday' },
+    })
+    expect(bad.isError).toBe(true)
+    await client.close()
+    const other = await h.otherWorkspace()
+    const foreign = await h.api('POST', '/tools/list_unified_notifications/call', {
+      key: other.apiKey,
+      body: {},
+    })
+    expect(foreign.body).toEqual([])
   })
 
   it('GET /tools?type=… matches each vendor’s documented tool schema', async () => {

@@ -47,7 +47,7 @@ type Query = {
   webhook_id?: string
 }
 
-/** `GET /unified/apicall[/{id}]`: what the workspace's agents (and, later, API clients) did, newest first. */
+/** `GET /unified/apicall[/{id}]`: what the workspace's agents and API clients did, newest first. */
 export async function apiCallRoutes(
   app: FastifyInstance,
   deps: { apiKeys: Parameters<typeof requireWorkspaceKey>[0]; apiCalls: ApiCallLog },

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { installInboundCallLog } from '../apicalls/index.js'
 import { authorizationRoutes } from '../authorization/index.js'
 import { toolServerRoutes } from '../mcp/index.js'
 import type { Services } from '../services.js'
@@ -50,6 +51,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  // Before the routes: it attaches its hooks to the logged routes as they register.
+  if (services.config.logInboundCalls) installInboundCallLog(app, services.apiCalls)
   await app.register(async (scope) => unifiedObjectRoutes(scope, services))
   await app.register(async (scope) => connectionRoutes(scope, services))
   await app.register(async (scope) => integrationRoutes(scope, services))

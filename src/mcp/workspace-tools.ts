@@ -186,8 +186,8 @@ export const WORKSPACE_TOOLS: WorkspaceToolEntry[] = [
     operationId: 'listUnifiedApicalls',
     permission: 'unified_apicall_read',
     description:
-      'List recorded API calls, newest first: what the workspace’s agents (type mcp) did, with status, ' +
-      'error and timing. Filter by connection_id, type, error=true for failures.',
+      'List recorded API calls, newest first: what the workspace’s agents (type mcp) and API clients ' +
+      '(type inbound) did, with status, error and timing. Filter by connection_id, type, error=true for failures.',
     sensitivity: { fields: ['ip_address', 'user_agent', 'external_xref'], byKeyEverywhere: false },
   },
   {
@@ -195,6 +195,14 @@ export const WORKSPACE_TOOLS: WorkspaceToolEntry[] = [
     permission: 'unified_apicall_read',
     description: 'Get one recorded API call by id. Returns the ApiCall (name, path, status, error, timing).',
     sensitivity: { fields: ['ip_address', 'user_agent', 'external_xref'], byKeyEverywhere: false },
+  },
+  {
+    operationId: 'listUnifiedNotifications',
+    permission: 'unified_notification_read',
+    description:
+      'List workspace notifications, such as a webhook created, deleted or turned unhealthy (event ' +
+      'WEBHOOK_CREATED, WEBHOOK_DELETED, WEBHOOK_UNHEALTHY). Returns a JSON array of Notification objects ' +
+      '(event, description, webhook_id, connection_id, created_at). Use it to explain why a webhook stopped.',
   },
 ]
 

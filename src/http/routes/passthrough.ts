@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { request as undiciRequest } from 'undici'
+import { noteConnection, noteProviderTime } from '../../apicalls/index.js'
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { badRequest, notFound, ProviderTimeoutError, ProviderUnreachableError } from '../../errors.js'
 import { joinPath, providerAgent } from '../../integrations/http-client.js'
@@ -61,6 +62,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     if (!target) throw badRequest('passthrough needs /passthrough/{connection_id}/{provider path}')
     const resolved = await services.resolver.resolve(request.workspaceId, target.connectionId)
     if (!resolved) throw notFound(`connection ${target.connectionId} not found`)
+    noteConnection(request, resolved)
     const { integration, connection } = resolved
     const url =
       joinPath(integration.baseUrl(connection.credentials), target.path) +
@@ -73,6 +75,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     // From the client, so an OAuth token is refreshed first when it is about to expire.
     Object.assign(headers, await resolved.client.currentAuthHeaders())
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
+    const started = performance.now()
     try {
       const res = await undiciRequest(url, {
         method: request.method as 'GET',
@@ -82,6 +85,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
         headersTimeout: services.config.providerTimeoutMs,
         bodyTimeout: services.config.providerTimeoutMs,
       })
+      noteProviderTime(request, performance.now() - started)
       for (const [k, v] of Object.entries(res.headers)) {
         if (v !== undefined && !HOP_BY_HOP.has(k)) void reply.header(k, v)
       }

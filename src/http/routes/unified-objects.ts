@@ -1,5 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { noteConnection } from '../../apicalls/index.js'
 import { DEFAULT_LIMIT, MAX_LIMIT, runOperation } from '../../engine/index.js'
 import { notFound } from '../../errors.js'
 import type { WriteBody } from '../../integrations/types.js'
@@ -109,6 +110,7 @@ export async function unifiedObjectRoutes(app: FastifyInstance, services: Servic
           const params = request.params as { connection_id: string; id?: string }
           const resolved = await services.resolver.resolve(request.workspaceId, params.connection_id)
           if (!resolved) throw notFound(`connection ${params.connection_id} not found`)
+          noteConnection(request, resolved)
           const workspace = await services.workspaceSettings.get(request.workspaceId)
           const result = await runOperation(services.resolver, {
             resolved,

@@ -1,0 +1,153 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { ResolvedConnection } from '../connections/index.js'
+import { MODELS } from '../models/index.js'
+import type { ApiCallLog } from './api-call-log.js'
+
+/** What a handler learned that the log needs: the connection, and how long the provider took. */
+interface Note {
+  connection?: ResolvedConnection['connection']
+  endapiMs?: number
+  error?: string
+  ip?: string
+}
+
+// A WeakMap rather than a request decoration: nothing outlives the request, and no route has to know.
+const notes = new WeakMap<FastifyRequest, Note>()
+
+function noteOf(request: FastifyRequest): Note {
+  let note = notes.get(request)
+  if (!note) {
+    note = {}
+    notes.set(request, note)
+  }
+  return note
+}
+
+/** Called by a handler once it has the connection (integration, external_xref and environment come from it). */
+export function noteConnection(request: FastifyRequest, resolved: ResolvedConnection): void {
+  noteOf(request).connection = resolved.connection
+}
+
+/** Called by a handler that measured the provider's own time (passthrough: until its response headers). */
+export function noteProviderTime(request: FastifyRequest, ms: number): void {
+  noteOf(request).endapiMs = Math.round(ms)
+}
+
+/** The SDK's passthrough operationIds; the JSON and raw variants differ only in the body's type. */
+function passthroughName(request: FastifyRequest): string {
+  const json = String(request.headers['content-type'] ?? '').includes('json') ? 'Json' : 'Raw'
+  switch (request.method) {
+    case 'GET':
+      return 'listPassthroughs'
+    case 'POST':
+      return `createPassthrough${json}`
+    case 'PUT':
+      return `updatePassthrough${json}`
+    case 'PATCH':
+      return `patchPassthrough${json}`
+    case 'DELETE':
+      return 'removePassthrough'
+    default:
+      return `${request.method.toLowerCase()}Passthrough`
+  }
+}
+
+/** `/analytics/:connection_id/event/:id` → `/analytics/{connection_id}/event/{id}`; a wildcard is the SDK's `{path}`. */
+export function routePattern(url: string): string {
+  return url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{path}')
+}
+
+const MAX_TEXT = 512
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text
+}
+
+/** Our own errors are JSON `{ message }`; a provider's error body (passthrough) is never read or kept. */
+function errorMessage(status: number, payload: unknown): string {
+  if (typeof payload === 'string') {
+    try {
+      const message = (JSON.parse(payload) as { message?: unknown }).message
+      if (typeof message === 'string') return clip(message)
+    } catch {
+      // Not our JSON: fall through to the status.
+    }
+  }
+  return `the provider answered ${status}`
+}
+
+function responseSize(reply: FastifyReply): number | undefined {
+  const length = Number(reply.getHeader('content-length'))
+  return Number.isFinite(length) && length >= 0 ? length : undefined
+}
+
+/** Routes whose calls are logged: the unified objects of every category, and passthrough. */
+function loggedPrefixes(): string[] {
+  const categories = new Set(MODELS.map((m) => m.category))
+  return ['/passthrough/', ...[...categories].map((c) => `/${c}/`)]
+}
+
+function appendHook<T>(existing: T | T[] | undefined, hook: T): T[] {
+  if (existing === undefined) return [hook]
+  return Array.isArray(existing) ? [...existing, hook] : [existing, hook]
+}
+
+/**
+ * Records the REST API's calls to unified objects and passthrough as API calls of type `inbound`. The
+ * hooks are attached per route when routes are registered (other routes pay nothing), and a call is an
+ * in-memory push after the response went out; the log writes in batches. Kept: what was called, by
+ * whom, how it went; never the key, the query string or a body. Must run before the routes register.
+ */
+export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog): void {
+  const prefixes = loggedPrefixes()
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!prefixes.some((p) => route.url.startsWith(p))) return
+    const passthrough = route.url.startsWith('/passthrough/')
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId
+    const pattern = routePattern(route.url)
+
+    const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (!request.workspaceId) return payload
+      const note = noteOf(request)
+      // Read now: once a streamed answer ends, the socket may be gone and with it the address.
+      note.ip = request.ip
+      // Only failures are looked at, and only our own JSON error bodies are parsed.
+      if (reply.statusCode >= 400) note.error = errorMessage(reply.statusCode, payload)
+      return payload
+    }
+
+    const onResponse = async (request: FastifyRequest, reply: FastifyReply) => {
+      // Only calls authenticated with a workspace key: a refused key has no workspace to log into.
+      if (!request.workspaceId) return
+      const note = notes.get(request) ?? {}
+      const c = note.connection
+      const params = request.params as { connection_id?: string } | undefined
+      const connectionId = c?.id ?? params?.connection_id
+      const status = reply.statusCode
+      const size = responseSize(reply)
+      apiCalls.record({
+        workspace_id: request.workspaceId,
+        ...(connectionId ? { connection_id: clip(connectionId) } : {}),
+        integration_type: c?.integration_type ?? 'unknown',
+        ...(c?.external_xref ? { external_xref: c.external_xref } : {}),
+        ...(c ? { environment: c.environment } : {}),
+        type: 'inbound',
+        name: passthrough ? passthroughName(request) : (operationId ?? pattern),
+        method: request.method,
+        path: `${request.method} ${pattern}`,
+        status,
+        ...(status >= 400 ? { error: note.error ?? `failed with ${status}` } : {}),
+        ...(size !== undefined ? { size } : {}),
+        ...(note.ip ? { ip_address: note.ip } : {}),
+        ...(request.headers['user-agent'] ? { user_agent: clip(request.headers['user-agent']) } : {}),
+        // Billable as tool calls are: the connection was used and the call succeeded.
+        is_billable: c !== undefined && status < 400,
+        unified_response_time: Math.round(reply.elapsedTime),
+        ...(note.endapiMs !== undefined ? { endapi_response_time: note.endapiMs } : {}),
+      })
+    }
+
+    route.onSend = appendHook(route.onSend, onSend)
+    route.onResponse = appendHook(route.onResponse, onResponse)
+  })
+}
