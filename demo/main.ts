@@ -4,10 +4,23 @@
  */
 import { request } from 'undici'
 import { loadConfig } from '../src/config.js'
+import { integrationOf } from '../src/integrations/registry.js'
+import { supportMatrix } from '../src/integrations/support.js'
 import { startServer } from '../src/server.js'
-import { DEMO_PROVIDERS } from './providers.js'
+import { DEMO_PROVIDERS, type DemoProvider } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
+
+/** A read that works on this provider's emulator: its probe, or the first record list needing no filter. */
+function firstRead(provider: DemoProvider): string | undefined {
+  if (provider.probe) return `${provider.probe.object}?${new URLSearchParams(provider.probe.query)}`
+  const integration = integrationOf(provider.integrationType)
+  const matrix = integration ? supportMatrix(integration) : {}
+  const object = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
+    (o) => matrix[o]?.methods.list,
+  )
+  return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
+}
 
 async function main(): Promise<void> {
   const config = loadConfig({ PORT: '8080', LOG_LEVEL: 'warn', ...process.env })
@@ -23,7 +36,7 @@ async function main(): Promise<void> {
   const { workspace, secret } = await server.services.workspaces.create('demo')
   const { apiKey } = await server.services.apiKeys.issue(workspace.id)
 
-  const connections: { type: string; id: string }[] = []
+  const connections: { type: string; id: string; read?: string }[] = []
   for (const e of emulators) {
     step(`connecting ${e.provider.integrationType} (emulator at ${e.url})`)
     const res = await request(`${base}/unified/connection`, {
@@ -34,7 +47,7 @@ async function main(): Promise<void> {
     const body = (await res.body.json()) as { id?: string; message?: string }
     if (res.statusCode !== 200 || !body.id)
       throw new Error(`connecting ${e.provider.integrationType} failed: ${body.message}`)
-    connections.push({ type: e.provider.integrationType, id: body.id })
+    connections.push({ type: e.provider.integrationType, id: body.id, read: firstRead(e.provider) })
   }
 
   const first = connections[0]!
@@ -57,6 +70,13 @@ curl -s ${auth} '${base}/analytics/${first.id}/session?limit=3'
 curl -s ${auth} '${base}/analytics/${first.id}/visitor?limit=3&fields=id,email,total_events'
 curl -s ${auth} '${base}/analytics/${first.id}/report?start_gte=2024-12-25&end_lt=2025-01-01&dimension=DATE'
 curl -s ${auth} '${base}/passthrough/${first.id}/api/users/@me/'
+
+The other integrations:
+${connections
+  .slice(1)
+  .filter((c) => c.read)
+  .map((c) => `curl -s ${auth} '${base}/analytics/${c.id}/${c.read}'`)
+  .join('\n')}
 
 Press Ctrl+C to stop.`)
 
