@@ -91,6 +91,15 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     expect(url.searchParams.get('access_type')).toBeNull()
   })
 
+  it('asks for the hog function (write) scopes only with the webhook permission, not for event reads', async () => {
+    const read = await authorizeUrl({ scopes: 'analytics_event_read' })
+    expect(read.searchParams.get('scope')).toBe('openid profile email user:read query:read')
+    const pushed = await authorizeUrl({ scopes: 'analytics_event_read,webhook' })
+    expect(pushed.searchParams.get('scope')).toBe(
+      'openid profile email user:read query:read hog_function:read hog_function:write',
+    )
+  })
+
   it('creates a verified connection on consent, signs the redirect, and reads data at once', async () => {
     const callback = await decideAtPosthog(
       (await authorizeUrl({ external_xref: 'cust-ph' })).toString(),

@@ -113,4 +113,45 @@ describe('native webhooks with PostHog CDP destinations', () => {
     expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
     expect(await destinations()).toEqual([])
   })
+
+  it('polls instead (a virtual webhook) for a connection not granted webhook, and pushes once it is', async () => {
+    const withoutWebhook = ['analytics_event_read', 'analytics_event_write']
+    const conn = await api<{ id: string; permissions: string[] }>('POST', '/unified/connection', {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
+      permissions: withoutWebhook,
+    })
+    expect(conn.status, conn.text).toBe(200)
+    expect(conn.body.permissions).toEqual(withoutWebhook)
+    const input = { connection_id: conn.body.id, object_type: 'analytics_event', event: 'created' }
+    const create = (extra: Record<string, unknown> = {}) =>
+      api<{ id: string; webhook_type: string; message: string }>('POST', '/unified/webhook', {
+        ...input,
+        hook_url: receiver.url,
+        ...extra,
+      })
+
+    const polled = await create()
+    expect(polled.status, polled.text).toBe(200)
+    expect(polled.body.webhook_type).toBe('virtual')
+    expect(await destinations()).toEqual([])
+    const refused = await create({ webhook_type: 'native' })
+    expect(refused.status, refused.text).toBe(403)
+    expect(refused.body.message).toMatch(/not granted webhook/)
+    expect(await destinations()).toEqual([])
+
+    const granted = await api('PATCH', `/unified/connection/${conn.body.id}`, {
+      permissions: [...withoutWebhook, 'webhook'],
+    })
+    expect(granted.status, granted.text).toBe(200)
+    const pushed = await create()
+    expect(pushed.status, pushed.text).toBe(200)
+    expect(pushed.body.webhook_type).toBe('native')
+    expect(await destinations()).toHaveLength(1)
+
+    for (const id of [polled.body.id, pushed.body.id]) {
+      expect((await api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    }
+    expect(await destinations()).toEqual([])
+  })
 })

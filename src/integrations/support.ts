@@ -1,4 +1,10 @@
-import { COMMON_LIST_PARAMS, modelOf, OPERATIONS, permissionsOf } from '../models/index.js'
+import {
+  COMMON_LIST_PARAMS,
+  modelOf,
+  OPERATIONS,
+  permissionsOf,
+  WEBHOOK_PERMISSION,
+} from '../models/index.js'
 import { authFieldsOf } from './auth-methods.js'
 import type { IntegrationDefinition } from './types.js'
 
@@ -51,9 +57,13 @@ export function supportMatrix(integration: IntegrationDefinition): Record<string
   return matrix
 }
 
-/** The permissions a connection of this integration can hold: those of the operations it implements. */
+/**
+ * The permissions a connection of this integration can hold: those of the operations it implements, then
+ * `webhook` when any of its objects has native webhooks (subscribing at the provider).
+ */
 export function integrationPermissions(integration: IntegrationDefinition): string[] {
   const out: string[] = []
+  let pushes = false
   for (const [objectType, handlers] of Object.entries(integration.objects)) {
     const model = modelOf(objectType)
     if (!model) continue
@@ -63,7 +73,9 @@ export function integrationPermissions(integration: IntegrationDefinition): stri
         model.operations.filter((op) => typeof handlers[op] === 'function'),
       ),
     )
+    if (handlers.nativeWebhooks) pushes = true
   }
+  if (pushes) out.push(WEBHOOK_PERMISSION)
   return out
 }
 

@@ -2,7 +2,7 @@ import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '..
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
 import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
-import { MODELS, modelOf, permissionFor } from '../models/index.js'
+import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
@@ -194,7 +194,11 @@ export class WebhookService {
     return url
   }
 
-  /** Decides native or virtual, and refuses what the integration cannot watch, saying why. */
+  /**
+   * Decides native or virtual, and refuses what the integration cannot watch, saying why. Native needs the
+   * `webhook` permission (it subscribes, so writes, at the provider): without it a webhook is virtual where
+   * the object can be polled, and a 403 naming the permission where only a native one could watch it.
+   */
   private checkObject(
     resolved: ResolvedConnection,
     objectType: string,
@@ -221,6 +225,7 @@ export class WebhookService {
       )
     }
     const nativeOk = native?.events.includes(event) ?? false
+    const nativeGranted = connection.permissions.includes(WEBHOOK_PERMISSION)
     const virtualOk =
       typeof handlers?.list === 'function' && (event !== 'deleted' || handlers.listIsComplete === true)
     if (requested === 'native' && !nativeOk) {
@@ -228,12 +233,22 @@ export class WebhookService {
         `${integration.name} cannot push ${objectType} ${event} changes; leave webhook_type out or use virtual`,
       )
     }
+    if (requested === 'native' && !nativeGranted) throw this.webhookNotGranted(virtualOk)
     if (requested === 'virtual' && !virtualOk)
       throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
     if (requested) return requested
-    if (nativeOk) return 'native'
+    if (nativeOk && nativeGranted) return 'native'
     if (virtualOk) return 'virtual'
+    if (nativeOk) throw this.webhookNotGranted(false)
     throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
+  }
+
+  private webhookNotGranted(canPoll: boolean): ApiError {
+    return new ApiError(
+      403,
+      `this connection was not granted ${WEBHOOK_PERMISSION}, which native webhooks need; update its permissions or re-authorize it` +
+        (canPoll ? ', or leave webhook_type out (or use virtual) to poll instead' : ''),
+    )
   }
 
   private cannotWatch(name: string, objectType: string, canList: boolean): ApiError {

@@ -42,18 +42,20 @@ const TOKEN_FIELDS: readonly AuthField[] = [
 
 /**
  * Each unified permission's PostHog scopes: those of every endpoint its handlers call. Visitors' slow
- * totals run a HogQL query; sending events reads the project for its capture key; reading events also
- * covers native event webhooks, which create a CDP webhook destination (a hog function).
+ * totals run a HogQL query; sending events reads the project for its capture key. Native event webhooks
+ * create (and remove) a CDP webhook destination, a hog function: that write is the `webhook` permission's
+ * alone, so granting only event reads asks for no write scope.
  */
 export const POSTHOG_SCOPES: OAuth2Auth['scopes'] = {
   analytics_property_read: ['project:read'],
   analytics_property_write: ['project:write'],
-  analytics_event_read: ['query:read', 'hog_function:read', 'hog_function:write'],
+  analytics_event_read: ['query:read'],
   analytics_event_write: ['project:read'],
   analytics_session_read: ['query:read'],
   analytics_visitor_read: ['person:read', 'query:read'],
   analytics_visitor_write: ['person:write'],
   analytics_report_read: ['query:read'],
+  webhook: ['hog_function:read', 'hog_function:write'],
 }
 
 /** `extraFields` are those shared with the key method (region, api_url), described there. */
