@@ -135,6 +135,34 @@ describe('tool server for a PostHog connection, against the PostHog emulator', (
     await client.close()
   })
 
+  it('update_person_property sets a property on a person at PostHog, readable through the unified visitor', async () => {
+    const client = await connect({ include_external_tools: 'true', tools: 'posthog_update_person_property' })
+    const visitors = await h.api<Rec[]>('GET', `/analytics/${connectionId}/visitor`, {
+      query: { limit: 1, fields: 'id,raw' },
+    })
+    const person = visitors.body[0]!
+    const personUuid = String((person.raw as Rec).__id ?? (person.raw as Rec).uuid)
+    emu.clearRequests()
+    const result = await client.callTool({
+      name: 'posthog_update_person_property',
+      arguments: { person_id: personUuid, key: 'plan', value: 'enterprise' },
+    })
+    expect(result.isError, text(result)).toBeFalsy()
+    const sent = emu.requests().at(-1)!
+    expect(sent.method).toBe('POST')
+    expect(sent.path).toMatch(/^\/api\/projects\/\d+\/persons\/[^/]+\/update_property\/$/)
+    expect(sent.body).toEqual({ key: 'plan', value: 'enterprise' })
+    const after = await h.api<Rec>(
+      'GET',
+      `/analytics/${connectionId}/visitor/${encodeURIComponent(String(person.id))}`,
+      {
+        query: { fields: 'id,raw' },
+      },
+    )
+    expect(((after.body.raw as Rec).properties as Rec).plan).toBe('enterprise')
+    await client.close()
+  })
+
   it('records PostHog tool calls for the workspace', async () => {
     const calls = await h.api<Rec[]>('GET', '/unified/apicall', {
       query: { connection_id: connectionId, integration_type: 'posthog', type: 'mcp' },

@@ -3,8 +3,16 @@ import type { ExternalTool } from '../types.js'
 /**
  * PostHog endpoints outside the unified analytics model, offered to LLM agents as tools
  * (`include_external_tools=true`). `{project_id}` defaults to the connection's project, learned at
- * verification. Paths and bodies follow PostHog's API reference (posthog.com/docs/api).
+ * verification. Paths and bodies follow PostHog's API reference (posthog.com/docs/api). Only endpoints
+ * the PostHog emulator serves are offered, so every tool here is exercised against it.
  */
+const PROJECT_ID: ExternalTool['parameters'][number] = {
+  name: 'project_id',
+  in: 'path',
+  type: 'string',
+  description: 'Project id; the connection’s project when omitted.',
+}
+
 export const posthogExternalTools: readonly ExternalTool[] = [
   {
     name: 'run_hogql_query',
@@ -23,12 +31,7 @@ export const posthogExternalTools: readonly ExternalTool[] = [
         description:
           'The query object: {"kind": "HogQLQuery", "query": "SELECT event, count() FROM events GROUP BY event LIMIT 10"}.',
       },
-      {
-        name: 'project_id',
-        in: 'path',
-        type: 'string',
-        description: 'Project id; the connection’s project when omitted.',
-      },
+      PROJECT_ID,
     ],
   },
   {
@@ -48,62 +51,7 @@ export const posthogExternalTools: readonly ExternalTool[] = [
       },
       { name: 'key', in: 'body', type: 'string', required: true, description: 'Property name.' },
       { name: 'value', in: 'body', type: 'string', required: true, description: 'Property value.' },
-      {
-        name: 'project_id',
-        in: 'path',
-        type: 'string',
-        description: 'Project id; the connection’s project when omitted.',
-      },
-    ],
-  },
-  {
-    name: 'list_cohorts',
-    description: 'List the project’s cohorts (saved groups of persons). Returns {count, next, results}.',
-    method: 'GET',
-    path: '/api/projects/{project_id}/cohorts/',
-    parameters: [
-      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
-      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
-      {
-        name: 'project_id',
-        in: 'path',
-        type: 'string',
-        description: 'Project id; the connection’s project when omitted.',
-      },
-    ],
-  },
-  {
-    name: 'list_feature_flags',
-    description:
-      'List the project’s feature flags with their rollout filters. Returns {count, next, results}.',
-    method: 'GET',
-    path: '/api/projects/{project_id}/feature_flags/',
-    parameters: [
-      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
-      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
-      {
-        name: 'project_id',
-        in: 'path',
-        type: 'string',
-        description: 'Project id; the connection’s project when omitted.',
-      },
-    ],
-  },
-  {
-    name: 'list_session_recordings',
-    description:
-      'List session recordings (replays) with duration, click counts and start URL. Returns {count, next, results}.',
-    method: 'GET',
-    path: '/api/projects/{project_id}/session_recordings/',
-    parameters: [
-      { name: 'limit', in: 'query', type: 'integer', description: 'Page size.' },
-      { name: 'offset', in: 'query', type: 'integer', description: 'Records to skip.' },
-      {
-        name: 'project_id',
-        in: 'path',
-        type: 'string',
-        description: 'Project id; the connection’s project when omitted.',
-      },
+      PROJECT_ID,
     ],
   },
 ]
