@@ -31,7 +31,9 @@ export interface Config {
    * rows per request.
    */
   readonly logInboundCalls: boolean
-  /** Webhook polling, delivery and outbound safety (src/webhooks, src/jobs). */
+  /** The address policy for every request made on a caller's behalf (src/outbound). */
+  readonly outbound: OutboundSettings
+  /** Webhook polling and delivery (src/webhooks, src/jobs). */
   readonly webhooks: WebhookSettings
   /** End-user authorization and OAuth tokens (src/authorization). */
   readonly authorization: AuthorizationSettings
@@ -50,14 +52,19 @@ export interface AuthorizationSettings {
   readonly refreshMarginMs: number
 }
 
-export const WEBHOOK_ADDRESS_RANGES = ['loopback', 'private', 'link-local'] as const
+export const OUTBOUND_ADDRESS_RANGES = ['loopback', 'private', 'link-local'] as const
+
+export interface OutboundSettings {
+  /**
+   * Address ranges that provider addresses, OAuth app addresses, passthrough and webhook receivers may
+   * reach (UNIGATE_OUTBOUND_ALLOW_ADDRESSES, comma-separated; default none): a self-hosted provider or a
+   * receiver inside the operator's own network. Refused by default so a caller cannot probe that network.
+   * UNIGATE_WEBHOOK_ALLOW_ADDRESSES, the older name, adds to it.
+   */
+  readonly allowAddresses: readonly (typeof OUTBOUND_ADDRESS_RANGES)[number][]
+}
 
 export interface WebhookSettings {
-  /**
-   * Address ranges a hook_url may reach (UNIGATE_WEBHOOK_ALLOW_ADDRESSES, comma-separated; default none):
-   * receivers inside the operator's own network. Refused by default so a webhook cannot probe it.
-   */
-  readonly allowAddresses: readonly (typeof WEBHOOK_ADDRESS_RANGES)[number][]
   /**
    * Length of a "minute" in ms for `interval` and the retry schedule (UNIGATE_WEBHOOK_MINUTE_MS). Always
    * 60000 in production; tests shorten it instead of waiting wall-clock minutes.
@@ -82,19 +89,22 @@ export interface WebhookSettings {
   readonly jobRunner: 'in-process' | 'pg-boss'
 }
 
-function webhookAddressRanges(env: NodeJS.ProcessEnv): WebhookSettings['allowAddresses'] {
-  const raw = env.UNIGATE_WEBHOOK_ALLOW_ADDRESSES ?? ''
-  const ranges = raw
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean)
-  const wrong = ranges.filter((r) => !(WEBHOOK_ADDRESS_RANGES as readonly string[]).includes(r))
-  if (wrong.length > 0) {
-    throw new ConfigError(
-      `UNIGATE_WEBHOOK_ALLOW_ADDRESSES: ${wrong.join(', ')} unknown; use any of ${WEBHOOK_ADDRESS_RANGES.join(', ')}`,
-    )
+function addressRanges(env: NodeJS.ProcessEnv): OutboundSettings['allowAddresses'] {
+  const ranges = new Set<string>()
+  for (const name of ['UNIGATE_OUTBOUND_ALLOW_ADDRESSES', 'UNIGATE_WEBHOOK_ALLOW_ADDRESSES']) {
+    const given = (env[name] ?? '')
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean)
+    const wrong = given.filter((r) => !(OUTBOUND_ADDRESS_RANGES as readonly string[]).includes(r))
+    if (wrong.length > 0) {
+      throw new ConfigError(
+        `${name}: ${wrong.join(', ')} unknown; use any of ${OUTBOUND_ADDRESS_RANGES.join(', ')}`,
+      )
+    }
+    for (const r of given) ranges.add(r)
   }
-  return ranges as WebhookSettings['allowAddresses']
+  return [...ranges] as OutboundSettings['allowAddresses']
 }
 
 function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): WebhookSettings {
@@ -103,7 +113,6 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     throw new ConfigError('UNIGATE_JOB_RUNNER must be in-process or pg-boss')
   if (runner === 'pg-boss' && embedded) throw new ConfigError('UNIGATE_JOB_RUNNER=pg-boss needs DATABASE_URL')
   return {
-    allowAddresses: webhookAddressRanges(env),
     minuteMs: int(env, 'UNIGATE_WEBHOOK_MINUTE_MS', 60_000, 1),
     tickMs: int(env, 'UNIGATE_WEBHOOK_TICK_MS', 1_000, 10),
     deliveryTimeoutMs: int(env, 'UNIGATE_WEBHOOK_DELIVERY_TIMEOUT_MS', 10_000, 100),
@@ -187,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
     logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
+    outbound: { allowAddresses: addressRanges(env) },
     webhooks: loadWebhookSettings(env, databaseUrl === undefined),
     authorization: {
       stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,

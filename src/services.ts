@@ -81,6 +81,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     resolver,
     workspaces,
     settings: config.webhooks,
+    outbound: config.outbound,
     publicUrl: config.publicUrl,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     jobSchema: options.pgSchema ? `${options.pgSchema}_jobs` : 'pgboss',

@@ -1,6 +1,6 @@
-import { isIP } from 'node:net'
-import { Agent, request } from 'undici'
-import { type GuardedRange, guardedLookup, refusedReason } from './outbound-address.js'
+import type { Agent } from 'undici'
+import { request } from 'undici'
+import { type GuardedRange, guardedAgent, literalHostRefusal } from '../outbound/index.js'
 import { parseRetryAfterMs } from './retry-schedule.js'
 
 export interface SendOutcome {
@@ -25,10 +25,10 @@ export class WebhookSender {
   private readonly agent: Agent
 
   constructor(private readonly settings: SenderSettings) {
-    this.agent = new Agent({
-      keepAliveTimeout: 10_000,
+    this.agent = guardedAgent({
+      allowAddresses: settings.allowAddresses,
+      connectTimeoutMs: settings.timeoutMs,
       connections: 64,
-      connect: { lookup: guardedLookup(settings.allowAddresses), timeout: settings.timeoutMs },
     })
   }
 
@@ -39,9 +39,8 @@ export class WebhookSender {
     } catch {
       return { ok: false, error: `hook_url '${url}' is not a URL` }
     }
-    // A literal address never goes through DNS, so the lookup guard would not see it.
-    const host = target.hostname.replace(/^\[|\]$/g, '')
-    const literalRefusal = isIP(host) ? refusedReason(host, this.settings.allowAddresses) : undefined
+    // The agent refuses it too; saying so here gives the delivery log a clear reason.
+    const literalRefusal = literalHostRefusal(target, this.settings.allowAddresses)
     if (literalRefusal) return { ok: false, error: `refused: ${literalRefusal}` }
     try {
       const res = await request(target, {

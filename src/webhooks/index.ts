@@ -1,7 +1,6 @@
 export { type DeliveredRecord, fingerprintOf, type WebhookEvent } from './change-detection.js'
 export { bearerSecretMatches, nativeReceiverPath } from './native.js'
 export { notificationView } from './notifications.js'
-export { type GuardedRange, hookUrlProblem } from './outbound-address.js'
 export { webhookRoutes } from './routes.js'
 export { WebhookRuntime, type WebhookRuntimeDeps } from './runtime.js'
 export { DEFAULT_INTERVAL_MINUTES, DEFAULT_PAGE_MAX_LIMIT, type WebhookInput } from './service.js'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import type { WebhookSettings } from '../config.js'
+import type { OutboundSettings, WebhookSettings } from '../config.js'
 import type { ConnectionResolver, ConnectionStore } from '../connections/index.js'
 import type { SecretBox } from '../crypto/keys.js'
 import { InProcessJobQueue, type JobQueue, PgBossJobQueue, Ticker } from '../jobs/index.js'
@@ -25,6 +25,7 @@ export interface WebhookRuntimeDeps {
   readonly resolver: ConnectionResolver
   readonly workspaces: WorkspaceStore
   readonly settings: WebhookSettings
+  readonly outbound: OutboundSettings
   readonly publicUrl: string
   /** For the pg-boss runner: the database and the schema for pg-boss's tables. */
   readonly databaseUrl?: string
@@ -67,7 +68,7 @@ export class WebhookRuntime {
         : new InProcessJobQueue(settings.concurrency, onJobError)
     const health = new WebhookHealth(db, this.notifications, settings.unhealthyAfter)
     this.sender = new WebhookSender({
-      allowAddresses: settings.allowAddresses,
+      allowAddresses: deps.outbound.allowAddresses,
       timeoutMs: settings.deliveryTimeoutMs,
     })
     const requestDelivery = (id: string) => this.jobs.enqueue(DELIVER_JOB, id)
@@ -97,7 +98,7 @@ export class WebhookRuntime {
       deps.resolver,
       this.notifications,
       this.native,
-      { allowAddresses: settings.allowAddresses },
+      { allowAddresses: deps.outbound.allowAddresses },
       requestPoll,
     )
     this.jobs.handle(POLL_JOB, (id) => poller.poll(id))

@@ -3,10 +3,10 @@ import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
 import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
+import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
-import { type GuardedRange, hookUrlProblem } from './outbound-address.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
 import type { WebhookChanges, WebhookStore } from './webhook-store.js'
 
@@ -189,7 +189,7 @@ export class WebhookService {
 
   private checkHookUrl(url: string | undefined): string {
     if (!url) throw badRequest('hook_url is required: the address Unigate POSTs the changes to')
-    const problem = hookUrlProblem(url, this.settings.allowAddresses)
+    const problem = outboundUrlProblem('hook_url', url, this.settings.allowAddresses)
     if (problem) throw badRequest(problem)
     return url
   }

@@ -23,8 +23,8 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     keyRevocationRefreshMs: 200,
     bodyLimitBytes: 1_048_576,
     logInboundCalls: true,
+    outbound: { allowAddresses: ['loopback'] },
     webhooks: {
-      allowAddresses: ['loopback'],
       minuteMs: 200,
       tickMs: 50,
       deliveryTimeoutMs: 2_000,

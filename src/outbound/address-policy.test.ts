@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import { guardedLookup, outboundUrlProblem, refusedReason } from './address-policy.js'
+
+describe('refusedReason', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['0.0.0.0', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.20.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd00::1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['198.18.0.1', 'private'],
+    ['198.19.255.254', 'private'],
+    ['fec0::1', 'private'],
+    ['64:ff9b:1::a00:1', 'private'],
+    // IPv6 forms that carry an IPv4 address: judged by that address.
+    ['64:ff9b::a9fe:a9fe', 'link-local'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'link-local'],
+    ['2002:7f00:1::', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['::ffff:169.254.169.254', 'link-local'],
+  ])('refuses %s (%s) unless allowed', (ip, range) => {
+    expect(refusedReason(ip, [])).toContain(range)
+    expect(refusedReason(ip, [range as 'loopback'])).toBeUndefined()
+  })
+
+  it('lets public addresses through and never multicast', () => {
+    expect(refusedReason('93.184.216.34', [])).toBeUndefined()
+    expect(refusedReason('2606:2800:220:1::1', [])).toBeUndefined()
+    expect(refusedReason('224.0.0.1', ['loopback', 'private', 'link-local'])).toMatch(/multicast/)
+    expect(refusedReason('64:ff9b::5db8:d822', [])).toBeUndefined()
+    expect(refusedReason('2002:5db8:d822::1', [])).toBeUndefined()
+    expect(refusedReason('192.0.2.1', ['loopback', 'private', 'link-local'])).toMatch(/reserved/)
+  })
+})
+
+describe('outboundUrlProblem', () => {
+  it('wants http(s)', () => {
+    expect(outboundUrlProblem('hook_url', 'ftp://example.com/x', [])).toMatch(/http/)
+    expect(outboundUrlProblem('hook_url', 'not a url', [])).toMatch(/not a URL/)
+    expect(outboundUrlProblem('hook_url', 'https://example.com/hook', [])).toBeUndefined()
+  })
+
+  it('refuses literal internal addresses and localhost at save time', () => {
+    expect(outboundUrlProblem('hook_url', 'http://127.0.0.1:9/x', [])).toMatch(/loopback/)
+    expect(outboundUrlProblem('hook_url', 'http://localhost:9/x', [])).toMatch(/loopback/)
+    expect(outboundUrlProblem('hook_url', 'http://[::1]:9/x', [])).toMatch(/loopback/)
+    expect(outboundUrlProblem('hook_url', 'http://169.254.169.254/latest', [])).toMatch(/link-local/)
+    expect(outboundUrlProblem('hook_url', 'http://127.0.0.1:9/x', ['loopback'])).toBeUndefined()
+  })
+
+  it('wants https where asked, except for an allowed literal address', () => {
+    const httpsOnly = { httpsOnly: true }
+    expect(outboundUrlProblem('authorize_url', 'http://idp.example.com/a', [], httpsOnly)).toMatch(/https/)
+    expect(outboundUrlProblem('authorize_url', 'https://idp.example.com/a', [], httpsOnly)).toBeUndefined()
+    expect(
+      outboundUrlProblem('authorize_url', 'http://127.0.0.1:9/a', ['loopback'], httpsOnly),
+    ).toBeUndefined()
+    expect(outboundUrlProblem('authorize_url', 'http://127.0.0.1:9/a', [], httpsOnly)).toMatch(/loopback/)
+  })
+
+  it('refuses credentials in the URL', () => {
+    expect(outboundUrlProblem('hook_url', 'https://u:p@example.com/', [])).toMatch(/credentials/)
+  })
+})
+
+describe('guardedLookup', () => {
+  it('refuses a name that resolves to a guarded address, and passes it when allowed', async () => {
+    const resolve = (allowed: ('loopback' | 'private' | 'link-local')[]) =>
+      new Promise<string>((done) => {
+        guardedLookup(allowed)('localhost', {}, (err, address) => done(err ? err.message : String(address)))
+      })
+    expect(await resolve([])).toMatch(/refused/)
+    expect(await resolve(['loopback'])).toMatch(/^(127\.0\.0\.1|::1)$/)
+  })
+})
