@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import { supportMatrix } from '../src/integrations/support.js'
 import { startServer } from '../src/server.js'
-import { DEMO_PROVIDERS, type DemoProvider } from './providers.js'
+import { closeSharedEmulators, DEMO_PROVIDERS, type DemoProvider } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
 
@@ -22,8 +22,29 @@ function firstRead(provider: DemoProvider): string | undefined {
   return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
 }
 
+/** Loopback only: the demo's emulators and a webhook receiver on the same machine. */
+const DEMO_ALLOWED_ADDRESSES = 'loopback'
+/** Where the demo lets the authorization flow send users back (the developer's own machine). */
+const DEMO_REDIRECT_ORIGINS = ['http://localhost', 'http://127.0.0.1']
+
+async function call(base: string, apiKey: string, method: string, path: string, body: unknown) {
+  const res = await request(`${base}${path}`, {
+    method: method as 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const answer = (await res.body.json()) as { id?: string; message?: string }
+  if (res.statusCode !== 200) throw new Error(`${method} ${path} failed: ${res.statusCode} ${answer.message}`)
+  return answer
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig({ PORT: '8080', LOG_LEVEL: 'warn', ...process.env })
+  const config = loadConfig({
+    PORT: '8080',
+    LOG_LEVEL: 'warn',
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: DEMO_ALLOWED_ADDRESSES,
+    ...process.env,
+  })
   step(`starting ${DEMO_PROVIDERS.length} provider emulator(s)`)
   const emulators = await Promise.all(
     DEMO_PROVIDERS.map(async (p) => ({ provider: p, ...(await p.start()) })),
@@ -31,58 +52,84 @@ async function main(): Promise<void> {
   step(
     `starting Unigate on ${config.host}:${config.port} (store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})`,
   )
+  step(
+    `outbound requests may reach ${config.outbound.allowAddresses.join(', ') || 'no internal'} addresses (UNIGATE_OUTBOUND_ALLOW_ADDRESSES), so the emulators and a local webhook receiver work; production allows none by default`,
+  )
   const server = await startServer(config)
   const base = config.publicUrl
   const { workspace, secret } = await server.services.workspaces.create('demo')
   const { apiKey } = await server.services.apiKeys.issue(workspace.id)
+  await call(base, apiKey, 'PATCH', '/unified/workspace', { allowed_redirect_origins: DEMO_REDIRECT_ORIGINS })
+  step(`redirect origins allowed for the authorization flow: ${DEMO_REDIRECT_ORIGINS.join(', ')}`)
 
   const connections: { type: string; id: string; read?: string }[] = []
+  const oauth: string[] = []
   for (const e of emulators) {
-    step(`connecting ${e.provider.integrationType} (emulator at ${e.url})`)
-    const res = await request(`${base}/unified/connection`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ integration_type: e.provider.integrationType, auth: e.auth }),
+    const type = e.provider.integrationType
+    step(`connecting ${type} (emulator at ${e.url})`)
+    const body = await call(base, apiKey, 'POST', '/unified/connection', {
+      integration_type: type,
+      auth: e.auth,
     })
-    const body = (await res.body.json()) as { id?: string; message?: string }
-    if (res.statusCode !== 200 || !body.id)
-      throw new Error(`connecting ${e.provider.integrationType} failed: ${body.message}`)
-    connections.push({ type: e.provider.integrationType, id: body.id, read: firstRead(e.provider) })
+    connections.push({ type, id: body.id!, read: firstRead(e.provider) })
+    if (e.oauthApp) {
+      const app = await e.oauthApp(`${base}/unified/integration/oauth/callback`)
+      await call(base, apiKey, 'PUT', `/unified/workspace/oauth_app/${type}`, app)
+      oauth.push(type)
+    }
   }
+  step(`OAuth apps registered with the emulated providers: ${oauth.join(', ')}`)
 
   const first = connections[0]!
-  const auth = `-H 'authorization: Bearer ${apiKey}'`
+  const posthog = emulators.find((e) => e.provider.integrationType === 'posthog')
+  const H = '-H "authorization: Bearer $UNIGATE_KEY"'
   console.log(`
 Unigate is running at ${base}   (API reference: ${base}/docs)
 
-API key:          ${apiKey}
-workspace secret: ${secret}   (verifies webhook sig256 and redirect sig)
-workspace:        ${workspace.id}
-${connections.map((c) => `connection (${c.type}): ${c.id}`).join('\n')}
+export UNIGATE_KEY='${apiKey}'
+export UNIGATE_WORKSPACE=${workspace.id}
+export UNIGATE_SECRET='${secret}'   # verifies webhook sig256 and the redirect sig
+export CONN=${first.id}   # ${first.type}
+${
+  posthog
+    ? `export POSTHOG_URL=${posthog.url} POSTHOG_TOKEN='${String(posthog.auth.token)}'   # the emulated PostHog
+`
+    : ''
+}
+Connections:
+${connections.map((c) => `  ${c.type}: ${c.id}`).join('\n')}
 
 Try:
-curl -s ${auth} '${base}/unified/integration?summary=true'
-curl -s ${auth} '${base}/unified/connection'
-curl -s ${auth} '${base}/analytics/${first.id}/property'
-curl -s ${auth} '${base}/analytics/${first.id}/event?limit=5&fields=id,name,event_type,created_at'
-curl -s ${auth} '${base}/analytics/${first.id}/event?limit=2&fields=id,name,raw'
-curl -s ${auth} '${base}/analytics/${first.id}/session?limit=3'
-curl -s ${auth} '${base}/analytics/${first.id}/visitor?limit=3&fields=id,email,total_events'
-curl -s ${auth} '${base}/analytics/${first.id}/report?start_gte=2024-12-25&end_lt=2025-01-01&dimension=DATE'
-curl -s ${auth} '${base}/passthrough/${first.id}/api/users/@me/'
+curl -s ${H} '${base}/unified/integration?summary=true'
+curl -s ${H} '${base}/unified/connection'
+curl -s ${H} "${base}/analytics/$CONN/property"
+curl -s ${H} "${base}/analytics/$CONN/event?limit=5&fields=id,name,event_type,created_at"
+curl -s ${H} "${base}/analytics/$CONN/event?limit=2&fields=id,name,raw"
+curl -s ${H} "${base}/analytics/$CONN/session?limit=3"
+curl -s ${H} "${base}/analytics/$CONN/visitor?limit=3&fields=id,email,total_events"
+curl -s ${H} "${base}/analytics/$CONN/report?start_gte=2024-12-25&end_lt=2025-01-01&dimension=DATE"
+curl -s ${H} "${base}/passthrough/$CONN/api/users/@me/"
 
 The other integrations:
 ${connections
   .slice(1)
   .filter((c) => c.read)
-  .map((c) => `curl -s ${auth} '${base}/analytics/${c.id}/${c.read}'`)
+  .map((c) => `curl -s ${H} '${base}/analytics/${c.id}/${c.read}'`)
   .join('\n')}
+
+Authorize an end user (OAuth against the emulated provider; ${oauth.join(', ')} work the same way):
+curl -s "${base}/unified/integration/auth/$UNIGATE_WORKSPACE/googleanalytics?success_redirect=http://localhost/connected&failure_redirect=http://localhost/failed"
+  (open the printed address in a browser and allow; you come back to http://localhost/connected?id=<new connection>)
+
+Webhooks to a receiver on this machine are allowed (loopback):
+curl -s ${H} -H 'content-type: application/json' '${base}/unified/webhook' -d '{"connection_id":"'$CONN'","object_type":"analytics_event","event":"created","hook_url":"http://127.0.0.1:9999/hook","interval":1}'
 
 Press Ctrl+C to stop.`)
 
   const stop = async () => {
     await server.close()
     await Promise.all(emulators.map((e) => e.close()))
+    await closeSharedEmulators()
     process.exit(0)
   }
   process.once('SIGINT', stop)

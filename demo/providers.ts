@@ -1,7 +1,7 @@
 import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from '../emulators/amplitude/index.js'
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
-import { GoogleTokenAuthority } from '../emulators/google/index.js'
+import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -14,18 +14,62 @@ import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/pos
 import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
 
+/** The body of `PUT /unified/workspace/oauth_app/{type}` for an emulated provider's OAuth app. */
+export type DemoOAuthApp = Readonly<Record<string, string>>
+
+export interface StartedEmulator {
+  readonly url: string
+  /** The `auth` of a connection created from held credentials. */
+  readonly auth: Record<string, unknown>
+  /**
+   * For OAuth providers: registers an OAuth client whose redirect URI is Unigate's callback with the
+   * emulated provider, and answers the OAuth app to register with the workspace.
+   */
+  oauthApp?(callbackUrl: string): Promise<DemoOAuthApp>
+  close(): Promise<void>
+}
+
 /** One provider the demo runs: its emulator, and the `auth` a connection to it needs. */
 export interface DemoProvider {
   readonly integrationType: string
   /** A read that works on the emulator's data, for providers whose lists need a filter (and the demo's curl). */
   readonly probe?: { readonly object: string; readonly query: Readonly<Record<string, string>> }
-  start(): Promise<{ url: string; auth: Record<string, unknown>; close(): Promise<void> }>
+  start(): Promise<StartedEmulator>
 }
+
+export const DEMO_OAUTH_CLIENT_ID = 'unigate-demo'
+export const DEMO_OAUTH_CLIENT_SECRET = 'unigate-demo-secret'
 
 const G = 'https://www.googleapis.com/auth/'
 /** One Google token service for GA4 and YouTube; demo tokens last a month so a session never sees one expire. */
 const google = new GoogleTokenAuthority({ accessTokenTtlSeconds: 30 * 24 * 3600 })
 const googleToken = (scopes: string[]) => google.issueTokens({ scopes }).access_token
+/** Google's consent screen (accounts.google.com), started once for GA4 and YouTube. */
+let googleAccounts: Promise<{ authorizeUrl: string; close(): Promise<void> }> | undefined
+
+/** GA4's and YouTube's OAuth app: one Google client, consent at the accounts emulator, tokens at the API's host. */
+async function googleOAuthApp(apiUrl: string, callbackUrl: string): Promise<DemoOAuthApp> {
+  googleAccounts ??= startGoogleAccountsEmulator({ authority: google })
+  const accounts = await googleAccounts
+  google.registerClient({
+    clientId: DEMO_OAUTH_CLIENT_ID,
+    clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+    redirectUris: [callbackUrl],
+  })
+  return {
+    client_id: DEMO_OAUTH_CLIENT_ID,
+    client_secret: DEMO_OAUTH_CLIENT_SECRET,
+    authorize_url: accounts.authorizeUrl,
+    token_url: `${apiUrl}/token`,
+    revoke_url: `${apiUrl}/revoke`,
+    api_url: apiUrl,
+  }
+}
+
+/** Stops the consent screen the OAuth apps started, if any. */
+export async function closeSharedEmulators(): Promise<void> {
+  await (await googleAccounts)?.close()
+}
 
 /** Every emulated provider the demo connects; each integration adds its entry here. */
 export const DEMO_PROVIDERS: readonly DemoProvider[] = [
@@ -33,7 +77,27 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
     integrationType: 'posthog',
     async start() {
       const e = await startPosthogEmulator({ seed: 1 })
-      return { url: e.url, auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: e.url }, close: () => e.close() }
+      return {
+        url: e.url,
+        auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: e.url },
+        async oauthApp(callbackUrl) {
+          e.oauth.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+            name: 'Unigate demo',
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize/`,
+            token_url: `${e.url}/oauth/token/`,
+            revoke_url: `${e.url}/oauth/revoke/`,
+            api_url: e.url,
+          }
+        },
+        close: () => e.close(),
+      }
     },
   },
   {
@@ -62,7 +126,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
     async start() {
       const e = await startGa4Emulator({ seed: 1, authority: google })
       const access_token = googleToken([`${G}analytics.readonly`, `${G}analytics.edit`])
-      return { url: e.url, auth: { access_token, api_url: e.url }, close: () => e.close() }
+      return {
+        url: e.url,
+        auth: { access_token, api_url: e.url },
+        oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
     },
   },
   {
@@ -117,7 +186,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
     async start() {
       const e = await startYoutubeEmulator({ seed: 1, authority: google })
       const access_token = googleToken([`${G}youtube.readonly`, `${G}yt-analytics.readonly`])
-      return { url: e.url, auth: { access_token, api_url: e.url }, close: () => e.close() }
+      return {
+        url: e.url,
+        auth: { access_token, api_url: e.url },
+        oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
     },
   },
 ]
