@@ -22,7 +22,10 @@ export interface Config {
   readonly providerTimeoutMs: number
   readonly providerMaxRetries: number
   readonly providerMaxRetryWaitMs: number
-  /** How often each process reloads revoked API keys (revocation by another process takes effect within it). */
+  /**
+   * The fallback for missed change notifications: how often each process reloads revoked API keys and how
+   * long it caches connections and workspace settings (on PostgreSQL, changes arrive through NOTIFY).
+   */
   readonly keyRevocationRefreshMs: number
   readonly bodyLimitBytes: number
   /**

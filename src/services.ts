@@ -10,6 +10,7 @@ import {
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
+import { ChangeNotifier } from './store/change-notifier.js'
 import { type Db, migrateToLatest, openDatabase } from './store/index.js'
 import { WebhookRuntime } from './webhooks/index.js'
 import { ApiKeys, WorkspaceSettingsCache, WorkspaceStore } from './workspaces/index.js'
@@ -30,6 +31,8 @@ export interface Services {
   readonly webhooks: WebhookRuntime
   /** End-user authorization: the auth endpoint, hosted pages, OAuth callback and OAuth apps. */
   readonly authorization: Authorization
+  /** Tells other processes' caches about changes (PostgreSQL NOTIFY); in-process only on SQLite. */
+  readonly changes: ChangeNotifier
   close(): Promise<void>
 }
 
@@ -48,7 +51,20 @@ export async function createServices(config: Config, options: ServiceOptions = {
   })
   await migrateToLatest(db, options.pgSchema)
   const box = new SecretBox(config.masterKey)
-  const apiKeys = new ApiKeys(db, config.masterKey)
+  const changesLog = pino({ level: config.logLevel, base: { component: 'changes' } })
+  const changes = new ChangeNotifier(
+    config.databaseUrl
+      ? {
+          db,
+          databaseUrl: config.databaseUrl,
+          ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+          onError: (err, context) => changesLog.warn({ err, context }, 'change notification failed'),
+        }
+      : undefined,
+  )
+  // Listening starts before the caches fill, so no change falls between a load and the first notification.
+  if (options.background !== false) await changes.start()
+  const apiKeys = new ApiKeys(db, config.masterKey, changes)
   if (options.background !== false) await apiKeys.start(config.keyRevocationRefreshMs)
   const clientSettings = {
     timeoutMs: config.providerTimeoutMs,
@@ -62,13 +78,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     store: connectionStore,
     providerTimeoutMs: config.providerTimeoutMs,
     marginMs: config.authorization.refreshMarginMs,
-    onChanged: (id) => resolver.invalidate(id),
+    onChanged: (id) => void resolver.invalidate(id),
   })
   const resolver = new ConnectionResolver(
     connectionStore,
     clientSettings,
     config.keyRevocationRefreshMs,
     tokens,
+    changes,
   )
   const workspaces = new WorkspaceStore(db, box)
   const apiCalls = new ApiCallLog(db)
@@ -90,7 +107,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // A connection's webhooks go with it, unsubscribed at the provider while its credentials still exist.
   connections.onBeforeRemove((workspaceId, id) => webhooks.service.removeForConnection(workspaceId, id))
   if (options.background !== false) await webhooks.start()
-  const workspaceSettings = new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs)
+  const workspaceSettings = new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs, changes)
   const authorization = createAuthorization({
     db,
     box,
@@ -121,8 +138,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     apiCalls,
     webhooks,
     authorization,
+    changes,
     async close() {
       apiKeys.stop()
+      await changes.close()
       await webhooks.stop()
       await apiCalls.flush()
       await db.destroy()

@@ -51,7 +51,7 @@ describe('a server killed in the middle of deliveries', () => {
   })
 
   afterAll(async () => {
-    killAllServerProcesses()
+    await killAllServerProcesses()
     await receiver?.close()
     await emulator?.close()
   })

@@ -65,7 +65,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
   }, 90_000)
 
   afterAll(async () => {
-    killAllServerProcesses()
+    await killAllServerProcesses()
     await receiver?.close()
     await emulator?.close()
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)

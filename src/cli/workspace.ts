@@ -70,6 +70,8 @@ export async function workspaceCommands(
           : {}),
       })
       if (!ws) throw new Error(`workspace ${arg} not found`)
+      // Running servers cache settings: tell them (on PostgreSQL, through NOTIFY).
+      await services.workspaceSettings.invalidate(arg)
       console.log(JSON.stringify(ws, null, 2))
       return 0
     }

@@ -2,6 +2,7 @@ import { oauthOf } from '../integrations/auth-methods.js'
 import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
+import type { ChangeNotifier } from '../store/change-notifier.js'
 import { nowIso } from '../store/index.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionStore } from './store.js'
@@ -36,11 +37,13 @@ export function providerClientFor(
 
 /**
  * Resolves a connection for the request path: read and unsealed once, then served from memory.
- * Changes made by this process invalidate the entry at once; changes made by other processes are
- * picked up when the entry expires (ttlMs).
+ * Changes made by this process invalidate the entry at once; changes made by other processes arrive
+ * through the change notifier (PostgreSQL NOTIFY), and at the latest when the entry expires (ttlMs).
  */
 export class ConnectionResolver {
   private readonly cache = new Map<string, { resolved: ResolvedConnection; expires: number }>()
+  /** Bumped on every invalidation: a read that overlapped one may be stale and is not cached. */
+  private generation = 0
 
   constructor(
     private readonly store: ConnectionStore,
@@ -48,13 +51,21 @@ export class ConnectionResolver {
     private readonly ttlMs: number,
     /** Renews OAuth tokens before expiry and after a 401; without one, tokens are used as stored. */
     private readonly tokens?: TokenRefresher,
-  ) {}
+    /** Announces this process's changes to the others and tells this one of theirs. */
+    private readonly changes?: ChangeNotifier,
+  ) {
+    changes?.subscribe('connection', {
+      invalidate: (id) => this.drop(id),
+      invalidateAll: () => this.dropAll(),
+    })
+  }
 
   async resolve(workspaceId: string, id: string): Promise<ResolvedConnection | undefined> {
     const hit = this.cache.get(id)
     if (hit && hit.expires > Date.now()) {
       return hit.resolved.connection.workspace_id === workspaceId ? hit.resolved : undefined
     }
+    const generation = this.generation
     const connection = await this.store.get(workspaceId, id)
     const integration = connection && integrationOf(connection.integration_type)
     if (!connection || !integration) return undefined
@@ -72,13 +83,26 @@ export class ConnectionResolver {
           : undefined,
       ),
     }
+    if (generation !== this.generation) return resolved
     if (this.cache.size > 50_000) this.cache.clear()
     this.cache.set(id, { resolved, expires: Date.now() + this.ttlMs })
     return resolved
   }
 
-  invalidate(id: string): void {
+  /** The connection changed or was removed (the write has committed): forget it here and everywhere. */
+  async invalidate(id: string): Promise<void> {
+    this.drop(id)
+    await this.changes?.publish('connection', id)
+  }
+
+  private drop(id: string): void {
+    this.generation++
     this.cache.delete(id)
+  }
+
+  private dropAll(): void {
+    this.generation++
+    this.cache.clear()
   }
 
   /** Records that the provider rejected the credentials (once per change of state, not per request). */
@@ -91,14 +115,14 @@ export class ConnectionResolver {
       { last_unhealthy_at: nowIso(), last_unhealthy_code: String(code) },
       nowIso(),
     )
-    this.invalidate(c.id)
+    await this.invalidate(c.id)
   }
 
   async markHealthyIfNeeded(resolved: ResolvedConnection): Promise<void> {
     const c = resolved.connection
     if (!isUnhealthy(c)) return
     await this.store.update(c.workspace_id, c.id, { last_healthy_at: nowIso() }, nowIso())
-    this.invalidate(c.id)
+    await this.invalidate(c.id)
   }
 }
 

@@ -195,7 +195,7 @@ export class ConnectionService {
       changes.credentials = credentials
     }
     await this.store.update(workspaceId, id, changes, nowIso())
-    this.resolver.invalidate(id)
+    await this.resolver.invalidate(id)
     return (await this.store.get(workspaceId, id))!
   }
 
@@ -210,7 +210,7 @@ export class ConnectionService {
     if (await this.store.get(workspaceId, id))
       for (const hook of this.beforeRemove) await hook(workspaceId, id)
     const removed = await this.store.remove(workspaceId, id)
-    this.resolver.invalidate(id)
+    await this.resolver.invalidate(id)
     if (!removed) throw notFound(`connection ${id} not found`)
   }
 }

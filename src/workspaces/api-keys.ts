@@ -1,6 +1,7 @@
 import { jwtVerify, SignJWT } from 'jose'
 import { newId } from '../crypto/ids.js'
 import { deriveKey } from '../crypto/keys.js'
+import type { ChangeNotifier } from '../store/change-notifier.js'
 import { type Db, nowIso } from '../store/index.js'
 
 export interface ApiKeyClaims {
@@ -10,20 +11,30 @@ export interface ApiKeyClaims {
 
 /**
  * Workspace API keys are HS256 JWTs (the SDK calls its scheme `jwt`) signed with a key derived from the
- * master key, so a request is authenticated without a database round trip. Revocation is a table that
- * every process reloads in the background; the process that revokes a key stops accepting it at once.
+ * master key, so a request is authenticated without a database round trip. Revocation is a table: the
+ * process that revokes a key stops accepting it at once, the others when the change notifier (PostgreSQL
+ * NOTIFY) tells them, and every process also reloads the table in the background in case it missed one.
  */
 export class ApiKeys {
   private readonly signingKey: Uint8Array
-  private revoked = new Set<string>()
+  private readonly revoked = new Set<string>()
   private readonly verified = new Map<string, ApiKeyClaims>()
   private timer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly db: Db,
     masterKey: Buffer,
+    private readonly changes?: ChangeNotifier,
   ) {
     this.signingKey = deriveKey(masterKey, 'api-keys')
+    changes?.subscribe('api_key', {
+      invalidate: (keyId) => {
+        this.recheck(keyId).catch(() => {})
+      },
+      invalidateAll: () => {
+        this.refreshRevocations().catch(() => {})
+      },
+    })
   }
 
   async issue(workspaceId: string): Promise<{ keyId: string; apiKey: string }> {
@@ -49,6 +60,7 @@ export class ApiKeys {
       .where('revoked_at', 'is', null)
       .executeTakeFirst()
     this.revoked.add(keyId)
+    await this.changes?.publish('api_key', keyId)
     return Number(result.numUpdatedRows) > 0
   }
 
@@ -78,13 +90,27 @@ export class ApiKeys {
     return this.revoked.has(claims.keyId) ? undefined : claims
   }
 
+  /**
+   * Adds every revoked key to the set. It only ever adds: a revocation is final, and a reload that started
+   * before a revocation must not drop the key that a notification has just added.
+   */
   async refreshRevocations(): Promise<void> {
     const rows = await this.db
       .selectFrom('api_keys')
       .select('id')
       .where('revoked_at', 'is not', null)
       .execute()
-    this.revoked = new Set(rows.map((r) => r.id))
+    for (const row of rows) this.revoked.add(row.id)
+  }
+
+  /** Another process announced a change of this key: read whether it is revoked now. */
+  private async recheck(keyId: string): Promise<void> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', keyId)
+      .executeTakeFirst()
+    if (row?.revoked_at) this.revoked.add(keyId)
   }
 
   async start(refreshMs: number): Promise<void> {

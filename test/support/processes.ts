@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { spawnTestProcess, stopGroup } from './process-group.js'
 
 export interface ServerProcess {
   readonly url: string
@@ -9,7 +9,7 @@ export interface ServerProcess {
 /** Starts test/support/auth-server-process.ts in its own Node process (through tsx) and waits for it. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const script = fileURLToPath(new URL('./auth-server-process.ts', import.meta.url))
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawnTestProcess(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -17,27 +17,25 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stderr?.on('data', (d: Buffer) => {
     errors += d.toString()
   })
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server process did not start: ${errors}`)), 20_000)
-    child.stdout?.on('data', (d: Buffer) => {
-      const m = /ready (\S+)/.exec(d.toString())
-      if (m?.[1]) {
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server process did not start: ${errors}`)), 20_000)
+      child.stdout?.on('data', (d: Buffer) => {
+        const m = /ready (\S+)/.exec(d.toString())
+        if (m?.[1]) {
+          clearTimeout(timer)
+          resolve(m[1])
+        }
+      })
+      child.once('exit', (code) => {
         clearTimeout(timer)
-        resolve(m[1])
-      }
+        reject(new Error(`server process exited with ${code}: ${errors}`))
+      })
     })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`server process exited with ${code}: ${errors}`))
-    })
-  })
-  return {
-    url,
-    async stop() {
-      if (child.exitCode !== null) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      await exited
-    },
+    return { url, stop: () => stopGroup(child, 'SIGTERM') }
+  } catch (err) {
+    // A server that did not come up must not outlive the test either.
+    await stopGroup(child, 'SIGKILL')
+    throw err
   }
 }

@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { killAllTestProcesses, spawnTestProcess, stopGroup } from './process-group.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -9,6 +10,7 @@ export interface ServerProcess {
   readonly child: ChildProcess
   /** stderr and stdout, for a failing test's message. */
   output(): string
+  /** Signals the server's whole process group and waits until it is gone (SIGKILL after a grace period). */
   kill(signal: NodeJS.Signals): Promise<void>
 }
 
@@ -25,13 +27,9 @@ export async function freePort(): Promise<number> {
   })
 }
 
-/** Every child started by startServerProcess, so afterAll can kill the ones a failing test left behind. */
-const children = new Set<ChildProcess>()
-
-export function killAllServerProcesses(): void {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  children.clear()
+/** Kills every server a test started (and the Node process tsx runs it in), also after a failing test. */
+export function killAllServerProcesses(): Promise<void> {
+  return killAllTestProcesses()
 }
 
 /** Starts `tsx src/main.ts` as its own process with the given environment; resolves once /health answers. */
@@ -40,12 +38,11 @@ export async function startServerProcess(
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+  const child = spawnTestProcess(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  children.add(child)
   let output = ''
   child.stdout?.on('data', (c: Buffer) => {
     output += c.toString()
@@ -56,7 +53,10 @@ export async function startServerProcess(
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server process exited with ${child.exitCode}:\n${output}`)
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stopGroup(child, 'SIGKILL')
+      throw new Error(`server process exited with ${child.exitCode ?? child.signalCode}:\n${output}`)
+    }
     try {
       const res = await fetch(`${url}/health`)
       if (res.ok) break
@@ -64,7 +64,7 @@ export async function startServerProcess(
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL')
+      await stopGroup(child, 'SIGKILL')
       throw new Error(`server process did not come up:\n${output}`)
     }
     await new Promise((r) => setTimeout(r, 100))
@@ -73,12 +73,7 @@ export async function startServerProcess(
     url,
     child,
     output: () => output,
-    kill: (signal) =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill(signal)
-      }),
+    kill: (signal) => stopGroup(child, signal),
   }
 }
 

@@ -49,7 +49,7 @@ export async function workspaceRoutes(app: FastifyInstance, services: Services):
         }
       }
       const ws = await services.workspaces.update(request.workspaceId, patch)
-      services.workspaceSettings.invalidate(request.workspaceId)
+      await services.workspaceSettings.invalidate(request.workspaceId)
       if (!ws) throw notFound('workspace not found')
       return ws
     },
