@@ -1,10 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
+import { spawnTestProcess, stopGroup } from './support/process-group.js'
 import { freePort } from './support/server-process.js'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -15,11 +16,7 @@ describe('the compiled server', () => {
   let server: ChildProcess | undefined
 
   afterAll(async () => {
-    if (server?.pid && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r))
-      process.kill(-server.pid, 'SIGKILL')
-      await exited
-    }
+    if (server) await stopGroup(server, 'SIGTERM')
   })
 
   it('builds to dist/ and serves from dist/main.js without tsx', async () => {
@@ -32,9 +29,8 @@ describe('the compiled server', () => {
     )
     const port = await freePort()
     let output = ''
-    server = spawn(process.execPath, ['dist/main.js'], {
+    server = spawnTestProcess(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
-      detached: true,
       env: {
         PATH: process.env.PATH ?? '',
         PORT: String(port),

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserGet } from './support/auth-server.js'
 import { decide } from './support/google-oauth.js'
 import { decideAtPosthog } from './support/posthog-oauth.js'
+import { spawnTestProcess, stopGroup } from './support/process-group.js'
 import { freePort } from './support/server-process.js'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -36,9 +37,8 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
   beforeAll(async () => {
     port = await freePort()
     // Its own process group, so the tsx loader and everything it started are stopped together.
-    demo = spawn(process.execPath, ['--import', 'tsx', 'demo/main.ts'], {
+    demo = spawnTestProcess(process.execPath, ['--import', 'tsx', 'demo/main.ts'], {
       cwd: ROOT,
-      detached: true,
       env: {
         PATH: process.env.PATH ?? '',
         PORT: String(port),
@@ -62,11 +62,7 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
   }, 90_000)
 
   afterAll(async () => {
-    if (demo?.pid && demo.exitCode === null) {
-      const exited = new Promise((r) => demo.once('exit', r))
-      process.kill(-demo.pid, 'SIGTERM')
-      await exited
-    }
+    if (demo) await stopGroup(demo, 'SIGTERM')
   })
 
   /** Runs one printed command in bash after the printed exports; curl fails on any non-2xx answer. */
