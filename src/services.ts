@@ -10,6 +10,7 @@ import {
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
+import { ProviderTransport } from './outbound/index.js'
 import { type Db, migrateToLatest, openDatabase } from './store/index.js'
 import { WebhookRuntime } from './webhooks/index.js'
 import { ApiKeys, WorkspaceSettingsCache, WorkspaceStore } from './workspaces/index.js'
@@ -30,6 +31,8 @@ export interface Services {
   readonly webhooks: WebhookRuntime
   /** End-user authorization: the auth endpoint, hosted pages, OAuth callback and OAuth apps. */
   readonly authorization: Authorization
+  /** Every request to a provider or an OAuth token endpoint: address policy, timeouts, caps, fairness. */
+  readonly transport: ProviderTransport
   close(): Promise<void>
 }
 
@@ -50,10 +53,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const box = new SecretBox(config.masterKey)
   const apiKeys = new ApiKeys(db, config.masterKey)
   if (options.background !== false) await apiKeys.start(config.keyRevocationRefreshMs)
+  const transport = new ProviderTransport({
+    allowAddresses: config.outbound.allowAddresses,
+    timeoutMs: config.providerTimeoutMs,
+    maxBodyBytes: config.outbound.maxBodyBytes,
+    connectionConcurrency: config.outbound.connectionConcurrency,
+    connectionQueue: config.outbound.connectionQueue,
+  })
   const clientSettings = {
     timeoutMs: config.providerTimeoutMs,
     maxRetries: config.providerMaxRetries,
     maxRetryWaitMs: config.providerMaxRetryWaitMs,
+    transport,
   }
   const connectionStore = new ConnectionStore(db, box)
   const tokens = createTokenRefresher({
@@ -61,6 +72,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     box,
     store: connectionStore,
     providerTimeoutMs: config.providerTimeoutMs,
+    transport,
     marginMs: config.authorization.refreshMarginMs,
     onChanged: (id) => resolver.invalidate(id),
   })
@@ -97,6 +109,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     publicUrl: config.publicUrl,
     stateTtlMs: config.authorization.stateTtlMs,
     providerTimeoutMs: config.providerTimeoutMs,
+    transport,
     workspaces,
     workspaceSettings,
     connections,
@@ -121,11 +134,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
     apiCalls,
     webhooks,
     authorization,
+    transport,
     async close() {
       apiKeys.stop()
       await webhooks.stop()
       await apiCalls.flush()
       await db.destroy()
+      await transport.close()
     },
   }
 }
