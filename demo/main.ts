@@ -23,7 +23,17 @@ function firstRead(provider: DemoProvider): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig({ PORT: '8080', LOG_LEVEL: 'warn', ...process.env })
+  // The emulators listen on 127.0.0.1, which the outbound address policy refuses unless allowed.
+  const allow = ['loopback', process.env.UNIGATE_OUTBOUND_ALLOW_ADDRESSES].filter(Boolean).join(',')
+  const config = loadConfig({
+    PORT: '8080',
+    LOG_LEVEL: 'warn',
+    ...process.env,
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: allow,
+  })
+  step(
+    'allowing loopback addresses for outbound calls (UNIGATE_OUTBOUND_ALLOW_ADDRESSES=loopback) so Unigate can reach its emulators',
+  )
   step(`starting ${DEMO_PROVIDERS.length} provider emulator(s)`)
   const emulators = await Promise.all(
     DEMO_PROVIDERS.map(async (p) => ({ provider: p, ...(await p.start()) })),

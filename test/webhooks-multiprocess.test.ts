@@ -51,7 +51,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
     const env = {
       DATABASE_URL: databaseUrl,
       UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-      UNIGATE_WEBHOOK_ALLOW_ADDRESSES: 'loopback',
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
       UNIGATE_WEBHOOK_MINUTE_MS: String(MINUTE_MS),
       UNIGATE_WEBHOOK_TICK_MS: '100',
       UNIGATE_WEBHOOK_LEASE_MS: '5000',
