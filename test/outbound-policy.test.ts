@@ -74,6 +74,14 @@ describe('provider answers and limits (loopback allowed)', () => {
             'x-provider': 'kept',
           })
           .end('{}')
+      } else if (url.startsWith('/count/')) {
+        let bytes = 0
+        req.on('data', (c: Buffer) => {
+          bytes += c.length
+        })
+        req.on('end', () =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(`{"bytes":${bytes}}`),
+        )
       } else if (url.startsWith('/hold/')) {
         // Counts concurrent requests per connection (its base path) and holds them until released.
         const lane = url.split('/')[2] ?? ''
@@ -123,6 +131,17 @@ describe('provider answers and limits (loopback allowed)', () => {
     const passthrough = await h.api('GET', `/passthrough/${conn}/api/projects/1/`)
     expect(passthrough.status).toBe(200)
     expect(passthrough.text).toBe(big)
+  })
+
+  it('streams a passthrough request body instead of buffering it, so the JSON body limit does not apply', async () => {
+    const conn = await storeConnection(h, `${provider.url}/count`)
+    const size = h.services.config.bodyLimitBytes * 2
+    const res = await h.api<{ bytes: number }>('POST', `/passthrough/${conn}/upload`, {
+      body: 'x'.repeat(size),
+      headers: { 'content-type': 'application/octet-stream' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.bytes).toBe(size)
   })
 
   it('drops set-cookie and set-cookie2 from passthrough answers and keeps other headers', async () => {
