@@ -125,19 +125,19 @@ export class ProviderTransport {
 
 /** Reads a body with a running count, abandoning it (and its socket) as soon as it passes the cap. */
 async function readCapped(body: Readable, headers: AnswerHeaders, cap: number): Promise<Buffer> {
-  const declared = Number(headers['content-length'])
-  if (Number.isFinite(declared) && declared > cap) {
+  const abandon = () => {
+    // Destroying emits undici's "aborted" error; nobody else listens, so it is expected here.
+    body.on('error', () => undefined)
     body.destroy()
-    throw new ProviderAnswerTooLargeError(cap)
+    return new ProviderAnswerTooLargeError(cap)
   }
+  const declared = Number(headers['content-length'])
+  if (Number.isFinite(declared) && declared > cap) throw abandon()
   const chunks: Buffer[] = []
   let total = 0
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length
-    if (total > cap) {
-      body.destroy()
-      throw new ProviderAnswerTooLargeError(cap)
-    }
+    if (total > cap) throw abandon()
     chunks.push(chunk)
   }
   return Buffer.concat(chunks, total)
