@@ -4,7 +4,7 @@ import { noteConnection, noteProviderTime } from '../../apicalls/index.js'
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
-import type { OutboundMethod } from '../../outbound/index.js'
+import type { OutboundMethod, StreamedAnswer } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 
@@ -162,20 +162,29 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     Object.assign(headers, await resolved.client.currentAuthHeaders())
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
     const started = performance.now()
+    let res: StreamedAnswer
     try {
-      const res = await services.transport.stream(url, {
+      res = await services.transport.stream(url, {
         method: request.method as OutboundMethod,
         headers,
         body: hasBody ? (request.body as Readable) : null,
         limitKey: connection.id,
       })
-      noteProviderTime(request, performance.now() - started)
+    } catch (err) {
+      throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
+    }
+    noteProviderTime(request, performance.now() - started)
+    try {
       for (const [k, v] of Object.entries(res.headers)) {
         if (v !== undefined && !NOT_RETURNED.has(k)) void reply.header(k, v)
       }
       return reply.code(res.status).send(res.body)
     } catch (err) {
-      throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
+      // Unread, the body would hold its socket and the connection's slot. Destroying it emits undici's
+      // "aborted" error, expected here.
+      res.body.on('error', () => undefined)
+      res.body.destroy()
+      throw err
     }
   }
 
