@@ -11,7 +11,7 @@ import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/pos
 import { loadConfig } from '../src/config.js'
 import { buildApp } from '../src/http/app.js'
 import { createServices } from '../src/services.js'
-import { type LoadResult, load } from './load.js'
+import { CONNECTIONS, type LoadResult, load } from './load.js'
 
 export async function benchUnifiedList(): Promise<{ rows: LoadResult[]; summary: string }> {
   const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
@@ -20,6 +20,9 @@ export async function benchUnifiedList(): Promise<{ rows: LoadResult[]; summary:
     UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     PORT: '0',
+    // The emulator listens on loopback; the load's concurrency all goes to one connection.
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+    UNIGATE_PROVIDER_CONNECTION_CONCURRENCY: String(CONNECTIONS),
   })
   const services = await createServices(config)
   const app = await buildApp(services)

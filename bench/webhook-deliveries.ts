@@ -74,7 +74,7 @@ export async function benchWebhookDeliveries(): Promise<{ rows: LoadResult[]; su
   const config = loadConfig({
     UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-bench-')),
     UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-    UNIGATE_WEBHOOK_ALLOW_ADDRESSES: 'loopback',
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
     UNIGATE_WEBHOOK_TICK_MS: '50',
     LOG_LEVEL: 'warn',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),

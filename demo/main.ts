@@ -39,11 +39,15 @@ async function call(base: string, apiKey: string, method: string, path: string, 
 }
 
 async function main(): Promise<void> {
+  // The emulators listen on 127.0.0.1, which the outbound address policy refuses unless allowed.
+  const allow = [DEMO_ALLOWED_ADDRESSES, process.env.UNIGATE_OUTBOUND_ALLOW_ADDRESSES]
+    .filter(Boolean)
+    .join(',')
   const config = loadConfig({
     PORT: '8080',
     LOG_LEVEL: 'warn',
-    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: DEMO_ALLOWED_ADDRESSES,
     ...process.env,
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: allow,
   })
   step(`starting ${DEMO_PROVIDERS.length} provider emulator(s)`)
   const emulators = await Promise.all(

@@ -65,6 +65,18 @@ export interface OutboundSettings {
    * UNIGATE_WEBHOOK_ALLOW_ADDRESSES, the older name, adds to it.
    */
   readonly allowAddresses: readonly (typeof OUTBOUND_ADDRESS_RANGES)[number][]
+  /**
+   * The largest provider answer read into memory (UNIGATE_PROVIDER_MAX_BODY_BYTES, default 32 MiB); a
+   * longer one is abandoned and answered 502. Passthrough streams and is not capped.
+   */
+  readonly maxBodyBytes: number
+  /**
+   * Provider calls one connection may have in flight in this process (UNIGATE_PROVIDER_CONNECTION_CONCURRENCY,
+   * default 8), so one tenant's slow calls cannot take every socket to a provider.
+   */
+  readonly connectionConcurrency: number
+  /** Calls a busy connection may queue beyond that (UNIGATE_PROVIDER_CONNECTION_QUEUE, default 64); more are answered 429. */
+  readonly connectionQueue: number
 }
 
 export interface WebhookSettings {
@@ -199,7 +211,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
     logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
-    outbound: { allowAddresses: addressRanges(env) },
+    outbound: {
+      allowAddresses: addressRanges(env),
+      maxBodyBytes: int(env, 'UNIGATE_PROVIDER_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
+      connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
+      connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
+    },
     webhooks: loadWebhookSettings(env, databaseUrl === undefined),
     authorization: {
       stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,

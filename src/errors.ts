@@ -46,3 +46,30 @@ export class ProviderUnreachableError extends Error {
     this.name = 'ProviderUnreachableError'
   }
 }
+
+/**
+ * A provider answered more than the process reads into memory (UNIGATE_PROVIDER_MAX_BODY_BYTES). A kind of
+ * unreachable: no usable answer came back, and every caller that handles one handles this.
+ */
+export class ProviderAnswerTooLargeError extends ProviderUnreachableError {
+  constructor(readonly capBytes: number) {
+    super(
+      `the answer is larger than ${capBytes} bytes, the cap on provider answers (UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
+    )
+    this.name = 'ProviderAnswerTooLargeError'
+  }
+}
+
+/** A connection already has its share of provider calls running and queued (src/outbound/connection-limiter.ts). */
+export class ConnectionBusyError extends Error {
+  constructor(
+    readonly concurrency: number,
+    readonly queue: number,
+  ) {
+    super(
+      `this connection already has ${concurrency} provider calls running and ${queue} waiting, its limit ` +
+        `(UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=${concurrency}, UNIGATE_PROVIDER_CONNECTION_QUEUE=${queue}); retry later`,
+    )
+    this.name = 'ConnectionBusyError'
+  }
+}

@@ -10,6 +10,7 @@ import {
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
+import { ProviderTransport } from './outbound/index.js'
 import { ChangeNotifier } from './store/change-notifier.js'
 import { type Db, migrateToLatest, openDatabase } from './store/index.js'
 import { WebhookRuntime } from './webhooks/index.js'
@@ -33,6 +34,8 @@ export interface Services {
   readonly authorization: Authorization
   /** Tells other processes' caches about changes (PostgreSQL NOTIFY); in-process only on SQLite. */
   readonly changes: ChangeNotifier
+  /** Every request to a provider or an OAuth token endpoint: address policy, timeouts, caps, fairness. */
+  readonly transport: ProviderTransport
   close(): Promise<void>
 }
 
@@ -66,10 +69,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
   if (options.background !== false) await changes.start()
   const apiKeys = new ApiKeys(db, config.masterKey, changes)
   if (options.background !== false) await apiKeys.start(config.keyRevocationRefreshMs)
+  const transport = new ProviderTransport({
+    allowAddresses: config.outbound.allowAddresses,
+    timeoutMs: config.providerTimeoutMs,
+    maxBodyBytes: config.outbound.maxBodyBytes,
+    connectionConcurrency: config.outbound.connectionConcurrency,
+    connectionQueue: config.outbound.connectionQueue,
+  })
   const clientSettings = {
     timeoutMs: config.providerTimeoutMs,
     maxRetries: config.providerMaxRetries,
     maxRetryWaitMs: config.providerMaxRetryWaitMs,
+    transport,
   }
   const connectionStore = new ConnectionStore(db, box)
   const tokens = createTokenRefresher({
@@ -77,6 +88,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     box,
     store: connectionStore,
     providerTimeoutMs: config.providerTimeoutMs,
+    transport,
     marginMs: config.authorization.refreshMarginMs,
     onChanged: (id) => void resolver.invalidate(id),
   })
@@ -114,6 +126,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     publicUrl: config.publicUrl,
     stateTtlMs: config.authorization.stateTtlMs,
     providerTimeoutMs: config.providerTimeoutMs,
+    transport,
     workspaces,
     workspaceSettings,
     connections,
@@ -139,12 +152,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     webhooks,
     authorization,
     changes,
+    transport,
     async close() {
       apiKeys.stop()
       await changes.close()
       await webhooks.stop()
       await apiCalls.flush()
       await db.destroy()
+      await transport.close()
     },
   }
 }

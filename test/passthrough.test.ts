@@ -116,6 +116,31 @@ describe('passthrough to the provider', () => {
     expect(bytes.equals(exportedImage(1))).toBe(true)
   })
 
+  it('needs a read grant for reading methods and a write grant for the others (403 otherwise)', async () => {
+    const readOnly = await connectPosthog(h, emulator, { permissions: ['analytics_event_read'] })
+    const writeOnly = await connectPosthog(h, emulator, { permissions: ['analytics_event_write'] })
+    emulator.clearRequests()
+    const capture = {
+      api_key: DEFAULT_PROJECT_API_KEY,
+      event: 'grant_test',
+      distinct_id: 'g-1',
+      properties: {},
+    }
+    const refusedWrite = await h.api<{ message: string }>('POST', `/passthrough/${readOnly}/i/v0/e/`, {
+      body: capture,
+    })
+    expect(refusedWrite.status).toBe(403)
+    expect(refusedWrite.body.message).toMatch(/passthrough POST needs a write permission \(any \*_write/)
+    const refusedRead = await h.api<{ message: string }>('GET', `/passthrough/${writeOnly}/api/users/@me/`)
+    expect(refusedRead.status).toBe(403)
+    expect(refusedRead.body.message).toMatch(/passthrough GET needs a read permission \(any \*_read/)
+    expect(emulator.requests()).toEqual([])
+
+    expect((await h.api('GET', `/passthrough/${readOnly}/api/users/@me/`)).status).toBe(200)
+    expect((await h.api('POST', `/passthrough/${writeOnly}/i/v0/e/`, { body: capture })).status).toBe(200)
+    expect(emulator.requests().map((r) => r.method)).toEqual(['GET', 'POST'])
+  })
+
   it('answers 504 when the provider hangs, and 404 for an unknown connection', async () => {
     emulator.fault({ delayMs: 8_000 })
     const slow = await h.api('GET', `/passthrough/${conn}/api/users/@me/`)

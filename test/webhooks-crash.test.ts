@@ -35,7 +35,7 @@ describe('a server killed in the middle of deliveries', () => {
     env = {
       UNIGATE_DATA_DIR: dataDir,
       UNIGATE_MASTER_KEY: masterKey,
-      UNIGATE_WEBHOOK_ALLOW_ADDRESSES: 'loopback',
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
       UNIGATE_WEBHOOK_MINUTE_MS: '100',
       UNIGATE_WEBHOOK_TICK_MS: '50',
       UNIGATE_WEBHOOK_LEASE_MS: '1000',

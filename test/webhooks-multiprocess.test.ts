@@ -51,7 +51,10 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
     const env = {
       DATABASE_URL: databaseUrl,
       UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-      UNIGATE_WEBHOOK_ALLOW_ADDRESSES: 'loopback',
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+      // 200 webhooks share one connection and a minute lasts a second here: sixty times the provider calls
+      // per connection a real minute would ask for, more than the default per-connection limit serves.
+      UNIGATE_PROVIDER_CONNECTION_CONCURRENCY: '64',
       UNIGATE_WEBHOOK_MINUTE_MS: String(MINUTE_MS),
       UNIGATE_WEBHOOK_TICK_MS: '100',
       UNIGATE_WEBHOOK_LEASE_MS: '5000',

@@ -1,5 +1,6 @@
 import type { ConnectionService, ConnectionStore, TokenRefresher } from '../connections/index.js'
 import type { SecretBox } from '../crypto/keys.js'
+import type { ProviderTransport } from '../outbound/index.js'
 import type { Db } from '../store/index.js'
 import type { WorkspaceSettingsCache, WorkspaceStore } from '../workspaces/index.js'
 import { AuthorizationFlow } from './flow.js'
@@ -31,6 +32,7 @@ export interface AuthorizationDeps {
   readonly publicUrl: string
   readonly stateTtlMs: number
   readonly providerTimeoutMs: number
+  readonly transport: ProviderTransport
   readonly workspaces: WorkspaceStore
   readonly workspaceSettings: WorkspaceSettingsCache
   readonly connections: ConnectionService
@@ -39,7 +41,7 @@ export interface AuthorizationDeps {
 export function createAuthorization(d: AuthorizationDeps): Authorization {
   const states = new AuthStateStore(d.db, d.box, d.stateTtlMs)
   const oauthApps = new OAuthAppStore(d.db, d.box)
-  const tokenClient = new TokenClient(d.providerTimeoutMs)
+  const tokenClient = new TokenClient(d.providerTimeoutMs, d.transport)
   const flow = new AuthorizationFlow({
     publicUrl: d.publicUrl,
     workspaces: d.workspaces,
@@ -62,13 +64,14 @@ export function createTokenRefresher(d: {
   readonly box: SecretBox
   readonly store: ConnectionStore
   readonly providerTimeoutMs: number
+  readonly transport: ProviderTransport
   readonly marginMs: number
   readonly onChanged: (connectionId: string) => void
 }): TokenRefresher {
   return new OAuthRefresher({
     store: d.store,
     oauthApps: new OAuthAppStore(d.db, d.box),
-    tokens: new TokenClient(d.providerTimeoutMs),
+    tokens: new TokenClient(d.providerTimeoutMs, d.transport),
     lock: new RefreshLock(d.db),
     marginMs: d.marginMs,
     onChanged: d.onChanged,

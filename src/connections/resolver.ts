@@ -2,6 +2,7 @@ import { oauthOf } from '../integrations/auth-methods.js'
 import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
+import type { ProviderTransport } from '../outbound/index.js'
 import type { ChangeNotifier } from '../store/change-notifier.js'
 import { nowIso } from '../store/index.js'
 import type { StoredConnection } from './connection.js'
@@ -12,6 +13,7 @@ export interface ProviderClientSettings {
   readonly timeoutMs: number
   readonly maxRetries: number
   readonly maxRetryWaitMs: number
+  readonly transport: ProviderTransport
 }
 
 export interface ResolvedConnection {
@@ -25,11 +27,14 @@ export function providerClientFor(
   credentials: Credentials,
   settings: ProviderClientSettings,
   auth?: AuthHeaderSource,
+  /** The connection's id, once it has one: its calls then share the connection's concurrency slots. */
+  connectionId?: string,
 ): ProviderClient {
   return new ProviderClient({
     baseUrl: integration.baseUrl(credentials),
     authHeaders: integration.authHeaders(credentials),
     ...(auth ? { auth } : {}),
+    ...(connectionId !== undefined ? { limitKey: connectionId } : {}),
     retry: integration.retry,
     ...settings,
   })
@@ -81,6 +86,7 @@ export class ConnectionResolver {
         this.tokens && oauthOf(integration)
           ? new RefreshingAuth(integration, connection, this.tokens)
           : undefined,
+        connection.id,
       ),
     }
     if (generation !== this.generation) return resolved

@@ -1,4 +1,11 @@
-import { ApiError, ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import {
+  ApiError,
+  ConnectionBusyError,
+  ProviderAnswerTooLargeError,
+  ProviderError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../errors.js'
 import type { IntegrationDefinition } from '../integrations/types.js'
 
 /**
@@ -13,6 +20,9 @@ export function apiErrorFromProvider(
   const name = integration.name
   if (err instanceof ProviderTimeoutError)
     return new ApiError(504, `${name} did not answer ${what} within ${err.timeoutMs} ms`)
+  if (err instanceof ConnectionBusyError) return new ApiError(429, err.message, { 'retry-after': '1' })
+  if (err instanceof ProviderAnswerTooLargeError)
+    return new ApiError(502, `${name} answered ${what}, but ${err.reason}`)
   if (err instanceof ProviderUnreachableError)
     return new ApiError(502, `${name} could not be reached for ${what} (${err.reason})`)
   if (!(err instanceof ProviderError)) return undefined

@@ -1,5 +1,5 @@
-import { Agent, request, errors as undiciErrors } from 'undici'
-import { ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import { ProviderError } from '../errors.js'
+import type { OutboundMethod, ProviderTransport } from '../outbound/index.js'
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import type { RetryPolicy } from './types.js'
 
@@ -47,10 +47,11 @@ export interface ProviderClientOptions {
   readonly maxRetries: number
   /** Longest wait a retry may take; a provider asking for longer gets its 429 passed on. */
   readonly maxRetryWaitMs: number
+  /** The guarded, bounded way out (src/outbound), shared by every connection of the process. */
+  readonly transport: ProviderTransport
+  /** The connection this client serves: its calls share that connection's concurrency slots. */
+  readonly limitKey?: string
 }
-
-/** One keep-alive pool per origin, shared by every connection of the process. */
-export const providerAgent = new Agent({ keepAliveTimeout: 10_000, connections: 128 })
 
 export class ProviderClient {
   constructor(readonly options: ProviderClientOptions) {}
@@ -128,27 +129,17 @@ export class ProviderClient {
     headers: Record<string, string>,
     payload: string | undefined,
   ): Promise<ProviderResponse> {
-    try {
-      const res = await request(url, {
-        method: method as 'GET',
-        headers,
-        body: payload,
-        dispatcher: providerAgent,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-      })
-      const text = await res.body.text()
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        body: parseBody(text, res.headers['content-type']),
-      }
-    } catch (err) {
-      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-        throw new ProviderTimeoutError(this.options.timeoutMs)
-      }
-      const code = (err as { code?: string }).code ?? (err as Error).message
-      throw new ProviderUnreachableError(String(code))
+    const res = await this.options.transport.fetch(url, {
+      method: method as OutboundMethod,
+      headers,
+      body: payload ?? null,
+      timeoutMs: this.options.timeoutMs,
+      ...(this.options.limitKey !== undefined ? { limitKey: this.options.limitKey } : {}),
+    })
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: parseBody(new TextDecoder().decode(res.body), res.headers['content-type']),
     }
   }
 }

@@ -8,4 +8,14 @@ export {
   refusedReason,
   type UrlRules,
 } from './address-policy.js'
+export { ConnectionLimiter, type ConnectionLimits } from './connection-limiter.js'
 export { type GuardedAgentOptions, guardedAgent } from './guarded-agent.js'
+export {
+  type BufferedAnswer,
+  type OutboundCall,
+  type OutboundMethod,
+  outboundFailure,
+  ProviderTransport,
+  type ProviderTransportSettings,
+  type StreamedAnswer,
+} from './provider-transport.js'

@@ -23,7 +23,12 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     keyRevocationRefreshMs: 200,
     bodyLimitBytes: 1_048_576,
     logInboundCalls: true,
-    outbound: { allowAddresses: ['loopback'] },
+    outbound: {
+      allowAddresses: ['loopback'],
+      maxBodyBytes: 32 * 1024 * 1024,
+      connectionConcurrency: 8,
+      connectionQueue: 64,
+    },
     webhooks: {
       minuteMs: 200,
       tickMs: 50,

@@ -2,6 +2,7 @@ import type { ConnectionResolver, ResolvedConnection, StoredConnection } from '.
 import { ProviderClient } from '../../src/integrations/http-client.js'
 import type { IntegrationDefinition, ListQuery } from '../../src/integrations/types.js'
 import type { UnifiedRecord } from '../../src/models/index.js'
+import { ProviderTransport } from '../../src/outbound/index.js'
 
 const visitors: UnifiedRecord[] = [
   {
@@ -103,6 +104,13 @@ export function fixtureConnection(permissions: string[]): ResolvedConnection {
     timeoutMs: 1000,
     maxRetries: 0,
     maxRetryWaitMs: 0,
+    transport: new ProviderTransport({
+      allowAddresses: ['loopback'],
+      timeoutMs: 1000,
+      maxBodyBytes: 32 * 1024 * 1024,
+      connectionConcurrency: 8,
+      connectionQueue: 64,
+    }),
   })
   return { connection, integration: fixtureIntegration, client }
 }

@@ -1,5 +1,5 @@
-import { request } from 'undici'
-import { providerAgent } from '../../integrations/http-client.js'
+import { ProviderUnreachableError } from '../../errors.js'
+import type { ProviderTransport } from '../../outbound/index.js'
 import { parseTokenResponse, TokenEndpointError, type TokenSet } from './token-set.js'
 
 /** The OAuth client an exchange or refresh authenticates as. */
@@ -9,6 +9,7 @@ export interface ClientCredentials {
 }
 
 async function postForm(
+  transport: ProviderTransport,
   url: string,
   form: Readonly<Record<string, string | undefined>>,
   timeoutMs: number,
@@ -16,24 +17,23 @@ async function postForm(
   const params = new URLSearchParams()
   for (const [k, v] of Object.entries(form)) if (v !== undefined) params.set(k, v)
   try {
-    const res = await request(url, {
+    const res = await transport.fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: params.toString(),
-      dispatcher: providerAgent,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      timeoutMs,
     })
-    const text = await res.body.text()
+    const text = res.body.toString('utf8')
     let body: unknown = text
     try {
       body = text === '' ? undefined : JSON.parse(text)
     } catch {
       // Some providers answer errors as HTML or plain text; the status still tells what happened.
     }
-    return { status: res.statusCode, body }
+    return { status: res.status, body }
   } catch (err) {
-    throw new TokenEndpointError(0, 'unreachable', (err as { code?: string }).code ?? (err as Error).message)
+    const reason = err instanceof ProviderUnreachableError ? err.reason : (err as Error).message
+    throw new TokenEndpointError(0, 'unreachable', reason)
   }
 }
 
@@ -42,7 +42,10 @@ async function postForm(
  * and most providers accept.
  */
 export class TokenClient {
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly transport: ProviderTransport,
+  ) {}
 
   async exchangeCode(
     tokenUrl: string,
@@ -50,6 +53,7 @@ export class TokenClient {
     p: { code: string; redirectUri: string; codeVerifier?: string },
   ): Promise<TokenSet> {
     const res = await postForm(
+      this.transport,
       tokenUrl,
       {
         grant_type: 'authorization_code',
@@ -66,6 +70,7 @@ export class TokenClient {
 
   async refresh(tokenUrl: string, client: ClientCredentials, refreshToken: string): Promise<TokenSet> {
     const res = await postForm(
+      this.transport,
       tokenUrl,
       {
         grant_type: 'refresh_token',
@@ -81,6 +86,7 @@ export class TokenClient {
   /** RFC 7009. Answers whether the provider confirmed; a token it no longer knows counts as revoked. */
   async revoke(revokeUrl: string, client: ClientCredentials | undefined, token: string): Promise<boolean> {
     const res = await postForm(
+      this.transport,
       revokeUrl,
       { token, client_id: client?.clientId, client_secret: client?.clientSecret },
       this.timeoutMs,

@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { request as undiciRequest } from 'undici'
 import { noteConnection, noteProviderTime } from '../../apicalls/index.js'
 import { apiErrorFromProvider } from '../../engine/index.js'
-import { badRequest, notFound, ProviderTimeoutError, ProviderUnreachableError } from '../../errors.js'
-import { joinPath, providerAgent } from '../../integrations/http-client.js'
+import { ApiError, badRequest, notFound } from '../../errors.js'
+import { joinPath } from '../../integrations/http-client.js'
+import type { OutboundMethod, StreamedAnswer } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 
@@ -25,30 +25,117 @@ const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'authorization', 'cookie', 'conten
 
 const PREFIX = /^\/passthrough\/([^/?]+)\/?([^?]*)(?:\?(.*))?$/
 
+/** Headers of the provider's answer that are not passed on: a provider must not set cookies on our origin. */
+const NOT_RETURNED = new Set([...HOP_BY_HOP, 'set-cookie', 'set-cookie2'])
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+function decodeOrRefuse(text: string, what: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    throw badRequest(`${what} '${text.slice(0, 200)}' is not validly percent-encoded`)
+  }
+}
+
+/** A segment decoded until it no longer changes (a few rounds): how a lenient server might end up reading it. */
+function fullyDecoded(segment: string): string {
+  let text = segment
+  for (let round = 0; round < 4; round++) {
+    let next: string
+    try {
+      next = decodeURIComponent(text)
+    } catch {
+      break
+    }
+    if (next === text) break
+    text = next
+  }
+  return text
+}
+
+const isDotSegment = (s: string) => s === '.' || s === '..'
+
+/**
+ * Resolves dot-segments in a provider path, literal or encoded (`..`, `%2e%2e`, `.%2E`, double-encoded),
+ * with backslashes read as slashes (URL parsers do, for http). A path that would climb above its start,
+ * so above the connection's base address, is refused; so is a segment hiding a dot-segment behind an
+ * encoded slash (`..%2Fadmin`), which a provider that decodes before routing would climb with.
+ */
+export function normalizedProviderPath(path: string): string {
+  const refuse = () =>
+    badRequest(
+      `path '${path.slice(0, 200)}' leaves the connection's base address; give a path below it, without '..'`,
+    )
+  const out: string[] = []
+  const segments = path.replace(/\\/g, '/').replace(/^\/+/, '').split('/')
+  segments.forEach((segment, i) => {
+    const decoded = fullyDecoded(segment)
+    const last = i === segments.length - 1
+    if (isDotSegment(decoded)) {
+      if (decoded === '..' && out.pop() === undefined) throw refuse()
+      // `a/b/..` means the folder `a/`: keep the trailing slash the dot-segment stood for.
+      if (last) out.push('')
+      return
+    }
+    if (decoded.split(/[/\\]/).some(isDotSegment)) throw refuse()
+    out.push(segment)
+  })
+  return out.join('/')
+}
+
 /**
  * The provider path arrives as one encoded segment (the SDK: `%2Fv1%2Fusers%3Fx%3D1`) or with literal
- * slashes (curl). A single segment is decoded, and may carry a query of its own.
+ * slashes (curl). A single segment is decoded, and may carry a query of its own. Dot-segments are resolved
+ * and may not leave the base address (400).
  */
 export function providerTarget(
   rawUrl: string,
 ): { connectionId: string; path: string; query: string } | undefined {
   const m = PREFIX.exec(rawUrl)
   if (!m) return undefined
-  const connectionId = decodeURIComponent(m[1]!)
+  const connectionId = decodeOrRefuse(m[1]!, 'connection_id')
   const rawPath = m[2] ?? ''
   let path = rawPath
   let query = m[3] ?? ''
   if (!rawPath.includes('/')) {
-    const decoded = decodeURIComponent(rawPath)
+    const decoded = decodeOrRefuse(rawPath, 'path')
     const q = decoded.indexOf('?')
     path = q === -1 ? decoded : decoded.slice(0, q)
     if (q !== -1) query = [decoded.slice(q + 1), query].filter(Boolean).join('&')
     path = path
+      .replace(/\\/g, '/')
       .split('/')
       .map((seg) => encodeURI(seg).replace(/[?#]/g, encodeURIComponent))
       .join('/')
   }
-  return { connectionId, path: path.replace(/^\/+/, ''), query }
+  return { connectionId, path: normalizedProviderPath(path), query }
+}
+
+/** The provider address for a path, checked (after the URL parser's own resolution) to stay below the base. */
+function targetUrl(baseUrl: string, path: string, query: string): string {
+  const base = new URL(baseUrl)
+  const url = new URL(joinPath(baseUrl, path) + (query ? `?${query}` : ''))
+  const basePath = base.pathname.replace(/\/*$/, '/')
+  if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(basePath)) {
+    throw badRequest(`path '${path.slice(0, 200)}' leaves the connection's base address`)
+  }
+  return url.toString()
+}
+
+/**
+ * Passthrough reaches the provider with the connection's full credentials, so it is bounded by the grant:
+ * reading methods need some read permission, others some write permission.
+ */
+function checkPassthroughPermission(method: string, permissions: readonly string[]): void {
+  const read = READ_METHODS.has(method)
+  const suffix = read ? '_read' : '_write'
+  if (permissions.some((p) => p.endsWith(suffix))) return
+  throw new ApiError(
+    403,
+    `passthrough ${method} needs a ${read ? 'read' : 'write'} permission (any *${suffix}, such as analytics_event${suffix}); ` +
+      `this connection was granted ${permissions.length > 0 ? permissions.join(', ') : 'none'}`,
+  )
 }
 
 /** Any method on `/passthrough/{connection_id}/{path}`: forwarded with the provider's auth, streamed both ways. */
@@ -64,9 +151,8 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     if (!resolved) throw notFound(`connection ${target.connectionId} not found`)
     noteConnection(request, resolved)
     const { integration, connection } = resolved
-    const url =
-      joinPath(integration.baseUrl(connection.credentials), target.path) +
-      (target.query ? `?${target.query}` : '')
+    checkPassthroughPermission(request.method, connection.permissions)
+    const url = targetUrl(integration.baseUrl(connection.credentials), target.path, target.query)
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(request.headers)) {
       if (v === undefined || NOT_FORWARDED.has(k)) continue
@@ -76,27 +162,29 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     Object.assign(headers, await resolved.client.currentAuthHeaders())
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
     const started = performance.now()
+    let res: StreamedAnswer
     try {
-      const res = await undiciRequest(url, {
-        method: request.method as 'GET',
+      res = await services.transport.stream(url, {
+        method: request.method as OutboundMethod,
         headers,
         body: hasBody ? (request.body as Readable) : null,
-        dispatcher: providerAgent,
-        headersTimeout: services.config.providerTimeoutMs,
-        bodyTimeout: services.config.providerTimeoutMs,
+        limitKey: connection.id,
       })
-      noteProviderTime(request, performance.now() - started)
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined && !HOP_BY_HOP.has(k)) void reply.header(k, v)
-      }
-      return reply.code(res.statusCode).send(res.body)
     } catch (err) {
-      const code = (err as { code?: string }).code
-      const mapped =
-        code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
-          ? new ProviderTimeoutError(services.config.providerTimeoutMs)
-          : new ProviderUnreachableError(code ?? 'connection failed')
-      throw apiErrorFromProvider(mapped, integration, `passthrough ${request.method} /${target.path}`)
+      throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
+    }
+    noteProviderTime(request, performance.now() - started)
+    try {
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined && !NOT_RETURNED.has(k)) void reply.header(k, v)
+      }
+      return reply.code(res.status).send(res.body)
+    } catch (err) {
+      // Unread, the body would hold its socket and the connection's slot. Destroying it emits undici's
+      // "aborted" error, expected here.
+      res.body.on('error', () => undefined)
+      res.body.destroy()
+      throw err
     }
   }
 

@@ -1,11 +1,10 @@
-import { request } from 'undici'
-import { ProviderError, ProviderTimeoutError, ProviderUnreachableError } from '../../errors.js'
-import { type ProviderClient, providerAgent, providerMessageOf } from '../http-client.js'
+import { ProviderError } from '../../errors.js'
+import { type ProviderClient, providerMessageOf } from '../http-client.js'
 import { providerWaitMs, retryDelayMs } from '../retry.js'
 
 /**
  * GET for a binary answer (Amplitude's export zip). ProviderClient decodes bodies as text, which would
- * corrupt the archive, so this reads bytes with the same pool, headers, timeout and retry policy.
+ * corrupt the archive, so this reads bytes with the same transport, headers, timeout and retry policy.
  * Answers undefined for a 404, which the export uses for "no data in this range".
  */
 export async function getBinary(
@@ -15,26 +14,12 @@ export async function getBinary(
 ): Promise<Buffer | undefined> {
   const { options } = client
   for (let attempt = 0; ; attempt++) {
-    let status: number
-    let resHeaders: Record<string, string | string[] | undefined>
-    let body: Buffer
-    try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: { ...options.authHeaders, ...headers },
-        dispatcher: providerAgent,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      })
-      status = res.statusCode
-      resHeaders = res.headers
-      body = Buffer.from(await res.body.arrayBuffer())
-    } catch (err) {
-      const name = (err as Error).name
-      if (name === 'HeadersTimeoutError' || name === 'BodyTimeoutError')
-        throw new ProviderTimeoutError(options.timeoutMs)
-      throw new ProviderUnreachableError(String((err as { code?: string }).code ?? (err as Error).message))
-    }
+    const res = await options.transport.fetch(url, {
+      headers: { ...options.authHeaders, ...headers },
+      timeoutMs: options.timeoutMs,
+      ...(options.limitKey !== undefined ? { limitKey: options.limitKey } : {}),
+    })
+    const { status, headers: resHeaders, body } = res
     if (status >= 200 && status < 300) return body
     if (status === 404) return undefined
     const wait = retryDelayMs(options.retry, status, resHeaders, attempt)

@@ -7,6 +7,7 @@ import {
 } from '../../../emulators/posthog/index.js'
 import { ApiError, ProviderError, ProviderTimeoutError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { ProviderTransport } from '../../outbound/index.js'
 import { CursorMemory } from '../cursors.js'
 import { ProviderClient } from '../http-client.js'
 import type {
@@ -34,6 +35,13 @@ beforeAll(async () => {
     timeoutMs: 5000,
     maxRetries: 2,
     maxRetryWaitMs: 3000,
+    transport: new ProviderTransport({
+      allowAddresses: ['loopback'],
+      timeoutMs: 5000,
+      maxBodyBytes: 32 * 1024 * 1024,
+      connectionConcurrency: 8,
+      connectionQueue: 64,
+    }),
   })
   settings = await definition.verify(client, credentials)
 })

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { ConnectionBusyError } from '../errors.js'
+import { ConnectionLimiter } from './connection-limiter.js'
+
+describe('ConnectionLimiter', () => {
+  it('runs up to the limit per key, queues up to the bound, refuses beyond, and hands slots over in order', async () => {
+    const limiter = new ConnectionLimiter({ concurrency: 2, queue: 1 })
+    const first = await limiter.acquire('a')
+    await limiter.acquire('a')
+    const order: string[] = []
+    const queued = limiter.acquire('a').then((release) => {
+      order.push('queued ran')
+      return release
+    })
+    expect(limiter.load('a')).toEqual({ active: 2, waiting: 1 })
+    await expect(limiter.acquire('a')).rejects.toBeInstanceOf(ConnectionBusyError)
+    await expect(limiter.acquire('a')).rejects.toThrow(/UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=2/)
+    // Another key is not affected by a saturated one.
+    const other = await limiter.acquire('b')
+    expect(order).toEqual([])
+    first()
+    first()
+    const third = await queued
+    expect(order).toEqual(['queued ran'])
+    expect(limiter.load('a')).toEqual({ active: 2, waiting: 0 })
+    third()
+    other()
+    expect(limiter.load('b')).toEqual({ active: 0, waiting: 0 })
+  })
+
+  it('forgets a key once its last call is done', async () => {
+    const limiter = new ConnectionLimiter({ concurrency: 1, queue: 0 })
+    const release = await limiter.acquire('a')
+    await expect(limiter.acquire('a')).rejects.toBeInstanceOf(ConnectionBusyError)
+    release()
+    const again = await limiter.acquire('a')
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 0 })
+    again()
+    expect(limiter.load('a')).toEqual({ active: 0, waiting: 0 })
+  })
+})

@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ProviderAnswerTooLargeError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import { ProviderTransport, type ProviderTransportSettings } from './provider-transport.js'
+
+/** A local server standing in for a provider, and for the internal service a provider might point at. */
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const seen: string[] = []
+  const server: Server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`)
+    handler(req, res)
+  })
+  return new Promise<{ server: Server; url: string; seen: string[] }>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }),
+    ),
+  )
+}
+
+const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransportSettings => ({
+  allowAddresses: ['loopback'],
+  timeoutMs: 2_000,
+  maxBodyBytes: 4096,
+  connectionConcurrency: 4,
+  connectionQueue: 4,
+  ...over,
+})
+
+describe('ProviderTransport', () => {
+  let internal: Awaited<ReturnType<typeof listen>>
+  let provider: Awaited<ReturnType<typeof listen>>
+  const held: ServerResponse[] = []
+  const transports: ProviderTransport[] = []
+  const transport = (over: Partial<ProviderTransportSettings> = {}) => {
+    const t = new ProviderTransport(settings(over))
+    transports.push(t)
+    return t
+  }
+
+  beforeAll(async () => {
+    internal = await listen((_req, res) => res.end('internal secret'))
+    provider = await listen((req, res) => {
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: `${internal.url}/latest/meta-data` }).end('moved')
+      } else if (req.url === '/big-declared') {
+        res.writeHead(200, { 'content-length': '10000' }).end('x'.repeat(10_000))
+      } else if (req.url === '/big-chunked') {
+        res.writeHead(200)
+        for (let i = 0; i < 10; i++) res.write('x'.repeat(1000))
+        res.end()
+      } else if (req.url === '/hang') {
+        held.push(res)
+      } else {
+        res.end('{"ok":true}')
+      }
+    })
+  })
+  afterAll(async () => {
+    for (const res of held) res.destroy()
+    await Promise.all(transports.map((t) => t.close()))
+    await new Promise((r) => internal.server.close(r))
+    await new Promise((r) => provider.server.close(r))
+  })
+  beforeEach(() => {
+    internal.seen.length = 0
+    provider.seen.length = 0
+  })
+
+  it('refuses an internal address unless allowed, naming the policy, and sends nothing', async () => {
+    const strict = transport({ allowAddresses: [] })
+    const port = new URL(internal.url).port
+    for (const url of [
+      `http://127.0.0.1:${port}/x`,
+      `http://[::ffff:127.0.0.1]:${port}/x`,
+      `http://localhost:${port}/x`,
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
+      const err = await strict.fetch(url).catch((e: unknown) => e)
+      expect(err, url).toBeInstanceOf(ProviderUnreachableError)
+      expect((err as ProviderUnreachableError).reason, url).toMatch(
+        /refused by the outbound address policy: .*(loopback|link-local).*UNIGATE_OUTBOUND_ALLOW_ADDRESSES/,
+      )
+    }
+    expect(internal.seen).toEqual([])
+    const allowed = await transport().fetch(`http://127.0.0.1:${port}/x`)
+    expect(allowed.body.toString()).toBe('internal secret')
+  })
+
+  it('never follows a redirect: the 3xx is the answer', async () => {
+    const res = await transport().fetch(`${provider.url}/redirect`)
+    expect(res.status).toBe(302)
+    expect(res.body.toString()).toBe('moved')
+    expect(internal.seen).toEqual([])
+  })
+
+  it('abandons an answer past the cap, declared or not', async () => {
+    const t = transport()
+    for (const path of ['/big-declared', '/big-chunked']) {
+      const err = await t.fetch(`${provider.url}${path}`).catch((e: unknown) => e)
+      expect(err, path).toBeInstanceOf(ProviderAnswerTooLargeError)
+      expect((err as Error).message).toMatch(/4096 bytes.*UNIGATE_PROVIDER_MAX_BODY_BYTES/)
+    }
+    // Streaming is not capped: the caller reads it as it comes.
+    const streamed = await t.stream(`${provider.url}/big-chunked`)
+    let total = 0
+    for await (const chunk of streamed.body) total += (chunk as Buffer).length
+    expect(total).toBe(10_000)
+  })
+
+  it('times out a provider that does not answer', async () => {
+    const err = await transport()
+      .fetch(`${provider.url}/hang`, { timeoutMs: 100 })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+  })
+
+  it('holds a connection slot while a streamed answer is read, and frees it when the body closes', async () => {
+    const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
+    const res = await t.stream(`${provider.url}/ok`, { limitKey: 'cn_1' })
+    expect(t.limiter.load('cn_1').active).toBe(1)
+    await expect(t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' })).rejects.toThrow(/retry later/)
+    res.body.resume()
+    await new Promise((r) => res.body.once('close', r))
+    expect(t.limiter.load('cn_1').active).toBe(0)
+    expect((await t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' })).status).toBe(200)
+  })
+})

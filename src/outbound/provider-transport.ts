@@ -1,0 +1,162 @@
+import type { Readable } from 'node:stream'
+import { type Agent, type Dispatcher, request } from 'undici'
+import {
+  ProviderAnswerTooLargeError,
+  ProviderError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../errors.js'
+import { type GuardedRange, POLICY_REFUSAL_CODE } from './address-policy.js'
+import { ConnectionLimiter } from './connection-limiter.js'
+import { guardedAgent } from './guarded-agent.js'
+
+export interface ProviderTransportSettings {
+  readonly allowAddresses: readonly GuardedRange[]
+  /** Connect, headers and body (between chunks) timeout, unless a call gives its own. */
+  readonly timeoutMs: number
+  /** The largest answer `fetch` reads into memory. */
+  readonly maxBodyBytes: number
+  readonly connectionConcurrency: number
+  readonly connectionQueue: number
+}
+
+/**
+ * Sockets per provider origin, shared by every connection. Far above one connection's concurrency so the
+ * per-connection limit is what binds: a saturated connection waits on its own lane, never on the pool.
+ */
+const SOCKETS_PER_ORIGIN = 1024
+
+export type OutboundMethod = Dispatcher.HttpMethod
+
+export interface OutboundCall {
+  readonly method?: OutboundMethod
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string | Buffer | Readable | null
+  /** The connection the call is made for: it takes one of that connection's slots. */
+  readonly limitKey?: string
+  /** Headers and body timeout for this call (default: the transport's). */
+  readonly timeoutMs?: number
+}
+
+type AnswerHeaders = Record<string, string | string[] | undefined>
+
+export interface BufferedAnswer {
+  readonly status: number
+  readonly headers: AnswerHeaders
+  readonly body: Buffer
+}
+
+export interface StreamedAnswer {
+  readonly status: number
+  readonly headers: AnswerHeaders
+  /** The provider's body as it arrives; the connection's slot is held until it closes. */
+  readonly body: Readable
+}
+
+/**
+ * The one way the server talks to providers and OAuth token endpoints on a caller's behalf: every socket
+ * checked by the address policy (after DNS, on connect), every call bounded in time, buffered answers
+ * bounded in size, each connection bounded in concurrent calls. Redirects are never followed (undici's
+ * `request` does not), so a provider's 3xx is its answer and cannot bounce a call into the internal network.
+ */
+export class ProviderTransport {
+  readonly agent: Agent
+  readonly limiter: ConnectionLimiter
+
+  constructor(readonly settings: ProviderTransportSettings) {
+    this.agent = guardedAgent({
+      allowAddresses: settings.allowAddresses,
+      connectTimeoutMs: settings.timeoutMs,
+      connections: SOCKETS_PER_ORIGIN,
+    })
+    this.limiter = new ConnectionLimiter({
+      concurrency: settings.connectionConcurrency,
+      queue: settings.connectionQueue,
+    })
+  }
+
+  /** One exchange with the answer read into memory, up to the cap. */
+  async fetch(url: URL | string, call: OutboundCall = {}): Promise<BufferedAnswer> {
+    const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
+    try {
+      const res = await this.send(url, call, timeoutMs)
+      const body = await readCapped(res.body, res.headers, this.settings.maxBodyBytes)
+      return { status: res.statusCode, headers: res.headers, body }
+    } catch (err) {
+      throw outboundFailure(err, timeoutMs)
+    } finally {
+      release?.()
+    }
+  }
+
+  /** One exchange whose answer body is streamed to the caller, never buffered (passthrough). */
+  async stream(url: URL | string, call: OutboundCall = {}): Promise<StreamedAnswer> {
+    const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
+    try {
+      const res = await this.send(url, call, timeoutMs)
+      if (release) {
+        res.body.once('close', release)
+        if (res.body.destroyed) release()
+      }
+      return { status: res.statusCode, headers: res.headers, body: res.body }
+    } catch (err) {
+      release?.()
+      throw outboundFailure(err, timeoutMs)
+    }
+  }
+
+  private send(url: URL | string, call: OutboundCall, timeoutMs: number) {
+    return request(url, {
+      method: call.method ?? 'GET',
+      headers: call.headers ?? {},
+      body: call.body ?? null,
+      dispatcher: this.agent,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close()
+  }
+}
+
+/** Reads a body with a running count, abandoning it (and its socket) as soon as it passes the cap. */
+async function readCapped(body: Readable, headers: AnswerHeaders, cap: number): Promise<Buffer> {
+  const abandon = () => {
+    // Destroying emits undici's "aborted" error; nobody else listens, so it is expected here.
+    body.on('error', () => undefined)
+    body.destroy()
+    return new ProviderAnswerTooLargeError(cap)
+  }
+  const declared = Number(headers['content-length'])
+  if (Number.isFinite(declared) && declared > cap) throw abandon()
+  const chunks: Buffer[] = []
+  let total = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length
+    if (total > cap) throw abandon()
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, total)
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/** What a failed exchange means to the API: a timeout, a refusal by the address policy, or unreachable. */
+export function outboundFailure(err: unknown, timeoutMs: number): Error {
+  if (
+    err instanceof ProviderUnreachableError ||
+    err instanceof ProviderTimeoutError ||
+    err instanceof ProviderError
+  )
+    return err
+  const e = err as { code?: string; message?: string }
+  if (e.code && TIMEOUT_CODES.has(e.code)) return new ProviderTimeoutError(timeoutMs)
+  if (e.code === POLICY_REFUSAL_CODE) {
+    return new ProviderUnreachableError(`refused by the outbound address policy: ${e.message}`)
+  }
+  return new ProviderUnreachableError(e.code ?? e.message ?? 'connection failed')
+}
