@@ -1,6 +1,7 @@
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../models/index.js'
 export { parseQueryDate } from './dates.js'
 export { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
-export { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery } from './list-query.js'
+export { parseListQuery } from './list-query.js'
 export { type OperationRequest, runOperation } from './operations.js'
 export { apiErrorFromProvider } from './provider-errors.js'
 export { parseRawParams } from './raw-params.js'

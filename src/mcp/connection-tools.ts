@@ -1,7 +1,7 @@
 import { FormatRegistry, type TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { MAX_LIMIT, parseQueryDate, runOperation } from '../engine/index.js'
+import { MAX_LIMIT, MAX_OFFSET, parseQueryDate, runOperation } from '../engine/index.js'
 import { badRequest } from '../errors.js'
 import type { ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { MODELS, type ObjectModel, type Operation, permissionFor, READ_ONLY_FIELDS } from '../models/index.js'
@@ -70,7 +70,12 @@ function listInput(model: ObjectModel, handlers: ObjectHandlers): ObjectSchema {
       maximum: MAX_LIMIT,
       description: 'How many records to return (default 100).',
     },
-    offset: { type: 'integer', minimum: 0, description: 'How many records to skip, for the next page.' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      description: `How many records to skip, for the next page (at most ${MAX_OFFSET}).`,
+    },
   }
   for (const param of handlers.listParams) {
     const schema = LIST_PARAM_SCHEMAS[param]
