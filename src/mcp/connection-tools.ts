@@ -8,7 +8,7 @@ import { MODELS, type ObjectModel, type Operation, permissionFor, READ_ONLY_FIEL
 import { checkArguments, objectArgument, queryValue } from './arguments.js'
 import { type JsonSchema, type ObjectSchema, toJsonSchema } from './json-schema.js'
 import { snakeCase } from './names.js'
-import { objectSchema, type Tool, type ToolArguments } from './tool.js'
+import { objectSchema, type Tool, type ToolArguments, type WithheldTool } from './tool.js'
 
 // Write bodies are checked with TypeBox, which needs the models' date format registered.
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => parseQueryDate(v) !== undefined)
@@ -177,6 +177,22 @@ const QUERY_ARGS = new Set(['fields', 'raw', 'limit', 'offset', 'updated_gte', '
 export interface ConnectionToolDeps {
   readonly resolver: ConnectionResolver
   readonly slowFieldsOptIn: boolean
+}
+
+/** The operations the integration can do but the connection was not granted: tools it does not get. */
+export function withheldConnectionTools(resolved: ResolvedConnection): WithheldTool[] {
+  const { integration, connection } = resolved
+  const withheld: WithheldTool[] = []
+  for (const model of MODELS) {
+    const handlers = integration.objects[model.objectType]
+    if (!handlers) continue
+    for (const op of model.operations) {
+      const needed = permissionFor(model, op)
+      if (typeof handlers[op] !== 'function' || connection.permissions.includes(needed)) continue
+      withheld.push({ name: connectionToolName(model, op), missing: [needed] })
+    }
+  }
+  return withheld
 }
 
 /**
