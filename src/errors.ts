@@ -8,8 +8,10 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
     readonly extra: Readonly<Record<string, unknown>> = {},
+    /** What went wrong inside, for the server log only; never part of the answer. */
+    options?: { cause?: unknown },
   ) {
-    super(message)
+    super(message, options)
     this.name = 'ApiError'
   }
 }

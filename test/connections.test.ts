@@ -117,6 +117,67 @@ describe.each(storeKinds())('connections from held credentials on %s', (store) =
     expect(badCategory.status).toBe(400)
   })
 
+  it('pages, filters and sorts in the database, unsealing only the connections it returns', async () => {
+    const other = await h.otherWorkspace()
+    const list = async (query: Record<string, string | number> = {}) => {
+      const res = await h.api<Connection[]>('GET', '/unified/connection', { key: other.apiKey, query })
+      expect(res.status, JSON.stringify(query)).toBe(200)
+      return res.body.map((c) => c.id)
+    }
+    for (const xref of ['p-1', 'p-2', 'p-3']) {
+      const res = await h.api<Connection>('POST', '/unified/connection', {
+        key: other.apiKey,
+        body: {
+          integration_type: 'posthog',
+          external_xref: xref,
+          auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
+        },
+      })
+      expect(res.status).toBe(200)
+    }
+    const all = await list()
+    expect(all).toHaveLength(3)
+    expect(await list({ limit: 2 })).toEqual(all.slice(0, 2))
+    expect(await list({ limit: 2, offset: 2 })).toEqual(all.slice(2))
+    expect(await list({ order: 'desc' })).toEqual([...all].reverse())
+    expect(await list({ offset: 3 })).toEqual([])
+    expect((await list({ sort: 'integration_type' })).sort()).toEqual([...all].sort())
+
+    // Rows written past the API: one of another category (first by date), one whose sealed credentials
+    // are corrupt (last by date). The category filter skips the first inside the database, paging included.
+    const [row] = await h.services.db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', all[0] as string)
+      .execute()
+    if (!row) throw new Error('the first connection is not in the database')
+    await h.services.db
+      .insertInto('connections')
+      .values([
+        {
+          ...row,
+          id: 'cn_na_hris',
+          categories: '["hris"]',
+          external_xref: null,
+          created_at: '2000-01-01T00:00:00.000Z',
+        },
+        {
+          ...row,
+          id: 'cn_na_corrupt',
+          auth_sealed: 'not-sealed',
+          external_xref: null,
+          created_at: '2999-01-01T00:00:00.000Z',
+        },
+      ])
+      .execute()
+    expect(await list({ categories: 'analytics', limit: 3 })).toEqual(all)
+    expect(await list({ categories: 'analytics', limit: 2, offset: 1 })).toEqual(all.slice(1, 3))
+    expect(await list({ limit: 4 })).toEqual(['cn_na_hris', ...all])
+    expect(await list({ external_xref: 'p-2' })).toHaveLength(1)
+    // Only the page is unsealed: the corrupt row outside it does not break the listing.
+    expect(await list({ limit: 2, offset: 2 })).toEqual(all.slice(1, 3))
+  })
+
   it('gets, updates (PUT) and patches a connection; changed credentials are verified again', async () => {
     const id = await connectPosthog(h, emulator, { external_xref: 'before' })
     const got = await h.api<Connection>('GET', `/unified/connection/${id}`)

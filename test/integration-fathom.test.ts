@@ -201,6 +201,39 @@ describe('Fathom through Unigate', () => {
     expect((await h.api('GET', `${base()}/property`)).status).toBe(403)
   })
 
+  it('answers 502 naming Fathom when it answers a shape the connector cannot read, never a 500', async () => {
+    const weird: Array<{ path: string; fault: Record<string, unknown>; what: string }> = [
+      // An object where the list of sites is expected, a bare string, JSON null.
+      {
+        path: 'property',
+        fault: { body: { data: { id: 'x' }, has_more: false } },
+        what: 'analytics_property',
+      },
+      { path: 'property', fault: { rawBody: '"maintenance"' }, what: 'analytics_property' },
+      { path: 'property', fault: { rawBody: 'null' }, what: 'analytics_property' },
+      { path: 'report', fault: { body: { data: 'rows' } }, what: 'analytics_report' },
+    ]
+    for (const { path, fault, what } of weird) {
+      emu.fault({ status: 200, pathPattern: path === 'report' ? '/v1/aggregations' : '/v1/sites', ...fault })
+      const query: Record<string, string> = path === 'report' ? { property_id: site } : {}
+      const res = await h.api<Rec>('GET', `${base()}/${path}`, { query })
+      const label = JSON.stringify(fault)
+      expect(res.status, label).toBe(502)
+      expect(res.body, label).toMatchObject({ statusCode: 502, error: 'Bad Gateway' })
+      expect(String(res.body.message), label).toContain('Fathom')
+      expect(String(res.body.message), label).toContain(`list ${what}`)
+      expect(res.text, label).not.toMatch(/TypeError|at .*\.ts|node_modules/)
+    }
+    // The same guard answers a tool call, as a tool error rather than a broken session.
+    emu.fault({ status: 200, pathPattern: '/v1/sites', rawBody: 'null' })
+    const tool = await h.api<Rec>('POST', '/tools/list_analytics_properties/call', {
+      query: { connection: conn },
+      body: {},
+    })
+    expect(tool.status).toBe(502)
+    expect(String(tool.body.message)).toContain('Fathom')
+  })
+
   it('claims in its support matrix exactly what works', async () => {
     const support = await supportMatrixOf(h, 'fathom')
     expect(Object.keys(support).sort()).toEqual(['analytics_property', 'analytics_report'])

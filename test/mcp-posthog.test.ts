@@ -163,6 +163,69 @@ describe('tool server for a PostHog connection, against the PostHog emulator', (
     await client.close()
   })
 
+  it('offers and runs external tools only within the connection’s grant: a read-only connection cannot write', async () => {
+    const connectWith = async (permissions: string[]) => {
+      const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+        body: {
+          integration_type: 'posthog',
+          permissions,
+          auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emu.url },
+        },
+      })
+      expect(res.status, res.text).toBe(200)
+      return res.body.id
+    }
+    const reads = ['event', 'visitor', 'session', 'property', 'report'].map((o) => `analytics_${o}_read`)
+    const readOnly = await connectWith(reads)
+    const eventsOnly = await connectWith(['analytics_event_read'])
+    const listed = async (connection: string) => {
+      const res = await h.api<{ id: string }[]>('GET', '/tools', {
+        query: { connection, include_external_tools: 'true' },
+      })
+      expect(res.status).toBe(200)
+      return res.body.map((t) => t.id)
+    }
+    const readOnlyTools = await listed(readOnly)
+    expect(readOnlyTools).toContain('posthog_run_hogql_query')
+    expect(readOnlyTools).not.toContain('posthog_update_person_property')
+    expect(readOnlyTools.filter((t) => /^(create|update|patch|remove)_/.test(t))).toEqual([])
+    // HogQL reads events, persons and sessions: the event grant alone does not cover it.
+    expect((await listed(eventsOnly)).filter((t) => t.startsWith('posthog_'))).toEqual([])
+
+    emu.clearRequests()
+    const args = { person_id: 'anyone', key: 'plan', value: 'free' }
+    const refused = await h.api<{ statusCode: number; message: string }>(
+      'POST',
+      '/tools/posthog_update_person_property/call',
+      { query: { connection: readOnly, include_external_tools: 'true' }, body: args },
+    )
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('analytics_visitor_write')
+    const unified = await h.api<{ message: string }>('POST', '/tools/create_analytics_event/call', {
+      query: { connection: readOnly },
+      body: { name: 'x' },
+    })
+    expect(unified.status).toBe(403)
+    expect(unified.body.message).toContain('analytics_event_write')
+
+    const client = await connectMcp(h.url, {
+      apiKey: h.apiKey,
+      params: { connection: readOnly, include_external_tools: 'true' },
+    })
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toContain('posthog_run_hogql_query')
+    expect(names).not.toContain('posthog_update_person_property')
+    const overMcp = await client.callTool({ name: 'posthog_update_person_property', arguments: args })
+    expect(overMcp.isError).toBe(true)
+    expect(text(overMcp)).toContain('analytics_visitor_write')
+    await client.close()
+    expect(emu.requests().filter((r) => r.path.includes('update_property'))).toEqual([])
+
+    // The write grant opens it again.
+    const writer = await connectWith([...reads, 'analytics_visitor_write'])
+    expect(await listed(writer)).toContain('posthog_update_person_property')
+  })
+
   it('records PostHog tool calls for the workspace', async () => {
     const calls = await h.api<Rec[]>('GET', '/unified/apicall', {
       query: { connection_id: connectionId, integration_type: 'posthog', type: 'mcp' },

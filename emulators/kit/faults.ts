@@ -9,6 +9,11 @@ export interface Fault {
   readonly times?: number
   /** Body to send instead of the provider's usual error body for `status`. */
   readonly body?: unknown
+  /**
+   * Text sent verbatim instead of any body, as `application/json` unless `headers` say otherwise: for
+   * answers `body` cannot express (`null`, a bare string, truncated JSON). A test hook, not provider behaviour.
+   */
+  readonly rawBody?: string
   readonly headers?: Readonly<Record<string, string>>
   /** Wait this long before answering (a slow provider, a client timeout). */
   readonly delayMs?: number
@@ -43,7 +48,7 @@ export function parseFault(input: unknown): Fault {
   optionalInteger('delayMs', 0, 600_000)
   if (f.status === undefined && f.delayMs === undefined)
     throw new FaultError('a fault needs a status, a delayMs, or both')
-  for (const name of ['pathPattern', 'method'] as const) {
+  for (const name of ['pathPattern', 'method', 'rawBody'] as const) {
     if (f[name] !== undefined && typeof f[name] !== 'string') throw new FaultError(`${name} must be a string`)
   }
   if (f.headers !== undefined) {

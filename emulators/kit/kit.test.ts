@@ -115,6 +115,20 @@ describe('createEmulatorServer', () => {
     expect(bad.status).toBe(400)
   })
 
+  it('answers a raw body verbatim, for shapes a JSON body cannot express', async () => {
+    const { url, faults } = await start()
+    faults.add({ status: 200, rawBody: 'null' })
+    faults.add({ status: 200, rawBody: '{"data": [', headers: { 'content-type': 'text/plain' } })
+    const nullAnswer = await fetch(`${url}/hello`)
+    expect(nullAnswer.status).toBe(200)
+    expect(nullAnswer.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await nullAnswer.text()).toBe('null')
+    const truncated = await fetch(`${url}/hello`)
+    expect(truncated.headers.get('content-type')).toMatch(/^text\/plain/)
+    expect(await truncated.text()).toBe('{"data": [')
+    expect(() => parseFault({ status: 200, rawBody: 1 })).toThrow(/rawBody/)
+  })
+
   it('delays a response and then serves it when the fault has no status', async () => {
     const { url, faults } = await start()
     faults.add({ delayMs: 150 })

@@ -83,6 +83,10 @@ export function createEmulatorServer(options: EmulatorServerOptions): EmulatorSe
     if (!fault) return
     if (fault.delayMs) await delays.wait(fault.delayMs)
     if (fault.status === undefined) return
+    if (fault.rawBody !== undefined) {
+      reply.code(fault.status).headers({ 'content-type': 'application/json', ...fault.headers })
+      return reply.send(fault.rawBody)
+    }
     const standard = options.faultResponse(fault.status, fault)
     reply.code(fault.status).headers({ ...standard.headers, ...fault.headers })
     return reply.send(fault.body ?? standard.body)

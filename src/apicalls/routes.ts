@@ -4,6 +4,7 @@ import { parseQueryDate } from '../engine/index.js'
 import { badRequest, notFound } from '../errors.js'
 import { requireWorkspaceKey } from '../http/auth.js'
 import { validationMessage } from '../http/errors.js'
+import { LimitParam, OffsetParam } from '../models/index.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 const ListQuery = Type.Object(
@@ -16,8 +17,8 @@ const ListQuery = Type.Object(
     external_xref: Type.Optional(Type.String()),
     integration_type: Type.Optional(Type.String()),
     is_billable: Type.Optional(Type.Boolean()),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size, default 100.' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(LimitParam()),
+    offset: Type.Optional(OffsetParam()),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     sort: Type.Optional(
       Type.Union([Type.Literal('created_at'), Type.Literal('name'), Type.Literal('status')]),

@@ -1,6 +1,7 @@
+import { sql } from 'kysely'
 import type { SecretBox } from '../crypto/keys.js'
 import type { ConnectionSettings, Credentials } from '../integrations/types.js'
-import type { ConnectionTable, Db } from '../store/index.js'
+import { type ConnectionTable, type Db, paged } from '../store/index.js'
 import type { StoredConnection } from './connection.js'
 
 export interface ConnectionListFilter {
@@ -101,17 +102,29 @@ export class ConnectionStore {
     return row && this.fromRow(row)
   }
 
+  /**
+   * One page of a workspace's connections, filtered, ordered and cut in the database: only the rows
+   * returned are unsealed, so listing costs the same whatever the workspace holds.
+   */
   async list(f: ConnectionListFilter): Promise<StoredConnection[]> {
     let q = this.db.selectFrom('connections').selectAll().where('workspace_id', '=', f.workspaceId)
     if (f.environment) q = q.where('environment', '=', f.environment)
     if (f.externalXref) q = q.where('external_xref', '=', f.externalXref)
     if (f.updatedGte) q = q.where('updated_at', '>=', f.updatedGte)
-    const rows = await q.orderBy(f.sort, f.order).orderBy('id', f.order).execute()
-    const wanted = f.categories && f.categories.length > 0 ? new Set(f.categories) : undefined
-    return rows
-      .map((r) => this.fromRow(r))
-      .filter((c) => !wanted || c.categories.some((cat) => wanted.has(cat)))
-      .slice(f.offset, f.offset + f.limit)
+    const categories = f.categories ?? []
+    if (categories.length > 0) {
+      // `categories` holds a JSON array of strings; one holds a category when its JSON text (quotes
+      // included) occurs in it. replace() is case-sensitive on both dialects, where LIKE is not on SQLite.
+      q = q.where((eb) =>
+        eb.or(
+          categories.map((category) =>
+            eb(sql<string>`replace(categories, ${JSON.stringify(category)}, '')`, '<>', eb.ref('categories')),
+          ),
+        ),
+      )
+    }
+    const rows = await paged(q, { sort: f.sort, order: f.order, limit: f.limit, offset: f.offset }).execute()
+    return rows.map((r) => this.fromRow(r))
   }
 
   async update(

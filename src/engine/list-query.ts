@@ -1,10 +1,7 @@
 import { badRequest, notImplemented } from '../errors.js'
 import type { IntegrationDefinition, ListQuery, ObjectHandlers } from '../integrations/types.js'
-import type { ObjectModel } from '../models/index.js'
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, type ObjectModel } from '../models/index.js'
 import { parseQueryDate } from './dates.js'
-
-export const DEFAULT_LIMIT = 100
-export const MAX_LIMIT = 1000
 
 export type RawListQuery = Readonly<Record<string, unknown>>
 
@@ -77,7 +74,7 @@ export function parseListQuery(
   const query = given('query')
   return {
     limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, 1, MAX_LIMIT),
-    offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, Number.MAX_SAFE_INTEGER),
+    offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, MAX_OFFSET),
     ...(updated ? { updated_gte: date('updated_gte', updated) } : {}),
     ...(sort ? { sort } : {}),
     ...(order ? { order: order as 'asc' | 'desc' } : {}),

@@ -5,7 +5,7 @@ import type { HandlerContext, ObjectHandlers, WriteBody } from '../integrations/
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
 import { parseListQuery, type RawListQuery } from './list-query.js'
-import { apiErrorFromProvider } from './provider-errors.js'
+import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams } from './raw-params.js'
 
 export interface OperationRequest {
@@ -63,14 +63,36 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const shape = (r: UnifiedRecord) => projectRecord(r, model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   try {
-    const result = await call(handlers, ctx, req)
+    const result = checkedResult(operation, await call(handlers, ctx, req))
     await resolver.markHealthyIfNeeded(resolved)
     if (result === undefined) return undefined
     return Array.isArray(result) ? result.map(shape) : shape(result)
   } catch (err) {
     if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
-    throw apiErrorFromProvider(err, resolved.integration, what) ?? err
+    throw apiErrorFromConnector(err, resolved.integration, what)
   }
+}
+
+const isRecord = (value: unknown): value is UnifiedRecord =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** What a handler answered, checked to be what the operation promises: records, a list of them, or nothing. */
+function checkedResult(
+  operation: Operation,
+  result: UnifiedRecord | UnifiedRecord[] | undefined,
+): UnifiedRecord | UnifiedRecord[] | undefined {
+  const ok =
+    operation === 'list'
+      ? Array.isArray(result) && result.every(isRecord)
+      : operation === 'remove'
+        ? true
+        : isRecord(result)
+  // Only the kind of value is named: the log must not receive the provider's data.
+  if (!ok) {
+    const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result
+    throw new TypeError(`the ${operation} handler answered ${kind}, not what ${operation} promises`)
+  }
+  return operation === 'remove' ? undefined : result
 }
 
 async function call(

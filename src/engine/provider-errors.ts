@@ -9,6 +9,32 @@ import {
 import type { IntegrationDefinition } from '../integrations/types.js'
 
 /**
+ * The one guard between the engine and a connector: anything a connector or its mappers throw that is
+ * neither our own ApiError nor a provider failure (a TypeError on a body of an unexpected shape, say)
+ * means the provider answered something the connector could not read. That is the provider's answer
+ * being bad for us, a 502 naming the integration and the operation, never a 500 or a stack trace; the
+ * original error stays attached as `cause` for the server log.
+ */
+export function apiErrorFromConnector(
+  err: unknown,
+  integration: IntegrationDefinition,
+  what: string,
+): ApiError {
+  if (err instanceof ApiError) return err
+  return (
+    apiErrorFromProvider(err, integration, what) ??
+    new ApiError(
+      502,
+      `${integration.name} (${integration.type}) answered ${what} with a response of an unexpected shape, ` +
+        'which Unigate could not read; the server log has the details',
+      {},
+      { integration_type: integration.type },
+      { cause: err },
+    )
+  )
+}
+
+/**
  * Maps what went wrong at a provider onto the API's answer (DESIGN.md section 6). The provider's own
  * message is kept (it says what to fix); the connection's credentials never are.
  */

@@ -67,6 +67,7 @@ export function validationMessage(
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) {
+      if (err.cause !== undefined) request.log.warn({ err: err.cause }, err.message)
       void reply
         .code(err.statusCode)
         .headers(err.headers)

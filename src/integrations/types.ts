@@ -169,6 +169,14 @@ export interface ExternalTool {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   readonly path: string
   readonly parameters: readonly ExternalToolParameter[]
+  /**
+   * `read` when the call only reads provider data (whatever its method: a query may be a POST), `write`
+   * when it may change anything. The connection must hold `<object>_read` (read) or `<object>_write`
+   * (write) for every object in `objects`, or the tool is neither offered nor callable.
+   */
+  readonly access: 'read' | 'write'
+  /** The unified objects whose provider data the tool reaches; a tool naming none is offered to no one. */
+  readonly objects: readonly string[]
 }
 
 export interface IntegrationDefinition {

@@ -1,14 +1,14 @@
 import { FormatRegistry, type TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { MAX_LIMIT, parseQueryDate, runOperation } from '../engine/index.js'
+import { MAX_LIMIT, MAX_OFFSET, parseQueryDate, runOperation } from '../engine/index.js'
 import { badRequest } from '../errors.js'
 import type { ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { MODELS, type ObjectModel, type Operation, permissionFor, READ_ONLY_FIELDS } from '../models/index.js'
 import { checkArguments, objectArgument, queryValue } from './arguments.js'
 import { type JsonSchema, type ObjectSchema, toJsonSchema } from './json-schema.js'
 import { snakeCase } from './names.js'
-import { objectSchema, type Tool, type ToolArguments } from './tool.js'
+import { objectSchema, type Tool, type ToolArguments, type WithheldTool } from './tool.js'
 
 // Write bodies are checked with TypeBox, which needs the models' date format registered.
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => parseQueryDate(v) !== undefined)
@@ -70,7 +70,12 @@ function listInput(model: ObjectModel, handlers: ObjectHandlers): ObjectSchema {
       maximum: MAX_LIMIT,
       description: 'How many records to return (default 100).',
     },
-    offset: { type: 'integer', minimum: 0, description: 'How many records to skip, for the next page.' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      description: `How many records to skip, for the next page (at most ${MAX_OFFSET}).`,
+    },
   }
   for (const param of handlers.listParams) {
     const schema = LIST_PARAM_SCHEMAS[param]
@@ -172,6 +177,22 @@ const QUERY_ARGS = new Set(['fields', 'raw', 'limit', 'offset', 'updated_gte', '
 export interface ConnectionToolDeps {
   readonly resolver: ConnectionResolver
   readonly slowFieldsOptIn: boolean
+}
+
+/** The operations the integration can do but the connection was not granted: tools it does not get. */
+export function withheldConnectionTools(resolved: ResolvedConnection): WithheldTool[] {
+  const { integration, connection } = resolved
+  const withheld: WithheldTool[] = []
+  for (const model of MODELS) {
+    const handlers = integration.objects[model.objectType]
+    if (!handlers) continue
+    for (const op of model.operations) {
+      const needed = permissionFor(model, op)
+      if (typeof handlers[op] !== 'function' || connection.permissions.includes(needed)) continue
+      withheld.push({ name: connectionToolName(model, op), missing: [needed] })
+    }
+  }
+  return withheld
 }
 
 /**

@@ -5,7 +5,7 @@ import { authFieldsOf } from '../integrations/auth-methods.js'
 import type { ExternalTool } from '../integrations/types.js'
 import { checkArguments, objectArgument } from './arguments.js'
 import type { JsonSchema } from './json-schema.js'
-import { objectSchema, type Tool, type ToolArguments } from './tool.js'
+import { objectSchema, type Tool, type ToolArguments, type WithheldTool } from './tool.js'
 
 function placeholderValue(name: string, args: ToolArguments, resolved: ResolvedConnection): string {
   const fromArgs = args[name]
@@ -18,9 +18,22 @@ function placeholderValue(name: string, args: ToolArguments, resolved: ResolvedC
   throw badRequest(`${name} is required`)
 }
 
+const toolName = (def: ExternalTool, resolved: ResolvedConnection) =>
+  `${resolved.integration.type}_${def.name}`
+
+/**
+ * What the connection lacks for an external tool: the read (or write) grant of every object it declares.
+ * A tool declaring no object cannot be judged, so it is withheld from every connection.
+ */
+function missingGrants(def: ExternalTool, resolved: ResolvedConnection): string[] {
+  if (def.objects.length === 0) return [`a declared unified object (${def.name} names none)`]
+  const held = resolved.connection.permissions
+  return def.objects.map((object) => `${object}_${def.access}`).filter((p) => !held.includes(p))
+}
+
 function externalTool(def: ExternalTool, resolved: ResolvedConnection): Tool {
   const { integration } = resolved
-  const name = `${integration.type}_${def.name}`
+  const name = toolName(def, resolved)
   const properties: Record<string, JsonSchema> = {}
   const required: string[] = []
   for (const p of def.parameters) {
@@ -34,9 +47,9 @@ function externalTool(def: ExternalTool, resolved: ResolvedConnection): Tool {
     title: `${integration.name}: ${def.name.replaceAll('_', ' ')}`,
     description: `${def.description} (${integration.name} API, ${def.method} ${def.path}, outside the unified model.)`,
     inputSchema: schema,
-    permission: `${integration.type}_external_${def.method === 'GET' ? 'read' : def.method === 'DELETE' ? 'remove' : 'write'}`,
+    permission: `${integration.type}_external_${def.access === 'read' ? 'read' : def.method === 'DELETE' ? 'remove' : 'write'}`,
     annotations: {
-      readOnlyHint: def.method === 'GET',
+      readOnlyHint: def.access === 'read',
       destructiveHint: def.method === 'DELETE' || def.method === 'PUT',
       idempotentHint: def.method !== 'POST',
       openWorldHint: true,
@@ -77,7 +90,16 @@ function externalTool(def: ExternalTool, resolved: ResolvedConnection): Tool {
 /**
  * `include_external_tools=true`: the provider endpoints the integration describes beyond the unified
  * model, each called through the connection's provider client (the passthrough's auth and base URL).
+ * Only those the connection's grant covers are offered; the others are withheld, so a connection granted
+ * only reads cannot write through this door either.
  */
-export function externalTools(resolved: ResolvedConnection): Tool[] {
-  return (resolved.integration.externalTools ?? []).map((def) => externalTool(def, resolved))
+export function externalTools(resolved: ResolvedConnection): { offered: Tool[]; withheld: WithheldTool[] } {
+  const offered: Tool[] = []
+  const withheld: WithheldTool[] = []
+  for (const def of resolved.integration.externalTools ?? []) {
+    const missing = missingGrants(def, resolved)
+    if (missing.length === 0) offered.push(externalTool(def, resolved))
+    else withheld.push({ name: toolName(def, resolved), missing })
+  }
+  return { offered, withheld }
 }

@@ -48,6 +48,7 @@ export async function invokeTool(
     outcome = { ok: true, value: hide ? hideSensitive(value, tool.sensitivity) : value }
   } catch (err) {
     if (!(err instanceof ApiError)) onUnexpected(err)
+    else if (err.cause !== undefined) onUnexpected(err.cause)
     outcome = failure(err)
   }
   apiCalls.record({

@@ -4,6 +4,7 @@ import type { ApiCallLog } from '../apicalls/index.js'
 import { invokeTool } from './invoke.js'
 import { toCallToolResult } from './results.js'
 import type { ToolSession } from './session.js'
+import { withheldMessage } from './tool.js'
 
 const INSTRUCTIONS = {
   connection:
@@ -41,6 +42,13 @@ export function createMcpServer(
     const header = extra.requestInfo?.headers['mcp-protocol-version']
     const protocolVersion = Array.isArray(header) ? header[0] : header
     const tool = session.tools.find((t) => t.name === request.params.name)
+    const withheld = session.withheld.find((t) => t.name === request.params.name)
+    if (!tool && withheld) {
+      return toCallToolResult(
+        { ok: false, status: 403, message: withheldMessage(withheld), extra: {} },
+        protocolVersion,
+      )
+    }
     if (!tool) {
       return toCallToolResult(
         {

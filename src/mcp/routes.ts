@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
-import { badRequest, notFound } from '../errors.js'
+import { ApiError, badRequest, notFound } from '../errors.js'
 import { errorBody } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
@@ -9,6 +9,7 @@ import { invokeTool } from './invoke.js'
 import { createMcpServer } from './mcp-server.js'
 import { parseToolServerOptions, type RawQuery } from './options.js'
 import { listedTools, openToolSession } from './session.js'
+import { withheldMessage } from './tool.js'
 import { formatTools, parseToolFormat } from './vendor-formats.js'
 
 const TAGS = ['tool server']
@@ -93,6 +94,8 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     const { id } = request.params as { id: string }
     const s = await session(request, request.url.split('?')[0] ?? '/tools')
     const tool = s.tools.find((t) => t.name === id)
+    const withheld = s.withheld.find((t) => t.name === id)
+    if (!tool && withheld) throw new ApiError(403, withheldMessage(withheld))
     if (!tool)
       throw notFound(
         `tool ${id} not found here; GET /tools lists the tools this connection and these parameters allow`,

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { notFound } from '../errors.js'
 import type { Services } from '../services.js'
-import { connectionTools } from './connection-tools.js'
+import { connectionTools, withheldConnectionTools } from './connection-tools.js'
 import { externalTools } from './external-tools.js'
 import type { CallerInfo } from './invoke.js'
 import type { ToolServerOptions } from './options.js'
 import { checkRegion } from './regions.js'
 import { isDeferred, selectTools } from './selection.js'
-import type { Tool } from './tool.js'
+import type { Tool, WithheldTool } from './tool.js'
 import type { ListedTool } from './vendor-formats.js'
 import { type OpenApiDocument, workspaceTools } from './workspace-tools.js'
 
@@ -15,6 +15,8 @@ import { type OpenApiDocument, workspaceTools } from './workspace-tools.js'
 export interface ToolSession {
   readonly mode: 'connection' | 'workspace'
   readonly tools: readonly Tool[]
+  /** Tools of the connection its grant does not cover: calling one is a 403, not an unknown tool. */
+  readonly withheld: readonly WithheldTool[]
   readonly options: ToolServerOptions
   readonly caller: CallerInfo
 }
@@ -43,6 +45,7 @@ export async function openToolSession(
     return {
       mode: 'workspace',
       tools: selectTools(tools, options),
+      withheld: [],
       options,
       caller: { workspaceId, integrationType: 'unified', ...client },
     }
@@ -52,17 +55,19 @@ export async function openToolSession(
   const resolved = await services.resolver.resolve(workspaceId, id)
   if (!resolved) throw notFound(`connection ${id} not found`)
   const workspace = await services.workspaceSettings.get(workspaceId)
+  const external = options.includeExternalTools ? externalTools(resolved) : { offered: [], withheld: [] }
   const tools = [
     ...connectionTools(resolved, {
       resolver: services.resolver,
       slowFieldsOptIn: workspace?.slow_fields_opt_in ?? false,
     }),
-    ...(options.includeExternalTools ? externalTools(resolved) : []),
+    ...external.offered,
   ]
   const c = resolved.connection
   return {
     mode: 'connection',
     tools: selectTools(tools, options),
+    withheld: [...withheldConnectionTools(resolved), ...external.withheld],
     options,
     caller: {
       workspaceId,

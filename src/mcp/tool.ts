@@ -43,6 +43,21 @@ export interface Tool {
   run(args: ToolArguments): Promise<unknown>
 }
 
+/** A tool of the connection's integration that its grant does not cover: neither listed nor callable. */
+export interface WithheldTool {
+  readonly name: string
+  /** The permissions the connection lacks for it. */
+  readonly missing: readonly string[]
+}
+
+/** The 403 answered when a withheld tool is called. */
+export function withheldMessage(tool: WithheldTool): string {
+  return (
+    `tool ${tool.name} needs ${tool.missing.join(' and ')}, which this connection was not granted; ` +
+    "update the connection's permissions or re-authorize it"
+  )
+}
+
 export function objectSchema(properties: Record<string, JsonSchema>, required: string[] = []): ObjectSchema {
   return {
     type: 'object',

@@ -20,6 +20,25 @@ export type Category = (typeof CATEGORIES)[number]
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'patch' | 'remove'
 export const OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'patch', 'remove']
 
+/** `limit` when a list is asked without one, and the largest it may be, on every list of the server. */
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 1000
+
+/**
+ * The largest `offset` any list accepts (unified objects, tools, connections, webhooks, API calls). Many
+ * providers page by cursor, so reaching an offset costs provider calls in proportion to it: an unbounded
+ * offset would let one request keep a connector busy for as long as it likes.
+ */
+export const MAX_OFFSET = 100_000
+
+/** The `limit` parameter of every list route, so each route validates (and documents) the same bound. */
+export const LimitParam = (description = `Page size, from 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`) =>
+  Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description })
+
+/** The `offset` parameter of every list route. */
+export const OffsetParam = (description = `Number of records to skip, from 0 to ${MAX_OFFSET}.`) =>
+  Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description })
+
 /** The list parameters every list endpoint accepts (spec 4.2). */
 export const COMMON_LIST_PARAMS = ['limit', 'offset', 'updated_gte', 'sort', 'order', 'query'] as const
 export type CommonListParam = (typeof COMMON_LIST_PARAMS)[number]

@@ -42,13 +42,23 @@ export async function migrateToLatest(db: Db, pgSchema?: string): Promise<void> 
     provider: migrationProvider,
     ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
   })
-  const { error, results } = await migrator.migrateToLatest()
-  const failed = results?.find((r) => r.status === 'Error')
-  if (error || failed) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest()
+    const failed = results?.find((r) => r.status === 'Error')
+    if (!error && !failed) return
+    // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence on each), so
+    // a schema another process drops meanwhile fails it with "schema … does not exist". Nothing of ours was
+    // touched then: looking again is right. Tests drop their schemas all the time; deployments hardly ever.
+    if (!failed && attempt < 5 && vanishedOtherSchema(error, pgSchema)) continue
     throw new Error(
       `database migration ${failed?.migrationName ?? ''} failed: ${String(error ?? 'unknown error')}`,
     )
   }
+}
+
+function vanishedOtherSchema(error: unknown, ours: string | undefined): boolean {
+  const named = /schema "([^"]+)" does not exist/.exec(String((error as Error | undefined)?.message))
+  return named !== null && named[1] !== ours
 }
 
 export const nowIso = () => new Date().toISOString()

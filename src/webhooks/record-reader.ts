@@ -1,14 +1,11 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { DEFAULT_LIMIT, parseFields, runOperation } from '../engine/index.js'
+import { DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
 import { modelOf, type ObjectModel } from '../models/index.js'
 import type { DeliveredRecord } from './change-detection.js'
 import type { StoredWebhook } from './webhook.js'
 
 /** Fields change detection needs whatever the webhook delivers: they are read, then dropped if unasked. */
 const NEEDED_FOR_DETECTION = ['id', 'created_at', 'updated_at']
-
-/** Pages read per check at most: a guard against a provider that never says it is done. */
-const MAX_PAGES = 10_000
 
 export interface ReadOptions {
   /** `updated_gte` for the read; undefined reads everything. */
@@ -43,7 +40,13 @@ export class RecordReader {
         )
       : undefined
     const out: DeliveredRecord[] = []
-    for (let page = 0, offset = 0; page < MAX_PAGES; page++) {
+    for (let offset = 0; ; ) {
+      // The engine refuses offsets above MAX_OFFSET, as it does for every list: say so rather than truncate.
+      if (offset > MAX_OFFSET) {
+        throw new Error(
+          `${model.objectType} holds more than ${offset} records; a check reads at most ${MAX_OFFSET + DEFAULT_LIMIT}`,
+        )
+      }
       const records = (await runOperation(this.resolver, {
         resolved,
         model,

@@ -4,6 +4,7 @@ import { parseQueryDate } from '../engine/index.js'
 import { badRequest, notFound } from '../errors.js'
 import { requireWorkspaceKey } from '../http/auth.js'
 import { errorBody, validationMessage } from '../http/errors.js'
+import { LimitParam, OffsetParam } from '../models/index.js'
 import type { Services } from '../services.js'
 import { notificationView } from './notifications.js'
 import type { WebhookInput } from './service.js'
@@ -49,8 +50,8 @@ export const WebhookBody = Type.Object(
 )
 
 const Bool = () => Type.Optional(Type.Boolean())
-const Limit = () => Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }))
-const Offset = () => Type.Optional(Type.Integer({ minimum: 0 }))
+const Limit = () => Type.Optional(LimitParam())
+const Offset = () => Type.Optional(OffsetParam())
 const Order = () => Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')]))
 const Sort = () => Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')]))
 

@@ -78,6 +78,8 @@ export const fixtureIntegration: IntegrationDefinition = {
       description: 'List cohorts.',
       method: 'GET',
       path: '/api/projects/{project_id}/cohorts/',
+      access: 'read',
+      objects: ['analytics_visitor'],
       parameters: [{ name: 'limit', in: 'query', type: 'integer', description: 'Page size.' }],
     },
   ],

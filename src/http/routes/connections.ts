@@ -5,7 +5,7 @@ import { parseQueryDate } from '../../engine/index.js'
 import { badRequest, notFound } from '../../errors.js'
 import { authFieldsOf } from '../../integrations/auth-methods.js'
 import { integrationOf } from '../../integrations/registry.js'
-import { CATEGORIES } from '../../models/index.js'
+import { CATEGORIES, LimitParam, OffsetParam } from '../../models/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 import { validationMessage } from '../errors.js'
@@ -45,8 +45,8 @@ const ListQuery = Type.Object(
     categories: Type.Optional(Type.Array(Type.String())),
     env: S(),
     external_xref: S(),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(LimitParam()),
+    offset: Type.Optional(OffsetParam()),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     sort: Type.Optional(
       Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('integration_type')]),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { badRequest, notFound } from '../../errors.js'
 import { INTEGRATIONS } from '../../integrations/registry.js'
 import { integrationView } from '../../integrations/support.js'
+import { LimitParam, OffsetParam } from '../../models/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 import { validationMessage } from '../errors.js'
@@ -12,8 +13,8 @@ const ListQuery = Type.Object(
     active: Type.Optional(Type.Boolean()),
     categories: Type.Optional(Type.Array(Type.String())),
     env: Type.Optional(Type.String()),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(LimitParam()),
+    offset: Type.Optional(OffsetParam()),
     summary: Type.Optional(Type.Boolean()),
     type: Type.Optional(Type.String()),
     updated_gte: Type.Optional(Type.String()),

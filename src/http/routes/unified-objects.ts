@@ -1,10 +1,10 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { noteConnection } from '../../apicalls/index.js'
-import { DEFAULT_LIMIT, MAX_LIMIT, runOperation } from '../../engine/index.js'
+import { runOperation } from '../../engine/index.js'
 import { notFound } from '../../errors.js'
 import type { WriteBody } from '../../integrations/types.js'
-import { MODELS, type ObjectModel, type Operation } from '../../models/index.js'
+import { LimitParam, MODELS, type ObjectModel, OffsetParam, type Operation } from '../../models/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 import { validationMessage } from '../errors.js'
@@ -22,15 +22,8 @@ function listQuerySchema(model: ObjectModel) {
   const props: Record<string, TSchema> = {
     fields: Type.Optional(Fields),
     raw: Type.Optional(RawParam),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_LIMIT,
-        default: undefined,
-        description: `Page size, default ${DEFAULT_LIMIT}.`,
-      }),
-    ),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Number of records to skip.' })),
+    limit: Type.Optional(LimitParam()),
+    offset: Type.Optional(OffsetParam()),
     updated_gte: Type.Optional(
       Type.String({ description: 'Only records updated at or after this ISO-8601 date.' }),
     ),

@@ -14,13 +14,8 @@ const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
  */
 async function listSites(ctx: HandlerContext, q: ListQuery) {
   const scope = `${ctx.connectionId}|fathom-sites|${new URLSearchParams(ctx.rawParams)}`
-  const exact = q.offset > 0 ? ctx.cursors.get(scope, q.offset) : undefined
-  // Cursors sit at the ends of pages read: multiples of the caller's limit, or of our own page size.
-  const start =
-    exact !== undefined
-      ? { offset: q.offset, cursor: exact }
-      : (ctx.cursors.nearest(scope, q.offset, q.limit) ??
-        ctx.cursors.nearest(scope, q.offset, MAX_PAGE) ?? { offset: 0, cursor: undefined })
+  // Cursors sit at the ends of pages read; any of them is a valid place to continue from.
+  const start = ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: FathomSite[] = []
   let position = start.offset

@@ -33,7 +33,6 @@ function readFiltered(ctx: HandlerContext, filter: string, offset: number, limit
     scope: `${ctx.connectionId}:ga4:properties:${filter}:${extra}`,
     offset,
     limit,
-    pageSize: ADMIN_PAGE_SIZE,
     fetchPage: listPage(ctx, filter),
   })
 }

@@ -19,7 +19,7 @@ describe('readTokenWindow', () => {
   it('reads a window spanning pages and remembers tokens so the next read starts near it', async () => {
     const cursors = new CursorMemory()
     const p = provider(1000, 200)
-    const base = { cursors, scope: 's', pageSize: 200, fetchPage: p.fetchPage }
+    const base = { cursors, scope: 's', fetchPage: p.fetchPage }
     expect(await readTokenWindow({ ...base, offset: 390, limit: 20 })).toEqual(
       Array.from({ length: 20 }, (_, i) => 390 + i),
     )
@@ -35,7 +35,6 @@ describe('readTokenWindow', () => {
     const rows = await readTokenWindow({
       cursors: new CursorMemory(),
       scope: 's',
-      pageSize: 200,
       offset: 240,
       limit: 100,
       fetchPage: p.fetchPage,
@@ -50,7 +49,6 @@ describe('readTokenWindow', () => {
     await readTokenWindow({
       cursors,
       scope: 'a',
-      pageSize: 200,
       offset: 400,
       limit: 1,
       fetchPage: a.fetchPage,
@@ -59,11 +57,29 @@ describe('readTokenWindow', () => {
     await readTokenWindow({
       cursors,
       scope: 'b',
-      pageSize: 200,
       offset: 400,
       limit: 1,
       fetchPage: b.fetchPage,
     })
     expect(b.calls).toEqual([undefined, 'tok200', 'tok400'])
+  })
+})
+
+describe('readTokenWindow at a huge offset', () => {
+  it('answers 400 naming offset without walking the provider when no cursor is near it', async () => {
+    const p = provider(Number.MAX_SAFE_INTEGER, 200)
+    const read = readTokenWindow({
+      cursors: new CursorMemory(),
+      scope: 's',
+      offset: 10_000_000_000,
+      limit: 10,
+      // A walk page by page would call this millions of times: stop the test long before that.
+      fetchPage: async (token) => {
+        if (p.calls.length >= 100) throw new Error('walked more than 100 pages')
+        return p.fetchPage(token)
+      },
+    })
+    await expect(read).rejects.toMatchObject({ statusCode: 400, message: expect.stringMatching(/^offset: /) })
+    expect(p.calls).toEqual([])
   })
 })

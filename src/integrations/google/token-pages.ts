@@ -12,8 +12,7 @@ export interface TokenWindowRequest<T> {
   readonly scope: string
   readonly offset: number
   readonly limit: number
-  /** The provider page size asked for on every call (kept fixed so remembered tokens stay valid). */
-  readonly pageSize: number
+  /** One provider page; it must ask for the same page size on every call, so remembered tokens stay valid. */
   fetchPage(pageToken: string | undefined): Promise<TokenPage<T>>
 }
 
@@ -23,10 +22,10 @@ export interface TokenWindowRequest<T> {
  * instead of walking from the first page.
  */
 export async function readTokenWindow<T>(req: TokenWindowRequest<T>): Promise<T[]> {
-  const { cursors, scope, offset, limit, pageSize } = req
-  const start = cursors.nearest(scope, offset, pageSize)
-  let position = start?.offset ?? 0
-  let token = start?.cursor
+  const { cursors, scope, offset, limit } = req
+  const start = cursors.walkStart(scope, offset)
+  let position = start.offset
+  let token = start.cursor
   const out: T[] = []
   const end = offset + limit
   while (position < end) {

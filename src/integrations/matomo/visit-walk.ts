@@ -38,9 +38,8 @@ export async function walkVisits<T>(
   let position = 0
   let visitOffset = 0
   let skip = 0
-  const exact = ctx.cursors.get(scope, offset)
-  const start = exact ? { offset, cursor: exact } : ctx.cursors.nearest(scope, offset, limit)
-  if (start) {
+  const start = ctx.cursors.walkStart(scope, offset)
+  if (start.cursor !== undefined) {
     const [v, s] = start.cursor.split(':').map(Number)
     position = start.offset
     visitOffset = v ?? 0

@@ -16,11 +16,7 @@ async function listSites(ctx: HandlerContext, q: ListQuery) {
   const scope = `${ctx.connectionId}|plausible-sites|${team ?? ''}|${new URLSearchParams(ctx.rawParams)}`
   const end = q.offset + q.limit
   const aligned = q.offset - (q.offset % SITES_PAGE_SIZE)
-  const exact = aligned > 0 ? ctx.cursors.get(scope, aligned) : undefined
-  const start =
-    exact !== undefined
-      ? { offset: aligned, cursor: exact }
-      : (ctx.cursors.nearest(scope, aligned, SITES_PAGE_SIZE) ?? { offset: 0, cursor: undefined })
+  const start = ctx.cursors.walkStart(scope, aligned)
   const rows: PlausibleSite[] = []
   let position = start.offset
   let cursor: string | undefined = start.cursor

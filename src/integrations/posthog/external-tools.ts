@@ -22,6 +22,10 @@ export const posthogExternalTools: readonly ExternalTool[] = [
       'such as custom aggregations; add a LIMIT.',
     method: 'POST',
     path: '/api/projects/{project_id}/query/',
+    // HogQL is a SELECT-only language (posthog.com/docs/hogql): the POST reads. Its tables hold events,
+    // persons and sessions, so it needs the read grant of all three.
+    access: 'read',
+    objects: ['analytics_event', 'analytics_visitor', 'analytics_session'],
     parameters: [
       {
         name: 'query',
@@ -41,6 +45,8 @@ export const posthogExternalTools: readonly ExternalTool[] = [
       'PostHog applies it shortly after.',
     method: 'POST',
     path: '/api/projects/{project_id}/persons/{person_id}/update_property/',
+    access: 'write',
+    objects: ['analytics_visitor'],
     parameters: [
       {
         name: 'person_id',

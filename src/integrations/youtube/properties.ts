@@ -34,7 +34,6 @@ async function listChannels(ctx: HandlerContext, query: ListQuery): Promise<Unif
     scope: `${ctx.connectionId}:youtube:channels:${part}:${new URLSearchParams(ctx.rawParams)}`,
     offset: query.offset,
     limit: query.limit,
-    pageSize: CHANNEL_PAGE_SIZE,
     fetchPage: async (pageToken) => {
       const res = await channels(ctx, { ...scope, maxResults: CHANNEL_PAGE_SIZE, pageToken })
       return { items: res.items ?? [], nextPageToken: res.nextPageToken }
