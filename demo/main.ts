@@ -23,7 +23,13 @@ function firstRead(provider: DemoProvider): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig({ PORT: '8080', LOG_LEVEL: 'warn', ...process.env })
+  // The emulators listen on loopback, which the outbound address policy refuses unless allowed.
+  const config = loadConfig({
+    PORT: '8080',
+    LOG_LEVEL: 'warn',
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+    ...process.env,
+  })
   step(`starting ${DEMO_PROVIDERS.length} provider emulator(s)`)
   const emulators = await Promise.all(
     DEMO_PROVIDERS.map(async (p) => ({ provider: p, ...(await p.start()) })),

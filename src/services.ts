@@ -5,6 +5,7 @@ import {
   type Authorization,
   createAuthorization,
   createTokenRefresher,
+  oauthAddressPinner,
   tokenRevoker,
 } from './authorization/index.js'
 import type { Config } from './config.js'
@@ -72,7 +73,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   )
   const workspaces = new WorkspaceStore(db, box)
   const apiCalls = new ApiCallLog(db)
-  const connections = new ConnectionService(connectionStore, resolver, clientSettings, config.region)
+  const connections = new ConnectionService(
+    connectionStore,
+    resolver,
+    clientSettings,
+    config.region,
+    config.outbound.allowAddresses,
+  )
   const backgroundLog = pino({ level: config.logLevel, base: { component: 'webhooks' } })
   const webhooks = new WebhookRuntime({
     db,
@@ -95,12 +102,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
     db,
     box,
     publicUrl: config.publicUrl,
-    stateTtlMs: config.authorization.stateTtlMs,
+    settings: config.authorization,
     providerTimeoutMs: config.providerTimeoutMs,
     workspaces,
     workspaceSettings,
     connections,
   })
+  connections.pinCredentialsWith(oauthAddressPinner(authorization.oauthApps))
   connections.onBeforeRemove(
     tokenRevoker(authorization, connectionStore, (err, id) =>
       backgroundLog.warn(

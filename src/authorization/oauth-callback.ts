@@ -7,6 +7,7 @@ import { oauthSpecOf } from './oauth-spec.js'
 import type { Outcome } from './outcome.js'
 import type { AuthStateStore } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
+import { pinnedAddresses } from './tokens/pinned.js'
 import type { TokenClient } from './tokens/token-client.js'
 import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
 
@@ -61,7 +62,8 @@ export class OAuthCallback {
     }
     let credentials: Credentials
     try {
-      const tokens = await this.tokens.exchangeCode(app.endpoints.token_url ?? spec.tokenUrl, app, {
+      const pinned = pinnedAddresses(spec, app)
+      const tokens = await this.tokens.exchangeCode(pinned.token_url, app, {
         code: q.code,
         redirectUri: request.redirectUri,
         ...(request.codeVerifier ? { codeVerifier: request.codeVerifier } : {}),
@@ -69,6 +71,8 @@ export class OAuthCallback {
       const base: Credentials = {
         client_id: app.clientId,
         ...(app.endpoints.api_url ? { api_url: app.endpoints.api_url } : {}),
+        // Refresh and revoke go where this authorization happened, whatever the app says later.
+        ...pinned,
       }
       credentials = credentialsFromTokens(tokens, base, new Date())
     } catch (err) {
