@@ -39,6 +39,8 @@ export interface ServiceOptions {
   readonly pgSchema?: string
   /** Keep the key revocation list fresh in the background (servers do; one-shot CLI commands do not). */
   readonly background?: boolean
+  /** Where background JSON log lines go (stdout by default); tests read them to prove no secret is logged. */
+  readonly logStream?: NodeJS.WritableStream
 }
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
@@ -80,7 +82,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     config.region,
     config.outbound.allowAddresses,
   )
-  const backgroundLog = pino({ level: config.logLevel, base: { component: 'webhooks' } })
+  const backgroundOptions = { level: config.logLevel, base: { component: 'webhooks' } }
+  const backgroundLog = options.logStream
+    ? pino(backgroundOptions, options.logStream)
+    : pino(backgroundOptions)
   const webhooks = new WebhookRuntime({
     db,
     box,
