@@ -165,4 +165,27 @@ describe.each(storeKinds())('a stored secret goes only where it was verified, on
     expect(elsewhere.requests.map((r) => r.path)).toEqual(['/token'])
     await configureGoogleApp(s, g)
   })
+
+  it("does not show the browser what the app's API address answered when the new token fails verification", async () => {
+    const internal = await startRecorder({ status: 500, body: 'internal-answer: db password hunter2' })
+    try {
+      const put = await s.api('PUT', `/unified/workspace/oauth_app/${GA4}`, {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        authorize_url: g.accounts.authorizeUrl,
+        token_url: `${g.ga4.url}/token`,
+        api_url: internal.url,
+      })
+      expect(put.status).toBe(200)
+      const start = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/${GA4}`)
+      const page = await browserGet(await decide(start.text, 'allow'))
+      expect(internal.requests.length).toBeGreaterThan(0)
+      expect(page.text).toContain('could not verify the new token (HTTP 500)')
+      expect(page.text).not.toContain('internal-answer')
+      expect(page.text).not.toContain('hunter2')
+    } finally {
+      await internal.close()
+      await configureGoogleApp(s, g)
+    }
+  })
 })

@@ -1,4 +1,4 @@
-import type { ConnectionService } from '../connections/index.js'
+import { type ConnectionService, CredentialsNotVerified } from '../connections/index.js'
 import { ApiError } from '../errors.js'
 import type { Credentials } from '../integrations/types.js'
 import type { AuthorizationFlow } from './flow.js'
@@ -100,7 +100,15 @@ export class OAuthCallback {
       return await this.flow.succeed(request, connection)
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
-      return this.flow.fail(request, 'verification_failed', err.message)
+      // The browser's page says no more than the key page would: not what the address answered.
+      const status = err instanceof CredentialsNotVerified ? err.providerStatus : undefined
+      return this.flow.fail(
+        request,
+        'verification_failed',
+        err instanceof CredentialsNotVerified
+          ? `${name} could not verify the new token${status ? ` (HTTP ${status})` : ''}.`
+          : err.message,
+      )
     }
   }
 }
