@@ -20,6 +20,8 @@ export async function benchUnifiedList(): Promise<{ rows: LoadResult[]; summary:
     UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     PORT: '0',
+    // The emulator listens on loopback, which the outbound address policy refuses unless allowed.
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
   })
   const services = await createServices(config)
   const app = await buildApp(services)
