@@ -49,7 +49,10 @@ export class CredentialsNotVerified extends ApiError {
   }
 }
 
-/** Adds addresses and secrets to a new connection's credentials (OAuth connections pin their token address). */
+/**
+ * What a connection created from held credentials records beside them: OAuth tokens get the token and
+ * revoke addresses they will be refreshed and revoked at (set by the authorization module).
+ */
 export type CredentialsPinner = (
   workspaceId: string,
   integration: IntegrationDefinition,
