@@ -53,6 +53,19 @@ export interface AuthorizationSettings {
    * default 300), so a request never starts with a token that dies on the way.
    */
   readonly refreshMarginMs: number
+  /**
+   * Requests a minute one client address may make to the unauthenticated authorization endpoints (the
+   * auth endpoint, the hosted key page), counted per endpoint (UNIGATE_AUTH_RATE_LIMIT_PER_MINUTE, default
+   * 60). The address is the socket's; behind a proxy, all clients share the proxy's.
+   */
+  readonly rateLimitPerMinute: number
+  /** The same per workspace, whoever asks (UNIGATE_AUTH_WORKSPACE_RATE_LIMIT_PER_MINUTE, default 600). */
+  readonly workspaceRateLimitPerMinute: number
+  /**
+   * Pending authorizations kept per workspace (UNIGATE_AUTH_MAX_PENDING_PER_WORKSPACE, default 1000); past
+   * it the oldest are dropped, so unauthenticated callers cannot grow the table without bound.
+   */
+  readonly maxPendingPerWorkspace: number
 }
 
 export const OUTBOUND_ADDRESS_RANGES = ['loopback', 'private', 'link-local'] as const
@@ -221,6 +234,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorization: {
       stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,
       refreshMarginMs: int(env, 'UNIGATE_TOKEN_REFRESH_MARGIN_SECONDS', 300) * 1000,
+      rateLimitPerMinute: int(env, 'UNIGATE_AUTH_RATE_LIMIT_PER_MINUTE', 60, 1),
+      workspaceRateLimitPerMinute: int(env, 'UNIGATE_AUTH_WORKSPACE_RATE_LIMIT_PER_MINUTE', 600, 1),
+      maxPendingPerWorkspace: int(env, 'UNIGATE_AUTH_MAX_PENDING_PER_WORKSPACE', 1000, 1),
     },
   }
 }

@@ -5,6 +5,7 @@ import {
   type Authorization,
   createAuthorization,
   createTokenRefresher,
+  oauthAddressPinner,
   tokenRevoker,
 } from './authorization/index.js'
 import type { Config } from './config.js'
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   readonly pgSchema?: string
   /** Keep the key revocation list fresh in the background (servers do; one-shot CLI commands do not). */
   readonly background?: boolean
+  /** Where background JSON log lines go (stdout by default); tests read them to prove no secret is logged. */
+  readonly logStream?: NodeJS.WritableStream
 }
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
@@ -101,8 +104,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
   )
   const workspaces = new WorkspaceStore(db, box)
   const apiCalls = new ApiCallLog(db)
-  const connections = new ConnectionService(connectionStore, resolver, clientSettings, config.region)
-  const backgroundLog = pino({ level: config.logLevel, base: { component: 'webhooks' } })
+  const connections = new ConnectionService(
+    connectionStore,
+    resolver,
+    clientSettings,
+    config.region,
+    config.outbound.allowAddresses,
+  )
+  const backgroundOptions = { level: config.logLevel, base: { component: 'webhooks' } }
+  const backgroundLog = options.logStream
+    ? pino(backgroundOptions, options.logStream)
+    : pino(backgroundOptions)
   const webhooks = new WebhookRuntime({
     db,
     box,
@@ -124,13 +136,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     db,
     box,
     publicUrl: config.publicUrl,
-    stateTtlMs: config.authorization.stateTtlMs,
+    settings: config.authorization,
     providerTimeoutMs: config.providerTimeoutMs,
     transport,
     workspaces,
     workspaceSettings,
     connections,
   })
+  connections.pinCredentialsWith(oauthAddressPinner(authorization.oauthApps))
   connections.onBeforeRemove(
     tokenRevoker(authorization, connectionStore, (err, id) =>
       backgroundLog.warn(

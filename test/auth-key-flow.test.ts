@@ -58,7 +58,7 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     const url = await keyPage({ external_xref: 'customer-7', scopes: 'analytics_event_read' })
     const bad = await browserPost(url, { token: 'phx_wrong', api_url: posthog.url })
     expect(bad.status).toBe(400)
-    expect(bad.text).toContain('rejected the credentials')
+    expect(bad.text).toContain('could not verify these credentials (HTTP 401)')
     expect(bad.text).toContain(`value="${posthog.url}"`)
     expect(bad.text).not.toContain('phx_wrong')
 

@@ -11,6 +11,7 @@ import type { FailureCode, Outcome } from './outcome.js'
 import { resultPage } from './pages/result.js'
 import { newPkcePair } from './pkce.js'
 import type { AuthQuery } from './query.js'
+import type { RateLimiter } from './rate-limit.js'
 import { checkRedirectTarget, RedirectRefused, withParams } from './redirects.js'
 import type { AuthRequest } from './request.js'
 import { providerScopes, requestedPermissions, UnknownPermission } from './scopes.js'
@@ -24,6 +25,8 @@ export interface FlowDeps {
   readonly workspaceSettings: Pick<WorkspaceSettingsCache, 'get'>
   readonly states: AuthStateStore
   readonly oauthApps: OAuthAppStore
+  /** Authorizations started per workspace (unauthenticated callers start them). */
+  readonly workspaceLimit?: RateLimiter
 }
 
 export const OAUTH_CALLBACK_PATH = '/unified/integration/oauth/callback'
@@ -32,6 +35,13 @@ export const KEY_PAGE_PATH = '/unified/integration/key'
 /** Where a key page or a cancel link lives: the state token is the whole capability. */
 export function keyPageUrl(publicUrl: string, token: string): string {
   return `${publicUrl}${KEY_PAGE_PATH}/${token}`
+}
+
+/** The 429 of the authorization endpoints, with the wait in `retry-after`. */
+export function tooManyRequests(seconds: number, who: string): ApiError {
+  return new ApiError(429, `too many authorization requests from ${who}; retry in ${seconds} s`, {
+    'retry-after': String(seconds),
+  })
 }
 
 const FAILURE_TITLES: Record<FailureCode, string> = {
@@ -69,6 +79,8 @@ export class AuthorizationFlow {
   async start(workspaceId: string, integrationType: string, q: AuthQuery): Promise<string> {
     const workspace = await this.deps.workspaceSettings.get(workspaceId)
     if (!workspace) throw notFound(`workspace ${workspaceId} not found`)
+    const wait = this.deps.workspaceLimit?.take(workspaceId)
+    if (wait !== undefined) throw tooManyRequests(wait, 'this workspace')
     const integration = this.integration(integrationType)
     let permissions: string[]
     try {

@@ -1,4 +1,10 @@
-import type { ConnectionService, ConnectionStore, TokenRefresher } from '../connections/index.js'
+import type { AuthorizationSettings } from '../config.js'
+import type {
+  ConnectionService,
+  ConnectionStore,
+  CredentialsPinner,
+  TokenRefresher,
+} from '../connections/index.js'
 import type { SecretBox } from '../crypto/keys.js'
 import type { ProviderTransport } from '../outbound/index.js'
 import type { Db } from '../store/index.js'
@@ -7,8 +13,11 @@ import { AuthorizationFlow } from './flow.js'
 import { KeyPage } from './key-page.js'
 import { OAuthAppStore } from './oauth-apps.js'
 import { OAuthCallback } from './oauth-callback.js'
+import { oauthSpecOf } from './oauth-spec.js'
+import { RateLimiter } from './rate-limit.js'
 import { AuthStateStore } from './state-store.js'
 import { RefreshLock } from './tokens/lock.js'
+import { holdsOAuthTokens, pinnedAddresses } from './tokens/pinned.js'
 import { OAuthRefresher } from './tokens/refresher.js'
 import { revokeBeforeRemove } from './tokens/revoke.js'
 import { TokenClient } from './tokens/token-client.js'
@@ -24,13 +33,15 @@ export interface Authorization {
   readonly oauthCallback: OAuthCallback
   readonly oauthApps: OAuthAppStore
   readonly tokenClient: TokenClient
+  /** Per client address, for the auth endpoint and the hosted key page. */
+  readonly addressLimits: { readonly auth: RateLimiter; readonly keyPage: RateLimiter }
 }
 
 export interface AuthorizationDeps {
   readonly db: Db
   readonly box: SecretBox
   readonly publicUrl: string
-  readonly stateTtlMs: number
+  readonly settings: AuthorizationSettings
   readonly providerTimeoutMs: number
   readonly transport: ProviderTransport
   readonly workspaces: WorkspaceStore
@@ -39,7 +50,8 @@ export interface AuthorizationDeps {
 }
 
 export function createAuthorization(d: AuthorizationDeps): Authorization {
-  const states = new AuthStateStore(d.db, d.box, d.stateTtlMs)
+  const states = new AuthStateStore(d.db, d.box, d.settings.stateTtlMs, d.settings.maxPendingPerWorkspace)
+  const workspaceLimit = new RateLimiter(d.settings.workspaceRateLimitPerMinute)
   const oauthApps = new OAuthAppStore(d.db, d.box)
   const tokenClient = new TokenClient(d.providerTimeoutMs, d.transport)
   const flow = new AuthorizationFlow({
@@ -48,10 +60,15 @@ export function createAuthorization(d: AuthorizationDeps): Authorization {
     workspaceSettings: d.workspaceSettings,
     states,
     oauthApps,
+    workspaceLimit,
   })
   return {
     flow,
-    keyPage: new KeyPage(flow, states, d.connections),
+    keyPage: new KeyPage(flow, states, d.connections, workspaceLimit),
+    addressLimits: {
+      auth: new RateLimiter(d.settings.rateLimitPerMinute),
+      keyPage: new RateLimiter(d.settings.rateLimitPerMinute),
+    },
     oauthCallback: new OAuthCallback(flow, states, oauthApps, tokenClient, d.connections),
     oauthApps,
     tokenClient,
@@ -85,4 +102,17 @@ export function tokenRevoker(
   onError: (err: unknown, connectionId: string) => void,
 ) {
   return revokeBeforeRemove({ store, oauthApps: a.oauthApps, tokens: a.tokenClient, onError })
+}
+
+/**
+ * Pins the token and revoke addresses on connections created from tokens the workspace already holds,
+ * as the OAuth callback does for the ones it creates: the app's addresses at creation time.
+ */
+export function oauthAddressPinner(apps: OAuthAppStore): CredentialsPinner {
+  return async (workspaceId, integration, credentials) => {
+    const spec = oauthSpecOf(integration)
+    if (!spec || !holdsOAuthTokens(credentials)) return credentials
+    const app = await apps.get(workspaceId, integration.type)
+    return { ...credentials, ...pinnedAddresses(spec, app) }
+  }
 }

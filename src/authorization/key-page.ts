@@ -1,10 +1,12 @@
-import { type ConnectionService, credentialsFrom } from '../connections/index.js'
+import { type ConnectionService, CredentialsNotVerified, credentialsFrom } from '../connections/index.js'
 import { ApiError } from '../errors.js'
 import { apiKeyOf } from '../integrations/auth-methods.js'
 import type { AuthField, IntegrationDefinition } from '../integrations/types.js'
 import { type AuthorizationFlow, keyPageUrl } from './flow.js'
 import type { Outcome } from './outcome.js'
 import { keyFormPage } from './pages/key-form.js'
+import { resultPage } from './pages/result.js'
+import type { RateLimiter } from './rate-limit.js'
 import type { AuthRequest } from './request.js'
 import type { AuthStateStore } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
@@ -14,8 +16,25 @@ function keyFields(integration: IntegrationDefinition): readonly AuthField[] {
   return apiKeyOf(integration)?.fields ?? []
 }
 
-/** Rejected keys allowed per authorization before it ends in a failure redirect (no endless guessing). */
+/**
+ * Failed submissions allowed per authorization before it ends in a failure redirect: no endless guessing of
+ * keys, and no probing of addresses through the verification call. Every kind of failure counts.
+ */
 export const MAX_KEY_ATTEMPTS = 5
+
+/** What a browser is shown when a limit is reached: a page, with the wait in `retry-after`. */
+export function tooManyPage(seconds: number): Outcome {
+  return {
+    kind: 'page',
+    status: 429,
+    headers: { 'retry-after': String(seconds) },
+    html: resultPage({
+      ok: false,
+      title: 'Too many requests',
+      message: `Too many attempts were made. Try again in ${seconds} seconds.`,
+    }),
+  }
+}
 
 /** The hosted page of API-key providers: shown, submitted, verified, and ended with the flow's redirects. */
 export class KeyPage {
@@ -23,6 +42,8 @@ export class KeyPage {
     private readonly flow: AuthorizationFlow,
     private readonly states: AuthStateStore,
     private readonly connections: ConnectionService,
+    /** Verification attempts per workspace, shared with the auth endpoint's. */
+    private readonly workspaceLimit?: RateLimiter,
   ) {}
 
   private form(
@@ -72,35 +93,47 @@ export class KeyPage {
     if (!pending.ok) return this.flow.failForState(pending)
     const { request } = pending
     const integration = this.flow.integration(request.integrationType)
+    const wait = this.workspaceLimit?.take(request.workspaceId)
+    if (wait !== undefined) return tooManyPage(wait)
+    const fields = keyFields(integration)
     const shown: Record<string, string> = {}
-    for (const f of keyFields(integration)) if (!f.secret && form[f.name]) shown[f.name] = form[f.name]!
-    let settings: Awaited<ReturnType<ConnectionService['verify']>>
-    let credentials: ReturnType<typeof credentialsFrom>
-    try {
-      credentials = credentialsFrom(integration, form, keyFields(integration))
-      const missing = keyFields(integration).filter((f) => f.required && !credentials[f.name])
-      if (missing.length > 0) {
-        return this.form(
-          token,
-          request,
-          integration,
-          400,
-          `Fill in ${missing.map((f) => f.label).join(', ')}.`,
-          shown,
-        )
-      }
-      settings = await this.connections.verify(integration, credentials)
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      if (err.statusCode === 400 && (await this.states.countAttempt(token)) >= MAX_KEY_ATTEMPTS) {
+    for (const f of fields) if (!f.secret && form[f.name]) shown[f.name] = form[f.name]!
+    const failed = async (message: string): Promise<Outcome> => {
+      if ((await this.states.countAttempt(token)) >= MAX_KEY_ATTEMPTS) {
         const spent = await this.states.consume(token)
         return this.flow.fail(
           spent.ok ? spent.request : request,
           'too_many_attempts',
-          `${integration.name} rejected the credentials ${MAX_KEY_ATTEMPTS} times: ${err.message}`,
+          `${integration.name}: the credentials could not be verified in ${MAX_KEY_ATTEMPTS} attempts.`,
         )
       }
-      return this.form(token, request, integration, err.statusCode, err.message, shown)
+      return this.form(token, request, integration, 400, message, shown)
+    }
+    let credentials: ReturnType<typeof credentialsFrom>
+    try {
+      credentials = credentialsFrom(integration, form, fields)
+    } catch (err) {
+      // Our own check of a field's allowed values: safe to show, and names the field.
+      if (!(err instanceof ApiError)) throw err
+      return failed(err.message)
+    }
+    const missing = fields.filter((f) => f.required && !credentials[f.name])
+    if (missing.length > 0) return failed(`Fill in ${missing.map((f) => f.label).join(', ')}.`)
+    // Checked before any request: a malformed or refused address is named, and nothing is sent to it.
+    const address = this.connections.addressProblem(integration, credentials, (f) => f.label)
+    if (address) return failed(address)
+    let settings: Awaited<ReturnType<ConnectionService['verify']>>
+    try {
+      settings = await this.connections.verify(integration, credentials)
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      // Anyone holding the link sees this page: it says no more than the provider's status. What an
+      // address answered, and whether it refused, timed out or was unreachable, would make the page a
+      // scanner of whatever the server can reach.
+      const status = err instanceof CredentialsNotVerified ? err.providerStatus : undefined
+      return failed(
+        `${integration.name} could not verify these credentials${status ? ` (HTTP ${status})` : ''}. Check them and try again.`,
+      )
     }
     const spent = await this.states.consume(token)
     if (!spent.ok) return this.flow.failForState(spent)

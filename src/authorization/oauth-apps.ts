@@ -1,4 +1,6 @@
 import type { SecretBox } from '../crypto/keys.js'
+import { badRequest } from '../errors.js'
+import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
 import { type Db, nowIso } from '../store/index.js'
 
 /** Where a provider's OAuth endpoints and API are, when not at the integration's defaults. */
@@ -11,6 +13,30 @@ export interface OAuthEndpoints {
 }
 
 export const ENDPOINT_NAMES = ['authorize_url', 'token_url', 'revoke_url', 'api_url'] as const
+
+/**
+ * The endpoints of an OAuth app as given, checked with the outbound address policy: the server posts
+ * codes and refresh tokens to `token_url` and `revoke_url` and calls `api_url`, so none may point into a
+ * refused range; `authorize_url` is where end users' browsers are sent from this host, so it must be https
+ * (http only for an address the operator allows), or the shared host becomes an open redirect. A problem
+ * is thrown as a 400 naming the field.
+ */
+export function oauthEndpointsFrom(
+  given: Readonly<Record<string, string | undefined>>,
+  allowed: readonly GuardedRange[],
+): OAuthEndpoints {
+  const endpoints: Record<string, string> = {}
+  for (const name of ENDPOINT_NAMES) {
+    const v = given[name]
+    if (v === undefined) continue
+    const problem = outboundUrlProblem(name, v, allowed, { httpsOnly: name === 'authorize_url' })
+    if (problem) throw badRequest(problem)
+    // api_url is a base that paths are appended to; OAuth endpoints are used as given, since some
+    // providers (PostHog: `/oauth/token/`) answer only at their trailing-slash address.
+    endpoints[name] = name === 'api_url' ? v.replace(/\/+$/, '') : v
+  }
+  return endpoints
+}
 
 /** A workspace's OAuth client at one provider (its own app, so consent screens show its name). */
 export interface OAuthApp {

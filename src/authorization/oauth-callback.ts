@@ -1,4 +1,4 @@
-import type { ConnectionService } from '../connections/index.js'
+import { type ConnectionService, CredentialsNotVerified } from '../connections/index.js'
 import { ApiError } from '../errors.js'
 import type { Credentials } from '../integrations/types.js'
 import type { AuthorizationFlow } from './flow.js'
@@ -7,6 +7,7 @@ import { oauthSpecOf } from './oauth-spec.js'
 import type { Outcome } from './outcome.js'
 import type { AuthStateStore } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
+import { pinnedAddresses } from './tokens/pinned.js'
 import type { TokenClient } from './tokens/token-client.js'
 import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
 
@@ -61,7 +62,8 @@ export class OAuthCallback {
     }
     let credentials: Credentials
     try {
-      const tokens = await this.tokens.exchangeCode(app.endpoints.token_url ?? spec.tokenUrl, app, {
+      const pinned = pinnedAddresses(spec, app)
+      const tokens = await this.tokens.exchangeCode(pinned.token_url, app, {
         code: q.code,
         redirectUri: request.redirectUri,
         ...(request.codeVerifier ? { codeVerifier: request.codeVerifier } : {}),
@@ -69,6 +71,8 @@ export class OAuthCallback {
       const base: Credentials = {
         client_id: app.clientId,
         ...(app.endpoints.api_url ? { api_url: app.endpoints.api_url } : {}),
+        // Refresh and revoke go where this authorization happened, whatever the app says later.
+        ...pinned,
       }
       credentials = credentialsFromTokens(tokens, base, new Date())
     } catch (err) {
@@ -96,7 +100,15 @@ export class OAuthCallback {
       return await this.flow.succeed(request, connection)
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
-      return this.flow.fail(request, 'verification_failed', err.message)
+      // The browser's page says no more than the key page would: not what the address answered.
+      const status = err instanceof CredentialsNotVerified ? err.providerStatus : undefined
+      return this.flow.fail(
+        request,
+        'verification_failed',
+        err instanceof CredentialsNotVerified
+          ? `${name} could not verify the new token${status ? ` (HTTP ${status})` : ''}.`
+          : err.message,
+      )
     }
   }
 }

@@ -1,7 +1,12 @@
 /** How a step of the flow ends for the browser: sent on, or shown a page. */
 export type Outcome =
   | { readonly kind: 'redirect'; readonly location: string }
-  | { readonly kind: 'page'; readonly status: number; readonly html: string }
+  | {
+      readonly kind: 'page'
+      readonly status: number
+      readonly html: string
+      readonly headers?: Readonly<Record<string, string>>
+    }
 
 /**
  * Machine-readable reasons a flow failed, sent as `error_code` beside the human `error` message on the

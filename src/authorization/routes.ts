@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, badRequest, notFound } from '../errors.js'
 import { requireWorkspaceKey } from '../http/auth.js'
 import { validationMessage } from '../http/errors.js'
@@ -7,29 +7,54 @@ import { INTEGRATIONS, integrationOf } from '../integrations/registry.js'
 import { integrationView } from '../integrations/support.js'
 import type { Services } from '../services.js'
 import { embedScript } from './embed/script.js'
-import { KEY_PAGE_PATH, OAUTH_CALLBACK_PATH } from './flow.js'
-import { ENDPOINT_NAMES, type OAuthEndpoints } from './oauth-apps.js'
+import { KEY_PAGE_PATH, OAUTH_CALLBACK_PATH, tooManyRequests } from './flow.js'
+import { tooManyPage } from './key-page.js'
+import { type OAuthEndpoints, oauthEndpointsFrom } from './oauth-apps.js'
 import { oauthSpecOf } from './oauth-spec.js'
 import type { Outcome } from './outcome.js'
 import { resultPage } from './pages/result.js'
 import { normalizeAuthQuery, type RawAuthQuery } from './query.js'
 import { checkRedirectTarget, RedirectRefused, withParams } from './redirects.js'
 
-const S = (description: string) => Type.Optional(Type.String({ description }))
+/**
+ * Size limits of the auth endpoint's parameters. Anyone can call it, and each call stores a pending
+ * authorization holding these values until it expires: without limits one caller could write megabytes.
+ */
+export const AUTH_QUERY_LIMITS = {
+  state: 1024,
+  external_xref: 256,
+  redirect: 2048,
+  scopes: 1024,
+  scopeItems: 64,
+  short: 64,
+} as const
+
+const S = (description: string, maxLength: number = AUTH_QUERY_LIMITS.short) =>
+  Type.Optional(Type.String({ description: `${description} At most ${maxLength} characters.`, maxLength }))
 
 const AuthQuerySchema = Type.Object(
   {
-    success_redirect: S('Where the user goes on success; id, state, nonce, type and sig are appended.'),
-    failure_redirect: S('Where the user goes on failure; error and error_code are appended.'),
-    success_url: S('Alias of success_redirect.'),
-    failure_url: S('Alias of failure_redirect.'),
-    external_xref: S('Your own reference for the end user, stored on the connection.'),
+    success_redirect: S(
+      'Where the user goes on success; id, state, nonce, type and sig are appended.',
+      AUTH_QUERY_LIMITS.redirect,
+    ),
+    failure_redirect: S(
+      'Where the user goes on failure; error and error_code are appended.',
+      AUTH_QUERY_LIMITS.redirect,
+    ),
+    success_url: S('Alias of success_redirect.', AUTH_QUERY_LIMITS.redirect),
+    failure_url: S('Alias of failure_redirect.', AUTH_QUERY_LIMITS.redirect),
+    external_xref: S(
+      'Your own reference for the end user, stored on the connection.',
+      AUTH_QUERY_LIMITS.external_xref,
+    ),
     scopes: Type.Optional(
-      Type.Array(Type.String(), {
-        description: 'Unified permissions (analytics_event_read), repeated or comma-joined.',
+      Type.Array(Type.String({ maxLength: AUTH_QUERY_LIMITS.scopes }), {
+        description: `Unified permissions (analytics_event_read), repeated or comma-joined; at most ${AUTH_QUERY_LIMITS.scopeItems} values of ${AUTH_QUERY_LIMITS.scopes} characters.`,
+        maxItems: AUTH_QUERY_LIMITS.scopeItems,
       }),
     ),
-    state: S('Echoed unchanged on the success redirect (and signed).'),
+    state: S('Echoed unchanged on the success redirect (and signed).', AUTH_QUERY_LIMITS.state),
     env: S('Environment, default Production.'),
     environment: S('Alias of env.'),
     redirect: S('1 or true: answer with a redirect instead of the URL as text.'),
@@ -61,6 +86,7 @@ function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
     'x-frame-options': 'DENY',
     'content-security-policy':
       "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
+    ...(outcome.kind === 'page' ? outcome.headers : {}),
   })
   if (outcome.kind === 'redirect') return reply.code(303).header('location', outcome.location).send()
   return reply.code(outcome.status).type('text/html; charset=utf-8').send(outcome.html)
@@ -73,7 +99,16 @@ function flag(v: string | undefined): boolean | undefined {
 
 /** The authorization flow's public routes (no API key: end users' browsers call them) and its settings. */
 export async function authorizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { flow, keyPage, oauthCallback, oauthApps } = services.authorization
+  const { flow, keyPage, oauthCallback, oauthApps, addressLimits } = services.authorization
+  // Per client address, before any work: the auth endpoint answers JSON, the key page a page.
+  const limitAuth = async (request: FastifyRequest) => {
+    const wait = addressLimits.auth.take(request.ip)
+    if (wait !== undefined) throw tooManyRequests(wait, 'this address')
+  }
+  const limitKeyPage = async (request: FastifyRequest, reply: FastifyReply) => {
+    const wait = addressLimits.keyPage.take(request.ip)
+    if (wait !== undefined) return sendOutcome(reply, tooManyPage(wait))
+  }
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 65_536 },
@@ -83,6 +118,7 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
   app.get(
     '/unified/integration/auth/:workspace_id/:integration_type',
     {
+      onRequest: limitAuth,
       schema: {
         operationId: 'getUnifiedIntegrationAuth',
         summary: 'Authorize a new connection',
@@ -144,17 +180,20 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
 
   const TokenParams = Type.Object({ token: Type.String() })
   const hidden = { hide: true, params: TokenParams }
-  app.get(`${KEY_PAGE_PATH}/:token`, { schema: hidden }, async (request, reply) =>
+  app.get(`${KEY_PAGE_PATH}/:token`, { schema: hidden, onRequest: limitKeyPage }, async (request, reply) =>
     sendOutcome(reply, await keyPage.show((request.params as { token: string }).token)),
   )
-  app.post(`${KEY_PAGE_PATH}/:token`, { schema: hidden }, async (request, reply) => {
+  app.post(`${KEY_PAGE_PATH}/:token`, { schema: hidden, onRequest: limitKeyPage }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>
     const form: Record<string, string> = {}
     for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v
     return sendOutcome(reply, await keyPage.submit((request.params as { token: string }).token, form))
   })
-  app.get(`${KEY_PAGE_PATH}/:token/cancel`, { schema: hidden }, async (request, reply) =>
-    sendOutcome(reply, await keyPage.cancel((request.params as { token: string }).token)),
+  app.get(
+    `${KEY_PAGE_PATH}/:token/cancel`,
+    { schema: hidden, onRequest: limitKeyPage },
+    async (request, reply) =>
+      sendOutcome(reply, await keyPage.cancel((request.params as { token: string }).token)),
   )
   app.get(OAUTH_CALLBACK_PATH, { schema: { hide: true } }, async (request, reply) =>
     sendOutcome(reply, await oauthCallback.handle(request.query as Record<string, string>)),
@@ -220,15 +259,7 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
     async (request) => {
       const integration = oauthIntegration((request.params as { integration_type: string }).integration_type)
       const body = request.body as Record<string, string | undefined>
-      const endpoints: Record<string, string> = {}
-      for (const name of ENDPOINT_NAMES) {
-        const v = body[name]
-        if (v === undefined) continue
-        if (!/^https?:\/\//.test(v)) throw badRequest(`${name} must be an http(s) URL`)
-        // api_url is a base that paths are appended to; OAuth endpoints are used as given, since some
-        // providers (PostHog: `/oauth/token/`) answer only at their trailing-slash address.
-        endpoints[name] = name === 'api_url' ? v.replace(/\/+$/, '') : v
-      }
+      const endpoints = oauthEndpointsFrom(body, services.config.outbound.allowAddresses)
       const saved = {
         workspaceId: request.workspaceId,
         integrationType: integration.type,

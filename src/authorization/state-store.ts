@@ -18,12 +18,33 @@ export class AuthStateStore {
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly ttlMs: number,
+    /** Pending authorizations kept per workspace; the oldest beyond it are dropped as new ones arrive. */
+    private readonly maxPerWorkspace = 1000,
   ) {}
 
   async create(request: AuthRequest, now = new Date()): Promise<string> {
     const token = newStateToken()
     // Spent and expired rows are cleared as new ones arrive; the index keeps this cheap.
     await this.db.deleteFrom('auth_states').where('expires_at', '<', now.toISOString()).execute()
+    // Unauthenticated callers create these: past the cap, the oldest of the workspace make room.
+    const excess = await this.db
+      .selectFrom('auth_states')
+      .select('id')
+      .where('workspace_id', '=', request.workspaceId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(1000)
+      .offset(this.maxPerWorkspace - 1)
+      .execute()
+    if (excess.length > 0)
+      await this.db
+        .deleteFrom('auth_states')
+        .where(
+          'id',
+          'in',
+          excess.map((r) => r.id),
+        )
+        .execute()
     await this.db
       .insertInto('auth_states')
       .values({

@@ -1,3 +1,4 @@
+import { oauthEndpointsFrom } from '../authorization/oauth-apps.js'
 import type { Config } from '../config.js'
 import { createServices } from '../services.js'
 
@@ -80,10 +81,13 @@ export async function workspaceCommands(
       const clientSecret = options['client-secret']
       if (!clientId || !clientSecret)
         throw new Error('workspace oauth-app needs --client-id and --client-secret')
-      const endpoints = Object.fromEntries(
-        (['authorize-url', 'token-url', 'revoke-url', 'api-url'] as const)
-          .filter((k) => options[k])
-          .map((k) => [k.replace('-', '_'), options[k]!]),
+      const endpoints = oauthEndpointsFrom(
+        Object.fromEntries(
+          (['authorize-url', 'token-url', 'revoke-url', 'api-url'] as const)
+            .filter((k) => options[k])
+            .map((k) => [k.replace('-', '_'), options[k]!]),
+        ),
+        services.config.outbound.allowAddresses,
       )
       await services.authorization.oauthApps.put({
         workspaceId: arg,

@@ -1,3 +1,4 @@
+export { addressProblem, checkAddresses } from './addresses.js'
 export { connectionView, type StoredConnection } from './connection.js'
 export {
   ConnectionResolver,
@@ -9,6 +10,8 @@ export {
 export {
   type ConnectionInput,
   ConnectionService,
+  CredentialsNotVerified,
+  type CredentialsPinner,
   credentialsFrom,
   type VerifiedConnection,
 } from './service.js'

@@ -17,7 +17,9 @@ import type {
   Credentials,
   IntegrationDefinition,
 } from '../integrations/types.js'
+import type { GuardedRange } from '../outbound/index.js'
 import { nowIso } from '../store/index.js'
+import { addressProblem, checkAddresses, movedFields, secretsToResupply } from './addresses.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionResolver } from './resolver.js'
 import { type ProviderClientSettings, providerClientFor } from './resolver.js'
@@ -31,6 +33,31 @@ export interface ConnectionInput {
   readonly external_xref?: string
   readonly environment?: string
 }
+
+/**
+ * The provider could not confirm the credentials. `providerStatus` is the provider's HTTP status when it
+ * answered; refused, timed-out and unreachable look the same to callers that must not tell them apart
+ * (the unauthenticated key page), while the API's message keeps the detail for the workspace.
+ */
+export class CredentialsNotVerified extends ApiError {
+  constructor(
+    statusCode: number,
+    message: string,
+    readonly providerStatus?: number,
+  ) {
+    super(statusCode, message)
+  }
+}
+
+/**
+ * What a connection created from held credentials records beside them: OAuth tokens get the token and
+ * revoke addresses they will be refreshed and revoked at (set by the authorization module).
+ */
+export type CredentialsPinner = (
+  workspaceId: string,
+  integration: IntegrationDefinition,
+  credentials: Credentials,
+) => Promise<Credentials>
 
 export interface VerifiedConnection {
   readonly integration: IntegrationDefinition
@@ -89,29 +116,61 @@ export class ConnectionService {
     private readonly resolver: ConnectionResolver,
     private readonly clientSettings: ProviderClientSettings,
     private readonly region: Region,
+    private readonly allowAddresses: readonly GuardedRange[] = [],
   ) {}
 
-  /** A cheap provider call proves the credentials before anything is stored; bad ones are a 400. */
+  private pin: CredentialsPinner = async (_w, _i, credentials) => credentials
+
+  /** Set by the authorization module: what new connections record about where their tokens came from. */
+  pinCredentialsWith(pin: CredentialsPinner): void {
+    this.pin = pin
+  }
+
+  /** 400 when an address in the credentials (or the base address they lead to) may not be reached. */
+  checkAddresses(integration: IntegrationDefinition, credentials: Credentials): void {
+    checkAddresses(integration, credentials, this.allowAddresses)
+  }
+
+  /** The same check as a message, with fields named by `label` (the hosted page names them as it shows them). */
+  addressProblem(
+    integration: IntegrationDefinition,
+    credentials: Credentials,
+    label: (field: AuthField) => string,
+  ): string | undefined {
+    return addressProblem(integration, credentials, this.allowAddresses, label)
+  }
+
+  /**
+   * A cheap provider call proves the credentials before anything is stored; bad ones are a 400. Their
+   * addresses are checked first, so nothing is sent to a refused or malformed address.
+   */
   async verify(integration: IntegrationDefinition, credentials: Credentials): Promise<ConnectionSettings> {
+    this.checkAddresses(integration, credentials)
     const client = providerClientFor(integration, credentials, this.clientSettings)
     try {
       return await integration.verify(client, credentials)
     } catch (err) {
       if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) {
-        throw badRequest(
+        throw new CredentialsNotVerified(
+          400,
           `${integration.name} rejected the credentials (${err.status}: ${err.providerMessage})`,
+          err.status,
         )
       }
       if (err instanceof ProviderError) {
-        throw new ApiError(
+        throw new CredentialsNotVerified(
           502,
           `${integration.name} could not verify the credentials (${err.status}: ${err.providerMessage})`,
+          err.status,
         )
       }
       if (err instanceof ProviderTimeoutError)
-        throw new ApiError(504, `${integration.name} did not answer the verification call in time`)
+        throw new CredentialsNotVerified(
+          504,
+          `${integration.name} did not answer the verification call in time`,
+        )
       if (err instanceof ProviderUnreachableError) {
-        throw new ApiError(
+        throw new CredentialsNotVerified(
           502,
           `${integration.name} could not be reached to verify the credentials (${err.reason})`,
         )
@@ -133,6 +192,7 @@ export class ConnectionService {
     const permissions = subsetOf('permissions', input.permissions, integrationPermissions(integration))
     const settings = await this.verify(integration, credentials)
     const now = nowIso()
+    const pinned = await this.pin(workspaceId, integration, credentials)
     return this.store.insert({
       id: newId(`cn_${this.region}`),
       workspace_id: workspaceId,
@@ -141,7 +201,7 @@ export class ConnectionService {
       permissions,
       ...(input.external_xref !== undefined ? { external_xref: input.external_xref } : {}),
       environment: input.environment ?? 'Production',
-      credentials,
+      credentials: pinned,
       settings,
       created_at: now,
       updated_at: now,
@@ -191,6 +251,15 @@ export class ConnectionService {
     if (Object.keys(given).length > 0) {
       const credentials = { ...current.credentials, ...given }
       requireFields(integration, credentials)
+      this.checkAddresses(integration, credentials)
+      const resupply = secretsToResupply(integration, current.credentials, given)
+      if (resupply.length > 0) {
+        const moved = movedFields(integration, current.credentials, credentials)
+        const what = moved.length > 0 ? moved.map((f) => `auth.${f}`).join(', ') : 'this change'
+        throw badRequest(
+          `${what} moves the connection to another address; give ${resupply.map((f) => `auth.${f}`).join(', ')} again in the same request (stored secrets are only sent to the address they were verified with)`,
+        )
+      }
       changes.settings = await this.verify(integration, credentials)
       changes.credentials = credentials
     }

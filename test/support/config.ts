@@ -39,7 +39,14 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       concurrency: 16,
       jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
     },
-    authorization: { stateTtlMs: 600_000, refreshMarginMs: 60_000 },
+    authorization: {
+      stateTtlMs: 600_000,
+      refreshMarginMs: 60_000,
+      // Generous: suites drive many authorizations from one address; the limits have their own tests.
+      rateLimitPerMinute: 10_000,
+      workspaceRateLimitPerMinute: 10_000,
+      maxPendingPerWorkspace: 1000,
+    },
     ...overrides,
   }
 }

@@ -8,6 +8,7 @@ import type { OAuthAppStore } from '../oauth-apps.js'
 import { oauthSpecOf } from '../oauth-spec.js'
 import { refreshBackoffMs } from './backoff.js'
 import type { RefreshLock } from './lock.js'
+import { tokenAddresses } from './pinned.js'
 import type { ClientCredentials, TokenClient } from './token-client.js'
 import { credentialsFromTokens, msUntilExpiry, TokenEndpointError } from './token-set.js'
 
@@ -130,7 +131,7 @@ export class OAuthRefresher implements TokenRefresher {
               : {}),
         }
       : app
-    return { client, tokenUrl: app?.endpoints.token_url ?? spec.tokenUrl }
+    return { client, tokenUrl: tokenAddresses(c, spec, app).tokenUrl }
   }
 
   private async refresh(connection: StoredConnection, c: Credentials): Promise<Credentials> {

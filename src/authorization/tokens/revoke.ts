@@ -2,6 +2,7 @@ import type { ConnectionStore } from '../../connections/index.js'
 import { integrationOf } from '../../integrations/registry.js'
 import type { OAuthAppStore } from '../oauth-apps.js'
 import { oauthSpecOf } from '../oauth-spec.js'
+import { tokenAddresses } from './pinned.js'
 import type { TokenClient } from './token-client.js'
 
 /**
@@ -22,7 +23,7 @@ export function revokeBeforeRemove(d: {
       const spec = integration && oauthSpecOf(integration)
       if (!connection || !spec) return
       const app = await d.oauthApps.get(workspaceId, connection.integration_type)
-      const url = app?.endpoints.revoke_url ?? spec.revokeUrl
+      const url = tokenAddresses(connection.credentials, spec, app).revokeUrl
       const token = connection.credentials.refresh_token ?? connection.credentials.access_token
       if (!url || !token) return
       const clientId = connection.credentials.client_id ?? app?.clientId
