@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkServiceAccount } from './auth.js'
-import { IMPORT_MAX_EVENTS } from './constants.js'
+import { IMPORT_MAX_EVENTS, SERVER_LOCATION } from './constants.js'
 import type { MixpanelEventRecord, MixpanelState } from './state.js'
 
 const INSERT_ID = /^[A-Za-z0-9-]{1,36}$/
@@ -102,32 +102,47 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
     return { code: 200, num_records_imported: good.length, status: 'OK' }
   })
 
-  /** Profile updates: project token in each record; `verbose=1` answers JSON instead of `1`/`0`. */
+  /**
+   * Profile updates: project token in each record; `verbose=1` answers JSON instead of `1`/`0`
+   * (mixpanel/docs@ba22906:openapi/ingestion.openapi.yaml, /engage#profile-set). Accepted updates become
+   * readable later (state.ts `queueProfileUpdate`).
+   */
   app.post('/engage', async (request: FastifyRequest, reply: FastifyReply) => {
-    const verbose = (request.query as Record<string, string | undefined>).verbose === '1'
+    const query = request.query as Record<string, string | undefined>
+    const verbose = query.verbose === '1'
+    // `ip` "Defaults to 1 which would use the IP address of the request to update profile geolocation";
+    // only `ip=0` turns it off (mixpanel/docs@ba22906:openapi/ingestion.openapi.yaml, /engage `ip`), and
+    // "Every time you set profile properties, the geolocation properties are overwritten"
+    // (https://docs.mixpanel.com/docs/tracking-best-practices/geolocation).
+    const geolocate = query.ip !== '0'
     const answer = (ok: boolean, error: string | null) =>
       verbose ? reply.send({ status: ok ? 1 : 0, error }) : reply.type('text/plain').send(ok ? '1' : '0')
     const records = bodyRecords(request.body)
     if (!records) return answer(false, 'data, missing or empty')
+    const updates: Array<() => void> = []
     for (const raw of records) {
       const r = raw as Record<string, unknown>
       if (r.$token !== state.projectToken) return answer(false, 'token, invalid or missing')
       const id = r.$distinct_id
       if (typeof id !== 'string' || id === '') return answer(false, '$distinct_id, missing or empty')
       if ('$delete' in r) {
-        state.profiles.delete(id)
+        updates.push(() => state.profiles.delete(id))
         continue
       }
       const set = r.$set
       if (!set || typeof set !== 'object')
         return answer(false, 'no supported operation ($set, $delete) in update')
-      const profile = state.profiles.get(id) ?? {
-        $distinct_id: id,
-        $properties: { $created: new Date().toISOString().slice(0, 19) },
-      }
-      Object.assign(profile.$properties, set)
-      state.profiles.set(id, profile)
+      const located = geolocate ? { ...set, ...SERVER_LOCATION } : { ...set }
+      updates.push(() => {
+        const profile = state.profiles.get(id) ?? {
+          $distinct_id: id,
+          $properties: { $created: new Date().toISOString().slice(0, 19) },
+        }
+        Object.assign(profile.$properties, located)
+        state.profiles.set(id, profile)
+      })
     }
+    for (const update of updates) state.queueProfileUpdate(update)
     return answer(true, null)
   })
 }
