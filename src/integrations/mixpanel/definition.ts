@@ -38,6 +38,15 @@ export default defineIntegration({
         description: 'us (default), eu or in',
       },
       {
+        name: 'project_created_before_2023',
+        label: 'Project created before 2023-01-01',
+        secret: false,
+        required: false,
+        options: ['no', 'yes'],
+        description:
+          "yes if the project predates 2023: Mixpanel then stores event times in the project's time zone",
+      },
+      {
         name: 'api_url',
         label: 'API address override',
         secret: false,
