@@ -7,7 +7,13 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
-import { DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_DATA_UNTIL, DEFAULT_SECRET_KEY } from './constants.js'
+import {
+  DEFAULT_API_KEY,
+  DEFAULT_APP_ID,
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_SECRET_KEY,
+  EXPORT_MAX_BYTES,
+} from './constants.js'
 import {
   registerDashboardRoutes,
   registerExportRoute,
@@ -24,6 +30,8 @@ export interface AmplitudeEmulatorOptions extends ListenOptions {
   readonly secretKey?: string
   readonly app?: number
   readonly until?: string
+  /** The export's size ceiling in bytes (Amplitude: 4 GB); smaller makes the 400 testable. */
+  readonly exportMaxBytes?: number
 }
 
 export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
@@ -73,7 +81,7 @@ export async function startAmplitudeEmulator(
     return reply.code(error.statusCode ?? 500).send({ code: error.statusCode ?? 500, error: error.message })
   })
   installFormParser(app)
-  registerExportRoute(app, state, keys)
+  registerExportRoute(app, state, keys, { maxBytes: options.exportMaxBytes ?? EXPORT_MAX_BYTES })
   registerIngestRoutes(app, state, keys)
   registerUserRoutes(app, state, keys)
   registerDashboardRoutes(app, state, keys)

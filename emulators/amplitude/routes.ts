@@ -1,12 +1,23 @@
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { EXPORT_MAX_HOURS } from './constants.js'
-import { type AmplitudeEventRecord, type AmplitudeState, amplitudeTime } from './state.js'
+import {
+  EXPORT_AVAILABLE_AFTER_MS,
+  EXPORT_MAX_HOURS,
+  SEGMENTATION_DEFAULT_LIMIT,
+  SEGMENTATION_HOURLY_MAX_DAYS,
+  SEGMENTATION_MAX_LIMIT,
+} from './constants.js'
+import { type AmplitudeEventRecord, type AmplitudeState, type AmplitudeUser, amplitudeTime } from './state.js'
 import { writeZip } from './zip-writer.js'
 
 export interface Keys {
   readonly apiKey: string
   readonly secretKey: string
+}
+
+export interface ExportLimits {
+  /** The largest archive the export answers (Amplitude: 4 GB). */
+  readonly maxBytes: number
 }
 
 type Query = Record<string, string | undefined>
@@ -39,8 +50,16 @@ function dayOf(v: string | undefined): number | undefined {
   return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : undefined
 }
 
-export function registerExportRoute(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
-  /** A zip of one gzipped JSON-lines file per hour with data, selected by upload time; 404 when none. */
+/**
+ * Export: a zip of gzipped JSON-lines files per upload hour (amplitude-docs@6e7e48e:content/collections/api/en/export.md: "The response is a zipped
+ * archive of JSON files", dates "refer to the time the event data was uploaded", 404 when there is no data).
+ */
+export function registerExportRoute(
+  app: FastifyInstance,
+  state: AmplitudeState,
+  keys: Keys,
+  limits: ExportLimits,
+): void {
   app.get('/api/2/export', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const q = request.query as Query
@@ -48,12 +67,16 @@ export function registerExportRoute(app: FastifyInstance, state: AmplitudeState,
     const end = hourOf(q.end)
     if (start === undefined || end === undefined) return bad(reply, 'start and end must be YYYYMMDDTHH')
     if (end < start) return bad(reply, 'end must not be before start')
+    // "The max period you can query at once is 365 days" (amplitude-docs@6e7e48e:content/collections/api/en/export.md).
     if ((end - start) / HOUR_MS + 1 > EXPORT_MAX_HOURS)
       return bad(reply, 'The date range cannot exceed 365 days')
+    const now = Date.now()
     const hours = new Map<number, AmplitudeEventRecord[]>()
     for (const e of state.events) {
       const hour = Math.floor(e.uploadTimeMs / HOUR_MS) * HOUR_MS
       if (hour < start || hour > end) continue
+      // "data sent between 8 and 9 PM begins loading at 9 PM and is available via the Export API at 11 PM"
+      if (hour + EXPORT_AVAILABLE_AFTER_MS > now) continue
       const list = hours.get(hour)
       if (list) list.push(e)
       else hours.set(hour, [e])
@@ -69,7 +92,17 @@ export function registerExportRoute(app: FastifyInstance, state: AmplitudeState,
           data: gzipSync(`${lines}\n`),
         }
       })
-    return reply.type('application/zip').send(writeZip(entries))
+    const zip = writeZip(entries)
+    // "Size limit is 4GB. If the size exceeds 4GB, the request returns a 400 response." (amplitude-docs@6e7e48e:content/collections/api/en/export.md)
+    if (zip.length > limits.maxBytes) {
+      return reply
+        .code(400)
+        .type('text/plain')
+        .send(
+          'The file size of the exported data is too large. Shorten the time ranges and try again. The limit size is 4GB.',
+        )
+    }
+    return reply.type('application/zip').send(zip)
   })
 }
 
@@ -199,8 +232,8 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
         usage_time: 0,
         first_used: first ? amplitudeTime(first.eventTimeMs).slice(0, 10) : null,
         last_used: last ? amplitudeTime(last.eventTimeMs).slice(0, 10) : null,
-        purchases: events.filter((e) => e.revenue).length,
-        revenue: events.reduce((a, e) => a + (e.revenue ?? 0), 0),
+        purchases: events.filter((e) => typeof e.event_properties.$revenue === 'number').length,
+        revenue: events.reduce((a, e) => a + (Number(e.event_properties.$revenue) || 0), 0),
         platform: last?.platform ?? null,
         os: last?.os_name ?? null,
         device: last?.device_type ?? null,
@@ -215,24 +248,51 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
     }
   })
 
+  /**
+   * User Privacy API (amplitude-docs@6e7e48e:content/collections/api/en/user-privacy.md): up to 100 `amplitude_ids` or `user_ids` per request.
+   * `ignore_invalid_id` is a Boolean, default false: then one unknown user fails the whole request with a
+   * 400 and nothing is marked; with true, the known users are marked and the unknown listed in
+   * `invalid_ids`. The docs' own examples also write it as the JSON string "true", accepted likewise.
+   */
   app.post('/api/2/deletions/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
-    const body = (request.body ?? {}) as { amplitude_ids?: unknown; user_ids?: unknown; requester?: unknown }
+    const body = (request.body ?? {}) as {
+      amplitude_ids?: unknown
+      user_ids?: unknown
+      requester?: unknown
+      ignore_invalid_id?: unknown
+    }
     const ids = [
       ...(Array.isArray(body.amplitude_ids) ? body.amplitude_ids : []),
       ...(Array.isArray(body.user_ids) ? body.user_ids : []),
     ]
     if (ids.length === 0) return bad(reply, 'amplitude_ids or user_ids is required')
     if (ids.length > 100) return bad(reply, 'at most 100 ids per request')
+    const flag = body.ignore_invalid_id
+    if (flag !== undefined && typeof flag !== 'boolean' && flag !== 'true' && flag !== 'false')
+      return bad(reply, 'ignore_invalid_id must be a boolean')
+    const ignoreInvalid = flag === true || flag === 'true'
     const day = new Date().toISOString().slice(0, 10)
-    const done: Array<{ amplitude_id: number; requester: unknown; requested_on_day: string }> = []
+    const found: AmplitudeUser[] = []
+    const invalid: unknown[] = []
     for (const id of ids) {
-      const u = [...state.users.values()].find((x) => x.amplitude_id === Number(id) || x.user_id === id)
-      if (!u) continue
-      u.deleted = true
-      done.push({ amplitude_id: u.amplitude_id, requester: body.requester ?? null, requested_on_day: day })
+      const u = [...state.users.values()].find(
+        (x) => !x.deleted && (x.amplitude_id === Number(id) || x.user_id === id),
+      )
+      if (u) found.push(u)
+      else invalid.push(id)
     }
-    return [{ day, amplitude_ids: done, status: 'staging' }]
+    if (invalid.length > 0 && !ignoreInvalid)
+      return bad(reply, `Some users were not found in the project: ${invalid.join(', ')}`)
+    for (const u of found) u.deleted = true
+    const done = found.map((u) => ({
+      amplitude_id: u.amplitude_id,
+      requester: body.requester ?? null,
+      requested_on_day: day,
+    }))
+    return [
+      { day, amplitude_ids: done, status: 'staging', ...(ignoreInvalid ? { invalid_ids: invalid } : {}) },
+    ]
   })
 }
 
@@ -285,8 +345,11 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     const end = dayOf(q.end)
     if (start === undefined || end === undefined) return void bad(reply, 'start and end must be YYYYMMDD')
     if (end < start) return void bad(reply, 'end must not be before start')
-    const x = xValuesOf(start, end, q.i ?? '1')
-    if (!x) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
+    const all = xValuesOf(start, end, q.i ?? '1')
+    if (!all) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
+    // "hourly segmentation displays up to 7 days of data" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
+    // window's last 7 days, and no error for the rest.
+    const x = q.i === '-3600000' ? all.slice(-SEGMENTATION_HOURLY_MAX_DAYS * 24) : all
     return {
       q,
       x,
@@ -316,6 +379,13 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
         : w.events.filter((x) => x.event_type === type.replace(/^ce:/, ''))
     const group = w.q.g ? GROUPS[w.q.g] : undefined
     if (w.q.g && !group) return bad(reply, `g '${w.q.g}' is not a built-in property`)
+    // "The number of Group By values returned (default: 100). The limit is 1000." (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md)
+    let limit = SEGMENTATION_DEFAULT_LIMIT
+    if (w.q.limit !== undefined) {
+      limit = Number(w.q.limit)
+      if (!/^\d+$/.test(w.q.limit) || limit < 1 || limit > SEGMENTATION_MAX_LIMIT)
+        return bad(reply, `limit must be between 1 and ${SEGMENTATION_MAX_LIMIT}`)
+    }
     const segments = new Map<string, AmplitudeEventRecord[]>()
     for (const ev of chosen) {
       const key = group ? group(ev) : '0'
@@ -324,9 +394,9 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
       else segments.set(key, [ev])
     }
     if (!group && segments.size === 0) segments.set('0', [])
-    const keysSorted = [...segments.keys()].sort(
-      (a, b) => (segments.get(b)?.length ?? 0) - (segments.get(a)?.length ?? 0),
-    )
+    const keysSorted = [...segments.keys()]
+      .sort((a, b) => (segments.get(b)?.length ?? 0) - (segments.get(a)?.length ?? 0))
+      .slice(0, limit)
     return {
       data: {
         series: keysSorted.map((k) =>
