@@ -1,4 +1,4 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
@@ -6,6 +6,10 @@ import { amplitudeHosts } from './hosts.js'
 import type { AmplitudeSegmentation } from './provider-types.js'
 
 const DAY_MS = 86_400_000
+/** Group-by values per answer: 100 unless `limit`, at most 1000 (Dashboard REST, Event Segmentation `limit`). */
+export const GROUP_LIMIT = 1000
+/** Hourly segmentation covers at most 7 days (Dashboard REST, `i`); longer windows are refused here. */
+const HOURLY_MAX_DAYS = 7
 
 /** Time dimensions → the Dashboard REST interval `i`. */
 const INTERVALS: Readonly<Record<string, string>> = { DATE: '1', WEEK: '7', MONTH: '30', HOUR: '-3600000' }
@@ -142,6 +146,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     }
   }
   const { start, end, startMs, endMs } = windowOf(q)
+  if (dimension === 'HOUR' && endMs - startMs > HOURLY_MAX_DAYS * DAY_MS) {
+    throw badRequest(
+      `Amplitude reports hours for at most ${HOURLY_MAX_DAYS} days; narrow start_gte/end_lt or use DATE`,
+    )
+  }
   const metrics: AmplitudeMetric[] = []
   const raw: Record<string, unknown> = {}
   for (const type of wanted) {
@@ -154,9 +163,15 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         ...source.params,
         start,
         end,
-        ...(group ? { g: group, i: '1' } : { i: interval }),
+        ...(group ? { g: group, i: '1', limit: String(GROUP_LIMIT) } : { i: interval }),
       },
     })
+    if (group && (answer?.data?.seriesCollapsed?.length ?? 0) >= GROUP_LIMIT) {
+      throw new ProviderError(
+        502,
+        `Amplitude answers at most ${GROUP_LIMIT} ${dimension} values per report and this window has more; narrow start_gte/end_lt`,
+      )
+    }
     raw[type] = answer
     metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group)))
   }
