@@ -12,7 +12,8 @@ export default defineIntegration({
   type: 'amplitude',
   name: 'Amplitude',
   categories: ['analytics'],
-  description: 'Amplitude: event export and ingestion, user search and profiles, Dashboard REST reports.',
+  description:
+    'Amplitude: event export (by upload hour, about 2 hours behind, 365 days at most) and ingestion, user search and profiles (anonymous visitors as device:<device_id>), Dashboard REST reports (hours for 7 days at most).',
   webUrl: 'https://amplitude.com',
   apiDocsUrl: 'https://amplitude.com/docs/apis',
   color: '#1E61F0',

@@ -10,7 +10,8 @@ export default defineIntegration({
   type: 'mixpanel',
   name: 'Mixpanel',
   categories: ['analytics'],
-  description: 'Mixpanel: raw event export and import, user profiles, event reports. No sessions API.',
+  description:
+    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users). Profile writes are applied asynchronously. No sessions API.",
   webUrl: 'https://mixpanel.com',
   apiDocsUrl: 'https://developer.mixpanel.com/reference/overview',
   color: '#7856FF',
