@@ -44,6 +44,7 @@ export interface MixpanelEmulator extends EmulatorHandle<MixpanelState> {
   readonly url: string
 }
 
+/** Rate limits answer 429 (mixpanel/docs@ba22906:reference/rate-limits.mdx); the body is the ingestion API's error shape. */
 function mixpanelFaultResponse(status: number): FaultResponse {
   if (status === 429) {
     return {
@@ -74,7 +75,7 @@ export async function startMixpanelEmulator(
     legacyLocalTime: options.legacyLocalTime ?? false,
     profileLagMs: options.profileLagMs ?? DEFAULT_PROFILE_LAG_MS,
   })
-  // /import takes at most 10 MB of uncompressed JSON per request.
+  // /import takes at most 10MB of uncompressed JSON per request (mixpanel/docs@ba22906:reference/import-events.mdx).
   const server = createEmulatorServer({
     faultResponse: mixpanelFaultResponse,
     bodyLimit: 10 * 1024 * 1024,

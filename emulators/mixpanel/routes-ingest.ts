@@ -3,7 +3,9 @@ import { checkServiceAccount } from './auth.js'
 import { IMPORT_MAX_EVENTS, SERVER_LOCATION } from './constants.js'
 import type { MixpanelEventRecord, MixpanelState } from './state.js'
 
+/** "$insert_ids must be ≤ 36 bytes and contain only alphanumeric characters or "-"" (mixpanel/docs@ba22906:reference/import-events.mdx). */
 const INSERT_ID = /^[A-Za-z0-9-]{1,36}$/
+/** "We will reject events with time values that are before 1971-01-01 or more than 1 hour in the future" (same page). */
 const MIN_TIME_S = Date.UTC(1971, 0, 1) / 1000
 
 interface FailedRecord {
@@ -13,7 +15,10 @@ interface FailedRecord {
   message: string
 }
 
-/** Validates one `/import` record the way strict mode does; answers the record with `time` in ms. */
+/**
+ * Validates one `/import` record the way strict mode does; answers the record with `time` in ms. `time` is
+ * "in seconds or milliseconds since epoch"; at most 255 properties (mixpanel/docs@ba22906:reference/import-events.mdx).
+ */
 function checkRecord(raw: unknown, index: number, now: number): MixpanelEventRecord | FailedRecord {
   const fail = (field: string, message: string, id?: unknown): FailedRecord => ({
     index,
@@ -77,6 +82,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
     done(null, body),
   )
 
+  /** Import: service-account auth with `project_id`, a JSON array or NDJSON body (mixpanel/docs@ba22906:reference/import-events.mdx). */
   app.post('/import', async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.query as Record<string, string | undefined>
     if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
@@ -89,16 +95,19 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
     const checked = records.map((r, i) => checkRecord(r, i, now))
     const failed = checked.filter((c): c is FailedRecord => 'field' in c)
     const good = checked.filter((c): c is MixpanelEventRecord => !('field' in c))
+    // Strict mode answers 400 with `failed_records` when any event fails, and still ingests the others:
+    // "If some of the rows passed validation, we will ingest them and return their count in
+    // `num_records_imported`" (mixpanel/docs@ba22906:reference/import-events.mdx, "Example of a validation error").
+    for (const e of good) state.importEvent(e)
     if (failed.length > 0 && q.strict === '1') {
       return reply.code(400).send({
         code: 400,
         error: 'some data points in the request failed validation',
-        num_records_imported: 0,
+        num_records_imported: good.length,
         status: 'Bad Request',
         failed_records: failed,
       })
     }
-    for (const e of good) state.importEvent(e)
     return { code: 200, num_records_imported: good.length, status: 'OK' }
   })
 

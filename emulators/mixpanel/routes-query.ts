@@ -99,6 +99,11 @@ function common(
 }
 
 export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState): void {
+  /**
+   * The service account's organizations and projects (mixpanel/docs@ba22906:reference/service-accounts.mdx
+   * calls `/api/app/me`; the response is not documented there, its shape here is the one
+   * providers.md 3.3 records, with the project's `timezone`).
+   */
   app.get('/api/app/me', async (request, reply) => {
     if (!checkServiceAccount(state, request, reply, undefined)) return reply
     return {
@@ -120,6 +125,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     }
   })
 
+  /** Aggregate event counts: `event` a JSON array, `type`, `unit`, inclusive days (mixpanel/docs@ba22906:openapi/query.openapi.yaml /events). */
   app.get('/api/query/events', async (request, reply) => {
     const c = common(state, request, reply, ['minute', 'hour', 'day', 'week', 'month'])
     if (!c) return reply
@@ -148,6 +154,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     return { data: { series, values }, legend_size: names.length }
   })
 
+  /** One event segmented `on` a property (mixpanel/docs@ba22906:openapi/query.openapi.yaml /segmentation; units minute, hour, day, month). */
   app.get('/api/query/segmentation', async (request, reply) => {
     const c = common(state, request, reply, ['minute', 'hour', 'day', 'month'])
     if (!c) return reply
@@ -192,7 +199,11 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     return { data: { series, values }, legend_size: top.length }
   })
 
-  /** Profiles: `page` 0 opens a result set (`session_id`); later pages must name it. */
+  /**
+   * Profiles: `page` 0 opens a result set (`session_id`); "If page is set and above 0, the session_id
+   * parameter must also be provided" (mixpanel/docs@ba22906:openapi/query.openapi.yaml /engage). Pending profile writes due by
+   * now are applied first (state.ts `settleProfiles`).
+   */
   app.post('/api/query/engage', async (request, reply) => {
     const q = request.query as Query
     if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
