@@ -24,7 +24,7 @@ type Query = Record<string, string | undefined>
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key`. */
+/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md and export.md, "Authentication"). */
 function basicOk(request: FastifyRequest, reply: FastifyReply, keys: Keys): boolean {
   const m = /^Basic\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))
   const pair = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : ''
@@ -107,6 +107,11 @@ export function registerExportRoute(
 }
 
 export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
+  /**
+   * HTTP V2 (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md): `api_key` and `events` required; `user_id` or `device_id` of at least 5
+   * characters unless `options.min_id_length`; under 2000 events and 1 MB (413 beyond); errors name
+   * `missing_field`, `events_with_missing_fields` or `events_with_invalid_fields`.
+   */
   app.post('/2/httpapi', async (request, reply) => {
     const body = (request.body ?? {}) as {
       api_key?: unknown
@@ -154,7 +159,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
       })
     }
     const now = Date.now()
-    // A repeated insert_id is accepted and silently dropped, as at Amplitude.
+    // A repeated insert_id within 7 days is accepted and silently dropped (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
     for (const e of body.events as Record<string, unknown>[]) state.ingest(e, now)
     return {
       code: 200,
@@ -164,7 +169,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
     }
   })
 
-  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success`. */
+  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success` (amplitude-docs@6e7e48e:content/collections/api/en/identify.md). */
   app.post('/identify', async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string>
     if (form.api_key !== keys.apiKey) return reply.code(400).type('text/plain').send('invalid_api_key')
@@ -192,6 +197,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
 }
 
 export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
+  /** User Search: "a specified Amplitude ID, device ID, user ID, or user ID prefix" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Search). */
   app.get('/api/2/usersearch', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const user = (request.query as Query).user
@@ -208,6 +214,7 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
     return { matches: matches.map((u) => ({ user_id: u.user_id, amplitude_id: u.amplitude_id })), type }
   })
 
+  /** User Activity: `user` is an Amplitude ID, `limit` up to 1000; `userData` lists `device_ids` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Activity). */
   app.get('/api/2/useractivity', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const q = request.query as Query
@@ -359,6 +366,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
   const measure = (events: readonly AmplitudeEventRecord[], m: string) =>
     m === 'uniques' ? new Set(events.map((e) => e.amplitude_id)).size : events.length
 
+  /** Event Segmentation: `e`, `m` (uniques, totals), `i`, `g`, `limit`; range totals in `seriesCollapsed` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/events/segmentation', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -414,6 +422,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
+  /** Active and new user counts: `m` "new" or "active", default active (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -438,6 +447,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
+  /** Average session length in seconds per interval (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, Average session length). */
   app.get('/api/2/sessions/average', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)

@@ -69,7 +69,10 @@ export const amplitudeTime = (ms: number) => `${new Date(ms).toISOString().slice
 export class AmplitudeState {
   readonly events: AmplitudeEventRecord[] = []
   readonly users = new Map<number, AmplitudeUser>()
-  /** `insert_id` seen per device or user (Amplitude keeps them 7 days). */
+  /**
+   * `insert_id` seen per user (Amplitude keys them by device and keeps them 7 days:
+   * amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
+   */
   private readonly insertIds = new Map<string, number>()
   private nextEventId = 1
   private nextAmplitudeId = 100_000_001
