@@ -17,6 +17,17 @@ import {
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
+/** The emulated project counts Dashboard REST days in Berlin. */
+const ZONE = 'Europe/Berlin'
+const zoneDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(ms))
+/** The instant a day starts in ZONE (22:00 or 23:00 UTC the day before). */
+const zoneMidnight = (day: string) => {
+  for (const h of [1, 2]) {
+    const t = Date.parse(`${day}T00:00:00Z`) - h * HOUR_MS
+    if (zoneDay(t) === day && zoneDay(t - 1) !== day) return t
+  }
+  throw new Error(`no midnight found for ${day}`)
+}
 
 describe('Amplitude through Unigate', () => {
   let h: Harness
@@ -30,13 +41,25 @@ describe('Amplitude through Unigate', () => {
 
   useEmulatorSuite({
     start: () =>
-      startAmplitudeEmulator({ seed: 9, users: 30, events: 600, until: new Date(until).toISOString() }),
+      startAmplitudeEmulator({
+        seed: 9,
+        users: 30,
+        events: 600,
+        until: new Date(until).toISOString(),
+        timezone: ZONE,
+      }),
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
       conn = await createConnection(h, {
         integration_type: 'amplitude',
-        auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, region: 'eu', api_url: emu.url },
+        auth: {
+          api_key: DEFAULT_API_KEY,
+          secret_key: DEFAULT_SECRET_KEY,
+          region: 'eu',
+          api_url: emu.url,
+          project_timezone: ZONE,
+        },
       })
     },
   })
@@ -50,7 +73,7 @@ describe('Amplitude through Unigate', () => {
       (a, b) => a.eventTimeMs - b.eventTimeMs || eventId(a).localeCompare(eventId(b)),
     )
 
-  it('refuses keys Amplitude rejects', async () => {
+  it('refuses keys Amplitude rejects, and a time zone that is not one', async () => {
     const res = await h.api('POST', '/unified/connection', {
       body: {
         integration_type: 'amplitude',
@@ -58,6 +81,19 @@ describe('Amplitude through Unigate', () => {
       },
     })
     expect(res.status).toBe(400)
+    const zone = await h.api<Rec>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'amplitude',
+        auth: {
+          api_key: DEFAULT_API_KEY,
+          secret_key: DEFAULT_SECRET_KEY,
+          api_url: emu.url,
+          project_timezone: 'Mars/Base',
+        },
+      },
+    })
+    expect(zone.status).toBe(400)
+    expect(String(zone.body.message)).toContain('project_timezone')
   })
 
   it('reads the export zip of a window, trims it to event time, and pages it', async () => {
@@ -329,8 +365,19 @@ describe('Amplitude through Unigate', () => {
     const res = await h.api<Rec[]>('GET', `${base()}/report`, { query: { start_gte: start, end_lt: end } })
     expect(res.status).toBe(200)
     const metrics = res.body[0]?.metrics as Rec[]
-    const from = Date.parse(`${start}T00:00:00Z`)
-    const to = Date.parse(`${end}T00:00:00Z`)
+    // Days of the project's zone: the report covers the instants Amplitude counted.
+    const from = zoneMidnight(start)
+    const to = zoneMidnight(end)
+    expect(res.body[0]).toMatchObject({
+      start_at: new Date(from).toISOString(),
+      end_at: new Date(to).toISOString(),
+    })
+    expect(metrics.filter((m) => m.type === 'EVENTS').map((m) => m.value)).toEqual(
+      Array.from({ length: 5 }, (_, i) => {
+        const d = day(Date.parse(`${start}T00:00:00Z`) + i * DAY_MS)
+        return emu.state.events.filter((e) => zoneDay(e.eventTimeMs) === d).length
+      }),
+    )
     const inWindow = emu.state.events.filter((e) => e.eventTimeMs >= from && e.eventTimeMs < to)
     const sum = (type: string) =>
       metrics.filter((m) => m.type === type).reduce((a, m) => a + Number(m.value), 0)

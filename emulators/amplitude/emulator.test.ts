@@ -150,6 +150,32 @@ describe('Amplitude emulator: export delay and size, revenue properties, group-b
     expect(x[0]).toBe('2024-05-14T00:00')
   })
 
+  it("counts Dashboard REST days in the project's time zone", async () => {
+    const sent = await request(`${emu.url}/2/httpapi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: DEFAULT_API_KEY,
+        events: [{ user_id: 'tokyo-user', event_type: 'Late Night', time: Date.UTC(2024, 4, 20, 16) }],
+      }),
+    })
+    await sent.body.text()
+    const e = encodeURIComponent(JSON.stringify({ event_type: 'Late Night' }))
+    const count = async (day: string) => {
+      const res = await call('GET', `/api/2/events/segmentation?e=${e}&start=${day}&end=${day}&m=totals`)
+      return (json(res.body).data as { series: number[][] }).series[0]?.[0]
+    }
+    expect(await count('20240520')).toBe(1)
+    emu.state.timezone = 'Asia/Tokyo'
+    try {
+      // 16:00 UTC on 20 May is 01:00 on 21 May in Tokyo.
+      expect(await count('20240520')).toBe(0)
+      expect(await count('20240521')).toBe(1)
+    } finally {
+      emu.state.timezone = 'UTC'
+    }
+  })
+
   it('deletes users only with a boolean ignore_invalid_id, and refuses unknown ids without it', async () => {
     const user = [...emu.state.users.values()][0]
     const asString = await call('POST', '/api/2/deletions/users', {

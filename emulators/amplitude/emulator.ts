@@ -32,6 +32,8 @@ export interface AmplitudeEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** The export's size ceiling in bytes (Amplitude: 4 GB); smaller makes the 400 testable. */
   readonly exportMaxBytes?: number
+  /** The project's time zone, in which Dashboard REST counts days (default UTC). */
+  readonly timezone?: string
 }
 
 export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
@@ -67,6 +69,7 @@ export async function startAmplitudeEmulator(
     options.events ?? 1000,
     until,
   )
+  state.timezone = options.timezone ?? 'UTC'
   const keys = {
     apiKey: options.apiKey ?? DEFAULT_API_KEY,
     secretKey: options.secretKey ?? DEFAULT_SECRET_KEY,

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { instantOfWall } from '../kit/zones.js'
 import {
   EXPORT_AVAILABLE_AFTER_MS,
   EXPORT_MAX_HOURS,
@@ -303,8 +304,22 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
   })
 }
 
-/** Buckets of the Dashboard REST interval `i`, over whole UTC days start..end. */
+/**
+ * Buckets of the Dashboard REST interval `i` over whole days start..end of the project's time zone ("The
+ * Dashboard REST API time zone is the same as your Amplitude project's time zone": amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md).
+ * Computed on the wall clock (`start`/`end` are the days' UTC-midnight ms), then mapped to instants.
+ */
 function xValuesOf(
+  start: number,
+  end: number,
+  i: string,
+  zone: string,
+): Array<{ label: string; from: number; to: number }> | undefined {
+  const wall = wallBucketsOf(start, end, i)
+  return wall?.map((b) => ({ ...b, from: instantOfWall(b.from, zone), to: instantOfWall(b.to, zone) }))
+}
+
+function wallBucketsOf(
   start: number,
   end: number,
   i: string,
@@ -352,7 +367,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     const end = dayOf(q.end)
     if (start === undefined || end === undefined) return void bad(reply, 'start and end must be YYYYMMDD')
     if (end < start) return void bad(reply, 'end must not be before start')
-    const all = xValuesOf(start, end, q.i ?? '1')
+    const all = xValuesOf(start, end, q.i ?? '1', state.timezone)
     if (!all) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
     // "hourly segmentation displays up to 7 days of data" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
     // window's last 7 days, and no error for the rest.
@@ -360,7 +375,11 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     return {
       q,
       x,
-      events: state.events.filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end + DAY_MS),
+      events: state.events.filter(
+        (e) =>
+          e.eventTimeMs >= instantOfWall(start, state.timezone) &&
+          e.eventTimeMs < instantOfWall(end + DAY_MS, state.timezone),
+      ),
     }
   }
   const measure = (events: readonly AmplitudeEventRecord[], m: string) =>

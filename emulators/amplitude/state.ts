@@ -74,6 +74,8 @@ export class AmplitudeState {
    * amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
    */
   private readonly insertIds = new Map<string, number>()
+  /** The project's time zone, in which Dashboard REST counts days (settings only; no API reads it). */
+  timezone = 'UTC'
   private nextEventId = 1
   private nextAmplitudeId = 100_000_001
 

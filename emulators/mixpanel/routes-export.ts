@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { dayStart, nextDay, wallClockMs } from '../kit/zones.js'
 import { checkServiceAccount, queryError } from './auth.js'
 import { EXPORT_MAX_LIMIT } from './constants.js'
 import type { MixpanelState } from './state.js'
 import { compileWhere, WhereError } from './where.js'
-import { dayStart, nextDay, wallClockMs } from './zone.js'
 
 type Query = Record<string, string | undefined>
 const DAY = /^\d{4}-\d{2}-\d{2}$/

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { wallIso } from '../kit/zones.js'
 import { checkServiceAccount, queryError } from './auth.js'
 import { SEGMENTATION_DEFAULT_LIMIT, SEGMENTATION_MAX_LIMIT } from './constants.js'
 import { dayRange } from './routes-export.js'
 import type { MixpanelState } from './state.js'
 import { compileWhere, WhereError } from './where.js'
-import { wallIso } from './zone.js'
 
 type Query = Record<string, string | undefined>
 const DAY_MS = 86_400_000

@@ -1,8 +1,6 @@
 /**
- * Calendar days of the project's time zone. Mixpanel reports (Query API) are computed in the project
- * time zone ("Changing the timezone ... only affects the timezone in which Mixpanel outputs results":
- * https://docs.mixpanel.com/docs/orgs-and-projects/managing-projects#manage-timezones-for-projects), and
- * projects created before 2023-01-01 also store event `time` and read export dates in that zone.
+ * Calendar days of a provider project's time zone, with nothing but Intl. Mixpanel and Amplitude both
+ * compute reports in the project's zone (see their emulators for the citations).
  */
 const DAY_MS = 86_400_000
 const formats = new Map<string, Intl.DateTimeFormat>()
