@@ -253,6 +253,21 @@ describe('Amplitude through Unigate', () => {
     expect((await h.api('POST', `${base()}/event`, { body: { name: 'x' } })).status).toBe(400)
   })
 
+  it('dates an event by when the export began serving it, so polling by updated_gte misses none', async () => {
+    // A poll that ran a minute after this upload could not see it yet (exported ~3 hours later): the next
+    // poll, reading updated_gte = that poll's start, must return it.
+    const e = byTime().find((x) => x.eventTimeMs > until - 10 * DAY_MS)!
+    const previousPoll = e.uploadTimeMs + 60_000
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { updated_gte: new Date(previousPoll).toISOString(), limit: 1000, fields: 'id,updated_at' },
+    })
+    const found = res.body.find((x) => x.id === eventId(e))
+    expect(found).toBeDefined()
+    expect(Date.parse(String(found?.updated_at))).toBe(
+      Math.floor(e.uploadTimeMs / HOUR_MS) * HOUR_MS + 3 * HOUR_MS,
+    )
+  })
+
   it('sends revenue as HTTP V2 fields and reads it back from the $revenue and $currency properties', async () => {
     const created = await h.api<Rec>('POST', `${base()}/event`, {
       body: { name: 'Order Completed', visitor_id: 'buyer-7', value: 42.5, currency: 'EUR' },

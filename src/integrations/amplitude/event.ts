@@ -6,7 +6,13 @@ import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { getBinary } from './binary.js'
 import { amplitudeHosts } from './hosts.js'
-import { AMPLITUDE_EVENT_OF, amplitudeIdentityOf, fromAmplitudeEvent, toAmplitudeEvent } from './mappers.js'
+import {
+  AMPLITUDE_EVENT_OF,
+  amplitudeIdentityOf,
+  EXPORT_DELAY_MS,
+  fromAmplitudeEvent,
+  toAmplitudeEvent,
+} from './mappers.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 import { readZip } from './zip.js'
 
@@ -86,7 +92,9 @@ async function exportRange(
  * request; data is exported about 2 hours after upload. Since an event is uploaded after it happens, the
  * upload window that starts at `start_gte` (less clock skew) holds every event that happened since
  * `start_gte`; it runs to now, or to `end_lt` plus the upload lateness allowed. `updated_gte` narrows the
- * upload window itself (exactly: it is the upload time). The window is read a day of upload hours at a
+ * upload window itself: `updated_at` is when the export began serving the event (its upload hour plus
+ * the export delay), so a poll by `updated_gte` picks up events uploaded before the previous poll but
+ * exported after it. The window is read a day of upload hours at a
  * time (less while Amplitude says a range is too large), oldest first, and every filter is applied here.
  * An event uploaded at hour U happened after U minus the lateness allowed, so once the hours read hold the
  * page among events older than that, later hours cannot change it and reading stops.
@@ -96,9 +104,10 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   if (typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)) {
     throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
   }
+  // updated_at is when the export began serving an event's upload hour, EXPORT_DELAY_MS after it started.
   const starts = [
     start instanceof Date ? start.getTime() - CLOCK_SKEW_MS : undefined,
-    q.updated_gte?.getTime(),
+    q.updated_gte === undefined ? undefined : q.updated_gte.getTime() - EXPORT_DELAY_MS,
   ].filter((v): v is number => v !== undefined)
   if (starts.length === 0) {
     throw badRequest('Amplitude exports events by time window: give start_gte or updated_gte')
@@ -117,10 +126,10 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   const wanted = typeof visitor === 'string' ? amplitudeIdentityOf(visitor) : undefined
   const keep = (e: UnifiedRecord) => {
     const created = (e.created_at as Date | undefined)?.getTime() ?? Number.NaN
-    const uploaded = (e.updated_at as Date | undefined)?.getTime() ?? Number.NaN
+    const readable = (e.updated_at as Date | undefined)?.getTime() ?? Number.NaN
     if (start instanceof Date && !(created >= start.getTime())) return false
     if (end instanceof Date && !(created < end.getTime())) return false
-    if (q.updated_gte && !(uploaded >= q.updated_gte.getTime())) return false
+    if (q.updated_gte && !(readable >= q.updated_gte.getTime())) return false
     if (typeof type === 'string' && e.event_type !== type) return false
     if (typeof session === 'string' && e.session_id !== session) return false
     if (wanted) {

@@ -62,7 +62,8 @@ describe('Amplitude mappers', () => {
     })
     expect(page?.os).toBeUndefined()
     expect((page!.created_at as Date).toISOString()).toBe('2024-05-01T10:00:00.123Z')
-    expect((page!.updated_at as Date).toISOString()).toBe('2024-05-01T10:00:01.001Z')
+    // Uploaded at 10:00:01: exported from 13:00, the time it became readable.
+    expect((page!.updated_at as Date).toISOString()).toBe('2024-05-01T13:00:00.000Z')
   })
 
   it('maps a purchase without user id or session: revenue from $-event properties, device visitor id', () => {

@@ -6,6 +6,19 @@ const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
+const HOUR_MS = 3_600_000
+
+/**
+ * The export serves an upload hour from 3 hours after it starts ("data sent between 8 and 9 PM begins
+ * loading at 9 PM and is available via the Export API at 11 PM": amplitude.com/docs/apis/analytics/export).
+ */
+export const EXPORT_DELAY_MS = 3 * HOUR_MS
+
+/** When an event uploaded at `uploaded` became readable through the export. */
+export function exportAvailableAt(uploaded: Date | undefined): Date | undefined {
+  return uploaded && new Date(Math.floor(uploaded.getTime() / HOUR_MS) * HOUR_MS + EXPORT_DELAY_MS)
+}
+
 const PAGE_URL = '[Amplitude] Page URL'
 const PAGE_TITLE = '[Amplitude] Page Title'
 
@@ -142,7 +155,9 @@ const MAPPED_PROPS = new Set([
 
 /**
  * An exported event. Its id is `$insert_id` when the sender gave one (so an event created through
- * Unigate keeps the id it was given), else Amplitude's `uuid`. `updated_at` is the server upload
+ * Unigate keeps the id it was given), else Amplitude's `uuid`. `updated_at` is when the event became
+ * readable through the export (see `exportAvailableAt`), so `updated_gte` polling never skips an event
+ * that was uploaded before a poll but exported after it.
  * time, the time the export is keyed by.
  */
 export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
@@ -161,7 +176,7 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
     visitor_id: visitorIdOf(e),
     session_id: sessionId !== undefined && sessionId !== -1 ? String(sessionId) : undefined,
     created_at: fromAmplitudeTime(e.event_time),
-    updated_at: fromAmplitudeTime(e.server_upload_time),
+    updated_at: exportAvailableAt(fromAmplitudeTime(e.server_upload_time)),
     page_url: str(ep[PAGE_URL]),
     page_title: str(ep[PAGE_TITLE]),
     page_referrer: pick('referrer'),
