@@ -17,6 +17,17 @@ import {
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
+/** The emulated project counts Dashboard REST days in Berlin. */
+const ZONE = 'Europe/Berlin'
+const zoneDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(ms))
+/** The instant a day starts in ZONE (22:00 or 23:00 UTC the day before). */
+const zoneMidnight = (day: string) => {
+  for (const h of [1, 2]) {
+    const t = Date.parse(`${day}T00:00:00Z`) - h * HOUR_MS
+    if (zoneDay(t) === day && zoneDay(t - 1) !== day) return t
+  }
+  throw new Error(`no midnight found for ${day}`)
+}
 
 describe('Amplitude through Unigate', () => {
   let h: Harness
@@ -25,28 +36,44 @@ describe('Amplitude through Unigate', () => {
   const base = () => `/analytics/${conn}`
   const at = (path: string) => emu.requests().filter((r) => r.path === path)
   // Seeded data spans the 30 days before this; the export is read up to now, so keep windows recent-ish.
-  const until = Date.now() - 2 * HOUR_MS
+  // Amplitude exports an upload hour 3 hours after it starts: seeded data ends well before that.
+  const until = Date.now() - 6 * HOUR_MS
 
   useEmulatorSuite({
     start: () =>
-      startAmplitudeEmulator({ seed: 9, users: 30, events: 600, until: new Date(until).toISOString() }),
+      startAmplitudeEmulator({
+        seed: 9,
+        users: 30,
+        events: 600,
+        until: new Date(until).toISOString(),
+        timezone: ZONE,
+      }),
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
       conn = await createConnection(h, {
         integration_type: 'amplitude',
-        auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, region: 'eu', api_url: emu.url },
+        auth: {
+          api_key: DEFAULT_API_KEY,
+          secret_key: DEFAULT_SECRET_KEY,
+          region: 'eu',
+          api_url: emu.url,
+          project_timezone: ZONE,
+        },
       })
     },
   })
 
   const eventId = (e: { $insert_id?: string; uuid: string }) => e.$insert_id ?? e.uuid
+  const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13).replace(/-/g, '')
+  const hourMs = (h: string) =>
+    Date.UTC(Number(h.slice(0, 4)), Number(h.slice(4, 6)) - 1, Number(h.slice(6, 8)), Number(h.slice(9, 11)))
   const byTime = () =>
     [...emu.state.events].sort(
       (a, b) => a.eventTimeMs - b.eventTimeMs || eventId(a).localeCompare(eventId(b)),
     )
 
-  it('refuses keys Amplitude rejects', async () => {
+  it('refuses keys Amplitude rejects, and a time zone that is not one', async () => {
     const res = await h.api('POST', '/unified/connection', {
       body: {
         integration_type: 'amplitude',
@@ -54,6 +81,19 @@ describe('Amplitude through Unigate', () => {
       },
     })
     expect(res.status).toBe(400)
+    const zone = await h.api<Rec>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'amplitude',
+        auth: {
+          api_key: DEFAULT_API_KEY,
+          secret_key: DEFAULT_SECRET_KEY,
+          api_url: emu.url,
+          project_timezone: 'Mars/Base',
+        },
+      },
+    })
+    expect(zone.status).toBe(400)
+    expect(String(zone.body.message)).toContain('project_timezone')
   })
 
   it('reads the export zip of a window, trims it to event time, and pages it', async () => {
@@ -94,11 +134,55 @@ describe('Amplitude through Unigate', () => {
         .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
         .map(eventId),
     )
-    const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13).replace(/-/g, '')
-    expect(at('/api/2/export')[0]?.query).toMatchObject({
-      start: hour(start - HOUR_MS),
-      end: hour(end + 7 * DAY_MS),
+    // Read a day of upload hours per request, from start less an hour to end plus the lateness allowed.
+    const calls = at('/api/2/export').map((r): [string, string] => [
+      String(r.query.start),
+      String(r.query.end),
+    ])
+    expect(calls[0]?.[0]).toBe(hour(start - HOUR_MS))
+    expect(calls.at(-1)?.[1]).toBe(hour(end + 7 * DAY_MS))
+    expect(calls.length).toBeGreaterThan(5)
+    for (const [a, b] of calls.slice(0, -1)) expect(hourMs(b) - hourMs(a)).toBe(23 * HOUR_MS)
+    for (let i = 1; i < calls.length; i++)
+      expect(hourMs(calls[i]![0]!)).toBe(hourMs(calls[i - 1]![1]!) + HOUR_MS)
+  })
+
+  it('stops reading upload days once later uploads cannot change the page', async () => {
+    const start = until - 25 * DAY_MS
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: new Date(start).toISOString(), limit: 5 },
     })
+    expect(res.body.map((e) => e.id)).toEqual(
+      byTime()
+        .filter((e) => e.eventTimeMs >= start)
+        .slice(0, 5)
+        .map(eventId),
+    )
+    // Five events are settled after the 7 days of lateness plus the day they fall in: not 25 days of reads.
+    const calls = at('/api/2/export')
+    expect(calls.length).toBeLessThanOrEqual(10)
+    for (const r of calls) {
+      expect(hourMs(String(r.query.end)) - hourMs(String(r.query.start))).toBeLessThanOrEqual(23 * HOUR_MS)
+    }
+  })
+
+  it('halves the export range while Amplitude answers that it is too large', async () => {
+    emu.fault({ status: 400, times: 1, pathPattern: '^/api/2/export$' })
+    const start = until - 20 * DAY_MS
+    const end = until - 19 * DAY_MS
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(end).toISOString(), limit: 1000 },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.map((e) => e.id)).toEqual(
+      byTime()
+        .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
+        .map(eventId),
+    )
+    const [refused, retried] = at('/api/2/export').map(
+      (r) => hourMs(String(r.query.end)) - hourMs(String(r.query.start)),
+    )
+    expect([refused, retried]).toEqual([23 * HOUR_MS, 11 * HOUR_MS])
   })
 
   it('maps fields and filters by visitor, session and type, exactly', async () => {
@@ -157,11 +241,95 @@ describe('Amplitude through Unigate', () => {
     })
     expect(sent[1]).toEqual(sent[0])
     expect(emu.state.events.length).toBe(before + 1)
+    const recent = { updated_gte: new Date(Date.now() - 60_000).toISOString(), visitor_id: 'u1' }
+    // Amplitude exports an upload hour about 2 hours after it ends: not yet listed.
+    expect((await h.api<Rec[]>('GET', `${base()}/event`, { query: recent })).body).toEqual([])
+    const stored = emu.state.events.find((e) => e.$insert_id === id)!
+    stored.uploadTimeMs -= 3 * HOUR_MS
     const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
-      query: { updated_gte: new Date(Date.now() - 60_000).toISOString(), visitor_id: 'u1' },
+      query: { updated_gte: new Date(stored.uploadTimeMs - 60_000).toISOString(), visitor_id: 'u1' },
     })
     expect(listed.body.map((e) => e.id)).toEqual([id])
     expect((await h.api('POST', `${base()}/event`, { body: { name: 'x' } })).status).toBe(400)
+  })
+
+  it('dates an event by when the export began serving it, so polling by updated_gte misses none', async () => {
+    // A poll that ran a minute after this upload could not see it yet (exported ~3 hours later): the next
+    // poll, reading updated_gte = that poll's start, must return it.
+    const e = byTime().find((x) => x.eventTimeMs > until - 10 * DAY_MS)!
+    const previousPoll = e.uploadTimeMs + 60_000
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { updated_gte: new Date(previousPoll).toISOString(), limit: 1000, fields: 'id,updated_at' },
+    })
+    const found = res.body.find((x) => x.id === eventId(e))
+    expect(found).toBeDefined()
+    expect(Date.parse(String(found?.updated_at))).toBe(
+      Math.floor(e.uploadTimeMs / HOUR_MS) * HOUR_MS + 3 * HOUR_MS,
+    )
+  })
+
+  it('sends revenue as HTTP V2 fields and reads it back from the $revenue and $currency properties', async () => {
+    const created = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { name: 'Order Completed', visitor_id: 'buyer-7', value: 42.5, currency: 'EUR' },
+    })
+    const id = created.body.id as string
+    expect(((at('/2/httpapi').at(-1)!.body as Rec).events as Rec[])[0]).toMatchObject({
+      revenue: 42.5,
+      currency: 'EUR',
+    })
+    const stored = emu.state.events.find((e) => e.$insert_id === id)!
+    stored.uploadTimeMs -= 3 * HOUR_MS
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { updated_gte: new Date(stored.uploadTimeMs - 60_000).toISOString(), visitor_id: 'buyer-7' },
+    })
+    expect(listed.body).toHaveLength(1)
+    expect(listed.body[0]).toMatchObject({ id, value: 42.5, currency: 'EUR', event_type: 'PURCHASE' })
+    const seeded = byTime().find((e) => e.event_type === 'purchase')!
+    const purchases = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(seeded.eventTimeMs).toISOString(),
+        end_lt: new Date(seeded.eventTimeMs + 1).toISOString(),
+      },
+    })
+    expect(purchases.body.find((e) => e.id === eventId(seeded))).toMatchObject({
+      value: seeded.event_properties.$revenue,
+      currency: 'EUR',
+      event_type: 'PURCHASE',
+    })
+  })
+
+  it('names an anonymous visitor device:<device id>, and that id fetches, updates and filters it', async () => {
+    const anon = byTime().find((e) => e.user_id === null && e.eventTimeMs > until - 20 * DAY_MS)!
+    const events = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(anon.eventTimeMs).toISOString(),
+        end_lt: new Date(anon.eventTimeMs + 1).toISOString(),
+      },
+    })
+    const visitorId = `device:${anon.device_id}`
+    expect(events.body.find((e) => e.id === eventId(anon))?.visitor_id).toBe(visitorId)
+    const got = await h.api<Rec>('GET', `${base()}/visitor/${visitorId}`, {
+      query: { fields: 'id,total_events' },
+    })
+    expect(got.status).toBe(200)
+    expect(got.body).toEqual({
+      id: visitorId,
+      total_events: emu.state.events.filter((e) => e.device_id === anon.device_id).length,
+    })
+    const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${visitorId}`, { body: { name: 'Anon' } })
+    expect(patched.status).toBe(200)
+    expect(JSON.parse(String((at('/identify').at(-1)!.body as Rec).identification))).toEqual([
+      { device_id: anon.device_id, user_properties: { $set: { name: 'Anon' } } },
+    ])
+    const mine = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: new Date(until - 31 * DAY_MS).toISOString(), visitor_id: visitorId, limit: 1000 },
+    })
+    expect(mine.body.map((e) => e.id)).toEqual(
+      byTime()
+        .filter((e) => e.device_id === anon.device_id)
+        .map(eventId),
+    )
+    expect((await h.api('GET', `${base()}/visitor/device:no-such-device`)).status).toBe(404)
   })
 
   it('finds visitors with User Search, fetching activity only for slow fields', async () => {
@@ -198,7 +366,10 @@ describe('Amplitude through Unigate', () => {
     })
     expect(read.body).toEqual({ id: 'new_user_1', email: 'new@example.com', name: 'New' })
     expect((await h.api('DELETE', `${base()}/visitor/new_user_1`)).status).toBe(200)
-    expect(at('/api/2/deletions/users')[0]?.body).toMatchObject({ requester: 'unigate' })
+    expect(at('/api/2/deletions/users')[0]?.body).toMatchObject({
+      requester: 'unigate',
+      ignore_invalid_id: true,
+    })
     expect((await h.api('GET', `${base()}/visitor/new_user_1`)).status).toBe(404)
   })
 
@@ -209,8 +380,19 @@ describe('Amplitude through Unigate', () => {
     const res = await h.api<Rec[]>('GET', `${base()}/report`, { query: { start_gte: start, end_lt: end } })
     expect(res.status).toBe(200)
     const metrics = res.body[0]?.metrics as Rec[]
-    const from = Date.parse(`${start}T00:00:00Z`)
-    const to = Date.parse(`${end}T00:00:00Z`)
+    // Days of the project's zone: the report covers the instants Amplitude counted.
+    const from = zoneMidnight(start)
+    const to = zoneMidnight(end)
+    expect(res.body[0]).toMatchObject({
+      start_at: new Date(from).toISOString(),
+      end_at: new Date(to).toISOString(),
+    })
+    expect(metrics.filter((m) => m.type === 'EVENTS').map((m) => m.value)).toEqual(
+      Array.from({ length: 5 }, (_, i) => {
+        const d = day(Date.parse(`${start}T00:00:00Z`) + i * DAY_MS)
+        return emu.state.events.filter((e) => zoneDay(e.eventTimeMs) === d).length
+      }),
+    )
     const inWindow = emu.state.events.filter((e) => e.eventTimeMs >= from && e.eventTimeMs < to)
     const sum = (type: string) =>
       metrics.filter((m) => m.type === type).reduce((a, m) => a + Number(m.value), 0)
@@ -226,7 +408,27 @@ describe('Amplitude through Unigate', () => {
       )
       expect(row.value).toBe(users.size)
     }
-    expect(at('/api/2/events/segmentation').at(-1)?.query).toMatchObject({ g: 'country', m: 'uniques' })
+    // Without `limit` Amplitude keeps only the top 100 group-by values.
+    expect(at('/api/2/events/segmentation').at(-1)?.query).toMatchObject({
+      g: 'country',
+      m: 'uniques',
+      limit: '1000',
+    })
+    // Hourly segmentation covers at most 7 days: a longer window is refused, not silently cut.
+    const hours = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: day(until - 10 * DAY_MS), end_lt: end, type: 'EVENTS', dimension: 'HOUR' },
+    })
+    expect(hours.status).toBe(400)
+    expect((hours.body as unknown as Rec).message).toContain('7 days')
+    const twoDays = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: {
+        start_gte: day(until - 3 * DAY_MS),
+        end_lt: day(until - DAY_MS),
+        type: 'EVENTS',
+        dimension: 'HOUR',
+      },
+    })
+    expect(twoDays.body[0]?.metrics as Rec[]).toHaveLength(48)
     expect((await h.api('GET', `${base()}/report`, { query: { type: 'BOUNCE_RATE' } })).status).toBe(501)
     expect(
       (await h.api('GET', `${base()}/report`, { query: { type: 'NEW_USERS', dimension: 'COUNTRY' } })).status,

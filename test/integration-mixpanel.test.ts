@@ -16,6 +16,17 @@ import {
 
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
+/** The emulated project predates 2023 and lives in Los Angeles: times stored and reported in its zone. */
+const ZONE = 'America/Los_Angeles'
+const zoneDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(ms))
+/** The instant a day starts in ZONE (a day's midnight is 07:00 or 08:00 UTC there). */
+const zoneMidnight = (day: string) => {
+  for (const h of [7, 8]) {
+    const t = Date.parse(`${day}T0${h}:00:00Z`)
+    if (zoneDay(t) === day && zoneDay(t - 1) !== day) return t
+  }
+  throw new Error(`no midnight found for ${day}`)
+}
 
 describe('Mixpanel through Unigate', () => {
   let h: Harness
@@ -30,13 +41,25 @@ describe('Mixpanel through Unigate', () => {
     project_token: DEFAULT_PROJECT_TOKEN,
     region: 'eu',
     api_url: emu.url,
+    project_created_before_2023: 'yes',
   })
-  /** The seeded events of one UTC day window, as the export holds them. */
+  type Ev = (typeof emu.state.events)[number]
+  const byTimeThenId = (a: Ev, b: Ev) =>
+    a.properties.time - b.properties.time || a.properties.$insert_id.localeCompare(b.properties.$insert_id)
+  /** The seeded events of a window, in time order (the emulator's export streams them unsorted). */
   const eventsBetween = (from: number, to: number) =>
-    emu.state.events.filter((e) => e.properties.time >= from && e.properties.time < to)
+    emu.state.events.filter((e) => e.properties.time >= from && e.properties.time < to).sort(byTimeThenId)
 
   useEmulatorSuite({
-    start: () => startMixpanelEmulator({ seed: 5, events: 1500, profiles: 60, engagePageSize: 25 }),
+    start: () =>
+      startMixpanelEmulator({
+        seed: 5,
+        events: 1500,
+        profiles: 60,
+        engagePageSize: 25,
+        timezone: ZONE,
+        legacyLocalTime: true,
+      }),
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
@@ -60,15 +83,13 @@ describe('Mixpanel through Unigate', () => {
 
   it('lists and gets the project as a property', async () => {
     const list = await h.api<Rec[]>('GET', `${base()}/property`)
-    expect(list.body).toEqual([
-      { id: DEFAULT_PROJECT_ID, name: 'Acme Web', timezone: 'UTC', parent_id: '11' },
-    ])
+    expect(list.body).toEqual([{ id: DEFAULT_PROJECT_ID, name: 'Acme Web', timezone: ZONE, parent_id: '11' }])
     expect((await h.api('GET', `${base()}/property/${DEFAULT_PROJECT_ID}`)).status).toBe(200)
     expect((await h.api('GET', `${base()}/property/42`)).status).toBe(404)
   })
 
   it('exports events of a window, trimmed to the exact times, paged', async () => {
-    const first = emu.state.events[200]?.properties.time as number
+    const first = [...emu.state.events].sort(byTimeThenId)[200]?.properties.time as number
     const from = first + 1234
     const to = from + 3 * DAY_MS + 777
     const expected = eventsBetween(from, to).map((e) => e.properties.$insert_id)
@@ -99,19 +120,38 @@ describe('Mixpanel through Unigate', () => {
       id: expected[0],
       raw: { event: expect.any(String), properties: expect.objectContaining({ $insert_id: expected[0] }) },
     })
+    // A pre-2023 project reads export days in its own zone.
     const [call] = at('/api/2.0/export')
     expect(call?.query).toMatchObject({
       project_id: DEFAULT_PROJECT_ID,
-      from_date: new Date(from).toISOString().slice(0, 10),
-      to_date: new Date(to).toISOString().slice(0, 10),
+      from_date: zoneDay(from),
+      to_date: zoneDay(to),
       time_in_ms: 'true',
+      limit: '100000',
     })
   })
 
+  it("reads a pre-2023 project's local `time` back as the instant the event happened", async () => {
+    const e = [...emu.state.events].sort(byTimeThenId)[700] as Ev
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(e.properties.time).toISOString(),
+        end_lt: new Date(e.properties.time + 1).toISOString(),
+        fields: 'id,created_at,raw',
+      },
+    })
+    expect(res.body.map((x) => x.id)).toEqual([e.properties.$insert_id])
+    expect(res.body[0]?.created_at).toBe(new Date(e.properties.time).toISOString())
+    // The export itself carries the Los Angeles wall clock, hours away from the instant.
+    const stored = ((res.body[0]!.raw as Rec).properties as Rec).time as number
+    expect(Math.abs(stored - e.properties.time)).toBeGreaterThanOrEqual(7 * 3_600_000)
+  })
+
   it('filters events by type and visitor at the export, and asks for more lines when trimming leaves a page short', async () => {
-    const from = emu.state.events[0]?.properties.time as number
+    const earliest = [...emu.state.events].sort(byTimeThenId)[0] as Ev
+    const from = earliest.properties.time
     const to = from + 10 * DAY_MS
-    const visitor = emu.state.events[0]?.properties.distinct_id as string
+    const visitor = earliest.properties.distinct_id
     const res = await h.api<Rec[]>('GET', `${base()}/event`, {
       query: {
         start_gte: new Date(from).toISOString(),
@@ -129,7 +169,7 @@ describe('Mixpanel through Unigate', () => {
       where: `properties["distinct_id"]==${JSON.stringify(visitor)}`,
     })
     emu.clearRequests()
-    // CUSTOM has no Mixpanel name: trimmed here, with the export asked again until the page is full.
+    // CUSTOM has no Mixpanel name: trimmed here from the window read whole, then sorted and paged.
     const custom = await h.api<Rec[]>('GET', `${base()}/event`, {
       query: {
         start_gte: new Date(from).toISOString(),
@@ -143,7 +183,7 @@ describe('Mixpanel through Unigate', () => {
       .slice(0, 30)
       .map((e) => e.properties.$insert_id)
     expect(custom.body.map((e) => e.id)).toEqual(customExpected)
-    expect(at('/api/2.0/export').map((r) => r.query.limit)).toEqual(['30', '120'])
+    expect(at('/api/2.0/export').map((r) => r.query.limit)).toEqual(['100000'])
   })
 
   it('refuses what the export cannot do', async () => {
@@ -231,7 +271,11 @@ describe('Mixpanel through Unigate', () => {
     })
     expect(created.status).toBe(200)
     const id = created.body.id as string
+    // The write answers what was sent: Mixpanel applies profile updates asynchronously.
+    expect(created.body).toMatchObject({ id, email: 'new@example.com', name: 'New Person' })
     const [write] = at('/engage')
+    // ip=0: without it Mixpanel overwrites the profile's location with Unigate's server's.
+    expect(write?.query).toMatchObject({ verbose: '1', ip: '0' })
     expect(write?.body).toEqual([
       {
         $token: DEFAULT_PROJECT_TOKEN,
@@ -239,33 +283,74 @@ describe('Mixpanel through Unigate', () => {
         $set: { plan: 'pro', $email: 'new@example.com', $name: 'New Person' },
       },
     ])
+    expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
     const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, { body: { city: 'Lyon' } })
-    expect(patched.body).toMatchObject({ id, email: 'new@example.com', city: 'Lyon' })
+    expect(patched.status).toBe(200)
+    expect(patched.body).toMatchObject({ id, city: 'Lyon' })
+    expect(patched.body.email).toBeUndefined()
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+    const read = await h.api<Rec>('GET', `${base()}/visitor/${id}`)
+    expect(read.body).toMatchObject({ id, email: 'new@example.com', city: 'Lyon' })
+    expect(read.body.country_code).toBeUndefined()
     expect((await h.api('DELETE', `${base()}/visitor/${id}`)).status).toBe(200)
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
     expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
   })
 
-  it('reports event counts by day and by country, and unique users by day', async () => {
+  it('reports event counts by day of the project zone, with the instants of those days', async () => {
     const q = { start_gte: '2024-05-10', end_lt: '2024-05-13', query: 'Signed up' }
     const byDay = await h.api<Rec[]>('GET', `${base()}/report`, { query: q })
     expect(byDay.status).toBe(200)
-    const from = Date.parse('2024-05-10T00:00:00Z')
-    const signups = eventsBetween(from, from + 3 * DAY_MS).filter((e) => e.event === 'Signed up')
+    const from = zoneMidnight('2024-05-10')
+    const to = zoneMidnight('2024-05-13')
+    expect(byDay.body[0]).toMatchObject({
+      start_at: new Date(from).toISOString(),
+      end_at: new Date(to).toISOString(),
+    })
+    expect(byDay.body[0]?.start_at).toBe('2024-05-10T07:00:00.000Z')
+    const signups = eventsBetween(from, to).filter((e) => e.event === 'Signed up')
     expect((byDay.body[0]!.metrics as Rec[]).map((m) => [m.dimension_value, m.value])).toEqual(
       ['2024-05-10', '2024-05-11', '2024-05-12'].map((d) => [
         d,
-        signups.filter((e) => new Date(e.properties.time).toISOString().startsWith(d)).length,
+        signups.filter((e) => zoneDay(e.properties.time) === d).length,
       ]),
+    )
+    expect(at('/api/query/events')[0]?.query).toMatchObject({
+      from_date: '2024-05-10',
+      to_date: '2024-05-12',
+    })
+    // A bound that is neither a date nor a midnight of the project zone is not a whole day there.
+    expect(
+      (await h.api('GET', `${base()}/report`, { query: { ...q, start_gte: '2024-05-10T05:00:00Z' } })).status,
+    ).toBe(400)
+    const zoned = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...q, start_gte: '2024-05-10T07:00:00Z' },
+    })
+    expect(zoned.body[0]?.start_at).toBe('2024-05-10T07:00:00.000Z')
+  })
+
+  it('reports by country, and unique users only by day or longer', async () => {
+    const q = { start_gte: '2024-05-10', end_lt: '2024-05-13', query: 'Signed up' }
+    const signups = eventsBetween(zoneMidnight('2024-05-10'), zoneMidnight('2024-05-13')).filter(
+      (e) => e.event === 'Signed up',
     )
     const byCountry = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, dimension: 'COUNTRY' } })
     const total = (byCountry.body[0]!.metrics as Rec[]).reduce((a, m) => a + Number(m.value), 0)
     expect(total).toBe(signups.length)
+    // Without `limit` Mixpanel keeps only the top 60 values.
     expect(at('/api/query/segmentation')[0]?.query).toMatchObject({
       on: 'properties["mp_country_code"]',
       event: 'Signed up',
+      limit: '10000',
     })
     const users = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, type: 'USERS' } })
     expect((users.body[0]!.metrics as Rec[]).every((m) => m.type === 'USERS')).toBe(true)
+    // Mixpanel has no hourly uniques: refused rather than answered with another number.
+    const hourly = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { ...q, type: 'USERS', dimension: 'HOUR' },
+    })
+    expect(hourly.status).toBe(501)
+    expect(hourly.body.message).toContain('HOUR')
     expect(
       (await h.api('GET', `${base()}/report`, { query: { ...q, type: 'USERS', dimension: 'COUNTRY' } }))
         .status,
@@ -307,10 +392,13 @@ describe('Mixpanel through Unigate', () => {
     await expectSupportMatrixAnswers(h, base(), support, {
       query: ({ object }) => listQuery[object],
       body: ({ object, method }) => (method === 'create' ? bodies[object] : { name: 'Renamed' }),
-      id: async ({ object, method, claimed, path }) =>
-        method === 'remove' && claimed
-          ? String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
-          : (ids[object] ?? 'x'),
+      id: async ({ object, method, claimed, path }) => {
+        if (!(method === 'remove' && claimed)) return ids[object] ?? 'x'
+        const id = String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
+        // The profile is readable once Mixpanel has processed the write.
+        emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+        return id
+      },
     })
   })
 })

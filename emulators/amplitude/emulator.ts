@@ -7,7 +7,13 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
-import { DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_DATA_UNTIL, DEFAULT_SECRET_KEY } from './constants.js'
+import {
+  DEFAULT_API_KEY,
+  DEFAULT_APP_ID,
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_SECRET_KEY,
+  EXPORT_MAX_BYTES,
+} from './constants.js'
 import {
   registerDashboardRoutes,
   registerExportRoute,
@@ -24,6 +30,10 @@ export interface AmplitudeEmulatorOptions extends ListenOptions {
   readonly secretKey?: string
   readonly app?: number
   readonly until?: string
+  /** The export's size ceiling in bytes (Amplitude: 4 GB); smaller makes the 400 testable. */
+  readonly exportMaxBytes?: number
+  /** The project's time zone, in which Dashboard REST counts days (default UTC). */
+  readonly timezone?: string
 }
 
 export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
@@ -31,6 +41,7 @@ export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
   readonly url: string
 }
 
+/** HTTP V2's 429 body: `eps_threshold` and the throttled devices and users (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, 429). */
 function amplitudeFaultResponse(status: number): FaultResponse {
   if (status === 429) {
     return {
@@ -58,11 +69,12 @@ export async function startAmplitudeEmulator(
     options.events ?? 1000,
     until,
   )
+  state.timezone = options.timezone ?? 'UTC'
   const keys = {
     apiKey: options.apiKey ?? DEFAULT_API_KEY,
     secretKey: options.secretKey ?? DEFAULT_SECRET_KEY,
   }
-  // HTTP V2 refuses requests over 1 MB with its own 413 body.
+  // HTTP V2 refuses requests over 1 MB with its own 413 body (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md: "Keep request sizes under 1 MB").
   const server = createEmulatorServer({
     faultResponse: amplitudeFaultResponse,
     bodyLimit: 1024 * 1024,
@@ -73,7 +85,7 @@ export async function startAmplitudeEmulator(
     return reply.code(error.statusCode ?? 500).send({ code: error.statusCode ?? 500, error: error.message })
   })
   installFormParser(app)
-  registerExportRoute(app, state, keys)
+  registerExportRoute(app, state, keys, { maxBytes: options.exportMaxBytes ?? EXPORT_MAX_BYTES })
   registerIngestRoutes(app, state, keys)
   registerUserRoutes(app, state, keys)
   registerDashboardRoutes(app, state, keys)

@@ -1,7 +1,14 @@
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { EXPORT_MAX_HOURS } from './constants.js'
-import { type AmplitudeEventRecord, type AmplitudeState, amplitudeTime } from './state.js'
+import { instantOfWall } from '../kit/zones.js'
+import {
+  EXPORT_AVAILABLE_AFTER_MS,
+  EXPORT_MAX_HOURS,
+  SEGMENTATION_DEFAULT_LIMIT,
+  SEGMENTATION_HOURLY_MAX_DAYS,
+  SEGMENTATION_MAX_LIMIT,
+} from './constants.js'
+import { type AmplitudeEventRecord, type AmplitudeState, type AmplitudeUser, amplitudeTime } from './state.js'
 import { writeZip } from './zip-writer.js'
 
 export interface Keys {
@@ -9,11 +16,16 @@ export interface Keys {
   readonly secretKey: string
 }
 
+export interface ExportLimits {
+  /** The largest archive the export answers (Amplitude: 4 GB). */
+  readonly maxBytes: number
+}
+
 type Query = Record<string, string | undefined>
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key`. */
+/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md and export.md, "Authentication"). */
 function basicOk(request: FastifyRequest, reply: FastifyReply, keys: Keys): boolean {
   const m = /^Basic\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))
   const pair = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : ''
@@ -39,8 +51,16 @@ function dayOf(v: string | undefined): number | undefined {
   return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : undefined
 }
 
-export function registerExportRoute(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
-  /** A zip of one gzipped JSON-lines file per hour with data, selected by upload time; 404 when none. */
+/**
+ * Export: a zip of gzipped JSON-lines files per upload hour (amplitude-docs@6e7e48e:content/collections/api/en/export.md: "The response is a zipped
+ * archive of JSON files", dates "refer to the time the event data was uploaded", 404 when there is no data).
+ */
+export function registerExportRoute(
+  app: FastifyInstance,
+  state: AmplitudeState,
+  keys: Keys,
+  limits: ExportLimits,
+): void {
   app.get('/api/2/export', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const q = request.query as Query
@@ -48,12 +68,16 @@ export function registerExportRoute(app: FastifyInstance, state: AmplitudeState,
     const end = hourOf(q.end)
     if (start === undefined || end === undefined) return bad(reply, 'start and end must be YYYYMMDDTHH')
     if (end < start) return bad(reply, 'end must not be before start')
+    // "The max period you can query at once is 365 days" (amplitude-docs@6e7e48e:content/collections/api/en/export.md).
     if ((end - start) / HOUR_MS + 1 > EXPORT_MAX_HOURS)
       return bad(reply, 'The date range cannot exceed 365 days')
+    const now = Date.now()
     const hours = new Map<number, AmplitudeEventRecord[]>()
     for (const e of state.events) {
       const hour = Math.floor(e.uploadTimeMs / HOUR_MS) * HOUR_MS
       if (hour < start || hour > end) continue
+      // "data sent between 8 and 9 PM begins loading at 9 PM and is available via the Export API at 11 PM"
+      if (hour + EXPORT_AVAILABLE_AFTER_MS > now) continue
       const list = hours.get(hour)
       if (list) list.push(e)
       else hours.set(hour, [e])
@@ -69,11 +93,26 @@ export function registerExportRoute(app: FastifyInstance, state: AmplitudeState,
           data: gzipSync(`${lines}\n`),
         }
       })
-    return reply.type('application/zip').send(writeZip(entries))
+    const zip = writeZip(entries)
+    // "Size limit is 4GB. If the size exceeds 4GB, the request returns a 400 response." (amplitude-docs@6e7e48e:content/collections/api/en/export.md)
+    if (zip.length > limits.maxBytes) {
+      return reply
+        .code(400)
+        .type('text/plain')
+        .send(
+          'The file size of the exported data is too large. Shorten the time ranges and try again. The limit size is 4GB.',
+        )
+    }
+    return reply.type('application/zip').send(zip)
   })
 }
 
 export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
+  /**
+   * HTTP V2 (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md): `api_key` and `events` required; `user_id` or `device_id` of at least 5
+   * characters unless `options.min_id_length`; under 2000 events and 1 MB (413 beyond); errors name
+   * `missing_field`, `events_with_missing_fields` or `events_with_invalid_fields`.
+   */
   app.post('/2/httpapi', async (request, reply) => {
     const body = (request.body ?? {}) as {
       api_key?: unknown
@@ -121,7 +160,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
       })
     }
     const now = Date.now()
-    // A repeated insert_id is accepted and silently dropped, as at Amplitude.
+    // A repeated insert_id within 7 days is accepted and silently dropped (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
     for (const e of body.events as Record<string, unknown>[]) state.ingest(e, now)
     return {
       code: 200,
@@ -131,7 +170,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
     }
   })
 
-  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success`. */
+  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success` (amplitude-docs@6e7e48e:content/collections/api/en/identify.md). */
   app.post('/identify', async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string>
     if (form.api_key !== keys.apiKey) return reply.code(400).type('text/plain').send('invalid_api_key')
@@ -159,6 +198,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
 }
 
 export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
+  /** User Search: "a specified Amplitude ID, device ID, user ID, or user ID prefix" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Search). */
   app.get('/api/2/usersearch', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const user = (request.query as Query).user
@@ -175,6 +215,7 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
     return { matches: matches.map((u) => ({ user_id: u.user_id, amplitude_id: u.amplitude_id })), type }
   })
 
+  /** User Activity: `user` is an Amplitude ID, `limit` up to 1000; `userData` lists `device_ids` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Activity). */
   app.get('/api/2/useractivity', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const q = request.query as Query
@@ -199,8 +240,8 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
         usage_time: 0,
         first_used: first ? amplitudeTime(first.eventTimeMs).slice(0, 10) : null,
         last_used: last ? amplitudeTime(last.eventTimeMs).slice(0, 10) : null,
-        purchases: events.filter((e) => e.revenue).length,
-        revenue: events.reduce((a, e) => a + (e.revenue ?? 0), 0),
+        purchases: events.filter((e) => typeof e.event_properties.$revenue === 'number').length,
+        revenue: events.reduce((a, e) => a + (Number(e.event_properties.$revenue) || 0), 0),
         platform: last?.platform ?? null,
         os: last?.os_name ?? null,
         device: last?.device_type ?? null,
@@ -215,29 +256,70 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
     }
   })
 
+  /**
+   * User Privacy API (amplitude-docs@6e7e48e:content/collections/api/en/user-privacy.md): up to 100 `amplitude_ids` or `user_ids` per request.
+   * `ignore_invalid_id` is a Boolean, default false: then one unknown user fails the whole request with a
+   * 400 and nothing is marked; with true, the known users are marked and the unknown listed in
+   * `invalid_ids`. The docs' own examples also write it as the JSON string "true", accepted likewise.
+   */
   app.post('/api/2/deletions/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
-    const body = (request.body ?? {}) as { amplitude_ids?: unknown; user_ids?: unknown; requester?: unknown }
+    const body = (request.body ?? {}) as {
+      amplitude_ids?: unknown
+      user_ids?: unknown
+      requester?: unknown
+      ignore_invalid_id?: unknown
+    }
     const ids = [
       ...(Array.isArray(body.amplitude_ids) ? body.amplitude_ids : []),
       ...(Array.isArray(body.user_ids) ? body.user_ids : []),
     ]
     if (ids.length === 0) return bad(reply, 'amplitude_ids or user_ids is required')
     if (ids.length > 100) return bad(reply, 'at most 100 ids per request')
+    const flag = body.ignore_invalid_id
+    if (flag !== undefined && typeof flag !== 'boolean' && flag !== 'true' && flag !== 'false')
+      return bad(reply, 'ignore_invalid_id must be a boolean')
+    const ignoreInvalid = flag === true || flag === 'true'
     const day = new Date().toISOString().slice(0, 10)
-    const done: Array<{ amplitude_id: number; requester: unknown; requested_on_day: string }> = []
+    const found: AmplitudeUser[] = []
+    const invalid: unknown[] = []
     for (const id of ids) {
-      const u = [...state.users.values()].find((x) => x.amplitude_id === Number(id) || x.user_id === id)
-      if (!u) continue
-      u.deleted = true
-      done.push({ amplitude_id: u.amplitude_id, requester: body.requester ?? null, requested_on_day: day })
+      const u = [...state.users.values()].find(
+        (x) => !x.deleted && (x.amplitude_id === Number(id) || x.user_id === id),
+      )
+      if (u) found.push(u)
+      else invalid.push(id)
     }
-    return [{ day, amplitude_ids: done, status: 'staging' }]
+    if (invalid.length > 0 && !ignoreInvalid)
+      return bad(reply, `Some users were not found in the project: ${invalid.join(', ')}`)
+    for (const u of found) u.deleted = true
+    const done = found.map((u) => ({
+      amplitude_id: u.amplitude_id,
+      requester: body.requester ?? null,
+      requested_on_day: day,
+    }))
+    return [
+      { day, amplitude_ids: done, status: 'staging', ...(ignoreInvalid ? { invalid_ids: invalid } : {}) },
+    ]
   })
 }
 
-/** Buckets of the Dashboard REST interval `i`, over whole UTC days start..end. */
+/**
+ * Buckets of the Dashboard REST interval `i` over whole days start..end of the project's time zone ("The
+ * Dashboard REST API time zone is the same as your Amplitude project's time zone": amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md).
+ * Computed on the wall clock (`start`/`end` are the days' UTC-midnight ms), then mapped to instants.
+ */
 function xValuesOf(
+  start: number,
+  end: number,
+  i: string,
+  zone: string,
+): Array<{ label: string; from: number; to: number }> | undefined {
+  const wall = wallBucketsOf(start, end, i)
+  return wall?.map((b) => ({ ...b, from: instantOfWall(b.from, zone), to: instantOfWall(b.to, zone) }))
+}
+
+function wallBucketsOf(
   start: number,
   end: number,
   i: string,
@@ -285,17 +367,25 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     const end = dayOf(q.end)
     if (start === undefined || end === undefined) return void bad(reply, 'start and end must be YYYYMMDD')
     if (end < start) return void bad(reply, 'end must not be before start')
-    const x = xValuesOf(start, end, q.i ?? '1')
-    if (!x) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
+    const all = xValuesOf(start, end, q.i ?? '1', state.timezone)
+    if (!all) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
+    // "hourly segmentation displays up to 7 days of data" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
+    // window's last 7 days, and no error for the rest.
+    const x = q.i === '-3600000' ? all.slice(-SEGMENTATION_HOURLY_MAX_DAYS * 24) : all
     return {
       q,
       x,
-      events: state.events.filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end + DAY_MS),
+      events: state.events.filter(
+        (e) =>
+          e.eventTimeMs >= instantOfWall(start, state.timezone) &&
+          e.eventTimeMs < instantOfWall(end + DAY_MS, state.timezone),
+      ),
     }
   }
   const measure = (events: readonly AmplitudeEventRecord[], m: string) =>
     m === 'uniques' ? new Set(events.map((e) => e.amplitude_id)).size : events.length
 
+  /** Event Segmentation: `e`, `m` (uniques, totals), `i`, `g`, `limit`; range totals in `seriesCollapsed` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/events/segmentation', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -316,6 +406,13 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
         : w.events.filter((x) => x.event_type === type.replace(/^ce:/, ''))
     const group = w.q.g ? GROUPS[w.q.g] : undefined
     if (w.q.g && !group) return bad(reply, `g '${w.q.g}' is not a built-in property`)
+    // "The number of Group By values returned (default: 100). The limit is 1000." (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md)
+    let limit = SEGMENTATION_DEFAULT_LIMIT
+    if (w.q.limit !== undefined) {
+      limit = Number(w.q.limit)
+      if (!/^\d+$/.test(w.q.limit) || limit < 1 || limit > SEGMENTATION_MAX_LIMIT)
+        return bad(reply, `limit must be between 1 and ${SEGMENTATION_MAX_LIMIT}`)
+    }
     const segments = new Map<string, AmplitudeEventRecord[]>()
     for (const ev of chosen) {
       const key = group ? group(ev) : '0'
@@ -324,9 +421,9 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
       else segments.set(key, [ev])
     }
     if (!group && segments.size === 0) segments.set('0', [])
-    const keysSorted = [...segments.keys()].sort(
-      (a, b) => (segments.get(b)?.length ?? 0) - (segments.get(a)?.length ?? 0),
-    )
+    const keysSorted = [...segments.keys()]
+      .sort((a, b) => (segments.get(b)?.length ?? 0) - (segments.get(a)?.length ?? 0))
+      .slice(0, limit)
     return {
       data: {
         series: keysSorted.map((k) =>
@@ -344,6 +441,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
+  /** Active and new user counts: `m` "new" or "active", default active (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -368,6 +466,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
+  /** Average session length in seconds per interval (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, Average session length). */
   app.get('/api/2/sessions/average', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)

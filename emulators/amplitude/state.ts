@@ -23,8 +23,27 @@ export interface AmplitudeEventRecord {
   country: string
   region: string
   city: string
-  revenue: number | null
   [key: string]: unknown
+}
+
+/** The revenue fields HTTP V2 takes at the top level of an event (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md). */
+const REVENUE_FIELDS = ['price', 'quantity', 'revenue', 'productId', 'revenueType', 'currency'] as const
+
+/**
+ * Where Amplitude keeps them: event properties `$price`, `$quantity`, `$revenue`, `$productId`,
+ * `$revenueType` (amplitude-docs@6e7e48e:content/collections/revenue-ltv/en/revenue-ltv-track-new-user-monetization.md)
+ * and `$currency` (…/data/en/currency-conversion.md); the export schema has no top-level revenue field
+ * (…/api/en/export.md, "Response schema"). Revenue is price × quantity when a price is sent (quantity
+ * defaults to 1), else `revenue` (http-v2.md, `revenue`).
+ */
+export function revenueProperties(e: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of REVENUE_FIELDS) if (e[k] !== undefined && e[k] !== null) out[`$${k}`] = e[k]
+  if (typeof e.price === 'number') {
+    out.$quantity = typeof e.quantity === 'number' ? e.quantity : 1
+    out.$revenue = e.price * (out.$quantity as number)
+  }
+  return out
 }
 
 export interface AmplitudeUser {
@@ -50,8 +69,13 @@ export const amplitudeTime = (ms: number) => `${new Date(ms).toISOString().slice
 export class AmplitudeState {
   readonly events: AmplitudeEventRecord[] = []
   readonly users = new Map<number, AmplitudeUser>()
-  /** `insert_id` seen per device or user (Amplitude keeps them 7 days). */
+  /**
+   * `insert_id` seen per user (Amplitude keys them by device and keeps them 7 days:
+   * amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
+   */
   private readonly insertIds = new Map<string, number>()
+  /** The project's time zone, in which Dashboard REST counts days (settings only; no API reads it). */
+  timezone = 'UTC'
   private nextEventId = 1
   private nextAmplitudeId = 100_000_001
 
@@ -106,7 +130,9 @@ export class AmplitudeState {
                 '[Amplitude] Page Title': page,
                 '[Amplitude] Page Path': page,
               }
-            : {},
+            : type === 'purchase'
+              ? revenueProperties({ price: r.int(5, 100), quantity: r.int(1, 3), currency: 'EUR' })
+              : {},
           user_properties: r.chance(0.3) ? { utm_source: 'newsletter' } : {},
           platform: 'Web',
           os_name: r.pick(['Chrome', 'Firefox', 'Safari']),
@@ -116,7 +142,6 @@ export class AmplitudeState {
           country: place.country,
           region: place.region,
           city: place.city,
-          revenue: type === 'purchase' ? r.int(5, 100) : null,
           paying: null,
         })
         t += r.int(5_000, 300_000)
@@ -169,7 +194,10 @@ export class AmplitudeState {
       session_id: typeof e.session_id === 'number' ? e.session_id : -1,
       event_id: this.nextEventId++,
       app: this.app,
-      event_properties: (e.event_properties as Record<string, unknown>) ?? {},
+      event_properties: {
+        ...((e.event_properties as Record<string, unknown>) ?? {}),
+        ...revenueProperties(e),
+      },
       user_properties: {},
       platform: String(e.platform ?? 'Web'),
       os_name: String(e.os_name ?? ''),
@@ -178,7 +206,6 @@ export class AmplitudeState {
       country: String(e.country ?? ''),
       region: String(e.region ?? ''),
       city: String(e.city ?? ''),
-      revenue: typeof e.revenue === 'number' ? e.revenue : null,
     })
     return true
   }

@@ -1,14 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MixpanelState } from './state.js'
 
-/** A Query/Export style error: `{request, error}` with the path that failed. */
+/** A Query/Export style error: `{request, error}` with the path that failed (mixpanel/docs@ba22906:openapi/query.openapi.yaml, 400 responses). */
 export function queryError(request: FastifyRequest, reply: FastifyReply, status: number, error: string) {
   return reply.code(status).send({ request: request.url, error })
 }
 
 /**
  * Service-account Basic auth (`username:secret`, Mixpanel's recommended scheme), and the project the call
- * names with `project_id`, which the account must be able to see. Answers false after replying.
+ * names with `project_id`, which the account must be able to see (mixpanel/docs@ba22906:reference/service-accounts.mdx;
+ * `project_id` "Required if using service account": openapi/query.openapi.yaml). Answers false after replying.
  */
 export function checkServiceAccount(
   state: MixpanelState,

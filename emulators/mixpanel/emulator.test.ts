@@ -2,6 +2,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PROJECT_ID,
+  DEFAULT_PROJECT_TOKEN,
   DEFAULT_SERVICE_ACCOUNT,
   type MixpanelEmulator,
   startMixpanelEmulator,
@@ -59,7 +60,8 @@ describe('Mixpanel emulator strictness', () => {
       failed_records: Array<{ index: number; field: string }>
       num_records_imported: number
     }
-    expect(body.num_records_imported).toBe(0)
+    // Strict mode still ingests the valid events of a batch, and counts them.
+    expect(body.num_records_imported).toBe(1)
     expect(body.failed_records.map((f) => [f.index, f.field])).toEqual([
       [1, 'properties.time'],
       [2, 'properties.$insert_id'],
@@ -84,5 +86,129 @@ describe('Mixpanel emulator strictness', () => {
     expect(where({ $name: 'Ann Lee', x: '1' })).toBe(true)
     expect(where({ $name: 'Ann Lee', x: '2' })).toBe(false)
     expect(() => compileWhere('properties["a"] > 3')).toThrow(WhereError)
+  })
+})
+
+describe('Mixpanel emulator: project zone, caps and asynchronous profiles', () => {
+  const zone = 'America/Los_Angeles'
+  let emu: MixpanelEmulator
+  beforeAll(async () => {
+    emu = await startMixpanelEmulator({
+      seed: 3,
+      events: 300,
+      profiles: 3,
+      timezone: zone,
+      legacyLocalTime: true,
+    })
+  })
+  afterAll(async () => emu?.close())
+
+  const get = async (path: string) => {
+    const res = await request(`${emu.url}${path}`, { headers: { authorization: basic } })
+    return { status: res.statusCode, text: await res.body.text() }
+  }
+  const laDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(new Date(ms))
+  const p = `project_id=${DEFAULT_PROJECT_ID}`
+
+  it('stores a pre-2023 project time as its local wall clock and reads export days in its zone', async () => {
+    const e = emu.state.events[0]
+    const t = e?.properties.time as number
+    const day = laDay(t)
+    const res = await get(`/api/2.0/export?${p}&from_date=${day}&to_date=${day}&time_in_ms=true`)
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { properties: { $insert_id: string; time: number } })
+    const line = lines.find((l) => l.properties.$insert_id === e?.properties.$insert_id)
+    const wall = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(new Date(t))
+    const part = (k: string) => Number(wall.find((x) => x.type === k)?.value)
+    const expected =
+      Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) +
+      (t % 1000)
+    expect(line?.properties.time).toBe(expected)
+    // Every line of the day is an event of that Los Angeles day.
+    const ids = new Set(lines.map((l) => l.properties.$insert_id))
+    expect(ids).toEqual(
+      new Set(
+        emu.state.events.filter((x) => laDay(x.properties.time) === day).map((x) => x.properties.$insert_id),
+      ),
+    )
+  })
+
+  it('streams export lines unsorted (their order is undocumented)', async () => {
+    const res = await get(`/api/2.0/export?${p}&from_date=2024-04-01&to_date=2024-05-31&time_in_ms=true`)
+    const times = res.text
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { properties: { time: number } }).properties.time)
+    expect(times.length).toBeGreaterThan(100)
+    expect(times).not.toEqual([...times].sort((a, b) => a - b))
+  })
+
+  it('counts Query API days in the project zone, and has no hourly uniques', async () => {
+    const day = laDay(emu.state.events[5]?.properties.time as number)
+    const res = await get(
+      `/api/query/events?${p}&from_date=${day}&to_date=${day}&unit=day&type=general&event=${encodeURIComponent('["$mp_web_page_view"]')}`,
+    )
+    const body = JSON.parse(res.text) as { data: { values: Record<string, Record<string, number>> } }
+    expect(body.data.values.$mp_web_page_view?.[day]).toBe(
+      emu.state.events.filter((e) => e.event === '$mp_web_page_view' && laDay(e.properties.time) === day)
+        .length,
+    )
+    const hourly = await get(
+      `/api/query/events?${p}&from_date=${day}&to_date=${day}&unit=hour&type=unique&event=${encodeURIComponent('["Signed up"]')}`,
+    )
+    expect(hourly.status).toBe(400)
+  })
+
+  it('keeps the top 60 segmentation values unless limit says otherwise, up to 10 000', async () => {
+    const q = `/api/query/segmentation?${p}&from_date=2024-04-01&to_date=2024-05-31&event=${encodeURIComponent('$mp_web_page_view')}&on=${encodeURIComponent('properties["$insert_id"]')}`
+    const views = emu.state.events.filter((e) => e.event === '$mp_web_page_view').length
+    expect(views).toBeGreaterThan(60)
+    const values = async (path: string) =>
+      Object.keys((JSON.parse((await get(path)).text) as { data: { values: object } }).data.values).length
+    expect(await values(q)).toBe(60)
+    expect(await values(`${q}&limit=10000`)).toBe(views)
+    expect((await get(`${q}&limit=10001`)).status).toBe(400)
+  })
+
+  it('geolocates profile writes unless ip=0, and shows them only after the ingestion delay', async () => {
+    const write = async (ip: string, id: string) => {
+      const res = await request(`${emu.url}/engage?verbose=1${ip}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([{ $token: DEFAULT_PROJECT_TOKEN, $distinct_id: id, $set: { plan: 'pro' } }]),
+      })
+      expect(await res.body.json()).toEqual({ status: 1, error: null })
+    }
+    const read = async (id: string) => {
+      const res = await request(`${emu.url}/api/query/engage?${p}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `distinct_id=${id}`,
+      })
+      return ((await res.body.json()) as { results: Array<{ $properties: Record<string, unknown> }> })
+        .results[0]
+    }
+    await write('', 'geo-default')
+    await write('&ip=0', 'geo-off')
+    expect(await read('geo-default')).toBeUndefined()
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+    expect((await read('geo-default'))?.$properties).toMatchObject({
+      plan: 'pro',
+      $city: 'Ashburn',
+      $country_code: 'US',
+    })
+    expect((await read('geo-off'))?.$properties).toMatchObject({ plan: 'pro' })
+    expect((await read('geo-off'))?.$properties.$city).toBeUndefined()
   })
 })

@@ -9,9 +9,11 @@ import {
 } from '../kit/index.js'
 import {
   DEFAULT_DATA_UNTIL,
+  DEFAULT_PROFILE_LAG_MS,
   DEFAULT_PROJECT_ID,
   DEFAULT_PROJECT_TOKEN,
   DEFAULT_SERVICE_ACCOUNT,
+  DEFAULT_TIMEZONE,
   ENGAGE_PAGE_SIZE,
 } from './constants.js'
 import { registerExportRoutes } from './routes-export.js'
@@ -29,6 +31,12 @@ export interface MixpanelEmulatorOptions extends ListenOptions {
   /** Engage's page size (Mixpanel: 1000); smaller makes paging testable with few profiles. */
   readonly engagePageSize?: number
   readonly until?: string
+  /** The project's time zone (default UTC). */
+  readonly timezone?: string
+  /** A project created before 2023-01-01, which stores event times in its zone (default false). */
+  readonly legacyLocalTime?: boolean
+  /** Delay before a profile update is readable (default 30 s; 0 makes writes readable at once). */
+  readonly profileLagMs?: number
 }
 
 export interface MixpanelEmulator extends EmulatorHandle<MixpanelState> {
@@ -36,6 +44,7 @@ export interface MixpanelEmulator extends EmulatorHandle<MixpanelState> {
   readonly url: string
 }
 
+/** Rate limits answer 429 (mixpanel/docs@ba22906:reference/rate-limits.mdx); the body is the ingestion API's error shape. */
 function mixpanelFaultResponse(status: number): FaultResponse {
   if (status === 429) {
     return {
@@ -62,8 +71,11 @@ export async function startMixpanelEmulator(
     profiles: options.profiles ?? 100,
     untilMs: until,
     enagePageSize: options.engagePageSize ?? ENGAGE_PAGE_SIZE,
+    timezone: options.timezone ?? DEFAULT_TIMEZONE,
+    legacyLocalTime: options.legacyLocalTime ?? false,
+    profileLagMs: options.profileLagMs ?? DEFAULT_PROFILE_LAG_MS,
   })
-  // /import takes at most 10 MB of uncompressed JSON per request.
+  // /import takes at most 10MB of uncompressed JSON per request (mixpanel/docs@ba22906:reference/import-events.mdx).
   const server = createEmulatorServer({
     faultResponse: mixpanelFaultResponse,
     bodyLimit: 10 * 1024 * 1024,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { dayStart, nextDay, wallClockMs } from '../kit/zones.js'
 import { checkServiceAccount, queryError } from './auth.js'
 import { EXPORT_MAX_LIMIT } from './constants.js'
 import type { MixpanelState } from './state.js'
@@ -7,25 +8,39 @@ import { compileWhere, WhereError } from './where.js'
 type Query = Record<string, string | undefined>
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
-/** Validates `from_date`/`to_date` (inclusive UTC days) and answers their bounds in ms. */
-export function dayRange(q: Query): { from: number; to: number } | string {
+/**
+ * Validates `from_date`/`to_date` (inclusive days of `zone`) and answers their bounds as instants in ms.
+ * Both are required and `yyyy-mm-dd` (mixpanel/docs@ba22906:openapi/export.openapi.yaml and
+ * openapi/query.openapi.yaml).
+ */
+export function dayRange(q: Query, zone: string): { from: number; to: number } | string {
   const { from_date: from, to_date: to } = q
   if (!from || !to) return 'from_date and to_date are required'
   if (!DAY.test(from) || Number.isNaN(Date.parse(`${from}T00:00:00Z`)))
     return `from_date '${from}' is not YYYY-MM-DD`
   if (!DAY.test(to) || Number.isNaN(Date.parse(`${to}T00:00:00Z`))) return `to_date '${to}' is not YYYY-MM-DD`
-  const a = Date.parse(`${from}T00:00:00Z`)
-  const b = Date.parse(`${to}T00:00:00Z`) + 86_400_000
-  if (b <= a) return 'to_date must not be before from_date'
-  return { from: a, to: b }
+  if (to < from) return 'to_date must not be before from_date'
+  return { from: dayStart(from, zone), to: dayStart(nextDay(to), zone) }
 }
 
-/** Raw Event Export: JSON lines, no paging, `limit` at most 100 000. */
+/**
+ * The zone a project's export reads dates in and writes `time` in: UTC, or the project's zone for projects
+ * created before 2023-01-01 ("For projects created before 1 January 2023, the from_date and to_date params
+ * are interpreted using your current project timezone" and "your event timestamp is stored in your local
+ * project timezone": mixpanel/docs@ba22906:docs/export-methods.mdx).
+ */
+export const exportZone = (state: MixpanelState) => (state.legacyLocalTime ? state.timezone : 'UTC')
+
+/**
+ * Raw Event Export: JSON lines, no paging, `limit` at most 100 000
+ * (mixpanel/docs@ba22906:openapi/export.openapi.yaml); lines in ingestion order (see state.ts).
+ */
 export function registerExportRoutes(app: FastifyInstance, state: MixpanelState): void {
   app.get('/api/2.0/export', async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.query as Query
     if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
-    const range = dayRange(q)
+    const zone = exportZone(state)
+    const range = dayRange(q, zone)
     if (typeof range === 'string') return queryError(request, reply, 400, range)
     let limit = EXPORT_MAX_LIMIT
     if (q.limit !== undefined) {
@@ -59,7 +74,8 @@ export function registerExportRoutes(app: FastifyInstance, state: MixpanelState)
       if (t < range.from || t >= range.to) continue
       if (names && !names.includes(e.event)) continue
       if (!where(e.properties)) continue
-      const properties = { ...e.properties, time: ms ? t : Math.floor(t / 1000) }
+      const stored = zone === 'UTC' ? t : wallClockMs(t, zone)
+      const properties = { ...e.properties, time: ms ? stored : Math.floor(stored / 1000) }
       lines.push(JSON.stringify({ event: e.event, properties }))
     }
     return reply.type('text/plain; charset=utf-8').send(lines.length ? `${lines.join('\n')}\n` : '')

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkServiceAccount } from './auth.js'
-import { IMPORT_MAX_EVENTS } from './constants.js'
+import { IMPORT_MAX_EVENTS, SERVER_LOCATION } from './constants.js'
 import type { MixpanelEventRecord, MixpanelState } from './state.js'
 
+/** "$insert_ids must be ≤ 36 bytes and contain only alphanumeric characters or "-"" (mixpanel/docs@ba22906:reference/import-events.mdx). */
 const INSERT_ID = /^[A-Za-z0-9-]{1,36}$/
+/** "We will reject events with time values that are before 1971-01-01 or more than 1 hour in the future" (same page). */
 const MIN_TIME_S = Date.UTC(1971, 0, 1) / 1000
 
 interface FailedRecord {
@@ -13,7 +15,10 @@ interface FailedRecord {
   message: string
 }
 
-/** Validates one `/import` record the way strict mode does; answers the record with `time` in ms. */
+/**
+ * Validates one `/import` record the way strict mode does; answers the record with `time` in ms. `time` is
+ * "in seconds or milliseconds since epoch"; at most 255 properties (mixpanel/docs@ba22906:reference/import-events.mdx).
+ */
 function checkRecord(raw: unknown, index: number, now: number): MixpanelEventRecord | FailedRecord {
   const fail = (field: string, message: string, id?: unknown): FailedRecord => ({
     index,
@@ -77,6 +82,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
     done(null, body),
   )
 
+  /** Import: service-account auth with `project_id`, a JSON array or NDJSON body (mixpanel/docs@ba22906:reference/import-events.mdx). */
   app.post('/import', async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.query as Record<string, string | undefined>
     if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
@@ -89,45 +95,63 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
     const checked = records.map((r, i) => checkRecord(r, i, now))
     const failed = checked.filter((c): c is FailedRecord => 'field' in c)
     const good = checked.filter((c): c is MixpanelEventRecord => !('field' in c))
+    // Strict mode answers 400 with `failed_records` when any event fails, and still ingests the others:
+    // "If some of the rows passed validation, we will ingest them and return their count in
+    // `num_records_imported`" (mixpanel/docs@ba22906:reference/import-events.mdx, "Example of a validation error").
+    for (const e of good) state.importEvent(e)
     if (failed.length > 0 && q.strict === '1') {
       return reply.code(400).send({
         code: 400,
         error: 'some data points in the request failed validation',
-        num_records_imported: 0,
+        num_records_imported: good.length,
         status: 'Bad Request',
         failed_records: failed,
       })
     }
-    for (const e of good) state.importEvent(e)
     return { code: 200, num_records_imported: good.length, status: 'OK' }
   })
 
-  /** Profile updates: project token in each record; `verbose=1` answers JSON instead of `1`/`0`. */
+  /**
+   * Profile updates: project token in each record; `verbose=1` answers JSON instead of `1`/`0`
+   * (mixpanel/docs@ba22906:openapi/ingestion.openapi.yaml, /engage#profile-set). Accepted updates become
+   * readable later (state.ts `queueProfileUpdate`).
+   */
   app.post('/engage', async (request: FastifyRequest, reply: FastifyReply) => {
-    const verbose = (request.query as Record<string, string | undefined>).verbose === '1'
+    const query = request.query as Record<string, string | undefined>
+    const verbose = query.verbose === '1'
+    // `ip` "Defaults to 1 which would use the IP address of the request to update profile geolocation";
+    // only `ip=0` turns it off (mixpanel/docs@ba22906:openapi/ingestion.openapi.yaml, /engage `ip`), and
+    // "Every time you set profile properties, the geolocation properties are overwritten"
+    // (https://docs.mixpanel.com/docs/tracking-best-practices/geolocation).
+    const geolocate = query.ip !== '0'
     const answer = (ok: boolean, error: string | null) =>
       verbose ? reply.send({ status: ok ? 1 : 0, error }) : reply.type('text/plain').send(ok ? '1' : '0')
     const records = bodyRecords(request.body)
     if (!records) return answer(false, 'data, missing or empty')
+    const updates: Array<() => void> = []
     for (const raw of records) {
       const r = raw as Record<string, unknown>
       if (r.$token !== state.projectToken) return answer(false, 'token, invalid or missing')
       const id = r.$distinct_id
       if (typeof id !== 'string' || id === '') return answer(false, '$distinct_id, missing or empty')
       if ('$delete' in r) {
-        state.profiles.delete(id)
+        updates.push(() => state.profiles.delete(id))
         continue
       }
       const set = r.$set
       if (!set || typeof set !== 'object')
         return answer(false, 'no supported operation ($set, $delete) in update')
-      const profile = state.profiles.get(id) ?? {
-        $distinct_id: id,
-        $properties: { $created: new Date().toISOString().slice(0, 19) },
-      }
-      Object.assign(profile.$properties, set)
-      state.profiles.set(id, profile)
+      const located = geolocate ? { ...set, ...SERVER_LOCATION } : { ...set }
+      updates.push(() => {
+        const profile = state.profiles.get(id) ?? {
+          $distinct_id: id,
+          $properties: { $created: new Date().toISOString().slice(0, 19) },
+        }
+        Object.assign(profile.$properties, located)
+        state.profiles.set(id, profile)
+      })
     }
+    for (const update of updates) state.queueProfileUpdate(update)
     return answer(true, null)
   })
 }

@@ -1,14 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { wallIso } from '../kit/zones.js'
 import { checkServiceAccount, queryError } from './auth.js'
+import { SEGMENTATION_DEFAULT_LIMIT, SEGMENTATION_MAX_LIMIT } from './constants.js'
 import { dayRange } from './routes-export.js'
 import type { MixpanelState } from './state.js'
 import { compileWhere, WhereError } from './where.js'
 
 type Query = Record<string, string | undefined>
 const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
 
-function bucketOf(ms: number, unit: string): string {
-  const iso = new Date(ms).toISOString()
+/**
+ * The bucket label of an instant, in the project's time zone: Query API results are computed in the
+ * project zone (mixpanel/docs@ba22906:docs/orgs-and-projects/managing-projects.mdx, "Manage Timezones
+ * for Projects": the zone setting "affects the timezone in which Mixpanel outputs results").
+ */
+function bucketOf(ms: number, unit: string, zone: string): string {
+  const iso = wallIso(ms, zone)
   switch (unit) {
     case 'hour':
       return `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00:00`
@@ -23,18 +31,23 @@ function bucketOf(ms: number, unit: string): string {
   }
 }
 
-function seriesOf(from: number, to: number, unit: string): string[] {
+/** Every bucket label of the window; stepping by hours keeps days of 23 or 25 hours whole. */
+function seriesOf(from: number, to: number, unit: string, zone: string): string[] {
   const out = new Set<string>()
-  const step = unit === 'hour' ? 3_600_000 : DAY_MS
-  for (let t = from; t < to; t += step) out.add(bucketOf(t, unit))
+  for (let t = from; t < to; t += HOUR_MS) out.add(bucketOf(t, unit, zone))
   return [...out]
 }
 
 /** Counts per bucket: every event (`general`) or distinct users (`unique`). */
-function count(events: ReadonlyArray<{ time: number; user: string }>, unit: string, type: string) {
+function count(
+  events: ReadonlyArray<{ time: number; user: string }>,
+  unit: string,
+  type: string,
+  zone: string,
+) {
   const buckets = new Map<string, Set<string> | number>()
   for (const e of events) {
-    const b = bucketOf(e.time, unit)
+    const b = bucketOf(e.time, unit, zone)
     if (type === 'unique') {
       const s = (buckets.get(b) as Set<string> | undefined) ?? new Set<string>()
       s.add(e.user)
@@ -55,7 +68,8 @@ function common(
 ) {
   const q = request.query as Query
   if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return undefined
-  const range = dayRange(q)
+  // from_date/to_date are days of the project zone, like every Query API result.
+  const range = dayRange(q, state.timezone)
   if (typeof range === 'string') return void queryError(request, reply, 400, range)
   const type = q.type ?? 'general'
   if (type !== 'general' && type !== 'unique')
@@ -63,6 +77,14 @@ function common(
   const unit = q.unit ?? 'day'
   if (!units.includes(unit))
     return void queryError(request, reply, 400, `unit must be one of ${units.join(', ')}, got '${unit}'`)
+  // "Note that you cannot get hourly uniques" (mixpanel/docs@ba22906:openapi/query.openapi.yaml, `unit`).
+  if (type === 'unique' && (unit === 'hour' || unit === 'minute'))
+    return void queryError(
+      request,
+      reply,
+      400,
+      `unique counts are not available by ${unit}; use day or longer`,
+    )
   let where: ReturnType<typeof compileWhere>
   try {
     where = compileWhere(q.where)
@@ -77,6 +99,11 @@ function common(
 }
 
 export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState): void {
+  /**
+   * The service account's organizations and projects (mixpanel/docs@ba22906:reference/service-accounts.mdx
+   * calls `/api/app/me`; the response is not documented there, its shape here is the one
+   * providers.md 3.3 records, with the project's `timezone`).
+   */
   app.get('/api/app/me', async (request, reply) => {
     if (!checkServiceAccount(state, request, reply, undefined)) return reply
     return {
@@ -90,7 +117,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
           [state.projectId]: {
             name: 'Acme Web',
             organization_id: 11,
-            timezone: 'UTC',
+            timezone: state.timezone,
             domain: 'mixpanel.com',
           },
         },
@@ -98,6 +125,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     }
   })
 
+  /** Aggregate event counts: `event` a JSON array, `type`, `unit`, inclusive days (mixpanel/docs@ba22906:openapi/query.openapi.yaml /events). */
   app.get('/api/query/events', async (request, reply) => {
     const c = common(state, request, reply, ['minute', 'hour', 'day', 'week', 'month'])
     if (!c) return reply
@@ -110,7 +138,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) {
       return queryError(request, reply, 400, 'event must be a JSON array of one or more event names')
     }
-    const series = seriesOf(c.range.from, c.range.to, c.unit)
+    const series = seriesOf(c.range.from, c.range.to, c.unit, state.timezone)
     const values: Record<string, Record<string, number>> = {}
     for (const name of names as string[]) {
       const of = count(
@@ -119,12 +147,14 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
           .map((e) => ({ time: e.properties.time, user: e.properties.distinct_id })),
         c.unit,
         c.type,
+        state.timezone,
       )
       values[name] = Object.fromEntries(series.map((b) => [b, of(b)]))
     }
     return { data: { series, values }, legend_size: names.length }
   })
 
+  /** One event segmented `on` a property (mixpanel/docs@ba22906:openapi/query.openapi.yaml /segmentation; units minute, hour, day, month). */
   app.get('/api/query/segmentation', async (request, reply) => {
     const c = common(state, request, reply, ['minute', 'hour', 'day', 'month'])
     if (!c) return reply
@@ -132,8 +162,22 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     const on = c.q.on
     const onKey = on === undefined ? undefined : /^properties\["([^"]+)"\]$/.exec(on)?.[1]
     if (on !== undefined && !onKey) return queryError(request, reply, 400, `on: cannot parse '${on}'`)
+    // "Return the top property values. Defaults to 60. Maximum value 10,000."
+    // (mixpanel/docs@ba22906:openapi/query.openapi.yaml, /segmentation `limit`)
+    let limit = SEGMENTATION_DEFAULT_LIMIT
+    if (c.q.limit !== undefined) {
+      limit = Number(c.q.limit)
+      if (!/^\d+$/.test(c.q.limit) || limit < 1 || limit > SEGMENTATION_MAX_LIMIT) {
+        return queryError(
+          request,
+          reply,
+          400,
+          `limit must be an integer between 1 and ${SEGMENTATION_MAX_LIMIT}`,
+        )
+      }
+    }
     const events = c.inRange.filter((e) => e.event === c.q.event)
-    const series = seriesOf(c.range.from, c.range.to, c.unit)
+    const series = seriesOf(c.range.from, c.range.to, c.unit, state.timezone)
     const groups = new Map<string, typeof events>()
     for (const e of events) {
       const key = onKey ? String(e.properties[onKey] ?? 'undefined') : (c.q.event as string)
@@ -141,22 +185,29 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
       if (list) list.push(e)
       else groups.set(key, [e])
     }
+    const top = onKey ? [...groups].sort((a, b) => b[1].length - a[1].length).slice(0, limit) : [...groups]
     const values: Record<string, Record<string, number>> = {}
-    for (const [key, list] of groups) {
+    for (const [key, list] of top) {
       const of = count(
         list.map((e) => ({ time: e.properties.time, user: e.properties.distinct_id })),
         c.unit,
         c.type,
+        state.timezone,
       )
       values[key] = Object.fromEntries(series.map((b) => [b, of(b)]))
     }
-    return { data: { series, values }, legend_size: groups.size }
+    return { data: { series, values }, legend_size: top.length }
   })
 
-  /** Profiles: `page` 0 opens a result set (`session_id`); later pages must name it. */
+  /**
+   * Profiles: `page` 0 opens a result set (`session_id`); "If page is set and above 0, the session_id
+   * parameter must also be provided" (mixpanel/docs@ba22906:openapi/query.openapi.yaml /engage). Pending profile writes due by
+   * now are applied first (state.ts `settleProfiles`).
+   */
   app.post('/api/query/engage', async (request, reply) => {
     const q = request.query as Query
     if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
+    state.settleProfiles()
     const form = (request.body ?? {}) as Record<string, string>
     let where: ReturnType<typeof compileWhere>
     try {

@@ -21,6 +21,18 @@ export interface MixpanelStateOptions {
   readonly profiles: number
   readonly untilMs: number
   readonly enagePageSize: number
+  /** The project's time zone (IANA name), as `/api/app/me` reports it. */
+  readonly timezone: string
+  /** A project created before 2023-01-01: event `time` stored, and export dates read, in `timezone`. */
+  readonly legacyLocalTime: boolean
+  /** How long a profile update takes to become readable through `/api/query/engage`. */
+  readonly profileLagMs: number
+}
+
+/** A profile update accepted by `/engage` and not yet readable. */
+interface PendingProfileUpdate {
+  readonly visibleAt: number
+  readonly apply: () => void
 }
 
 const NAMES = [
@@ -47,7 +59,11 @@ const LAST = ['Lee', 'Ng', 'Okafor', 'Smith', 'Wang']
 const noZone = (ms: number) => new Date(ms).toISOString().slice(0, 19)
 
 export class MixpanelState {
-  /** Events ordered by time, as the export streams them. */
+  /**
+   * Events in the order they were ingested, not by time: the export's line order is not documented
+   * (https://developer.mixpanel.com/reference/raw-event-export says nothing of it), so this emulator
+   * streams them unsorted and a client that pages by position must sort them itself.
+   */
   readonly events: MixpanelEventRecord[] = []
   readonly profiles = new Map<string, MixpanelProfileRecord>()
   /** Dedupe keys of imported events: (event, time, distinct_id, $insert_id). */
@@ -58,8 +74,15 @@ export class MixpanelState {
   readonly projectToken: string
   readonly serviceAccount: { readonly username: string; readonly secret: string }
   readonly engagePageSize: number
+  readonly timezone: string
+  readonly legacyLocalTime: boolean
+  readonly profileLagMs: number
+  private readonly pendingProfiles: PendingProfileUpdate[] = []
 
   constructor(o: MixpanelStateOptions) {
+    this.timezone = o.timezone
+    this.legacyLocalTime = o.legacyLocalTime
+    this.profileLagMs = o.profileLagMs
     this.projectId = o.projectId
     this.projectToken = o.projectToken
     this.serviceAccount = o.serviceAccount
@@ -116,7 +139,6 @@ export class MixpanelState {
       if (r.chance(0.3)) properties.utm_source = r.pick(['newsletter', 'google', 'twitter'])
       this.events.push({ event, properties })
     }
-    this.events.sort((a, b) => a.properties.time - b.properties.time)
     for (const e of this.events) this.seen.add(this.dedupeKey(e))
   }
 
@@ -129,9 +151,24 @@ export class MixpanelState {
     const key = this.dedupeKey(e)
     if (this.seen.has(key)) return
     this.seen.add(key)
-    const at = this.events.findIndex((x) => x.properties.time > e.properties.time)
-    if (at < 0) this.events.push(e)
-    else this.events.splice(at, 0, e)
+    this.events.push(e)
+  }
+
+  /**
+   * Profile updates are processed asynchronously: `/engage` answers once the update is accepted, and
+   * reads see it later ("real-time (less than 1 minute delay)":
+   * https://docs.mixpanel.com/docs/tracking-methods/id-management/identifying-users-simplified).
+   */
+  queueProfileUpdate(apply: () => void, now = Date.now()): void {
+    if (this.profileLagMs <= 0) apply()
+    else this.pendingProfiles.push({ visibleAt: now + this.profileLagMs, apply })
+  }
+
+  /** Applies the profile updates due by `now` (every pending one with `Infinity`), in arrival order. */
+  settleProfiles(now = Date.now()): void {
+    while (this.pendingProfiles.length > 0 && (this.pendingProfiles[0]?.visibleAt ?? 0) <= now) {
+      this.pendingProfiles.shift()?.apply()
+    }
   }
 
   newEngageSession(query: string): string {

@@ -1,5 +1,6 @@
 /**
- * The subset of Mixpanel's segmentation expressions this emulator evaluates: `properties["k"] == "v"`,
+ * The subset of Mixpanel's segmentation expressions (mixpanel/docs@ba22906:reference/segmentation-expressions.mdx) this
+ * emulator evaluates: `properties["k"] == "v"`,
  * `"v" in properties["k"]` (substring), joined by `and` / `or` (and binds tighter). Anything else is a
  * parse error, as Mixpanel answers for an expression it cannot read.
  */

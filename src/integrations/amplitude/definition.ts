@@ -1,3 +1,5 @@
+import { badRequest } from '../../errors.js'
+import { isTimeZone } from '../google/zones.js'
 import { defineIntegration } from '../types.js'
 import { eventHandlers } from './event.js'
 import { AMPLITUDE_REGIONS, amplitudeHosts } from './hosts.js'
@@ -12,7 +14,8 @@ export default defineIntegration({
   type: 'amplitude',
   name: 'Amplitude',
   categories: ['analytics'],
-  description: 'Amplitude: event export and ingestion, user search and profiles, Dashboard REST reports.',
+  description:
+    'Amplitude: event export (by upload hour, about 2 hours behind, 365 days at most) and ingestion, user search and profiles (anonymous visitors as device:<device_id>), Dashboard REST reports (hours for 7 days at most).',
   webUrl: 'https://amplitude.com',
   apiDocsUrl: 'https://amplitude.com/docs/apis',
   color: '#1E61F0',
@@ -32,6 +35,14 @@ export default defineIntegration({
         description: 'us (default) or eu',
       },
       {
+        name: 'project_timezone',
+        label: 'Project time zone',
+        secret: false,
+        required: false,
+        description:
+          "The project's time zone (Settings → Projects), e.g. Europe/Berlin: Dashboard REST counts its days; UTC if empty",
+      },
+      {
         name: 'api_url',
         label: 'API address override',
         secret: false,
@@ -44,14 +55,21 @@ export default defineIntegration({
   authHeaders: (c) => ({
     authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:${c.secret_key ?? ''}`).toString('base64')}`,
   }),
-  /** User Search for a user that cannot exist: cheap, and rejects bad keys with 401. */
+  /**
+   * User Search for a user that cannot exist: cheap, and rejects bad keys with 401. Amplitude's API does
+   * not tell the project's time zone, so the one given is checked and kept.
+   */
   async verify(client, credentials) {
+    const zone = credentials.project_timezone || undefined
+    if (zone && !isTimeZone(zone)) {
+      throw badRequest(`project_timezone: '${zone}' is not an IANA time zone (for example Europe/Berlin)`)
+    }
     await client.json({
       path: '/api/2/usersearch',
       baseUrl: amplitudeHosts(credentials).analytics,
       query: { user: 'unigate-credentials-check' },
     })
-    return {}
+    return { timezone: zone ?? 'UTC' }
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {

@@ -6,7 +6,13 @@ import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { getBinary } from './binary.js'
 import { amplitudeHosts } from './hosts.js'
-import { AMPLITUDE_EVENT_OF, fromAmplitudeEvent, toAmplitudeEvent } from './mappers.js'
+import {
+  AMPLITUDE_EVENT_OF,
+  amplitudeIdentityOf,
+  EXPORT_DELAY_MS,
+  fromAmplitudeEvent,
+  toAmplitudeEvent,
+} from './mappers.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 import { readZip } from './zip.js'
 
@@ -39,61 +45,118 @@ export function eventsOfExportArchive(zip: Buffer): AmplitudeExportEvent[] {
   return out
 }
 
+/** The upload window one export request covers at first: a day (`T00` to `T23`, as Amplitude suggests). */
+export const EXPORT_CHUNK_MS = 24 * HOUR_MS
+
+/** The export's answers that mean "too much for one request": 400 over 4 GB, 504 on a timeout. */
+const isTooLarge = (err: unknown) =>
+  err instanceof ProviderError && (err.status === 400 || err.status === 504)
+
 /**
- * The Export API selects events by upload hour, with no paging: the whole window is read once per page
- * and every filter (event time, visitor, session, type) is applied here, exactly. Since an event is
- * uploaded after it happens, the upload window that starts at `start_gte` (less clock skew) holds every
- * event that happened since `start_gte`; it runs to now, or to `end_lt` plus the upload lateness allowed.
- * `updated_gte` narrows the upload window itself (exactly: it is the upload time).
+ * One export request for upload hours [from, to], halving `chunk` (down to an hour) while Amplitude answers
+ * that the range is too large. Answers the events and the chunk size that worked.
+ */
+async function exportRange(
+  ctx: HandlerContext,
+  from: number,
+  to: number,
+  chunk: number,
+): Promise<{ events: AmplitudeExportEvent[]; chunk: number; end: number }> {
+  for (let size = chunk; ; size = Math.max(HOUR_MS, Math.floor(size / 2 / HOUR_MS) * HOUR_MS)) {
+    const end = Math.min(to, from + size - HOUR_MS)
+    const url = new URL(`${amplitudeHosts(ctx.credentials).analytics}/api/2/export`)
+    for (const [k, v] of Object.entries({
+      ...ctx.rawParams,
+      start: exportHour(from),
+      end: exportHour(end),
+    })) {
+      url.searchParams.set(k, v)
+    }
+    try {
+      const zip = await getBinary(ctx.client, url, { accept: 'application/zip' })
+      return { events: zip ? eventsOfExportArchive(zip) : [], chunk: size, end }
+    } catch (err) {
+      if (!isTooLarge(err)) throw err
+      if (size === HOUR_MS) {
+        throw new ProviderError(
+          (err as ProviderError).status,
+          `Amplitude's export refuses one hour (${exportHour(from)}) as too large (its limit is 4 GB and a request time); use Amplitude's Amazon S3 export for this volume`,
+        )
+      }
+    }
+  }
+}
+
+/**
+ * The Export API selects events by upload hour, with no paging, no filters and a 4 GB / time limit per
+ * request; data is exported about 2 hours after upload. Since an event is uploaded after it happens, the
+ * upload window that starts at `start_gte` (less clock skew) holds every event that happened since
+ * `start_gte`; it runs to now, or to `end_lt` plus the upload lateness allowed. `updated_gte` narrows the
+ * upload window itself: `updated_at` is when the export began serving the event (its upload hour plus
+ * the export delay), so a poll by `updated_gte` picks up events uploaded before the previous poll but
+ * exported after it. The window is read a day of upload hours at a
+ * time (less while Amplitude says a range is too large), oldest first, and every filter is applied here.
+ * An event uploaded at hour U happened after U minus the lateness allowed, so once the hours read hold the
+ * page among events older than that, later hours cannot change it and reading stops.
  */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const { start_gte: start, end_lt: end, visitor_id: visitor, session_id: session, type } = q.filters
   if (typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)) {
     throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
   }
+  // updated_at is when the export began serving an event's upload hour, EXPORT_DELAY_MS after it started.
   const starts = [
     start instanceof Date ? start.getTime() - CLOCK_SKEW_MS : undefined,
-    q.updated_gte?.getTime(),
+    q.updated_gte === undefined ? undefined : q.updated_gte.getTime() - EXPORT_DELAY_MS,
   ].filter((v): v is number => v !== undefined)
   if (starts.length === 0) {
     throw badRequest('Amplitude exports events by time window: give start_gte or updated_gte')
   }
-  const from = Math.max(...starts)
-  const to = Math.min(
-    Date.now(),
-    end instanceof Date ? end.getTime() + UPLOAD_LATENESS_MS : Number.POSITIVE_INFINITY,
-  )
+  const from = Math.floor(Math.max(...starts) / HOUR_MS) * HOUR_MS
+  const to =
+    Math.floor(
+      Math.min(
+        Date.now(),
+        end instanceof Date ? end.getTime() + UPLOAD_LATENESS_MS : Number.POSITIVE_INFINITY,
+      ) / HOUR_MS,
+    ) * HOUR_MS
   if (to < from) return []
-  if (to - from > MAX_RANGE_MS)
+  if (to - from + HOUR_MS > MAX_RANGE_MS)
     throw badRequest("Amplitude's export covers at most 365 days; move start_gte later")
-  const url = new URL(`${amplitudeHosts(ctx.credentials).analytics}/api/2/export`)
-  for (const [k, v] of Object.entries({ ...ctx.rawParams, start: exportHour(from), end: exportHour(to) })) {
-    url.searchParams.set(k, v)
-  }
-  const zip = await getBinary(ctx.client, url, { accept: 'application/zip' })
-  if (!zip) return []
+  const wanted = typeof visitor === 'string' ? amplitudeIdentityOf(visitor) : undefined
   const keep = (e: UnifiedRecord) => {
     const created = (e.created_at as Date | undefined)?.getTime() ?? Number.NaN
-    const uploaded = (e.updated_at as Date | undefined)?.getTime() ?? Number.NaN
+    const readable = (e.updated_at as Date | undefined)?.getTime() ?? Number.NaN
     if (start instanceof Date && !(created >= start.getTime())) return false
     if (end instanceof Date && !(created < end.getTime())) return false
-    if (q.updated_gte && !(uploaded >= q.updated_gte.getTime())) return false
+    if (q.updated_gte && !(readable >= q.updated_gte.getTime())) return false
     if (typeof type === 'string' && e.event_type !== type) return false
     if (typeof session === 'string' && e.session_id !== session) return false
-    if (typeof visitor === 'string') {
+    if (wanted) {
       const raw = e.raw as AmplitudeExportEvent
+      if ('device_id' in wanted) return raw.device_id === wanted.device_id
       if (raw.user_id !== visitor && raw.device_id !== visitor && String(raw.amplitude_id) !== visitor)
         return false
     }
     return true
   }
-  const time = (e: UnifiedRecord) => (e.created_at as Date | undefined)?.getTime() ?? 0
-  return eventsOfExportArchive(zip)
-    .map(fromAmplitudeEvent)
-    .filter(keep)
-    .sort((a, b) => time(a) - time(b) || String(a.id).localeCompare(String(b.id)))
-    .slice(q.offset, q.offset + q.limit)
+  const want = q.offset + q.limit
+  const kept: UnifiedRecord[] = []
+  let chunk = EXPORT_CHUNK_MS
+  for (let at = from; at <= to; ) {
+    const part = await exportRange(ctx, at, to, chunk)
+    chunk = part.chunk
+    at = part.end + HOUR_MS
+    kept.push(...part.events.map(fromAmplitudeEvent).filter(keep))
+    const settled = at - UPLOAD_LATENESS_MS
+    if (kept.filter((e) => time(e) < settled).length >= want) break
+  }
+  return kept.sort(byTimeThenId).slice(q.offset, want)
 }
+
+const time = (e: UnifiedRecord) => (e.created_at as Date | undefined)?.getTime() ?? 0
+const byTimeThenId = (a: UnifiedRecord, b: UnifiedRecord) =>
+  time(a) - time(b) || String(a.id).localeCompare(String(b.id))
 
 interface HttpApiAnswer {
   readonly code?: number
@@ -105,7 +168,9 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   const name = (typeof body.name === 'string' && body.name) || (type ? AMPLITUDE_EVENT_OF[type] : undefined)
   if (!name) throw badRequest('name is required (Amplitude has no standard event name for this event_type)')
   if (typeof body.visitor_id !== 'string' || body.visitor_id === '') {
-    throw badRequest('visitor_id is required: Amplitude needs a user id for every event')
+    throw badRequest(
+      'visitor_id is required: Amplitude needs a user id (or device:<device id>) for every event',
+    )
   }
   const id = randomUUID()
   const event = toAmplitudeEvent(id, name, body, new Date())

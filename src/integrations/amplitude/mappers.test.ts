@@ -62,21 +62,41 @@ describe('Amplitude mappers', () => {
     })
     expect(page?.os).toBeUndefined()
     expect((page!.created_at as Date).toISOString()).toBe('2024-05-01T10:00:00.123Z')
-    expect((page!.updated_at as Date).toISOString()).toBe('2024-05-01T10:00:01.001Z')
+    // Uploaded at 10:00:01: exported from 13:00, the time it became readable.
+    expect((page!.updated_at as Date).toISOString()).toBe('2024-05-01T13:00:00.000Z')
   })
 
-  it('maps a purchase without user id or session', () => {
+  it('maps a purchase without user id or session: revenue from $-event properties, device visitor id', () => {
     expect(purchase).toMatchObject({
       id: 'f6c0a8e2-0000-4000-8000-000000000002',
       event_type: 'PURCHASE',
-      visitor_id: 'd-xyz',
+      visitor_id: 'device:d-xyz',
       os: 'ios',
       country_code: 'DE',
       value: 9.99,
       currency: 'EUR',
+      metadata: { sku: { value: 'A1' }, $productId: { value: 'A1' } },
     })
     expect(purchase?.session_id).toBeUndefined()
     expect(purchase?.browser).toBeUndefined()
+  })
+
+  it('reads revenue as $price × $quantity when no $revenue was stored, and never from the top level', () => {
+    const base = { event_type: 'Order', user_id: 'u1', event_time: '2024-05-01 11:00:00.000000' }
+    expect(fromAmplitudeEvent({ ...base, event_properties: { $price: 4, $quantity: 3 } })).toMatchObject({
+      value: 12,
+      event_type: 'PURCHASE',
+    })
+    const topLevel = fromAmplitudeEvent({ ...base, revenue: 5, currency: 'USD', event_properties: {} })
+    expect(topLevel).toMatchObject({ event_type: 'CUSTOM' })
+    expect(topLevel.value).toBeUndefined()
+    expect(topLevel.currency).toBeUndefined()
+  })
+
+  it('sends a device visitor as device_id', () => {
+    const e = toAmplitudeEvent('id-2', 'x', { visitor_id: 'device:d-xyz' }, new Date(0))
+    expect(e).toMatchObject({ device_id: 'd-xyz' })
+    expect(e).not.toHaveProperty('user_id')
   })
 
   it('builds an HTTP V2 event with our insert_id', () => {

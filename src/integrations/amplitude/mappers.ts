@@ -6,6 +6,19 @@ const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
+const HOUR_MS = 3_600_000
+
+/**
+ * The export serves an upload hour from 3 hours after it starts ("data sent between 8 and 9 PM begins
+ * loading at 9 PM and is available via the Export API at 11 PM": amplitude.com/docs/apis/analytics/export).
+ */
+export const EXPORT_DELAY_MS = 3 * HOUR_MS
+
+/** When an event uploaded at `uploaded` became readable through the export. */
+export function exportAvailableAt(uploaded: Date | undefined): Date | undefined {
+  return uploaded && new Date(Math.floor(uploaded.getTime() / HOUR_MS) * HOUR_MS + EXPORT_DELAY_MS)
+}
+
 const PAGE_URL = '[Amplitude] Page URL'
 const PAGE_TITLE = '[Amplitude] Page Title'
 
@@ -25,10 +38,43 @@ export const AMPLITUDE_EVENT_OF: Readonly<Partial<Record<EventType, string>>> = 
   Object.entries(EVENT_TYPE_OF).map(([name, type]) => [type, name]),
 )
 
+/**
+ * Revenue lives in event properties: HTTP V2 takes `price`/`quantity`/`revenue`/`currency` at the top
+ * of an event and Amplitude stores them as `$price`, `$quantity`, `$revenue` and `$currency`; the
+ * export has no top-level revenue. `$revenue` is price × quantity when a price was sent.
+ */
+export function revenueOf(ep: Readonly<Record<string, unknown>>): number | undefined {
+  const revenue = num(ep.$revenue)
+  if (revenue !== undefined) return revenue
+  const price = num(ep.$price)
+  return price === undefined ? undefined : price * (num(ep.$quantity) ?? 1)
+}
+
 export function eventTypeOfAmplitudeEvent(
-  e: Pick<AmplitudeExportEvent, 'event_type' | 'revenue'>,
+  e: Pick<AmplitudeExportEvent, 'event_type' | 'event_properties'>,
 ): EventType {
-  return EVENT_TYPE_OF[e.event_type] ?? (num(e.revenue) ? 'PURCHASE' : 'CUSTOM')
+  return EVENT_TYPE_OF[e.event_type] ?? (revenueOf(e.event_properties ?? {}) ? 'PURCHASE' : 'CUSTOM')
+}
+
+/**
+ * Visitor ids: an identified user is its `user_id`; an anonymous one (no `user_id`, so Amplitude knows it
+ * by its device) is `device:<device_id>`, which the visitor endpoints accept too, so an event's
+ * visitor_id always fetches its visitor.
+ */
+export const DEVICE_VISITOR_PREFIX = 'device:'
+
+export function visitorIdOf(e: Pick<AmplitudeExportEvent, 'user_id' | 'device_id'>): string | undefined {
+  const user = str(e.user_id)
+  if (user) return user
+  const device = str(e.device_id)
+  return device ? `${DEVICE_VISITOR_PREFIX}${device}` : undefined
+}
+
+/** A unified visitor id as Amplitude's identity: `{ user_id }` or `{ device_id }`. */
+export function amplitudeIdentityOf(id: string): { user_id: string } | { device_id: string } {
+  return id.startsWith(DEVICE_VISITOR_PREFIX) && id.length > DEVICE_VISITOR_PREFIX.length
+    ? { device_id: id.slice(DEVICE_VISITOR_PREFIX.length) }
+    : { user_id: id }
 }
 
 /** `2024-05-01 10:00:00.123000` (UTC, microseconds) or ISO-8601. */
@@ -101,11 +147,17 @@ const MAPPED_PROPS = new Set([
   'utm_campaign',
   'utm_term',
   'utm_content',
+  '$revenue',
+  '$price',
+  '$quantity',
+  '$currency',
 ])
 
 /**
  * An exported event. Its id is `$insert_id` when the sender gave one (so an event created through
- * Unigate keeps the id it was given), else Amplitude's `uuid`. `updated_at` is the server upload
+ * Unigate keeps the id it was given), else Amplitude's `uuid`. `updated_at` is when the event became
+ * readable through the export (see `exportAvailableAt`), so `updated_gte` polling never skips an event
+ * that was uploaded before a poll but exported after it.
  * time, the time the export is keyed by.
  */
 export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
@@ -116,17 +168,15 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
   const metadata: Record<string, { value: unknown }> = {}
   for (const [k, v] of Object.entries(ep)) if (!MAPPED_PROPS.has(k) && v !== null) metadata[k] = { value: v }
   const sessionId = num(e.session_id)
-  const revenue =
-    num(e.revenue) ?? (num(e.price) !== undefined ? (num(e.price) ?? 0) * (num(e.quantity) ?? 1) : undefined)
   return {
     id: str(e.$insert_id) ?? str(e.uuid),
     name: e.event_type,
     event_type: eventTypeOfAmplitudeEvent(e),
     property_id: str(e.app),
-    visitor_id: str(e.user_id) ?? str(e.device_id),
+    visitor_id: visitorIdOf(e),
     session_id: sessionId !== undefined && sessionId !== -1 ? String(sessionId) : undefined,
     created_at: fromAmplitudeTime(e.event_time),
-    updated_at: fromAmplitudeTime(e.server_upload_time),
+    updated_at: exportAvailableAt(fromAmplitudeTime(e.server_upload_time)),
     page_url: str(ep[PAGE_URL]),
     page_title: str(ep[PAGE_TITLE]),
     page_referrer: pick('referrer'),
@@ -138,8 +188,8 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
     country_code: countryCodeOf(str(e.country)),
     region: str(e.region),
     city: str(e.city),
-    value: revenue,
-    currency: str(e.currency),
+    value: revenueOf(ep),
+    currency: str(ep.$currency),
     utm_source: pick('utm_source'),
     utm_medium: pick('utm_medium'),
     utm_campaign: pick('utm_campaign'),
@@ -180,8 +230,9 @@ export function toAmplitudeEvent(
   for (const [k, v] of props) if (v !== undefined) eventProperties[k] = v
   const created = s('created_at') ? new Date(s('created_at') as string) : now
   const session = s('session_id')
+  const visitor = s('visitor_id')
   const out: Record<string, unknown> = {
-    user_id: s('visitor_id'),
+    ...(visitor ? amplitudeIdentityOf(visitor) : {}),
     event_type: eventType,
     time: created.getTime(),
     insert_id: insertId,

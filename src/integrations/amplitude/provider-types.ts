@@ -22,10 +22,6 @@ export interface AmplitudeExportEvent {
   readonly country?: string | null
   readonly region?: string | null
   readonly city?: string | null
-  readonly revenue?: number | null
-  readonly price?: number | null
-  readonly quantity?: number | null
-  readonly currency?: string | null
   readonly [key: string]: unknown
 }
 

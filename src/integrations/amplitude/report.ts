@@ -1,11 +1,16 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { addDays, dayIn, isTimeZone, zonedStart } from '../google/zones.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { amplitudeHosts } from './hosts.js'
 import type { AmplitudeSegmentation } from './provider-types.js'
 
 const DAY_MS = 86_400_000
+/** Group-by values per answer: 100 unless `limit`, at most 1000 (Dashboard REST, Event Segmentation `limit`). */
+export const GROUP_LIMIT = 1000
+/** Hourly segmentation covers at most 7 days (Dashboard REST, `i`); longer windows are refused here. */
+const HOURLY_MAX_DAYS = 7
 
 /** Time dimensions → the Dashboard REST interval `i`. */
 const INTERVALS: Readonly<Record<string, string>> = { DATE: '1', WEEK: '7', MONTH: '30', HOUR: '-3600000' }
@@ -61,24 +66,44 @@ const SOURCES: Readonly<Record<string, MetricSource>> = {
   },
 }
 
-const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')
+const ymd = (day: string) => day.replaceAll('-', '')
 
-function windowOf(q: ListQuery): { start: string; end: string; startMs: number; endMs: number } {
-  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
-  const endMs = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : today
-  const startMs = q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : endMs - 7 * DAY_MS
-  for (const [name, ms] of [
-    ['start_gte', startMs],
-    ['end_lt', endMs],
-  ] as const) {
-    if (ms % DAY_MS !== 0) {
-      throw badRequest(
-        `${name}: Amplitude reports whole days of the project's timezone; give a date (YYYY-MM-DD)`,
-      )
-    }
+/**
+ * The day (`YYYY-MM-DD`, in `zone`) a window bound names: a date as written (which arrives as UTC
+ * midnight) or the exact instant a day of `zone` starts; anything else is not a whole day there.
+ */
+function dayOfBound(name: string, ms: number, zone: string): string {
+  const zoned = dayIn(ms, zone)
+  if (zonedStart(zoned, zone).getTime() === ms) return zoned
+  if (ms % DAY_MS === 0) return new Date(ms).toISOString().slice(0, 10)
+  throw badRequest(
+    `${name}: Amplitude reports whole days of the project's time zone (${zone}); give a date (YYYY-MM-DD)`,
+  )
+}
+
+/**
+ * Dashboard REST counts whole days of the project's time zone (the connection's `project_timezone`, since
+ * Amplitude's API does not expose it): the window's days, and the instants they start and end there.
+ */
+function windowOf(
+  q: ListQuery,
+  zone: string,
+): { start: string; end: string; startMs: number; endMs: number } {
+  const endDay =
+    q.filters.end_lt instanceof Date
+      ? dayOfBound('end_lt', q.filters.end_lt.getTime(), zone)
+      : dayIn(Date.now(), zone)
+  const startDay =
+    q.filters.start_gte instanceof Date
+      ? dayOfBound('start_gte', q.filters.start_gte.getTime(), zone)
+      : addDays(endDay, -7)
+  if (endDay <= startDay) throw badRequest('end_lt must be after start_gte')
+  return {
+    start: ymd(startDay),
+    end: ymd(addDays(endDay, -1)),
+    startMs: zonedStart(startDay, zone).getTime(),
+    endMs: zonedStart(endDay, zone).getTime(),
   }
-  if (endMs <= startMs) throw badRequest('end_lt must be after start_gte')
-  return { start: ymd(startMs), end: ymd(endMs - DAY_MS), startMs, endMs }
 }
 
 export interface AmplitudeMetric {
@@ -141,7 +166,13 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       throw notImplemented(`Amplitude (amplitude) cannot report ${type} by ${dimension}`)
     }
   }
-  const { start, end, startMs, endMs } = windowOf(q)
+  const zone = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
+  const { start, end, startMs, endMs } = windowOf(q, zone)
+  if (dimension === 'HOUR' && Math.round((endMs - startMs) / DAY_MS) > HOURLY_MAX_DAYS) {
+    throw badRequest(
+      `Amplitude reports hours for at most ${HOURLY_MAX_DAYS} days; narrow start_gte/end_lt or use DATE`,
+    )
+  }
   const metrics: AmplitudeMetric[] = []
   const raw: Record<string, unknown> = {}
   for (const type of wanted) {
@@ -154,9 +185,15 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         ...source.params,
         start,
         end,
-        ...(group ? { g: group, i: '1' } : { i: interval }),
+        ...(group ? { g: group, i: '1', limit: String(GROUP_LIMIT) } : { i: interval }),
       },
     })
+    if (group && (answer?.data?.seriesCollapsed?.length ?? 0) >= GROUP_LIMIT) {
+      throw new ProviderError(
+        502,
+        `Amplitude answers at most ${GROUP_LIMIT} ${dimension} values per report and this window has more; narrow start_gte/end_lt`,
+      )
+    }
     raw[type] = answer
     metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group)))
   }
@@ -171,8 +208,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 }
 
 /**
- * Dashboard REST answers whole days of the project's timezone, which the API does not expose: start_at
- * and end_at are the UTC days asked for.
+ * Dashboard REST answers whole days of the project's time zone: start_at and end_at are the instants the
+ * window's first and last days start and end there; `dimension_value` is Amplitude's own label.
  */
 export const reportHandlers: ObjectHandlers = {
   list: listReports,

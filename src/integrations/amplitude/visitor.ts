@@ -3,7 +3,12 @@ import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../types.js'
 import { amplitudeHosts } from './hosts.js'
-import { fromAmplitudeUser, toAmplitudeUserProperties } from './mappers.js'
+import {
+  amplitudeIdentityOf,
+  DEVICE_VISITOR_PREFIX,
+  fromAmplitudeUser,
+  toAmplitudeUserProperties,
+} from './mappers.js'
 import type { AmplitudeUserActivity, AmplitudeUserSearch } from './provider-types.js'
 
 /** Fields only User Activity knows: one more call per visitor (User Search gives ids only). */
@@ -32,32 +37,50 @@ async function search(ctx: HandlerContext, user: string): Promise<Match[]> {
   return [...(answer?.matches ?? [])]
 }
 
+/** Search answers no device ids: an anonymous user found by search is known by its Amplitude ID. */
 const idOf = (m: Match) => (m.user_id ? m.user_id : String(m.amplitude_id))
 
-async function withDetails(ctx: HandlerContext, match: Match): Promise<UnifiedRecord> {
-  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
-  if (!wantsDetails) return { id: idOf(match), raw: { ...match } }
-  const activity = await ctx.client.json<AmplitudeUserActivity>({
+async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeUserActivity | undefined> {
+  return ctx.client.json<AmplitudeUserActivity>({
     path: '/api/2/useractivity',
     baseUrl: amplitudeHosts(ctx.credentials).analytics,
     query: { user: match.amplitude_id, limit: 1 },
   })
-  return fromAmplitudeUser(idOf(match), activity?.userData)
 }
 
+async function withDetails(ctx: HandlerContext, match: Match, id = idOf(match)): Promise<UnifiedRecord> {
+  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+  if (!wantsDetails) return { id, raw: { ...match } }
+  return fromAmplitudeUser(id, (await activityOf(ctx, match))?.userData)
+}
+
+/**
+ * The user a unified visitor id names: a user id or Amplitude ID, or `device:<device id>` for a visitor
+ * known only by its device (how anonymous events name their visitor). User Search matches device ids
+ * too but does not say which match is whose device, so a device match is confirmed by the user's
+ * `device_ids` (User Activity).
+ */
 async function findUser(ctx: HandlerContext, id: string): Promise<Match> {
-  const match = (await search(ctx, id)).find((m) => m.user_id === id || String(m.amplitude_id) === id)
-  if (!match) throw notFound(`Amplitude visitor ${id} not found`)
-  return match
+  const identity = amplitudeIdentityOf(id)
+  if ('device_id' in identity) {
+    for (const m of await search(ctx, identity.device_id)) {
+      if ((await activityOf(ctx, m))?.userData?.device_ids?.includes(identity.device_id)) return m
+    }
+  } else {
+    const match = (await search(ctx, id)).find((m) => m.user_id === id || String(m.amplitude_id) === id)
+    if (match) return match
+  }
+  throw notFound(`Amplitude visitor ${id} not found`)
 }
 
 /** `/identify` takes a form with the API key and a JSON list of identifications; it answers `success`. */
 async function identify(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
   const set = toAmplitudeUserProperties(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Amplitude user')
+  const identification = { ...amplitudeIdentityOf(id), user_properties: { $set: set } }
   const form = new URLSearchParams({
     api_key: ctx.credentials.api_key ?? '',
-    identification: JSON.stringify([{ user_id: id, user_properties: { $set: set } }]),
+    identification: JSON.stringify([identification]),
   })
   const answer = await ctx.client.json<unknown>({
     method: 'POST',
@@ -72,7 +95,7 @@ async function identify(ctx: HandlerContext, id: string, body: WriteBody): Promi
     throw new ProviderError(502, `Amplitude answered the identify with ${String(answer)}`)
   // Identify is processed asynchronously at Amplitude: answer what was set rather than re-reading.
   const { raw: _raw, ...fields } = body
-  return { ...fields, id, raw: { user_id: id, user_properties: { $set: set } } }
+  return { ...fields, id, raw: identification }
 }
 
 export const visitorHandlers: ObjectHandlers = {
@@ -86,7 +109,7 @@ export const visitorHandlers: ObjectHandlers = {
     return out
   },
   async get(ctx, id) {
-    return withDetails(ctx, await findUser(ctx, id))
+    return withDetails(ctx, await findUser(ctx, id), id.startsWith(DEVICE_VISITOR_PREFIX) ? id : undefined)
   },
   async create(ctx, body) {
     const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
@@ -100,14 +123,17 @@ export const visitorHandlers: ObjectHandlers = {
     await findUser(ctx, id)
     return identify(ctx, id, body)
   },
-  /** User Privacy API: the deletion is a job Amplitude runs later. */
+  /**
+   * User Privacy API: the deletion is a job Amplitude runs later. `ignore_invalid_id` is a JSON boolean:
+   * without it, a user Amplitude cannot find fails the request.
+   */
   async remove(ctx, id) {
     const match = await findUser(ctx, id)
     await ctx.client.json({
       method: 'POST',
       path: '/api/2/deletions/users',
       baseUrl: amplitudeHosts(ctx.credentials).analytics,
-      body: { amplitude_ids: [match.amplitude_id], requester: 'unigate', ignore_invalid_id: 'True' },
+      body: { amplitude_ids: [match.amplitude_id], requester: 'unigate', ignore_invalid_id: true },
     })
   },
   listParams: ['query'],

@@ -10,7 +10,8 @@ export default defineIntegration({
   type: 'mixpanel',
   name: 'Mixpanel',
   categories: ['analytics'],
-  description: 'Mixpanel: raw event export and import, user profiles, event reports. No sessions API.',
+  description:
+    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users). Profile writes are applied asynchronously. No sessions API.",
   webUrl: 'https://mixpanel.com',
   apiDocsUrl: 'https://developer.mixpanel.com/reference/overview',
   color: '#7856FF',
@@ -36,6 +37,15 @@ export default defineIntegration({
         required: false,
         options: MIXPANEL_REGIONS,
         description: 'us (default), eu or in',
+      },
+      {
+        name: 'project_created_before_2023',
+        label: 'Project created before 2023-01-01',
+        secret: false,
+        required: false,
+        options: ['no', 'yes'],
+        description:
+          "yes if the project predates 2023: Mixpanel then stores event times in the project's time zone",
       },
       {
         name: 'api_url',

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { badRequest, ProviderError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { addDays, dayIn, daysBetween } from '../google/zones.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
 import { fromMixpanelEvent, MIXPANEL_EVENT_OF, toMixpanelImportEvent } from './mappers.js'
 import type { MixpanelExportEvent } from './provider-types.js'
+import { zonesOf } from './time.js'
 
 /** The export's own ceiling on `limit`. */
 export const EXPORT_MAX_LIMIT = 100_000
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** The export answers JSON lines; one line alone parses as an object, no lines as nothing. */
 export function parseExportLines(body: unknown): MixpanelExportEvent[] {
@@ -30,10 +31,11 @@ function checkType(type: string | Date | undefined): EventType | undefined {
 }
 
 /**
- * Raw Event Export: whole UTC days (`from_date`/`to_date`, inclusive), a `limit` but no offset and no
- * cursor. The window's partial first and last days and any type the export cannot filter by name are
- * trimmed here; when trimming leaves the page short, the export is asked again for more lines (`limit`
- * grows fourfold), so a page is never silently short while Mixpanel still has matching events.
+ * Raw Event Export: whole days (`from_date`/`to_date`, inclusive, in the export zone: see time.ts), a
+ * `limit` but no offset, no cursor and no documented line order. So a page is cut from the window read in
+ * day ranges, oldest first, each range sorted here by time then id: a range whose answer reaches the
+ * export's `limit` ceiling may be missing lines, so it is split in two and read again (a single day that
+ * reaches it fails, naming the cap). Reading stops once the ranges read hold the page.
  */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
@@ -48,12 +50,12 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   const type = checkType(q.filters.type)
   const native = type ? MIXPANEL_EVENT_OF[type] : undefined
   const visitor = q.filters.visitor_id
+  const zone = zonesOf(ctx).export
   const query: Record<string, string | number> = {
     ...ctx.rawParams,
     project_id: projectId,
-    from_date: dayOf(start.getTime()),
-    to_date: dayOf(end.getTime() - 1),
     time_in_ms: 'true',
+    limit: EXPORT_MAX_LIMIT,
   }
   if (native) query.event = JSON.stringify([native])
   if (typeof visitor === 'string') query.where = `properties["distinct_id"]==${JSON.stringify(visitor)}`
@@ -63,23 +65,41 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return !type || native !== undefined || e.event_type === type
   }
   const want = q.offset + q.limit
-  for (let ask = Math.min(want, EXPORT_MAX_LIMIT); ; ask = Math.min(ask * 4, EXPORT_MAX_LIMIT)) {
+  const kept: UnifiedRecord[] = []
+  const pending: Array<[string, string]> = [[dayIn(start.getTime(), zone), dayIn(end.getTime() - 1, zone)]]
+  while (pending.length > 0 && kept.length < want) {
+    const [from, to] = pending.shift() as [string, string]
     const body = await ctx.client.json({
       path: '/api/2.0/export',
       baseUrl: mixpanelHosts(ctx.credentials).export,
-      query: { ...query, limit: ask },
+      query: { ...query, from_date: from, to_date: to },
       headers: { accept: 'text/plain' },
     })
     const lines = parseExportLines(body)
-    const kept = lines.map((e) => fromMixpanelEvent(e, projectId)).filter(keep)
-    if (kept.length >= want || lines.length < ask) return kept.slice(q.offset, want)
-    if (ask === EXPORT_MAX_LIMIT) {
-      throw badRequest(
-        `Mixpanel's export stops at ${EXPORT_MAX_LIMIT} events per request; narrow start_gte/end_lt to reach offset ${q.offset}`,
-      )
+    if (lines.length >= EXPORT_MAX_LIMIT) {
+      const days = daysBetween(from, to)
+      if (days === 0) {
+        throw badRequest(
+          `Mixpanel's export answers at most ${EXPORT_MAX_LIMIT} events per request and ${from} holds more; filter by type or visitor_id`,
+        )
+      }
+      const middle = addDays(from, Math.floor(days / 2))
+      pending.unshift([from, middle], [addDays(middle, 1), to])
+      continue
     }
+    kept.push(
+      ...lines
+        .map((e) => fromMixpanelEvent(e, projectId, zone))
+        .filter(keep)
+        .sort(byTimeThenId),
+    )
   }
+  return kept.slice(q.offset, want)
 }
+
+const timeOf = (e: UnifiedRecord) => (e.created_at as Date | undefined)?.getTime() ?? 0
+const byTimeThenId = (a: UnifiedRecord, b: UnifiedRecord) =>
+  timeOf(a) - timeOf(b) || String(a.id).localeCompare(String(b.id))
 
 interface ImportAnswer {
   readonly code?: number
@@ -114,6 +134,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   if (answer?.num_records_imported !== 1) {
     throw new ProviderError(502, `Mixpanel imported ${answer?.num_records_imported ?? 0} of 1 events`)
   }
+  // What was sent: `time` goes out as a UTC epoch, whatever zone the export later shows it in.
   return fromMixpanelEvent(record, ctx.credentials.project_id as string)
 }
 

@@ -46,6 +46,15 @@ describe('Mixpanel mappers', () => {
     expect((page!.created_at as Date).toISOString()).toBe('2020-10-13T17:50:00.000Z')
   })
 
+  it("reads a pre-2023 project's local wall-clock time as the instant it names in the project zone", () => {
+    // 2024-05-10 09:30 in Los Angeles (UTC-7 in May), stored as if it were UTC.
+    const e = { event: 'x', properties: { time: Date.UTC(2024, 4, 10, 9, 30), distinct_id: 'a' } }
+    expect((fromMixpanelEvent(e, '1', 'America/Los_Angeles').created_at as Date).toISOString()).toBe(
+      '2024-05-10T16:30:00.000Z',
+    )
+    expect((fromMixpanelEvent(e, '1').created_at as Date).toISOString()).toBe('2024-05-10T09:30:00.000Z')
+  })
+
   it('gives events without $insert_id a stable id', () => {
     const e = { event: 'x', properties: { time: 1, distinct_id: 'a' } }
     expect(fromMixpanelEvent(e, '1').id).toBe(fromMixpanelEvent({ ...e }, '1').id)

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { MixpanelExportEvent, MixpanelProfile, MixpanelProject } from './provider-types.js'
+import { instantOfWallClock } from './time.js'
 
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
@@ -82,9 +83,15 @@ function idOf(e: MixpanelExportEvent): string {
   return `mp-${createHash('sha256').update(JSON.stringify(e)).digest('hex').slice(0, 32)}`
 }
 
-export function fromMixpanelEvent(e: MixpanelExportEvent, projectId: string): UnifiedRecord {
+/** `timeZone`: the zone `time` is stored in (UTC, or the project zone for projects created before 2023). */
+export function fromMixpanelEvent(
+  e: MixpanelExportEvent,
+  projectId: string,
+  timeZone = 'UTC',
+): UnifiedRecord {
   const p = e.properties
-  const created = fromMixpanelTime(p.time)
+  const stored = fromMixpanelTime(p.time)
+  const created = stored && new Date(instantOfWallClock(stored.getTime(), timeZone))
   return {
     id: idOf(e),
     name: e.event,

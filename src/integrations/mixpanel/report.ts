@@ -1,12 +1,14 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { addDays, dayIn, zonedStart } from '../google/zones.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
 import type { MixpanelSeries } from './provider-types.js'
+import { dayOfBound, zonesOf } from './time.js'
 
-const DAY_MS = 86_400_000
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+/** `/segmentation`'s most property values per answer (`limit`, default 60: docs.mixpanel.com/reference/segmentation-query). */
+export const SEGMENTATION_MAX_LIMIT = 10_000
 
 /** Time dimensions: `/events` series in that unit. */
 const UNITS: Readonly<Record<string, string>> = { DATE: 'day', HOUR: 'hour', WEEK: 'week', MONTH: 'month' }
@@ -33,18 +35,26 @@ const COUNT_TYPES: Readonly<Record<string, 'general' | 'unique'>> = {
 
 export const MIXPANEL_REPORT_DIMENSIONS = [...Object.keys(UNITS), ...Object.keys(ON)]
 
-function windowOf(q: ListQuery): { from: string; to: string; startMs: number; endMs: number } {
-  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
-  const endMs = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : today
-  const startMs = q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : endMs - 7 * DAY_MS
-  for (const [name, ms] of [
-    ['start_gte', startMs],
-    ['end_lt', endMs],
-  ] as const) {
-    if (ms % DAY_MS !== 0) throw badRequest(`${name}: Mixpanel reports whole days; give a date (YYYY-MM-DD)`)
+/**
+ * The window as days of the project's zone (Mixpanel's `from_date`/`to_date`, inclusive) and as the
+ * instants those days start and end: a report covers exactly the instants of the days Mixpanel counted.
+ */
+function windowOf(q: ListQuery, zone: string): { from: string; to: string; startAt: Date; endAt: Date } {
+  const endDay =
+    q.filters.end_lt instanceof Date
+      ? dayOfBound('end_lt', q.filters.end_lt.getTime(), zone)
+      : dayIn(Date.now(), zone)
+  const startDay =
+    q.filters.start_gte instanceof Date
+      ? dayOfBound('start_gte', q.filters.start_gte.getTime(), zone)
+      : addDays(endDay, -7)
+  if (endDay <= startDay) throw badRequest('end_lt must be after start_gte')
+  return {
+    from: startDay,
+    to: addDays(endDay, -1),
+    startAt: zonedStart(startDay, zone),
+    endAt: zonedStart(endDay, zone),
   }
-  if (endMs <= startMs) throw badRequest('end_lt must be after start_gte')
-  return { from: dayOf(startMs), to: dayOf(endMs - DAY_MS), startMs, endMs }
 }
 
 /** Sums a `{data:{values}}` answer per key: per date for one event, or per property value over dates. */
@@ -76,9 +86,11 @@ export function fromMixpanelSeries(
 }
 
 /**
- * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days, by a
- * time unit (`/events`) or by a property (`/segmentation`, summed over the window). Unique users
- * cannot be summed over days, so USERS is only offered by time unit.
+ * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days of the
+ * project's time zone, by a time unit (`/events`) or by a property (`/segmentation`, summed over the
+ * window). Unique users cannot be summed over days, so USERS is only offered by DATE, WEEK and MONTH.
+ * `dimension_value` is Mixpanel's own label (a day of the project zone); start_at/end_at are the instants
+ * the window's first and last days start and end in that zone.
  */
 async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
@@ -101,6 +113,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         `Mixpanel (mixpanel) cannot report ${type}; it can report ${Object.keys(COUNT_TYPES).join(', ')}`,
       )
     }
+    // Mixpanel has no unique counts by hour ("Note that you cannot get hourly uniques":
+    // docs.mixpanel.com/reference/query-events, `unit`).
+    if (unit === 'hour' && countType === 'unique') {
+      throw notImplemented('Mixpanel (mixpanel) cannot count unique USERS by HOUR; use DATE, WEEK or MONTH')
+    }
     if (on && countType === 'unique') {
       throw notImplemented(
         `Mixpanel (mixpanel) cannot count unique USERS by ${dimension} over a window; use a time dimension`,
@@ -110,7 +127,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       throw badRequest('query: name the Mixpanel event to count (for example query=Signed%20up)')
     }
   }
-  const { from, to, startMs, endMs } = windowOf(q)
+  const { from, to, startAt, endAt } = windowOf(q, zonesOf(ctx).report)
   const metrics: ReturnType<typeof fromMixpanelSeries> = []
   const raw: Record<string, unknown> = {}
   // One Query API call per metric: each counts one event in one way.
@@ -128,7 +145,13 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         ? {
             path: '/api/query/segmentation',
             baseUrl: mixpanelHosts(ctx.credentials).query,
-            query: { ...common, event, on: `properties["${on}"]`, unit: 'day' },
+            query: {
+              ...common,
+              event,
+              on: `properties["${on}"]`,
+              unit: 'day',
+              limit: SEGMENTATION_MAX_LIMIT,
+            },
           }
         : {
             path: '/api/query/events',
@@ -136,14 +159,20 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
             query: { ...common, event: JSON.stringify([event]), unit },
           },
     )
+    if (on && Object.keys(answer?.data?.values ?? {}).length >= SEGMENTATION_MAX_LIMIT) {
+      throw new ProviderError(
+        502,
+        `Mixpanel answers at most ${SEGMENTATION_MAX_LIMIT} ${dimension} values per report and this window has more; narrow start_gte/end_lt`,
+      )
+    }
     raw[type] = { ...answer, event }
     metrics.push(...fromMixpanelSeries(answer, type, dimension, Boolean(on)))
   }
   const report: UnifiedRecord = {
     id: `${projectId}:${types.join('+')}:${q.query ?? ''}:${dimension}:${from}:${to}`,
     property_id: projectId,
-    start_at: new Date(startMs),
-    end_at: new Date(endMs),
+    start_at: startAt,
+    end_at: endAt,
     metrics,
     raw,
   }

@@ -78,24 +78,38 @@ async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecor
   return fromMixpanelProfile(profile, ctx.credentials.project_id as string)
 }
 
-/** Profile writes go to the ingestion `/engage` with the project token; `verbose=1` reports failures. */
+/**
+ * Profile writes go to the ingestion `/engage` with the project token; `verbose=1` reports failures.
+ * `ip=0`: otherwise Mixpanel geolocates the request's address, Unigate's server, and overwrites the
+ * profile's `$city`, `$region` and `$country_code` with it on every write.
+ */
 async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unknown>): Promise<void> {
   const answer = await ctx.client.json<{ status?: number; error?: string | null }>({
     method: 'POST',
     path: '/engage',
     baseUrl: mixpanelHosts(ctx.credentials).ingest,
-    query: { verbose: 1 },
+    query: { verbose: 1, ip: 0 },
     body: [{ $token: ctx.credentials.project_token, ...update }],
   })
   if (answer?.status !== 1)
     throw new ProviderError(400, answer?.error ?? 'Mixpanel refused the profile update')
 }
 
+/**
+ * Mixpanel processes profile updates asynchronously: a read right after the write may not see it yet.
+ * So a write answers what was sent (the fields given, the id, and the `$set` as raw), not a re-read.
+ */
 async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
   const set = toMixpanelProfileSet(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
   await sendProfileUpdate(ctx, { $distinct_id: id, $set: set })
-  return getVisitor(ctx, id)
+  const { raw: _raw, ...fields } = body
+  return {
+    ...fields,
+    id,
+    property_id: ctx.credentials.project_id,
+    raw: { $distinct_id: id, $set: set },
+  }
 }
 
 export const visitorHandlers: ObjectHandlers = {

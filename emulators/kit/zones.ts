@@ -1,0 +1,59 @@
+/**
+ * Calendar days of a provider project's time zone, with nothing but Intl. Mixpanel and Amplitude both
+ * compute reports in the project's zone (see their emulators for the citations).
+ */
+const DAY_MS = 86_400_000
+const formats = new Map<string, Intl.DateTimeFormat>()
+
+function format(zone: string): Intl.DateTimeFormat {
+  let f = formats.get(zone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+    formats.set(zone, f)
+  }
+  return f
+}
+
+/** The zone's offset from UTC at `instant`, in ms. */
+export function offsetAt(instant: number, zone: string): number {
+  const p: Record<string, number> = {}
+  for (const part of format(zone).formatToParts(new Date(instant)))
+    if (part.type !== 'literal') p[part.type] = Number(part.value)
+  const wall = Date.UTC(
+    p.year ?? 1970,
+    (p.month ?? 1) - 1,
+    p.day ?? 1,
+    p.hour ?? 0,
+    p.minute ?? 0,
+    p.second ?? 0,
+  )
+  return wall - Math.floor(instant / 1000) * 1000
+}
+
+/** The wall-clock time of `instant` in `zone`, written as if it were UTC (how pre-2023 projects store `time`). */
+export const wallClockMs = (instant: number, zone: string) => instant + offsetAt(instant, zone)
+
+/** The instant at which a wall-clock time (as UTC ms) happens in `zone`. */
+export function instantOfWall(wall: number, zone: string): number {
+  let guess = wall - offsetAt(wall, zone)
+  guess = wall - offsetAt(guess, zone)
+  return guess
+}
+
+/** The instant `YYYY-MM-DD` starts in `zone`. */
+export const dayStart = (day: string, zone: string) => instantOfWall(Date.parse(`${day}T00:00:00Z`), zone)
+
+/** The wall-clock ISO text (`YYYY-MM-DDTHH:MM:SS.sssZ`-shaped) of `instant` in `zone`. */
+export const wallIso = (instant: number, zone: string) => new Date(wallClockMs(instant, zone)).toISOString()
+
+export const nextDay = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)
