@@ -39,16 +39,34 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
         )
     }
     reply.type('application/json; charset=utf-8')
+    // A failed token login is a NoAccessException: HTTP 401 with the JSON error, and a different
+    // message when the token came in the URL (matomo-org/matomo@f09912cb:plugins/Login/Login.php
+    // onFailedAPILogin; core/API/ResponseBuilder.php getResponseException sets the code).
     if (query.token_auth !== undefined && options.secureOnlyTokens) {
-      return matomoError(
-        'This token can only be used in a secure POST request; send token_auth in the POST body.',
-      )
+      return reply
+        .code(401)
+        .send(
+          matomoError(
+            'Unable to authenticate with the provided token. It is either invalid, expired or is required to be sent as a POST parameter.',
+          ),
+        )
     }
-    if (!params.token_auth) return matomoError('You must be logged in to access this functionality.')
+    // No token: the anonymous user has no view access anywhere; Access::throwNoAccessException keeps
+    // the privilege message for a root API request (matomo-org/matomo@f09912cb:core/Access.php).
+    if (!params.token_auth) {
+      return reply
+        .code(401)
+        .send(
+          matomoError("You can't access this resource as it requires view access for at least one website."),
+        )
+    }
     if (!state.isValidToken(params.token_auth)) {
-      return matomoError('Unable to authenticate with the provided token. It is either invalid or expired.')
+      return reply
+        .code(401)
+        .send(matomoError('Unable to authenticate with the provided token. It is either invalid or expired.'))
     }
-    return runApi(state, params)
+    const { status, body } = runApi(state, params)
+    return reply.code(status).send(body)
   }
   for (const path of ['/index.php', '/']) app.route({ method: ['GET', 'POST'], url: path, handler })
 }

@@ -1,4 +1,4 @@
-import { MatomoApiError, requireParam } from '../errors.js'
+import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import type { MatomoState } from '../state.js'
 
 export type Params = Readonly<Record<string, string>>
@@ -19,9 +19,20 @@ export function applyLimit<T>(rows: readonly T[], params: Params, defaultLimit =
   return limit < 0 ? rows.slice(offset) : rows.slice(offset, offset + limit)
 }
 
-/** `idSite` must name an existing site (the emulator's token is a super user's). */
+/**
+ * `idSite` must name a site the token may view: without view access Matomo throws NoAccessException
+ * (HTTP 401) before looking the site up (matomo-org/matomo@f09912cb:core/Access.php
+ * checkUserHasViewAccess, lang/en.json General_ExceptionPrivilegeAccessWebsite); a super user asking
+ * for a site that does not exist gets UnexpectedWebsiteFoundException, HTTP 200
+ * (core/Exception/UnexpectedWebsiteFoundException.php is no HttpCodeException).
+ */
 export function siteParam(state: MatomoState, params: Params) {
   const id = requireParam(params, 'idSite')
+  if (!state.canView(params.token_auth, id)) {
+    throw new MatomoNoAccessError(
+      `You can't access this resource as it requires 'view' access for the website id = ${Number.parseInt(id, 10) || 0}.`,
+    )
+  }
   const site = /^\d+$/.test(id) ? state.sites.get(id) : undefined
   if (!site)
     throw new MatomoApiError(

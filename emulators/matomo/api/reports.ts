@@ -93,7 +93,15 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
   return (visits, _period, params) => {
     const groups = new Map<
       string,
-      { hits: number; visits: Set<string>; time: number; url?: string; entry: number; exit: number }
+      {
+        hits: number
+        visits: Set<string>
+        time: number
+        url?: string
+        entry: number
+        bounces: number
+        exit: number
+      }
     >()
     for (const v of visits) {
       const pages = v.actionDetails.filter((a) => a.type === 'action')
@@ -106,12 +114,20 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
             : params.flat === '1'
               ? path
               : `/${path.split('/')[1] ?? ''}`
-        const g = groups.get(label) ?? { hits: 0, visits: new Set(), time: 0, entry: 0, exit: 0 }
+        const g = groups.get(label) ?? {
+          hits: 0,
+          visits: new Set(),
+          time: 0,
+          entry: 0,
+          bounces: 0,
+          exit: 0,
+        }
         g.hits++
         g.visits.add(v.idVisit)
         g.time += Number(a.timeSpent ?? 0)
         if (key === 'url' && params.flat === '1') g.url = url
         if (i === 0) g.entry++
+        if (i === 0 && v.actionDetails.length === 1) g.bounces++
         if (i === pages.length - 1) g.exit++
         groups.set(label, g)
       })
@@ -123,13 +139,26 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
         nb_visits: g.visits.size,
         sum_time_spent: g.time,
         entry_nb_visits: g.entry,
+        entry_bounce_count: g.bounces,
         exit_nb_visits: g.exit,
+        bounce_rate: pageBounceRate(g.bounces, g.entry, params),
         avg_time_on_page: Math.round(g.time / g.hits),
         ...(g.url ? { url: g.url } : {}),
         ...(key === 'url' && params.flat !== '1' ? { idsubdatatable: i + 1 } : {}),
       }))
       .sort((a, b) => b.nb_visits - a.nb_visits || a.label.localeCompare(b.label))
   }
+}
+
+/**
+ * The processed metric `bounce_rate` of page rows: entry_bounce_count / entry_nb_visits, a quotient with
+ * format_metrics=0 and `"40%"` otherwise; there is no `entry_bounce_rate` column
+ * (matomo-org/matomo@f09912cb:plugins/Actions/Columns/Metrics/BounceRate.php; processed metrics of
+ * plugins/Actions/Reports/GetPageUrls.php and GetEntryPageUrls.php).
+ */
+function pageBounceRate(bounces: number, entries: number, params: Params): number | string {
+  const q = entries === 0 ? 0 : round(bounces / entries)
+  return raw(params) ? q : `${Math.round(q * 100)}%`
 }
 
 const entryPages: Compute = (visits, _period, params) => {
@@ -151,6 +180,11 @@ const entryPages: Compute = (visits, _period, params) => {
       entry_nb_actions: g.visits.reduce((a, v) => a + v.actionDetails.length, 0),
       entry_sum_visit_length: g.visits.reduce((a, v) => a + Number(v.visitDuration), 0),
       entry_bounce_count: g.visits.filter((v) => v.actionDetails.length === 1).length,
+      bounce_rate: pageBounceRate(
+        g.visits.filter((v) => v.actionDetails.length === 1).length,
+        g.visits.length,
+        params,
+      ),
       ...(params.flat === '1' ? { url: g.url } : {}),
     }))
     .sort((a, b) => b.entry_nb_visits - a.entry_nb_visits)
