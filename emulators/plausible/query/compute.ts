@@ -86,7 +86,9 @@ function matches(op: string, value: string | undefined, clauses: string[]): bool
 function passes(v: VisitRecord, f: Filter, site: SiteRecord): boolean {
   const [op, dim, clauses] = f
   if (dim === 'event:page') return v.events.some((e) => e.name === 'pageview' && matches(op, e.page, clauses))
-  if (dim === 'event:goal') return v.events.some((e) => e.name !== 'pageview' && matches(op, e.name, clauses))
+  if (dim === 'event:goal')
+    return v.events.some((e) => site.goals.includes(e.name) && matches(op, e.name, clauses))
+  if (dim === 'event:name') return v.events.some((e) => matches(op, e.name, clauses))
   return matches(op, visitValue(v, dim, site), clauses)
 }
 
@@ -192,8 +194,10 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
               events: k.events.filter((e) => e.page === page && e.name === 'pageview'),
             })
           }
-        } else if (d === 'event:goal') {
-          for (const name of new Set(k.events.filter((e) => e.name !== 'pageview').map((e) => e.name))) {
+        } else if (d === 'event:goal' || d === 'event:name') {
+          // event:goal groups configured goals only; event:name every event, pageviews included.
+          const named = k.events.filter((e) => d === 'event:name' || site.goals.includes(e.name))
+          for (const name of new Set(named.map((e) => e.name))) {
             next.push({ key: [...k.key, name], events: k.events.filter((e) => e.name === name) })
           }
         } else if (d.startsWith('event:props:')) {

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import { createHash } from 'node:crypto'
+import { isIP } from 'node:net'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { PlausibleState } from '../state.js'
 
 const BOT = /bot|crawl|spider|slurp|curl|wget|python-requests|headless/i
@@ -8,8 +10,23 @@ function invalid(reply: FastifyReply, field: string, message: string) {
   return reply.code(400).send({ errors: { [field]: [message] } })
 }
 
+/**
+ * 202 with the text `ok`, and `x-plausible-dropped: <count>` when the event was not counted
+ * (plausible/analytics lib/plausible_web/controllers/api/external_controller.ex event/2).
+ */
 function dropped(reply: FastifyReply) {
-  return reply.code(202).header('x-plausible-dropped', '1').send({})
+  return reply.code(202).header('x-plausible-dropped', '1').type('text/plain; charset=utf-8').send('ok')
+}
+
+/**
+ * The visitor's IP: the first valid address of X-Forwarded-For, else the sender's own address
+ * (https://plausible.io/docs/events-api "Request headers"; lib/plausible/ingestion/request.ex remote_ip).
+ */
+function visitorIp(request: FastifyRequest): { ip: string; forwarded: boolean } {
+  const header = request.headers['x-forwarded-for']
+  const list = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((s) => s.trim())
+  const first = list.find((ip) => isIP(ip) !== 0)
+  return first ? { ip: first, forwarded: true } : { ip: request.ip, forwarded: false }
 }
 
 /**
@@ -58,13 +75,22 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
     }
     const ua = request.headers['user-agent']
     if (!ua || BOT.test(ua)) return dropped(reply)
+    // Events from data-centre addresses are dropped (ingestion pipeline step drop_datacenter_ip,
+    // plausible/analytics lib/plausible/ingestion/event.ex). Sent from a server without
+    // X-Forwarded-For, the address Plausible sees is the server's own.
+    const { ip, forwarded } = visitorIp(request)
+    if (!forwarded && state.options.senderInDataCentre) return dropped(reply)
     const domains = (body.domain as string).split(',')
     const known = domains.filter((d) => state.sites.has(d))
     if (known.length === 0) return dropped(reply)
     const now = Date.now()
     for (const domain of known) {
+      // The visitor is a hash of site, IP and User-Agent (daily salt aside), so one IP and one
+      // User-Agent for every event make one visitor
+      // (https://plausible.io/data-policy#how-we-count-unique-users-without-cookies).
+      const visitorId = createHash('sha256').update(`${domain}|${ip}|${ua}`).digest('hex').slice(0, 16)
       state.visits.get(domain)?.push({
-        visitorId: `ua:${ua}`,
+        visitorId,
         start: now,
         end: now,
         entryPage: url.pathname,
@@ -95,6 +121,6 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
         ],
       })
     }
-    return reply.code(202).send({})
+    return reply.code(202).type('text/plain; charset=utf-8').send('ok')
   })
 }
