@@ -175,7 +175,9 @@ export const DIMENSION_OF: Readonly<Record<string, string>> = {
   WEEK: 'time:week',
   MONTH: 'time:month',
   PAGE: 'event:page',
-  EVENT_NAME: 'event:goal',
+  // event:name counts every event by its name; event:goal would show configured goals only
+  // (plausible/analytics priv/json-schemas/query-api-schema.json simple_filter_dimensions).
+  EVENT_NAME: 'event:name',
   LANDING_PAGE: 'visit:entry_page',
   SOURCE: 'visit:source',
   MEDIUM: 'visit:utm_medium',
