@@ -277,7 +277,7 @@ describe('Plausible through Unigate', () => {
     const country = requests('/api/v2/query').find(
       (r) => (r.body as Rec).dimensions?.toString() === 'visit:country',
     )
-    expect((country?.body as Rec).metrics).toEqual([
+    expect((country?.body as Rec | undefined)?.metrics).toEqual([
       'visitors',
       'visits',
       'pageviews',
