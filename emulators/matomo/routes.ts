@@ -20,7 +20,10 @@ export interface RouteOptions {
   readonly secureOnlyTokens: boolean
 }
 
-/** The Reporting API (`/index.php` and `/`), GET or POST, parameters merged from query and form body. */
+/**
+ * The Reporting API (`/index.php` and `/`), GET or POST, parameters merged from query and form body;
+ * `format` defaults to XML (matomo-org/matomo@f09912cb:core/API/Request.php process, format 'xml').
+ */
 export function registerApiRoutes(app: FastifyInstance, state: MatomoState, options: RouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = flat(request.query)
@@ -71,7 +74,12 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
   for (const path of ['/index.php', '/']) app.route({ method: ['GET', 'POST'], url: path, handler })
 }
 
-/** The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`. */
+/**
+ * The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`
+ * answered `{status, tracked, invalid, invalid_indices}`
+ * (https://developer.matomo.org/api-reference/tracking-api "Bulk tracking";
+ * matomo-org/matomo@f09912cb:core/Tracker/Handler.php, plugins/BulkTracking/Tracker/Response.php).
+ */
 export function registerTrackingRoutes(app: FastifyInstance, state: MatomoState): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body

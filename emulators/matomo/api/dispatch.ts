@@ -13,6 +13,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   ...REPORT_METHODS,
 }
 
+/** An unknown method, in Matomo's words (matomo-org/matomo@f09912cb:core/API/Proxy.php checkMethodExists). */
 function callMethod(state: MatomoState, params: Params): unknown {
   const method = params.method ?? ''
   const handler = METHODS[method]

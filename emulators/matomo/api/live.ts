@@ -5,7 +5,11 @@ import { compileSegment } from '../segment.js'
 import type { MatomoState, MatomoVisitRecord } from '../state.js'
 import { applyLimit, type MethodHandler, type Params, siteParam } from './params.js'
 
-/** The visits a Live query selects: site, optional period window (last action, site calendar), segment. */
+/**
+ * The visits a Live query selects: site, optional period window (by the visit's last action, in the
+ * site's calendar), `minTimestamp` (strictly after, on the last action) and segment, newest first
+ * (matomo-org/matomo@f09912cb:plugins/Live/Model.php queryLogVisits, getLastMinimumVisitTime).
+ */
 export function selectVisits(state: MatomoState, params: Params): MatomoVisitRecord[] {
   const site = siteParam(state, params)
   const timezone = site.timezone ?? 'UTC'
@@ -109,7 +113,9 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     }
     const visits = selectVisits(state, params)
     if (order === 'asc') visits.reverse()
-    const page = applyLimit(visits, params)
+    // Live's own default is 10 visits, not the API's 100 (matomo-org/matomo@f09912cb:plugins/Live/API.php
+    // getLastVisitsDetails, filter_limit default 10).
+    const page = applyLimit(visits, params, 10)
     return params.doNotFetchActions === '1' ? page.map((v) => ({ ...v, actionDetails: [] })) : page
   },
   /**

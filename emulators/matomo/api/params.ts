@@ -12,7 +12,11 @@ function integer(params: Params, name: string, fallback: number): number {
   return Number(v)
 }
 
-/** Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all). */
+/**
+ * Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all)
+ * (matomo-org/matomo@f09912cb:config/global.ini.php API_datatable_default_limit = 100,
+ * core/API/DataTableGenericFilter.php).
+ */
 export function applyLimit<T>(rows: readonly T[], params: Params, defaultLimit = 100): T[] {
   const offset = Math.max(0, integer(params, 'filter_offset', 0))
   const limit = integer(params, 'filter_limit', defaultLimit)

@@ -8,7 +8,10 @@ type Row = Record<string, string | number>
 type Compute = (visits: MatomoVisitRecord[], period: Period, params: Params) => Row | Row[]
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
-/** Matomo counts unique visitors only for day, week and month (archiving settings' defaults). */
+/**
+ * Matomo counts unique visitors only for day, week and month (matomo-org/matomo@f09912cb:
+ * config/global.ini.php enable_processing_unique_visitors_year = 0, _range = 0).
+ */
 const uniquesKept = (period: Period) => period === 'day' || period === 'week' || period === 'month'
 const raw = (params: Params) => params.format_metrics === '0'
 
@@ -20,6 +23,10 @@ const REFERRER_TYPE_NAMES: Readonly<Record<string, string>> = {
   campaign: 'Campaigns',
 }
 
+/**
+ * Core visit metrics; a bounce is a visit with one action (or none)
+ * (matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php getVisitsMetricFields, bounce_count).
+ */
 function visitMetrics(visits: readonly MatomoVisitRecord[], period: Period): Row {
   const row: Row = {
     nb_visits: visits.length,
@@ -69,7 +76,10 @@ function actionsSummary(visits: MatomoVisitRecord[]): Row | Row[] {
   }
 }
 
-/** A row report over visits, one row per label, sorted by visits (Matomo's default). */
+/**
+ * A row report over visits, one row per label, sorted by visits (the default sort of Matomo's reports,
+ * matomo-org/matomo@f09912cb:core/Plugin/Report.php defaultSortColumn nb_visits).
+ */
 function byVisit(labelOf: (v: MatomoVisitRecord) => { label: string; extra?: Row } | undefined): Compute {
   return (visits, period) => {
     const groups = new Map<string, { extra: Row; visits: MatomoVisitRecord[] }>()
@@ -211,7 +221,11 @@ const eventNames: Compute = (visits) => {
   }))
 }
 
-/** Runs a report over the period/date the request names: one answer, or one per period label. */
+/**
+ * Runs a report over the period/date the request names: one answer, or one object keyed by period label
+ * for `date=a,b`/`lastN` with a non-range period; an empty period is `[]`
+ * (matomo-org/matomo@f09912cb:core/Archive.php, core/API/ResponseBuilder.php).
+ */
 function report(compute: Compute, rows: boolean): MethodHandler {
   return (state: MatomoState, params: Params) => {
     const site: MatomoSiteRecord = siteParam(state, params)

@@ -12,6 +12,10 @@ function urlsOf(params: Params): string[] {
     .map((k) => params[k] as string)
 }
 
+/**
+ * Site settings validation, in Matomo's words (matomo-org/matomo@f09912cb:plugins/SitesManager/API.php
+ * checkValidTimezone, checkValidCurrency, checkUrls; lang/en.json SitesManager_Exception*).
+ */
 function checkSettings(params: Params): void {
   if (params.timezone !== undefined && !isValidTimezone(params.timezone)) {
     throw new MatomoApiError(`The timezone "${params.timezone}" is not valid. Please enter a valid timezone.`)
@@ -81,6 +85,7 @@ export const SITES_METHODS: Readonly<Record<string, MethodHandler>> = {
     if (url !== undefined) site.main_url = url
     return OK
   },
+  // matomo-org/matomo@f09912cb:plugins/SitesManager/API.php deleteSite (the last site cannot go).
   'SitesManager.deleteSite': (state, params) => {
     const site = siteParam(state, params)
     if (state.sites.size === 1) {
