@@ -56,7 +56,7 @@ describe('Plausible emulator', () => {
         body: JSON.stringify({ domain: 'site0001.example.com', name: 'pageview' }),
       })
       expect(event.status).toBe(400)
-      expect(await event.json()).toEqual({ errors: { url: ["can't be blank"] } })
+      expect(await event.json()).toEqual({ errors: { url: ['is required'] } })
     } finally {
       await emu.close()
     }
@@ -177,7 +177,25 @@ describe('Plausible emulator', () => {
       expect(a.headers.get('x-plausible-dropped')).toBeNull()
       await send({ 'x-forwarded-for': '198.51.100.2, 10.0.0.1' })
       await send({ 'x-forwarded-for': '198.51.100.1' })
+      // An unknown currency is ignored, not refused.
+      const odd = await fetch(`${emu.url}/api/event`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0',
+          'x-forwarded-for': '198.51.100.9',
+        },
+        body: JSON.stringify({
+          name: 'Buy',
+          url: 'https://site0001.example.com/',
+          revenue: { currency: 'euro', amount: 3 },
+        }),
+      })
+      expect(odd.status).toBe(202)
       const visits = emu.state.visits.get('site0001.example.com') ?? []
+      expect(visits.at(-1)?.events[0]).toMatchObject({ name: 'Buy' })
+      expect(visits.at(-1)?.events[0]?.revenue).toBeUndefined()
+      visits.pop()
       expect(visits).toHaveLength(3)
       expect(new Set(visits.map((v) => v.visitorId)).size).toBe(2)
     } finally {

@@ -5,7 +5,10 @@ import type { PlausibleState } from '../state.js'
 
 const BOT = /bot|crawl|spider|slurp|curl|wget|python-requests|headless/i
 
-/** Plausible's ingestion validation errors: `{"errors": {"field": ["message"]}}` with 400. */
+/**
+ * Plausible's ingestion validation errors: `{"errors": {"field": ["message"]}}` with 400
+ * (plausible/analytics lib/plausible_web/controllers/api/external_controller.ex, traverse_errors).
+ */
 function invalid(reply: FastifyReply, field: string, message: string) {
   return reply.code(400).send({ errors: { [field]: [message] } })
 }
@@ -30,49 +33,63 @@ function visitorIp(request: FastifyRequest): { ip: string; forwarded: boolean } 
 }
 
 /**
- * `POST /api/event`: no credentials; `domain`, `name` and `url` required; 202 `{}` whether counted or not,
- * with `x-plausible-dropped: 1` when it was not (unknown site, bot).
+ * `POST /api/event`: no credentials; `name` and `url` required, `domain` defaults to the URL's host;
+ * 202 `ok` whether counted or not, with `x-plausible-dropped: 1` when it was not (unknown site, bot,
+ * data-centre address) (https://plausible.io/docs/events-api).
  */
 export function registerEventRoutes(app: FastifyInstance, state: PlausibleState): void {
   app.post('/api/event', async (request, reply) => {
+    // Request validation as Plausible's ingestion does it
+    // (plausible/analytics@69e5af5d:lib/plausible/ingestion/request.ex build/2).
     const body = request.body as Record<string, unknown> | undefined
     if (!body || typeof body !== 'object' || Array.isArray(body))
-      return invalid(reply, 'request', 'is invalid')
-    for (const field of ['domain', 'name', 'url'] as const) {
-      if (typeof body[field] !== 'string' || body[field] === '')
-        return invalid(reply, field, "can't be blank")
-    }
+      return invalid(reply, 'request', 'Unable to parse request body as json')
+    const rawUrl = body.url ?? body.u
+    if (rawUrl === undefined || rawUrl === null) return invalid(reply, 'url', 'is required')
     let url: URL
     try {
-      url = new URL(body.url as string)
+      if (typeof rawUrl !== 'string' || rawUrl.length > 2000) throw new Error('bad url')
+      url = new URL(rawUrl, 'http://(none)')
     } catch {
-      return invalid(reply, 'url', 'is not a valid url')
+      return invalid(reply, 'url', 'must be a valid url')
     }
+    if (url.protocol === 'data:') return invalid(reply, 'url', 'scheme is not allowed')
+    const name = body.name ?? body.n
+    if (typeof name === 'number' && Number.isInteger(name)) body.name = String(name)
+    else if (typeof name !== 'string' || name === '') return invalid(reply, 'event_name', "can't be blank")
+    else body.name = name
     if ((body.name as string).length > 120)
-      return invalid(reply, 'name', 'should be at most 120 character(s)')
-    const props = body.props
-    if (props !== undefined) {
-      if (!props || typeof props !== 'object' || Array.isArray(props))
-        return invalid(reply, 'props', 'is invalid')
-      const entries = Object.entries(props)
-      if (entries.length > 30) return invalid(reply, 'props', 'should have at most 30 item(s)')
-      if (entries.some(([, v]) => v !== null && typeof v === 'object')) {
-        return invalid(reply, 'props', 'is invalid: values must be strings, numbers or booleans')
+      return invalid(reply, 'event_name', 'should be at most 120 character(s)')
+    // No domain: the URL's host, without www.
+    const rawDomain = body.domain ?? body.d
+    if (typeof rawDomain === 'string' && rawDomain.trim() === '')
+      return invalid(reply, 'domain', "can't be blank")
+    body.domain = typeof rawDomain === 'string' ? rawDomain.trim() : url.hostname.replace(/^www\./, '')
+    if (!body.domain) return invalid(reply, 'domain', "can't be blank")
+    // Props: list or map values and blank keys/values are dropped, only the first 30 kept, silently;
+    // a key over 300 bytes or a value over 2000 bytes is refused.
+    const props = body.props ?? body.p ?? body.meta ?? body.m
+    if (props && typeof props === 'object' && !Array.isArray(props)) {
+      const kept = Object.entries(props as Record<string, unknown>)
+        .filter(([k, v]) => v !== null && typeof v !== 'object' && String(v).trim() !== '' && k.trim() !== '')
+        .slice(0, 30)
+      if (kept.some(([k, v]) => Buffer.byteLength(k) > 300 || Buffer.byteLength(String(v)) > 2000)) {
+        return invalid(reply, 'props', 'keys should have at most 300 bytes and values 2000 bytes')
       }
     }
-    const revenue = body.revenue as { currency?: unknown; amount?: unknown } | undefined
-    if (revenue !== undefined) {
-      if (
-        typeof revenue !== 'object' ||
-        typeof revenue?.currency !== 'string' ||
-        !/^[A-Z]{3}$/.test(revenue.currency)
-      ) {
-        return invalid(reply, 'revenue', 'currency must be an ISO 4217 code')
-      }
-      if (typeof revenue.amount !== 'number' && typeof revenue.amount !== 'string') {
-        return invalid(reply, 'revenue', 'amount is required')
-      }
-    }
+    // Revenue `{amount, currency}` with a known currency and a decimal amount is kept; anything else is
+    // ignored, not refused (plausible/analytics extra/lib/plausible/ingestion/request/revenue.ex).
+    const rawRevenue = (body.revenue ?? body.$) as { currency?: unknown; amount?: unknown } | undefined
+    const amount = Number(rawRevenue?.amount)
+    const revenue =
+      rawRevenue &&
+      typeof rawRevenue === 'object' &&
+      typeof rawRevenue.currency === 'string' &&
+      /^[A-Z]{3}$/.test(rawRevenue.currency) &&
+      (typeof rawRevenue.amount === 'number' || typeof rawRevenue.amount === 'string') &&
+      Number.isFinite(amount)
+        ? { currency: rawRevenue.currency, amount }
+        : undefined
     const ua = request.headers['user-agent']
     if (!ua || BOT.test(ua)) return dropped(reply)
     // Events from data-centre addresses are dropped (ingestion pipeline step drop_datacenter_ip,
@@ -114,9 +131,7 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
             name: body.name as string,
             at: now,
             page: url.pathname,
-            ...(revenue
-              ? { revenue: { currency: revenue.currency as string, amount: Number(revenue.amount) } }
-              : {}),
+            ...(revenue ? { revenue } : {}),
           },
         ],
       })

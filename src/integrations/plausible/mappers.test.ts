@@ -87,6 +87,20 @@ describe('Plausible events', () => {
     expect(() =>
       toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', value: 3 }),
     ).toThrow(/currency/)
+    // Plausible would keep 30 props and ignore revenue in an unknown currency, both silently.
+    const many = Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`p${i}`, { value: i }]))
+    expect(() =>
+      toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', metadata: many }),
+    ).toThrow(/30 properties/)
+    expect(() =>
+      toPlausibleEvent({
+        name: 'x',
+        property_id: 'a.com',
+        page_url: 'https://a.com',
+        value: 3,
+        currency: 'euro',
+      }),
+    ).toThrow(/ISO 4217/)
   })
 
   it('answer the recorded event with our id', () => {

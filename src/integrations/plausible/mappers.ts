@@ -61,14 +61,28 @@ export function eventTypeOfPlausibleName(name: string): string {
   return TYPE_OF_NAME[name] ?? 'CUSTOM'
 }
 
-/** Props are scalar at Plausible; unified metadata values are objects, so those travel as JSON text. */
+/**
+ * Props are scalar at Plausible; unified metadata values are objects, so those travel as JSON text.
+ * Plausible keeps the first 30 props and drops blank ones silently, and refuses keys over 300 bytes or
+ * values over 2000 (plausible/analytics lib/plausible/ingestion/request.ex put_props), so those are
+ * refused here rather than lost.
+ */
 function propsOf(metadata: unknown): Record<string, string | number | boolean> | undefined {
   if (!metadata || typeof metadata !== 'object') return undefined
   const out: Record<string, string | number | boolean> = {}
   for (const [k, v] of Object.entries(metadata)) {
     if (v === null || v === undefined) continue
-    out[k] = typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    const value = typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    if (k.trim() === '' || String(value).trim() === '')
+      throw badRequest(`metadata.${k}: Plausible drops blank property names and values`)
+    if (Buffer.byteLength(k) > 300 || Buffer.byteLength(String(value)) > 2000)
+      throw badRequest(`metadata.${k}: Plausible takes property names up to 300 bytes and values up to 2000`)
+    out[k] = value
   }
+  if (Object.keys(out).length > 30)
+    throw badRequest(
+      `metadata: Plausible keeps at most 30 properties per event, ${Object.keys(out).length} given`,
+    )
   return Object.keys(out).length > 0 ? out : undefined
 }
 
@@ -105,6 +119,13 @@ export function toPlausibleEvent(body: WriteBody): Record<string, unknown> {
   }
   if ((body.value === undefined) !== (body.currency === undefined)) {
     throw badRequest('Plausible records revenue as an amount with its currency: send both value and currency')
+  }
+  // An unknown currency makes Plausible ignore the revenue silently (extra/lib/plausible/ingestion/request/revenue.ex).
+  if (
+    body.currency !== undefined &&
+    (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+  ) {
+    throw badRequest('currency: give an ISO 4217 code such as EUR; Plausible ignores revenue in any other')
   }
   const props = propsOf(body.metadata)
   return {
