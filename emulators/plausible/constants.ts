@@ -63,20 +63,13 @@ export const VISIT_DIMENSIONS = [
 
 /** The event: dimensions of the same schema: `event:name` (any event) and `event:goal` (configured goals). */
 export const EVENT_DIMENSIONS = ['event:goal', 'event:name', 'event:page', 'event:hostname'] as const
+/** time_dimensions of the same schema. */
 export const TIME_DIMENSIONS = ['time', 'time:hour', 'time:day', 'time:week', 'time:month'] as const
-export const DATE_RANGE_WORDS = [
-  'day',
-  '24h',
-  '7d',
-  '28d',
-  '30d',
-  '91d',
-  'month',
-  '6mo',
-  '12mo',
-  'year',
-  'all',
-] as const
+/**
+ * The public date_range shorthands (`30m` and `realtime` are internal only)
+ * (plausible/analytics@676dce0e:priv/json-schemas/query-api-schema.json date_range_shorthand).
+ */
+export const DATE_RANGE_WORDS = ['day', '7d', '30d', 'month', '6mo', '12mo', 'year', 'all'] as const
 
 /**
  * How Plausible's TableDecider files metrics and dimensions: session-only metrics cannot go with event

@@ -25,7 +25,10 @@ export class PlausibleHttpError extends Error {
 
 export const badRequest = (message: string) => new PlausibleHttpError(400, message)
 
-/** Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429. */
+/**
+ * Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429
+ * (plausible/analytics lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
+ */
 export function plausibleFaultResponse(status: number): FaultResponse {
   const message =
     status === 429 ? MESSAGES.rateLimited : status === 401 ? MESSAGES.invalidKey : 'Internal server error'

@@ -23,6 +23,7 @@ export interface ValidQuery {
   readonly pagination: { limit: number; offset: number }
 }
 
+/** Public filter operators (plausible/analytics@676dce0e:priv/json-schemas/query-api-schema.json). */
 const FILTER_OPS = ['is', 'is_not', 'contains', 'contains_not', 'matches', 'matches_not'] as const
 const KEYS = [
   'site_id',
@@ -169,6 +170,7 @@ export function validateQuery(body: unknown): ValidQuery {
       return [o[0] as string, o[1] as 'asc' | 'desc']
     })
   }
+  // pagination.limit 1..10000 (default 10000), offset >= 0 (same schema; query_parser.ex @default_pagination).
   const p = (b.pagination ?? {}) as Record<string, unknown>
   const limit = p.limit ?? 10_000
   const offset = p.offset ?? 0

@@ -63,6 +63,12 @@ function isTimezone(tz: string): boolean {
   }
 }
 
+/**
+ * The Sites API (Plausible Cloud / Enterprise code only): list, get, create, rename, delete, with the
+ * controller's errors: 404 "Site could not be found", 400 `field: message` from the changeset
+ * (plausible/analytics@0b6cea7d:extra/lib/plausible_web/controllers/api/external_sites_controller.ex;
+ * https://plausible.io/docs/sites-api).
+ */
 export function registerSiteRoutes(app: FastifyInstance, state: PlausibleState): void {
   app.get('/api/v1/sites', async (request) => {
     const q = request.query as Query
