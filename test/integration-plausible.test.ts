@@ -264,6 +264,29 @@ describe('Plausible through Unigate', () => {
     })
   })
 
+  it("gives each time bucket the instants of the site's local day, cut to the window", async () => {
+    const record = emu.state.sites.get(site)
+    if (!record) throw new Error('seeded site missing')
+    record.timezone = 'Europe/Berlin'
+    try {
+      const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-12T00:00:00Z' }
+      const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+        query: { ...window, type: 'SESSIONS', dimension: 'DATE' },
+      })
+      expect(daily.status).toBe(200)
+      const rows = daily.body.map((r) => [(r.metrics as Rec[])[0]?.dimension_value, r.start_at, r.end_at])
+      // Berlin is UTC+2 in May: its days start at 22:00 UTC the evening before.
+      expect(rows).toEqual([
+        ['2024-05-10', '2024-05-10T00:00:00.000Z', '2024-05-10T22:00:00.000Z'],
+        ['2024-05-11', '2024-05-10T22:00:00.000Z', '2024-05-11T22:00:00.000Z'],
+        ['2024-05-12', '2024-05-11T22:00:00.000Z', '2024-05-12T00:00:00.000Z'],
+      ])
+      expect(requests('/api/v1/sites/')[0]?.path).toBe(`/api/v1/sites/${site}`)
+    } finally {
+      record.timezone = 'Etc/UTC'
+    }
+  })
+
   it('asks only for metrics Plausible takes with the dimension, so default breakdowns work', async () => {
     const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-13T00:00:00Z' }
     for (const dimension of ['DATE', 'SOURCE', 'COUNTRY', 'DEVICE_TYPE', 'PAGE']) {

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
+import { type BucketZone, bucketBounds, offsetOfIso } from './buckets.js'
 import type { PlausibleMetricValue, PlausibleQueryResult, PlausibleSite } from './types.js'
 
 /** A Plausible site is identified by its domain: it is both the unified id and the name. */
@@ -225,9 +226,20 @@ export function fromPlausibleQuery(
   start: Date,
   end: Date,
   dimension: string | undefined,
+  timeZone?: string,
 ): UnifiedRecord[] {
   const names = result.query.metrics
+  const timeDimension = result.query.dimensions?.find((d) => d.startsWith('time'))
+  // Without the site's zone, the offset Plausible echoed for the window (exact unless DST changes in it).
+  const echoed = offsetOfIso(result.query.date_range?.[0])
+  const zone: BucketZone | undefined =
+    timeZone ?? (echoed === undefined ? undefined : { fixedOffsetMs: echoed })
   return result.results.map((row) => {
+    // A time bucket claims its own instants, cut to the window asked for.
+    const bucket =
+      timeDimension && zone ? bucketBounds(timeDimension, row.dimensions[0] ?? '', zone) : undefined
+    const rowStart = bucket ? new Date(Math.max(bucket.start, start.getTime())) : start
+    const rowEnd = bucket ? new Date(Math.min(bucket.end, end.getTime())) : end
     const metrics = []
     for (const [i, name] of names.entries()) {
       const unified = TYPE_OF_METRIC[name]
@@ -241,8 +253,8 @@ export function fromPlausibleQuery(
     }
     return {
       property_id: siteId,
-      start_at: start,
-      end_at: end,
+      start_at: rowStart,
+      end_at: rowEnd,
       metrics,
       raw: {
         ...row,

@@ -1,6 +1,6 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import { reportParamsOf } from '../report-params.js'
-import type { ObjectHandlers } from '../types.js'
+import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { DIMENSION_OF, fromPlausibleQuery, METRIC_OF_TYPE } from './mappers.js'
 import type { PlausibleQueryBody, PlausibleQueryResult } from './types.js'
 
@@ -77,6 +77,23 @@ function rawFilters(text: string): unknown[] {
   )
 }
 
+/**
+ * The site's IANA timezone, which Plausible buckets time dimensions in; any key may read it on Cloud
+ * (Sites API, `sites:read:*` is implicit). Community Edition has no Sites API: undefined, and the
+ * offset Plausible echoes with the result is used instead.
+ */
+async function siteTimeZone(ctx: HandlerContext, site: string): Promise<string | undefined> {
+  try {
+    const found = await ctx.client.json<{ timezone?: unknown }>({
+      path: `/api/v1/sites/${encodeURIComponent(site)}`,
+    })
+    return typeof found.timezone === 'string' ? found.timezone : undefined
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 404) return undefined
+    throw err
+  }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -130,6 +147,7 @@ export const reportHandlers: ObjectHandlers = {
       // A query reads; sending it twice is harmless.
       idempotent: true,
     })
-    return fromPlausibleQuery(result, site, new Date(start), new Date(end), dimension)
+    const timeZone = plausibleDimension?.startsWith('time') ? await siteTimeZone(ctx, site) : undefined
+    return fromPlausibleQuery(result, site, new Date(start), new Date(end), dimension, timeZone)
   },
 }
