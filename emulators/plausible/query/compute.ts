@@ -249,7 +249,12 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
   const { limit, offset } = q.pagination
   return {
     results: rows.slice(offset, offset + limit),
-    meta: { imports_included: false, ...(q.include.total_rows ? { total_rows: rows.length } : {}) },
+    // imports_included only when imports were asked about; total_rows only when asked for
+    // (plausible/analytics@0359c2d6:lib/plausible/stats/query_result.ex meta/1).
+    meta: {
+      ...(q.include.imports ? { imports_included: false } : {}),
+      ...(q.include.total_rows ? { total_rows: rows.length } : {}),
+    },
     query: {
       site_id: q.site_id,
       metrics: q.metrics,
