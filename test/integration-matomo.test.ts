@@ -10,6 +10,33 @@ import {
 
 type Rec = Record<string, unknown>
 
+/** A view-only user's token, with access to site 1 only. */
+const VIEWER = 'beef0000beef0000beef0000beef0000'
+
+/** The UTC instant (ms) a calendar day starts in a zone, by Intl (independent of the connector's code). */
+function startOfDay(day: string, timeZone: string): number {
+  const utc = Date.parse(`${day}T00:00:00Z`)
+  let guess = utc
+  for (let i = 0; i < 3; i++) {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+      })
+        .formatToParts(new Date(guess))
+        .map((p) => [p.type, p.value]),
+    )
+    const local = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!)
+    guess = utc - (local - guess)
+  }
+  return guess
+}
+
 describe('Matomo through Unigate', () => {
   let h: Harness
   let emu: MatomoEmulator
@@ -23,7 +50,8 @@ describe('Matomo through Unigate', () => {
       .filter((c) => method === undefined || c.method === method)
 
   useEmulatorSuite({
-    start: () => startMatomoEmulator({ seed: 3, sites: 3, visitsPerSite: 80 }),
+    start: () =>
+      startMatomoEmulator({ seed: 3, sites: 3, visitsPerSite: 80, viewTokens: { [VIEWER]: ['1'] } }),
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
@@ -229,6 +257,55 @@ describe('Matomo through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor`)).status).toBe(501)
   })
 
+  it('reads first_seen_at from the first action time and the country from the most visits', async () => {
+    // Live.getVisitorProfile: firstVisit.date is a unix time, countries sort ascending by visits
+    // (matomo-org/matomo plugins/Live/VisitorDetails.php, plugins/UserCountry/VisitorDetails.php).
+    const r = emu.state.nextRandom(501)
+    const visitorId = '0123456789abcdef'
+    const t0 = Date.parse('2024-05-10T08:30:00Z') / 1000
+    ;['jp', 'fr', 'fr', 'fr'].forEach((country, i) => {
+      const v = emu.state.newVisit(r, '3', visitorId, t0 + i * 86_400, 2)
+      v.countryCode = country
+      v.country = country === 'fr' ? 'France' : 'Japan'
+      emu.state.insertVisit(v)
+    })
+    const res = await h.api<Rec>('GET', `${base()}/visitor/3:${visitorId}`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({
+      first_seen_at: '2024-05-10T08:30:00.000Z',
+      country_code: 'FR',
+      country: 'France',
+      total_sessions: 4,
+    })
+  })
+
+  it('deletes every visit of a visitor with more than the 401 visits one GDPR find returns', async () => {
+    const r = emu.state.nextRandom(502)
+    const visitorId = 'fedcba9876543210'
+    const t0 = Date.parse('2024-05-01T00:00:00Z') / 1000
+    for (let i = 0; i < 450; i++)
+      emu.state.insertVisit(emu.state.newVisit(r, '3', visitorId, t0 + i * 3600, 1))
+    const res = await h.api('DELETE', `${base()}/visitor/3:${visitorId}`)
+    expect(res.status).toBe(200)
+    expect(emu.state.visitsOf('3').filter((v) => v.visitorId === visitorId)).toHaveLength(0)
+    expect(calls('PrivacyManager.findDataSubjects')).toHaveLength(3)
+    expect(calls('PrivacyManager.deleteDataSubjects')).toHaveLength(2)
+  })
+
+  it('does not answer success when Matomo keeps a visit it was told to delete', async () => {
+    const visitorId = emu.state.visitsOf('3')[2]?.visitorId as string
+    // Deletion that removes nothing: the same visits come back from the next find.
+    const original = emu.state.deleteVisit.bind(emu.state)
+    emu.state.deleteVisit = () => undefined
+    try {
+      const res = await h.api<Rec>('DELETE', `${base()}/visitor/3:${visitorId}`)
+      expect(res.status).toBe(502)
+      expect(res.body.message).toContain('not fully deleted')
+    } finally {
+      emu.state.deleteVisit = original
+    }
+  })
+
   it('deletes a visitor with the GDPR tool: all their visits go', async () => {
     const visitorId = emu.state.visitsOf('2')[5]?.visitorId as string
     const ids = emu.state
@@ -273,6 +350,50 @@ describe('Matomo through Unigate', () => {
     const rows = (countries.body[0]!.metrics as Rec[]).filter((m) => m.type === 'SESSIONS')
     expect(rows.every((m) => /^[A-Z]{2}$/.test(String(m.dimension_value)))).toBe(true)
     expect(rows.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
+  })
+
+  it('claims the whole weeks and months Matomo widens a WEEK or MONTH series to', async () => {
+    // Site 1's timezone decides the instants; the window asks Wednesday 2024-05-01 to Wednesday 05-08.
+    const timezone = emu.state.sites.get('1')?.timezone as string
+    const q = { property_id: '1', start_gte: '2024-05-01', end_lt: '2024-05-09' }
+    const weekly = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, dimension: 'WEEK' } })
+    expect(weekly.status).toBe(200)
+    const week = weekly.body[0] as Rec
+    // Monday 2024-04-29 to the end of Sunday 2024-05-12, in the site's zone.
+    expect(Date.parse(String(week.start_at))).toBe(startOfDay('2024-04-29', timezone))
+    expect(Date.parse(String(week.end_at))).toBe(startOfDay('2024-05-13', timezone))
+    const labels = new Set((week.metrics as Rec[]).map((m) => m.dimension_value))
+    expect([...labels]).toEqual(['2024-04-29,2024-05-05', '2024-05-06,2024-05-12'])
+    expect(calls('API.getBulkRequest')[0]?.['urls[0]']).toContain('date=2024-04-29%2C2024-05-12')
+    const monthly = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...q, dimension: 'MONTH' } })
+    const month = monthly.body[0] as Rec
+    expect(Date.parse(String(month.start_at))).toBe(startOfDay('2024-05-01', timezone))
+    expect(Date.parse(String(month.end_at))).toBe(startOfDay('2024-06-01', timezone))
+  })
+
+  it("reports the landing-page bounce rate from Matomo's bounce_rate column", async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'LANDING_PAGE', type: 'BOUNCE_RATE' },
+    })
+    expect(res.status).toBe(200)
+    const rates = res.body[0]?.metrics as Rec[]
+    expect(rates.length).toBeGreaterThan(0)
+    for (const m of rates) expect(m.value as number).toBeGreaterThanOrEqual(0)
+    expect(rates.some((m) => (m.value as number) > 0)).toBe(true)
+  })
+
+  it('tells a token without access to a site (403) from a rejected token (re-authorize)', async () => {
+    const viewer = await createConnection(h, {
+      integration_type: 'matomo',
+      auth: { token_auth: VIEWER, api_url: emu.url },
+    })
+    const listed = await h.api<Rec[]>('GET', `/analytics/${viewer}/property`)
+    expect(listed.body.map((p) => p.id)).toEqual(['1'])
+    const denied = await h.api<Rec>('GET', `/analytics/${viewer}/property/2`)
+    expect(denied.status).toBe(403)
+    expect(denied.body.message).toContain("requires 'view' access for the website id = 2")
+    expect(denied.body.message).not.toContain('re-authorize')
   })
 
   it('explains the reports it cannot give', async () => {

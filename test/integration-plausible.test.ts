@@ -110,6 +110,7 @@ describe('Plausible through Unigate', () => {
         utm_source: 'mail',
         value: 20,
         currency: 'EUR',
+        raw: { ip: '203.0.113.7' },
       },
     })
     expect(created.status).toBe(200)
@@ -128,8 +129,14 @@ describe('Plausible through Unigate', () => {
       revenue: { currency: 'EUR', amount: 20 },
     })
     expect(sent?.headers['user-agent']).toMatch(/^Mozilla/)
+    expect(sent?.headers['x-forwarded-for']).toBe('203.0.113.7')
     const dropped = await h.api<Rec>('POST', `${base()}/event`, {
-      body: { name: 'x', property_id: 'unknown.example.com', page_url: 'https://unknown.example.com/' },
+      body: {
+        name: 'x',
+        property_id: 'unknown.example.com',
+        page_url: 'https://unknown.example.com/',
+        raw: { ip: '203.0.113.7' },
+      },
     })
     expect(dropped.status).toBe(502)
     expect(dropped.body.message).toContain('dropped')
@@ -137,6 +144,43 @@ describe('Plausible through Unigate', () => {
       body: { name: 'x', property_id: site, page_url: 'https://a.com/', visitor_id: 'v1' },
     })
     expect(visitor.status).toBe(400)
+  })
+
+  it("sends each visitor's IP and User-Agent, so Plausible counts visitors apart and keeps the events", async () => {
+    const visitorsBefore = new Set(emu.state.visits.get(site)?.map((v) => v.visitorId)).size
+    const send = (ip: string, ua?: string) =>
+      h.api<Rec>('POST', `${base()}/event`, {
+        body: {
+          name: 'pageview',
+          event_type: 'PAGE_VIEW',
+          property_id: site,
+          page_url: 'https://site0001.example.com/pricing',
+          raw: { ip, ...(ua ? { user_agent: ua } : {}) },
+        },
+      })
+    const ua = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 Safari/605.1.15'
+    for (const res of [
+      await send('198.51.100.1', ua),
+      await send('198.51.100.2', ua),
+      await send('198.51.100.1', ua),
+    ])
+      expect(res.status).toBe(200)
+    const headers = requests('/api/event').map((r) => [r.headers['x-forwarded-for'], r.headers['user-agent']])
+    expect(headers).toEqual([
+      ['198.51.100.1', ua],
+      ['198.51.100.2', ua],
+      ['198.51.100.1', ua],
+    ])
+    expect(requests('/api/event').every((r) => (r.body as Rec).ip === undefined)).toBe(true)
+    // Two addresses: two visitors, the third event joins the first.
+    expect(new Set(emu.state.visits.get(site)?.map((v) => v.visitorId)).size).toBe(visitorsBefore + 2)
+    // Without the visitor's IP Plausible would see Unigate's server and drop the event: refused here.
+    const anonymous = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { name: 'x', property_id: site, page_url: 'https://site0001.example.com/' },
+    })
+    expect(anonymous.status).toBe(400)
+    expect(anonymous.body.message).toContain('raw.ip')
+    expect(requests('/api/event')).toHaveLength(3)
   })
 
   it('answers 501 for event reads and for sessions and visitors', async () => {
@@ -205,12 +249,77 @@ describe('Plausible through Unigate', () => {
     const countries = [...first.body, ...second.body].map((r) => (r.metrics as Rec[])[0]?.dimension_value)
     expect(new Set(countries).size).toBe(4)
     expect(requests('/api/v2/query').at(-1)?.body).toMatchObject({ pagination: { limit: 2, offset: 2 } })
-    const goals = await h.api<Rec[]>('GET', `${base()}/report`, {
+    // EVENT_NAME is every event by name (event:name), not only the configured goals (event:goal).
+    const names = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: { ...window, dimension: 'EVENT_NAME' },
     })
-    expect(goals.status).toBe(200)
-    const rate = ((goals.body[0] as Rec).metrics as Rec[]).find((m) => m.type === 'CONVERSION_RATE')
-    expect(rate).toMatchObject({ dimension: 'EVENT_NAME', dimension_value: expect.any(String) })
+    expect(names.status).toBe(200)
+    const byName = names.body.map((r) => (r.metrics as Rec[])[0]?.dimension_value)
+    expect(byName).toContain('pageview')
+    expect(byName).toContain('Outbound Link: Click')
+    expect(((names.body[0] as Rec).metrics as Rec[]).map((m) => m.type)).toEqual(['USERS', 'EVENTS'])
+    expect(requests('/api/v2/query').at(-1)?.body).toMatchObject({
+      dimensions: ['event:name'],
+      metrics: ['visitors', 'events'],
+    })
+  })
+
+  it("gives each time bucket the instants of the site's local day, cut to the window", async () => {
+    const record = emu.state.sites.get(site)
+    if (!record) throw new Error('seeded site missing')
+    record.timezone = 'Europe/Berlin'
+    try {
+      const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-12T00:00:00Z' }
+      const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+        query: { ...window, type: 'SESSIONS', dimension: 'DATE' },
+      })
+      expect(daily.status).toBe(200)
+      const rows = daily.body.map((r) => [(r.metrics as Rec[])[0]?.dimension_value, r.start_at, r.end_at])
+      // Berlin is UTC+2 in May: its days start at 22:00 UTC the evening before.
+      expect(rows).toEqual([
+        ['2024-05-10', '2024-05-10T00:00:00.000Z', '2024-05-10T22:00:00.000Z'],
+        ['2024-05-11', '2024-05-10T22:00:00.000Z', '2024-05-11T22:00:00.000Z'],
+        ['2024-05-12', '2024-05-11T22:00:00.000Z', '2024-05-12T00:00:00.000Z'],
+      ])
+      expect(requests('/api/v1/sites/')[0]?.path).toBe(`/api/v1/sites/${site}`)
+    } finally {
+      record.timezone = 'Etc/UTC'
+    }
+  })
+
+  it('asks only for metrics Plausible takes with the dimension, so default breakdowns work', async () => {
+    const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-13T00:00:00Z' }
+    for (const dimension of ['DATE', 'SOURCE', 'COUNTRY', 'DEVICE_TYPE', 'PAGE']) {
+      const res = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...window, dimension } })
+      expect(res.status, dimension).toBe(200)
+      expect(res.body.length, dimension).toBeGreaterThan(0)
+      const types = new Set(res.body.flatMap((r) => (r.metrics as Rec[]).map((m) => m.type)))
+      expect(types.has('PAGES_PER_SESSION'), dimension).toBe(false)
+      expect(types.has('USERS'), dimension).toBe(true)
+    }
+    const country = requests('/api/v2/query').find(
+      (r) => (r.body as Rec).dimensions?.toString() === 'visit:country',
+    )
+    expect((country?.body as Rec | undefined)?.metrics).toEqual([
+      'visitors',
+      'visits',
+      'pageviews',
+      'bounce_rate',
+      'visit_duration',
+    ])
+    // Landing pages are session rows: page views (an event metric) cannot go with them.
+    const landing = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'LANDING_PAGE' },
+    })
+    expect(landing.status).toBe(200)
+    expect(requests('/api/v2/query').at(-1)?.body).toMatchObject({
+      metrics: ['visitors', 'visits', 'bounce_rate', 'visit_duration'],
+    })
+    const perVisit = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'COUNTRY', type: 'PAGES_PER_SESSION' },
+    })
+    expect(perVisit.status).toBe(501)
+    expect(perVisit.body.message).toContain('views_per_visit')
   })
 
   it('answers 501 for what Plausible cannot report, and passes its own refusals on as 400', async () => {
@@ -226,8 +335,17 @@ describe('Plausible through Unigate', () => {
     const rate = await h.api<Rec>('GET', `${base()}/report`, {
       query: { property_id: site, type: 'CONVERSION_RATE' },
     })
-    expect(rate.status).toBe(400)
+    expect(rate.status).toBe(501)
     expect(rate.body.message).toContain('conversion_rate')
+    const goal = await h.api<Rec>('GET', `${base()}/report`, {
+      query: {
+        property_id: site,
+        type: 'USERS',
+        raw: `filters=${JSON.stringify([['is', 'event:goal', ['Nope']]])}`,
+      },
+    })
+    expect(goal.status).toBe(400)
+    expect(goal.body.message).toContain('not configured')
   })
 
   it('retries a 429 then passes a persistent one on; 500 becomes 502; a rejected key 403', async () => {
@@ -244,21 +362,56 @@ describe('Plausible through Unigate', () => {
     expect((await h.api('GET', `${base()}/property`)).status).toBe(403)
   })
 
-  it('connects a key whose plan lacks the Sites API, and then reports through it', async () => {
-    const plain = await startPlausibleEmulator({ sites: 2, sitesApi: false })
+  it('connects to a Community Edition, which has no Sites API, and reports through it', async () => {
+    const ce = await startPlausibleEmulator({ sites: 2, edition: 'community' })
     try {
       const res = await h.api<{ id: string }>('POST', '/unified/connection', {
         body: {
           integration_type: 'plausible',
-          auth: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: plain.url },
+          auth: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: ce.url },
         },
       })
       expect(res.status).toBe(200)
+      // The key was checked with the Stats API, which every edition has.
+      expect(ce.requests().map((r) => `${r.method} ${r.path}`)).toContain('POST /api/v2/query')
       const report = await h.api('GET', `/analytics/${res.body.id}/report`, { query: { property_id: site } })
       expect(report.status).toBe(200)
-      expect((await h.api('GET', `/analytics/${res.body.id}/property`)).status).toBe(502)
+      const sites = await h.api<Rec>('GET', `/analytics/${res.body.id}/property`)
+      expect(sites.status).toBe(501)
+      expect(sites.body.message).toContain('Community Edition')
     } finally {
-      await plain.close()
+      await ce.close()
+    }
+  })
+
+  it('refuses a bad key when connecting, and tells a Stats key it cannot change sites', async () => {
+    const statsKey = 'plausible_stats_only'
+    const cloud = await startPlausibleEmulator({
+      sites: 2,
+      apiKeys: [DEFAULT_PLAUSIBLE_API_KEY, statsKey],
+      provisionKeys: [DEFAULT_PLAUSIBLE_API_KEY],
+    })
+    try {
+      const bad = await h.api<Rec>('POST', '/unified/connection', {
+        body: { integration_type: 'plausible', auth: { api_key: 'nope', api_url: cloud.url } },
+      })
+      expect(bad.status).toBe(400)
+      expect(bad.body.message).toContain('Invalid API key')
+      const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+        body: { integration_type: 'plausible', auth: { api_key: statsKey, api_url: cloud.url } },
+      })
+      expect(res.status).toBe(200)
+      const listed = await h.api<Rec[]>('GET', `/analytics/${res.body.id}/property`)
+      expect(listed.status).toBe(200)
+      expect(listed.body).toHaveLength(2)
+      const create = await h.api<Rec>('POST', `/analytics/${res.body.id}/property`, {
+        body: { name: 'blocked.example.com' },
+      })
+      expect(create.status).toBe(403)
+      expect(create.body.message).toContain('sites:provision')
+      expect(cloud.state.sites.has('blocked.example.com')).toBe(false)
+    } finally {
+      await cloud.close()
     }
   })
 
@@ -267,7 +420,12 @@ describe('Plausible through Unigate', () => {
     expect(Object.keys(support).sort()).toEqual(['analytics_event', 'analytics_property', 'analytics_report'])
     const bodies: Record<string, Rec> = {
       analytics_property: { name: 'matrix.example.com' },
-      analytics_event: { name: 'm', property_id: site, page_url: 'https://site0001.example.com/' },
+      analytics_event: {
+        name: 'm',
+        property_id: site,
+        page_url: 'https://site0001.example.com/',
+        raw: { ip: '192.0.2.44' },
+      },
     }
     await expectSupportMatrixAnswers(h, base(), support, {
       query: ({ object }) => (object === 'analytics_report' ? { property_id: site } : undefined),

@@ -1,4 +1,10 @@
-/** Site-calendar helpers: Matomo buckets visits by the day of their last action in the site's timezone. */
+/**
+ * Site-calendar helpers: Matomo archives a visit on the day of its last action in the site's timezone
+ * (matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php VISIT_DATETIME_FIELD =
+ * 'visit_last_action_time', bounded by the period's start and end in the site's timezone);
+ * timezones are IANA names or Matomo's manual `UTC±h` offsets (plugins/SitesManager/API.php
+ * getTimezonesList).
+ */
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 

@@ -3,5 +3,8 @@ export const DEFAULT_MATOMO_TOKEN = 'c0ffee00c0ffee00c0ffee00c0ffee00'
 /** End of the seeded data's 30-day window; fixed so data never depends on the clock. */
 export const DEFAULT_DATA_UNTIL = '2024-05-31T00:00:00Z'
 export const MATOMO_VERSION = '5.1.2'
-/** A visit ends after 30 minutes without an action (Matomo's default `visit_standard_length`). */
+/**
+ * A visit ends after 30 minutes without an action
+ * (matomo-org/matomo@f09912cb:config/global.ini.php visit_standard_length = 1800).
+ */
 export const VISIT_LENGTH_S = 30 * 60

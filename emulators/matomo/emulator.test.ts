@@ -2,10 +2,17 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from './index.js'
 
+const VIEWER = 'feed0000feed0000feed0000feed0000'
+
 describe('Matomo emulator strictness', () => {
   let emu: MatomoEmulator
   beforeAll(async () => {
-    emu = await startMatomoEmulator({ seed: 1, sites: 2, visitsPerSite: 10 })
+    emu = await startMatomoEmulator({
+      seed: 1,
+      sites: 2,
+      visitsPerSite: 10,
+      viewTokens: { [VIEWER]: ['1'] },
+    })
   })
   afterAll(async () => emu?.close())
 
@@ -112,5 +119,113 @@ describe('Matomo emulator strictness', () => {
       tracked: 0,
       invalid: 1,
     })
+  })
+
+  it('answers a rejected token and missing site access with HTTP 401, but not inside a bulk request', async () => {
+    const q = 'module=API&format=JSON&method=API.getMatomoVersion'
+    const wrong = await post(q, { token_auth: '0'.repeat(32) })
+    expect(wrong).toEqual({
+      status: 401,
+      body: {
+        result: 'error',
+        message: 'Unable to authenticate with the provided token. It is either invalid or expired.',
+      },
+    })
+    expect((await post(`${q}&token_auth=${DEFAULT_MATOMO_TOKEN}`, {})).status).toBe(401)
+    expect((await post(q, {})).status).toBe(401)
+    const site = 'module=API&format=JSON&method=SitesManager.getSiteFromId'
+    expect((await post(site, { token_auth: VIEWER, idSite: '1' })).status).toBe(200)
+    expect(await post(site, { token_auth: VIEWER, idSite: '2' })).toEqual({
+      status: 401,
+      body: {
+        result: 'error',
+        message: "You can't access this resource as it requires 'view' access for the website id = 2.",
+      },
+    })
+    const listed = await post('module=API&format=JSON&method=SitesManager.getSitesWithAtLeastViewAccess', {
+      token_auth: VIEWER,
+    })
+    expect((listed.body as Array<Record<string, unknown>>).map((s) => s.idsite)).toEqual(['1'])
+    const bulk = await post('module=API&format=JSON&method=API.getBulkRequest', {
+      token_auth: VIEWER,
+      'urls[0]': 'method=SitesManager.getSiteFromId&idSite=2',
+    })
+    expect(bulk.status).toBe(200)
+    expect((bulk.body as Array<Record<string, unknown>>)[0]?.result).toBe('error')
+    // A super user asking for a site that does not exist: a plain exception, HTTP 200.
+    expect((await post(site, { ...token, idSite: '99' })).status).toBe(200)
+  })
+
+  it('gives a visitor profile as Matomo does: first action time, countries ascending, 100 visits', async () => {
+    const r = emu.state.nextRandom(77)
+    const visitorId = 'aaaabbbbccccdddd'
+    const t0 = 1_714_000_000
+    // 101 visits: the oldest in Germany, one in Japan, the rest in France.
+    for (let i = 0; i < 101; i++) {
+      const v = emu.state.newVisit(r, '2', visitorId, t0 + i * 7200, 1)
+      v.countryCode = i === 0 ? 'de' : i === 50 ? 'jp' : 'fr'
+      emu.state.insertVisit(v)
+    }
+    const profile = (
+      await post('module=API&format=JSON&method=Live.getVisitorProfile', { ...token, idSite: '2', visitorId })
+    ).body as Record<string, unknown>
+    expect((profile.firstVisit as Record<string, unknown>).date).toBe(t0)
+    expect((profile.lastVisit as Record<string, unknown>).date).toBe(t0 + 100 * 7200)
+    // Only the 100 most recent are aggregated (the German visit is the 101st).
+    expect(profile).toMatchObject({ totalVisits: 100, hasMoreVisits: true })
+    expect(
+      (profile.countries as Array<Record<string, unknown>>).map((c) => [c.country, c.nb_visits]),
+    ).toEqual([
+      ['jp', 1],
+      ['fr', 99],
+    ])
+    const none = await post('module=API&format=JSON&method=Live.getVisitorProfile', {
+      ...token,
+      idSite: '2',
+      visitorId: '0000000000000000',
+    })
+    expect(none.body).toEqual([])
+  })
+
+  it('finds at most 401 data subjects, with only the columns the GDPR tool keeps', async () => {
+    const r = emu.state.nextRandom(78)
+    const visitorId = 'eeeeffff00001111'
+    for (let i = 0; i < 405; i++)
+      emu.state.insertVisit(emu.state.newVisit(r, '1', visitorId, 1_714_000_000 + i * 7200, 1))
+    const found = (
+      await post('module=API&format=JSON&method=PrivacyManager.findDataSubjects', {
+        ...token,
+        idSite: '1',
+        segment: `visitorId==${visitorId}`,
+      })
+    ).body as Array<Record<string, unknown>>
+    expect(found).toHaveLength(401)
+    expect(Object.keys(found[0] ?? {})).toContain('idVisit')
+    expect(found[0]?.actionDetails).toBeUndefined()
+    expect(found[0]?.idvisit).toBeUndefined()
+    const denied = await post('module=API&format=JSON&method=PrivacyManager.findDataSubjects', {
+      token_auth: VIEWER,
+      idSite: '1',
+      segment: `visitorId==${visitorId}`,
+    })
+    expect(denied.status).toBe(401)
+  })
+
+  it('gives entry pages the processed bounce_rate, never entry_bounce_rate', async () => {
+    const rows = (
+      await post('module=API&format=JSON&method=Actions.getEntryPageUrls', {
+        ...token,
+        idSite: '1',
+        period: 'range',
+        date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+        flat: '1',
+        format_metrics: '0',
+      })
+    ).body as Array<Record<string, number>>
+    expect(rows.length).toBeGreaterThan(0)
+    for (const row of rows) {
+      expect(row.entry_bounce_rate).toBeUndefined()
+      expect(row.bounce_rate).toBe(Math.round((row.entry_bounce_count! / row.entry_nb_visits!) * 100) / 100)
+    }
   })
 })

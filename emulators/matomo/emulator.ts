@@ -17,8 +17,10 @@ export interface MatomoEmulatorOptions extends ListenOptions {
   readonly sites?: number
   /** Seeded visits per site (about three per visitor, one to six actions each). */
   readonly visitsPerSite?: number
-  /** Accepted token_auth values (default `[DEFAULT_MATOMO_TOKEN]`). */
+  /** Accepted super-user token_auth values (default `[DEFAULT_MATOMO_TOKEN]`). */
   readonly tokens?: readonly string[]
+  /** Tokens of view-only users, each with the site ids it may read. */
+  readonly viewTokens?: Readonly<Record<string, readonly string[]>>
   /** End of the seeded data's 30-day window (ISO-8601); fixed by default. */
   readonly until?: string
   /** Refuse a token_auth sent in the URL (default true: Matomo's recommended token setting). */
@@ -49,6 +51,7 @@ export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): 
     sites: Math.max(1, options.sites ?? 3),
     visitsPerSite: Math.max(0, options.visitsPerSite ?? 200),
     tokens: options.tokens ?? [DEFAULT_MATOMO_TOKEN],
+    ...(options.viewTokens ? { viewTokens: options.viewTokens } : {}),
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: matomoFaultResponse })

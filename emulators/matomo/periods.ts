@@ -11,6 +11,7 @@ export interface PeriodBucket {
   readonly last: string
 }
 
+/** matomo-org/matomo@f09912cb:core/Period/Factory.php, lang/en.json General_ExceptionInvalidPeriod. */
 export function parsePeriod(value: string | undefined): Period {
   if (!value || !PERIODS.includes(value)) {
     throw new MatomoApiError(
@@ -54,6 +55,11 @@ function bucketOf(period: Exclude<Period, 'range'>, day: string): PeriodBucket {
 }
 
 /**
+ * Week buckets run Monday to Sunday (matomo-org/matomo@f09912cb:core/Period/Week.php generate); month
+ * and year are calendar ones; a multi-period answer covers every whole period touching the range
+ * (core/Period/Range.php fillArraySubPeriods) and is keyed by range string for weeks, `Y-m` for months,
+ * `Y` for years (core/Archive/DataTableFactory.php prettifyIndexLabel).
+ *
  * The buckets a `period`/`date` pair asks for, and whether the answer is a multi-period object (keyed by
  * label) rather than one record: `date=a,b` or `lastN` with any period but `range`.
  */

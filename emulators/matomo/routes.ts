@@ -20,7 +20,10 @@ export interface RouteOptions {
   readonly secureOnlyTokens: boolean
 }
 
-/** The Reporting API (`/index.php` and `/`), GET or POST, parameters merged from query and form body. */
+/**
+ * The Reporting API (`/index.php` and `/`), GET or POST, parameters merged from query and form body;
+ * `format` defaults to XML (matomo-org/matomo@f09912cb:core/API/Request.php process, format 'xml').
+ */
 export function registerApiRoutes(app: FastifyInstance, state: MatomoState, options: RouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = flat(request.query)
@@ -39,21 +42,44 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
         )
     }
     reply.type('application/json; charset=utf-8')
+    // A failed token login is a NoAccessException: HTTP 401 with the JSON error, and a different
+    // message when the token came in the URL (matomo-org/matomo@f09912cb:plugins/Login/Login.php
+    // onFailedAPILogin; core/API/ResponseBuilder.php getResponseException sets the code).
     if (query.token_auth !== undefined && options.secureOnlyTokens) {
-      return matomoError(
-        'This token can only be used in a secure POST request; send token_auth in the POST body.',
-      )
+      return reply
+        .code(401)
+        .send(
+          matomoError(
+            'Unable to authenticate with the provided token. It is either invalid, expired or is required to be sent as a POST parameter.',
+          ),
+        )
     }
-    if (!params.token_auth) return matomoError('You must be logged in to access this functionality.')
+    // No token: the anonymous user has no view access anywhere; Access::throwNoAccessException keeps
+    // the privilege message for a root API request (matomo-org/matomo@f09912cb:core/Access.php).
+    if (!params.token_auth) {
+      return reply
+        .code(401)
+        .send(
+          matomoError("You can't access this resource as it requires view access for at least one website."),
+        )
+    }
     if (!state.isValidToken(params.token_auth)) {
-      return matomoError('Unable to authenticate with the provided token. It is either invalid or expired.')
+      return reply
+        .code(401)
+        .send(matomoError('Unable to authenticate with the provided token. It is either invalid or expired.'))
     }
-    return runApi(state, params)
+    const { status, body } = runApi(state, params)
+    return reply.code(status).send(body)
   }
   for (const path of ['/index.php', '/']) app.route({ method: ['GET', 'POST'], url: path, handler })
 }
 
-/** The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`. */
+/**
+ * The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`
+ * answered `{status, tracked, invalid, invalid_indices}`
+ * (https://developer.matomo.org/api-reference/tracking-api "Bulk tracking";
+ * matomo-org/matomo@f09912cb:core/Tracker/Handler.php, plugins/BulkTracking/Tracker/Response.php).
+ */
 export function registerTrackingRoutes(app: FastifyInstance, state: MatomoState): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body

@@ -36,7 +36,9 @@ function test(values: readonly string[], op: Operator, expected: string): boolea
 }
 
 /**
- * Compiles a segment: `;` is AND, `,` is OR (binding tighter), values URL-encoded inside the segment.
+ * Compiles a segment: `;` is AND, `,` is OR (binding tighter), values URL-encoded inside the segment
+ * (matomo-org/matomo@f09912cb:core/Segment/SegmentExpression.php AND_DELIMITER, OR_DELIMITER, MATCH_*;
+ * https://developer.matomo.org/api-reference/reporting-api-segmentation).
  * An unknown segment name or a malformed condition is an error, as at Matomo.
  */
 export function compileSegment(segment: string | undefined): (v: MatomoVisitRecord) => boolean {

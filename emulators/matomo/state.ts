@@ -31,6 +31,8 @@ export interface MatomoStateOptions {
   readonly sites: number
   readonly visitsPerSite: number
   readonly tokens: readonly string[]
+  /** Tokens of users with view access to the listed sites only; other tokens are super users'. */
+  readonly viewTokens?: Readonly<Record<string, readonly string[]>>
   readonly untilMs: number
 }
 
@@ -52,7 +54,10 @@ export class MatomoState {
 
   constructor(options: MatomoStateOptions) {
     this.random = new SeededRandom(options.seed)
-    this.tokens = new Set(options.tokens)
+    this.tokens = new Set([...options.tokens, ...Object.keys(options.viewTokens ?? {})])
+    for (const [token, sites] of Object.entries(options.viewTokens ?? {})) {
+      this.viewAccess.set(token, new Set(sites))
+    }
     const untilS = Math.floor(options.untilMs / 1000)
     const fromS = untilS - 30 * 86_400
     for (let i = 0; i < options.sites; i++) {
@@ -70,6 +75,20 @@ export class MatomoState {
     }
     this.firstDay = addDays(new Date(fromS * 1000).toISOString().slice(0, 10), -1)
     this.dayAfterLast = addDays(new Date(untilS * 1000).toISOString().slice(0, 10), 2)
+  }
+
+  /** Sites a restricted token may view; super-user tokens are absent. */
+  private readonly viewAccess = new Map<string, ReadonlySet<string>>()
+
+  /** Whether the token's user has at least view access to the site (a super user has it everywhere). */
+  canView(token: string | undefined, idSite: string): boolean {
+    const sites = token === undefined ? undefined : this.viewAccess.get(token)
+    return sites === undefined || sites.has(idSite)
+  }
+
+  /** Whether the token's user is a super user (may add sites, use the GDPR tools everywhere). */
+  isSuperUser(token: string | undefined): boolean {
+    return token !== undefined && !this.viewAccess.has(token)
   }
 
   isValidToken(token: string | undefined): boolean {
@@ -290,6 +309,9 @@ export class MatomoState {
     visit.goalConversions = goals
     visit.visitConverted = goals > 0 ? '1' : '0'
     visit.serverDate = localDay(last, site?.timezone ?? 'UTC')
+    // UTC, as Live's visitor details give it (matomo-org/matomo@f09912cb:plugins/Live/VisitorDetails.php).
+    visit.lastActionDateTime = dateTime(last * 1000)
+    visit.siteName = site?.name ?? ''
     const d = new Date(first * 1000)
     this.sorted.delete(visit.idSite)
     visit.visitLocalTime = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`

@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto'
 import type { MatomoActionRecord, MatomoState, MatomoVisitRecord } from './state.js'
 
-/** Parameters that need a valid token_auth (Tracking API docs): a past time, an IP or location override. */
+/**
+ * Parameters that need a valid token_auth: an IP or location override
+ * (https://developer.matomo.org/api-reference/tracking-api "Other parameters (require authentication)").
+ */
 const PRIVILEGED = ['cip', 'country', 'region', 'city', 'lat', 'long']
-const FOUR_HOURS_S = 4 * 3600
+/**
+ * A `cdt` at least this old needs token_auth (matomo-org/matomo@f09912cb:config/global.ini.php
+ * tracking_requests_require_authentication_when_custom_timestamp_newer_than = 86400;
+ * core/Tracker/Request.php getCustomTimestamp).
+ */
+const CDT_WITHOUT_TOKEN_S = 86_400
 
 export type TrackResult = { ok: true } | { ok: false; reason: string }
 
@@ -21,8 +29,8 @@ export function track(state: MatomoState, query: URLSearchParams, authorized: bo
   if (cdt) {
     at = /^\d+$/.test(cdt) ? Number(cdt) : Math.floor(Date.parse(`${cdt.replace(' ', 'T')}Z`) / 1000)
     if (!Number.isFinite(at)) return { ok: false, reason: `invalid cdt ${cdt}` }
-    if (now - at > FOUR_HOURS_S && !authorized)
-      return { ok: false, reason: 'cdt older than 4 hours needs token_auth' }
+    if (now - at >= CDT_WITHOUT_TOKEN_S && !authorized)
+      return { ok: false, reason: `Custom timestamp is ${now - at} seconds old, requires &token_auth...` }
   }
   if (PRIVILEGED.some((p) => query.has(p)) && !authorized) return { ok: false, reason: 'token_auth required' }
   const uid = query.get('uid')

@@ -18,13 +18,19 @@ describe('Plausible emulator', () => {
     }
   })
 
-  it('refuses a cursor reused with another limit, a missing key, and invalid queries', async () => {
-    const emu = await startPlausibleEmulator({ sites: 5 })
+  it('continues a cursor with another limit, ignores a limit over 100, refuses a missing key and bad queries', async () => {
+    const emu = await startPlausibleEmulator({ sites: 130 })
     try {
       const first = await fetch(`${emu.url}/api/v1/sites?limit=2`, { headers: auth })
       const { meta } = (await first.json()) as { meta: { after: string } }
+      // Paginator cursors carry only the site id (plausible/analytics lib/plausible/pagination.ex).
       const changed = await fetch(`${emu.url}/api/v1/sites?limit=3&after=${meta.after}`, { headers: auth })
-      expect(changed.status).toBe(400)
+      expect(changed.status).toBe(200)
+      expect(((await changed.json()) as { sites: unknown[] }).sites).toHaveLength(3)
+      const big = await fetch(`${emu.url}/api/v1/sites?limit=500`, { headers: auth })
+      expect((await big.json()) as { meta: { limit: number }; sites: unknown[] }).toMatchObject({
+        meta: { limit: 100 },
+      })
       const anonymous = await fetch(`${emu.url}/api/v1/sites`)
       expect(anonymous.status).toBe(401)
       expect(await anonymous.json()).toEqual({
@@ -50,7 +56,148 @@ describe('Plausible emulator', () => {
         body: JSON.stringify({ domain: 'site0001.example.com', name: 'pageview' }),
       })
       expect(event.status).toBe(400)
-      expect(await event.json()).toEqual({ errors: { url: ["can't be blank"] } })
+      expect(await event.json()).toEqual({ errors: { url: ['is required'] } })
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('refuses what the public Stats API v2 refuses, in its words', async () => {
+    const emu = await startPlausibleEmulator({ sites: 2 })
+    try {
+      const query = async (body: unknown) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify(body),
+        })
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+      }
+      const base = { site_id: 'site0001.example.com', date_range: '7d' }
+      expect(
+        await query({ ...base, metrics: ['visitors', 'views_per_visit'], dimensions: ['visit:country'] }),
+      ).toEqual({
+        status: 400,
+        body: { error: 'Metric `views_per_visit` cannot be queried with `dimensions`.' },
+      })
+      expect(
+        (await query({ ...base, metrics: ['views_per_visit'], filters: [['is', 'event:page', ['/']]] })).body,
+      ).toEqual({ error: 'Metric `views_per_visit` cannot be queried with a filter on `event:page`.' })
+      expect((await query({ ...base, metrics: ['views_per_visit'] })).status).toBe(200)
+      expect((await query({ ...base, metrics: ['time_on_page'], dimensions: ['event:page'] })).status).toBe(
+        400,
+      )
+      expect(await query({ ...base, metrics: ['pageviews'], dimensions: ['visit:entry_page'] })).toEqual({
+        status: 400,
+        body: {
+          error:
+            'Event metric(s) `pageviews` cannot be queried along with session dimension(s) `visit:entry_page`',
+        },
+      })
+      expect((await query({ ...base, metrics: ['visits'], dimensions: ['event:goal'] })).status).toBe(200)
+      expect(
+        (await query({ ...base, metrics: ['visitors'], filters: [['is', 'event:goal', ['Nope']]] })).status,
+      ).toBe(400)
+      expect((await query({ metrics: ['visitors'], date_range: '7d' })).body).toEqual({
+        error: 'Missing site ID. Please provide the required site_id parameter with your request.',
+      })
+      // event:name counts every event; event:goal only the configured goals.
+      const dims = async (dimension: string) =>
+        (
+          (await query({ ...base, date_range: 'all', metrics: ['events'], dimensions: [dimension] })).body
+            .results as Array<{ dimensions: string[] }>
+        ).map((r) => r.dimensions[0])
+      expect(await dims('event:name')).toEqual(expect.arrayContaining(['pageview', 'Outbound Link: Click']))
+      const goals = await dims('event:goal')
+      expect(goals).not.toContain('pageview')
+      expect(goals).not.toContain('Outbound Link: Click')
+      expect(goals.length).toBeGreaterThan(0)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('lets every key read sites, only a provisioning key change them, and a CE has no Sites API', async () => {
+    const emu = await startPlausibleEmulator({
+      sites: 2,
+      apiKeys: ['stats', 'sites'],
+      provisionKeys: ['sites'],
+    })
+    const ce = await startPlausibleEmulator({ sites: 2, edition: 'community' })
+    try {
+      const as = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })
+      expect((await fetch(`${emu.url}/api/v1/sites`, { headers: as('stats') })).status).toBe(200)
+      const create = (key: string) =>
+        fetch(`${emu.url}/api/v1/sites`, {
+          method: 'POST',
+          headers: as(key),
+          body: JSON.stringify({ domain: 'x.example.com' }),
+        })
+      const refused = await create('stats')
+      expect(refused.status).toBe(401)
+      expect(await refused.json()).toEqual({
+        error:
+          "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested.",
+      })
+      expect((await create('sites')).status).toBe(200)
+      expect((await fetch(`${ce.url}/api/v1/sites`, { headers: auth })).status).toBe(404)
+      const stats = await fetch(`${ce.url}/api/v2/query`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ site_id: 'site0001.example.com', metrics: ['visitors'], date_range: '7d' }),
+      })
+      expect(stats.status).toBe(200)
+    } finally {
+      await Promise.all([emu.close(), ce.close()])
+    }
+  })
+
+  it('drops events sent without X-Forwarded-For and counts visitors by IP and User-Agent', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1, visits: 0 })
+    try {
+      const send = (headers: Record<string, string>) =>
+        fetch(`${emu.url}/api/event`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Mozilla/5.0 Firefox/126.0',
+            ...headers,
+          },
+          body: JSON.stringify({
+            domain: 'site0001.example.com',
+            name: 'pageview',
+            url: 'https://site0001.example.com/',
+          }),
+        })
+      const fromServer = await send({})
+      expect(fromServer.status).toBe(202)
+      expect(fromServer.headers.get('x-plausible-dropped')).toBe('1')
+      expect(await fromServer.text()).toBe('ok')
+      const a = await send({ 'x-forwarded-for': '198.51.100.1' })
+      expect(a.headers.get('x-plausible-dropped')).toBeNull()
+      await send({ 'x-forwarded-for': '198.51.100.2, 10.0.0.1' })
+      await send({ 'x-forwarded-for': '198.51.100.1' })
+      // An unknown currency is ignored, not refused.
+      const odd = await fetch(`${emu.url}/api/event`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0',
+          'x-forwarded-for': '198.51.100.9',
+        },
+        body: JSON.stringify({
+          name: 'Buy',
+          url: 'https://site0001.example.com/',
+          revenue: { currency: 'euro', amount: 3 },
+        }),
+      })
+      expect(odd.status).toBe(202)
+      const visits = emu.state.visits.get('site0001.example.com') ?? []
+      expect(visits.at(-1)?.events[0]).toMatchObject({ name: 'Buy' })
+      expect(visits.at(-1)?.events[0]?.revenue).toBeUndefined()
+      visits.pop()
+      expect(visits).toHaveLength(3)
+      expect(new Set(visits.map((v) => v.visitorId)).size).toBe(2)
     } finally {
       await emu.close()
     }

@@ -21,8 +21,15 @@ export interface PlausibleEmulatorOptions extends ListenOptions {
   /** Visits of the first site (default 200; the second gets a tenth). */
   readonly visits?: number
   readonly apiKeys?: readonly string[]
-  /** False answers the Sites API with 402, as for a plan without it (default true). */
-  readonly sitesApi?: boolean
+  /** Keys with the `sites:provision:*` scope (default: every key in apiKeys). */
+  readonly provisionKeys?: readonly string[]
+  /** `community` models a self-hosted Community Edition: no Sites API (default `cloud`). */
+  readonly edition?: 'cloud' | 'community'
+  /**
+   * Whether an event sent without X-Forwarded-For comes from a data-centre address and is dropped
+   * (default true: Unigate and its tests run on servers).
+   */
+  readonly senderInDataCentre?: boolean
   readonly until?: string
 }
 
@@ -38,7 +45,9 @@ export async function startPlausibleEmulator(
     sites: Math.max(1, options.sites ?? 3),
     visits: Math.max(0, options.visits ?? 200),
     apiKeys: options.apiKeys ?? [DEFAULT_PLAUSIBLE_API_KEY],
-    sitesApi: options.sitesApi ?? true,
+    provisionKeys: options.provisionKeys ?? options.apiKeys ?? [DEFAULT_PLAUSIBLE_API_KEY],
+    edition: options.edition ?? 'cloud',
+    senderInDataCentre: options.senderInDataCentre ?? true,
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: plausibleFaultResponse })
@@ -47,7 +56,7 @@ export async function startPlausibleEmulator(
   installTextJsonParser(app)
   installErrorHandler(app)
   installPlausibleAuth(app, state)
-  registerSiteRoutes(app, state)
+  if (state.options.edition === 'cloud') registerSiteRoutes(app, state)
   registerEventRoutes(app, state)
   registerQueryRoutes(app, state)
   app.get('/api/health', async () => ({ postgres: 'ok', clickhouse: 'ok' }))

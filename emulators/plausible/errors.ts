@@ -8,8 +8,10 @@ export const MESSAGES = {
     "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested.",
   rateLimited:
     'Too many API requests. Your API key is limited to 600 requests per hour. Please contact us to request more capacity.',
-  sitesApiUnavailable:
-    'Your current subscription plan does not include Sites API access. Please contact us to request access.',
+  /** A scope the key lacks, outside the Stats API (same file, send_error for :invalid_api_key). */
+  invalidKeyForResource:
+    "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested.",
+  missingSiteId: 'Missing site ID. Please provide the required site_id parameter with your request.',
 } as const
 
 export class PlausibleHttpError extends Error {
@@ -23,7 +25,10 @@ export class PlausibleHttpError extends Error {
 
 export const badRequest = (message: string) => new PlausibleHttpError(400, message)
 
-/** Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429. */
+/**
+ * Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429
+ * (plausible/analytics lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
+ */
 export function plausibleFaultResponse(status: number): FaultResponse {
   const message =
     status === 429 ? MESSAGES.rateLimited : status === 401 ? MESSAGES.invalidKey : 'Internal server error'

@@ -15,6 +15,12 @@ export interface SiteRecord {
   teamId: string
   customProperties: string[]
   trackerId: string
+  /**
+   * Configured custom-event goals. `event:goal` reports and filters know only these; other event names
+   * are recorded and show under `event:name` (plausible/analytics@d5a94c98:lib/plausible/stats/filters/
+   * query_parser.ex preload_goals_and_revenue, validate_filtered_goals_exist).
+   */
+  goals: string[]
 }
 
 export interface VisitEvent {
@@ -54,7 +60,12 @@ export interface PlausibleStateOptions {
   /** Visits of the first site; the second gets a tenth. */
   readonly visits: number
   readonly apiKeys: readonly string[]
-  readonly sitesApi: boolean
+  /** Keys that also hold the `sites:provision:*` scope (Sites API writes). */
+  readonly provisionKeys: readonly string[]
+  /** `cloud` (plausible.io, Enterprise code) or `community` (CE: no Sites API). */
+  readonly edition: 'cloud' | 'community'
+  /** Whether requests without X-Forwarded-For come from a data-centre address (a server's). */
+  readonly senderInDataCentre: boolean
   readonly untilMs: number
 }
 
@@ -108,6 +119,7 @@ const GOALS = ['Signup', 'File Download', 'Outbound Link: Click']
 
 export class PlausibleState {
   readonly apiKeys: ReadonlySet<string>
+  readonly provisionKeys: ReadonlySet<string>
   readonly teams: TeamRecord[] = [
     { id: 'team_main', name: 'Acme', api_available: true },
     { id: 'team_agency', name: 'Agency', api_available: true },
@@ -119,6 +131,7 @@ export class PlausibleState {
 
   constructor(readonly options: PlausibleStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
+    this.provisionKeys = new Set(options.provisionKeys)
     this.random = new SeededRandom(hash32(options.seed, 0x91a5))
     for (let i = 0; i < options.sites; i++) {
       const site = this.addSite(
@@ -139,6 +152,8 @@ export class PlausibleState {
       teamId,
       customProperties: [],
       trackerId: `pa-${hash32(this.seq, this.options.seed).toString(36).padStart(8, '0')}`,
+      // 'Outbound Link: Click' is recorded by the seeded visits but is not configured as a goal.
+      goals: ['Signup', 'File Download'],
     }
     this.sites.set(domain, site)
     this.visits.set(domain, [])

@@ -13,6 +13,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   ...REPORT_METHODS,
 }
 
+/** An unknown method, in Matomo's words (matomo-org/matomo@f09912cb:core/API/Proxy.php checkMethodExists). */
 function callMethod(state: MatomoState, params: Params): unknown {
   const method = params.method ?? ''
   const handler = METHODS[method]
@@ -27,7 +28,9 @@ function callMethod(state: MatomoState, params: Params): unknown {
 
 /**
  * `API.getBulkRequest`: each `urls[i]` is a URL-encoded query string run with the outer token; a failing
- * entry answers its own error object in place, the others still run.
+ * entry answers its own error object in place (no HTTP status: nested requests send no header), the
+ * others still run (matomo-org/matomo@f09912cb:plugins/API/API.php getBulkRequest,
+ * core/API/Request.php process).
  */
 function bulk(state: MatomoState, params: Params): unknown[] {
   const urls = Object.keys(params)
@@ -46,12 +49,16 @@ function bulk(state: MatomoState, params: Params): unknown[] {
   })
 }
 
-/** Runs one Reporting API request whose token was already checked; Matomo errors answer HTTP 200. */
-export function runApi(state: MatomoState, params: Params): unknown {
+/**
+ * Runs one Reporting API request whose token was already checked. Errors answer HTTP 200 except a
+ * NoAccessException (401), as MatomoApiError.status says (see errors.ts for the sources).
+ */
+export function runApi(state: MatomoState, params: Params): { status: number; body: unknown } {
   try {
-    return params.method === 'API.getBulkRequest' ? bulk(state, params) : callMethod(state, params)
+    const body = params.method === 'API.getBulkRequest' ? bulk(state, params) : callMethod(state, params)
+    return { status: 200, body }
   } catch (err) {
-    if (err instanceof MatomoApiError) return matomoError(err.message)
+    if (err instanceof MatomoApiError) return { status: err.status, body: matomoError(err.message) }
     throw err
   }
 }

@@ -1,11 +1,15 @@
 import { localDay } from '../calendar.js'
-import { MatomoApiError, requireParam } from '../errors.js'
+import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
 import { compileSegment } from '../segment.js'
 import type { MatomoState, MatomoVisitRecord } from '../state.js'
 import { applyLimit, type MethodHandler, type Params, siteParam } from './params.js'
 
-/** The visits a Live query selects: site, optional period window (last action, site calendar), segment. */
+/**
+ * The visits a Live query selects: site, optional period window (by the visit's last action, in the
+ * site's calendar), `minTimestamp` (strictly after, on the last action) and segment, newest first
+ * (matomo-org/matomo@f09912cb:plugins/Live/Model.php queryLogVisits, getLastMinimumVisitTime).
+ */
 export function selectVisits(state: MatomoState, params: Params): MatomoVisitRecord[] {
   const site = siteParam(state, params)
   const timezone = site.timezone ?? 'UTC'
@@ -28,11 +32,54 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
     .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > Number(min)) && matches(v))
 }
 
+/** findDataSubjects' cap (matomo-org/matomo@f09912cb:plugins/PrivacyManager/API.php, filter_limit). */
+export const FIND_DATA_SUBJECTS_LIMIT = 401
+
+/** The columns findDataSubjects keeps (same file, $columnsToKeep); the rest are deleted. */
+const DATA_SUBJECT_COLUMNS = [
+  'lastActionDateTime',
+  'idVisit',
+  'idSite',
+  'siteName',
+  'visitorId',
+  'visitIp',
+  'userId',
+  'deviceType',
+  'deviceModel',
+  'deviceTypeIcon',
+  'operatingSystem',
+  'operatingSystemIcon',
+  'browser',
+  'browserFamilyDescription',
+  'browserIcon',
+  'country',
+  'region',
+  'countryFlag',
+] as const
+
+/** Visits a visitor profile aggregates (matomo-org/matomo@f09912cb:config/global.ini.php live_visitor_profile_max_visits_to_aggregate). */
+export const PROFILE_MAX_VISITS = 100
+
 export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
-  /** GDPR tool: the visits (data subjects) a segment selects, with their ids. */
+  /**
+   * GDPR tool: the visits (data subjects) a segment selects, newest first. Matomo runs
+   * Live.getLastVisitsDetails over all time with filter_limit=401 and keeps only a few columns, so a
+   * visitor with more visits needs another find after deleting these
+   * (matomo-org/matomo@f09912cb:plugins/PrivacyManager/API.php findDataSubjects).
+   */
   'PrivacyManager.findDataSubjects': (state, params) => {
     requireParam(params, 'segment')
-    return selectVisits(state, params).map((v) => ({ ...v, idsite: v.idSite, idvisit: v.idVisit }))
+    siteParam(state, params)
+    if (!state.isSuperUser(params.token_auth)) {
+      // Piwik::checkUserHasSomeAdminAccess (same file); the emulator's restricted tokens view only.
+      throw new MatomoNoAccessError(
+        "You can't access this resource as it requires admin access for at least one website.",
+      )
+    }
+    const { period: _p, date: _d, minTimestamp: _m, ...rest } = params
+    return selectVisits(state, rest)
+      .slice(0, FIND_DATA_SUBJECTS_LIMIT)
+      .map((v) => Object.fromEntries(DATA_SUBJECT_COLUMNS.flatMap((c) => (c in v ? [[c, v[c]]] : []))))
   },
   /** GDPR tool: deletes the listed visits (`visits[i][idsite]`, `visits[i][idvisit]`) and their actions. */
   'PrivacyManager.deleteDataSubjects': (state, params) => {
@@ -43,7 +90,11 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
         idvisit: params[`visits[${i}][idvisit]`] ?? '',
       })
     }
-    if (targets.length === 0) throw new MatomoApiError("Please specify a value for 'visits'.")
+    // matomo-org/matomo@f09912cb:plugins/PrivacyManager/Validators/VisitsDataSubject.php
+    if (targets.length === 0) throw new MatomoApiError('No list of visits given')
+    targets.forEach((t, i) => {
+      if (!t.idsite) throw new MatomoApiError(`No idsite key set for visit at index ${i}`)
+    })
     let visits = 0
     let actions = 0
     for (const t of targets) {
@@ -62,9 +113,17 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     }
     const visits = selectVisits(state, params)
     if (order === 'asc') visits.reverse()
-    const page = applyLimit(visits, params)
+    // Live's own default is 10 visits, not the API's 100 (matomo-org/matomo@f09912cb:plugins/Live/API.php
+    // getLastVisitsDetails, filter_limit default 10).
+    const page = applyLimit(visits, params, 10)
     return params.doNotFetchActions === '1' ? page.map((v) => ({ ...v, actionDetails: [] })) : page
   },
+  /**
+   * The profile aggregates the visitor's PROFILE_MAX_VISITS most recent visits and says whether there
+   * are more (`hasMoreVisits`); `firstVisit` is still the very first visit, fetched separately
+   * (matomo-org/matomo@f09912cb:plugins/Live/API.php getVisitorProfile, plugins/Live/VisitorProfile.php,
+   * plugins/Live/VisitorDetails.php finalizeProfile). An unknown visitor is an empty array.
+   */
   'Live.getVisitorProfile': (state, params) => {
     const site = siteParam(state, params)
     const visitorId = requireParam(params, 'visitorId')
@@ -76,29 +135,50 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     const visits = state
       .visitsOf(site.idsite as string)
       .filter((v) => v.visitorId === visitorId.toLowerCase())
-    const limit = Number(params.limitVisits ?? 10)
-    return profileOf(
-      visitorId.toLowerCase(),
-      visits,
-      Number.isFinite(limit) ? limit : 10,
-      site.timezone ?? 'UTC',
-    )
+    if (visits.length === 0) return []
+    // limitVisits: a positive number, else VISITOR_PROFILE_MAX_VISITS_TO_SHOW (10) (same API.php).
+    const asked = Number(params.limitVisits)
+    const limit = Number.isFinite(asked) && asked > 0 ? Math.floor(asked) : 10
+    return profileOf(visitorId.toLowerCase(), visits, limit, site)
   },
 }
 
-function profileOf(visitorId: string, visits: MatomoVisitRecord[], limit: number, timezone: string) {
+/**
+ * `firstVisit`/`lastVisit` summaries: `date` is the visit's firstActionTimestamp (unix seconds), the
+ * day is only in `prettyDate`, localized (matomo-org/matomo@f09912cb:plugins/Live/VisitorDetails.php
+ * getVisitorProfileVisitSummary).
+ */
+function visitSummary(v: MatomoVisitRecord, timezone: string) {
+  const day = localDay(v.firstActionTimestamp, timezone)
+  return {
+    date: v.firstActionTimestamp,
+    prettyDate: new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', {
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      timeZone: 'UTC',
+    }),
+    daysAgo: Math.max(0, Math.floor((Date.now() / 1000 - v.firstActionTimestamp) / 86_400)),
+    referrerType: v.referrerType,
+    referrerUrl: v.referrerUrl || '',
+    referralSummary: v.referrerType === 'direct' ? 'Direct Entry' : v.referrerName,
+  }
+}
+
+function profileOf(
+  visitorId: string,
+  all: readonly MatomoVisitRecord[],
+  limit: number,
+  site: Readonly<Record<string, string>>,
+) {
+  const timezone = site.timezone ?? 'UTC'
+  const visits = all.slice(0, PROFILE_MAX_VISITS)
   const actions = visits.flatMap((v) => v.actionDetails)
   const count = (type: string) => actions.filter((a) => a.type === type).length
-  const summary = (v: MatomoVisitRecord | undefined) =>
-    v
-      ? {
-          date: localDay(v.firstActionTimestamp, timezone),
-          prettyDate: localDay(v.firstActionTimestamp, timezone),
-          daysAgo: Math.max(0, Math.floor((Date.now() / 1000 - v.firstActionTimestamp) / 86_400)),
-          referrerType: v.referrerType,
-          referralSummary: v.referrerName || 'Direct Entry',
-        }
-      : []
+  // Countries in the order visits are handled (newest first), then asort: ascending by visits, ties
+  // keeping that order, so the most visited country is LAST
+  // (matomo-org/matomo@f09912cb:plugins/UserCountry/VisitorDetails.php finalizeProfile).
   const countries = new Map<string, { country: string; nb_visits: number; prettyName: string }>()
   for (const v of visits) {
     const code = String(v.countryCode)
@@ -108,6 +188,7 @@ function profileOf(visitorId: string, visits: MatomoVisitRecord[], limit: number
   }
   return {
     visitorId,
+    hasMoreVisits: all.length > PROFILE_MAX_VISITS,
     userId: visits.find((v) => v.userId)?.userId ?? null,
     totalVisits: visits.length,
     totalVisitDuration: visits.reduce((a, v) => a + Number(v.visitDuration), 0),
@@ -120,11 +201,12 @@ function profileOf(visitorId: string, visits: MatomoVisitRecord[], limit: number
     totalEcommerceRevenue: actions
       .filter((a) => a.type === 'ecommerceOrder')
       .reduce((a, o) => a + Number(o.revenue ?? 0), 0),
-    firstVisit: summary(visits[visits.length - 1]),
-    lastVisit: summary(visits[0]),
+    firstVisit: visitSummary(all[all.length - 1] as MatomoVisitRecord, timezone),
+    lastVisit: visitSummary(visits[0] as MatomoVisitRecord, timezone),
     lastVisits: visits.slice(0, limit),
+    visitsAggregated: Math.min(visits.length, limit),
     countries: [...countries.values()]
-      .sort((a, b) => b.nb_visits - a.nb_visits)
+      .sort((a, b) => a.nb_visits - b.nb_visits)
       .map((c) => ({ ...c, flag: `plugins/Morpheus/icons/dist/flags/${c.country}.png` })),
   }
 }

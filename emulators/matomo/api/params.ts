@@ -1,4 +1,4 @@
-import { MatomoApiError, requireParam } from '../errors.js'
+import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import type { MatomoState } from '../state.js'
 
 export type Params = Readonly<Record<string, string>>
@@ -12,16 +12,31 @@ function integer(params: Params, name: string, fallback: number): number {
   return Number(v)
 }
 
-/** Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all). */
+/**
+ * Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all)
+ * (matomo-org/matomo@f09912cb:config/global.ini.php API_datatable_default_limit = 100,
+ * core/API/DataTableGenericFilter.php).
+ */
 export function applyLimit<T>(rows: readonly T[], params: Params, defaultLimit = 100): T[] {
   const offset = Math.max(0, integer(params, 'filter_offset', 0))
   const limit = integer(params, 'filter_limit', defaultLimit)
   return limit < 0 ? rows.slice(offset) : rows.slice(offset, offset + limit)
 }
 
-/** `idSite` must name an existing site (the emulator's token is a super user's). */
+/**
+ * `idSite` must name a site the token may view: without view access Matomo throws NoAccessException
+ * (HTTP 401) before looking the site up (matomo-org/matomo@f09912cb:core/Access.php
+ * checkUserHasViewAccess, lang/en.json General_ExceptionPrivilegeAccessWebsite); a super user asking
+ * for a site that does not exist gets UnexpectedWebsiteFoundException, HTTP 200
+ * (core/Exception/UnexpectedWebsiteFoundException.php is no HttpCodeException).
+ */
 export function siteParam(state: MatomoState, params: Params) {
   const id = requireParam(params, 'idSite')
+  if (!state.canView(params.token_auth, id)) {
+    throw new MatomoNoAccessError(
+      `You can't access this resource as it requires 'view' access for the website id = ${Number.parseInt(id, 10) || 0}.`,
+    )
+  }
   const site = /^\d+$/.test(id) ? state.sites.get(id) : undefined
   if (!site)
     throw new MatomoApiError(

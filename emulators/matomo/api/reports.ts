@@ -8,7 +8,10 @@ type Row = Record<string, string | number>
 type Compute = (visits: MatomoVisitRecord[], period: Period, params: Params) => Row | Row[]
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
-/** Matomo counts unique visitors only for day, week and month (archiving settings' defaults). */
+/**
+ * Matomo counts unique visitors only for day, week and month (matomo-org/matomo@f09912cb:
+ * config/global.ini.php enable_processing_unique_visitors_year = 0, _range = 0).
+ */
 const uniquesKept = (period: Period) => period === 'day' || period === 'week' || period === 'month'
 const raw = (params: Params) => params.format_metrics === '0'
 
@@ -20,6 +23,10 @@ const REFERRER_TYPE_NAMES: Readonly<Record<string, string>> = {
   campaign: 'Campaigns',
 }
 
+/**
+ * Core visit metrics; a bounce is a visit with one action (or none)
+ * (matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php getVisitsMetricFields, bounce_count).
+ */
 function visitMetrics(visits: readonly MatomoVisitRecord[], period: Period): Row {
   const row: Row = {
     nb_visits: visits.length,
@@ -69,7 +76,10 @@ function actionsSummary(visits: MatomoVisitRecord[]): Row | Row[] {
   }
 }
 
-/** A row report over visits, one row per label, sorted by visits (Matomo's default). */
+/**
+ * A row report over visits, one row per label, sorted by visits (the default sort of Matomo's reports,
+ * matomo-org/matomo@f09912cb:core/Plugin/Report.php defaultSortColumn nb_visits).
+ */
 function byVisit(labelOf: (v: MatomoVisitRecord) => { label: string; extra?: Row } | undefined): Compute {
   return (visits, period) => {
     const groups = new Map<string, { extra: Row; visits: MatomoVisitRecord[] }>()
@@ -93,7 +103,15 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
   return (visits, _period, params) => {
     const groups = new Map<
       string,
-      { hits: number; visits: Set<string>; time: number; url?: string; entry: number; exit: number }
+      {
+        hits: number
+        visits: Set<string>
+        time: number
+        url?: string
+        entry: number
+        bounces: number
+        exit: number
+      }
     >()
     for (const v of visits) {
       const pages = v.actionDetails.filter((a) => a.type === 'action')
@@ -106,12 +124,20 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
             : params.flat === '1'
               ? path
               : `/${path.split('/')[1] ?? ''}`
-        const g = groups.get(label) ?? { hits: 0, visits: new Set(), time: 0, entry: 0, exit: 0 }
+        const g = groups.get(label) ?? {
+          hits: 0,
+          visits: new Set(),
+          time: 0,
+          entry: 0,
+          bounces: 0,
+          exit: 0,
+        }
         g.hits++
         g.visits.add(v.idVisit)
         g.time += Number(a.timeSpent ?? 0)
         if (key === 'url' && params.flat === '1') g.url = url
         if (i === 0) g.entry++
+        if (i === 0 && v.actionDetails.length === 1) g.bounces++
         if (i === pages.length - 1) g.exit++
         groups.set(label, g)
       })
@@ -123,13 +149,26 @@ function byPage(key: 'url' | 'pageTitle'): Compute {
         nb_visits: g.visits.size,
         sum_time_spent: g.time,
         entry_nb_visits: g.entry,
+        entry_bounce_count: g.bounces,
         exit_nb_visits: g.exit,
+        bounce_rate: pageBounceRate(g.bounces, g.entry, params),
         avg_time_on_page: Math.round(g.time / g.hits),
         ...(g.url ? { url: g.url } : {}),
         ...(key === 'url' && params.flat !== '1' ? { idsubdatatable: i + 1 } : {}),
       }))
       .sort((a, b) => b.nb_visits - a.nb_visits || a.label.localeCompare(b.label))
   }
+}
+
+/**
+ * The processed metric `bounce_rate` of page rows: entry_bounce_count / entry_nb_visits, a quotient with
+ * format_metrics=0 and `"40%"` otherwise; there is no `entry_bounce_rate` column
+ * (matomo-org/matomo@f09912cb:plugins/Actions/Columns/Metrics/BounceRate.php; processed metrics of
+ * plugins/Actions/Reports/GetPageUrls.php and GetEntryPageUrls.php).
+ */
+function pageBounceRate(bounces: number, entries: number, params: Params): number | string {
+  const q = entries === 0 ? 0 : round(bounces / entries)
+  return raw(params) ? q : `${Math.round(q * 100)}%`
 }
 
 const entryPages: Compute = (visits, _period, params) => {
@@ -151,6 +190,11 @@ const entryPages: Compute = (visits, _period, params) => {
       entry_nb_actions: g.visits.reduce((a, v) => a + v.actionDetails.length, 0),
       entry_sum_visit_length: g.visits.reduce((a, v) => a + Number(v.visitDuration), 0),
       entry_bounce_count: g.visits.filter((v) => v.actionDetails.length === 1).length,
+      bounce_rate: pageBounceRate(
+        g.visits.filter((v) => v.actionDetails.length === 1).length,
+        g.visits.length,
+        params,
+      ),
       ...(params.flat === '1' ? { url: g.url } : {}),
     }))
     .sort((a, b) => b.entry_nb_visits - a.entry_nb_visits)
@@ -177,7 +221,11 @@ const eventNames: Compute = (visits) => {
   }))
 }
 
-/** Runs a report over the period/date the request names: one answer, or one per period label. */
+/**
+ * Runs a report over the period/date the request names: one answer, or one object keyed by period label
+ * for `date=a,b`/`lastN` with a non-range period; an empty period is `[]`
+ * (matomo-org/matomo@f09912cb:core/Archive.php, core/API/ResponseBuilder.php).
+ */
 function report(compute: Compute, rows: boolean): MethodHandler {
   return (state: MatomoState, params: Params) => {
     const site: MatomoSiteRecord = siteParam(state, params)

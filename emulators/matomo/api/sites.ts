@@ -12,6 +12,10 @@ function urlsOf(params: Params): string[] {
     .map((k) => params[k] as string)
 }
 
+/**
+ * Site settings validation, in Matomo's words (matomo-org/matomo@f09912cb:plugins/SitesManager/API.php
+ * checkValidTimezone, checkValidCurrency, checkUrls; lang/en.json SitesManager_Exception*).
+ */
 function checkSettings(params: Params): void {
   if (params.timezone !== undefined && !isValidTimezone(params.timezone)) {
     throw new MatomoApiError(`The timezone "${params.timezone}" is not valid. Please enter a valid timezone.`)
@@ -34,19 +38,22 @@ function limitOf(params: Params): number | undefined {
   return Number(v)
 }
 
-const sorted = (state: MatomoState) =>
-  [...state.sites.values()].sort((a, b) => Number(a.idsite) - Number(b.idsite))
+/** The sites the token may view, by id; listings leave the others out, they do not fail. */
+const sorted = (state: MatomoState, params: Params) =>
+  [...state.sites.values()]
+    .filter((s) => state.canView(params.token_auth, s.idsite as string))
+    .sort((a, b) => Number(a.idsite) - Number(b.idsite))
 
 export const SITES_METHODS: Readonly<Record<string, MethodHandler>> = {
   'SitesManager.getSitesWithAtLeastViewAccess': (state, params) => {
     const limit = limitOf(params)
-    const all = sorted(state)
+    const all = sorted(state, params)
     return applyLimit(limit === undefined ? all : all.slice(0, limit), params, -1)
   },
   'SitesManager.getPatternMatchSites': (state, params) => {
     const pattern = requireParam(params, 'pattern').toLowerCase()
     const limit = limitOf(params)
-    const found = sorted(state).filter(
+    const found = sorted(state, params).filter(
       (s) =>
         s.idsite === pattern ||
         s.name?.toLowerCase().includes(pattern) ||
@@ -55,7 +62,7 @@ export const SITES_METHODS: Readonly<Record<string, MethodHandler>> = {
     return limit === undefined ? found : found.slice(0, limit)
   },
   'SitesManager.getSitesFromGroup': (state, params) =>
-    sorted(state).filter((s) => s.group === (params.group ?? '')),
+    sorted(state, params).filter((s) => s.group === (params.group ?? '')),
   'SitesManager.getSiteFromId': (state, params) => siteParam(state, params),
   'SitesManager.addSite': (state, params) => {
     requireParam(params, 'siteName')
@@ -78,6 +85,7 @@ export const SITES_METHODS: Readonly<Record<string, MethodHandler>> = {
     if (url !== undefined) site.main_url = url
     return OK
   },
+  // matomo-org/matomo@f09912cb:plugins/SitesManager/API.php deleteSite (the last site cannot go).
   'SitesManager.deleteSite': (state, params) => {
     const site = siteParam(state, params)
     if (state.sites.size === 1) {

@@ -4,7 +4,12 @@ import type { Filter, ValidQuery } from './validate.js'
 
 const DAY_MS = 86_400_000
 
-/** The range's first and last instant (both included), resolved in the site's timezone. */
+/**
+ * The range's first and last instant (both included), resolved in the site's timezone: dates are whole
+ * site-local days, date-times are taken with their own offsets, `Nd` ends yesterday, `month`/`year` are
+ * the current calendar ones, `Nmo` the N whole months before this one
+ * (plausible/analytics@d5a94c98:lib/plausible/stats/filters/query_parser.ex parse_time_range).
+ */
 export function resolveRange(range: ValidQuery['date_range'], tz: string, now: number): [number, number] {
   const dayStart = (date: string, plusDays = 0) => {
     const [y, m, d] = date.split('-').map(Number) as [number, number, number]
@@ -20,8 +25,6 @@ export function resolveRange(range: ValidQuery['date_range'], tz: string, now: n
   switch (range) {
     case 'day':
       return [dayStart(today), dayStart(today, 1) - 1000]
-    case '24h':
-      return [now - DAY_MS, now]
     case 'month':
       return [zonedToUtc(y, m, 1, tz), zonedToUtc(y, m + 1, 1, tz) - 1000]
     case 'year':
@@ -86,7 +89,9 @@ function matches(op: string, value: string | undefined, clauses: string[]): bool
 function passes(v: VisitRecord, f: Filter, site: SiteRecord): boolean {
   const [op, dim, clauses] = f
   if (dim === 'event:page') return v.events.some((e) => e.name === 'pageview' && matches(op, e.page, clauses))
-  if (dim === 'event:goal') return v.events.some((e) => e.name !== 'pageview' && matches(op, e.name, clauses))
+  if (dim === 'event:goal')
+    return v.events.some((e) => site.goals.includes(e.name) && matches(op, e.name, clauses))
+  if (dim === 'event:name') return v.events.some((e) => matches(op, e.name, clauses))
   return matches(op, visitValue(v, dim, site), clauses)
 }
 
@@ -98,6 +103,11 @@ interface Group {
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits
 
+/**
+ * Metric values as Plausible returns them: bounce_rate a rounded percentage, visit_duration whole
+ * seconds, views_per_visit two decimals, conversion rates one decimal, revenue as a money object
+ * (https://plausible.io/docs/stats-api "Metrics"; plausible/analytics lib/plausible/stats/sql/special_metrics.ex).
+ */
 function metricOf(metric: string, g: Group, totalVisitors: number): unknown {
   const visits = [...g.visits]
   const visitors = new Set(visits.map((v) => v.visitorId)).size
@@ -157,7 +167,12 @@ function metricOf(metric: string, g: Group, totalVisitors: number): unknown {
   }
 }
 
-/** Runs a validated query over the site's visits: group, measure, order, page. */
+/**
+ * Runs a validated query over the site's visits: group, measure, order (time dimensions ascending,
+ * otherwise the first metric descending), page; answers `{results, meta, query}` with the query's
+ * date_range echoed in the site's offset (https://plausible.io/docs/stats-api "Response structure";
+ * plausible/analytics lib/plausible/stats/query_result.ex).
+ */
 export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly VisitRecord[], now: number) {
   const [from, to] = resolveRange(q.date_range, site.timezone, now)
   const inRange = visits.filter(
@@ -192,8 +207,10 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
               events: k.events.filter((e) => e.page === page && e.name === 'pageview'),
             })
           }
-        } else if (d === 'event:goal') {
-          for (const name of new Set(k.events.filter((e) => e.name !== 'pageview').map((e) => e.name))) {
+        } else if (d === 'event:goal' || d === 'event:name') {
+          // event:goal groups configured goals only; event:name every event, pageviews included.
+          const named = k.events.filter((e) => d === 'event:name' || site.goals.includes(e.name))
+          for (const name of new Set(named.map((e) => e.name))) {
             next.push({ key: [...k.key, name], events: k.events.filter((e) => e.name === name) })
           }
         } else if (d.startsWith('event:props:')) {
@@ -232,7 +249,12 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
   const { limit, offset } = q.pagination
   return {
     results: rows.slice(offset, offset + limit),
-    meta: { imports_included: false, ...(q.include.total_rows ? { total_rows: rows.length } : {}) },
+    // imports_included only when imports were asked about; total_rows only when asked for
+    // (plausible/analytics@0359c2d6:lib/plausible/stats/query_result.ex meta/1).
+    meta: {
+      ...(q.include.imports ? { imports_included: false } : {}),
+      ...(q.include.total_rows ? { total_rows: rows.length } : {}),
+    },
     query: {
       site_id: q.site_id,
       metrics: q.metrics,

@@ -1,4 +1,8 @@
-/** Site-timezone arithmetic for date ranges and time buckets, with Intl only. */
+/**
+ * Site-timezone arithmetic for date ranges and time buckets, with Intl only: Plausible buckets
+ * `time:*` dimensions in the site's timezone, weeks starting on Monday, months on the 1st
+ * (plausible/analytics lib/plausible/stats/time.ex, lib/plausible/stats/sql/expression.ex select_dimension).
+ */
 
 function parts(ms: number, timeZone: string) {
   const out: Record<string, string> = {}

@@ -1,7 +1,9 @@
 import {
   DATE_RANGE_WORDS,
   EVENT_DIMENSIONS,
+  EVENT_METRICS,
   METRICS,
+  SESSION_DIMENSIONS,
   SESSION_METRICS,
   TIME_DIMENSIONS,
   VISIT_DIMENSIONS,
@@ -21,6 +23,7 @@ export interface ValidQuery {
   readonly pagination: { limit: number; offset: number }
 }
 
+/** Public filter operators (plausible/analytics@676dce0e:priv/json-schemas/query-api-schema.json). */
 const FILTER_OPS = ['is', 'is_not', 'contains', 'contains_not', 'matches', 'matches_not'] as const
 const KEYS = [
   'site_id',
@@ -79,6 +82,50 @@ function filters(value: unknown): Filter[] {
   })
 }
 
+const inList = (list: readonly string[], v: string) => list.includes(v)
+const ticked = (list: readonly string[]) => list.map((x) => `\`${x}\``).join(', ')
+
+/**
+ * Per-metric rules, then the metric/dimension table conflict, in Plausible's order and words
+ * (plausible/analytics@d5a94c98:lib/plausible/stats/filters/query_parser.ex validate_metrics,
+ * validate_metric; table_decider.ex for the conflict).
+ */
+function checkMetrics(metrics: readonly string[], dimensions: readonly string[], f: readonly Filter[]): void {
+  const filtersOn = (dim: string) => f.some((x) => x[1] === dim)
+  for (const metric of metrics) {
+    if (metric === 'conversion_rate' || metric === 'group_conversion_rate') {
+      if (!dimensions.includes('event:goal') && !filtersOn('event:goal'))
+        throw badRequest(`Metric \`${metric}\` can only be queried with event:goal filters or dimensions.`)
+    }
+    if (metric === 'scroll_depth' && !dimensions.includes('event:page') && !filtersOn('event:page')) {
+      throw badRequest(`Metric \`${metric}\` can only be queried with event:page filters or dimensions.`)
+    }
+    // views_per_visit: never with an event:page filter, never with any dimension at all.
+    if (metric === 'views_per_visit') {
+      if (filtersOn('event:page'))
+        throw badRequest('Metric `views_per_visit` cannot be queried with a filter on `event:page`.')
+      if (dimensions.length > 0)
+        throw badRequest('Metric `views_per_visit` cannot be queried with `dimensions`.')
+    }
+  }
+  const sessionMetrics = metrics.filter((m) => inList(SESSION_METRICS, m))
+  const eventMetrics = metrics.filter((m) => inList(EVENT_METRICS, m))
+  const eventDims = dimensions.filter((d) => d.startsWith('event:'))
+  const sessionDims = dimensions.filter((d) => inList(SESSION_DIMENSIONS, d))
+  // event:page alone is the exception the query optimizer splits for.
+  if (eventDims.length === 1 && eventDims[0] === 'event:page') return
+  if (sessionMetrics.length > 0 && eventDims.length > 0) {
+    throw badRequest(
+      `Session metric(s) ${ticked(sessionMetrics)} cannot be queried along with event dimension(s) ${ticked(eventDims)}`,
+    )
+  }
+  if (eventMetrics.length > 0 && sessionDims.length > 0) {
+    throw badRequest(
+      `Event metric(s) ${ticked(eventMetrics)} cannot be queried along with session dimension(s) ${ticked(sessionDims)}`,
+    )
+  }
+}
+
 /** Checks a `/api/v2/query` body the way Plausible's JSON schema and query validations do. */
 export function validateQuery(body: unknown): ValidQuery {
   if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -95,6 +142,9 @@ export function validateQuery(body: unknown): ValidQuery {
       throw badRequest(`#/metrics/${i}: Invalid metric ${JSON.stringify(m)}`)
   })
   const metrics = b.metrics as string[]
+  // "uniqueItems": true (plausible/analytics@676dce0e:priv/json-schemas/query-api-schema.json)
+  if (new Set(metrics).size !== metrics.length)
+    throw badRequest('#/metrics: Expected items to be unique but they were not.')
   if (b.date_range === undefined)
     throw badRequest('#/date_range: Required property date_range was not present.')
   const dims = (b.dimensions ?? []) as unknown
@@ -106,20 +156,7 @@ export function validateQuery(body: unknown): ValidQuery {
   if (dimensions.filter((d) => d.startsWith('time')).length > 1)
     throw badRequest('Invalid dimensions: only one time dimension is allowed')
   const f = filters(b.filters)
-  const goal = dimensions.includes('event:goal') || f.some((x) => x[1] === 'event:goal')
-  if (metrics.includes('conversion_rate') && !goal) {
-    throw badRequest('Metric `conversion_rate` can only be queried with event:goal filters or dimensions.')
-  }
-  const eventDims = dimensions.filter((d) => d.startsWith('event:') && d !== 'event:page')
-  const session = metrics.filter((m) => (SESSION_METRICS as readonly string[]).includes(m))
-  if (eventDims.length > 0 && session.length > 0) {
-    throw badRequest(
-      `Session metric(s) ${session.map((m) => `\`${m}\``).join(', ')} cannot be queried along with event dimensions.`,
-    )
-  }
-  if (dimensions.includes('event:page') && metrics.includes('views_per_visit')) {
-    throw badRequest('Metric `views_per_visit` cannot be queried with event:page dimension.')
-  }
+  checkMetrics(metrics, dimensions, f)
   let order: [string, 'asc' | 'desc'][] | undefined
   if (b.order_by !== undefined) {
     if (!Array.isArray(b.order_by)) throw badRequest('#/order_by: Type mismatch. Expected Array')
@@ -133,6 +170,7 @@ export function validateQuery(body: unknown): ValidQuery {
       return [o[0] as string, o[1] as 'asc' | 'desc']
     })
   }
+  // pagination.limit 1..10000 (default 10000), offset >= 0 (same schema; query_parser.ex @default_pagination).
   const p = (b.pagination ?? {}) as Record<string, unknown>
   const limit = p.limit ?? 10_000
   const offset = p.offset ?? 0

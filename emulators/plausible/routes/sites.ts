@@ -5,15 +5,19 @@ import type { PlausibleState, SiteRecord } from '../state.js'
 
 type Query = Record<string, string | undefined>
 
-/** Cursors are opaque; they remember the last row and the page size they were made with. */
-function encodeCursor(seq: number, limit: number): string {
-  return Buffer.from(JSON.stringify({ s: seq, l: limit })).toString('base64url')
+/**
+ * Cursors are opaque and carry only the cursor field (the site id, newest first): Plausible pages with
+ * Paginator over `cursor_fields: [{:id, :desc}]` (plausible/analytics@04f5deb8:lib/plausible/pagination.ex,
+ * external_sites_controller.ex @pagination_opts), so a cursor still works with another limit.
+ */
+function encodeCursor(seq: number): string {
+  return Buffer.from(JSON.stringify({ s: seq })).toString('base64url')
 }
 
-function decodeCursor(cursor: string): { s: number; l: number } {
+function decodeCursor(cursor: string): { s: number } {
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { s: unknown; l: unknown }
-    if (typeof v.s === 'number' && typeof v.l === 'number') return { s: v.s, l: v.l }
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { s: unknown }
+    if (typeof v.s === 'number') return { s: v.s }
   } catch {}
   throw badRequest('Invalid cursor')
 }
@@ -59,14 +63,20 @@ function isTimezone(tz: string): boolean {
   }
 }
 
+/**
+ * The Sites API (Plausible Cloud / Enterprise code only): list, get, create, rename, delete, with the
+ * controller's errors: 404 "Site could not be found", 400 `field: message` from the changeset
+ * (plausible/analytics@0b6cea7d:extra/lib/plausible_web/controllers/api/external_sites_controller.ex;
+ * https://plausible.io/docs/sites-api).
+ */
 export function registerSiteRoutes(app: FastifyInstance, state: PlausibleState): void {
   app.get('/api/v1/sites', async (request) => {
     const q = request.query as Query
-    const limitText = q.limit ?? String(SITES_DEFAULT_LIMIT)
-    const limit = Number(limitText)
-    if (!/^\d+$/.test(limitText) || limit < 1 || limit > SITES_MAX_LIMIT) {
-      throw badRequest(`Parameter limit must be an integer between 1 and ${SITES_MAX_LIMIT}`)
-    }
+    // A limit outside 1..100 is ignored, not refused (see SITES_MAX_LIMIT).
+    const asked = q.limit === undefined ? Number.NaN : Number(q.limit)
+    if (q.limit !== undefined && !/^-?\d+$/.test(q.limit))
+      throw badRequest('Parameter limit must be an integer')
+    const limit = asked >= 1 && asked <= SITES_MAX_LIMIT ? asked : SITES_DEFAULT_LIMIT
     if (q.after && q.before) throw badRequest('Use either after or before, not both')
     const team = q.team_id
     if (team !== undefined && !state.teams.some((t) => t.id === team)) {
@@ -76,8 +86,6 @@ export function registerSiteRoutes(app: FastifyInstance, state: PlausibleState):
     const cursor = q.after ?? q.before
     if (cursor) {
       const c = decodeCursor(cursor)
-      // A cursor only continues the walk it came from: same page size.
-      if (c.l !== limit) throw badRequest('Invalid cursor: limit must not change between pages')
       rows = q.after ? rows.filter((s) => s.seq < c.s) : rows.filter((s) => s.seq > c.s).slice(-limit)
     }
     const page = rows.slice(0, limit)
@@ -86,8 +94,8 @@ export function registerSiteRoutes(app: FastifyInstance, state: PlausibleState):
     return {
       sites: page.map((s) => ({ domain: s.domain, timezone: s.timezone })),
       meta: {
-        after: rows.length > limit && last ? encodeCursor(last.seq, limit) : null,
-        before: cursor && first ? encodeCursor(first.seq, limit) : null,
+        after: rows.length > limit && last ? encodeCursor(last.seq) : null,
+        before: cursor && first ? encodeCursor(first.seq) : null,
         limit,
       },
     }

@@ -49,14 +49,24 @@ export async function callMatomo<T>(
   params: MatomoParams = {},
 ): Promise<T> {
   const body = encodeMatomoParams({ ...params, token_auth: ctx.credentials.token_auth })
-  const res = await ctx.client.send({
-    method: 'POST',
-    path: 'index.php',
-    query: { module: 'API', method, format: 'JSON' },
-    body,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    idempotent: !WRITE_METHOD.test(method),
-  })
+  let res: Awaited<ReturnType<typeof ctx.client.send>>
+  try {
+    res = await ctx.client.send({
+      method: 'POST',
+      path: 'index.php',
+      query: { module: 'API', method, format: 'JSON' },
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      idempotent: !WRITE_METHOD.test(method),
+    })
+  } catch (err) {
+    // Matomo answers every NoAccessException with HTTP 401 (core/NoAccessException.php): a token it
+    // rejects, but also a good token without access to this site. Only the first means re-authorize.
+    if (err instanceof ProviderError && err.status === 401) {
+      throw new ProviderError(statusOfMatomoError(err.providerMessage), err.providerMessage)
+    }
+    throw err
+  }
   const error = matomoErrorOf(res.body)
   if (error) throw error
   return res.body as T

@@ -93,15 +93,20 @@ describe('Matomo mappers', () => {
     expect(video?.page_referrer).toBeUndefined()
   })
 
-  it('maps a visitor profile', () => {
+  it('maps a visitor profile: first action time, and the most visited of the ascending countries', () => {
+    // Shaped as Live.getVisitorProfile answers (plugins/Live/VisitorDetails.php: firstVisit.date is the
+    // first action's unix time; plugins/UserCountry/VisitorDetails.php: countries asorted by visits).
     const v = fromMatomoVisitorProfile('1', {
       visitorId: 'abcdef0123456789',
       totalVisits: 4,
       totalPageViews: '9',
       totalActions: 12,
-      firstVisit: { date: '2024-04-01' },
+      firstVisit: { date: 1711976645, prettyDate: 'Monday, April 1, 2024' },
       lastVisits: [visit],
-      countries: [{ country: 'fr', prettyName: 'France' }],
+      countries: [
+        { country: 'de', prettyName: 'Germany', nb_visits: 1 },
+        { country: 'fr', prettyName: 'France', nb_visits: 3 },
+      ],
     })
     expect(v).toMatchObject({
       id: '1:abcdef0123456789',
@@ -112,8 +117,22 @@ describe('Matomo mappers', () => {
       country_code: 'FR',
       language: 'fr-fr',
     })
-    expect((v.first_seen_at as Date).toISOString()).toBe('2024-04-01T00:00:00.000Z')
+    expect((v.first_seen_at as Date).toISOString()).toBe('2024-04-01T13:04:05.000Z')
     expect((v.last_seen_at as Date).toISOString()).toBe('2024-05-01T18:43:38.000Z')
+  })
+
+  it('leaves out profile totals that cover only the 100 most recent visits', () => {
+    const v = fromMatomoVisitorProfile('1', {
+      visitorId: 'abcdef0123456789',
+      hasMoreVisits: true,
+      totalVisits: 100,
+      totalPageViews: 250,
+      totalActions: 300,
+      lastVisits: [visit],
+    })
+    expect(v.total_sessions).toBeUndefined()
+    expect(v.total_page_views).toBeUndefined()
+    expect(v.total_events).toBeUndefined()
   })
 
   it('builds tracking requests per event type', () => {

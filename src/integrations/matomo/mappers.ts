@@ -191,22 +191,34 @@ export function fromMatomoAction(visit: MatomoVisit, action: MatomoAction, index
   }
 }
 
+/**
+ * The visitor's main country: the one with the most visits. Matomo sorts `countries` ascending by
+ * visits (matomo-org/matomo@f09912cb:plugins/UserCountry/VisitorDetails.php finalizeProfile, asort), so
+ * the first entry is the least visited; on a tie the earlier entry (seen in a more recent visit) wins.
+ */
+function mainCountryOf(profile: MatomoVisitorProfile) {
+  let best: NonNullable<MatomoVisitorProfile['countries']>[number] | undefined
+  for (const c of profile.countries ?? []) {
+    if (!best || (num(c.nb_visits) ?? 0) > (num(best.nb_visits) ?? 0)) best = c
+  }
+  return best
+}
+
 export function fromMatomoVisitorProfile(idSite: string, profile: MatomoVisitorProfile): UnifiedRecord {
   const last = profile.lastVisits?.[0]
-  const firstDate = profile.firstVisit?.date
-  const country = profile.countries?.[0]
+  const country = mainCountryOf(profile)
+  // The totals cover only the visits the profile aggregated (Matomo's 100 most recent); when there are
+  // more they would undercount, so they are left out rather than reported wrong.
+  const complete = profile.hasMoreVisits !== true
   return {
     id: visitorKey(idSite, profile.visitorId),
     property_id: idSite,
-    // Matomo gives the first visit's day only (site calendar), so first_seen_at is that day's start.
-    first_seen_at:
-      typeof firstDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(firstDate)
-        ? new Date(`${firstDate}T00:00:00Z`)
-        : undefined,
+    // `firstVisit.date` is the first action's unix time (plugins/Live/VisitorDetails.php).
+    first_seen_at: fromSeconds(profile.firstVisit?.date),
     last_seen_at: last ? fromSeconds(last.lastActionTimestamp) : undefined,
-    total_sessions: num(profile.totalVisits),
-    total_page_views: num(profile.totalPageViews),
-    total_events: num(profile.totalActions),
+    total_sessions: complete ? num(profile.totalVisits) : undefined,
+    total_page_views: complete ? num(profile.totalPageViews) : undefined,
+    total_events: complete ? num(profile.totalActions) : undefined,
     country: nonEmpty(country?.prettyName) ?? nonEmpty(last?.country),
     country_code: (nonEmpty(country?.country) ?? nonEmpty(last?.countryCode))?.toUpperCase(),
     city: nonEmpty(last?.city),

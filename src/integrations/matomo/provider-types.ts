@@ -66,10 +66,18 @@ export interface MatomoVisitorProfile {
   readonly totalVisits?: number | string
   readonly totalPageViews?: number | string
   readonly totalActions?: number | string
-  readonly firstVisit?: { readonly date?: string; readonly [key: string]: unknown }
-  readonly lastVisit?: { readonly date?: string; readonly [key: string]: unknown }
+  /** `date` is the visit's firstActionTimestamp in unix seconds, not a day (plugins/Live/VisitorDetails.php). */
+  readonly firstVisit?: { readonly date?: number | string; readonly [key: string]: unknown }
+  readonly lastVisit?: { readonly date?: number | string; readonly [key: string]: unknown }
   readonly lastVisits?: readonly MatomoVisit[]
-  readonly countries?: ReadonlyArray<{ readonly country?: string; readonly prettyName?: string }>
+  /** True when the visitor has more visits than the profile aggregated (the 100 most recent). */
+  readonly hasMoreVisits?: boolean
+  /** Sorted ascending by visits: the most visited country is last (plugins/UserCountry/VisitorDetails.php). */
+  readonly countries?: ReadonlyArray<{
+    readonly country?: string
+    readonly prettyName?: string
+    readonly nb_visits?: number | string
+  }>
   readonly [key: string]: unknown
 }
 

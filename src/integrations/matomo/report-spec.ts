@@ -55,7 +55,9 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
   PAGE_TITLE: { method: 'Actions.getPageTitles', metrics: PAGE_ROW_METRICS, valueOf: label },
   LANDING_PAGE: {
     method: 'Actions.getEntryPageUrls',
-    metrics: { entry_nb_visits: 'SESSIONS', entry_bounce_rate: 'BOUNCE_RATE' },
+    // The rate column is the processed metric `bounce_rate` (entry_bounce_count / entry_nb_visits);
+    // Matomo has no `entry_bounce_rate` (plugins/Actions/Columns/Metrics/BounceRate.php).
+    metrics: { entry_nb_visits: 'SESSIONS', bounce_rate: 'BOUNCE_RATE' },
     valueOf: (r) => r.url ?? r.label,
   },
   COUNTRY: {

@@ -65,6 +65,36 @@ function daysOf(q: ListQuery): { first: string; last: string } {
   return { first: dayOf(startMs), last: dayOf(endMs - DAY_MS) }
 }
 
+const addDays = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS)
+
+/**
+ * The days a WEEK/MONTH/YEAR series really covers: Matomo answers `period=week|month|year` over a date
+ * range with every whole period touching it, Monday-to-Sunday weeks included
+ * (matomo-org/matomo@f09912cb:core/Period/Range.php fillArraySubPeriods, core/Period/Week.php), so the
+ * report claims those whole periods rather than the narrower window asked for.
+ */
+export function widenToPeriods(
+  period: string | undefined,
+  first: string,
+  last: string,
+): { first: string; last: string } {
+  switch (period) {
+    case 'week': {
+      const weekday = (d: string) => (new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7
+      return { first: addDays(first, -weekday(first)), last: addDays(last, 6 - weekday(last)) }
+    }
+    case 'month': {
+      const next = new Date(`${last.slice(0, 7)}-01T00:00:00Z`)
+      next.setUTCMonth(next.getUTCMonth() + 1)
+      return { first: `${first.slice(0, 7)}-01`, last: addDays(dayOf(next.getTime()), -1) }
+    }
+    case 'year':
+      return { first: `${first.slice(0, 4)}-01-01`, last: `${last.slice(0, 4)}-12-31` }
+    default:
+      return { first, last }
+  }
+}
+
 /** Valid enum values (400 otherwise, by the shared report parameters), then what Matomo can serve (501). */
 function checkEnums(q: ListQuery): { dimension?: Dimension; types?: ReadonlySet<string> } {
   const { dimension, types } = reportParamsOf(q)
@@ -86,10 +116,10 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     throw badRequest('Matomo needs property_id (the numeric site id) to list reports')
   }
   const { dimension, types } = checkEnums(q)
-  const { first, last } = daysOf(q)
+  const period = dimension ? PERIOD_DIMENSIONS[dimension] : undefined
+  const { first, last } = widenToPeriods(period, daysOf(q).first, daysOf(q).last)
   const base: MatomoParams = { idSite, date: `${first},${last}`, format_metrics: 0 }
   const site = { method: 'SitesManager.getSiteFromId', params: { idSite } }
-  const period = dimension ? PERIOD_DIMENSIONS[dimension] : undefined
   const row = dimension ? ROW_REPORTS[dimension] : undefined
   let metrics: ReportMetric[]
   let raw: Record<string, unknown>
@@ -98,7 +128,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     const [rows, s] = await callMatomoBulk(ctx, [
       {
         method: row.method,
-        params: { filter_limit: 100, ...ctx.rawParams, ...base, period: 'range', flat: 1 },
+        // Every row (filter_limit=-1): Matomo's default of 100 rows would cut a breakdown silently.
+        params: { filter_limit: -1, ...ctx.rawParams, ...base, period: 'range', flat: 1 },
       },
       site,
     ])

@@ -25,7 +25,8 @@ export default defineIntegration({
         label: 'API key',
         secret: true,
         required: true,
-        description: 'A Plausible API key (Account settings > API keys); sites need a Sites API key',
+        description:
+          'A Plausible API key (Account settings > API keys): a Stats API key reads sites and reports; creating, renaming or deleting sites needs a Sites API key',
       },
       {
         name: 'api_url',
@@ -38,13 +39,25 @@ export default defineIntegration({
   },
   baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
   authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
+  /**
+   * Checks the key with the Stats API, which every edition and every key has: a query without a site
+   * is answered 400 "Missing site ID" once the key is accepted, 401 when it is not
+   * (plausible/analytics lib/plausible_web/plugs/authorize_public_api.ex: the key is found before the
+   * site). Then whether the Sites API exists: Community Edition has none (404).
+   */
   async verify(client) {
+    try {
+      await client.json({ method: 'POST', path: '/api/v2/query', body: {}, idempotent: true })
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.status === 400 && /site id/i.test(err.providerMessage))) {
+        throw err
+      }
+    }
     try {
       await client.json({ path: '/api/v1/sites', query: { limit: 1 } })
       return { sites_api: 'available' }
     } catch (err) {
-      // 402: the key is good but the plan lacks the Sites API (Enterprise); reports and events still work.
-      if (err instanceof ProviderError && err.status === 402) return { sites_api: 'unavailable' }
+      if (err instanceof ProviderError && err.status === 404) return { sites_api: 'unavailable' }
       throw err
     }
   },

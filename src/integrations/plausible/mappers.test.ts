@@ -87,6 +87,20 @@ describe('Plausible events', () => {
     expect(() =>
       toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', value: 3 }),
     ).toThrow(/currency/)
+    // Plausible would keep 30 props and ignore revenue in an unknown currency, both silently.
+    const many = Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`p${i}`, { value: i }]))
+    expect(() =>
+      toPlausibleEvent({ name: 'x', property_id: 'a.com', page_url: 'https://a.com', metadata: many }),
+    ).toThrow(/30 properties/)
+    expect(() =>
+      toPlausibleEvent({
+        name: 'x',
+        property_id: 'a.com',
+        page_url: 'https://a.com',
+        value: 3,
+        currency: 'euro',
+      }),
+    ).toThrow(/ISO 4217/)
   })
 
   it('answer the recorded event with our id', () => {
@@ -137,5 +151,41 @@ describe('Plausible reports', () => {
       metrics: [12, 15, 40, 30, 2.5, null],
       metric_names: result.query.metrics,
     })
+  })
+
+  it('give time buckets their own instants, by the echoed offset when the zone is unknown', () => {
+    const daily: PlausibleQueryResult = {
+      results: [
+        { dimensions: ['2024-05-10'], metrics: [3] },
+        { dimensions: ['2024-05-11'], metrics: [4] },
+      ],
+      meta: {},
+      query: {
+        site_id: 'acme.com',
+        metrics: ['visits'],
+        dimensions: ['time:day'],
+        date_range: ['2024-05-10T02:00:00+02:00', '2024-05-11T23:59:59+02:00'],
+      },
+    }
+    const start = new Date('2024-05-10T00:00:00Z')
+    const end = new Date('2024-05-12T00:00:00Z')
+    const rows = fromPlausibleQuery(daily, 'acme.com', start, end, 'DATE')
+    expect(rows.map((r) => [(r.start_at as Date).toISOString(), (r.end_at as Date).toISOString()])).toEqual([
+      ['2024-05-10T00:00:00.000Z', '2024-05-10T22:00:00.000Z'],
+      ['2024-05-10T22:00:00.000Z', '2024-05-11T22:00:00.000Z'],
+    ])
+    // With the zone's name, DST is followed: Berlin's 2024-10-27 lasts 25 hours.
+    const [autumn] = fromPlausibleQuery(
+      { ...daily, results: [{ dimensions: ['2024-10-27'], metrics: [1] }] },
+      'acme.com',
+      new Date('2024-10-01T00:00:00Z'),
+      new Date('2024-11-01T00:00:00Z'),
+      'DATE',
+      'Europe/Berlin',
+    )
+    expect([autumn?.start_at, autumn?.end_at].map((d) => (d as Date).toISOString())).toEqual([
+      '2024-10-26T22:00:00.000Z',
+      '2024-10-27T23:00:00.000Z',
+    ])
   })
 })

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
+import { type BucketZone, bucketBounds, offsetOfIso } from './buckets.js'
 import type { PlausibleMetricValue, PlausibleQueryResult, PlausibleSite } from './types.js'
 
 /** A Plausible site is identified by its domain: it is both the unified id and the name. */
@@ -61,14 +62,28 @@ export function eventTypeOfPlausibleName(name: string): string {
   return TYPE_OF_NAME[name] ?? 'CUSTOM'
 }
 
-/** Props are scalar at Plausible; unified metadata values are objects, so those travel as JSON text. */
+/**
+ * Props are scalar at Plausible; unified metadata values are objects, so those travel as JSON text.
+ * Plausible keeps the first 30 props and drops blank ones silently, and refuses keys over 300 bytes or
+ * values over 2000 (plausible/analytics lib/plausible/ingestion/request.ex put_props), so those are
+ * refused here rather than lost.
+ */
 function propsOf(metadata: unknown): Record<string, string | number | boolean> | undefined {
   if (!metadata || typeof metadata !== 'object') return undefined
   const out: Record<string, string | number | boolean> = {}
   for (const [k, v] of Object.entries(metadata)) {
     if (v === null || v === undefined) continue
-    out[k] = typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    const value = typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    if (k.trim() === '' || String(value).trim() === '')
+      throw badRequest(`metadata.${k}: Plausible drops blank property names and values`)
+    if (Buffer.byteLength(k) > 300 || Buffer.byteLength(String(value)) > 2000)
+      throw badRequest(`metadata.${k}: Plausible takes property names up to 300 bytes and values up to 2000`)
+    out[k] = value
   }
+  if (Object.keys(out).length > 30)
+    throw badRequest(
+      `metadata: Plausible keeps at most 30 properties per event, ${Object.keys(out).length} given`,
+    )
   return Object.keys(out).length > 0 ? out : undefined
 }
 
@@ -105,6 +120,13 @@ export function toPlausibleEvent(body: WriteBody): Record<string, unknown> {
   }
   if ((body.value === undefined) !== (body.currency === undefined)) {
     throw badRequest('Plausible records revenue as an amount with its currency: send both value and currency')
+  }
+  // An unknown currency makes Plausible ignore the revenue silently (extra/lib/plausible/ingestion/request/revenue.ex).
+  if (
+    body.currency !== undefined &&
+    (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+  ) {
+    throw badRequest('currency: give an ISO 4217 code such as EUR; Plausible ignores revenue in any other')
   }
   const props = propsOf(body.metadata)
   return {
@@ -175,7 +197,9 @@ export const DIMENSION_OF: Readonly<Record<string, string>> = {
   WEEK: 'time:week',
   MONTH: 'time:month',
   PAGE: 'event:page',
-  EVENT_NAME: 'event:goal',
+  // event:name counts every event by its name; event:goal would show configured goals only
+  // (plausible/analytics priv/json-schemas/query-api-schema.json simple_filter_dimensions).
+  EVENT_NAME: 'event:name',
   LANDING_PAGE: 'visit:entry_page',
   SOURCE: 'visit:source',
   MEDIUM: 'visit:utm_medium',
@@ -202,9 +226,20 @@ export function fromPlausibleQuery(
   start: Date,
   end: Date,
   dimension: string | undefined,
+  timeZone?: string,
 ): UnifiedRecord[] {
   const names = result.query.metrics
+  const timeDimension = result.query.dimensions?.find((d) => d.startsWith('time'))
+  // Without the site's zone, the offset Plausible echoed for the window (exact unless DST changes in it).
+  const echoed = offsetOfIso(result.query.date_range?.[0])
+  const zone: BucketZone | undefined =
+    timeZone ?? (echoed === undefined ? undefined : { fixedOffsetMs: echoed })
   return result.results.map((row) => {
+    // A time bucket claims its own instants, cut to the window asked for.
+    const bucket =
+      timeDimension && zone ? bucketBounds(timeDimension, row.dimensions[0] ?? '', zone) : undefined
+    const rowStart = bucket ? new Date(Math.max(bucket.start, start.getTime())) : start
+    const rowEnd = bucket ? new Date(Math.min(bucket.end, end.getTime())) : end
     const metrics = []
     for (const [i, name] of names.entries()) {
       const unified = TYPE_OF_METRIC[name]
@@ -218,8 +253,8 @@ export function fromPlausibleQuery(
     }
     return {
       property_id: siteId,
-      start_at: start,
-      end_at: end,
+      start_at: rowStart,
+      end_at: rowEnd,
       metrics,
       raw: {
         ...row,

@@ -1,13 +1,13 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import { reportParamsOf } from '../report-params.js'
-import type { ObjectHandlers } from '../types.js'
+import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { DIMENSION_OF, fromPlausibleQuery, METRIC_OF_TYPE } from './mappers.js'
 import type { PlausibleQueryBody, PlausibleQueryResult } from './types.js'
 
 const DAY_MS = 86_400_000
 const DEFAULT_DAYS = 30
 
-/** Session metrics Plausible refuses next to event dimensions, and what it needs for conversion rate. */
+/** What a report gives when no `type` is asked for: every visit total the dimension allows. */
 const VISIT_TOTALS = [
   'USERS',
   'SESSIONS',
@@ -16,10 +16,47 @@ const VISIT_TOTALS = [
   'BOUNCE_RATE',
   'AVERAGE_SESSION_DURATION',
 ]
-const DEFAULT_TYPES: Readonly<Record<string, readonly string[]>> = {
-  'event:page': ['USERS', 'SESSIONS', 'PAGE_VIEWS', 'BOUNCE_RATE', 'AVERAGE_SESSION_DURATION'],
-  'event:goal': ['USERS', 'EVENTS', 'CONVERSION_RATE'],
+const EVENT_NAME_TOTALS = ['USERS', 'EVENTS']
+
+/** Metrics Plausible computes from sessions only, and from events only (its TableDecider). */
+const SESSION_ONLY = new Set(['PAGES_PER_SESSION', 'BOUNCE_RATE', 'AVERAGE_SESSION_DURATION'])
+const EVENT_ONLY = new Set(['PAGE_VIEWS', 'EVENTS', 'REVENUE'])
+const SESSION_DIMENSIONS = new Set(['visit:entry_page', 'visit:exit_page'])
+
+/**
+ * Why Plausible's Stats API v2 refuses a metric next to a dimension, or undefined when it takes it
+ * (plausible/analytics lib/plausible/stats/filters/query_parser.ex validate_metric: views_per_visit
+ * takes no dimension at all, conversion_rate needs an event:goal filter or dimension;
+ * lib/plausible/stats/table_decider.ex: session-only metrics do not go with event dimensions except
+ * event:page, event-only metrics do not go with entry/exit page dimensions).
+ */
+function refusal(
+  type: string,
+  dimension: string | undefined,
+  filtered: (dimension: string) => boolean,
+): string | undefined {
+  if (type === 'PAGES_PER_SESSION' && dimension)
+    return 'views_per_visit cannot be broken down by any dimension'
+  if (type === 'PAGES_PER_SESSION' && filtered('event:page'))
+    return 'views_per_visit cannot be filtered on event:page'
+  if (type === 'CONVERSION_RATE' && dimension !== 'event:goal' && !filtered('event:goal'))
+    return 'conversion_rate needs an event:goal filter (raw filters)'
+  if (!dimension) return undefined
+  if (SESSION_ONLY.has(type) && dimension.startsWith('event:') && dimension !== 'event:page')
+    return `session metrics cannot be broken down by ${dimension}`
+  if (EVENT_ONLY.has(type) && SESSION_DIMENSIONS.has(dimension))
+    return `event metrics cannot be broken down by ${dimension}`
+  return undefined
 }
+
+/** Whether a filter tree (`["and", [...]]`, `["not", f]`, leaves `[op, dim, clauses]`) uses the dimension. */
+const filtersOn = (filters: readonly unknown[], dimension: string): boolean =>
+  filters.some(
+    (f) =>
+      Array.isArray(f) &&
+      (f[1] === dimension ||
+        (Array.isArray(f[1]) && (filtersOn(f[1], dimension) || filtersOn([f[1]], dimension)))),
+  )
 
 /**
  * Plausible reads ISO date-times with their offset as given, seconds precision, both ends included;
@@ -40,6 +77,23 @@ function rawFilters(text: string): unknown[] {
   )
 }
 
+/**
+ * The site's IANA timezone, which Plausible buckets time dimensions in; any key may read it on Cloud
+ * (Sites API, `sites:read:*` is implicit). Community Edition has no Sites API: undefined, and the
+ * offset Plausible echoes with the result is used instead.
+ */
+async function siteTimeZone(ctx: HandlerContext, site: string): Promise<string | undefined> {
+  try {
+    const found = await ctx.client.json<{ timezone?: unknown }>({
+      path: `/api/v1/sites/${encodeURIComponent(site)}`,
+    })
+    return typeof found.timezone === 'string' ? found.timezone : undefined
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 404) return undefined
+    throw err
+  }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -55,12 +109,23 @@ export const reportHandlers: ObjectHandlers = {
         `Plausible (plausible) cannot break reports down by ${dimension}; it can by ${Object.keys(DIMENSION_OF).join(', ')}`,
       )
     }
-    const chosen = types ? [...types] : [...(DEFAULT_TYPES[plausibleDimension ?? ''] ?? VISIT_TOTALS)]
+    const filters = ctx.rawParams.filters ? rawFilters(ctx.rawParams.filters) : undefined
+    const filtered = (d: string) => (filters ? filtersOn(filters, d) : false)
+    const defaults = plausibleDimension === 'event:name' ? EVENT_NAME_TOTALS : VISIT_TOTALS
+    // Without `type`, only what Plausible takes for this dimension; an explicit one it refuses is a 501.
+    const chosen = types ? [...types] : defaults.filter((t) => !refusal(t, plausibleDimension, filtered))
     const missing = chosen.filter((t) => !METRIC_OF_TYPE[t])
     if (missing.length > 0) {
       throw notImplemented(
         `Plausible (plausible) has no metric for ${missing.join(', ')}; it reports ${Object.keys(METRIC_OF_TYPE).join(', ')}`,
       )
+    }
+    for (const t of chosen) {
+      const why = refusal(t, plausibleDimension, filtered)
+      if (why)
+        throw notImplemented(
+          `Plausible (plausible) cannot report ${t}${dimension ? ` by ${dimension}` : ''}: ${why}`,
+        )
     }
     const end = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : Date.now()
     const start =
@@ -73,7 +138,7 @@ export const reportHandlers: ObjectHandlers = {
       ...(plausibleDimension ? { dimensions: [plausibleDimension] } : {}),
       ...(plausibleDimension?.startsWith('time') ? { order_by: [[plausibleDimension, 'asc']] } : {}),
       pagination: { limit: q.limit, offset: q.offset },
-      ...(ctx.rawParams.filters ? { filters: rawFilters(ctx.rawParams.filters) } : {}),
+      ...(filters ? { filters } : {}),
     }
     const result = await ctx.client.json<PlausibleQueryResult>({
       method: 'POST',
@@ -82,6 +147,7 @@ export const reportHandlers: ObjectHandlers = {
       // A query reads; sending it twice is harmless.
       idempotent: true,
     })
-    return fromPlausibleQuery(result, site, new Date(start), new Date(end), dimension)
+    const timeZone = plausibleDimension?.startsWith('time') ? await siteTimeZone(ctx, site) : undefined
+    return fromPlausibleQuery(result, site, new Date(start), new Date(end), dimension, timeZone)
   },
 }

@@ -1,0 +1,84 @@
+/**
+ * The instants a Plausible time bucket covers. Plausible labels `time:*` buckets in the site's
+ * timezone: `2024-05-10` (day, and a week's Monday), `2024-05-01` (month), `2024-05-10 13:00:00` (hour)
+ * (plausible/analytics lib/plausible/stats/time.ex), so the bounds need the site's IANA zone.
+ */
+
+/** The zone's offset from UTC at an instant, in ms. */
+function offsetMs(instant: number, timeZone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(new Date(instant))
+      .map((p) => [p.type, p.value]),
+  )
+  const local = Date.UTC(
+    +parts.year!,
+    +parts.month! - 1,
+    +parts.day!,
+    +parts.hour!,
+    +parts.minute!,
+    +parts.second!,
+  )
+  return local - Math.floor(instant / 1000) * 1000
+}
+
+/**
+ * A zone: an IANA name, or a fixed offset in ms when only the offset Plausible echoed is known
+ * (Community Edition has no Sites API to tell the site's zone).
+ */
+export type BucketZone = string | { readonly fixedOffsetMs: number }
+
+/** The instant a local wall-clock time happens in the zone (two passes settle DST edges). */
+function zoned(y: number, m: number, d: number, h: number, zone: BucketZone): number {
+  const wall = Date.UTC(y, m - 1, d, h)
+  if (typeof zone !== 'string') return wall - zone.fixedOffsetMs
+  let guess = wall
+  for (let i = 0; i < 2; i++) guess = wall - offsetMs(guess, zone)
+  return guess
+}
+
+/** The offset of an ISO date-time Plausible echoed (`…+02:00`, `…Z`), in ms. */
+export function offsetOfIso(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  if (/Z$/.test(value)) return 0
+  const m = /([+-])(\d{2}):(\d{2})$/.exec(value)
+  return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : undefined
+}
+
+/** `[start, end)` of the bucket a label names, or undefined for a label or dimension it does not know. */
+export function bucketBounds(
+  dimension: string,
+  label: string,
+  timeZone: BucketZone,
+): { start: number; end: number } | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):00:00)?$/.exec(label)
+  if (!m) return undefined
+  const [y, mo, d, h] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4] ?? 0)]
+  try {
+    switch (dimension) {
+      case 'time:day':
+        return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 1, 0, timeZone) }
+      case 'time:week':
+        return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 7, 0, timeZone) }
+      case 'time:month':
+        return { start: zoned(y, mo, 1, 0, timeZone), end: zoned(y, mo + 1, 1, 0, timeZone) }
+      case 'time:hour': {
+        const start = zoned(y, mo, d, h, timeZone)
+        return { start, end: start + 3_600_000 }
+      }
+      default:
+        return undefined
+    }
+  } catch {
+    return undefined
+  }
+}
