@@ -1,19 +1,22 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { FaultResponse } from '../kit/index.js'
 
-/** Umami's error codes per status, as its current API answers them (providers.md 7.4). */
+/**
+ * Umami's error codes and messages per status: `{error: {message, code, status}}`.
+ * Source: umami-software/umami@v3.1.0:src/lib/response.ts.
+ */
 const CODES: Readonly<Record<number, { code: string; message: string }>> = {
-  400: { code: 'bad-request', message: 'Bad request.' },
-  401: { code: 'unauthorized', message: 'Unauthorized.' },
-  403: { code: 'forbidden', message: 'Forbidden.' },
-  404: { code: 'not-found', message: 'Not found.' },
+  400: { code: 'bad-request', message: 'Bad request' },
+  401: { code: 'unauthorized', message: 'Unauthorized' },
+  403: { code: 'forbidden', message: 'Forbidden' },
+  404: { code: 'not-found', message: 'Not found' },
   405: { code: 'method-not-allowed', message: 'Method not allowed.' },
   429: { code: 'too-many-requests', message: 'Too many requests.' },
-  500: { code: 'internal-server-error', message: 'Internal server error.' },
+  500: { code: 'server-error', message: 'Server error' },
 }
 
 export function umamiErrorBody(status: number, message?: string) {
-  const known = CODES[status] ?? { code: 'server-error', message: 'Server error.' }
+  const known = CODES[status] ?? { code: 'server-error', message: 'Server error' }
   return { error: { code: known.code, message: message ?? known.message, status } }
 }
 
@@ -22,12 +25,18 @@ export class UmamiHttpError extends Error {
     readonly status: number,
     message?: string,
   ) {
-    super(message ?? CODES[status]?.message ?? 'Server error.')
+    super(message ?? CODES[status]?.message ?? 'Server error')
   }
 }
 
 export const badRequest = (message: string) => new UmamiHttpError(400, message)
 export const notFound = () => new UmamiHttpError(404)
+/**
+ * What Umami answers for a website (or team) the caller may not see, including one that does not exist:
+ * `canViewWebsite` is false, so 401. Source: umami-software/umami@v3.1.0:src/permissions/website.ts and
+ * src/app/api/websites/[websiteId]/route.ts.
+ */
+export const unauthorized = () => new UmamiHttpError(401)
 
 /** Umami Cloud sends no wait header with its 429. */
 export function umamiFaultResponse(status: number): FaultResponse {

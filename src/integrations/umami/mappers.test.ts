@@ -112,8 +112,21 @@ describe('Umami events', () => {
   })
 
   it('map a custom event by its name as CUSTOM', () => {
-    const e = fromUmamiEvent({ ...event, eventType: 2, eventName: 'signup_click', distinctId: 'u_42' })
-    expect(e).toMatchObject({ name: 'signup_click', event_type: 'CUSTOM', visitor_id: 'u_42' })
+    const e = fromUmamiEvent({
+      ...event,
+      eventType: 2,
+      eventName: 'signup_click',
+      country: 'DE',
+      device: 'mobile',
+    })
+    expect(e).toMatchObject({
+      name: 'signup_click',
+      event_type: 'CUSTOM',
+      country_code: 'DE',
+      device: 'mobile',
+    })
+    // List rows carry no distinct id: the visitor is read from the session detail (a slow field).
+    expect(e.visitor_id).toBeUndefined()
   })
 
   it('build the /api/send body, with utm tags in the URL and revenue in event data', () => {

@@ -106,7 +106,13 @@ export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
     event_type: eventTypeOf(e.eventType),
     property_id: e.websiteId,
     session_id: toUnifiedSessionId(e.websiteId, e.sessionId),
-    visitor_id: present(e.distinctId),
+    // Event list rows carry their session's device and place, but no region or distinct id
+    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
+    device: present(e.device),
+    browser: present(e.browser),
+    os: present(e.os),
+    country_code: present(e.country),
+    city: present(e.city),
     page_url: pageUrlOf(e.hostname, e.urlPath, e.urlQuery),
     page_title: present(e.pageTitle),
     page_referrer: present(e.referrerDomain),
@@ -115,9 +121,10 @@ export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
   }
 }
 
-/** The device and place of an event live on its session: these are the event's slow fields. */
+/** What an event takes from its session's detail: the visitor (only there) and device and place. */
 export function eventFieldsFromUmamiSession(s: UmamiSession): UnifiedRecord {
   return {
+    visitor_id: present(s.distinctId),
     device: present(s.device),
     browser: present(s.browser),
     os: present(s.os),
@@ -136,9 +143,11 @@ export function fromUmamiSession(s: UmamiSession): UnifiedRecord {
   const end = date(s.lastAt)
   return {
     id: toUnifiedSessionId(s.websiteId, s.id),
-    created_at: date(s.createdAt) ?? start,
+    // A list row's `createdAt` is its last event's time (getWebsiteSessions.ts), so the first event's is used.
+    created_at: start,
     updated_at: end,
     property_id: s.websiteId,
+    // Only the session detail carries distinctId; list rows leave it to a slow read.
     visitor_id: present(s.distinctId),
     start_at: start,
     end_at: end,
