@@ -354,7 +354,7 @@ describe('Umami through Unigate', () => {
     })
     expect(asViews.status).toBe(501)
     const daily = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: { ...q, dimension: 'DATE' } })
-    expect((daily.body[0]?.metrics as Rec[]).map((m) => m.type)).toEqual(['PAGE_VIEWS', 'USERS'])
+    expect(((daily.body[0] as Rec).metrics as Rec[]).map((m) => m.type)).toEqual(['PAGE_VIEWS', 'USERS'])
   })
 
   it('reads an hourly series over 60 days in pieces Umami keeps hourly, never as mislabelled days', async () => {

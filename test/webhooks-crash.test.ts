@@ -3,7 +3,11 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import {
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  startUmamiEmulator,
+  type UmamiEmulator,
+} from '../emulators/umami/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
 import {
