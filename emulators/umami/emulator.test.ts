@@ -158,4 +158,33 @@ describe('Umami emulator', () => {
     expect(effectiveUnit('month', start, at('2030-01-01T00:00:00Z'))).toBe('month')
     expect(effectiveUnit(undefined, start, at('2024-01-01T00:30:00Z'))).toBe('minute')
   })
+
+  it('cuts long titles and url parts at 500 when stored, and fails a distinct id over 50 characters', async () => {
+    const emu = await startUmamiEmulator({ seed: 3, sessions: 5 })
+    try {
+      const site = [...emu.state.websites.keys()][0] as string
+      const send = async (payload: Record<string, unknown>, ua = 'Mozilla/5.0 (X11; Linux x86_64)') => {
+        const res = await fetch(`${emu.url}/api/send`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': ua },
+          body: JSON.stringify({ type: 'event', payload: { website: site, ...payload } }),
+        })
+        return res.status
+      }
+      expect(await send({ url: `/${'p'.repeat(700)}`, title: 't'.repeat(700) })).toBe(200)
+      const stored = emu.state.events.at(-1)
+      expect(stored?.urlPath).toHaveLength(500)
+      expect(stored?.pageTitle).toHaveLength(500)
+      expect(await send({ url: '/', id: 'i'.repeat(51) })).toBe(500)
+      // An unknown website is refused before the bot check.
+      const res = await fetch(`${emu.url}/api/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'Googlebot/2.1' },
+        body: JSON.stringify({ type: 'event', payload: { website: '00000000-0000-4000-8000-000000000000' } }),
+      })
+      expect(res.status).toBe(400)
+    } finally {
+      await emu.close()
+    }
+  })
 })

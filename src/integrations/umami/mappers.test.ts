@@ -265,3 +265,16 @@ describe('Umami reports', () => {
     )
   })
 })
+
+describe('Umami /api/send limits', () => {
+  it('refuses what Umami would cut silently or fail on: long paths, queries, titles and visitor ids', () => {
+    const base = { name: 'x', property_id: 'w' }
+    expect(() => toUmamiSend({ ...base, page_url: `/${'a'.repeat(500)}` })).toThrow(/page_url \(path\).*500/)
+    expect(() => toUmamiSend({ ...base, page_url: `/?q=${'a'.repeat(499)}` })).toThrow(/page_url \(query\)/)
+    expect(() => toUmamiSend({ ...base, page_title: 't'.repeat(501) })).toThrow(/page_title/)
+    expect(() => toUmamiSend({ ...base, visitor_id: 'v'.repeat(51) })).toThrow(/visitor_id.*50/)
+    expect(
+      toUmamiSend({ ...base, page_url: `/${'a'.repeat(499)}`, page_title: 't'.repeat(500) }).payload.title,
+    ).toHaveLength(500)
+  })
+})

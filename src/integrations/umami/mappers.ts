@@ -235,7 +235,33 @@ export function toUmamiSend(body: WriteBody): { type: 'event'; payload: Record<s
   if (body.currency !== undefined) data.currency = body.currency
   if (Object.keys(data).length > 0) payload.data = data
   Object.assign(payload, (body.raw ?? {}) as Record<string, unknown>)
+  checkSendLengths(payload)
   return { type: 'event', payload }
+}
+
+/**
+ * Umami stores url path, url query, referrer parts and title in 500-character columns and cuts longer
+ * values without a word; a distinct id over 50 characters fails its insert (a 500). Refused here instead.
+ * Source: umami-software/umami@v3.1.0:src/lib/constants.ts (URL_LENGTH, PAGE_TITLE_LENGTH),
+ * src/queries/sql/events/saveEvent.ts, prisma/schema.prisma (distinct_id VARCHAR(50)).
+ */
+function checkSendLengths(payload: Record<string, unknown>): void {
+  const tooLong = (what: string, value: unknown, max: number) => {
+    if (typeof value === 'string' && value.length > max) {
+      throw badRequest(`${what}: Umami keeps at most ${max} characters and would cut the rest`)
+    }
+  }
+  const url =
+    typeof payload.url === 'string' ? new URL(payload.url, 'https://placeholder.invalid') : undefined
+  tooLong('page_url (path)', url?.pathname, 500)
+  tooLong('page_url (query)', url?.search.slice(1), 500)
+  if (typeof payload.referrer === 'string') {
+    const ref = new URL(payload.referrer, 'https://placeholder.invalid')
+    tooLong('page_referrer (path)', ref.pathname, 500)
+    tooLong('page_referrer (query)', ref.search.slice(1), 500)
+  }
+  tooLong('page_title', payload.title, 500)
+  tooLong('visitor_id', payload.id, 50)
 }
 
 /** Umami reads campaign tags from the page URL only, so separate utm_* fields join its query string. */
