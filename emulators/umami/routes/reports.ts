@@ -12,19 +12,24 @@ function websiteOf(state: UmamiState, params: unknown): string {
   return websiteId
 }
 
-/** Totals over visits: a bounce is a visit of one view; totaltime sums each visit's first-to-last seconds. */
-function totals(events: readonly EventRecord[]) {
+/**
+ * `/stats` totals, over pageview-type events only (`event_type NOT IN (2, 5)`): visitors are distinct
+ * sessions, visits distinct visits, a bounce a visit of exactly one view, totaltime the sum of each
+ * visit's first-to-last seconds. Source: umami-software/umami@v3.1.0:src/queries/sql/getWebsiteStats.ts.
+ */
+function totals(all: readonly EventRecord[]) {
+  const events = all.filter((e) => e.eventType === 1)
   const visits = new Map<string, EventRecord[]>()
   for (const e of events) visits.set(e.visitId, [...(visits.get(e.visitId) ?? []), e])
   let bounces = 0
   let totaltime = 0
   for (const list of visits.values()) {
-    if (list.filter((e) => e.eventType === 1).length <= 1) bounces++
+    if (list.length === 1) bounces++
     const times = list.map((e) => e.createdAt)
     totaltime += Math.round((Math.max(...times) - Math.min(...times)) / 1000)
   }
   return {
-    pageviews: events.filter((e) => e.eventType === 1).length,
+    pageviews: events.length,
     visitors: new Set(events.map((e) => e.sessionId)).size,
     visits: visits.size,
     bounces,
