@@ -11,7 +11,10 @@ export type Abilities = readonly string[]
 
 const abilitiesOf = new WeakMap<FastifyRequest, Abilities>()
 
-/** Every `/v1/` call takes `Authorization: Bearer <token>`; a missing or unknown one is 401. */
+/**
+ * Every `/v1/` call takes `Authorization: Bearer <token>`; a missing or unknown one is 401
+ * (https://usefathom.com/api, "Authentication"; https://usefathom.com/api/v1/errors).
+ */
 export function installFathomAuth(app: FastifyInstance, state: FathomState): void {
   app.addHook('preHandler', async (request) => {
     if (!request.url.startsWith('/v1/')) return

@@ -7,6 +7,7 @@ export const PAGEVIEW_AGGREGATES = ['visits', 'uniques', 'pageviews', 'avg_durat
 export const EVENT_AGGREGATES = ['conversions', 'unique_conversions', 'value'] as const
 /** `date_grouping`: "hour, day, month or year" (https://usefathom.com/api/v1/reports); no week. */
 export const DATE_GROUPINGS = ['hour', 'day', 'month', 'year'] as const
+/** `field_grouping` fields (https://usefathom.com/api/v1/reports, `field_grouping`). */
 export const FIELD_GROUPINGS = [
   'hostname',
   'pathname',

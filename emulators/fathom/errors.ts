@@ -13,7 +13,10 @@ export class FathomHttpError extends Error {
 export const invalid = (message: string) => new FathomHttpError(422, message)
 export const notFound = () => new FathomHttpError(404, 'The requested resource could not be found.')
 
-/** Without `Accept: application/json`, Fathom's framework answers errors with an HTML page. */
+/**
+ * Without `Accept: application/json`, Fathom answers errors with an HTML page; with it, `{error}` or a
+ * validation `errors` object (https://usefathom.com/api/v1/errors).
+ */
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
   const accept = String(request.headers.accept ?? '')
   if (!accept.includes('application/json')) {

@@ -6,6 +6,10 @@ import type { Conversion, FathomState, Hit } from '../state.js'
 
 type Query = Record<string, string | undefined>
 
+/**
+ * `date_from`/`date_to`: `Y-m-d H:i:s` or `Y-m-d`, read in `timezone` (default UTC); a bare date_to
+ * covers its whole day (https://usefathom.com/api/v1/reports).
+ */
 const TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/
 
 function parseTime(
@@ -163,6 +167,8 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
       if (!/^\d+$/.test(q.limit) || Number(q.limit) < 1) throw invalid('The limit must be at least 1.')
       limit = Number(q.limit)
     }
+    // `sort_by`: `<field>:asc|desc` over an aggregate, a grouped field or `timestamp`
+    // (https://usefathom.com/api/v1/reports).
     let sort: [string, 'asc' | 'desc'] | undefined
     if (q.sort_by !== undefined) {
       const [field, dir] = q.sort_by.split(':')
