@@ -28,20 +28,21 @@ describe('Fathom emulator', () => {
       })
       expect(html.headers.get('content-type')).toMatch(/text\/html/)
       const tooMany = await fetch(`${emu.url}/v1/sites?limit=500`, { headers: json })
-      expect(tooMany.status).toBe(422)
+      expect(tooMany.status).toBe(400)
+      expect(await tooMany.json()).toEqual({ errors: { limit: ['The limit must be between 1 and 100.'] } })
       const agg = (q: string) => fetch(`${emu.url}/v1/aggregations?${q}`, { headers: json })
-      expect((await agg(`entity=pageview&entity_id=${site}`)).status).toBe(422)
-      expect((await agg(`entity=pageview&entity_id=${site}&aggregates=conversions`)).status).toBe(422)
+      expect((await agg(`entity=pageview&entity_id=${site}`)).status).toBe(400)
+      expect((await agg(`entity=pageview&entity_id=${site}&aggregates=conversions`)).status).toBe(400)
       expect(
         (await agg(`entity=pageview&entity_id=${site}&aggregates=visits&date_from=2024-05-01T00:00:00Z`))
           .status,
-      ).toBe(422)
+      ).toBe(400)
       const ok = await agg(`entity=pageview&entity_id=${site}&aggregates=visits,pageviews`)
       const list = (await ok.json()) as { object: string; has_more: boolean; data: Record<string, unknown>[] }
       expect(list).toMatchObject({ object: 'list', has_more: false })
       expect(typeof list.data[0]?.visits).toBe('string')
       const base = `entity=pageview&entity_id=${site}&aggregates=visits&timezone=UTC`
-      expect((await agg(`${base}&date_grouping=week`)).status).toBe(422)
+      expect((await agg(`${base}&date_grouping=week`)).status).toBe(400)
       const longHours = await agg(
         `${base}&date_grouping=hour&date_from=2024-05-01 00:00:00&date_to=2024-05-09 00:00:00`,
       )
