@@ -45,7 +45,14 @@ describe('Umami emulator', () => {
       const noRange = await get(`/v1/websites/${site}/events`, cloud)
       expect(noRange).toEqual({
         status: 400,
-        body: { error: { code: 'bad-request', message: 'startAt: Required', status: 400 } },
+        body: {
+          error: {
+            code: 'bad-request',
+            message: 'Bad request',
+            status: 400,
+            errors: ['Either startAt+endAt or startDate+endDate must be provided'],
+          },
+        },
       })
       expect((await get(`/v1/websites/${site}/metrics?startAt=0&endAt=1&type=url`, cloud)).status).toBe(400)
       const send = await fetch(`${emu.url}/api/send`, {

@@ -15,19 +15,29 @@ const CODES: Readonly<Record<number, { code: string; message: string }>> = {
   500: { code: 'server-error', message: 'Server error' },
 }
 
-export function umamiErrorBody(status: number, message?: string) {
+export function umamiErrorBody(status: number, message?: string, extra?: Record<string, unknown>) {
   const known = CODES[status] ?? { code: 'server-error', message: 'Server error' }
-  return { error: { code: known.code, message: message ?? known.message, status } }
+  return { error: { code: known.code, message: message ?? known.message, status, ...extra } }
 }
 
 export class UmamiHttpError extends Error {
   constructor(
     readonly status: number,
     message?: string,
+    /** More keys of the error object (a zod error tree). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message ?? CODES[status]?.message ?? 'Server error')
   }
 }
+
+/**
+ * A request that fails its zod schema: `badRequest(z.treeifyError(error))`, i.e. "Bad request" with the
+ * tree's `errors` spread into the error object (umami-software/umami@v3.1.0:src/lib/request.ts
+ * `parseRequest`, src/lib/response.ts).
+ */
+export const schemaError = (errors: readonly string[], properties?: Record<string, unknown>) =>
+  new UmamiHttpError(400, 'Bad request', { errors, ...(properties ? { properties } : {}) })
 
 export const badRequest = (message: string) => new UmamiHttpError(400, message)
 export const notFound = () => new UmamiHttpError(404)
@@ -46,7 +56,7 @@ export function umamiFaultResponse(status: number): FaultResponse {
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     if (err instanceof UmamiHttpError)
-      return reply.code(err.status).send(umamiErrorBody(err.status, err.message))
+      return reply.code(err.status).send(umamiErrorBody(err.status, err.message, err.extra))
     if (err.statusCode && err.statusCode < 500) {
       return reply.code(err.statusCode).send(umamiErrorBody(err.statusCode, err.message))
     }
