@@ -154,8 +154,14 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
   if (type === 'event') {
     for (const e of events) if (e.eventType === 2) bump(e.eventName)
   } else if (sessionField) {
-    for (const e of views)
-      bump((state.sessions.get(e.sessionId)?.[sessionField] as string | null) ?? null, e.sessionId)
+    // City and region rows are per (value, country) and carry `country` (getSessionMetrics.ts
+    // `includeCountry`): the key holds both, split again below.
+    const withCountry = type === 'city' || type === 'region'
+    for (const e of views) {
+      const s = state.sessions.get(e.sessionId)
+      const value = (s?.[sessionField] as string | null) ?? null
+      bump(withCountry && value ? `${value}\u0000${s?.country ?? ''}` : value, e.sessionId)
+    }
   } else if (type === 'entry' || type === 'exit') {
     const byVisit = new Map<string, EventRecord[]>()
     for (const e of views) byVisit.set(e.visitId, [...(byVisit.get(e.visitId) ?? []), e])
@@ -172,7 +178,10 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
     }
   }
   return [...counts.entries()]
-    .map(([x, v]) => ({ x, y: typeof v === 'number' ? v : v.size }))
+    .map(([key, v]) => {
+      const [x, country] = key.split('\u0000') as [string, string | undefined]
+      return { x, y: typeof v === 'number' ? v : v.size, ...(country === undefined ? {} : { country }) }
+    })
     .sort((a, b) => b.y - a.y || (a.x < b.x ? -1 : 1))
 }
 

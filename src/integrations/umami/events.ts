@@ -97,8 +97,9 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
 }
 
 /**
- * Umami's event list has no session filter; a session's events come from its activity, which is not
- * paged, so offset and limit are cut here. Activity rows carry neither visitor nor searchable title.
+ * Umami's event list has no session filter; a session's events come from its activity (read whole, see
+ * readActivity), so offset and limit are cut here. Activity rows carry no visitor, title, device or
+ * place: the one session's detail supplies all but the title.
  */
 async function listSessionEvents(
   ctx: HandlerContext,
@@ -119,7 +120,6 @@ async function listSessionEvents(
     .slice(q.offset, q.offset + q.limit)
     .map((a) => fromUmamiActivity(websiteId, sessionId, a))
   if (events.length === 0) return events
-  // Activity rows carry no device or place: one read of this one session fills them all.
   const fields = eventFieldsFromUmamiSession(await readSession(ctx, websiteId, sessionId))
   return events.map((e) => ({ ...e, ...fields }))
 }
