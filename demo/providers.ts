@@ -11,7 +11,7 @@ import {
 } from '../emulators/mixpanel/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/plausible/index.js'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from '../emulators/umami/index.js'
+import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
 
 /** The body of `PUT /unified/workspace/oauth_app/{type}` for an emulated provider's OAuth app. */
@@ -176,7 +176,7 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       const e = await startUmamiEmulator({ seed: 1 })
       return {
         url: e.url,
-        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${e.url}/api` },
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${e.url}/api` },
         close: () => e.close(),
       }
     },

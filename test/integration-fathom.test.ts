@@ -137,6 +137,64 @@ describe('Fathom through Unigate', () => {
     })
   })
 
+  it('gives each daily row its own day as start_at/end_at, and refuses WEEK, which Fathom lacks', async () => {
+    const window = { property_id: site, start_gte: '2024-05-10T12:00:00Z', end_lt: '2024-05-13T00:00:00Z' }
+    const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'DATE', type: 'PAGE_VIEWS' },
+    })
+    expect(daily.body.map((r) => [r.start_at, r.end_at])).toEqual([
+      ['2024-05-10T12:00:00.000Z', '2024-05-11T00:00:00.000Z'],
+      ['2024-05-11T00:00:00.000Z', '2024-05-12T00:00:00.000Z'],
+      ['2024-05-12T00:00:00.000Z', '2024-05-13T00:00:00.000Z'],
+    ])
+    emu.clearRequests()
+    const week = await h.api<Rec>('GET', `${base()}/report`, { query: { ...window, dimension: 'WEEK' } })
+    expect(week.status).toBe(501)
+    expect(requests('/v1/aggregations')).toHaveLength(0)
+  })
+
+  it('reads an hourly series over 20 days in 7-day pieces, as Fathom allows', async () => {
+    emu.clearRequests()
+    const q = { property_id: site, start_gte: '2024-05-01T00:00:00Z', end_lt: '2024-05-21T00:00:00Z' }
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...q, dimension: 'HOUR', type: 'PAGE_VIEWS', limit: 1000 },
+    })
+    expect(res.status).toBe(200)
+    expect(requests('/v1/aggregations').map((r) => [r.query.date_from, r.query.date_to])).toEqual([
+      ['2024-05-01 00:00:00', '2024-05-07 23:59:59'],
+      ['2024-05-08 00:00:00', '2024-05-14 23:59:59'],
+      ['2024-05-15 00:00:00', '2024-05-20 23:59:59'],
+    ])
+    const hits = (emu.state.hits.get(site) ?? []).filter(
+      (x) => x.at >= Date.parse(q.start_gte) && x.at < Date.parse(q.end_lt),
+    )
+    const total = res.body.reduce((n, r) => n + Number((r.metrics as Rec[])[0]?.value), 0)
+    expect(total).toBe(hits.length)
+    const first = res.body[0] as Rec
+    expect(Date.parse(String(first.end_at)) - Date.parse(String(first.start_at))).toBe(3_600_000)
+  })
+
+  it('connects with a site-specific token, which cannot list sites, and lists its own sites one by one', async () => {
+    const [mine, other] = emu.state.orderedSites().map((s) => s.id) as [string, string]
+    emu.state.tokens.set('fathom_site_token', [`read:${mine}`])
+    emu.clearRequests()
+    const siteConn = await createConnection(h, {
+      integration_type: 'fathom',
+      auth: { api_key: 'fathom_site_token', api_url: `${emu.url}/v1` },
+    })
+    expect(requests('/v1/token')).toHaveLength(1)
+    expect(requests('/v1/sites')).toHaveLength(0)
+    const list = await h.api<Rec[]>('GET', `/analytics/${siteConn}/property`)
+    expect(list.status).toBe(200)
+    expect(list.body.map((p) => p.id)).toEqual([mine])
+    const report = await h.api<Rec[]>('GET', `/analytics/${siteConn}/report`, {
+      query: { property_id: mine },
+    })
+    expect(report.status).toBe(200)
+    const refused = await h.api<Rec>('GET', `/analytics/${siteConn}/property/${other}`)
+    expect(refused.status).toBe(404)
+  })
+
   it('reports conversions of one event, value turned from cents', async () => {
     const res = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: {

@@ -427,6 +427,36 @@ describe('Google Analytics 4 through Unigate', () => {
       })
     })
 
+    it("sends a long page URL, referrer and title within GA4's own limits, and a screen_view", async () => {
+      const pageUrl = `https://shop.example/search?q=${'a'.repeat(900)}`
+      const res = await h.api<Rec>('POST', `${base()}/event`, {
+        body: {
+          event_type: 'PAGE_VIEW',
+          visitor_id: 'long.1',
+          page_url: pageUrl,
+          page_title: 't'.repeat(250),
+          page_referrer: `https://ref.example/${'r'.repeat(300)}`,
+        },
+      })
+      expect(res.status).toBe(200)
+      const collected = emu.collected().find((e) => e.params.event_id === res.body.id)
+      expect(collected?.params.page_location).toBe(pageUrl)
+      const tooLong = await h.api<Rec>('POST', `${base()}/event`, {
+        body: { event_type: 'PAGE_VIEW', visitor_id: 'long.2', page_title: 't'.repeat(301) },
+      })
+      expect(tooLong.status).toBe(400)
+      expect(String(tooLong.body.message)).toContain('300')
+      const screen = await h.api<Rec>('POST', `${base()}/event`, {
+        body: {
+          event_type: 'SCREEN_VIEW',
+          visitor_id: 'app.1',
+          raw: { params: { screen_name: 'Home' } },
+        },
+      })
+      expect(screen.status).toBe(200)
+      expect(emu.collected().find((e) => e.params.event_id === screen.body.id)?.name).toBe('screen_view')
+    })
+
     it('refuses events GA4 would silently drop, and connections without stream credentials', async () => {
       const reserved = await h.api<Rec>('POST', `${base()}/event`, {
         body: { event_type: 'SESSION_START', visitor_id: 'c' },

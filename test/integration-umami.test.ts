@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import {
+  DEFAULT_UMAMI_API_KEY,
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  startUmamiEmulator,
+  type UmamiEmulator,
+} from '../emulators/umami/index.js'
 import type { Harness } from './support/harness.js'
 import {
   createConnection,
@@ -27,12 +32,12 @@ describe('Umami through Unigate', () => {
       emu = emulator
       const connect = (auth: Rec) => createConnection(h, { integration_type: 'umami', auth })
       cloud = await connect({ api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${emu.url}/v1` })
-      selfHosted = await connect({ api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` })
+      selfHosted = await connect({ api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` })
       site = [...emu.state.websites.values()][0]?.id as string
     },
   })
 
-  it('authenticates Cloud with x-umami-api-key under /v1 and self-hosted with Bearer under /api', async () => {
+  it('authenticates Cloud with x-umami-api-key under /v1 and self-hosted with a Bearer login token under /api', async () => {
     expect((await h.api('GET', `${base(cloud)}/property`)).status).toBe(200)
     expect((await h.api('GET', `${base(selfHosted)}/property`)).status).toBe(200)
     const [c, s] = requests('/websites')
@@ -40,8 +45,18 @@ describe('Umami through Unigate', () => {
     expect(c?.headers.authorization).toBeUndefined()
     expect(s).toMatchObject({
       path: '/api/websites',
-      headers: { authorization: `Bearer ${DEFAULT_UMAMI_API_KEY}` },
+      headers: { authorization: `Bearer ${DEFAULT_UMAMI_LOGIN_TOKEN}` },
     })
+  })
+
+  it('refuses a self-hosted connection made with a Cloud-style API key: self-hosted has login tokens only', async () => {
+    const res = await h.api<Rec>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` },
+      },
+    })
+    expect(res.status).toBeGreaterThanOrEqual(400)
   })
 
   it('refuses a connection whose key Umami rejects', async () => {
@@ -51,35 +66,52 @@ describe('Umami through Unigate', () => {
     expect(res.status).toBeGreaterThanOrEqual(400)
   })
 
-  it('pages websites with page/pageSize, across page boundaries', async () => {
+  it('reads the whole unordered website list and orders and pages it itself', async () => {
     const names = [...emu.state.websites.values()].map((w) => w.name).sort()
-    const page = async (offset: number, limit: number) =>
+    const page = async (offset: number, limit: number, order?: string) =>
       (
-        await h.api<Rec[]>('GET', `${base(cloud)}/property`, { query: { offset, limit, sort: 'name' } })
+        await h.api<Rec[]>('GET', `${base(cloud)}/property`, {
+          query: { offset, limit, sort: 'name', ...(order ? { order } : {}) },
+        })
       ).body.map((p) => p.name)
     expect(await page(0, 2)).toEqual(names.slice(0, 2))
     expect(await page(2, 2)).toEqual(names.slice(2, 4))
     emu.clearRequests()
     expect(await page(3, 2)).toEqual(names.slice(3, 5))
-    expect(requests('/websites').map((r) => [r.query.page, r.query.pageSize])).toEqual([
-      ['2', '2'],
-      ['3', '2'],
+    expect(await page(0, 2, 'desc')).toEqual([...names].reverse().slice(0, 2))
+    const sent = requests('/websites')
+    expect(sent.map((r) => [r.query.page, r.query.pageSize])).toEqual([
+      ['1', '100'],
+      ['1', '100'],
     ])
+    // Umami drops orderBy/sortDescending on this route: sending them would only suggest an order.
+    expect(sent.every((r) => r.query.orderBy === undefined && r.query.sortDescending === undefined)).toBe(
+      true,
+    )
   })
 
-  it('searches and sorts websites at Umami, and refuses what it cannot filter', async () => {
+  it('searches websites at Umami and sorts them here, and refuses what it cannot filter', async () => {
     const res = await h.api<Rec[]>('GET', `${base(cloud)}/property`, {
-      query: { query: 'site 002', sort: 'created_at', order: 'desc' },
+      query: { query: 'site 00', sort: 'created_at', order: 'desc' },
     })
-    expect(res.body.map((p) => p.name)).toEqual(['Site 002'])
-    expect(requests('/websites')[0]?.query).toMatchObject({
-      search: 'site 002',
-      orderBy: 'createdAt',
-      sortDescending: 'true',
-    })
+    const expected = [...emu.state.websites.values()]
+      .filter((w) => w.deletedAt === null)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((w) => w.name)
+    expect(res.body.map((p) => p.name)).toEqual(expected)
+    expect(requests('/websites')[0]?.query).toMatchObject({ search: 'site 00' })
     const updated = await h.api('GET', `${base(cloud)}/property`, { query: { updated_gte: '2024-01-01' } })
     expect(updated.status).toBe(501)
     expect(updated.body).toMatchObject({ message: expect.stringContaining('updated_gte') })
+  })
+
+  it('answers 404 for a website Umami refuses with 401 while the key itself still works', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000'
+    const res = await h.api<Rec>('GET', `${base(cloud)}/property/${unknown}`)
+    expect(res.status).toBe(404)
+    expect(res.body.message).toContain(unknown)
+    const report = await h.api<Rec>('GET', `${base(selfHosted)}/report`, { query: { property_id: unknown } })
+    expect(report.status).toBe(404)
   })
 
   it('lists team websites too, and the websites of one team under parent_id', async () => {
@@ -146,11 +178,15 @@ describe('Umami through Unigate', () => {
     const visitor = [...emu.state.sessions.values()].find(
       (s) => s.websiteId === site && s.distinctId,
     )?.distinctId
+    emu.clearRequests()
     const byVisitor = await h.api<Rec[]>('GET', `${base(cloud)}/event`, {
-      query: { property_id: site, visitor_id: String(visitor) },
+      query: { property_id: site, visitor_id: String(visitor), fields: 'id,visitor_id' },
     })
     expect(byVisitor.body.length).toBeGreaterThan(0)
     expect(byVisitor.body.every((e) => e.visitor_id === visitor)).toBe(true)
+    expect(requests('/events')[0]?.query.distinctId).toBe(visitor)
+    // The filter names the visitor of every row: no session read is needed for it.
+    expect(requests('/sessions/')).toHaveLength(0)
     const click = await h.api<Rec>('GET', `${base(cloud)}/event`, {
       query: { property_id: site, type: 'CLICK' },
     })
@@ -161,22 +197,43 @@ describe('Umami through Unigate', () => {
     expect(noSite.body.message).toContain('property_id')
   })
 
-  it('fetches the slow device fields from sessions only when asked, once per session', async () => {
+  it('maps device and place from the event rows, and reads sessions only for visitor and region', async () => {
     const fast = await h.api<Rec[]>('GET', `${base(cloud)}/event`, {
       query: { property_id: site, limit: 10 },
     })
-    expect(fast.body[0]?.browser).toBeUndefined()
+    const row = fast.body[0] as Rec
+    const own = emu.state.sessions.get(String(row.session_id).split(':')[1] as string)
+    expect(row).toMatchObject({
+      browser: own?.browser,
+      os: own?.os,
+      country_code: own?.country,
+      city: own?.city,
+    })
+    expect(row.visitor_id).toBeUndefined()
     expect(requests('/sessions/')).toHaveLength(0)
     const slow = await h.api<Rec[]>('GET', `${base(cloud)}/event`, {
-      query: { property_id: site, limit: 10, fields: ['id', 'session_id', 'browser', 'country_code', 'raw'] },
+      query: { property_id: site, limit: 10, fields: ['id', 'session_id', 'visitor_id', 'region', 'raw'] },
     })
     const first = slow.body[0] as Rec
     const sessionId = String(first.session_id).split(':')[1] as string
     const session = emu.state.sessions.get(sessionId)
-    expect(first).toMatchObject({ browser: session?.browser, country_code: session?.country })
+    expect(first.region).toBe(session?.region)
+    expect(first.visitor_id).toEqual(session?.distinctId ?? undefined)
     expect(first.raw).toMatchObject({ id: first.id, sessionId })
+    const withVisitor = slow.body.find((e) => e.visitor_id !== undefined)
+    expect(withVisitor).toBeDefined()
     const distinct = new Set(slow.body.map((e) => e.session_id)).size
     expect(requests('/sessions/')).toHaveLength(distinct)
+  })
+
+  it("reads a session list row's visitor from the session detail only when asked", async () => {
+    const visitor = [...emu.state.sessions.values()].find((s) => s.websiteId === site && s.distinctId)
+    const rows = await h.api<Rec[]>('GET', `${base(cloud)}/session`, {
+      query: { property_id: site, limit: 50, start_gte: '2024-01-01T00:00:00Z', fields: 'id,visitor_id' },
+    })
+    const row = rows.body.find((s) => s.id === `${site}:${visitor?.id}`)
+    expect(row?.visitor_id).toBe(visitor?.distinctId)
+    expect(requests('/sessions/').length).toBe(rows.body.length)
   })
 
   it('lists a session and its events through the composite session id', async () => {
@@ -275,6 +332,84 @@ describe('Umami through Unigate', () => {
     expect(requests('/metrics')[0]?.query).toMatchObject({ type: 'country', limit: '2', offset: '0' })
   })
 
+  it("labels breakdowns and the series' sessions as the distinct visitors Umami counts", async () => {
+    const q = { property_id: site, start_gte: '2024-05-01T00:00:00Z', end_lt: '2024-06-01T00:00:00Z' }
+    const inRange = emu.state.events.filter(
+      (e) =>
+        e.websiteId === site &&
+        e.eventType === 1 &&
+        e.createdAt >= Date.parse(q.start_gte) &&
+        e.createdAt < Date.parse(q.end_lt),
+    )
+    const pages = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: { ...q, dimension: 'PAGE' } })
+    expect(pages.body.length).toBeGreaterThan(0)
+    for (const r of pages.body) {
+      const m = (r.metrics as Rec[])[0] as Rec
+      expect(m.type).toBe('USERS')
+      const sessions = new Set(inRange.filter((e) => e.urlPath === m.dimension_value).map((e) => e.sessionId))
+      expect(m.value).toBe(sessions.size)
+    }
+    const asViews = await h.api<Rec>('GET', `${base(cloud)}/report`, {
+      query: { ...q, dimension: 'PAGE', type: 'PAGE_VIEWS' },
+    })
+    expect(asViews.status).toBe(501)
+    const daily = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: { ...q, dimension: 'DATE' } })
+    expect(((daily.body[0] as Rec).metrics as Rec[]).map((m) => m.type)).toEqual(['PAGE_VIEWS', 'USERS'])
+  })
+
+  it('reads an hourly series over 60 days in pieces Umami keeps hourly, never as mislabelled days', async () => {
+    emu.clearRequests()
+    const q = { property_id: site, start_gte: '2024-04-01T00:00:00Z', end_lt: '2024-05-31T00:00:00Z' }
+    const res = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
+      query: { ...q, dimension: 'HOUR', type: 'PAGE_VIEWS', limit: 1000 },
+    })
+    expect(res.status).toBe(200)
+    const calls = requests('/pageviews').map((r) => [Number(r.query.startAt), Number(r.query.endAt)])
+    expect(calls).toEqual([
+      [Date.parse('2024-04-01T00:00:00Z'), Date.parse('2024-05-01T00:00:00Z') - 1],
+      [Date.parse('2024-05-01T00:00:00Z'), Date.parse('2024-05-31T00:00:00Z') - 1],
+    ])
+    const hours = new Map<string, number>()
+    for (const e of emu.state.events) {
+      if (e.websiteId !== site || e.eventType !== 1) continue
+      if (e.createdAt < Date.parse(q.start_gte) || e.createdAt >= Date.parse(q.end_lt)) continue
+      const hour = `${new Date(e.createdAt).toISOString().slice(0, 13)}:00:00Z`
+      hours.set(hour, (hours.get(hour) ?? 0) + 1)
+    }
+    const got = new Map(
+      res.body.map((r) => {
+        const m = (r.metrics as Rec[])[0] as Rec
+        return [String(m.dimension_value), m.value]
+      }),
+    )
+    expect(got).toEqual(hours)
+    expect(res.body[0]?.end_at).not.toBe(undefined)
+    const first = res.body[0] as Rec
+    expect(Date.parse(String(first.end_at)) - Date.parse(String(first.start_at))).toBe(3_600_000)
+  })
+
+  it('reads a daily series over nine months in pieces of at most seven calendar months', async () => {
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
+      query: {
+        property_id: site,
+        start_gte: '2023-09-01T00:00:00Z',
+        end_lt: '2024-06-01T00:00:00Z',
+        dimension: 'DATE',
+        limit: 500,
+      },
+    })
+    expect(res.status).toBe(200)
+    expect(requests('/pageviews').map((r) => new Date(Number(r.query.startAt)).toISOString())).toEqual([
+      '2023-09-01T00:00:00.000Z',
+      '2024-04-01T00:00:00.000Z',
+    ])
+    expect(res.body.length).toBeGreaterThan(20)
+    expect(
+      res.body.every((r) => /^\d{4}-\d{2}-\d{2}$/.test(String((r.metrics as Rec[])[0]?.dimension_value))),
+    ).toBe(true)
+  })
+
   it('answers 501 for report dimensions and metrics Umami does not have, 400 for unknown ones', async () => {
     const week = await h.api<Rec>('GET', `${base(cloud)}/report`, {
       query: { property_id: site, dimension: 'WEEK' },
@@ -319,7 +454,7 @@ describe('Umami through Unigate', () => {
     emu.fault({ status: 500, pathPattern: '/websites$' })
     const failed = await h.api<Rec>('GET', `${base(cloud)}/property`)
     expect(failed.status).toBe(502)
-    expect(failed.body.message).toContain('Internal server error')
+    expect(failed.body.message).toContain('Server error')
     emu.fault({ status: 401, pathPattern: '/websites$' })
     expect((await h.api('GET', `${base(cloud)}/property`)).status).toBe(403)
   })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { startYoutubeEmulator, type YoutubeEmulator } from '../emulators/youtube/index.js'
+import { providerScopes } from '../src/authorization/scopes.js'
+import youtube from '../src/integrations/youtube/definition.js'
 import type { Harness } from './support/harness.js'
 import { connected, supportMatrixOf, useEmulatorSuite } from './support/integration-suite.js'
 
@@ -47,6 +49,28 @@ describe('YouTube through Unigate', () => {
       headers: { authorization: `Bearer ${token}` },
     })
     expect((await connect({ access_token: 'ya29.bogus' })).status).toBe(400)
+  })
+
+  it('asks for what its verification needs, so a report-only authorization connects and reports', async () => {
+    const spec = youtube.auth
+    if (spec.kind !== 'oauth2') throw new Error('YouTube authorizes with OAuth2')
+    const scopes = providerScopes(['analytics_report_read'], spec.scopes, spec.alwaysScopes)
+    expect(scopes.sort()).toEqual([`${S}youtube.readonly`, `${S}yt-analytics.readonly`])
+    const reportOnly = emu.authority.issueTokens({ scopes }).access_token
+    const res = await connect({ access_token: reportOnly })
+    expect(res.status).toBe(200)
+    expect((await h.api('GET', `/analytics/${res.body.id}/report`)).status).toBe(200)
+  })
+
+  it('refuses a content-owner connection whose token lacks youtubepartner, saying so', async () => {
+    const res = await h.api<Rec>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'youtube',
+        auth: { api_url: emu.url, access_token: token, content_owner_id: 'acmecms' },
+      },
+    })
+    expect(res.status).toBe(400)
+    expect(String(res.body.message)).toContain('youtubepartner')
   })
 
   it('claims only what YouTube serves, and every claim answers', async () => {

@@ -1,6 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import {
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  startUmamiEmulator,
+  type UmamiEmulator,
+} from '../emulators/umami/index.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { connectMcp } from './support/mcp-client.js'
 
@@ -20,7 +24,7 @@ describe('tool server for an Umami connection', () => {
     const res = await h.api<{ id: string }>('POST', '/unified/connection', {
       body: {
         integration_type: 'umami',
-        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` },
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
       },
     })
     expect(res.status).toBe(200)

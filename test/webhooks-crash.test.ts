@@ -3,7 +3,11 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import {
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  startUmamiEmulator,
+  type UmamiEmulator,
+} from '../emulators/umami/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
 import {
@@ -59,7 +63,7 @@ describe('a server killed in the middle of deliveries', () => {
   it('delivers every change at least once after a restart, each repeat recognisable by its nonce', async () => {
     const conn = await callApi<{ id: string }>(server.url, apiKey, 'POST', '/unified/connection', {
       integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_API_KEY, meta: { api_url: `${emulator.url}/api` } },
+      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
     })
     expect(conn.status, conn.text).toBe(200)
     const hook = await callApi<{ id: string }>(

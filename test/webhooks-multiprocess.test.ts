@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import {
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  startUmamiEmulator,
+  type UmamiEmulator,
+} from '../emulators/umami/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
 import {
@@ -79,7 +83,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
     const first = servers[0]!
     const conn = await callApi<{ id: string }>(first.url, apiKey, 'POST', '/unified/connection', {
       integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_API_KEY, meta: { api_url: `${emulator.url}/api` } },
+      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
     })
     expect(conn.status, conn.text).toBe(200)
     const ids: string[] = []

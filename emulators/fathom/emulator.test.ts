@@ -28,17 +28,50 @@ describe('Fathom emulator', () => {
       })
       expect(html.headers.get('content-type')).toMatch(/text\/html/)
       const tooMany = await fetch(`${emu.url}/v1/sites?limit=500`, { headers: json })
-      expect(tooMany.status).toBe(422)
+      expect(tooMany.status).toBe(400)
+      expect(await tooMany.json()).toEqual({ errors: { limit: ['The limit must be between 1 and 100.'] } })
       const agg = (q: string) => fetch(`${emu.url}/v1/aggregations?${q}`, { headers: json })
-      expect((await agg(`entity=pageview&entity_id=${site}`)).status).toBe(422)
-      expect((await agg(`entity=pageview&entity_id=${site}&aggregates=conversions`)).status).toBe(422)
+      expect((await agg(`entity=pageview&entity_id=${site}`)).status).toBe(400)
+      expect((await agg(`entity=pageview&entity_id=${site}&aggregates=conversions`)).status).toBe(400)
       expect(
         (await agg(`entity=pageview&entity_id=${site}&aggregates=visits&date_from=2024-05-01T00:00:00Z`))
           .status,
-      ).toBe(422)
+      ).toBe(400)
       const ok = await agg(`entity=pageview&entity_id=${site}&aggregates=visits,pageviews`)
-      const rows = (await ok.json()) as Record<string, unknown>[]
-      expect(typeof rows[0]?.visits).toBe('string')
+      const list = (await ok.json()) as { object: string; has_more: boolean; data: Record<string, unknown>[] }
+      expect(list).toMatchObject({ object: 'list', has_more: false })
+      expect(typeof list.data[0]?.visits).toBe('string')
+      const base = `entity=pageview&entity_id=${site}&aggregates=visits&timezone=UTC`
+      expect((await agg(`${base}&date_grouping=week`)).status).toBe(400)
+      const longHours = await agg(
+        `${base}&date_grouping=hour&date_from=2024-05-01 00:00:00&date_to=2024-05-09 00:00:00`,
+      )
+      expect(longHours.status).toBe(400)
+      const weekHours = await agg(
+        `${base}&date_grouping=hour&date_from=2024-05-01 00:00:00&date_to=2024-05-07 23:59:59`,
+      )
+      expect(weekHours.status).toBe(200)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('tells token abilities apart: only all-sites tokens list sites, a site token reads its own', async () => {
+    const emu = await startFathomEmulator({ sites: 3, tokens: { site_tok: [] } })
+    try {
+      const [mine, other] = emu.state.orderedSites().map((s) => s.id)
+      emu.state.tokens.set('site_tok', [`read:${mine}`])
+      const headers = { authorization: 'Bearer site_tok', accept: 'application/json' }
+      const get = (path: string) => fetch(`${emu.url}/v1${path}`, { headers })
+      const token = await get('/token')
+      expect(token.status).toBe(200)
+      expect(await token.json()).toMatchObject({ abilities: [`read:${mine}`] })
+      expect((await get('/sites')).status).toBe(400)
+      expect((await get(`/sites/${mine}`)).status).toBe(200)
+      expect((await get(`/sites/${other}`)).status).toBe(404)
+      expect((await get('/account')).status).toBe(400)
+      const agg = await get(`/aggregations?entity=pageview&entity_id=${other}&aggregates=visits`)
+      expect(agg.status).toBe(404)
     } finally {
       await emu.close()
     }

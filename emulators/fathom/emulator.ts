@@ -18,7 +18,10 @@ export interface FathomEmulatorOptions extends ListenOptions {
   readonly sites?: number
   /** Pageviews of the first site (default 500; the second gets a tenth). */
   readonly pageviews?: number
+  /** Tokens with full account access (`*`). */
   readonly apiKeys?: readonly string[]
+  /** Tokens with narrower abilities: `{token: ['read:ABCDEF']}`, `{token: ['all-sites-readonly']}`. */
+  readonly tokens?: Readonly<Record<string, readonly string[]>>
   readonly until?: string
 }
 
@@ -35,6 +38,7 @@ export async function startFathomEmulator(options: FathomEmulatorOptions = {}): 
     sites: Math.max(1, options.sites ?? 3),
     pageviews: Math.max(0, options.pageviews ?? 500),
     apiKeys: options.apiKeys ?? [DEFAULT_FATHOM_API_KEY],
+    tokens: options.tokens,
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: fathomFaultResponse })

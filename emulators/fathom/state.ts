@@ -35,7 +35,10 @@ export interface FathomStateOptions {
   readonly sites: number
   /** Pageviews of the first site; the second gets a tenth. */
   readonly pageviews: number
+  /** Tokens with full account access (`*`). */
   readonly apiKeys: readonly string[]
+  /** More tokens, each with its abilities (`all-sites-readonly`, `read:{site}`, `manage:{site}`). */
+  readonly tokens?: Readonly<Record<string, readonly string[]>>
   readonly untilMs: number
 }
 
@@ -49,6 +52,8 @@ const SYSTEMS = ['Mac OS X', 'Windows', 'iOS', 'Android']
 
 export class FathomState {
   readonly apiKeys: ReadonlySet<string>
+  /** Every accepted token and its abilities. */
+  readonly tokens = new Map<string, readonly string[]>()
   readonly sites = new Map<string, SiteRecord>()
   readonly hits = new Map<string, Hit[]>()
   readonly conversions = new Map<string, Conversion[]>()
@@ -57,6 +62,8 @@ export class FathomState {
 
   constructor(readonly options: FathomStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
+    for (const key of options.apiKeys) this.tokens.set(key, ['*'])
+    for (const [token, abilities] of Object.entries(options.tokens ?? {})) this.tokens.set(token, abilities)
     this.random = new SeededRandom(hash32(options.seed, 0xfa7))
     for (let i = 0; i < options.sites; i++) {
       const site = this.addSite(`Site ${i + 1}`, 'none', options.untilMs - (300 - i) * 86_400_000)

@@ -116,7 +116,10 @@ export class AdminStore {
     return this.properties.find((p) => p.name === name)
   }
 
-  /** The `filter` of properties.list: required, one of the documented forms. */
+  /**
+   * The `filter` of properties.list: required, `parent:`, `ancestor:` or `firebase_project:`
+   * (https://developers.google.com/analytics/devguides/config/admin/v1/rest/v1beta/properties/list).
+   */
   filtered(filter: unknown, showDeleted: boolean): EmulatedProperty[] {
     if (typeof filter !== 'string' || filter === '') {
       throw invalidArgument('filter must be set, e.g. "parent:accounts/123" or "ancestor:accounts/123".')
@@ -189,7 +192,10 @@ export class AdminStore {
     return property
   }
 
-  /** Properties go to the trash for 35 days; deleting a trashed one is NOT_FOUND. */
+  /**
+   * Properties go to the trash (deleteTime, expireTime 35 days on); deleting a trashed one is NOT_FOUND
+   * (https://developers.google.com/analytics/devguides/config/admin/v1/rest/v1beta/properties/delete).
+   */
   remove(name: string): EmulatedProperty {
     const property = this.live(name)
     property.deleteTime = new Date(this.now()).toISOString()

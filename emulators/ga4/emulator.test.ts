@@ -205,6 +205,28 @@ describe('Measurement Protocol', () => {
     expect(collected[0]).toMatchObject({ clientId: 'c1', name: 'sign_up', params: { method: 'email' } })
   })
 
+  it('keeps long page_location, page_referrer and page_title, takes screen_view, caps other values at 100', async () => {
+    const debug = async (params: Record<string, string>, name = 'page_view') => {
+      const res = await request(`${emu.url}/debug/mp/collect?measurement_id=G-X&api_secret=s`, {
+        method: 'POST',
+        body: JSON.stringify({ client_id: 'c', events: [{ name, params }] }),
+      })
+      return ((await res.body.json()) as { validationMessages: { fieldPath: string }[] }).validationMessages
+    }
+    const long = (n: number) => 'x'.repeat(n)
+    expect(
+      await debug({ page_location: long(1000), page_referrer: long(420), page_title: long(300) }),
+    ).toEqual([])
+    expect((await debug({ page_location: long(1001) })).map((m) => m.fieldPath)).toEqual([
+      'events[0].params.page_location',
+    ])
+    expect((await debug({ page_title: long(301), other: long(101) })).map((m) => m.fieldPath)).toEqual([
+      'events[0].params.page_title',
+      'events[0].params.other',
+    ])
+    expect(await debug({ screen_name: 'Home' }, 'screen_view')).toEqual([])
+  })
+
   it('explains problems on the debug endpoint', async () => {
     const res = await request(`${emu.url}/debug/mp/collect?measurement_id=G-X&api_secret=s`, {
       method: 'POST',

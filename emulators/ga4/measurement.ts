@@ -18,6 +18,10 @@ export interface ValidationMessage {
   readonly validationCode: string
 }
 
+/**
+ * Reserved event names; `screen_view` is no longer among them. Source:
+ * https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference#reserved_names
+ */
 const RESERVED = new Set([
   'ad_activeview',
   'ad_click',
@@ -49,13 +53,24 @@ const RESERVED = new Set([
   'notification_receive',
   'notification_send',
   'os_update',
-  'screen_view',
   'session_start',
   'user_engagement',
 ])
+/** Names: a letter, then letters, digits or _, at most 40 characters (answer/9267744, reference#reserved_names). */
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,39}$/
 const RESERVED_PREFIXES = ['_', 'firebase_', 'ga_', 'google_', 'gtag.']
+/** Events may be backdated up to 72 hours (protocol/ga4/sending-events, "timestamp_micros"). */
 const MAX_BACKDATE_MICROS = 72 * 3_600_000 * 1000
+/**
+ * Parameter values: 100 characters, except page_location 1000, page_referrer 420, page_title 300
+ * (https://support.google.com/analytics/answer/9267744, "Event collection limits").
+ */
+const MAX_VALUE = 100
+const MAX_VALUE_OF: Readonly<Record<string, number>> = {
+  page_location: 1000,
+  page_referrer: 420,
+  page_title: 300,
+}
 
 const msg = (fieldPath: string, description: string, validationCode: string): ValidationMessage => ({
   fieldPath,
@@ -90,6 +105,7 @@ export function validatePayload(body: unknown, nowMs: number): ValidationMessage
     }
   }
   const events = b.events
+  // At most 25 events per request (protocol/ga4/sending-events, "Limitations").
   if (!Array.isArray(events) || events.length === 0 || events.length > 25) {
     out.push(msg('events', 'A request must have between 1 and 25 events.', 'VALUE_OUT_OF_BOUNDS'))
     return out
@@ -97,16 +113,18 @@ export function validatePayload(body: unknown, nowMs: number): ValidationMessage
   events.forEach((e: Record<string, unknown> | null, i) => {
     checkName(`events[${i}].name`, e?.name, out, true)
     const params = (e?.params ?? {}) as Record<string, unknown>
+    // 25 parameters per event (answer/9267744).
     if (Object.keys(params).length > 25) {
       out.push(msg(`events[${i}].params`, 'An event can have at most 25 parameters.', 'VALUE_OUT_OF_BOUNDS'))
     }
     for (const [k, v] of Object.entries(params)) {
       if (k !== 'items') checkName(`events[${i}].params.${k}`, k, out, false)
-      if (typeof v === 'string' && v.length > 100) {
+      const max = MAX_VALUE_OF[k] ?? MAX_VALUE
+      if (typeof v === 'string' && v.length > max) {
         out.push(
           msg(
             `events[${i}].params.${k}`,
-            'Parameter values are at most 100 characters.',
+            `Value of ${k} is at most ${max} characters.`,
             'VALUE_OUT_OF_BOUNDS',
           ),
         )

@@ -6,8 +6,13 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
-import { installUmamiAuth } from './auth.js'
-import { DEFAULT_DATA_UNTIL, DEFAULT_UMAMI_API_KEY } from './constants.js'
+import { installUmamiAuth, registerLoginRoute } from './auth.js'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_UMAMI_API_KEY,
+  DEFAULT_UMAMI_LOGIN_TOKEN,
+  DEFAULT_UMAMI_USER,
+} from './constants.js'
 import { installErrorHandler, umamiFaultResponse } from './errors.js'
 import { registerReportRoutes } from './routes/reports.js'
 import { registerSendRoutes } from './routes/send.js'
@@ -21,8 +26,12 @@ export interface UmamiEmulatorOptions extends ListenOptions {
   readonly websites?: number
   /** Sessions of the first website (default 50; the second and third get a tenth). */
   readonly sessions?: number
-  /** Keys accepted, as `x-umami-api-key` on `/v1` (Cloud) and Bearer on `/api` (self-hosted). */
+  /** Cloud API keys accepted, as `x-umami-api-key` on `/v1`. */
   readonly apiKeys?: readonly string[]
+  /** Self-hosted login tokens accepted as Bearer on `/api` before any login (default one). */
+  readonly loginTokens?: readonly string[]
+  /** The self-hosted account `POST /api/auth/login` accepts (default admin / umami). */
+  readonly user?: { readonly username: string; readonly password: string }
   /** End of the seeded data's window (ISO-8601). */
   readonly until?: string
 }
@@ -40,6 +49,8 @@ export async function startUmamiEmulator(options: UmamiEmulatorOptions = {}): Pr
     websites: Math.max(1, options.websites ?? 3),
     sessions: Math.max(0, options.sessions ?? 50),
     apiKeys: options.apiKeys ?? [DEFAULT_UMAMI_API_KEY],
+    loginTokens: options.loginTokens ?? [DEFAULT_UMAMI_LOGIN_TOKEN],
+    user: options.user ?? DEFAULT_UMAMI_USER,
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: umamiFaultResponse })
@@ -54,6 +65,7 @@ export async function startUmamiEmulator(options: UmamiEmulatorOptions = {}): Pr
   await app.register(api, { prefix: '/v1' })
   await app.register(api, { prefix: '/api' })
   registerSendRoutes(app, state)
+  registerLoginRoute(app, state)
   app.get('/api/heartbeat', async () => ({ ok: true }))
   return listenEmulator(server, state, options)
 }

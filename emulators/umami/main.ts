@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from './index.js'
+import { DEFAULT_UMAMI_API_KEY, DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from './index.js'
 
 /** `tsx emulators/umami/main.ts --port 8007 --seed 1 --sessions 5000`: an Umami emulator for demos and benchmarks. */
 const { values } = parseArgs({
@@ -25,8 +25,9 @@ const emulator = await startUmamiEmulator({
 
 console.log(emulator.url)
 console.error(
-  `Umami emulator: Cloud API ${emulator.url}/v1 (x-umami-api-key), self-hosted ${emulator.url}/api (Bearer), ` +
-    `key ${values['api-key']?.join(', ') ?? DEFAULT_UMAMI_API_KEY}; control endpoints under ${emulator.url}/__emulator/`,
+  `Umami emulator: Cloud API ${emulator.url}/v1 (x-umami-api-key ${values['api-key']?.join(', ') ?? DEFAULT_UMAMI_API_KEY}), ` +
+    `self-hosted ${emulator.url}/api (Bearer login token ${DEFAULT_UMAMI_LOGIN_TOKEN}, or POST /api/auth/login admin/umami); ` +
+    `control endpoints under ${emulator.url}/__emulator/`,
 )
 
 closeOnSignals(emulator)

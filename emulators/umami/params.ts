@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js'
+import { badRequest, schemaError } from './errors.js'
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>
 
@@ -30,11 +30,17 @@ export function strParam(q: Query, name: string): string | undefined {
   return v === '' ? undefined : v
 }
 
-/** `startAt`/`endAt` in unix milliseconds, both required, both inclusive. */
+/**
+ * `startAt`/`endAt` in unix milliseconds, both inclusive; without both (and without startDate/endDate)
+ * the schema refuses the request; an inverted range is not refused, it just matches nothing
+ * (umami-software/umami@v3.1.0:src/lib/schema.ts `withDateRange`).
+ */
 export function rangeOf(q: Query): { startAt: number; endAt: number } {
-  const startAt = intParam(q, 'startAt', { required: true }) as number
-  const endAt = intParam(q, 'endAt', { required: true }) as number
-  if (endAt < startAt) throw badRequest('endAt: must be after startAt')
+  const startAt = intParam(q, 'startAt')
+  const endAt = intParam(q, 'endAt')
+  if (startAt === undefined || endAt === undefined) {
+    throw schemaError(['Either startAt+endAt or startDate+endDate must be provided'])
+  }
   return { startAt, endAt }
 }
 

@@ -54,6 +54,9 @@ export interface UmamiStateOptions {
   /** Sessions of the first website; the others get a tenth. */
   readonly sessions: number
   readonly apiKeys: readonly string[]
+  /** Self-hosted login tokens accepted from the start (login issues more). */
+  readonly loginTokens: readonly string[]
+  readonly user: { readonly username: string; readonly password: string }
   readonly untilMs: number
 }
 
@@ -86,6 +89,8 @@ const CUSTOM_EVENTS = ['signup_click', 'download', 'checkout']
 /** Everything the emulator holds: websites and, per website, sessions and their events (newest last). */
 export class UmamiState {
   readonly apiKeys: ReadonlySet<string>
+  readonly loginTokens: Set<string>
+  readonly user: { readonly username: string; readonly password: string }
   readonly websites = new Map<string, WebsiteRecord>()
   readonly sessions = new Map<string, SessionRecord>()
   readonly events: EventRecord[] = []
@@ -96,6 +101,8 @@ export class UmamiState {
 
   constructor(readonly options: UmamiStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
+    this.loginTokens = new Set(options.loginTokens)
+    this.user = options.user
     this.random = new SeededRandom(hash32(options.seed, 0x0a3a))
     this.userId = uuidV4(this.random)
     for (let i = 0; i < options.websites; i++) {

@@ -55,7 +55,11 @@ const CORE = [
   'estimatedRevenue',
 ]
 const WATCHING = ['views', 'estimatedMinutesWatched', 'averageViewDuration', 'averageViewPercentage']
-/** The "available reports": allowed metrics per dimension list, and top-N caps on maxResults. */
+/**
+ * The "available reports": allowed metrics per dimension list, and top-N caps on maxResults
+ * (https://developers.google.com/youtube/analytics/channel_reports,
+ * https://developers.google.com/youtube/analytics/content_owner_reports).
+ */
 const REPORTS: Readonly<Record<string, { metrics: readonly string[]; topN?: number }>> = {
   '': { metrics: CORE },
   day: { metrics: CORE },
@@ -171,7 +175,8 @@ export function checkSupported(query: ReportQuery): void {
     if (query.maxResults === undefined || query.maxResults > report.topN) throw badRequest(NOT_SUPPORTED)
   }
   if (query.dimensions.includes('month')) {
-    // Month reports cover whole months: from a first day to a last day.
+    // Month reports cover whole months: from a first day to a last day (dimension `month`,
+    // https://developers.google.com/youtube/analytics/dimsmets/dims#Time_Dimensions).
     if (!query.startDate.endsWith('-01') || !addDays(query.endDate, 1).endsWith('-01')) {
       throw badRequest('Invalid query. Query did not conform to the expectations.', 'invalidQuery')
     }

@@ -4,6 +4,14 @@ import type { GoogleTokenAuthority } from '../google/token-authority.js'
 import type { YoutubeSeed } from './data/seed.js'
 
 const SCOPE = 'https://www.googleapis.com/auth/'
+/**
+ * Scopes per call. channels.list: youtube, youtube.force-ssl, youtube.readonly or youtubepartner
+ * (https://developers.google.com/youtube/v3/docs/channels/list#auth); `onBehalfOfContentOwner` and
+ * content-owner reports need youtubepartner (https://developers.google.com/youtube/analytics/content_owner_reports).
+ * reports.query takes any of its discovery document's scopes: youtube, youtube.readonly,
+ * yt-analytics.readonly, yt-analytics-monetary.readonly (youtubeAnalytics discovery, `reports.query.scopes`);
+ * monetary metrics need yt-analytics-monetary.readonly (https://developers.google.com/youtube/analytics/metrics#Revenue_Metrics).
+ */
 export const SCOPES = {
   youtubeRead: [
     `${SCOPE}youtube.readonly`,
@@ -22,7 +30,10 @@ export const SCOPES = {
 } as const
 
 export interface YoutubeQuotaLimits {
-  /** Data API units a day (channels.list costs 1). */
+  /**
+   * Data API units a day, 10,000 by default; channels.list costs 1
+   * (https://developers.google.com/youtube/v3/determine_quota_cost).
+   */
   readonly dataUnitsPerDay: number
   /** Analytics API queries a day. */
   readonly analyticsQueriesPerDay: number
@@ -33,7 +44,10 @@ const DATA_QUOTA_MESSAGE =
 const ANALYTICS_QUOTA_MESSAGE =
   "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'youtubeanalytics.googleapis.com'."
 
-/** YouTube refuses over-quota calls with 403 `quotaExceeded`, not 429 (providers.md 8.4). */
+/**
+ * YouTube refuses over-quota calls with 403 `quotaExceeded`, not 429
+ * (https://developers.google.com/youtube/v3/docs/errors#general, "quotaExceeded").
+ */
 export function quotaExceeded(message: string, domain: string): GoogleApiError {
   return new GoogleApiError(403, message, {
     status: 'PERMISSION_DENIED',

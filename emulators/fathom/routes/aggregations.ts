@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify'
+import { requireSite } from '../auth.js'
 import { DATE_GROUPINGS, EVENT_AGGREGATES, FIELD_GROUPINGS, PAGEVIEW_AGGREGATES } from '../constants.js'
-import { invalid, notFound } from '../errors.js'
+import { FathomHttpError, invalid, notFound } from '../errors.js'
 import type { Conversion, FathomState, Hit } from '../state.js'
 
 type Query = Record<string, string | undefined>
 
+/**
+ * `date_from`/`date_to`: `Y-m-d H:i:s` or `Y-m-d`, read in `timezone` (default UTC); a bare date_to
+ * covers its whole day (https://usefathom.com/api/v1/reports).
+ */
 const TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/
 
 function parseTime(
@@ -61,10 +66,6 @@ function dateLabel(ms: number, grouping: string, tz: string): string {
   switch (grouping) {
     case 'hour':
       return `${local.slice(0, 13).replace('T', ' ')}:00:00`
-    case 'week': {
-      const day = new Date(`${local.slice(0, 10)}T00:00:00Z`)
-      return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10)
-    }
     case 'month':
       return local.slice(0, 7)
     case 'year':
@@ -113,7 +114,11 @@ function eventRow(conversions: readonly Conversion[], aggregates: readonly strin
   return Object.fromEntries(aggregates.map((a) => [a, values[a] as string]))
 }
 
-/** `GET /v1/aggregations`: a plain array of rows, numbers mostly as strings, as Fathom answers. */
+/**
+ * `GET /v1/aggregations`: rows (numbers mostly as strings) wrapped in the list object
+ * `{object: "list", url, has_more, data}` (https://usefathom.com/docs/api-reference/reports/aggregation,
+ * response example). Needs read access to the site (https://usefathom.com/api/v1/reports).
+ */
 export function registerAggregationRoutes(app: FastifyInstance, state: FathomState): void {
   app.get('/v1/aggregations', async (request) => {
     const q = request.query as Query
@@ -128,6 +133,7 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
       if (!q.entity_name) throw invalid('The entity name field is required when entity is event.')
       siteId = q.site_id
     }
+    requireSite(request, siteId, false)
     if (!state.sites.has(siteId)) throw notFound()
     const aggregates = list(
       q,
@@ -135,6 +141,7 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
       entity === 'pageview' ? PAGEVIEW_AGGREGATES : EVENT_AGGREGATES,
       true,
     )
+    // hour, day, month or year only (https://usefathom.com/api/v1/reports, `date_grouping`).
     const dateGrouping = q.date_grouping
     if (dateGrouping !== undefined && !(DATE_GROUPINGS as readonly string[]).includes(dateGrouping)) {
       throw invalid('The selected date grouping is invalid.')
@@ -148,11 +155,20 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
     }
     const from = parseTime('date_from', q.date_from, tz, false)
     const to = parseTime('date_to', q.date_to, tz, true)
+    // "an hourly date_grouping over a range longer than 7 days" is a 400 (https://usefathom.com/api/v1/errors).
+    if (dateGrouping === 'hour' && (from === undefined || to === undefined || to - from > 7 * 86_400_000)) {
+      throw new FathomHttpError(
+        400,
+        'Hourly date grouping is only supported for date ranges of up to 7 days.',
+      )
+    }
     let limit: number | undefined
     if (q.limit !== undefined) {
       if (!/^\d+$/.test(q.limit) || Number(q.limit) < 1) throw invalid('The limit must be at least 1.')
       limit = Number(q.limit)
     }
+    // `sort_by`: `<field>:asc|desc` over an aggregate, a grouped field or `timestamp`
+    // (https://usefathom.com/api/v1/reports).
     let sort: [string, 'asc' | 'desc'] | undefined
     if (q.sort_by !== undefined) {
       const [field, dir] = q.sort_by.split(':')
@@ -198,6 +214,11 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
         )
       })
     }
-    return limit === undefined ? rows : rows.slice(0, limit)
+    return {
+      object: 'list',
+      url: '/v1/aggregations',
+      has_more: limit !== undefined && rows.length > limit,
+      data: limit === undefined ? rows : rows.slice(0, limit),
+    }
   })
 }

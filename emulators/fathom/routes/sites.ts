@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { abilities, requireAllSites, requireSite } from '../auth.js'
 import { invalid, notFound } from '../errors.js'
 import type { FathomState, SiteRecord } from '../state.js'
 
@@ -41,15 +42,38 @@ function siteOf(state: FathomState, params: unknown): SiteRecord {
 }
 
 export function registerSiteRoutes(app: FastifyInstance, state: FathomState): void {
-  app.get('/v1/account', async () => ({
-    id: 1,
-    object: 'account',
-    name: 'Emulated account',
-    email: 'owner@example.com',
+  /**
+   * `GET /v1/token`: metadata of the token used, for any valid token; the secret is never returned
+   * (https://usefathom.com/api/v1/account, "Get token").
+   */
+  app.get('/v1/token', async (request) => ({
+    name: 'Emulated token',
+    version: 4,
+    abilities: abilities(request),
+    last_used_at: null,
+    expires_at: null,
+    created_at: '2024-01-01 12:00:00',
+    updated_at: '2024-01-01 12:00:00',
   }))
 
-  /** `{object: "list", url, has_more, data}`; the next page starts after the last id seen. */
+  // "Requires a token with full account access (the * scope)" (https://usefathom.com/api/v1/account).
+  app.get('/v1/account', async (request) => {
+    requireAllSites(request, true)
+    return {
+      id: 1,
+      object: 'account',
+      name: 'Emulated account',
+      email: 'owner@example.com',
+    }
+  })
+
+  /**
+   * `{object: "list", url, has_more, data}`, sorted by created_at ascending; `limit` 1 to 100 (default
+   * 10); the next page starts after the last id seen. Needs all-sites access
+   * (https://usefathom.com/api/v1/sites, https://usefathom.com/api/v1/pagination).
+   */
   app.get('/v1/sites', async (request) => {
+    requireAllSites(request, false)
     const q = request.query as Query
     const limitText = q.limit ?? '10'
     const limit = Number(limitText)
@@ -75,6 +99,7 @@ export function registerSiteRoutes(app: FastifyInstance, state: FathomState): vo
   })
 
   app.post('/v1/sites', async (request) => {
+    requireAllSites(request, true)
     const body = (request.body ?? {}) as Record<string, unknown>
     checkBody(body, true)
     const site = state.addSite(
@@ -86,9 +111,13 @@ export function registerSiteRoutes(app: FastifyInstance, state: FathomState): vo
     return siteJson(site)
   })
 
-  app.get('/v1/sites/:id', async (request) => siteJson(siteOf(state, request.params)))
+  app.get('/v1/sites/:id', async (request) => {
+    requireSite(request, (request.params as { id: string }).id, false)
+    return siteJson(siteOf(state, request.params))
+  })
 
   app.post('/v1/sites/:id', async (request) => {
+    requireSite(request, (request.params as { id: string }).id, true)
     const site = siteOf(state, request.params)
     const body = (request.body ?? {}) as Record<string, unknown>
     checkBody(body, false)
@@ -99,6 +128,7 @@ export function registerSiteRoutes(app: FastifyInstance, state: FathomState): vo
   })
 
   app.delete('/v1/sites/:id', async (request) => {
+    requireSite(request, (request.params as { id: string }).id, true)
     const site = siteOf(state, request.params)
     state.sites.delete(site.id)
     return { id: site.id, object: 'site', deleted: true }

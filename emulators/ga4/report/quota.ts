@@ -1,6 +1,9 @@
 import { GoogleApiError } from '../../google/errors.js'
 
-/** GA4's property quota (standard property limits, providers.md 1.4), counted per property. */
+/**
+ * GA4's property quota for standard properties: 200,000 core tokens a day and 40,000 an hour, counted per
+ * property (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas).
+ */
 
 export interface QuotaLimits {
   readonly tokensPerDay: number

@@ -148,7 +148,8 @@ export function parseRunReport(body: unknown): RunReportRequest {
     dateRanges,
     dimensions,
     metrics,
-    // Unset (0) means the default; larger limits are capped, as GA4 does.
+    // Unset (0) means the default (10,000); larger limits are capped at 250,000 rows, as GA4 does
+    // (RunReportRequest.limit, https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/properties/runReport).
     limit: Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT),
     offset,
     orderBys,

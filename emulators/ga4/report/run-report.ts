@@ -20,7 +20,10 @@ export interface ReportSettings {
   readonly quotas: PropertyQuotas
 }
 
-/** GA4 has no data before this day and refuses ranges that start earlier. */
+/**
+ * GA4 has no data before this day and refuses ranges that start earlier (DateRange.startDate: "must be
+ * after 2015-08-14", https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/DateRange).
+ */
 const FIRST_DAY = '2015-08-14'
 
 function resolveDate(value: string, today: string): string {

@@ -27,7 +27,8 @@ export function registerDataRoutes(app: FastifyInstance, state: Ga4State): void 
     if (method !== 'runReport') {
       throw new GoogleApiError(501, `The emulator does not model ${method}.`)
     }
-    // An unknown or trashed property is a permission refusal at the Data API, not a 404.
+    // An unknown or trashed property is a permission refusal at the Data API, not a 404 (403
+    // PERMISSION_DENIED, https://developers.google.com/analytics/devguides/reporting/data/v1/errors).
     const property = state.admin.find(`properties/${id}`)
     if (!property || property.deleteTime) throw new GoogleApiError(403, NO_ACCESS)
     const req = parseRunReport(request.body)

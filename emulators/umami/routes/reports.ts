@@ -1,29 +1,35 @@
 import type { FastifyInstance } from 'fastify'
 import { METRIC_TYPES, UNITS } from '../constants.js'
-import { badRequest, notFound } from '../errors.js'
-import { intParam, type Query, strParam } from '../params.js'
+import { badRequest, unauthorized } from '../errors.js'
+import { intParam, type Query, rangeOf, strParam } from '../params.js'
 import type { EventRecord, SessionRecord, UmamiState } from '../state.js'
+import { effectiveUnit } from '../units.js'
 import { eventsIn } from './traffic.js'
 
 function websiteOf(state: UmamiState, params: unknown): string {
   const { websiteId } = params as { websiteId: string }
-  if (!state.liveWebsite(websiteId)) throw notFound()
+  if (!state.liveWebsite(websiteId)) throw unauthorized()
   return websiteId
 }
 
-/** Totals over visits: a bounce is a visit of one view; totaltime sums each visit's first-to-last seconds. */
-function totals(events: readonly EventRecord[]) {
+/**
+ * `/stats` totals, over pageview-type events only (`event_type NOT IN (2, 5)`): visitors are distinct
+ * sessions, visits distinct visits, a bounce a visit of exactly one view, totaltime the sum of each
+ * visit's first-to-last seconds. Source: umami-software/umami@v3.1.0:src/queries/sql/getWebsiteStats.ts.
+ */
+function totals(all: readonly EventRecord[]) {
+  const events = all.filter((e) => e.eventType === 1)
   const visits = new Map<string, EventRecord[]>()
   for (const e of events) visits.set(e.visitId, [...(visits.get(e.visitId) ?? []), e])
   let bounces = 0
   let totaltime = 0
   for (const list of visits.values()) {
-    if (list.filter((e) => e.eventType === 1).length <= 1) bounces++
+    if (list.length === 1) bounces++
     const times = list.map((e) => e.createdAt)
     totaltime += Math.round((Math.max(...times) - Math.min(...times)) / 1000)
   }
   return {
-    pageviews: events.filter((e) => e.eventType === 1).length,
+    pageviews: events.length,
     visitors: new Set(events.map((e) => e.sessionId)).size,
     visits: visits.size,
     bounces,
@@ -46,7 +52,11 @@ function localParts(ms: number, timeZone: string) {
   return { y: get('year'), m: get('month'), d: get('day'), h: get('hour'), min: get('minute') }
 }
 
-/** Bucket label: ISO UTC (`2024-05-01T00:00:00Z`) for UTC, local `2024-05-01 00:00:00` otherwise. */
+/**
+ * Bucket label as PostgreSQL Umami formats it: ISO (`2024-05-01T00:00:00Z`) only when the timezone is
+ * absent or exactly `utc`, else local `2024-05-01 00:00:00` (so `timezone=UTC` gets the local form).
+ * Source: umami-software/umami@v3.1.0:src/lib/prisma.ts `getDateSQL`, `DATE_FORMATS`, `DATE_FORMATS_UTC`.
+ */
 function bucketOf(ms: number, unit: string, timeZone: string): string {
   const p = localParts(ms, timeZone)
   const [m, d, h, min] =
@@ -59,7 +69,7 @@ function bucketOf(ms: number, unit: string, timeZone: string): string {
           : unit === 'hour'
             ? [p.m, p.d, p.h, '00']
             : [p.m, p.d, p.h, p.min]
-  return timeZone === 'UTC' ? `${p.y}-${m}-${d}T${h}:${min}:00Z` : `${p.y}-${m}-${d} ${h}:${min}:00`
+  return timeZone === 'utc' ? `${p.y}-${m}-${d}T${h}:${min}:00Z` : `${p.y}-${m}-${d} ${h}:${min}:00`
 }
 
 function checkTimezone(tz: string): void {
@@ -122,8 +132,11 @@ function eventKey(type: string, e: EventRecord): string | null {
 }
 
 /**
- * `[{x, y}]`, biggest first: session-level types count distinct sessions (visitors), entry/exit count
- * visits, the others count events (pageviews; custom events for `event`).
+ * `[{x, y}]`, biggest first. Since v2.19 every breakdown but `event` counts distinct sessions (Umami's
+ * visitors) over pageview-type events (`event_type NOT IN (2, 5)`), entry/exit by each visit's first/last
+ * page; `event` counts custom events (`count(*)`). Referrers exclude the site's own host. Sources:
+ * umami-software/umami@v3.1.0:src/queries/sql/pageviews/getPageviewMetrics.ts,
+ * src/queries/sql/sessions/getSessionMetrics.ts, src/queries/sql/events/getEventMetrics.ts.
  */
 function metricRows(state: UmamiState, events: readonly EventRecord[], type: string) {
   const counts = new Map<string, Set<string> | number>()
@@ -136,23 +149,39 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
       counts.set(key, set)
     }
   }
+  const views = events.filter((x) => x.eventType === 1)
   const sessionField = SESSION_TYPES[type]
-  if (sessionField) {
-    for (const e of events)
-      bump((state.sessions.get(e.sessionId)?.[sessionField] as string | null) ?? null, e.sessionId)
+  if (type === 'event') {
+    for (const e of events) if (e.eventType === 2) bump(e.eventName)
+  } else if (sessionField) {
+    // City and region rows are per (value, country) and carry `country` (getSessionMetrics.ts
+    // `includeCountry`): the key holds both, split again below.
+    const withCountry = type === 'city' || type === 'region'
+    for (const e of views) {
+      const s = state.sessions.get(e.sessionId)
+      const value = (s?.[sessionField] as string | null) ?? null
+      bump(withCountry && value ? `${value}\u0000${s?.country ?? ''}` : value, e.sessionId)
+    }
   } else if (type === 'entry' || type === 'exit') {
     const byVisit = new Map<string, EventRecord[]>()
-    for (const e of events.filter((x) => x.eventType === 1))
-      byVisit.set(e.visitId, [...(byVisit.get(e.visitId) ?? []), e])
-    for (const [visit, list] of byVisit) {
+    for (const e of views) byVisit.set(e.visitId, [...(byVisit.get(e.visitId) ?? []), e])
+    for (const list of byVisit.values()) {
       const sorted = [...list].sort((a, b) => a.createdAt - b.createdAt)
-      bump((type === 'entry' ? sorted[0] : sorted[sorted.length - 1])?.urlPath ?? null, visit)
+      const edge = type === 'entry' ? sorted[0] : sorted[sorted.length - 1]
+      if (edge) bump(edge.urlPath, edge.sessionId)
     }
   } else {
-    for (const e of events) if (type === 'event' || e.eventType === 1) bump(eventKey(type, e))
+    for (const e of views) {
+      // getPageviewMetrics.ts: `referrer_domain != regexp_replace(hostname, '^www.', '')`
+      if (type === 'referrer' && e.referrerDomain === e.hostname.replace(/^www\./, '')) continue
+      bump(eventKey(type, e), e.sessionId)
+    }
   }
   return [...counts.entries()]
-    .map(([x, v]) => ({ x, y: typeof v === 'number' ? v : v.size }))
+    .map(([key, v]) => {
+      const [x, country] = key.split('\u0000') as [string, string | undefined]
+      return { x, y: typeof v === 'number' ? v : v.size, ...(country === undefined ? {} : { country }) }
+    })
     .sort((a, b) => b.y - a.y || (a.x < b.x ? -1 : 1))
 }
 
@@ -170,21 +199,29 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
     return { ...current, comparison: previous }
   })
 
+  // umami-software/umami@v3.1.0:src/app/api/websites/[websiteId]/pageviews/route.ts
   app.get('/websites/:websiteId/pageviews', async (request) => {
-    const websiteId = websiteOf(state, request.params)
     const q = request.query as Query
-    const unit = strParam(q, 'unit')
-    if (!unit || !(UNITS as readonly string[]).includes(unit)) {
-      throw badRequest(`unit: Invalid enum value. Expected ${UNITS.map((u) => `'${u}'`).join(' | ')}`)
+    const { startAt, endAt } = rangeOf(q)
+    const asked = strParam(q, 'unit')
+    // src/lib/schema.ts `unitParam`: one of UNIT_TYPES, else 400 "Invalid unit".
+    if (asked !== undefined && !(UNITS as readonly string[]).includes(asked)) {
+      throw badRequest(`unit: Invalid unit. Expected ${UNITS.map((u) => `'${u}'`).join(' | ')}`)
     }
-    const timezone = strParam(q, 'timezone') ?? 'UTC'
+    const timezone = strParam(q, 'timezone') ?? 'utc'
     checkTimezone(timezone)
-    const events = eventsIn(state, websiteId, q)
+    const websiteId = websiteOf(state, request.params)
+    // A unit too fine for the range is replaced without a word (src/lib/request.ts getRequestDateRange).
+    const unit = effectiveUnit(asked, startAt, endAt)
+    // Both series count pageview-type events only (`event_type NOT IN (2, 5)`): `pageviews` is count(*),
+    // `sessions` is count(distinct session_id), i.e. visitors, not visits. Sources: v3.1.0
+    // src/queries/sql/pageviews/getPageviewStats.ts and src/queries/sql/sessions/getSessionStats.ts.
+    const events = eventsIn(state, websiteId, q).filter((e) => e.eventType === 1)
     const views = new Map<string, number>()
     const sessions = new Map<string, Set<string>>()
     for (const e of events) {
       const x = bucketOf(e.createdAt, unit, timezone)
-      if (e.eventType === 1) views.set(x, (views.get(x) ?? 0) + 1)
+      views.set(x, (views.get(x) ?? 0) + 1)
       sessions.set(x, (sessions.get(x) ?? new Set()).add(e.sessionId))
     }
     const series = (m: Map<string, number>) =>

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { badRequest } from '../errors.js'
+import { badRequest, UmamiHttpError } from '../errors.js'
 import { isUuidLike } from '../params.js'
 import type { SessionRecord, UmamiState } from '../state.js'
 
@@ -15,9 +15,19 @@ function str(payload: Record<string, unknown>, name: string, max?: number): stri
   return v
 }
 
+/** Column sizes: longer url parts and titles are cut when stored (src/lib/constants.ts, saveEvent.ts). */
+const URL_LENGTH = 500
+const PAGE_TITLE_LENGTH = 500
+/** `session.distinct_id` is VARCHAR(50) (prisma/schema.prisma): a longer id fails the insert, a 500. */
+const DISTINCT_ID_LENGTH = 50
+
+const cut = (value: string | null, max: number) => (value === null ? null : value.slice(0, max))
+
 /**
  * `POST /api/send`: no credentials, a browser User-Agent, `{type, payload}` with the website's UUID.
- * Bot traffic is answered 200 `{beep: "boop"}` and not recorded.
+ * The schema caps hostname (100), name and tag (50) but not url, referrer, title or id; an unknown website
+ * is 400 before the bot check; bot traffic is answered 200 `{beep: "boop"}` and not recorded. Source:
+ * umami-software/umami@v3.1.0:src/app/api/send/route.ts.
  */
 export function registerSendRoutes(app: FastifyInstance, state: UmamiState): void {
   app.post('/api/send', async (request) => {
@@ -34,12 +44,12 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
     if (!website) throw badRequest('payload.website: Required')
     if (!isUuidLike(website)) throw badRequest('payload.website: Invalid uuid')
     const hostname = str(payload, 'hostname', 100)
-    const url = str(payload, 'url', 500)
-    const title = str(payload, 'title', 500)
-    const referrer = str(payload, 'referrer', 500)
+    const url = str(payload, 'url')
+    const title = str(payload, 'title')
+    const referrer = str(payload, 'referrer')
     const name = str(payload, 'name', 50)
     const tag = str(payload, 'tag', 50)
-    const distinctId = str(payload, 'id', 50)
+    const distinctId = str(payload, 'id')
     const userAgent = str(payload, 'userAgent') ?? ua
     if (
       payload.data !== undefined &&
@@ -47,9 +57,12 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
     ) {
       throw badRequest('payload.data: Expected object')
     }
-    if (BOT.test(userAgent)) return { beep: 'boop' }
     const site = state.liveWebsite(website)
     if (!site) throw badRequest('Website not found.')
+    if (BOT.test(userAgent)) return { beep: 'boop' }
+    if (distinctId !== undefined && distinctId.length > DISTINCT_ID_LENGTH) {
+      throw new UmamiHttpError(500, 'Server error')
+    }
     const session = sessionFor(state, website, userAgent, distinctId, hostname ?? site.domain ?? '')
     if (body.type === 'identify') {
       session.distinctId = distinctId ?? session.distinctId
@@ -63,12 +76,12 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
       sessionId: session.id,
       visitId,
       createdAt: Date.now(),
-      urlPath: parsed.pathname,
-      urlQuery: parsed.search ? parsed.search.slice(1) : null,
+      urlPath: cut(parsed.pathname, URL_LENGTH) as string,
+      urlQuery: cut(parsed.search ? parsed.search.slice(1) : null, URL_LENGTH),
       referrerDomain: referrer
         ? new URL(referrer, 'https://x.invalid').hostname.replace('x.invalid', '') || null
         : null,
-      pageTitle: title ?? null,
+      pageTitle: cut(title ?? null, PAGE_TITLE_LENGTH),
       eventType: name ? 2 : 1,
       eventName: name ?? null,
       hostname: hostname ?? site.domain ?? '',
@@ -79,7 +92,10 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
   })
 }
 
-/** One session per website, User-Agent and distinct id, as Umami's salted hash would give. */
+/**
+ * One session per website and distinct id when one is given (`uuid(website, id)`), else per website and
+ * client (`uuid(website, ip, userAgent, salt)`): src/app/api/send/route.ts.
+ */
 function sessionFor(
   state: UmamiState,
   websiteId: string,
@@ -87,7 +103,7 @@ function sessionFor(
   distinctId: string | undefined,
   hostname: string,
 ): SessionRecord {
-  const key = `${websiteId}|${userAgent}|${distinctId ?? ''}`
+  const key = distinctId !== undefined ? `${websiteId}|id|${distinctId}` : `${websiteId}|ua|${userAgent}`
   const known = state.sessions.get(state.sessionKeys.get(key) ?? '')
   if (known) return known
   const session: SessionRecord = {

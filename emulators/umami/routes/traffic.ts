@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_PAGE_SIZE } from '../constants.js'
-import { badRequest, notFound } from '../errors.js'
+import { badRequest, unauthorized } from '../errors.js'
 import { intParam, pagingOf, type Query, rangeOf, strParam } from '../params.js'
 import type { EventRecord, SessionRecord, UmamiState } from '../state.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/** umami-software/umami@v3.1.0:src/queries/sql/sessions/getSessionActivity.ts: `limit 500`. */
+export const ACTIVITY_LIMIT = 500
 
 /** The events of a website in `startAt..endAt` (both inclusive) matching Umami's common filter params. */
 export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventRecord[] {
@@ -22,36 +25,51 @@ export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventR
     if (name !== undefined && e.eventName !== name) return false
     if (path !== undefined && e.urlPath !== path) return false
     if (distinctId !== undefined && state.sessions.get(e.sessionId)?.distinctId !== distinctId) return false
+    // `search` matches a custom event's name or a pageview's path, nothing else
+    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
     if (search) {
-      const hay = `${e.urlPath} ${e.eventName ?? ''} ${e.pageTitle ?? ''}`.toLowerCase()
-      if (!hay.includes(search)) return false
+      const hay = e.eventType === 2 ? (e.eventName ?? '') : e.urlPath
+      if (!hay.toLowerCase().includes(search)) return false
     }
     return true
   })
 }
 
+/**
+ * An event row of `/websites/{id}/events`: the event joined with its session's country, city, device, os
+ * and browser; no distinctId, visitId, tag or region. Source:
+ * umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts.
+ */
 function eventJson(state: UmamiState, e: EventRecord) {
+  const s = state.sessions.get(e.sessionId)
   return {
     id: e.id,
     websiteId: e.websiteId,
     sessionId: e.sessionId,
-    visitId: e.visitId,
     createdAt: iso(e.createdAt),
+    hostname: e.hostname,
     urlPath: e.urlPath,
     urlQuery: e.urlQuery,
     referrerPath: null,
     referrerQuery: null,
     referrerDomain: e.referrerDomain,
+    country: s?.country ?? null,
+    city: s?.city ?? null,
+    device: s?.device ?? null,
+    os: s?.os ?? null,
+    browser: s?.browser ?? null,
     pageTitle: e.pageTitle,
     eventType: e.eventType,
     eventName: e.eventName,
-    hostname: e.hostname,
-    tag: e.tag,
-    distinctId: state.sessions.get(e.sessionId)?.distinctId ?? null,
+    hasData: e.data !== null,
   }
 }
 
-/** A session as Umami shows it: the session's attributes plus counts over the events given. */
+/**
+ * A row of the session list: the session's attributes plus counts over the events given; no distinctId,
+ * and `createdAt` is the last event's time. Source:
+ * umami-software/umami@v3.1.0:src/queries/sql/sessions/getWebsiteSessions.ts.
+ */
 export function sessionJson(s: SessionRecord, events: readonly EventRecord[]) {
   const times = events.map((e) => e.createdAt)
   const first = times.length ? Math.min(...times) : s.createdAt
@@ -73,8 +91,7 @@ export function sessionJson(s: SessionRecord, events: readonly EventRecord[]) {
     visits: new Set(events.map((e) => e.visitId)).size,
     views: events.filter((e) => e.eventType === 1).length,
     events: events.filter((e) => e.eventType === 2).length,
-    createdAt: iso(s.createdAt),
-    distinctId: s.distinctId,
+    createdAt: iso(last),
   }
 }
 
@@ -85,15 +102,15 @@ function page<T>(rows: readonly T[], q: Query) {
 
 function websiteOf(state: UmamiState, params: unknown): string {
   const { websiteId } = params as { websiteId: string }
-  if (!state.liveWebsite(websiteId)) throw notFound()
+  if (!state.liveWebsite(websiteId)) throw unauthorized()
   return websiteId
 }
 
-function sessionOf(state: UmamiState, params: unknown): SessionRecord {
+/** The session, or undefined for one the website does not have (Umami then answers 200 with `{}`). */
+function sessionOf(state: UmamiState, params: unknown): SessionRecord | undefined {
   const websiteId = websiteOf(state, params)
   const s = state.sessions.get((params as { sessionId: string }).sessionId)
-  if (!s || s.websiteId !== websiteId) throw notFound()
-  return s
+  return s && s.websiteId === websiteId ? s : undefined
 }
 
 export function registerTrafficRoutes(app: FastifyInstance, state: UmamiState): void {
@@ -114,30 +131,45 @@ export function registerTrafficRoutes(app: FastifyInstance, state: UmamiState): 
       bySession.set(e.sessionId, list)
     }
     const search = strParam(q, 'search')?.toLowerCase()
+    // getWebsiteSessions.ts: search is `ilike` on distinct_id, city, browser, os or device.
+    const matches = (s: SessionRecord) =>
+      !search ||
+      [s.distinctId, s.city, s.browser, s.os, s.device].some((v) => v?.toLowerCase().includes(search))
     const rows = [...bySession.entries()]
+      .filter(([id]) => matches(state.sessions.get(id) as SessionRecord))
       .map(([id, events]) => sessionJson(state.sessions.get(id) as SessionRecord, events))
-      .filter(
-        (s) =>
-          !search ||
-          `${s.browser} ${s.os} ${s.city} ${s.country} ${s.distinctId ?? ''}`.toLowerCase().includes(search),
-      )
       .sort((a, b) => (a.lastAt < b.lastAt ? 1 : a.lastAt > b.lastAt ? -1 : a.id < b.id ? -1 : 1))
     return page(rows, q)
   })
 
+  /**
+   * Session detail: the only read that carries `distinctId`; `totaltime` sums each visit's first-to-last
+   * seconds; no hostname or createdAt; `{}` for an unknown session. Source:
+   * umami-software/umami@v3.1.0:src/queries/sql/sessions/getWebsiteSession.ts.
+   */
   app.get('/websites/:websiteId/sessions/:sessionId', async (request) => {
     const s = sessionOf(state, request.params)
+    if (!s) return {}
     const events = state.events.filter((e) => e.sessionId === s.id)
-    const json = sessionJson(s, events)
-    return { ...json, totaltime: Math.round((Date.parse(json.lastAt) - Date.parse(json.firstAt)) / 1000) }
+    const visits = new Map<string, number[]>()
+    for (const e of events) visits.set(e.visitId, [...(visits.get(e.visitId) ?? []), e.createdAt])
+    const totaltime = [...visits.values()].reduce(
+      (sum, t) => sum + Math.floor((Math.max(...t) - Math.min(...t)) / 1000),
+      0,
+    )
+    const { hostname: _h, createdAt: _c, ...json } = sessionJson(s, events)
+    return { ...json, distinctId: s.distinctId, totaltime }
   })
 
   app.get('/websites/:websiteId/sessions/:sessionId/activity', async (request) => {
-    const s = sessionOf(state, request.params)
     const { startAt, endAt } = rangeOf(request.query as Query)
+    const s = sessionOf(state, request.params)
+    if (!s) return []
+    // Newest first and at most 500 rows (getSessionActivity.ts: `order by created_at desc limit 500`).
     return state.events
       .filter((e) => e.sessionId === s.id && e.createdAt >= startAt && e.createdAt <= endAt)
       .reverse()
+      .slice(0, ACTIVITY_LIMIT)
       .map((e) => ({
         createdAt: iso(e.createdAt),
         urlPath: e.urlPath,

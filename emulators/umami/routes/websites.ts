@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_PAGE_SIZE } from '../constants.js'
-import { badRequest, notFound } from '../errors.js'
+import { badRequest, unauthorized } from '../errors.js'
 import { isUuidLike, pagingOf, type Query, strParam } from '../params.js'
 import type { UmamiState, WebsiteRecord } from '../state.js'
 
@@ -24,38 +24,38 @@ export function websiteJson(w: WebsiteRecord) {
   }
 }
 
-const ORDER_BY = ['name', 'domain', 'createdAt'] as const
+/** A stable order unrelated to name or creation time (FNV-1a of the id). */
+function storageOrder(id: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0
+  return h
+}
 
-/** `WebsitePage`: `{data, count, page, pageSize, orderBy}`, pages numbered from 1. */
+/**
+ * `WebsitePage`: `{data, count, page, pageSize, orderBy, search}`, pages numbered from 1. The route's
+ * schema knows only page, pageSize, search (and includeTeams), so zod drops `orderBy`/`sortDescending`,
+ * and `getQueryFilters` then sets `orderBy: undefined` over the query's default `name`: the list has no
+ * ORDER BY at all. Rows come back in storage order, modelled here as a fixed order by id hash.
+ * Sources: umami-software/umami@v3.1.0:src/app/api/websites/route.ts, src/lib/request.ts
+ * (`getQueryFilters`), src/queries/prisma/website.ts (`getUserWebsites`), src/lib/prisma.ts (`pagedQuery`).
+ */
 function listWebsites(state: UmamiState, q: Query, filter: (w: WebsiteRecord) => boolean) {
   const { page, pageSize } = pagingOf(q, DEFAULT_PAGE_SIZE)
-  const orderBy = strParam(q, 'orderBy') ?? 'name'
-  if (!(ORDER_BY as readonly string[]).includes(orderBy)) {
-    throw badRequest(`orderBy: Invalid enum value. Expected ${ORDER_BY.map((o) => `'${o}'`).join(' | ')}`)
-  }
-  const descending = strParam(q, 'sortDescending')
-  if (descending !== undefined && descending !== 'true' && descending !== 'false') {
-    throw badRequest('sortDescending: Expected boolean')
-  }
   const search = strParam(q, 'search')?.toLowerCase()
-  const key = orderBy as (typeof ORDER_BY)[number]
   const rows = [...state.websites.values()]
     .filter((w) => w.deletedAt === null && filter(w))
     .filter(
       (w) =>
         !search || w.name.toLowerCase().includes(search) || (w.domain ?? '').toLowerCase().includes(search),
     )
-    .sort((a, b) => {
-      const x = a[key] ?? ''
-      const y = b[key] ?? ''
-      return (x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : 1) * (descending === 'true' ? -1 : 1)
-    })
+    .sort((a, b) => storageOrder(a.id) - storageOrder(b.id) || (a.id < b.id ? -1 : 1))
   return {
     data: rows.slice((page - 1) * pageSize, page * pageSize).map(websiteJson),
     count: rows.length,
     page,
     pageSize,
-    orderBy,
+    orderBy: undefined,
+    search: strParam(q, 'search'),
   }
 }
 
@@ -87,20 +87,27 @@ function checkWebsiteBody(body: Body, creating: boolean): void {
 }
 
 export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): void {
-  // Team websites are listed only with includeTeams=true, as Umami does.
+  // Team websites are listed whenever includeTeams is a non-empty string, even 'false': the schema takes
+  // `z.string()` and the route tests truthiness (umami-software/umami@v3.1.0:src/app/api/websites/route.ts).
   app.get('/websites', async (request) => {
     const q = request.query as Query
     const teams = strParam(q, 'includeTeams')
-    if (teams !== undefined && teams !== 'true' && teams !== 'false')
-      throw badRequest('includeTeams: Expected boolean')
-    return listWebsites(state, q, (w) => teams === 'true' || w.userId === state.userId)
+    return listWebsites(state, q, (w) => teams !== undefined || w.userId === state.userId)
   })
+  // `GET /me` answers the caller's auth: `{token, authKey, shareToken, user}`
+  // (umami-software/umami@v3.1.0:src/app/api/me/route.ts, src/lib/auth.ts `checkAuth`).
+  app.get('/me', async (request) => ({
+    token: request.headers.authorization?.split(' ')[1] ?? null,
+    authKey: null,
+    shareToken: null,
+    user: { id: state.userId, username: state.user.username, role: 'user', isAdmin: false },
+  }))
   app.get('/me/websites', async (request) =>
     listWebsites(state, request.query as Query, (w) => w.userId === state.userId),
   )
   app.get('/teams/:teamId/websites', async (request) => {
     const { teamId } = request.params as { teamId: string }
-    if (![...state.websites.values()].some((w) => w.teamId === teamId)) throw notFound()
+    if (![...state.websites.values()].some((w) => w.teamId === teamId)) throw unauthorized()
     return listWebsites(state, request.query as Query, (w) => w.teamId === teamId)
   })
 
@@ -129,14 +136,14 @@ export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): 
 
   app.get('/websites/:websiteId', async (request) => {
     const w = state.liveWebsite((request.params as { websiteId: string }).websiteId)
-    if (!w) throw notFound()
+    if (!w) throw unauthorized()
     return websiteJson(w)
   })
 
   // Umami updates a website with POST, never PUT or PATCH.
   app.post('/websites/:websiteId', async (request) => {
     const w = state.liveWebsite((request.params as { websiteId: string }).websiteId)
-    if (!w) throw notFound()
+    if (!w) throw unauthorized()
     const body = (request.body ?? {}) as Body
     checkWebsiteBody(body, false)
     if (typeof body.name === 'string') w.name = body.name
@@ -148,7 +155,7 @@ export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): 
 
   app.delete('/websites/:websiteId', async (request) => {
     const w = state.liveWebsite((request.params as { websiteId: string }).websiteId)
-    if (!w) throw notFound()
+    if (!w) throw unauthorized()
     w.deletedAt = Date.now()
     return { ok: true }
   })

@@ -1,6 +1,7 @@
 import { defineIntegration } from '../types.js'
-import { propertyHandlers } from './properties.js'
+import { propertyHandlers, siteAccessOf } from './properties.js'
 import { reportHandlers } from './reports.js'
+import type { FathomToken } from './types.js'
 
 const DEFAULT_API_URL = 'https://api.usefathom.com/v1'
 
@@ -25,7 +26,9 @@ export default defineIntegration({
         label: 'API token',
         secret: true,
         required: true,
-        description: 'A Fathom API token (Settings > API)',
+        description:
+          'A Fathom API token (Settings > API): admin, read only (all sites), or site-specific; ' +
+          'a site-specific token sees only its sites and cannot create sites',
       },
       {
         name: 'api_url',
@@ -38,9 +41,11 @@ export default defineIntegration({
   },
   baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
   authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
+  // `GET /token` works for any valid token, where `GET /sites` needs all-sites access, so a
+  // least-privilege site token can connect too (https://usefathom.com/api/v1/account, "Get token").
   async verify(client) {
-    await client.json({ path: '/sites', query: { limit: 1 } })
-    return {}
+    const token = await client.json<FathomToken>({ path: '/token' })
+    return siteAccessOf(token.abilities ?? [])
   },
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {

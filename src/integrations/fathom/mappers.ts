@@ -62,12 +62,32 @@ const TYPE_OF_AGGREGATE: Readonly<Record<string, string>> = Object.fromEntries(
   [...Object.entries(PAGEVIEW_AGGREGATES), ...Object.entries(EVENT_AGGREGATES)].map(([t, a]) => [a, t]),
 )
 
+/** `date_grouping` takes hour, day, month or year, no week (https://usefathom.com/api/v1/reports). */
 export const DATE_GROUPING: Readonly<Record<string, string>> = {
   HOUR: 'hour',
   DATE: 'day',
-  WEEK: 'week',
   MONTH: 'month',
   YEAR: 'year',
+}
+
+/**
+ * The UTC instant range of a date-grouped row's `date` label (`2024-05-01 10:00:00`, `2024-05-01`,
+ * `2024-05`, `2024`; asked with timezone=UTC), or undefined when the label does not read as one.
+ */
+export function bucketOf(label: unknown, grouping: string): { start: Date; end: Date } | undefined {
+  const m = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?(?:[ T](\d{2}))?/.exec(String(label ?? ''))
+  if (!m) return undefined
+  const [y, mo, d, h] = [Number(m[1]), Number(m[2] ?? 1) - 1, Number(m[3] ?? 1), Number(m[4] ?? 0)]
+  const start = Date.UTC(y, mo, d, h)
+  const end =
+    grouping === 'hour'
+      ? start + 3_600_000
+      : grouping === 'day'
+        ? Date.UTC(y, mo, d + 1)
+        : grouping === 'month'
+          ? Date.UTC(y, mo + 1, 1)
+          : Date.UTC(y + 1, 0, 1)
+  return { start: new Date(start), end: new Date(end) }
 }
 
 export const FIELD_GROUPING: Readonly<Record<string, string>> = {
@@ -94,9 +114,10 @@ export function fromFathomRow(
   siteId: string,
   start: Date,
   end: Date,
-  dimension?: { unified: string; key: string },
+  dimension?: { unified: string; key: string; grouping?: string },
 ): UnifiedRecord {
   const label = dimension ? row[dimension.key] : undefined
+  const bucket = dimension?.grouping ? bucketOf(label, dimension.grouping) : undefined
   const metrics = []
   for (const aggregate of aggregates) {
     const type = TYPE_OF_AGGREGATE[aggregate]
@@ -110,5 +131,8 @@ export function fromFathomRow(
         : {}),
     })
   }
-  return { property_id: siteId, start_at: start, end_at: end, metrics, raw: row }
+  // A date-grouped row is its bucket, cut to the range asked where the bucket runs past it.
+  const from = bucket && bucket.start > start ? bucket.start : start
+  const to = bucket && bucket.end < end ? bucket.end : end
+  return { property_id: siteId, start_at: from, end_at: to, metrics, raw: row }
 }

@@ -3,6 +3,27 @@ import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../ty
 import { fromFathomSite, toFathomSite } from './mappers.js'
 import type { FathomList, FathomSite } from './types.js'
 
+/**
+ * What a token may list, kept with the connection at verify: `all` for `*` or `all-sites-readonly`,
+ * else the site ids of its `read:{id}`/`manage:{id}` abilities (https://usefathom.com/api/v1/sites:
+ * listing needs all-sites access; reading one site needs read:{site_id} or manage:{site_id}).
+ */
+export function siteAccessOf(abilities: readonly string[]): { site_access: string; site_ids?: string } {
+  if (abilities.includes('*') || abilities.includes('all-sites-readonly')) return { site_access: 'all' }
+  const ids = [...new Set(abilities.map((a) => /^(?:read|manage):(.+)$/.exec(a)?.[1]).filter(Boolean))]
+  return { site_access: 'sites', site_ids: ids.join(',') }
+}
+
+/** A site-specific token cannot list sites: its sites are read one by one, in id order. */
+async function listOwnSites(ctx: HandlerContext, q: ListQuery) {
+  const ids = (ctx.settings.site_ids ?? '').split(',').filter(Boolean).sort()
+  const window = ids.slice(q.offset, q.offset + q.limit)
+  const sites = await Promise.all(
+    window.map((id) => ctx.client.json<FathomSite>({ path: sitePath(id), query: { ...ctx.rawParams } })),
+  )
+  return sites.map(fromFathomSite)
+}
+
 /** Fathom's largest page. */
 const MAX_PAGE = 100
 
@@ -13,6 +34,8 @@ const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
  * id just before it, remembered at the end of every page read, so the next unified page costs one call.
  */
 async function listSites(ctx: HandlerContext, q: ListQuery) {
+  // Connections verified before site tokens were told apart could list all sites.
+  if (ctx.settings.site_access === 'sites') return listOwnSites(ctx, q)
   const scope = `${ctx.connectionId}|fathom-sites|${new URLSearchParams(ctx.rawParams)}`
   // Cursors sit at the ends of pages read; any of them is a valid place to continue from.
   const start = ctx.cursors.walkStart(scope, q.offset)

@@ -9,10 +9,11 @@ import {
   fromFathomRow,
   PAGEVIEW_AGGREGATES,
 } from './mappers.js'
-import type { FathomRow } from './types.js'
+import type { FathomList, FathomRow } from './types.js'
 
 const DAY_MS = 86_400_000
 const DEFAULT_DAYS = 30
+const MAX_HOUR_PIECES = 10
 
 function supported(): string {
   return [...Object.keys(PAGEVIEW_AGGREGATES), ...Object.keys(EVENT_AGGREGATES)].join(', ')
@@ -62,30 +63,54 @@ export const reportHandlers: ObjectHandlers = {
     const start =
       q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : end - DEFAULT_DAYS * DAY_MS
     if (start >= end) throw badRequest('start_gte must be before end_lt')
-    const res = await ctx.client.json<FathomRow[] | { data: FathomRow[] }>({
-      path: '/aggregations',
-      query: {
-        entity,
-        ...(entity === 'pageview' ? { entity_id: site } : { site_id: site, entity_name: eventName }),
-        aggregates: aggregates.join(','),
-        date_grouping: dateGrouping,
-        field_grouping: fieldGrouping,
-        sort_by: dateGrouping ? 'timestamp:asc' : `${aggregates[0]}:desc`,
-        // Times are sent and grouped in UTC, the unified timezone; date_to is inclusive to the second.
-        timezone: 'UTC',
-        date_from: formatFathomTime(start),
-        date_to: formatFathomTime(end - 1000),
-        // Fathom has a limit but no offset: ask for offset + limit rows and cut the window here.
-        limit: q.offset + q.limit,
-        ...extra,
-      },
-    })
-    const rows = Array.isArray(res) ? res : res.data
+    const pieces = dateGrouping === 'hour' ? hourPieces(start, end) : [{ from: start, to: end }]
+    const rows: FathomRow[] = []
+    for (const piece of pieces) {
+      const res = await ctx.client.json<FathomRow[] | FathomList<FathomRow>>({
+        path: '/aggregations',
+        query: {
+          entity,
+          ...(entity === 'pageview' ? { entity_id: site } : { site_id: site, entity_name: eventName }),
+          aggregates: aggregates.join(','),
+          date_grouping: dateGrouping,
+          field_grouping: fieldGrouping,
+          sort_by: dateGrouping ? 'timestamp:asc' : `${aggregates[0]}:desc`,
+          // Times are sent and grouped in UTC, the unified timezone; date_to is inclusive to the second.
+          timezone: 'UTC',
+          date_from: formatFathomTime(piece.from),
+          date_to: formatFathomTime(piece.to - 1000),
+          // Fathom has a limit but no offset: ask for offset + limit rows and cut the window here.
+          limit: q.offset + q.limit,
+          ...extra,
+        },
+      })
+      // Current servers wrap rows in a list object; older ones answered a bare array.
+      rows.push(...(Array.isArray(res) ? res : res.data))
+      if (rows.length >= q.offset + q.limit) break
+    }
     const dim = dimension
-      ? { unified: dimension, key: dateGrouping ? 'date' : (fieldGrouping as string) }
+      ? { unified: dimension, key: dateGrouping ? 'date' : (fieldGrouping as string), grouping: dateGrouping }
       : undefined
     return rows
       .slice(q.offset, q.offset + q.limit)
       .map((row) => fromFathomRow(row, aggregates, site, new Date(start), new Date(end), dim))
   },
+}
+
+/**
+ * Fathom refuses an hourly grouping over more than 7 days (https://usefathom.com/api/v1/errors), so a
+ * longer range is asked for in 7-day pieces; aggregations allow 10 calls a minute, so at most
+ * MAX_HOUR_PIECES pieces (10 weeks) are read, and a longer hourly range is refused.
+ */
+function hourPieces(start: number, end: number): { from: number; to: number }[] {
+  const pieces: { from: number; to: number }[] = []
+  for (let from = start; from < end; from += 7 * DAY_MS)
+    pieces.push({ from, to: Math.min(end, from + 7 * DAY_MS) })
+  if (pieces.length > MAX_HOUR_PIECES) {
+    throw badRequest(
+      `Fathom groups by hour over at most 7 days per call and allows 10 aggregation calls a minute; ` +
+        `HOUR over more than ${MAX_HOUR_PIECES * 7} days is refused: shorten start_gte..end_lt or use DATE`,
+    )
+  }
+  return pieces
 }

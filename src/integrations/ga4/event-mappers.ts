@@ -23,7 +23,8 @@ export const GA4_EVENT_NAMES: Readonly<Record<string, string>> = {
 
 /**
  * Names the Measurement Protocol drops silently (Google's "reserved names" list): sending them would
- * answer 2xx and record nothing, so they are refused here instead.
+ * answer 2xx and record nothing, so they are refused here instead. `screen_view` is no longer on it
+ * (https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference#reserved_names).
  */
 const RESERVED_EVENT_NAMES = new Set([
   'ad_activeview',
@@ -56,14 +57,22 @@ const RESERVED_EVENT_NAMES = new Set([
   'notification_receive',
   'notification_send',
   'os_update',
-  'screen_view',
   'session_start',
   'user_engagement',
 ])
 const RESERVED_PREFIXES = ['_', 'firebase_', 'ga_', 'google_', 'gtag.']
 const NAME_RULE = /^[A-Za-z][A-Za-z0-9_]{0,39}$/
 const MAX_PARAMS = 25
+/**
+ * Longest parameter value: 100 characters, except page_location (1000), page_referrer (420) and
+ * page_title (300) (https://support.google.com/analytics/answer/9267744, "Event collection limits").
+ */
 const MAX_PARAM_VALUE = 100
+const MAX_PARAM_VALUE_OF: Readonly<Record<string, number>> = {
+  page_location: 1000,
+  page_referrer: 420,
+  page_title: 300,
+}
 /** The Measurement Protocol backdates events by at most 72 hours. */
 const MAX_BACKDATE_MS = 72 * 3_600_000
 
@@ -116,12 +125,14 @@ export function ga4EventNameOf(body: WriteBody): string {
   return name
 }
 
-function paramValue(key: string, value: unknown): string | number | undefined {
+/** A parameter's value, checked against the length GA4 keeps for that parameter (`ga4Name`). */
+function paramValue(key: string, value: unknown, ga4Name = key): string | number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
   if (typeof value === 'boolean') return String(value)
   if (typeof value !== 'string') return undefined
-  if (value.length > MAX_PARAM_VALUE) {
-    throw badRequest(`${key}: GA4 event parameter values are at most ${MAX_PARAM_VALUE} characters`)
+  const max = MAX_PARAM_VALUE_OF[ga4Name] ?? MAX_PARAM_VALUE
+  if (value.length > max) {
+    throw badRequest(`${key}: GA4 keeps ${ga4Name} values of at most ${max} characters`)
   }
   return value
 }
@@ -135,7 +146,7 @@ function metadataParams(metadata: unknown): Record<string, string | number> {
     const keys = Object.keys(entry)
     // The SDK sends `{}` for every metadata value it was given (R10): there is nothing to send.
     if (keys.length === 0) continue
-    const value = paramValue(`metadata.${key}`, (entry as Record<string, unknown>).value)
+    const value = paramValue(`metadata.${key}`, (entry as Record<string, unknown>).value, key)
     if (keys.length !== 1 || value === undefined) {
       throw badRequest(
         `metadata.${key}: a GA4 event parameter is one string or number; send it as {"value": ...}`,
@@ -179,7 +190,7 @@ export function toGa4Collect(body: WriteBody, id: string, now: number = Date.now
   }
   const params: Record<string, string | number> = {}
   for (const [unified, ga4] of FIELD_PARAMS) {
-    const v = paramValue(unified, body[unified])
+    const v = paramValue(unified, body[unified], ga4)
     if (v !== undefined) params[ga4] = v
   }
   if (typeof body.value === 'number') params.value = body.value
@@ -187,7 +198,7 @@ export function toGa4Collect(body: WriteBody, id: string, now: number = Date.now
   const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
   if (raw.params && typeof raw.params === 'object') {
     for (const [k, v] of Object.entries(raw.params as Record<string, unknown>)) {
-      const value = paramValue(`raw.params.${k}`, v)
+      const value = paramValue(`raw.params.${k}`, v, k)
       if (value !== undefined) params[k] = value
     }
   }

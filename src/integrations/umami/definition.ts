@@ -19,10 +19,14 @@ export default defineIntegration({
     fields: [
       {
         name: 'api_key',
-        label: 'API key',
+        label: 'API key or login token',
         secret: true,
         required: true,
-        description: 'Umami Cloud API key (Settings > API keys), or a self-hosted API key or login token',
+        // Self-hosted Umami has no API keys: only the token `POST /api/auth/login` answers
+        // (umami-software/umami@v3.1.0:src/lib/auth.ts, src/app/api/auth/login/route.ts).
+        description:
+          'Umami Cloud: an API key (Settings > API keys). Self-hosted: a login token, the `token` that ' +
+          'POST <host>/api/auth/login with {"username","password"} answers (self-hosted Umami has no API keys)',
       },
       {
         name: 'hosting',

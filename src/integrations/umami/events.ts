@@ -12,11 +12,17 @@ import {
   fromUnifiedSessionId,
   toUmamiSend,
 } from './mappers.js'
+import { readActivity, readSession } from './session-reads.js'
 import { umamiRange } from './time-range.js'
-import type { UmamiActivity, UmamiEvent, UmamiPage, UmamiSendResponse, UmamiSession } from './types.js'
+import type { UmamiEvent, UmamiPage, UmamiSendResponse } from './types.js'
+import { onWebsite } from './website-access.js'
 
-/** Device and place are kept on Umami sessions, not events: one session read per distinct session. */
-export const EVENT_SLOW_FIELDS = ['device', 'browser', 'os', 'country_code', 'region', 'city'] as const
+/**
+ * Event rows carry their session's device, os, browser, country and city already, but neither region nor
+ * the visitor's distinct id: those two need one session read per distinct session
+ * (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts, sessions/getWebsiteSession.ts).
+ */
+export const EVENT_SLOW_FIELDS = ['visitor_id', 'region'] as const
 
 /** Umami knows pageviews (`eventType=1`) and custom events (`eventType=2`), nothing finer. */
 const EVENT_TYPE_CODES: Readonly<Record<string, number>> = { PAGE_VIEW: 1, CUSTOM: 2 }
@@ -59,32 +65,41 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   const range = umamiRange(q, undefined)
   if (session) {
     if (session.websiteId !== website) return []
-    return listSessionEvents(ctx, q, website, session.sessionId, typeCode, range)
+    return onWebsite(ctx, website, () =>
+      listSessionEvents(ctx, q, website, session.sessionId, typeCode, range),
+    )
   }
   const path = `/websites/${encodeURIComponent(website)}/events`
-  const rows = await readWindow(pageWindow(q.offset, q.limit), q.limit, async (page, pageSize) => {
-    const res = await ctx.client.json<UmamiPage<UmamiEvent>>({
-      path,
-      query: {
-        startAt: range.startAt,
-        endAt: range.endAt,
-        page,
-        pageSize,
-        search: q.query,
-        distinctId: typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined,
-        eventType: typeCode,
-        ...ctx.rawParams,
-      },
-    })
-    return res.data
-  })
-  const events = rows.map(fromUmamiEvent)
-  return withSessionFields(ctx, events)
+  const rows = await onWebsite(ctx, website, () =>
+    readWindow(pageWindow(q.offset, q.limit), q.limit, async (page, pageSize) => {
+      const res = await ctx.client.json<UmamiPage<UmamiEvent>>({
+        path,
+        query: {
+          startAt: range.startAt,
+          endAt: range.endAt,
+          page,
+          pageSize,
+          search: q.query,
+          distinctId: typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined,
+          eventType: typeCode,
+          ...ctx.rawParams,
+        },
+      })
+      return res.data
+    }),
+  )
+  const visitor = typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined
+  // Filtered by distinct id at Umami, every row is that visitor's: no session read needed for it.
+  const events = rows.map((e) =>
+    visitor ? { ...fromUmamiEvent(e), visitor_id: visitor } : fromUmamiEvent(e),
+  )
+  return withSessionFields(ctx, events, visitor ? ['region'] : EVENT_SLOW_FIELDS)
 }
 
 /**
- * Umami's event list has no session filter; a session's events come from its activity, which is not
- * paged, so offset and limit are cut here. Activity rows carry neither visitor nor searchable title.
+ * Umami's event list has no session filter; a session's events come from its activity (read whole, see
+ * readActivity), so offset and limit are cut here. Activity rows carry no visitor, title, device or
+ * place: the one session's detail supplies all but the title.
  */
 async function listSessionEvents(
   ctx: HandlerContext,
@@ -99,30 +114,30 @@ async function listSessionEvents(
       throw badRequest(`Umami cannot combine session_id with ${param} when listing events; drop one of them`)
     }
   }
-  const activity = await ctx.client.json<UmamiActivity[]>({
-    path: `/websites/${encodeURIComponent(websiteId)}/sessions/${encodeURIComponent(sessionId)}/activity`,
-    query: { startAt: range.startAt, endAt: range.endAt, ...ctx.rawParams },
-  })
+  const activity = await readActivity(ctx, websiteId, sessionId, range)
   const events = activity
     .filter((a) => typeCode === undefined || a.eventType === typeCode)
     .slice(q.offset, q.offset + q.limit)
     .map((a) => fromUmamiActivity(websiteId, sessionId, a))
-  return withSessionFields(ctx, events)
+  if (events.length === 0) return events
+  const fields = eventFieldsFromUmamiSession(await readSession(ctx, websiteId, sessionId))
+  return events.map((e) => ({ ...e, ...fields }))
 }
 
-/** Fills the slow fields asked for, reading each distinct session once. */
-async function withSessionFields(ctx: HandlerContext, events: UnifiedRecord[]): Promise<UnifiedRecord[]> {
-  if (!EVENT_SLOW_FIELDS.some((f) => ctx.fields.slow.has(f))) return events
+/** Fills the slow fields asked for (among `fields`), reading each distinct session once. */
+async function withSessionFields(
+  ctx: HandlerContext,
+  events: UnifiedRecord[],
+  fields: readonly string[],
+): Promise<UnifiedRecord[]> {
+  const asked = fields.filter((f) => ctx.fields.slow.has(f))
+  if (asked.length === 0) return events
   const sessions = new Map<string, Promise<UnifiedRecord>>()
   const fieldsOf = (website: string, session: string) => {
     const key = `${website}:${session}`
     let found = sessions.get(key)
     if (!found) {
-      found = ctx.client
-        .json<UmamiSession>({
-          path: `/websites/${encodeURIComponent(website)}/sessions/${encodeURIComponent(session)}`,
-        })
-        .then(eventFieldsFromUmamiSession)
+      found = readSession(ctx, website, session).then(eventFieldsFromUmamiSession)
       sessions.set(key, found)
     }
     return found
@@ -131,7 +146,8 @@ async function withSessionFields(ctx: HandlerContext, events: UnifiedRecord[]): 
     events.map(async (e) => {
       const ids = fromUnifiedSessionId(String(e.session_id))
       if (!ids) return e
-      return { ...e, ...(await fieldsOf(ids.websiteId, ids.sessionId)) }
+      const found = await fieldsOf(ids.websiteId, ids.sessionId)
+      return { ...e, ...Object.fromEntries(asked.map((f) => [f, found[f]])) }
     }),
   )
 }

@@ -27,7 +27,7 @@ export function collectUrlOf(c: Credentials): string {
   return c.api_url ? new URL('/api/send', api).toString() : CLOUD_COLLECT_URL
 }
 
-/** Cloud API keys go in `x-umami-api-key`; self-hosted servers take a Bearer token or API key. */
+/** Cloud API keys go in `x-umami-api-key`; self-hosted servers take only a Bearer login token. */
 export function umamiAuthHeaders(c: Credentials): Record<string, string> {
   const key = c.api_key ?? ''
   return hostingOf(c) === 'cloud' ? { 'x-umami-api-key': key } : { authorization: `Bearer ${key}` }

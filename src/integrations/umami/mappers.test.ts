@@ -112,8 +112,21 @@ describe('Umami events', () => {
   })
 
   it('map a custom event by its name as CUSTOM', () => {
-    const e = fromUmamiEvent({ ...event, eventType: 2, eventName: 'signup_click', distinctId: 'u_42' })
-    expect(e).toMatchObject({ name: 'signup_click', event_type: 'CUSTOM', visitor_id: 'u_42' })
+    const e = fromUmamiEvent({
+      ...event,
+      eventType: 2,
+      eventName: 'signup_click',
+      country: 'DE',
+      device: 'mobile',
+    })
+    expect(e).toMatchObject({
+      name: 'signup_click',
+      event_type: 'CUSTOM',
+      country_code: 'DE',
+      device: 'mobile',
+    })
+    // List rows carry no distinct id: the visitor is read from the session detail (a slow field).
+    expect(e.visitor_id).toBeUndefined()
   })
 
   it('build the /api/send body, with utm tags in the URL and revenue in event data', () => {
@@ -250,5 +263,18 @@ describe('Umami reports', () => {
     expect(bucketEnd(new Date('2024-12-01T00:00:00Z'), 'month').toISOString()).toBe(
       '2025-01-01T00:00:00.000Z',
     )
+  })
+})
+
+describe('Umami /api/send limits', () => {
+  it('refuses what Umami would cut silently or fail on: long paths, queries, titles and visitor ids', () => {
+    const base = { name: 'x', property_id: 'w' }
+    expect(() => toUmamiSend({ ...base, page_url: `/${'a'.repeat(500)}` })).toThrow(/page_url \(path\).*500/)
+    expect(() => toUmamiSend({ ...base, page_url: `/?q=${'a'.repeat(499)}` })).toThrow(/page_url \(query\)/)
+    expect(() => toUmamiSend({ ...base, page_title: 't'.repeat(501) })).toThrow(/page_title/)
+    expect(() => toUmamiSend({ ...base, visitor_id: 'v'.repeat(51) })).toThrow(/visitor_id.*50/)
+    expect(
+      toUmamiSend({ ...base, page_url: `/${'a'.repeat(499)}`, page_title: 't'.repeat(500) }).payload.title,
+    ).toHaveLength(500)
   })
 })

@@ -106,7 +106,13 @@ export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
     event_type: eventTypeOf(e.eventType),
     property_id: e.websiteId,
     session_id: toUnifiedSessionId(e.websiteId, e.sessionId),
-    visitor_id: present(e.distinctId),
+    // Event list rows carry their session's device and place, but no region or distinct id
+    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
+    device: present(e.device),
+    browser: present(e.browser),
+    os: present(e.os),
+    country_code: present(e.country),
+    city: present(e.city),
     page_url: pageUrlOf(e.hostname, e.urlPath, e.urlQuery),
     page_title: present(e.pageTitle),
     page_referrer: present(e.referrerDomain),
@@ -115,9 +121,10 @@ export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
   }
 }
 
-/** The device and place of an event live on its session: these are the event's slow fields. */
+/** What an event takes from its session's detail: the visitor (only there) and device and place. */
 export function eventFieldsFromUmamiSession(s: UmamiSession): UnifiedRecord {
   return {
+    visitor_id: present(s.distinctId),
     device: present(s.device),
     browser: present(s.browser),
     os: present(s.os),
@@ -136,9 +143,11 @@ export function fromUmamiSession(s: UmamiSession): UnifiedRecord {
   const end = date(s.lastAt)
   return {
     id: toUnifiedSessionId(s.websiteId, s.id),
-    created_at: date(s.createdAt) ?? start,
+    // A list row's `createdAt` is its last event's time (getWebsiteSessions.ts), so the first event's is used.
+    created_at: start,
     updated_at: end,
     property_id: s.websiteId,
+    // Only the session detail carries distinctId; list rows leave it to a slow read.
     visitor_id: present(s.distinctId),
     start_at: start,
     end_at: end,
@@ -226,7 +235,33 @@ export function toUmamiSend(body: WriteBody): { type: 'event'; payload: Record<s
   if (body.currency !== undefined) data.currency = body.currency
   if (Object.keys(data).length > 0) payload.data = data
   Object.assign(payload, (body.raw ?? {}) as Record<string, unknown>)
+  checkSendLengths(payload)
   return { type: 'event', payload }
+}
+
+/**
+ * Umami stores url path, url query, referrer parts and title in 500-character columns and cuts longer
+ * values without a word; a distinct id over 50 characters fails its insert (a 500). Refused here instead.
+ * Source: umami-software/umami@v3.1.0:src/lib/constants.ts (URL_LENGTH, PAGE_TITLE_LENGTH),
+ * src/queries/sql/events/saveEvent.ts, prisma/schema.prisma (distinct_id VARCHAR(50)).
+ */
+function checkSendLengths(payload: Record<string, unknown>): void {
+  const tooLong = (what: string, value: unknown, max: number) => {
+    if (typeof value === 'string' && value.length > max) {
+      throw badRequest(`${what}: Umami keeps at most ${max} characters and would cut the rest`)
+    }
+  }
+  const url =
+    typeof payload.url === 'string' ? new URL(payload.url, 'https://placeholder.invalid') : undefined
+  tooLong('page_url (path)', url?.pathname, 500)
+  tooLong('page_url (query)', url?.search.slice(1), 500)
+  if (typeof payload.referrer === 'string') {
+    const ref = new URL(payload.referrer, 'https://placeholder.invalid')
+    tooLong('page_referrer (path)', ref.pathname, 500)
+    tooLong('page_referrer (query)', ref.search.slice(1), 500)
+  }
+  tooLong('page_title', payload.title, 500)
+  tooLong('visitor_id', payload.id, 50)
 }
 
 /** Umami reads campaign tags from the page URL only, so separate utm_* fields join its query string. */

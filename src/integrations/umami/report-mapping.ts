@@ -13,17 +13,19 @@ export const TIME_UNITS: Readonly<Record<string, UmamiUnit>> = {
 }
 
 /**
- * `/metrics?type=` per unified dimension, with what its `y` counts: Umami counts page-level breakdowns in
- * views (events for `event`) and session-level ones (device, place) in distinct visitors.
+ * `/metrics?type=` per unified dimension, with what its `y` counts. Since Umami v2.19 every breakdown but
+ * `event` counts distinct sessions, which is what Umami calls visitors (USERS), not views; `event` counts
+ * custom events (umami-software/umami@v3.1.0:src/queries/sql/pageviews/getPageviewMetrics.ts,
+ * sessions/getSessionMetrics.ts, events/getEventMetrics.ts).
  */
 export const BREAKDOWNS: Readonly<Record<string, { type: string; metric: string }>> = {
-  PAGE: { type: 'path', metric: 'PAGE_VIEWS' },
-  PAGE_TITLE: { type: 'title', metric: 'PAGE_VIEWS' },
-  LANDING_PAGE: { type: 'entry', metric: 'PAGE_VIEWS' },
+  PAGE: { type: 'path', metric: 'USERS' },
+  PAGE_TITLE: { type: 'title', metric: 'USERS' },
+  LANDING_PAGE: { type: 'entry', metric: 'USERS' },
   EVENT_NAME: { type: 'event', metric: 'EVENTS' },
-  SOURCE: { type: 'referrer', metric: 'PAGE_VIEWS' },
-  MEDIUM: { type: 'utmMedium', metric: 'PAGE_VIEWS' },
-  CAMPAIGN: { type: 'utmCampaign', metric: 'PAGE_VIEWS' },
+  SOURCE: { type: 'referrer', metric: 'USERS' },
+  MEDIUM: { type: 'utmMedium', metric: 'USERS' },
+  CAMPAIGN: { type: 'utmCampaign', metric: 'USERS' },
   COUNTRY: { type: 'country', metric: 'USERS' },
   CITY: { type: 'city', metric: 'USERS' },
   DEVICE_TYPE: { type: 'device', metric: 'USERS' },
@@ -31,8 +33,11 @@ export const BREAKDOWNS: Readonly<Record<string, { type: string; metric: string 
   OS: { type: 'os', metric: 'USERS' },
 }
 
-/** The metrics `/pageviews` buckets carry. */
-export const SERIES_METRICS = ['PAGE_VIEWS', 'SESSIONS'] as const
+/**
+ * The metrics `/pageviews` buckets carry: `pageviews` counts views, `sessions` counts distinct sessions,
+ * i.e. visitors (USERS), not visits (umami-software/umami@v3.1.0:src/queries/sql/sessions/getSessionStats.ts).
+ */
+export const SERIES_METRICS = ['PAGE_VIEWS', 'USERS'] as const
 
 /** The metrics `/stats` can give (some derived from its totals). */
 export const STATS_METRICS = [

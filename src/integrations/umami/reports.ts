@@ -13,8 +13,10 @@ import {
   TIME_UNITS,
   type UmamiUnit,
 } from './report-mapping.js'
+import { seriesPieces } from './series-pieces.js'
 import { umamiRange } from './time-range.js'
 import type { UmamiPoint, UmamiSeries, UmamiStats } from './types.js'
+import { onWebsite } from './website-access.js'
 
 /** Without start_gte, a report covers the 30 days before end_lt (or now), and says so in start_at. */
 const DEFAULT_DAYS = 30
@@ -54,7 +56,10 @@ async function totals(
   return [report].slice(q.offset, q.offset + q.limit)
 }
 
-/** One report per time bucket, with the bucket as its own start_at/end_at. */
+/**
+ * One report per time bucket, with the bucket as its own start_at/end_at (cut to the range asked where a
+ * bucket runs past it). A range longer than Umami keeps the unit for is read in pieces (series-pieces.ts).
+ */
 async function series(
   ctx: HandlerContext,
   website: string,
@@ -65,36 +70,40 @@ async function series(
   types?: ReadonlySet<string>,
 ) {
   checkTypes(types, SERIES_METRICS, `by ${dimension}`)
-  const res = await ctx.client.json<UmamiSeries>({
-    path: `/websites/${encodeURIComponent(website)}/pageviews`,
-    query: { startAt: range.startAt, endAt: range.endAt, unit, timezone: 'UTC', ...ctx.rawParams },
-  })
-  const buckets = new Map<string, { start: Date; views?: UmamiPoint; sessions?: UmamiPoint }>()
-  const add = (p: UmamiPoint, key: 'views' | 'sessions') => {
+  const buckets = new Map<string, { start: Date; views?: UmamiPoint; visitors?: UmamiPoint }>()
+  const add = (p: UmamiPoint, key: 'views' | 'visitors') => {
     const start = parseBucket(p.x)
     if (!start) return
     const entry = buckets.get(p.x) ?? { start }
     entry[key] = p
     buckets.set(p.x, entry)
   }
-  for (const p of res.pageviews ?? []) add(p, 'views')
-  for (const p of res.sessions ?? []) add(p, 'sessions')
+  for (const piece of seriesPieces(range.startAt, range.endAt + 1, unit)) {
+    const res = await ctx.client.json<UmamiSeries>({
+      path: `/websites/${encodeURIComponent(website)}/pageviews`,
+      query: { startAt: piece.startAt, endAt: piece.endAt, unit, timezone: 'UTC', ...ctx.rawParams },
+    })
+    for (const p of res.pageviews ?? []) add(p, 'views')
+    for (const p of res.sessions ?? []) add(p, 'visitors')
+  }
   const reports = [...buckets.values()]
     .sort((a, b) => a.start.getTime() - b.start.getTime())
-    .map(({ start, views, sessions }) => {
+    .map(({ start, views, visitors }) => {
       const label = bucketLabel(start, unit)
       const metrics = [
         { type: 'PAGE_VIEWS', point: views },
-        { type: 'SESSIONS', point: sessions },
+        // Umami's `sessions` series is distinct sessions, which Umami calls visitors.
+        { type: 'USERS', point: visitors },
       ]
         .filter((m) => m.point && wanted(types, m.type))
         .map((m) => ({ type: m.type, dimension, dimension_value: label, value: m.point?.y }))
+      const end = bucketEnd(start, unit)
       return {
         property_id: website,
-        start_at: start,
-        end_at: bucketEnd(start, unit),
+        start_at: new Date(Math.max(start.getTime(), range.start.getTime())),
+        end_at: new Date(Math.min(end.getTime(), range.end.getTime())),
         metrics,
-        raw: { x: views?.x ?? sessions?.x, pageviews: views?.y, sessions: sessions?.y },
+        raw: { x: views?.x ?? visitors?.x, pageviews: views?.y, sessions: visitors?.y },
       }
     })
   return reports.slice(q.offset, q.offset + q.limit)
@@ -141,10 +150,12 @@ export const reportHandlers: ObjectHandlers = {
     const { types, dimension } = reportParamsOf(q)
     const range = umamiRange(q, DEFAULT_DAYS)
     if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
-    if (!dimension) return totals(ctx, website, range, q, types)
+    if (!dimension) return onWebsite(ctx, website, () => totals(ctx, website, range, q, types))
     const unit = TIME_UNITS[dimension]
-    if (unit) return series(ctx, website, range, q, dimension, unit, types)
-    if (BREAKDOWNS[dimension]) return breakdown(ctx, website, range, q, dimension, types)
+    if (unit) return onWebsite(ctx, website, () => series(ctx, website, range, q, dimension, unit, types))
+    if (BREAKDOWNS[dimension]) {
+      return onWebsite(ctx, website, () => breakdown(ctx, website, range, q, dimension, types))
+    }
     throw notImplemented(
       `Umami (umami) cannot break reports down by ${dimension}; it can by ` +
         `${[...Object.keys(TIME_UNITS), ...Object.keys(BREAKDOWNS)].join(', ')}`,

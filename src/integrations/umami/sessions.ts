@@ -3,22 +3,34 @@ import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { fromUmamiSession, fromUnifiedSessionId, sessionFieldsFromUmamiActivity } from './mappers.js'
+import { readActivity, readSession } from './session-reads.js'
 import { umamiRange } from './time-range.js'
-import type { UmamiActivity, UmamiPage, UmamiSession } from './types.js'
+import type { UmamiPage, UmamiSession } from './types.js'
+import { onWebsite } from './website-access.js'
 
 /** Landing/exit page and entry campaign come from the session's activity: one call per session. */
-export const SESSION_SLOW_FIELDS = ['landing_page', 'exit_page', 'source', 'medium', 'campaign'] as const
+const ACTIVITY_FIELDS = ['landing_page', 'exit_page', 'source', 'medium', 'campaign'] as const
 
-const sessionPath = (website: string, session: string) =>
-  `/websites/${encodeURIComponent(website)}/sessions/${encodeURIComponent(session)}`
+/**
+ * Session list rows have no distinctId; only the session detail does, one call per session
+ * (umami-software/umami@v3.1.0:src/queries/sql/sessions/getWebsiteSessions.ts, getWebsiteSession.ts).
+ */
+export const SESSION_SLOW_FIELDS = [...ACTIVITY_FIELDS, 'visitor_id'] as const
 
 async function withActivity(ctx: HandlerContext, s: UmamiSession, record: UnifiedRecord) {
-  if (!SESSION_SLOW_FIELDS.some((f) => ctx.fields.slow.has(f))) return record
-  const activity = await ctx.client.json<UmamiActivity[]>({
-    path: `${sessionPath(s.websiteId, s.id)}/activity`,
-    query: { startAt: Date.parse(s.firstAt), endAt: Date.parse(s.lastAt) },
+  if (!ACTIVITY_FIELDS.some((f) => ctx.fields.slow.has(f))) return record
+  const activity = await readActivity(ctx, s.websiteId, s.id, {
+    startAt: Date.parse(s.firstAt),
+    endAt: Date.parse(s.lastAt),
   })
   return { ...record, ...sessionFieldsFromUmamiActivity(activity) }
+}
+
+async function withVisitor(ctx: HandlerContext, s: UmamiSession, record: UnifiedRecord, known?: string) {
+  if (known !== undefined) return { ...record, visitor_id: known }
+  if (!ctx.fields.slow.has('visitor_id')) return record
+  const detail = await readSession(ctx, s.websiteId, s.id)
+  return { ...record, visitor_id: fromUmamiSession(detail).visitor_id }
 }
 
 export const sessionHandlers: ObjectHandlers = {
@@ -32,31 +44,33 @@ export const sessionHandlers: ObjectHandlers = {
       throw badRequest('Umami lists sessions per website: give property_id')
     }
     const range = umamiRange(q, undefined)
-    const rows = await readWindow(pageWindow(q.offset, q.limit), q.limit, async (page, pageSize) => {
-      const res = await ctx.client.json<UmamiPage<UmamiSession>>({
-        path: `/websites/${encodeURIComponent(website)}/sessions`,
-        query: {
-          startAt: range.startAt,
-          endAt: range.endAt,
-          page,
-          pageSize,
-          search: q.query,
-          distinctId: typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined,
-          ...ctx.rawParams,
-        },
-      })
-      return res.data
-    })
-    return Promise.all(rows.map((s) => withActivity(ctx, s, fromUmamiSession(s))))
+    const visitor = typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined
+    const rows = await onWebsite(ctx, website, () =>
+      readWindow(pageWindow(q.offset, q.limit), q.limit, async (page, pageSize) => {
+        const res = await ctx.client.json<UmamiPage<UmamiSession>>({
+          path: `/websites/${encodeURIComponent(website)}/sessions`,
+          query: {
+            startAt: range.startAt,
+            endAt: range.endAt,
+            page,
+            pageSize,
+            search: q.query,
+            distinctId: visitor,
+            ...ctx.rawParams,
+          },
+        })
+        return res.data
+      }),
+    )
+    return Promise.all(
+      rows.map(async (s) => withVisitor(ctx, s, await withActivity(ctx, s, fromUmamiSession(s)), visitor)),
+    )
   },
 
   async get(ctx, id) {
     const ids = fromUnifiedSessionId(id)
     if (!ids) throw notFound(`session ${id} not found: Umami session ids here read <website id>:<session id>`)
-    const s = await ctx.client.json<UmamiSession>({
-      path: sessionPath(ids.websiteId, ids.sessionId),
-      query: { ...ctx.rawParams },
-    })
+    const s = await onWebsite(ctx, ids.websiteId, () => readSession(ctx, ids.websiteId, ids.sessionId))
     return withActivity(ctx, s, fromUmamiSession(s))
   },
 }

@@ -35,6 +35,12 @@ export type UmamiEvent = {
   eventType: number
   eventName?: string | null
   hostname?: string | null
+  country?: string | null
+  city?: string | null
+  device?: string | null
+  os?: string | null
+  browser?: string | null
+  /** Never on list rows; kept for older servers that sent it. */
   distinctId?: string | null
   [key: string]: unknown
 }
