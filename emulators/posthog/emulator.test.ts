@@ -126,7 +126,7 @@ describe('persons', () => {
   it('lists with limit/offset, a next link when the page is full, and filters', async () => {
     const page = await call('GET', '/api/projects/1/persons/?limit=5')
     const results = page.body.results as {
-      id: number
+      id: string
       uuid: string
       distinct_ids: string[]
       properties: { email?: string }
@@ -136,8 +136,45 @@ describe('persons', () => {
     const someone = results.find((p) => p.properties.email) ?? results[0]!
     const byDistinct = await call('GET', `/api/projects/1/persons/?distinct_id=${someone.distinct_ids[0]}`)
     expect((byDistinct.body.results as { uuid: string }[]).map((p) => p.uuid)).toEqual([someone.uuid])
-    expect((await call('GET', `/api/projects/1/persons/${someone.id}/`)).body.uuid).toBe(someone.uuid)
-    expect((await call('GET', `/api/projects/1/persons/${someone.uuid}/`)).body.id).toBe(someone.id)
+    const detail = await call('GET', `/api/projects/1/persons/${someone.uuid}/`)
+    expect(typeof detail.body.id).toBe('number')
+    expect((await call('GET', `/api/projects/1/persons/${detail.body.id}/`)).body.uuid).toBe(someone.uuid)
+  })
+
+  it('shapes list rows like get_serialized_people and the detail like PersonSerializer', async () => {
+    const all = (await call('GET', '/api/projects/1/persons/?limit=100')).body.results as Record<
+      string,
+      unknown
+    >[]
+    const identified = all.find((p) => (p.distinct_ids as string[]).some((d) => d.startsWith('user_')))!
+    // A list row: id is the uuid, no last_seen_at, distinct ids in database (link) order: anonymous first.
+    expect(Object.keys(identified).sort()).toEqual(
+      [
+        'created_at',
+        'distinct_ids',
+        'id',
+        'is_identified',
+        'matched_recordings',
+        'name',
+        'properties',
+        'type',
+        'uuid',
+        'value_at_data_point',
+      ].sort(),
+    )
+    expect(identified).toMatchObject({ type: 'person', id: identified.uuid, is_identified: true })
+    const ids = identified.distinct_ids as string[]
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(ids[1]).toMatch(/^user_/)
+    // The detail: numeric id, identified ids first, no last_seen_at.
+    const detail = (await call('GET', `/api/projects/1/persons/${identified.uuid}/`)).body
+    expect(Object.keys(detail).sort()).toEqual(
+      ['created_at', 'distinct_ids', 'id', 'name', 'properties', 'uuid'].sort(),
+    )
+    expect(detail.distinct_ids).toEqual([ids[1], ids[0]])
+    // Lists are ordered by created_at DESC, then uuid.
+    const created = all.map((p) => Date.parse(p.created_at as string))
+    expect(created).toEqual([...created].sort((a, b) => b - a))
   })
 
   it('refuses a distinct id in the path with PostHog hint, and creation', async () => {
@@ -149,7 +186,7 @@ describe('persons', () => {
 
   it('updates properties with 202 and deletes with 202', async () => {
     const person = (
-      (await call('GET', '/api/projects/1/persons/?limit=1')).body.results as { id: number }[]
+      (await call('GET', '/api/projects/1/persons/?limit=1')).body.results as { id: string }[]
     )[0]!
     const missing = await call('PATCH', `/api/projects/1/persons/${person.id}/`, {})
     expect(missing.status).toBe(400)

@@ -272,7 +272,7 @@ export function sessionDetailsQuery(sessionIds: readonly string[], from: Date, t
 
 // ---- visitors --------------------------------------------------------------------------------------------
 
-/** Sessions, page views and events per person for a page of persons: one grouped query. */
+/** Sessions, page views, events and the last event's time per person for a page of persons: one grouped query. */
 export function visitorTotalsQuery(personUuids: readonly string[]): string {
   return selectQuery({
     select: [
@@ -280,6 +280,7 @@ export function visitorTotalsQuery(personUuids: readonly string[]): string {
       'count(DISTINCT properties.$session_id)',
       "countIf(event = '$pageview')",
       'count()',
+      'max(timestamp)',
     ],
     from: 'events',
     where: [`person_id IN ${hogqlList(personUuids)}`],

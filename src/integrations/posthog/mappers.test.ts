@@ -20,6 +20,7 @@ import {
   toPosthogIdentify,
   toPosthogPersonProperties,
   toPosthogProject,
+  visitorIdOf,
 } from './mappers.js'
 
 describe('projects', () => {
@@ -193,9 +194,14 @@ describe('sessions', () => {
 })
 
 describe('visitors', () => {
-  it('maps a person, with the first distinct id as id and the uuid as raw.__id', () => {
+  it('maps a list row, with the identified distinct id as id (whatever its place) and the uuid as raw.__id', () => {
     expect(
-      fromPosthogPerson(PERSON, '12345', { total_sessions: 3, total_page_views: 9, total_events: 20 }),
+      fromPosthogPerson(PERSON, '12345', {
+        total_sessions: 3,
+        total_page_views: 9,
+        total_events: 20,
+        last_seen_at: new Date('2024-05-01T10:05:00Z'),
+      }),
     ).toEqual({
       id: 'u_42',
       created_at: new Date('2024-04-01T12:00:00Z'),
@@ -219,10 +225,20 @@ describe('visitors', () => {
     })
   })
 
-  it('passes an unknown gender through and treats a null last_seen_at as absent', () => {
-    const v = fromPosthogPerson({ ...PERSON, properties: { gender: 'agender' }, last_seen_at: null }, '1')
+  it('passes an unknown gender through and has no last_seen_at without the totals', () => {
+    const v = fromPosthogPerson({ ...PERSON, properties: { gender: 'agender' } }, '1')
     expect(v.gender).toBe('agender')
     expect(v.last_seen_at).toBeUndefined()
+  })
+
+  it('picks the same visitor id from a list row and a detail view, whatever the order of distinct ids', () => {
+    const anonymous = '01890c2e-6f8d-7000-8000-000000000001'
+    expect(visitorIdOf([anonymous, 'u_42'])).toBe('u_42')
+    expect(visitorIdOf(['u_42', anonymous])).toBe('u_42')
+    expect(visitorIdOf(['zed', anonymous, 'amy'])).toBe('amy')
+    // PostHog's anonymous pattern is lowercase only: an upper-case UUID counts as identified.
+    expect(visitorIdOf([anonymous, anonymous.toUpperCase()])).toBe(anonymous.toUpperCase())
+    expect(visitorIdOf(['b0-1-2-3-4', 'a0-1-2-3-4'])).toBe('a0-1-2-3-4')
   })
 
   it('turns a unified visitor into $set properties and an $identify capture', () => {

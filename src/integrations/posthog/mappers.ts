@@ -258,10 +258,29 @@ const VISITOR_MAPPED = new Set<string>([
   'last_name',
 ])
 
+/** What the person's events say (one grouped HogQL query per page; the persons API has none of it). */
 export interface VisitorTotals {
   readonly total_sessions: number
   readonly total_page_views: number
   readonly total_events: number
+  readonly last_seen_at?: Date
+}
+
+/**
+ * PostHog's `is_anonymous_id` (posthog/utils.py `ANONYMOUS_REGEX`): five lowercase alphanumeric groups joined
+ * by dashes, as posthog-js's anonymous ids and lowercase UUIDs are.
+ */
+const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
+
+/**
+ * The distinct id a person is known by: an identified (non-anonymous) id before an anonymous one, the
+ * smallest of each kind. The order of `distinct_ids` is not used: the persons list returns them in database
+ * order, and only the detail view sorts identified ids first, so taking the first would make the visitor id
+ * depend on which endpoint answered.
+ */
+export function visitorIdOf(distinctIds: readonly string[]): string | undefined {
+  const sorted = [...distinctIds].sort()
+  return sorted.find((d) => !ANONYMOUS_DISTINCT_ID.test(d)) ?? sorted[0]
 }
 
 function genderOf(v: unknown): string | undefined {
@@ -292,8 +311,9 @@ function visitorFieldsOf(p: Record<string, unknown>): UnifiedRecord {
 }
 
 /**
- * A person as a visitor. The visitor id is the person's first distinct id (PostHog lists identified ids
- * first), so it matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`.
+ * A person (a list row or a detail) as a visitor. The visitor id is a distinct id (`visitorIdOf`), so it
+ * matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`. Neither view
+ * has a last-seen time: `last_seen_at` comes with the totals, from the person's events.
  */
 export function fromPosthogPerson(
   person: PosthogPerson,
@@ -301,12 +321,11 @@ export function fromPosthogPerson(
   totals?: VisitorTotals,
 ): UnifiedRecord {
   return {
-    id: person.distinct_ids[0] ?? person.uuid,
+    id: visitorIdOf(person.distinct_ids ?? []) ?? person.uuid,
     created_at: date(person.created_at),
     property_id: propertyId,
     ...visitorFieldsOf(person.properties ?? {}),
     first_seen_at: date(person.created_at),
-    last_seen_at: date(person.last_seen_at),
     ...totals,
     raw: { ...person, __id: person.uuid },
   }

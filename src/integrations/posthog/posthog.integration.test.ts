@@ -415,6 +415,36 @@ describe('analytics_visitor', () => {
     expect(emulator.requests()[1]?.query).toMatchObject({ limit: '2', offset: '2' })
   })
 
+  it('names identified persons by their user id, as their events do, though lists put the anonymous id first', async () => {
+    const h = handlers('analytics_visitor')
+    const visitors = await h.list(ctx(), list({ limit: 40 }))
+    const identified = visitors.filter((v) => String(v.id).startsWith('user_'))
+    expect(identified.length).toBeGreaterThan(0)
+    const row = emulator.state.projects.get(1)!.persons.withDistinctId(identified[0]!.id as string)!
+    expect(row.distinctIds[0]).not.toBe(identified[0]!.id) // the list's first id is the anonymous one
+    let withEvents = 0
+    for (const v of identified) {
+      const used = await directQuery(
+        `SELECT DISTINCT distinct_id FROM events WHERE person_id = '${(v.raw as { __id: string }).__id}'`,
+      )
+      if (used.length > 0) withEvents++
+      expect(used.flat().every((d) => d === v.id)).toBe(true)
+    }
+    expect(withEvents).toBeGreaterThan(0)
+    expect((await h.get(ctx(), identified[0]!.id as string)).id).toBe(identified[0]!.id)
+    // No list row or detail carries a last-seen time: it is not read from them.
+    expect(visitors.every((v) => v.last_seen_at === undefined)).toBe(true)
+  })
+
+  it("reads last_seen_at with the totals, from the person's last event", async () => {
+    const slow = new Set(['last_seen_at'])
+    const [v] = await handlers('analytics_visitor').list(ctx({ slow }), list({ limit: 1 }))
+    const [[last]] = (await directQuery(
+      `SELECT max(timestamp) FROM events WHERE person_id = '${(v!.raw as { __id: string }).__id}'`,
+    )) as [[string]]
+    expect((v!.last_seen_at as Date).toISOString()).toBe(new Date(last).toISOString())
+  })
+
   it('searches by email with query', async () => {
     const [someone] = (await handlers('analytics_visitor').list(ctx(), list({ limit: 40 }))).filter(
       (v) => v.email,
