@@ -284,6 +284,84 @@ describe('query API over seeded data', () => {
   })
 })
 
+describe("the project's time zone", () => {
+  it('seeds a second project in New York and says so in the project', async () => {
+    expect((await call('GET', '/api/projects/2/')).body.timezone).toBe('America/New_York')
+    expect((await call('GET', '/api/projects/1/')).body.timezone).toBe('UTC')
+  })
+
+  it('cuts days and hours in the project zone and answers date-times with its offset', async () => {
+    const res = await hogql(
+      'SELECT timestamp, toDate(timestamp), toStartOfDay(timestamp), toStartOfHour(timestamp) FROM events ORDER BY timestamp LIMIT 50',
+      2,
+    )
+    expect(res.status).toBe(200)
+    expect(res.body.types).toEqual([
+      ['timestamp', "DateTime64(6, 'America/New_York')"],
+      ['toDate(timestamp)', 'Date'],
+      ['toStartOfDay(timestamp)', "DateTime('America/New_York')"],
+      ['toStartOfHour(timestamp)', "DateTime('America/New_York')"],
+    ])
+    for (const [ts, day, dayStart, hourStart] of res.body.results as string[][]) {
+      // December in New York is UTC-5.
+      expect(ts).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}-05:00$/)
+      const instant = Date.parse(ts!)
+      const local = new Date(instant - 5 * 3_600_000).toISOString()
+      expect(day).toBe(local.slice(0, 10))
+      expect(dayStart).toBe(`${local.slice(0, 10)}T00:00:00-05:00`)
+      expect(hourStart).toBe(`${local.slice(0, 13)}:00:00-05:00`)
+      expect(Date.parse(dayStart!)).toBeLessThanOrEqual(instant)
+    }
+  })
+
+  it('reads a date-time literal without offset in the project zone, and one with an offset as given', async () => {
+    const res = await hogql(
+      "SELECT toDateTime('2024-12-20 00:00:00'), toDateTime('2024-12-20T00:00:00Z'), toDate('2024-12-20') FROM events LIMIT 1",
+      2,
+    )
+    expect((res.body.results as string[][])[0]).toEqual([
+      '2024-12-20T00:00:00.000000-05:00',
+      '2024-12-19T19:00:00.000000-05:00',
+      '2024-12-20',
+    ])
+    const count = async (where: string) =>
+      ((await hogql(`SELECT count() FROM events WHERE ${where}`, 2)).body.results as number[][])[0]![0]
+    const local = await count("timestamp >= '2024-12-05 00:00:00' AND timestamp < '2024-12-25 00:00:00'")
+    const explicit = await count("timestamp >= '2024-12-05T05:00:00Z' AND timestamp < '2024-12-25T05:00:00Z'")
+    expect(local).toBe(explicit)
+  })
+
+  it('crosses a daylight-saving change: a New York day is 23 or 25 hours long', async () => {
+    const emu = await startPosthogEmulator({
+      seed: 5,
+      size: { events: 600 },
+      until: '2024-11-10T00:00:00Z',
+      timezones: ['America/New_York'],
+    })
+    try {
+      const res = await fetch(`${emu.url}/api/projects/1/query/`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: {
+            kind: 'HogQLQuery',
+            query:
+              "SELECT toStartOfDay(timestamp) AS d FROM events WHERE toDate(timestamp) IN ('2024-11-02', '2024-11-03', '2024-11-04') GROUP BY d ORDER BY d",
+          },
+        }),
+      })
+      const days = ((await res.json()) as { results: string[][] }).results.map((r) => r[0])
+      expect(days).toEqual([
+        '2024-11-02T00:00:00-04:00',
+        '2024-11-03T00:00:00-04:00',
+        '2024-11-04T00:00:00-05:00',
+      ])
+    } finally {
+      await emu.close()
+    }
+  })
+})
+
 describe('capture', () => {
   it('accepts events with the project API key, making them visible to queries and the events API', async () => {
     const uuid = '01900000-0000-7000-8000-0000000000aa'

@@ -36,6 +36,8 @@ export interface PosthogEmulatorOptions {
   readonly oauth?: PosthogOAuthOptions
   /** End of the seeded data's 30-day window (ISO-8601); fixed by default so data never depends on the clock. */
   readonly until?: string
+  /** Time zone of each seeded project by position (default: the first UTC, the second America/New_York). */
+  readonly timezones?: readonly string[]
 }
 
 export interface PosthogEmulator {
@@ -74,6 +76,7 @@ export async function startPosthogEmulator(options: PosthogEmulatorOptions = {})
     apiKeys: options.apiKeys ?? [DEFAULT_PERSONAL_API_KEY],
     projectApiKey: options.projectApiKey ?? DEFAULT_PROJECT_API_KEY,
     untilMs: until,
+    ...(options.timezones ? { timezones: options.timezones } : {}),
   })
   const { app, recorder, faults } = createEmulatorServer({ faultResponse: posthogFaultResponse })
   // posthog-js sends JSON as text/plain to avoid CORS preflights.

@@ -31,7 +31,15 @@ export interface StateOptions {
   readonly apiKeys: readonly string[]
   readonly projectApiKey: string
   readonly untilMs: number
+  /** Time zone of each seeded project, by position; projects past the list get `DEFAULT_SEEDED_ZONES`'. */
+  readonly timezones?: readonly string[]
 }
+
+/**
+ * The first project reports in UTC (PostHog's default for a new team), the second in New York: a project's
+ * `timezone` decides where HogQL cuts days and hours (posthog/models/team/team.py `timezone`; hogql/zone.ts).
+ */
+export const DEFAULT_SEEDED_ZONES: readonly string[] = ['UTC', 'America/New_York']
 
 /** Everything the emulator holds: one organization, its projects and each project's data. */
 export class PosthogState {
@@ -65,8 +73,12 @@ export class PosthogState {
     this.apiKeys = new Set(options.apiKeys)
     for (let i = 0; i < options.projects; i++) {
       const size = i === 0 ? options.size : shrink(options.size)
+      const zones = options.timezones ?? DEFAULT_SEEDED_ZONES
       this.createProject(
-        { name: i === 0 ? 'Example Shop' : `Example Shop ${i + 1}` },
+        {
+          name: i === 0 ? 'Example Shop' : `Example Shop ${i + 1}`,
+          timezone: zones[i] ?? DEFAULT_SEEDED_ZONES[i % DEFAULT_SEEDED_ZONES.length],
+        },
         size,
         created + i * 3600_000,
       )

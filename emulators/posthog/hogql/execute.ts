@@ -14,6 +14,7 @@ import type { Accumulator, Compiled, Frame } from './functions.js'
 import { parseHogQL } from './parser.js'
 import type { HogQLTable } from './table.js'
 import { compareValues, isTrue, outputValue, type Value } from './values.js'
+import { withZone } from './zone.js'
 
 export interface HogQLResult {
   readonly columns: string[]
@@ -70,7 +71,13 @@ function frameFor(row: number): Frame {
 export function executeHogQL(
   text: string,
   tableNamed: (name: string) => HogQLTable | undefined,
+  /** The project's time zone: days, hours and date-time results are in it (zone.ts). */
+  timeZone = 'UTC',
 ): HogQLResult {
+  return withZone(timeZone, () => executeInZone(text, tableNamed))
+}
+
+function executeInZone(text: string, tableNamed: (name: string) => HogQLTable | undefined): HogQLResult {
   const query = parseHogQL(text)
   const table = tableNamed(query.from.table)
   if (!table) throw new HogQLError('resolution_error', `Unknown table \`${query.from.table}\`.`)

@@ -51,7 +51,7 @@ export function registerQueryRoutes(app: FastifyInstance, state: PosthogState): 
         )
       }
       const started = performance.now()
-      const result = executeHogQL(text, posthogTables(data))
+      const result = executeHogQL(text, posthogTables(data), data.project.timezone)
       const seconds = (performance.now() - started) / 1000
       return {
         cache_key: `cache_${createHash('sha1').update(text).digest('hex')}`,

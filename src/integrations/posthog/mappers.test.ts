@@ -284,6 +284,7 @@ describe('reports (§12.2, §12.3)', () => {
       ],
       dimension: 'DATE',
       dimensionValue: '2024-05-01',
+      timeZone: 'UTC',
       raw: {},
     })
     expect(report).toEqual({
@@ -304,9 +305,66 @@ describe('reports (§12.2, §12.3)', () => {
       propertyId: '1',
       metrics: [{ type: 'EVENTS', value: '42' }],
       start,
+      timeZone: 'UTC',
       raw: {},
     })
     expect(report.start_at).toBe(start)
     expect(report.metrics).toEqual([{ type: 'EVENTS', value: 42 }])
+  })
+
+  const dateBucket = (value: string, timeZone: string, range: { start?: Date; end?: Date } = {}) =>
+    fromPosthogReport({
+      propertyId: '2',
+      metrics: [{ type: 'EVENTS', value: 1 }],
+      dimension: 'DATE',
+      dimensionValue: value,
+      timeZone,
+      ...range,
+      raw: {},
+    })
+
+  it("labels a DATE bucket with the instants of the project's local day, not a UTC day", () => {
+    const r = dateBucket('2024-12-20', 'America/New_York')
+    expect(r.start_at).toEqual(new Date('2024-12-20T05:00:00Z'))
+    expect(r.end_at).toEqual(new Date('2024-12-21T05:00:00Z'))
+    expect((r.metrics as { dimension_value: string }[])[0]?.dimension_value).toBe('2024-12-20')
+    const berlin = dateBucket('2024-07-01', 'Europe/Berlin')
+    expect(berlin.start_at).toEqual(new Date('2024-06-30T22:00:00Z'))
+  })
+
+  it('makes a local day 23 or 25 hours long when daylight saving changes', () => {
+    const spring = dateBucket('2024-03-10', 'America/New_York')
+    expect(spring.start_at).toEqual(new Date('2024-03-10T05:00:00Z'))
+    expect(spring.end_at).toEqual(new Date('2024-03-11T04:00:00Z'))
+    const fall = dateBucket('2024-11-03', 'America/New_York')
+    expect((fall.end_at as Date).getTime() - (fall.start_at as Date).getTime()).toBe(25 * 3_600_000)
+  })
+
+  it('clips the first and last buckets to the requested range', () => {
+    const r = dateBucket('2024-12-20', 'America/New_York', {
+      start: new Date('2024-12-20T12:00:00Z'),
+      end: new Date('2024-12-21T00:00:00Z'),
+    })
+    expect(r.start_at).toEqual(new Date('2024-12-20T12:00:00Z'))
+    expect(r.end_at).toEqual(new Date('2024-12-21T00:00:00Z'))
+  })
+
+  it('reads an HOUR value with its offset, or as wall time of the zone without one', () => {
+    const hour = (value: string) =>
+      fromPosthogReport({
+        propertyId: '2',
+        metrics: [{ type: 'EVENTS', value: 1 }],
+        dimension: 'HOUR',
+        dimensionValue: value,
+        timeZone: 'Asia/Kolkata',
+        raw: {},
+      })
+    const withOffset = hour('2024-12-20T10:00:00+05:30')
+    expect(withOffset.start_at).toEqual(new Date('2024-12-20T04:30:00Z'))
+    expect(withOffset.end_at).toEqual(new Date('2024-12-20T05:30:00Z'))
+    expect((withOffset.metrics as { dimension_value: string }[])[0]?.dimension_value).toBe(
+      '2024-12-20T04:30:00.000Z',
+    )
+    expect(hour('2024-12-20 10:00:00').start_at).toEqual(new Date('2024-12-20T04:30:00Z'))
   })
 })

@@ -8,6 +8,7 @@ import {
 import type { WriteBody } from '../types.js'
 import { eventNameFor, eventTypeOf } from './event-types.js'
 import type { PosthogCapture, PosthogEvent, PosthogPerson, PosthogProject } from './types.js'
+import { instantOf, localDayRange } from './zones.js'
 
 /**
  * Pure mappings between PostHog records and unified ones, named by direction. Read mappers never emit
@@ -383,21 +384,40 @@ export interface ReportMetricValue {
   readonly value: unknown
 }
 
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 
-/** A dimension value as unified reports show it: dates stay `YYYY-MM-DD`, hours become ISO-8601 instants. */
-function dimensionValueOf(dimension: Dimension, value: unknown): string | undefined {
-  if (dimension === 'HOUR') return date(value)?.toISOString()
-  return text(value)
+/**
+ * The instants a DATE or HOUR bucket covers. HogQL cuts them in the project's time zone: a DATE value is a
+ * local day of that zone (from its local midnight to the next, 23 to 25 hours), an HOUR value a local
+ * hour start (with the zone's offset in the answer; without one it is read as the zone's wall time). The
+ * range is clipped to the requested one, since the first and last buckets may be partial.
+ */
+function bucketRange(
+  dimension: Dimension | undefined,
+  value: unknown,
+  timeZone: string,
+  requested: { readonly start?: Date; readonly end?: Date },
+): { start?: Date; end?: Date } {
+  if ((dimension !== 'DATE' && dimension !== 'HOUR') || typeof value !== 'string') return {}
+  let range: { start: Date; end: Date } | undefined
+  if (dimension === 'DATE') {
+    range = localDayRange(value.slice(0, 10), timeZone)
+  } else {
+    const start = instantOf(value, timeZone)
+    if (start) range = { start, end: new Date(start.getTime() + HOUR_MS) }
+  }
+  if (!range) return {}
+  const start = requested.start && requested.start > range.start ? requested.start : range.start
+  const end = requested.end && requested.end < range.end ? requested.end : range.end
+  return { start, end }
 }
 
-/** The time a DATE or HOUR bucket covers; other dimensions cover the whole requested range. */
-function bucketRange(dimension: Dimension | undefined, value: unknown): { start?: Date; end?: Date } {
-  if (dimension !== 'DATE' && dimension !== 'HOUR') return {}
-  const start = date(dimension === 'DATE' && typeof value === 'string' ? `${value}T00:00:00Z` : value)
-  if (!start) return {}
-  return { start, end: new Date(start.getTime() + (dimension === 'DATE' ? DAY_MS : HOUR_MS)) }
+/** A dimension value as unified reports show it: dates stay the local `YYYY-MM-DD`, hours become UTC instants. */
+function dimensionValueOf(dimension: Dimension, value: unknown, timeZone: string): string | undefined {
+  if (dimension === 'HOUR')
+    return typeof value === 'string' ? instantOf(value, timeZone)?.toISOString() : undefined
+  if (dimension === 'DATE') return typeof value === 'string' ? value.slice(0, 10) : undefined
+  return text(value)
 }
 
 /** One unified report: metrics for the whole range, or for one value of a dimension. */
@@ -408,10 +428,14 @@ export function fromPosthogReport(input: {
   readonly dimensionValue?: unknown
   readonly start?: Date
   readonly end?: Date
+  /** The project's time zone, in which HogQL cut DATE and HOUR buckets. */
+  readonly timeZone: string
   readonly raw: Record<string, unknown>
 }): UnifiedRecord {
-  const bucket = bucketRange(input.dimension, input.dimensionValue)
-  const dimensionValue = input.dimension ? dimensionValueOf(input.dimension, input.dimensionValue) : undefined
+  const bucket = bucketRange(input.dimension, input.dimensionValue, input.timeZone, input)
+  const dimensionValue = input.dimension
+    ? dimensionValueOf(input.dimension, input.dimensionValue, input.timeZone)
+    : undefined
   return {
     property_id: input.propertyId,
     start_at: bucket.start ?? input.start,

@@ -418,9 +418,14 @@ describe('analytics_visitor', () => {
   it('names identified persons by their user id, as their events do, though lists put the anonymous id first', async () => {
     const h = handlers('analytics_visitor')
     const visitors = await h.list(ctx(), list({ limit: 40 }))
-    const identified = visitors.filter((v) => String(v.id).startsWith('user_'))
+    const persons = emulator.state.projects.get(1)!.persons
+    // Seeded identified persons: an anonymous id linked first, then the user's id.
+    const identified = visitors.filter(
+      (v) =>
+        String(v.id).startsWith('user_') && persons.withDistinctId(v.id as string)!.distinctIds.length > 1,
+    )
     expect(identified.length).toBeGreaterThan(0)
-    const row = emulator.state.projects.get(1)!.persons.withDistinctId(identified[0]!.id as string)!
+    const row = persons.withDistinctId(identified[0]!.id as string)!
     expect(row.distinctIds[0]).not.toBe(identified[0]!.id) // the list's first id is the anonymous one
     let withEvents = 0
     for (const v of identified) {
@@ -562,6 +567,40 @@ describe('analytics_report', () => {
       dimension: 'DATE',
       dimension_value: '2024-12-10',
     })
+  })
+
+  it("labels DATE buckets of a New York project with New York's days, counting what each instant range holds", async () => {
+    const h = handlers('analytics_report')
+    const start = new Date('2024-12-05T05:00:00Z') // midnight in New York
+    const end = new Date('2024-12-25T05:00:00Z')
+    const reports = await h.list(
+      ctx(),
+      list({
+        filters: { property_id: '2', type: 'EVENTS', dimension: 'DATE', start_gte: start, end_lt: end },
+      }),
+    )
+    expect(reports.length).toBeGreaterThan(3)
+    expect(emulator.requests().some((r) => r.method === 'GET' && r.path === '/api/projects/2/')).toBe(true)
+    for (const r of reports) {
+      const day = (r.metrics as { dimension_value: string }[])[0]!.dimension_value
+      const from = r.start_at as Date
+      const to = r.end_at as Date
+      expect(from.toISOString()).toBe(`${day}T05:00:00.000Z`)
+      expect(to.getTime() - from.getTime()).toBe(86_400_000)
+      // The claimed instants hold exactly the counted events (asked with explicit UTC instants).
+      const res = await fetch(`${emulator.url}/api/projects/2/query/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: {
+            kind: 'HogQLQuery',
+            query: `SELECT count() FROM events WHERE timestamp >= '${from.toISOString()}' AND timestamp < '${to.toISOString()}'`,
+          },
+        }),
+      })
+      const [[count]] = ((await res.json()) as { results: [[number]] }).results
+      expect((r.metrics as { value: number }[])[0]?.value).toBe(count)
+    }
   })
 
   it('refuses unknown metrics with 400 and ones PostHog cannot compute with 501', async () => {

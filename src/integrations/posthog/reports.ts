@@ -15,7 +15,8 @@ import {
   REPORT_METRICS,
   type ReportTable,
 } from './report-catalog.js'
-import { projectIdOf, runHogQL } from './requests.js'
+import { projectIdOf, projectTimeZone, runHogQL } from './requests.js'
+import type { HogQLResponse } from './types.js'
 
 /**
  * Reports are HogQL aggregates. Without a dimension there is one report for the range; with one, one report
@@ -109,13 +110,16 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       offset: dimension && single ? query.offset : 0,
     }),
   }))
-  const answers = await Promise.all(
-    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
-  )
+  // DATE and HOUR buckets are the project's local days and hours: their instants need its zone.
+  const zoned = dimension === 'DATE' || dimension === 'HOUR'
+  const [timeZone, ...answers] = await Promise.all([
+    zoned ? projectTimeZone(ctx, projectId) : Promise.resolve('UTC'),
+    ...plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
+  ])
 
   const buckets = new Map<string, Bucket>()
   plans.forEach((plan, i) => {
-    const res = answers[i]!
+    const res = answers[i] as HogQLResponse
     for (const row of res.results) {
       const value = dimension ? row[0] : undefined
       const key = JSON.stringify(value ?? null)
@@ -140,6 +144,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       dimensionValue: bucket.value,
       start,
       end,
+      timeZone: timeZone as string,
       raw: { hogql, rows: bucket.rows },
     }),
   )

@@ -2,6 +2,7 @@ import { badRequest, ProviderError } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
 import { ingestionBaseUrl } from './hosts.js'
 import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
+import { isKnownZone } from './zones.js'
 
 /**
  * The PostHog calls every handler makes, in one place: which project, how `raw` parameters travel, HogQL
@@ -101,4 +102,20 @@ export async function capture(ctx: HandlerContext, payload: PosthogCapture): Pro
     body: bodyWithRawParams(ctx, { ...payload }),
     idempotent: true,
   })
+}
+
+/**
+ * The project's time zone (its `timezone` setting, in list and detail serializers alike): HogQL cuts days
+ * and hours in it, so DATE and HOUR buckets are read in it.
+ */
+export async function projectTimeZone(ctx: HandlerContext, projectId: string): Promise<string> {
+  const project = await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })
+  const zone = project.timezone ?? 'UTC'
+  if (!isKnownZone(zone)) {
+    throw new ProviderError(
+      502,
+      `PostHog project ${projectId} has a time zone this server does not know: ${zone}`,
+    )
+  }
+  return zone
 }
