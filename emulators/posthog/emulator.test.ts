@@ -3,6 +3,7 @@ import {
   DEFAULT_PERSONAL_API_KEY,
   DEFAULT_PROJECT_API_KEY,
   type PosthogEmulator,
+  type QueryLimitOptions,
   startPosthogEmulator,
 } from './index.js'
 
@@ -359,6 +360,119 @@ describe("the project's time zone", () => {
     } finally {
       await emu.close()
     }
+  })
+})
+
+describe('query cache', () => {
+  const capturePageview = (distinctId: string) =>
+    call('POST', '/i/v0/e/', {
+      api_key: DEFAULT_PROJECT_API_KEY,
+      event: '$pageview',
+      distinct_id: distinctId,
+      timestamp: '2024-12-30T12:00:00Z',
+    })
+
+  it('answers a repeated query from the cache unless refresh forces a calculation', async () => {
+    const query = {
+      kind: 'HogQLQuery',
+      query: "SELECT count() FROM events WHERE distinct_id = 'cache_probe'",
+    }
+    const first = await call('POST', '/api/projects/1/query/', { query })
+    expect(first.body).toMatchObject({ is_cached: false, results: [[0]], timezone: 'UTC' })
+    expect(await capturePageview('cache_probe')).toMatchObject({ status: 200 })
+    // No refresh means `blocking`: the cached answer, without the new event.
+    const cached = await call('POST', '/api/projects/1/query/', { query })
+    expect(cached.body).toMatchObject({ is_cached: true, results: [[0]], cache_key: first.body.cache_key })
+    expect(cached.body.last_refresh).toBe(first.body.last_refresh)
+    for (const refresh of ['blocking', 'force_cache', false]) {
+      expect((await call('POST', '/api/projects/1/query/', { query, refresh })).body.results).toEqual([[0]])
+    }
+    const fresh = await call('POST', '/api/projects/1/query/', { query, refresh: 'force_blocking' })
+    expect(fresh.body).toMatchObject({ is_cached: false, results: [[1]] })
+    expect((await call('POST', '/api/projects/1/query/', { query })).body.results).toEqual([[1]])
+    await capturePageview('cache_probe')
+    expect((await call('POST', '/api/projects/1/query/', { query, refresh: true })).body.results).toEqual([
+      [2],
+    ])
+  })
+
+  it('keys the cache by project: the same text in another project is calculated there', async () => {
+    const query = { kind: 'HogQLQuery', query: 'SELECT count() FROM events' }
+    await call('POST', '/api/projects/1/query/', { query })
+    const other = await call('POST', '/api/projects/2/query/', { query })
+    expect(other.body.is_cached).toBe(false)
+  })
+})
+
+describe('query limits', () => {
+  async function withEmulator(
+    query: QueryLimitOptions,
+    fn: (emu: PosthogEmulator, run: (q: string, projectId?: number) => Promise<Response>) => Promise<void>,
+  ) {
+    const emu = await startPosthogEmulator({ seed: 9, size: { events: 600 }, query })
+    const run = (q: string, projectId = 1) =>
+      fetch(`${emu.url}/api/projects/${projectId}/query/`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: { kind: 'HogQLQuery', query: q }, refresh: 'force_blocking' }),
+      })
+    try {
+      await fn(emu, run)
+    } finally {
+      await emu.close()
+    }
+  }
+
+  it('runs at most 3 queries per team at once and throttles a fourth like PostHog', async () => {
+    await withEmulator({ latencyMs: 300, slotWaitMs: 0 }, async (emu, run) => {
+      const answers = await Promise.all([1, 2, 3, 4].map(() => run('SELECT count() FROM events')))
+      const statuses = answers.map((r) => r.status).sort()
+      expect(statuses).toEqual([200, 200, 200, 429])
+      const throttled = answers.find((r) => r.status === 429)!
+      expect(throttled.headers.get('retry-after')).toBeNull()
+      const body = (await throttled.json()) as Record<string, unknown>
+      expect(body).toMatchObject({ type: 'throttled_error', code: 'throttled', attr: null })
+      expect(body.detail).toMatch(
+        /^Exceeded maximum concurrency limit: 3 for key: api:query:per-team:1 and task: /,
+      )
+      expect(emu.state.queryLimiter.stats).toMatchObject({ maxConcurrent: 3, throttled: 1 })
+      // Another team has its own slots.
+      const mixed = await Promise.all([1, 1, 1, 2].map((p) => run('SELECT count() FROM events', p)))
+      expect(mixed.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    })
+  })
+
+  it('lets a fourth query wait for a free slot, as PostHog retries for up to 30 seconds', async () => {
+    await withEmulator({ latencyMs: 150 }, async (emu, run) => {
+      const answers = await Promise.all([1, 2, 3, 4, 5].map(() => run('SELECT count() FROM events')))
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+      expect(emu.state.queryLimiter.stats.maxConcurrent).toBe(3)
+    })
+  })
+
+  it('stops a query that reads more rows than the execution budget, unless a time bound narrows it', async () => {
+    await withEmulator({ maxRowsScanned: 100 }, async (emu, run) => {
+      const all = await run('SELECT count() FROM events')
+      expect(all.status).toBe(504)
+      expect(await all.json()).toEqual({
+        type: 'server_error',
+        code: 'error',
+        detail:
+          'Query has hit the max execution time before completing. See our docs for how to improve your query performance. You may need to materialize.',
+        attr: null,
+      })
+      // A filter on anything but the time key still reads the whole table.
+      expect((await run("SELECT count() FROM events WHERE event = '$pageview'")).status).toBe(504)
+      const day = await run(
+        "SELECT count() FROM events WHERE timestamp >= toDateTime('2024-12-20T00:00:00Z') AND timestamp < '2024-12-21T00:00:00Z'",
+      )
+      expect(day.status).toBe(200)
+      const sessions = await run(
+        "SELECT count() FROM sessions WHERE $start_timestamp >= '2024-12-20' AND $start_timestamp < '2024-12-21'",
+      )
+      expect(sessions.status).toBe(200)
+      expect(emu.state.queryLimiter.stats.timedOut).toBe(2)
+    })
   })
 })
 

@@ -3,6 +3,7 @@ import { installPersonalKeyAuth } from './auth.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_PERSONAL_API_KEY, DEFAULT_PROJECT_API_KEY } from './constants.js'
 import { installErrorHandler, posthogFaultResponse } from './errors.js'
 import { PosthogOAuthAuthority, type PosthogOAuthOptions, registerPosthogOAuth } from './oauth/index.js'
+import type { QueryLimitOptions } from './query-limits.js'
 import { CAPTURE_PATHS, registerCaptureRoutes } from './routes/capture.js'
 import { installCaptureDecompression } from './routes/compression.js'
 import { registerEventRoutes } from './routes/events.js'
@@ -38,6 +39,8 @@ export interface PosthogEmulatorOptions {
   readonly until?: string
   /** Time zone of each seeded project by position (default: the first UTC, the second America/New_York). */
   readonly timezones?: readonly string[]
+  /** The query API's per-team concurrency limit, slot wait, latency and execution budget (query-limits.ts). */
+  readonly query?: QueryLimitOptions
 }
 
 export interface PosthogEmulator {
@@ -77,6 +80,7 @@ export async function startPosthogEmulator(options: PosthogEmulatorOptions = {})
     projectApiKey: options.projectApiKey ?? DEFAULT_PROJECT_API_KEY,
     untilMs: until,
     ...(options.timezones ? { timezones: options.timezones } : {}),
+    ...(options.query ? { queryLimits: options.query } : {}),
   })
   const { app, recorder, faults } = createEmulatorServer({ faultResponse: posthogFaultResponse })
   // posthog-js sends JSON as text/plain to avoid CORS preflights.

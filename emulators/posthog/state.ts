@@ -1,6 +1,8 @@
 import { hash32, SeededRandom, uuidV4, uuidV7 } from '../kit/index.js'
 import { DATA_SPAN_DAYS } from './constants.js'
 import { type ProjectDataset, type SeedSize, seedProjectData } from './data/seed.js'
+import { QueryCache } from './query-cache.js'
+import { QueryLimiter, type QueryLimitOptions } from './query-limits.js'
 import type { ProjectRecord } from './store/projects.js'
 
 export interface ProjectData extends ProjectDataset {
@@ -33,6 +35,8 @@ export interface StateOptions {
   readonly untilMs: number
   /** Time zone of each seeded project, by position; projects past the list get `DEFAULT_SEEDED_ZONES`'. */
   readonly timezones?: readonly string[]
+  /** The query API's concurrency limit and execution budget (PostHog's values by default). */
+  readonly queryLimits?: QueryLimitOptions
 }
 
 /**
@@ -47,6 +51,9 @@ export class PosthogState {
   readonly user: UserRecord
   readonly apiKeys: ReadonlySet<string>
   readonly projects = new Map<number, ProjectData>()
+  /** The query API's result cache and its per-team limits. */
+  readonly queryCache = new QueryCache()
+  readonly queryLimiter: QueryLimiter
   /** The project `@current` and the user's `team` refer to. */
   currentProjectId = 1
   private nextProjectId = 1
@@ -71,6 +78,7 @@ export class PosthogState {
       dateJoined: created,
     }
     this.apiKeys = new Set(options.apiKeys)
+    this.queryLimiter = new QueryLimiter(options.queryLimits)
     for (let i = 0; i < options.projects; i++) {
       const size = i === 0 ? options.size : shrink(options.size)
       const zones = options.timezones ?? DEFAULT_SEEDED_ZONES

@@ -73,11 +73,17 @@ export function executeHogQL(
   tableNamed: (name: string) => HogQLTable | undefined,
   /** The project's time zone: days, hours and date-time results are in it (zone.ts). */
   timeZone = 'UTC',
+  /** Called with the parsed WHERE before any row is read, to refuse a query over its budget. */
+  beforeScan?: (where: Expr | undefined, table: HogQLTable, tableAlias?: string) => void,
 ): HogQLResult {
-  return withZone(timeZone, () => executeInZone(text, tableNamed))
+  return withZone(timeZone, () => executeInZone(text, tableNamed, beforeScan))
 }
 
-function executeInZone(text: string, tableNamed: (name: string) => HogQLTable | undefined): HogQLResult {
+function executeInZone(
+  text: string,
+  tableNamed: (name: string) => HogQLTable | undefined,
+  beforeScan?: (where: Expr | undefined, table: HogQLTable, tableAlias?: string) => void,
+): HogQLResult {
   const query = parseHogQL(text)
   const table = tableNamed(query.from.table)
   if (!table) throw new HogQLError('resolution_error', `Unknown table \`${query.from.table}\`.`)
@@ -101,6 +107,7 @@ function executeInZone(text: string, tableNamed: (name: string) => HogQLTable | 
     throw new HogQLError('resolution_error', 'Aggregate functions are not allowed in WHERE; use HAVING')
   }
   const where = query.where ? compileExpr(query.where, { ...base, clause: 'WHERE' }) : undefined
+  beforeScan?.(query.where, table, query.from.alias)
   const grouped =
     query.groupBy.length > 0 ||
     items.some((i) => containsAggregate(i.expr, aliases)) ||
