@@ -24,8 +24,16 @@ let credentials: Credentials
 let client: ProviderClient
 let settings: ConnectionSettings
 
+/** The seeded data ends at today's UTC midnight, so lists without a start (the last 30 days) see it. */
+const UNTIL = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
+const daysBefore = (days: number) => new Date(UNTIL.getTime() - days * 86_400_000)
+
 beforeAll(async () => {
-  emulator = await startPosthogEmulator({ seed: 7, size: { events: 900, sessions: 120, persons: 40 } })
+  emulator = await startPosthogEmulator({
+    seed: 7,
+    size: { events: 900, sessions: 120, persons: 40 },
+    until: UNTIL.toISOString(),
+  })
   credentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url }
   client = new ProviderClient({
     baseUrl: definition.baseUrl(credentials),
@@ -206,8 +214,8 @@ describe('analytics_event', () => {
     expect(bySession.every((e) => e.session_id === session && e.event_type === 'PAGE_VIEW')).toBe(true)
     const clicks = await h.list(ctx(), list({ limit: 20, filters: { type: 'CLICK,FORM_SUBMIT' } }))
     expect(new Set(clicks.map((e) => e.event_type))).toEqual(new Set(['CLICK', 'FORM_SUBMIT']))
-    const start = new Date('2024-12-20T00:00:00Z')
-    const end = new Date('2024-12-21T00:00:00Z')
+    const start = daysBefore(10)
+    const end = daysBefore(9)
     const day = await h.list(ctx(), list({ filters: { start_gte: start, end_lt: end } }))
     expect(day.length).toBeGreaterThan(0)
     expect(day.every((e) => (e.created_at as Date) >= start && (e.created_at as Date) < end)).toBe(true)
@@ -215,10 +223,12 @@ describe('analytics_event', () => {
     expect(pricing.length).toBeGreaterThan(0)
     expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)
     const sent = sentQueries()
-    expect(sent[1]).toContain(`WHERE distinct_id = '${visitor}'`)
+    expect(sent[1]).toContain(`AND distinct_id = '${visitor}'`)
+    // No list is a scan of all time: without start_gte it covers the last 30 days.
+    expect(sent[1]).toMatch(/WHERE timestamp >= toDateTime\('[^']+'\) AND distinct_id/)
     expect(sent[2]).toContain(`properties.$session_id = '${session}'`)
     expect(sent[4]).toContain(
-      "WHERE timestamp >= toDateTime('2024-12-20T00:00:00.000Z') AND timestamp < toDateTime('2024-12-21T00:00:00.000Z')",
+      `WHERE timestamp >= toDateTime('${start.toISOString()}') AND timestamp < toDateTime('${end.toISOString()}')`,
     )
   })
 
@@ -516,9 +526,14 @@ describe('analytics_visitor', () => {
 })
 
 describe('analytics_report', () => {
-  it('answers one report for the range with the default metrics', async () => {
+  it('answers one report for the default window (the last 30 days) with the default metrics', async () => {
+    const before = Date.now()
     const reports = await handlers('analytics_report').list(ctx(), list())
     expect(reports).toHaveLength(1)
+    const start = reports[0]?.start_at as Date
+    expect(start.getTime()).toBeGreaterThanOrEqual(before - 30 * 86_400_000)
+    expect(start.getTime()).toBeLessThanOrEqual(Date.now() - 30 * 86_400_000)
+    expect(sentQueries().every((q) => q.includes(`>= toDateTime('${start.toISOString()}')`))).toBe(true)
     const metrics = reports[0]?.metrics as { type: string; value: number }[]
     expect(metrics.map((m) => m.type)).toEqual([
       'USERS',
@@ -528,18 +543,24 @@ describe('analytics_report', () => {
       'BOUNCE_RATE',
       'AVERAGE_SESSION_DURATION',
     ])
-    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
-    const [[sessions]] = (await directQuery('SELECT count() FROM sessions')) as [[number]]
+    const [[events]] = (await directQuery(
+      `SELECT count() FROM events WHERE timestamp >= '${start.toISOString()}'`,
+    )) as [[number]]
+    const [[sessions]] = (await directQuery(
+      `SELECT count() FROM sessions WHERE $start_timestamp >= '${start.toISOString()}'`,
+    )) as [[number]]
     expect(metrics.find((m) => m.type === 'EVENTS')?.value).toBe(events)
     expect(metrics.find((m) => m.type === 'SESSIONS')?.value).toBe(sessions)
   })
 
   it('breaks metrics over events and sessions down by date, paging the merged days', async () => {
     const h = handlers('analytics_report')
+    const first = daysBefore(20)
+    const firstDay = first.toISOString().slice(0, 10)
     const filters = {
       type: 'SESSIONS,PAGE_VIEWS',
       dimension: 'DATE',
-      start_gte: new Date('2024-12-10T00:00:00Z'),
+      start_gte: first,
     }
     const all = await h.list(ctx(), list({ filters }))
     const page = await h.list(ctx(), list({ limit: 3, offset: 2, filters }))
@@ -551,28 +572,28 @@ describe('analytics_report', () => {
         .every((q) => q.endsWith('LIMIT 5')),
     ).toBe(true)
     const days = all.map((r) => (r.metrics as { dimension_value: string }[])[0]?.dimension_value)
-    expect(days[0]).toBe('2024-12-10')
+    expect(days[0]).toBe(firstDay)
     expect([...days].sort()).toEqual(days)
-    const [first] = all as UnifiedRecord[]
-    expect(first).toMatchObject({
-      start_at: new Date('2024-12-10T00:00:00Z'),
-      end_at: new Date('2024-12-11T00:00:00Z'),
+    const [firstReport] = all as UnifiedRecord[]
+    expect(firstReport).toMatchObject({
+      start_at: first,
+      end_at: daysBefore(19),
     })
     const [[pageviews]] = (await directQuery(
-      "SELECT countIf(event = '$pageview') FROM events WHERE toDate(timestamp) = '2024-12-10'",
+      `SELECT countIf(event = '$pageview') FROM events WHERE toDate(timestamp) = '${firstDay}'`,
     )) as [[number]]
-    expect(first?.metrics).toContainEqual({
+    expect(firstReport?.metrics).toContainEqual({
       type: 'PAGE_VIEWS',
       value: pageviews,
       dimension: 'DATE',
-      dimension_value: '2024-12-10',
+      dimension_value: firstDay,
     })
   })
 
   it("labels DATE buckets of a New York project with New York's days, counting what each instant range holds", async () => {
     const h = handlers('analytics_report')
-    const start = new Date('2024-12-05T05:00:00Z') // midnight in New York
-    const end = new Date('2024-12-25T05:00:00Z')
+    const start = daysBefore(25) // UTC midnight: 19:00 or 20:00 the day before in New York
+    const end = daysBefore(5)
     const reports = await h.list(
       ctx(),
       list({
@@ -581,12 +602,25 @@ describe('analytics_report', () => {
     )
     expect(reports.length).toBeGreaterThan(3)
     expect(emulator.requests().some((r) => r.method === 'GET' && r.path === '/api/projects/2/')).toBe(true)
-    for (const r of reports) {
+    const newYork = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/New_York',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+    const wall = (d: Date) => newYork.format(d).replace(',', '')
+    for (const [i, r] of reports.entries()) {
       const day = (r.metrics as { dimension_value: string }[])[0]!.dimension_value
       const from = r.start_at as Date
       const to = r.end_at as Date
-      expect(from.toISOString()).toBe(`${day}T05:00:00.000Z`)
-      expect(to.getTime() - from.getTime()).toBe(86_400_000)
+      // Each bucket runs from a New York midnight to the next; the first one starts at start_gte.
+      if (from.getTime() !== start.getTime()) expect(wall(from)).toBe(`${day} 00:00`)
+      else expect(i).toBe(0)
+      if (to.getTime() !== end.getTime()) expect(wall(to).slice(11)).toBe('00:00')
+      expect(wall(new Date(to.getTime() - 1)).slice(0, 10)).toBe(day)
       // The claimed instants hold exactly the counted events (asked with explicit UTC instants).
       const res = await fetch(`${emulator.url}/api/projects/2/query/`, {
         method: 'POST',
@@ -618,10 +652,12 @@ describe('analytics_report', () => {
   it('breaks events down by browser', async () => {
     const reports = await handlers('analytics_report').list(
       ctx(),
-      list({ filters: { type: 'EVENTS', dimension: 'BROWSER' } }),
+      list({ filters: { type: 'EVENTS', dimension: 'BROWSER', start_gte: daysBefore(31) } }),
     )
     const total = reports.reduce((n, r) => n + ((r.metrics as { value: number }[])[0]?.value ?? 0), 0)
-    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
+    const [[events]] = (await directQuery(
+      `SELECT count() FROM events WHERE timestamp >= '${daysBefore(31).toISOString()}'`,
+    )) as [[number]]
     expect(total).toBe(events)
   })
 })

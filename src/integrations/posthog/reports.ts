@@ -17,6 +17,7 @@ import {
 } from './report-catalog.js'
 import { projectIdOf, projectTimeZone, runHogQL } from './requests.js'
 import type { HogQLResponse } from './types.js'
+import { boundedRange } from './windows.js'
 
 /**
  * Reports are HogQL aggregates. Without a dimension there is one report for the range; with one, one report
@@ -83,8 +84,11 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   const projectId = projectIdOf(ctx, f.property_id)
   const dimension = dimensionOf(f.dimension)
   const types = metricTypesOf(f.type, dimension)
-  const start = f.start_gte instanceof Date ? f.start_gte : undefined
-  const end = f.end_lt instanceof Date ? f.end_lt : undefined
+  // Without start_gte a report covers the default window (windows.ts), and its start_at says so.
+  const { start, end } = boundedRange(
+    f.start_gte instanceof Date ? f.start_gte : undefined,
+    f.end_lt instanceof Date ? f.end_lt : undefined,
+  )
 
   const byTable = new Map<ReportTable, MetricType[]>()
   for (const t of types) {

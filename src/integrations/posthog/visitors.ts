@@ -11,6 +11,7 @@ import {
 } from './mappers.js'
 import { capture, notFoundAtPosthog, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
+import { sinceEarliest } from './windows.js'
 
 // Visitors are PostHog persons; `fromPosthogPerson` says why the visitor id is a distinct id.
 
@@ -44,7 +45,10 @@ async function totalsOf(
   const res = await runHogQL(
     ctx,
     projectId,
-    visitorTotalsQuery(persons.map((p) => p.uuid)),
+    visitorTotalsQuery(
+      persons.map((p) => p.uuid),
+      sinceEarliest(persons.map((p) => p.created_at)),
+    ),
     'unigate visitor totals',
   )
   const totals = new Map<string, VisitorTotals>()
