@@ -321,6 +321,23 @@ describe('analytics_event', () => {
     expect((read.created_at as Date).toISOString()).toBe('2024-12-31T12:00:00.000Z')
   })
 
+  it('lists an event created a moment ago: queries ask PostHog for fresh results, not its cache', async () => {
+    const h = handlers('analytics_event')
+    const filters = { visitor_id: 'fresh_probe' }
+    expect(await h.list(ctx(), list({ filters }))).toEqual([])
+    const created = await h.create(ctx(), { name: 'probe', visitor_id: 'fresh_probe' })
+    const after = await h.list(ctx(), list({ filters }))
+    expect(after.map((e) => e.id)).toEqual([created.id])
+    const bodies = emulator
+      .requests()
+      .filter((r) => r.path.endsWith('/query/'))
+      .map((r) => r.body as { refresh?: string })
+    expect(bodies.every((b) => b.refresh === 'force_blocking')).toBe(true)
+    // A caller may choose the cache with raw=refresh=blocking.
+    await h.list(ctx({}, { refresh: 'blocking' }), list({ filters }))
+    expect((emulator.requests().at(-1)!.body as { refresh?: string }).refresh).toBe('blocking')
+  })
+
   it('refuses an event without a visitor, which PostHog would drop silently', async () => {
     const err = await failure(handlers('analytics_event').create(ctx(), { event_type: 'PAGE_VIEW' }))
     expect((err as ApiError).statusCode).toBe(400)
@@ -659,5 +676,80 @@ describe('analytics_report', () => {
       `SELECT count() FROM events WHERE timestamp >= '${daysBefore(31).toISOString()}'`,
     )) as [[number]]
     expect(total).toBe(events)
+  })
+})
+
+describe("PostHog's query limits", () => {
+  let limited: PosthogEmulator
+  let limitedCtx: () => HandlerContext
+
+  beforeAll(async () => {
+    // Seeded data ends 2025-01-01 (long before now); queries take 100 ms, a fourth concurrent one is refused
+    // at once, and a query may read at most 100 rows (the data has 900 events, 120 sessions).
+    limited = await startPosthogEmulator({
+      seed: 7,
+      size: { events: 900, sessions: 120, persons: 40 },
+      query: { latencyMs: 100, slotWaitMs: 0, maxRowsScanned: 100 },
+    })
+    const creds: Credentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }
+    const limitedClient = new ProviderClient({
+      baseUrl: definition.baseUrl(creds),
+      authHeaders: definition.authHeaders(creds),
+      retry: definition.retry,
+      timeoutMs: 5000,
+      maxRetries: 0,
+      maxRetryWaitMs: 3000,
+    })
+    const limitedSettings = await definition.verify(limitedClient, creds)
+    limitedCtx = () => ({
+      client: limitedClient,
+      credentials: creds,
+      settings: limitedSettings,
+      connectionId: 'conn_limited',
+      fields: { raw: false, rawNames: [], slow: new Set(['total_events', 'total_sessions']) },
+      rawParams: {},
+      cursors: new CursorMemory(),
+    })
+  })
+  afterAll(async () => limited?.close())
+
+  it('never runs more than 3 queries at once on a team, however many requests arrive together', async () => {
+    const filters = { start_gte: new Date('2024-12-20T00:00:00Z'), end_lt: new Date('2024-12-21T00:00:00Z') }
+    // Four reports over events and sessions: eight queries wanted at the same moment.
+    const reports = await Promise.all(
+      [1, 2, 3, 4].map(() => handlers('analytics_report').list(limitedCtx(), list({ filters }))),
+    )
+    expect(reports.every((r) => r.length === 1)).toBe(true)
+    expect(limited.state.queryLimiter.stats.throttled).toBe(0)
+    expect(limited.state.queryLimiter.stats.maxConcurrent).toBe(3)
+  })
+
+  it('bounds lists without a start to the default window instead of scanning all time', async () => {
+    // The data is older than 30 days: the window is empty, and reading it costs nothing.
+    expect(await handlers('analytics_event').list(limitedCtx(), list())).toEqual([])
+    expect(await handlers('analytics_session').list(limitedCtx(), list())).toEqual([])
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it('looks a session up around the time of its UUIDv7 id', async () => {
+    const session = limited.state.projects.get(1)!.sessions.list[5]!
+    const found = await handlers('analytics_session').get(limitedCtx(), session.id)
+    expect(found.id).toBe(session.id)
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it('counts visitor totals since the persons were created, not over all time', async () => {
+    const [visitor] = await handlers('analytics_visitor').list(limitedCtx(), list({ limit: 1 }))
+    expect(visitor?.total_events).toEqual(expect.any(Number))
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it("passes PostHog's execution limit on with a hint to narrow the range", async () => {
+    const err = await handlers('analytics_event')
+      .list(limitedCtx(), list({ filters: { start_gte: new Date('2024-11-01T00:00:00Z') } }))
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderError)
+    expect((err as ProviderError).status).toBe(504)
+    expect((err as ProviderError).providerMessage).toMatch(/max execution time.*narrow the time range/)
   })
 })
