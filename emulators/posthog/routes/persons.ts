@@ -129,7 +129,8 @@ function required(body: Record<string, unknown>, attr: string): void {
 
 /**
  * Property writes are a `$set` event in PostHog (applied a moment later); the emulator applies them at once
- * and answers 202 with no body, as PostHog does.
+ * and answers 202 with no body, as PostHog does; DELETE answers 202 too, and POST (create) is refused with 405
+ * (PostHog/posthog@master:posthog/api/person.py `PersonViewSet`).
  */
 export function registerPersonRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
