@@ -317,13 +317,14 @@ describe("the project's time zone", () => {
 
   it('reads a date-time literal without offset in the project zone, and one with an offset as given', async () => {
     const res = await hogql(
-      "SELECT toDateTime('2024-12-20 00:00:00'), toDateTime('2024-12-20T00:00:00Z'), toDate('2024-12-20') FROM events LIMIT 1",
+      "SELECT toDateTime('2024-12-20 00:00:00'), toDateTime('2024-12-20T00:00:00Z'), toDate('2024-12-20'), toDateTime('2024-12-20 00:00:00', 'UTC') FROM events LIMIT 1",
       2,
     )
     expect((res.body.results as string[][])[0]).toEqual([
       '2024-12-20T00:00:00.000000-05:00',
       '2024-12-19T19:00:00.000000-05:00',
       '2024-12-20',
+      '2024-12-20T00:00:00.000000Z',
     ])
     const count = async (where: string) =>
       ((await hogql(`SELECT count() FROM events WHERE ${where}`, 2)).body.results as number[][])[0]![0]

@@ -61,9 +61,9 @@ function unary(arg: Compiled, type: ValueType, fn: (v: Value) => Value): Compile
   }
 }
 
-function temporalArg(name: string, arg: Compiled): (v: Value) => number | null {
+function temporalArg(name: string, arg: Compiled, zone = currentZone()): (v: Value) => number | null {
   if (isTemporal(arg.type.kind)) return (v) => v as number
-  if (arg.type.kind === 'string') return (v) => parseDateTime(v as string, currentZone()) ?? null
+  if (arg.type.kind === 'string') return (v) => parseDateTime(v as string, zone) ?? null
   throw illegalType(name, arg.type)
 }
 
@@ -117,8 +117,9 @@ export const SCALAR_FUNCTIONS: Readonly<Record<string, ScalarFunction>> = {
       throw unsupported('toDateTime with a time zone other than UTC')
     }
     const arg = args[0] as Compiled
-    const read = temporalArg('toDateTime', arg)
-    return unary(arg, types.datetime64(true), (v) => read(v))
+    // `toDateTime(x, 'UTC')` reads and answers in UTC whatever the project's zone.
+    const read = temporalArg('toDateTime', arg, zone ? 'UTC' : currentZone())
+    return unary(arg, zone ? types.datetime64In('UTC', true) : types.datetime64(true), (v) => read(v))
   },
   toFloat: (args) => {
     requireArgs('toFloat', args, 1, 1)

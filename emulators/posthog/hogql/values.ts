@@ -28,6 +28,7 @@ export const types = {
   bool: (nullable = false) => make('bool', 'Bool', nullable),
   // Date-times are in the query's (the project's) zone, and their type says so (see zone.ts).
   datetime64: (nullable = false) => make('datetime', `DateTime64(6, '${currentZone()}')`, nullable),
+  datetime64In: (zone: string, nullable = false) => make('datetime', `DateTime64(6, '${zone}')`, nullable),
   datetime: (nullable = false) => make('datetime', `DateTime('${currentZone()}')`, nullable),
   date: (nullable = false) => make('date', 'Date', nullable),
   uuid: (nullable = false) => make('uuid', 'UUID', nullable),
@@ -87,7 +88,11 @@ export function outputValue(value: Value, type: ValueType): unknown {
   if (value === null) return null
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return null
-    if (type.kind === 'datetime') return formatInZone(value, currentZone(), type.name.includes('DateTime64'))
+    if (type.kind === 'datetime') {
+      // The type names its zone (`DateTime64(6, 'America/New_York')`), as ClickHouse's does.
+      const zone = /'([^']+)'/.exec(type.name)?.[1] ?? currentZone()
+      return formatInZone(value, zone, type.name.includes('DateTime64'))
+    }
     if (type.kind === 'date') return new Date(value).toISOString().slice(0, 10)
   }
   return value
