@@ -752,4 +752,24 @@ describe("PostHog's query limits", () => {
     expect((err as ProviderError).status).toBe(504)
     expect((err as ProviderError).providerMessage).toMatch(/max execution time.*narrow the time range/)
   })
+
+  it('does not retry a query PostHog stopped at its execution limit', async () => {
+    const retrying = new ProviderClient({
+      baseUrl: definition.baseUrl({ token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }),
+      authHeaders: definition.authHeaders({ token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }),
+      retry: definition.retry,
+      timeoutMs: 5000,
+      maxRetries: 2,
+      maxRetryWaitMs: 3000,
+    })
+    limited.clearRequests()
+    const err = await handlers('analytics_event')
+      .list(
+        { ...limitedCtx(), client: retrying },
+        list({ filters: { start_gte: new Date('2024-11-01T00:00:00Z') } }),
+      )
+      .catch((e: unknown) => e)
+    expect((err as ProviderError).status).toBe(504)
+    expect(limited.requests().filter((r) => r.path.endsWith('/query/'))).toHaveLength(1)
+  })
 })
