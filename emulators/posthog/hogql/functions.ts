@@ -105,6 +105,10 @@ function stringOf(v: Value, type: ValueType): string {
 
 type ScalarFunction = (args: Compiled[]) => Compiled
 
+/**
+ * The names, arities and result types follow HogQL's function table (PostHog/posthog@master:
+ * posthog/hogql/functions/mapping.py `HOGQL_CLICKHOUSE_FUNCTIONS`, `HOGQL_AGGREGATIONS`).
+ */
 /** The scalar functions of the subset; names are case-sensitive, as in HogQL. */
 export const SCALAR_FUNCTIONS: Readonly<Record<string, ScalarFunction>> = {
   toDate: truncating('toDate', localDate, (n) => types.date(n)),
