@@ -397,6 +397,25 @@ describe('query cache', () => {
     ])
   })
 
+  it('recalculates a cached result once it is 5 minutes old', async () => {
+    const query = {
+      kind: 'HogQLQuery',
+      query: "SELECT count() FROM events WHERE distinct_id = 'stale_probe'",
+    }
+    expect((await call('POST', '/api/projects/1/query/', { query })).body.results).toEqual([[0]])
+    await capturePageview('stale_probe')
+    emulator.state.queryCache.advanceClock(4 * 60_000)
+    expect((await call('POST', '/api/projects/1/query/', { query })).body).toMatchObject({
+      is_cached: true,
+      results: [[0]],
+    })
+    emulator.state.queryCache.advanceClock(61_000)
+    expect((await call('POST', '/api/projects/1/query/', { query })).body).toMatchObject({
+      is_cached: false,
+      results: [[1]],
+    })
+  })
+
   it('keys the cache by project: the same text in another project is calculated there', async () => {
     const query = { kind: 'HogQLQuery', query: 'SELECT count() FROM events' }
     await call('POST', '/api/projects/1/query/', { query })

@@ -53,8 +53,18 @@ export function refreshModeOf(refresh: unknown): RefreshMode {
 
 export class QueryCache {
   private readonly entries = new Map<string, CachedResult>()
+  private skewMs = 0
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** The cache's time; tests move it forward to let results go stale. */
+  now(): number {
+    return this.clock() + this.skewMs
+  }
+
+  advanceClock(ms: number): void {
+    this.skewMs += ms
+  }
 
   keyOf(teamId: number, timeZone: string, query: string): string {
     return `cache_${createHash('sha256')
