@@ -15,8 +15,7 @@ import {
   REPORT_METRICS,
   type ReportTable,
 } from './report-catalog.js'
-import { projectIdOf, projectTimeZone, runHogQL } from './requests.js'
-import type { HogQLResponse } from './types.js'
+import { projectIdOf, runHogQL, zoneOf } from './requests.js'
 import { boundedRange } from './windows.js'
 
 /**
@@ -114,16 +113,17 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       offset: dimension && single ? query.offset : 0,
     }),
   }))
-  // DATE and HOUR buckets are the project's local days and hours: their instants need its zone.
+  const answers = await Promise.all(
+    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
+  )
+  // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
+  // query's answer names (else the project says it).
   const zoned = dimension === 'DATE' || dimension === 'HOUR'
-  const [timeZone, ...answers] = await Promise.all([
-    zoned ? projectTimeZone(ctx, projectId) : Promise.resolve('UTC'),
-    ...plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
-  ])
+  const timeZone = zoned ? await zoneOf(ctx, projectId, answers[0]?.timezone) : 'UTC'
 
   const buckets = new Map<string, Bucket>()
   plans.forEach((plan, i) => {
-    const res = answers[i] as HogQLResponse
+    const res = answers[i]!
     for (const row of res.results) {
       const value = dimension ? row[0] : undefined
       const key = JSON.stringify(value ?? null)
@@ -148,7 +148,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       dimensionValue: bucket.value,
       start,
       end,
-      timeZone: timeZone as string,
+      timeZone,
       raw: { hogql, rows: bucket.rows },
     }),
   )

@@ -136,12 +136,14 @@ export async function capture(ctx: HandlerContext, payload: PosthogCapture): Pro
 }
 
 /**
- * The project's time zone (its `timezone` setting, in list and detail serializers alike): HogQL cuts days
- * and hours in it, so DATE and HOUR buckets are read in it.
+ * The project's time zone, in which HogQL cut days and hours: the one a query's answer names (its
+ * `timezone`), else the project's `timezone` setting (one more call; older PostHogs may not answer it).
  */
-export async function projectTimeZone(ctx: HandlerContext, projectId: string): Promise<string> {
-  const project = await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })
-  const zone = project.timezone ?? 'UTC'
+export async function zoneOf(ctx: HandlerContext, projectId: string, answered?: string): Promise<string> {
+  const zone =
+    answered ??
+    (await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })).timezone ??
+    'UTC'
   if (!isKnownZone(zone)) {
     throw new ProviderError(
       502,

@@ -65,6 +65,8 @@ export interface HogQLResponse {
   readonly columns: string[]
   readonly results: unknown[][]
   readonly hasMore?: boolean
+  /** The project's time zone the query ran in (`CachedHogQLQueryResponse.timezone`, posthog/schema.py). */
+  readonly timezone?: string
 }
 
 /** One event for the capture endpoint. `uuid` is ours: capture answers `{"status":"Ok"}` and never an id. */
