@@ -64,6 +64,8 @@ export function registerQueryRoutes(app: FastifyInstance, state: PosthogState): 
         is_cached: isCached,
         last_refresh: new Date(entry.lastRefresh).toISOString(),
         cache_target_age: new Date(entry.lastRefresh + STALE_AFTER_MS).toISOString(),
+        // `QueryRunner._refresh_frequency`: one minute (posthog/hogql_queries/query_runner.py).
+        next_allowed_client_refresh: new Date(entry.lastRefresh + 60_000).toISOString(),
         timezone: zone,
         columns: result.columns,
         types: result.types,
