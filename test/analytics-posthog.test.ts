@@ -162,6 +162,19 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect((await h.api('GET', path('property', id))).status).toBe(404)
     })
 
+    it("answers DATE buckets of a New York project as New York's days, in UTC instants", async () => {
+      const res = await h.api<Rec[]>('GET', path('report'), {
+        query: { property_id: '2', start_gte: dayBefore(20), dimension: 'DATE', type: 'EVENTS' },
+      })
+      expect(res.status).toBe(200)
+      expect(res.body.length).toBeGreaterThan(2)
+      // Past the first (clipped at start_gte) bucket, each starts at a New York midnight: 04:00Z or 05:00Z.
+      for (const report of res.body.slice(1, -1)) {
+        const day = (report.metrics as { dimension_value: string }[])[0]!.dimension_value
+        expect(String(report.start_at)).toMatch(new RegExp(`^${day}T0[45]:00:00\\.000Z$`))
+      }
+    })
+
     it('lists reports with metrics broken down by a dimension', async () => {
       const res = await h.api<Rec[]>('GET', path('report'), {
         query: { start_gte: dayBefore(10), end_lt: dayBefore(7), dimension: 'DATE', type: 'PAGE_VIEWS' },
