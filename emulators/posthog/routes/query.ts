@@ -7,6 +7,14 @@ import { REFRESH_MODES, refreshModeOf, STALE_AFTER_MS } from '../query-cache.js'
 import type { PosthogState } from '../state.js'
 import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } from './scope.js'
 
+/**
+ * `POST /api/projects/{pid}/query/` with a `HogQLQuery`: runs the emulator's HogQL subset and answers with
+ * PostHog's cached-response shape (`CachedHogQLQueryResponse`: results plus `is_cached`, `last_refresh`,
+ * `cache_key`, `next_allowed_client_refresh`, `timezone`…; PostHog/posthog@master:posthog/schema.py).
+ * Results come from the cache unless `refresh` asks otherwise (query-cache.ts); a query takes one of the
+ * team's three slots and must fit the execution budget (query-limits.ts); it runs in the project's time zone
+ * (hogql/zone.ts). Async modes are answered synchronously (the emulator has no query queue).
+ */
 export function registerQueryRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.post<{ Params: ProjectParams }>(`${prefix}/query`, async (request) => {
