@@ -76,7 +76,9 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'posthog',
     async start() {
-      const e = await startPosthogEmulator({ seed: 1 })
+      // PostHog lists and reports cover the last 30 days unless given a start: seed the 30 days up to today.
+      const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
+      const e = await startPosthogEmulator({ seed: 1, until: today.toISOString() })
       return {
         url: e.url,
         auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: e.url },

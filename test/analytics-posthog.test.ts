@@ -2,7 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { PosthogEmulator } from '../emulators/posthog/index.js'
 import { EVENT_TYPES } from '../src/models/index.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { connectPosthog, sentHogQL, startPosthog } from './support/posthog.js'
+import { connectPosthog, POSTHOG_DATA_UNTIL, sentHogQL, startPosthog } from './support/posthog.js'
+
+/** `YYYY-MM-DD`, so many days before the end of the seeded data. */
+const dayBefore = (days: number) =>
+  new Date(POSTHOG_DATA_UNTIL.getTime() - days * 86_400_000).toISOString().slice(0, 10)
 
 type Rec = Record<string, unknown> & { id: string }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -158,9 +162,22 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect((await h.api('GET', path('property', id))).status).toBe(404)
     })
 
+    it("answers DATE buckets of a New York project as New York's days, in UTC instants", async () => {
+      const res = await h.api<Rec[]>('GET', path('report'), {
+        query: { property_id: '2', start_gte: dayBefore(20), dimension: 'DATE', type: 'EVENTS' },
+      })
+      expect(res.status).toBe(200)
+      expect(res.body.length).toBeGreaterThan(2)
+      // Past the first (clipped at start_gte) bucket, each starts at a New York midnight: 04:00Z or 05:00Z.
+      for (const report of res.body.slice(1, -1)) {
+        const day = (report.metrics as { dimension_value: string }[])[0]!.dimension_value
+        expect(String(report.start_at)).toMatch(new RegExp(`^${day}T0[45]:00:00\\.000Z$`))
+      }
+    })
+
     it('lists reports with metrics broken down by a dimension', async () => {
       const res = await h.api<Rec[]>('GET', path('report'), {
-        query: { start_gte: '2024-12-20', end_lt: '2024-12-23', dimension: 'DATE', type: 'PAGE_VIEWS' },
+        query: { start_gte: dayBefore(10), end_lt: dayBefore(7), dimension: 'DATE', type: 'PAGE_VIEWS' },
       })
       expect(res.status).toBe(200)
       expect(res.body.length).toBeGreaterThan(0)
@@ -180,15 +197,15 @@ describe('the analytics API end to end against the PostHog emulator', () => {
         query: {
           visitor_id: visitor,
           type: 'PAGE_VIEW',
-          start_gte: '2024-12-01',
-          end_lt: '2025-01-01T00:00:00Z',
+          start_gte: dayBefore(30),
+          end_lt: POSTHOG_DATA_UNTIL.toISOString(),
         },
       })
       expect(res.body.length).toBeGreaterThan(0)
       for (const e of res.body) expect(e).toMatchObject({ visitor_id: visitor, event_type: 'PAGE_VIEW' })
       const q = sentHogQL(emulator).at(-1)!
       expect(q).toContain(`distinct_id = '${visitor}'`)
-      expect(q).toContain("timestamp >= toDateTime('2024-12-01")
+      expect(q).toContain(`timestamp >= toDateTime('${dayBefore(30)}`)
     })
 
     it('sorts when the integration can, and answers 501 naming it when it cannot', async () => {

@@ -29,7 +29,11 @@ describe('tool server for a PostHog connection, against the PostHog emulator', (
   let connectionId: string
 
   beforeAll(async () => {
-    emu = await startPosthogEmulator({ seed: 3, size: { events: 300 } })
+    emu = await startPosthogEmulator({
+      seed: 3,
+      size: { events: 300 },
+      until: new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString(),
+    })
     h = await startHarness('sqlite')
     const res = await h.api<{ id: string }>('POST', '/unified/connection', {
       body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emu.url } },

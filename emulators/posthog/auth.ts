@@ -3,7 +3,10 @@ import { drfError, PosthogHttpError } from './errors.js'
 import { checkOAuthBearer, isOAuthAccessToken, type PosthogOAuthAuthority } from './oauth/index.js'
 import type { PosthogState } from './state.js'
 
-/** Where PostHog looks for a personal API key, in its order: the Authorization header, then the query string. */
+/**
+ * Where PostHog looks for a personal API key, in its order: the Authorization header, then the query string
+ * (PostHog/posthog@master:posthog/auth.py `PersonalAPIKeyAuthentication.find_key_with_source`).
+ */
 function findKey(request: FastifyRequest): { key: string; source: string } | undefined {
   const header = request.headers.authorization
   if (typeof header === 'string') {
@@ -18,7 +21,9 @@ function findKey(request: FastifyRequest): { key: string; source: string } | und
 
 /**
  * Private endpoints (`/api/...`) need a personal API key or, with `oauth`, an OAuth access token in the
- * Authorization header (scopes enforced); the refusals are PostHog's own.
+ * Authorization header (scopes enforced); the refusals are PostHog's own: DRF's `NotAuthenticated` when no key
+ * is given, `AuthenticationFailed("Personal API key found in request … is invalid.")` for an unknown one
+ * (posthog/auth.py), both 401 in drf-exceptions-hog's body.
  */
 export function installPersonalKeyAuth(
   app: FastifyInstance,

@@ -3,6 +3,7 @@ import {
   DEFAULT_PERSONAL_API_KEY,
   DEFAULT_PROJECT_API_KEY,
   type PosthogEmulator,
+  type QueryLimitOptions,
   startPosthogEmulator,
 } from './index.js'
 
@@ -126,7 +127,7 @@ describe('persons', () => {
   it('lists with limit/offset, a next link when the page is full, and filters', async () => {
     const page = await call('GET', '/api/projects/1/persons/?limit=5')
     const results = page.body.results as {
-      id: number
+      id: string
       uuid: string
       distinct_ids: string[]
       properties: { email?: string }
@@ -136,8 +137,45 @@ describe('persons', () => {
     const someone = results.find((p) => p.properties.email) ?? results[0]!
     const byDistinct = await call('GET', `/api/projects/1/persons/?distinct_id=${someone.distinct_ids[0]}`)
     expect((byDistinct.body.results as { uuid: string }[]).map((p) => p.uuid)).toEqual([someone.uuid])
-    expect((await call('GET', `/api/projects/1/persons/${someone.id}/`)).body.uuid).toBe(someone.uuid)
-    expect((await call('GET', `/api/projects/1/persons/${someone.uuid}/`)).body.id).toBe(someone.id)
+    const detail = await call('GET', `/api/projects/1/persons/${someone.uuid}/`)
+    expect(typeof detail.body.id).toBe('number')
+    expect((await call('GET', `/api/projects/1/persons/${detail.body.id}/`)).body.uuid).toBe(someone.uuid)
+  })
+
+  it('shapes list rows like get_serialized_people and the detail like PersonSerializer', async () => {
+    const all = (await call('GET', '/api/projects/1/persons/?limit=100')).body.results as Record<
+      string,
+      unknown
+    >[]
+    const identified = all.find((p) => (p.distinct_ids as string[]).some((d) => d.startsWith('user_')))!
+    // A list row: id is the uuid, no last_seen_at, distinct ids in database (link) order: anonymous first.
+    expect(Object.keys(identified).sort()).toEqual(
+      [
+        'created_at',
+        'distinct_ids',
+        'id',
+        'is_identified',
+        'matched_recordings',
+        'name',
+        'properties',
+        'type',
+        'uuid',
+        'value_at_data_point',
+      ].sort(),
+    )
+    expect(identified).toMatchObject({ type: 'person', id: identified.uuid, is_identified: true })
+    const ids = identified.distinct_ids as string[]
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(ids[1]).toMatch(/^user_/)
+    // The detail: numeric id, identified ids first, no last_seen_at.
+    const detail = (await call('GET', `/api/projects/1/persons/${identified.uuid}/`)).body
+    expect(Object.keys(detail).sort()).toEqual(
+      ['created_at', 'distinct_ids', 'id', 'name', 'properties', 'uuid'].sort(),
+    )
+    expect(detail.distinct_ids).toEqual([ids[1], ids[0]])
+    // Lists are ordered by created_at DESC, then uuid.
+    const created = all.map((p) => Date.parse(p.created_at as string))
+    expect(created).toEqual([...created].sort((a, b) => b - a))
   })
 
   it('refuses a distinct id in the path with PostHog hint, and creation', async () => {
@@ -149,7 +187,7 @@ describe('persons', () => {
 
   it('updates properties with 202 and deletes with 202', async () => {
     const person = (
-      (await call('GET', '/api/projects/1/persons/?limit=1')).body.results as { id: number }[]
+      (await call('GET', '/api/projects/1/persons/?limit=1')).body.results as { id: string }[]
     )[0]!
     const missing = await call('PATCH', `/api/projects/1/persons/${person.id}/`, {})
     expect(missing.status).toBe(400)
@@ -244,6 +282,217 @@ describe('query API over seeded data', () => {
     })
     const kind = await call('POST', '/api/projects/1/query/', { query: { kind: 'TrendsQuery', series: [] } })
     expect(kind.status).toBe(400)
+  })
+})
+
+describe("the project's time zone", () => {
+  it('seeds a second project in New York and says so in the project', async () => {
+    expect((await call('GET', '/api/projects/2/')).body.timezone).toBe('America/New_York')
+    expect((await call('GET', '/api/projects/1/')).body.timezone).toBe('UTC')
+  })
+
+  it('cuts days and hours in the project zone and answers date-times with its offset', async () => {
+    const res = await hogql(
+      'SELECT timestamp, toDate(timestamp), toStartOfDay(timestamp), toStartOfHour(timestamp) FROM events ORDER BY timestamp LIMIT 50',
+      2,
+    )
+    expect(res.status).toBe(200)
+    expect(res.body.types).toEqual([
+      ['timestamp', "DateTime64(6, 'America/New_York')"],
+      ['toDate(timestamp)', 'Date'],
+      ['toStartOfDay(timestamp)', "DateTime('America/New_York')"],
+      ['toStartOfHour(timestamp)', "DateTime('America/New_York')"],
+    ])
+    for (const [ts, day, dayStart, hourStart] of res.body.results as string[][]) {
+      // December in New York is UTC-5.
+      expect(ts).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}-05:00$/)
+      const instant = Date.parse(ts!)
+      const local = new Date(instant - 5 * 3_600_000).toISOString()
+      expect(day).toBe(local.slice(0, 10))
+      expect(dayStart).toBe(`${local.slice(0, 10)}T00:00:00-05:00`)
+      expect(hourStart).toBe(`${local.slice(0, 13)}:00:00-05:00`)
+      expect(Date.parse(dayStart!)).toBeLessThanOrEqual(instant)
+    }
+  })
+
+  it('reads a date-time literal without offset in the project zone, and one with an offset as given', async () => {
+    const res = await hogql(
+      "SELECT toDateTime('2024-12-20 00:00:00'), toDateTime('2024-12-20T00:00:00Z'), toDate('2024-12-20'), toDateTime('2024-12-20 00:00:00', 'UTC') FROM events LIMIT 1",
+      2,
+    )
+    expect((res.body.results as string[][])[0]).toEqual([
+      '2024-12-20T00:00:00.000000-05:00',
+      '2024-12-19T19:00:00.000000-05:00',
+      '2024-12-20',
+      '2024-12-20T00:00:00.000000Z',
+    ])
+    const count = async (where: string) =>
+      ((await hogql(`SELECT count() FROM events WHERE ${where}`, 2)).body.results as number[][])[0]![0]
+    const local = await count("timestamp >= '2024-12-05 00:00:00' AND timestamp < '2024-12-25 00:00:00'")
+    const explicit = await count("timestamp >= '2024-12-05T05:00:00Z' AND timestamp < '2024-12-25T05:00:00Z'")
+    expect(local).toBe(explicit)
+  })
+
+  it('crosses a daylight-saving change: a New York day is 23 or 25 hours long', async () => {
+    const emu = await startPosthogEmulator({
+      seed: 5,
+      size: { events: 600 },
+      until: '2024-11-10T00:00:00Z',
+      timezones: ['America/New_York'],
+    })
+    try {
+      const res = await fetch(`${emu.url}/api/projects/1/query/`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: {
+            kind: 'HogQLQuery',
+            query:
+              "SELECT toStartOfDay(timestamp) AS d FROM events WHERE toDate(timestamp) IN ('2024-11-02', '2024-11-03', '2024-11-04') GROUP BY d ORDER BY d",
+          },
+        }),
+      })
+      const days = ((await res.json()) as { results: string[][] }).results.map((r) => r[0])
+      expect(days).toEqual([
+        '2024-11-02T00:00:00-04:00',
+        '2024-11-03T00:00:00-04:00',
+        '2024-11-04T00:00:00-05:00',
+      ])
+    } finally {
+      await emu.close()
+    }
+  })
+})
+
+describe('query cache', () => {
+  const capturePageview = (distinctId: string) =>
+    call('POST', '/i/v0/e/', {
+      api_key: DEFAULT_PROJECT_API_KEY,
+      event: '$pageview',
+      distinct_id: distinctId,
+      timestamp: '2024-12-30T12:00:00Z',
+    })
+
+  it('answers a repeated query from the cache unless refresh forces a calculation', async () => {
+    const query = {
+      kind: 'HogQLQuery',
+      query: "SELECT count() FROM events WHERE distinct_id = 'cache_probe'",
+    }
+    const first = await call('POST', '/api/projects/1/query/', { query })
+    expect(first.body).toMatchObject({ is_cached: false, results: [[0]], timezone: 'UTC' })
+    expect(await capturePageview('cache_probe')).toMatchObject({ status: 200 })
+    // No refresh means `blocking`: the cached answer, without the new event.
+    const cached = await call('POST', '/api/projects/1/query/', { query })
+    expect(cached.body).toMatchObject({ is_cached: true, results: [[0]], cache_key: first.body.cache_key })
+    expect(cached.body.last_refresh).toBe(first.body.last_refresh)
+    for (const refresh of ['blocking', 'force_cache', false]) {
+      expect((await call('POST', '/api/projects/1/query/', { query, refresh })).body.results).toEqual([[0]])
+    }
+    const fresh = await call('POST', '/api/projects/1/query/', { query, refresh: 'force_blocking' })
+    expect(fresh.body).toMatchObject({ is_cached: false, results: [[1]] })
+    expect((await call('POST', '/api/projects/1/query/', { query })).body.results).toEqual([[1]])
+    await capturePageview('cache_probe')
+    expect((await call('POST', '/api/projects/1/query/', { query, refresh: true })).body.results).toEqual([
+      [2],
+    ])
+  })
+
+  it('recalculates a cached result once it is 5 minutes old', async () => {
+    const query = {
+      kind: 'HogQLQuery',
+      query: "SELECT count() FROM events WHERE distinct_id = 'stale_probe'",
+    }
+    expect((await call('POST', '/api/projects/1/query/', { query })).body.results).toEqual([[0]])
+    await capturePageview('stale_probe')
+    emulator.state.queryCache.advanceClock(4 * 60_000)
+    expect((await call('POST', '/api/projects/1/query/', { query })).body).toMatchObject({
+      is_cached: true,
+      results: [[0]],
+    })
+    emulator.state.queryCache.advanceClock(61_000)
+    expect((await call('POST', '/api/projects/1/query/', { query })).body).toMatchObject({
+      is_cached: false,
+      results: [[1]],
+    })
+  })
+
+  it('keys the cache by project: the same text in another project is calculated there', async () => {
+    const query = { kind: 'HogQLQuery', query: 'SELECT count() FROM events' }
+    await call('POST', '/api/projects/1/query/', { query })
+    const other = await call('POST', '/api/projects/2/query/', { query })
+    expect(other.body.is_cached).toBe(false)
+  })
+})
+
+describe('query limits', () => {
+  async function withEmulator(
+    query: QueryLimitOptions,
+    fn: (emu: PosthogEmulator, run: (q: string, projectId?: number) => Promise<Response>) => Promise<void>,
+  ) {
+    const emu = await startPosthogEmulator({ seed: 9, size: { events: 600 }, query })
+    const run = (q: string, projectId = 1) =>
+      fetch(`${emu.url}/api/projects/${projectId}/query/`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: { kind: 'HogQLQuery', query: q }, refresh: 'force_blocking' }),
+      })
+    try {
+      await fn(emu, run)
+    } finally {
+      await emu.close()
+    }
+  }
+
+  it('runs at most 3 queries per team at once and throttles a fourth like PostHog', async () => {
+    await withEmulator({ latencyMs: 300, slotWaitMs: 0 }, async (emu, run) => {
+      const answers = await Promise.all([1, 2, 3, 4].map(() => run('SELECT count() FROM events')))
+      const statuses = answers.map((r) => r.status).sort()
+      expect(statuses).toEqual([200, 200, 200, 429])
+      const throttled = answers.find((r) => r.status === 429)!
+      expect(throttled.headers.get('retry-after')).toBeNull()
+      const body = (await throttled.json()) as Record<string, unknown>
+      expect(body).toMatchObject({ type: 'throttled_error', code: 'throttled', attr: null })
+      expect(body.detail).toMatch(
+        /^Exceeded maximum concurrency limit: 3 for key: api:query:per-team:1 and task: /,
+      )
+      expect(emu.state.queryLimiter.stats).toMatchObject({ maxConcurrent: 3, throttled: 1 })
+      // Another team has its own slots.
+      const mixed = await Promise.all([1, 1, 1, 2].map((p) => run('SELECT count() FROM events', p)))
+      expect(mixed.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    })
+  })
+
+  it('lets a fourth query wait for a free slot, as PostHog retries for up to 30 seconds', async () => {
+    await withEmulator({ latencyMs: 150 }, async (emu, run) => {
+      const answers = await Promise.all([1, 2, 3, 4, 5].map(() => run('SELECT count() FROM events')))
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+      expect(emu.state.queryLimiter.stats.maxConcurrent).toBe(3)
+    })
+  })
+
+  it('stops a query that reads more rows than the execution budget, unless a time bound narrows it', async () => {
+    await withEmulator({ maxRowsScanned: 100 }, async (emu, run) => {
+      const all = await run('SELECT count() FROM events')
+      expect(all.status).toBe(504)
+      expect(await all.json()).toEqual({
+        type: 'server_error',
+        code: 'error',
+        detail:
+          'Query has hit the max execution time before completing. See our docs for how to improve your query performance. You may need to materialize.',
+        attr: null,
+      })
+      // A filter on anything but the time key still reads the whole table.
+      expect((await run("SELECT count() FROM events WHERE event = '$pageview'")).status).toBe(504)
+      const day = await run(
+        "SELECT count() FROM events WHERE timestamp >= toDateTime('2024-12-20T00:00:00Z') AND timestamp < '2024-12-21T00:00:00Z'",
+      )
+      expect(day.status).toBe(200)
+      const sessions = await run(
+        "SELECT count() FROM sessions WHERE $start_timestamp >= '2024-12-20' AND $start_timestamp < '2024-12-21'",
+      )
+      expect(sessions.status).toBe(200)
+      expect(emu.state.queryLimiter.stats.timedOut).toBe(2)
+    })
   })
 })
 

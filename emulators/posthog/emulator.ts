@@ -3,6 +3,7 @@ import { installPersonalKeyAuth } from './auth.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_PERSONAL_API_KEY, DEFAULT_PROJECT_API_KEY } from './constants.js'
 import { installErrorHandler, posthogFaultResponse } from './errors.js'
 import { PosthogOAuthAuthority, type PosthogOAuthOptions, registerPosthogOAuth } from './oauth/index.js'
+import type { QueryLimitOptions } from './query-limits.js'
 import { CAPTURE_PATHS, registerCaptureRoutes } from './routes/capture.js'
 import { installCaptureDecompression } from './routes/compression.js'
 import { registerEventRoutes } from './routes/events.js'
@@ -36,6 +37,10 @@ export interface PosthogEmulatorOptions {
   readonly oauth?: PosthogOAuthOptions
   /** End of the seeded data's 30-day window (ISO-8601); fixed by default so data never depends on the clock. */
   readonly until?: string
+  /** Time zone of each seeded project by position (default: the first UTC, the second America/New_York). */
+  readonly timezones?: readonly string[]
+  /** The query API's per-team concurrency limit, slot wait, latency and execution budget (query-limits.ts). */
+  readonly query?: QueryLimitOptions
 }
 
 export interface PosthogEmulator {
@@ -74,6 +79,8 @@ export async function startPosthogEmulator(options: PosthogEmulatorOptions = {})
     apiKeys: options.apiKeys ?? [DEFAULT_PERSONAL_API_KEY],
     projectApiKey: options.projectApiKey ?? DEFAULT_PROJECT_API_KEY,
     untilMs: until,
+    ...(options.timezones ? { timezones: options.timezones } : {}),
+    ...(options.query ? { queryLimits: options.query } : {}),
   })
   const { app, recorder, faults } = createEmulatorServer({ faultResponse: posthogFaultResponse })
   // posthog-js sends JSON as text/plain to avoid CORS preflights.

@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import type { Fault, FaultResponse } from '../kit/index.js'
 import { HogQLError } from './hogql/errors.js'
 
-/** PostHog's error body (its DRF exception handler): always these four keys. */
+/**
+ * PostHog's error body: its DRF exception handler is drf-exceptions-hog, which always answers these four keys
+ * (https://github.com/PostHog/drf-exceptions-hog; PostHog/posthog@master:posthog/exceptions.py
+ * `generate_exception_response` writes the same shape by hand).
+ */
 export interface DrfErrorBody {
   readonly type: string
   readonly code: string
@@ -36,6 +40,7 @@ export const notFound = () =>
 export const validationError = (detail: string, code = 'invalid', attr: string | null = null) =>
   new PosthogHttpError(400, drfError('validation_error', code, detail, attr))
 
+/** DRF's `Throttled` with a wait: "Request was throttled. Expected available in N seconds." (rest_framework/exceptions.py). */
 export function throttledBody(seconds: number): DrfErrorBody {
   const unit = seconds === 1 ? 'second' : 'seconds'
   return drfError(
@@ -50,7 +55,10 @@ function headerValue(fault: Fault, name: string): string | undefined {
   return undefined
 }
 
-/** What PostHog (or the load balancer in front of it) answers for an injected fault's status. */
+/**
+ * What PostHog (or the load balancer in front of it) answers for an injected fault's status: DRF bodies from
+ * the app (a 5xx is drf-exceptions-hog's `server_error`), HTML from the proxy for 502 to 504.
+ */
 export function posthogFaultResponse(status: number, fault: Fault): FaultResponse {
   if (status === 429) {
     const seconds = Math.max(1, Math.ceil(Number(headerValue(fault, 'retry-after') ?? '1')) || 1)

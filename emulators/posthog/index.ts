@@ -12,4 +12,5 @@ export {
   startPosthogEmulator,
 } from './emulator.js'
 export { executeHogQL, type HogQLResult } from './hogql/execute.js'
+export type { QueryLimitOptions, QueryStats } from './query-limits.js'
 export type { PosthogState, ProjectData } from './state.js'

@@ -26,7 +26,11 @@ function personUpdateOf(properties: Record<string, unknown>, input: Record<strin
   }
 }
 
-/** Person processing as PostHog's ingestion does it: identify merges an anonymous id in, `$set` updates. */
+/**
+ * Person processing as PostHog's ingestion does it: `$identify` links the anonymous id (`$anon_distinct_id`)
+ * to the identified one, `$set`/`$set_once`/`$unset` update properties
+ * (https://posthog.com/docs/product-analytics/identify, https://posthog.com/docs/product-analytics/person-properties).
+ */
 function processPerson(
   state: PosthogState,
   data: ProjectData,

@@ -23,7 +23,10 @@ export function absoluteUrl(
   return url.toString()
 }
 
-/** DRF LimitOffsetPagination: `{count, next, previous, results}` with absolute `next`/`previous` links. */
+/**
+ * DRF LimitOffsetPagination: `{count, next, previous, results}` with absolute `next`/`previous` links
+ * (https://www.django-rest-framework.org/api-guide/pagination/#limitoffsetpagination).
+ */
 export function limitOffsetPage<T>(
   request: FastifyRequest,
   items: readonly T[],

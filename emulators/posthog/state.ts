@@ -1,6 +1,8 @@
 import { hash32, SeededRandom, uuidV4, uuidV7 } from '../kit/index.js'
 import { DATA_SPAN_DAYS } from './constants.js'
 import { type ProjectDataset, type SeedSize, seedProjectData } from './data/seed.js'
+import { QueryCache } from './query-cache.js'
+import { QueryLimiter, type QueryLimitOptions } from './query-limits.js'
 import type { ProjectRecord } from './store/projects.js'
 
 export interface ProjectData extends ProjectDataset {
@@ -31,7 +33,17 @@ export interface StateOptions {
   readonly apiKeys: readonly string[]
   readonly projectApiKey: string
   readonly untilMs: number
+  /** Time zone of each seeded project, by position; projects past the list get `DEFAULT_SEEDED_ZONES`'. */
+  readonly timezones?: readonly string[]
+  /** The query API's concurrency limit and execution budget (PostHog's values by default). */
+  readonly queryLimits?: QueryLimitOptions
 }
+
+/**
+ * The first project reports in UTC (PostHog's default for a new team), the second in New York: a project's
+ * `timezone` decides where HogQL cuts days and hours (posthog/models/team/team.py `timezone`; hogql/zone.ts).
+ */
+export const DEFAULT_SEEDED_ZONES: readonly string[] = ['UTC', 'America/New_York']
 
 /** Everything the emulator holds: one organization, its projects and each project's data. */
 export class PosthogState {
@@ -39,6 +51,9 @@ export class PosthogState {
   readonly user: UserRecord
   readonly apiKeys: ReadonlySet<string>
   readonly projects = new Map<number, ProjectData>()
+  /** The query API's result cache and its per-team limits. */
+  readonly queryCache = new QueryCache()
+  readonly queryLimiter: QueryLimiter
   /** The project `@current` and the user's `team` refer to. */
   currentProjectId = 1
   private nextProjectId = 1
@@ -63,10 +78,15 @@ export class PosthogState {
       dateJoined: created,
     }
     this.apiKeys = new Set(options.apiKeys)
+    this.queryLimiter = new QueryLimiter(options.queryLimits)
     for (let i = 0; i < options.projects; i++) {
       const size = i === 0 ? options.size : shrink(options.size)
+      const zones = options.timezones ?? DEFAULT_SEEDED_ZONES
       this.createProject(
-        { name: i === 0 ? 'Example Shop' : `Example Shop ${i + 1}` },
+        {
+          name: i === 0 ? 'Example Shop' : `Example Shop ${i + 1}`,
+          timezone: zones[i] ?? DEFAULT_SEEDED_ZONES[i % DEFAULT_SEEDED_ZONES.length],
+        },
         size,
         created + i * 3600_000,
       )

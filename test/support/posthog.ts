@@ -5,8 +5,15 @@ import {
 } from '../../emulators/posthog/index.js'
 import type { Harness } from './harness.js'
 
+/** Today's UTC midnight: the seeded data covers the 30 days before it, the window lists read by default. */
+export const POSTHOG_DATA_UNTIL = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
+
 export async function startPosthog(seed = 7): Promise<PosthogEmulator> {
-  return startPosthogEmulator({ seed, size: { events: 600, sessions: 90, persons: 30 } })
+  return startPosthogEmulator({
+    seed,
+    size: { events: 600, sessions: 90, persons: 30 },
+    until: POSTHOG_DATA_UNTIL.toISOString(),
+  })
 }
 
 /** Creates a PostHog connection through the API, pointed at the emulator; answers its id. */

@@ -80,7 +80,9 @@ function draftPersons(random: SeededRandom, count: number, windowStart: number, 
     })
     drafts.push({
       uuid: uuidV7(windowStart, random),
-      distinctIds: identified ? [`user_${p + 1}`, anonymousId] : [anonymousId],
+      // In link order, as posthog_persondistinctid holds them: the anonymous id came first, `$identify`
+      // linked the user's id after it (PostHog/posthog@master:posthog/models/person/person.py).
+      distinctIds: identified ? [anonymousId, `user_${p + 1}`] : [anonymousId],
       properties,
       identified,
       device,
@@ -188,7 +190,8 @@ export function seedProjectData(
     const campaign = profile.device.app ? CAMPAIGNS[traffic]!.app : CAMPAIGNS[traffic]!.web
     const start = starts[s] as number
     const record = sessions.add(
-      new SessionRecord(uuidV7(start, sessionRandom), person.distinctIds[0]!, person.uuid, profile),
+      // Identified persons send their events under the user's id (the last linked one).
+      new SessionRecord(uuidV7(start, sessionRandom), person.distinctIds.at(-1)!, person.uuid, profile),
     )
     const app = profile.device.app
     let t = start

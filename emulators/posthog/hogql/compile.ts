@@ -15,6 +15,7 @@ import {
   isTemporal,
   isTextual,
   isTrue,
+  parseDateTime,
   parseDateTimeStrict,
   types,
   type Value,
@@ -152,8 +153,13 @@ function coerceConstant(side: Compiled, target: ValueType, fn: string): Compiled
   if (!c || c.value === null || side.type.kind !== 'string') return side
   const text = c.value as string
   if (isTemporal(target.kind)) {
-    const ms = parseDateTimeStrict(text, target.kind === 'date' ? 'Date' : 'DateTime64')
-    return constant(target.kind === 'date' ? Math.floor(ms / 86_400_000) * 86_400_000 : ms, target)
+    if (target.kind === 'date') {
+      // A Date literal is a calendar day, whatever the zone: `'2024-12-20'` is that day.
+      const day = parseDateTime(text)
+      if (day === undefined) throw new HogQLError('type_error', `Cannot parse string '${text}' as Date`)
+      return constant(Math.floor(day / 86_400_000) * 86_400_000, target)
+    }
+    return constant(parseDateTimeStrict(text, 'DateTime64'), target)
   }
   if (isNumeric(target.kind)) {
     const n = Number(text)

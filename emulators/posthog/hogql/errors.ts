@@ -1,5 +1,7 @@
 /**
- * Why a HogQL query was refused. PostHog answers these with 400 `validation_error`; the code says which
+ * Why a HogQL query was refused. PostHog answers these with 400 `validation_error` (`QueryViewSet.create`
+ * turns `ExposedHogQLError` and `ResolutionError` into DRF's `ValidationError`,
+ * PostHog/posthog@master:posthog/api/query.py); the code says which
  * kind of problem it is. `unsupported_by_emulator` marks valid HogQL outside the emulator's subset, which
  * is refused rather than answered wrongly.
  */

@@ -14,6 +14,7 @@ import type { Accumulator, Compiled, Frame } from './functions.js'
 import { parseHogQL } from './parser.js'
 import type { HogQLTable } from './table.js'
 import { compareValues, isTrue, outputValue, type Value } from './values.js'
+import { withZone } from './zone.js'
 
 export interface HogQLResult {
   readonly columns: string[]
@@ -70,6 +71,18 @@ function frameFor(row: number): Frame {
 export function executeHogQL(
   text: string,
   tableNamed: (name: string) => HogQLTable | undefined,
+  /** The project's time zone: days, hours and date-time results are in it (zone.ts). */
+  timeZone = 'UTC',
+  /** Called with the parsed WHERE before any row is read, to refuse a query over its budget. */
+  beforeScan?: (where: Expr | undefined, table: HogQLTable, tableAlias?: string) => void,
+): HogQLResult {
+  return withZone(timeZone, () => executeInZone(text, tableNamed, beforeScan))
+}
+
+function executeInZone(
+  text: string,
+  tableNamed: (name: string) => HogQLTable | undefined,
+  beforeScan?: (where: Expr | undefined, table: HogQLTable, tableAlias?: string) => void,
 ): HogQLResult {
   const query = parseHogQL(text)
   const table = tableNamed(query.from.table)
@@ -94,6 +107,7 @@ export function executeHogQL(
     throw new HogQLError('resolution_error', 'Aggregate functions are not allowed in WHERE; use HAVING')
   }
   const where = query.where ? compileExpr(query.where, { ...base, clause: 'WHERE' }) : undefined
+  beforeScan?.(query.where, table, query.from.alias)
   const grouped =
     query.groupBy.length > 0 ||
     items.some((i) => containsAggregate(i.expr, aliases)) ||

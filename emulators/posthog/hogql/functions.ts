@@ -11,6 +11,7 @@ import {
   type ValueType,
   withNullable,
 } from './values.js'
+import { currentZone, instantOfWall, localDate, startOfLocalDay, startOfLocalHour, wallText } from './zone.js'
 
 /** An expression compiled against a table: its static type and how to compute it for a frame. */
 export interface Compiled {
@@ -30,9 +31,6 @@ export interface Frame {
 export function constant(value: Value, type: ValueType): Compiled {
   return { type, constant: { value }, evaluate: () => value }
 }
-
-const DAY = 86_400_000
-const HOUR = 3_600_000
 
 function requireArgs(name: string, args: readonly Compiled[], min: number, max: number): void {
   if (args.length < min || args.length > max) {
@@ -63,21 +61,30 @@ function unary(arg: Compiled, type: ValueType, fn: (v: Value) => Value): Compile
   }
 }
 
-function temporalArg(name: string, arg: Compiled): (v: Value) => number | null {
+function temporalArg(name: string, arg: Compiled, zone = currentZone()): (v: Value) => number | null {
   if (isTemporal(arg.type.kind)) return (v) => v as number
-  if (arg.type.kind === 'string') return (v) => parseDateTime(v as string) ?? null
+  if (arg.type.kind === 'string') return (v) => parseDateTime(v as string, zone) ?? null
   throw illegalType(name, arg.type)
 }
 
-function truncating(name: string, unit: number, resultType: (nullable: boolean) => ValueType) {
+/** Cuts a date-time to its local day or hour in the project's zone, as HogQL does (zone.ts). */
+function truncating(
+  name: string,
+  cut: (ms: number, zone: string) => number,
+  resultType: (nullable: boolean) => ValueType,
+) {
   return (args: Compiled[]): Compiled => {
     requireArgs(name, args, 1, 1)
     const arg = args[0] as Compiled
     const read = temporalArg(name, arg)
     const nullable = arg.type.nullable || arg.type.kind === 'string'
+    const zone = currentZone()
+    // A Date is a calendar day: it starts at that day's local midnight.
+    const fromDate = arg.type.kind === 'date'
     return unary(arg, resultType(nullable), (v) => {
       const ms = read(v)
-      return ms === null ? null : Math.floor(ms / unit) * unit
+      if (ms === null) return null
+      return cut(fromDate ? instantOfWall(ms, zone) : ms, zone)
     })
   }
 }
@@ -91,19 +98,22 @@ function toFloat(v: Value): Value {
 
 function stringOf(v: Value, type: ValueType): string {
   if (Array.isArray(v)) return JSON.stringify(v)
-  if (typeof v === 'number' && type.kind === 'datetime')
-    return new Date(v).toISOString().replace('T', ' ').slice(0, 23)
+  if (typeof v === 'number' && type.kind === 'datetime') return wallText(v, currentZone())
   if (typeof v === 'number' && type.kind === 'date') return new Date(v).toISOString().slice(0, 10)
   return String(v)
 }
 
 type ScalarFunction = (args: Compiled[]) => Compiled
 
+/**
+ * The names, arities and result types follow HogQL's function table (PostHog/posthog@master:
+ * posthog/hogql/functions/mapping.py `HOGQL_CLICKHOUSE_FUNCTIONS`, `HOGQL_AGGREGATIONS`).
+ */
 /** The scalar functions of the subset; names are case-sensitive, as in HogQL. */
 export const SCALAR_FUNCTIONS: Readonly<Record<string, ScalarFunction>> = {
-  toDate: truncating('toDate', DAY, (n) => types.date(n)),
-  toStartOfDay: truncating('toStartOfDay', DAY, (n) => types.datetime(n)),
-  toStartOfHour: truncating('toStartOfHour', HOUR, (n) => types.datetime(n)),
+  toDate: truncating('toDate', localDate, (n) => types.date(n)),
+  toStartOfDay: truncating('toStartOfDay', startOfLocalDay, (n) => types.datetime(n)),
+  toStartOfHour: truncating('toStartOfHour', startOfLocalHour, (n) => types.datetime(n)),
   toDateTime: (args) => {
     requireArgs('toDateTime', args, 1, 2)
     const zone = args[1]
@@ -111,8 +121,9 @@ export const SCALAR_FUNCTIONS: Readonly<Record<string, ScalarFunction>> = {
       throw unsupported('toDateTime with a time zone other than UTC')
     }
     const arg = args[0] as Compiled
-    const read = temporalArg('toDateTime', arg)
-    return unary(arg, types.datetime64(true), (v) => read(v))
+    // `toDateTime(x, 'UTC')` reads and answers in UTC whatever the project's zone.
+    const read = temporalArg('toDateTime', arg, zone ? 'UTC' : currentZone())
+    return unary(arg, zone ? types.datetime64In('UTC', true) : types.datetime64(true), (v) => read(v))
   },
   toFloat: (args) => {
     requireArgs('toFloat', args, 1, 1)

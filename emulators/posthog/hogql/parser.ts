@@ -1,3 +1,4 @@
+/** A parser for the HogQL subset, after PostHog's grammar (PostHog/posthog@master:posthog/hogql/grammar/HogQLParser.g4). */
 import type { ComparisonOp, Expr, OrderItem, SelectItem, SelectQuery } from './ast.js'
 import { syntaxError, unsupported } from './errors.js'
 import { type Token, tokenize } from './lexer.js'

@@ -46,6 +46,9 @@ function eventsTable(data: ProjectData): HogQLTable {
       column === 'properties' ? col(types.string(true), (r) => propertyText(e.property(r, key))) : undefined,
     rows: () => range(e.count),
     orderedRows: (column, desc) => (column === 'timestamp' ? e.ordered(desc) : undefined),
+    // events is partitioned by toYYYYMM(timestamp) and sorted by (team_id, toDate(timestamp), …)
+    // (PostHog/posthog@master:posthog/models/event/sql.py `EVENTS_TABLE_SQL`).
+    timeKey: { column: 'timestamp', time: (r) => e.timestamp(r) },
   }
 }
 
@@ -95,6 +98,9 @@ function sessionsTable(data: ProjectData): HogQLTable {
     column: columns(map),
     rows: () => range(list.length),
     orderedRows: (column, desc) => (column === '$start_timestamp' ? data.sessions.byStart(desc) : undefined),
+    // The sessions table is keyed by a time-ordered (UUIDv7) session id, and PostHog turns `$start_timestamp`
+    // bounds into bounds on it (PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py).
+    timeKey: { column: '$start_timestamp', time: (r) => (list[r] as SessionRecord).start },
   }
 }
 

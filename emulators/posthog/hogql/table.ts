@@ -16,6 +16,11 @@ export interface HogQLTable {
   rows(): Iterable<number>
   /** Rows already sorted by `column`, when the table keeps them that way (events by timestamp). */
   orderedRows?(column: string, desc: boolean): Iterable<number> | undefined
+  /**
+   * The time column the table is sorted and partitioned by, so a query bounded on it reads only that
+   * part of the table (see scan.ts); absent when every query reads the whole table.
+   */
+  readonly timeKey?: { readonly column: string; time(row: number): number }
 }
 
 export function range(count: number): Iterable<number> {

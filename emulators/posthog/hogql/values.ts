@@ -1,5 +1,5 @@
-import { isoMicros } from '../../kit/index.js'
 import { HogQLError } from './errors.js'
+import { currentZone, formatInZone, instantOfWall } from './zone.js'
 
 /**
  * Runtime values. Dates and date-times are epoch milliseconds: their static type says how to print them,
@@ -26,8 +26,10 @@ export const types = {
   int: (nullable = false) => make('number', 'Int64', nullable),
   uint: (nullable = false) => make('number', 'UInt64', nullable),
   bool: (nullable = false) => make('bool', 'Bool', nullable),
-  datetime64: (nullable = false) => make('datetime', "DateTime64(6, 'UTC')", nullable),
-  datetime: (nullable = false) => make('datetime', "DateTime('UTC')", nullable),
+  // Date-times are in the query's (the project's) zone, and their type says so (see zone.ts).
+  datetime64: (nullable = false) => make('datetime', `DateTime64(6, '${currentZone()}')`, nullable),
+  datetime64In: (zone: string, nullable = false) => make('datetime', `DateTime64(6, '${zone}')`, nullable),
+  datetime: (nullable = false) => make('datetime', `DateTime('${currentZone()}')`, nullable),
   date: (nullable = false) => make('date', 'Date', nullable),
   uuid: (nullable = false) => make('uuid', 'UUID', nullable),
   stringArray: () => make('array', 'Array(String)', false),
@@ -47,27 +49,34 @@ export const isTextual = (kind: Kind) => kind === 'string' || kind === 'uuid'
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
 
-/** Reads a date-time the way ClickHouse's best-effort parser does for the usual ISO-8601 forms (UTC by default). */
-export function parseDateTime(text: string): number | undefined {
+/**
+ * Reads a date-time the way ClickHouse's best-effort parser does for the usual ISO-8601 forms. Without an
+ * offset the text is a wall time in `zone`: HogQL passes the project's zone to ClickHouse
+ * (`toDateTime64('…', 6, '<team tz>')`, posthog/hogql/printer.py).
+ */
+export function parseDateTime(text: string, zone = 'UTC'): number | undefined {
   const m = DATE_TIME.exec(text.trim())
   if (!m) return undefined
-  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone] = m
+  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', offsetText] = m
   const ms = Number(`0.${fraction || '0'}`) * 1000
   let value =
     Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
   const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
   if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)) return undefined
-  if (zone && zone !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1
-    const digits = zone.slice(1).replace(':', '')
+  if (offsetText && offsetText !== 'Z') {
+    const sign = offsetText.startsWith('-') ? -1 : 1
+    const digits = offsetText.slice(1).replace(':', '')
     const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0')
     value -= sign * offset * 60_000
+  } else if (!offsetText) {
+    value = instantOfWall(value, zone)
   }
   return Number.isNaN(value) ? undefined : value
 }
 
+/** A date-time string in a query: without an offset it is read in the project's zone. */
 export function parseDateTimeStrict(text: string, target: string): number {
-  const value = parseDateTime(text)
+  const value = parseDateTime(text, currentZone())
   if (value === undefined) {
     throw new HogQLError('type_error', `Cannot parse string '${text}' as ${target}`)
   }
@@ -80,9 +89,9 @@ export function outputValue(value: Value, type: ValueType): unknown {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return null
     if (type.kind === 'datetime') {
-      return type.name.includes('DateTime64')
-        ? isoMicros(value)
-        : `${new Date(value).toISOString().slice(0, 19)}Z`
+      // The type names its zone (`DateTime64(6, 'America/New_York')`), as ClickHouse's does.
+      const zone = /'([^']+)'/.exec(type.name)?.[1] ?? currentZone()
+      return formatInZone(value, zone, type.name.includes('DateTime64'))
     }
     if (type.kind === 'date') return new Date(value).toISOString().slice(0, 10)
   }

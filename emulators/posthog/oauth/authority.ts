@@ -4,7 +4,8 @@ import { createHash, randomBytes } from 'node:crypto'
  * PostHog's OAuth authorization server, emulated as strictly as PostHog runs it (django-oauth-toolkit):
  * registered clients with exact redirect URIs, PKCE S256 required, single-use codes bound to client,
  * redirect URI and challenge, `pha_` access tokens that expire, `phr_` refresh tokens that rotate on every
- * refresh (the old one is dead at once), and revocation. Its clock can be moved by tests.
+ * refresh (the old one is dead at once), and revocation. Its clock can be moved by tests
+ * (PostHog/posthog@master:posthog/api/oauth/views.py, posthog/api/oauth/metadata.py).
  */
 
 export interface PosthogOAuthClient {

@@ -10,7 +10,8 @@ export function isOAuthAccessToken(token: string): boolean {
 
 /**
  * Checks an OAuth access token on a private API call: unknown, revoked or expired is PostHog's 401, a
- * token without the endpoint's scope is its 403 permission_denied.
+ * token without the endpoint's scope is its 403 permission_denied (PostHog/posthog@master:posthog/auth.py,
+ * posthog/permissions.py `APIScopePermission`).
  */
 export function checkOAuthBearer(
   authority: PosthogOAuthAuthority,

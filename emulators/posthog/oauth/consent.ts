@@ -5,7 +5,7 @@ import { redirectedToSlash } from './form.js'
 
 export const POSTHOG_AUTHORIZE_PATH = '/oauth/authorize/'
 
-/** OpenID scopes plus `<object>:read|write`, PostHog's scope grammar. */
+/** OpenID scopes plus `<object>:read|write`, PostHog's scope grammar (PostHog/posthog@master:posthog/scopes.py). */
 const SCOPE = /^(openid|profile|email|\*|[a-z_]+:(read|write))$/
 
 function esc(s: string): string {

@@ -1,7 +1,8 @@
 /**
  * The scope an OAuth access token needs for a private API call, as PostHog derives it: each viewset names
  * a scope object, safe methods need `<object>:read` and the others `<object>:write`. The query API is
- * read-only whatever the method (running a query POSTs it), and events are read through it.
+ * read-only whatever the method (running a query POSTs it), and events are read through it
+ * (PostHog/posthog@master:posthog/scopes.py; `scope_object_read_actions` in posthog/api/query.py).
  */
 
 /** Path segment under a project -> PostHog's scope object for it. */

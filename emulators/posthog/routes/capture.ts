@@ -3,7 +3,11 @@ import { drfError, PosthogHttpError } from '../errors.js'
 import { ingestEvent } from '../ingest.js'
 import type { PosthogState } from '../state.js'
 
-/** Public ingestion endpoints: no auth header, the project API key travels in the body. */
+/**
+ * Public ingestion endpoints: no auth header, the project API key travels in the body as `api_key` or
+ * `token`, for one event or a `batch` (https://posthog.com/docs/api/capture;
+ * PostHog/posthog@master:posthog/api/capture.py `get_token`).
+ */
 export const CAPTURE_PATHS = ['/i/v0/e', '/e', '/capture', '/batch', '/track'] as const
 
 const asObject = (v: unknown): Record<string, unknown> =>

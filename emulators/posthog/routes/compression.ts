@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 /**
  * Capture bodies may be gzipped, as PostHog's SDKs send them: posthog-js with `?compression=gzip-js`
  * (and a text/plain body), server SDKs with `Content-Encoding: gzip`. The bytes are inflated before
- * the body is parsed; a body that is not valid gzip fails like any unparsable body.
+ * the body is parsed; a body that is not valid gzip fails like any unparsable body
+ * (https://posthog.com/docs/api/capture).
  */
 export function installCaptureDecompression(app: FastifyInstance, paths: readonly string[]): void {
   const isCapture = (request: FastifyRequest) => {

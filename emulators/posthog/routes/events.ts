@@ -9,7 +9,10 @@ interface EventParams extends ProjectParams {
   readonly eventId: string
 }
 
-/** `GET /api/projects/{pid}/events/{uuid}/`: one event in the legacy events API's shape. */
+/**
+ * `GET /api/projects/{pid}/events/{uuid}/`: one event in the legacy events API's shape
+ * (PostHog/posthog@master:posthog/api/event.py `EventViewSet.retrieve`).
+ */
 export function registerEventRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.get<{ Params: EventParams }>(`${prefix}/events/:eventId`, async (request) => {

@@ -10,7 +10,8 @@ import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } fr
  * CDP destinations (hog functions) of type `destination` built from the `template-webhook` template: for each
  * event captured into the project, the emulator makes the webhook's HTTP call with the templated body and
  * headers, as PostHog's CDP does. Only whole-value templates (`"{event}"`, `"{person}"`, `"{project}"`) are
- * rendered; PostHog signs nothing, so a receiver relies on a secret it put in the headers.
+ * rendered; PostHog signs nothing, so a receiver relies on a secret it put in the headers
+ * (PostHog/posthog@master:posthog/api/hog_function.py; the webhook template in posthog/cdp/templates/).
  */
 export interface HogFunction {
   readonly id: string

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import { isoMicros } from '../../kit/index.js'
 import type { PosthogState } from '../state.js'
 
-/** `GET /api/users/@me/`: the key's user with its current organization and team (the connection check). */
+/**
+ * `GET /api/users/@me/`: the key's user with its current organization and team (the connection check)
+ * (PostHog/posthog@master:posthog/api/user.py `UserSerializer`).
+ */
 export function registerMeRoutes(app: FastifyInstance, state: PosthogState): void {
   app.get('/api/users/@me', async () => {
     const org = state.organization

@@ -23,7 +23,10 @@ const DISPLAY_NAME_PROPERTIES = [
   'UserName',
 ]
 
-/** PostHog's display name: the first set display property, else an identified distinct id, else the id. */
+/**
+ * PostHog's display name: the first set display property, else an identified distinct id, else the id.
+ * PostHog/posthog@master:posthog/api/person.py (`get_person_name_helper`, `PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES`).
+ */
 function displayName(person: PersonRecord): string {
   for (const key of DISPLAY_NAME_PROPERTIES) {
     const v = person.properties[key]
@@ -32,6 +35,11 @@ function displayName(person: PersonRecord): string {
   return sortedDistinctIds(person)[0] ?? String(person.id)
 }
 
+/**
+ * The detail view (`GET …/persons/{id}/`): `PersonSerializer`, whose fields are id (the numeric id), name,
+ * distinct_ids (identified first), properties, created_at and uuid; no last_seen_at.
+ * PostHog/posthog@master:posthog/api/person.py (`PersonSerializer.Meta.fields`, `to_representation`).
+ */
 export function serializePerson(person: PersonRecord): Record<string, unknown> {
   return {
     id: person.id,
@@ -40,7 +48,32 @@ export function serializePerson(person: PersonRecord): Record<string, unknown> {
     properties: person.properties,
     created_at: isoMicros(person.createdAt),
     uuid: person.uuid,
-    last_seen_at: person.lastSeenAt === undefined ? null : isoMicros(person.lastSeenAt),
+  }
+}
+
+/** `get_serialized_people` keeps at most this many distinct ids per person. */
+const LIST_DISTINCT_ID_LIMIT = 1000
+
+/**
+ * A row of the list (`GET …/persons/`): not `PersonSerializer` but `get_serialized_people`, a
+ * `SerializedPerson` whose `id` is the uuid, with `type`, `is_identified`, `matched_recordings` and
+ * `value_at_data_point`, no last_seen_at, and distinct_ids in the order the database returns them (no sort:
+ * the anonymous id usually comes first). PostHog/posthog@master:posthog/api/person.py (`PersonViewSet.list`),
+ * posthog/queries/actor_base_query.py (`get_serialized_people`), posthog/hogql_queries/actor_strategies.py
+ * (`PersonStrategy.get_actors`: distinct ids selected without ORDER BY).
+ */
+export function serializePersonListRow(person: PersonRecord): Record<string, unknown> {
+  return {
+    type: 'person',
+    id: person.uuid,
+    uuid: person.uuid,
+    created_at: isoMicros(person.createdAt),
+    properties: person.properties,
+    is_identified: person.isIdentified,
+    name: displayName(person),
+    distinct_ids: person.distinctIds.slice(0, LIST_DISTINCT_ID_LIMIT),
+    matched_recordings: [],
+    value_at_data_point: null,
   }
 }
 
@@ -81,7 +114,10 @@ function filtered(store: PersonStore, query: Record<string, unknown>): PersonRec
     }
     return true
   }
-  return store.list.filter(matches).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+  // `get_serialized_people` orders by "created_at DESC, uuid" (posthog/queries/actor_base_query.py).
+  return store.list
+    .filter(matches)
+    .sort((a, b) => b.createdAt - a.createdAt || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0))
 }
 
 /** PostHog's own refusal of a missing field, where `code` and `detail` are swapped. */
@@ -93,7 +129,8 @@ function required(body: Record<string, unknown>, attr: string): void {
 
 /**
  * Property writes are a `$set` event in PostHog (applied a moment later); the emulator applies them at once
- * and answers 202 with no body, as PostHog does.
+ * and answers 202 with no body, as PostHog does; DELETE answers 202 too, and POST (create) is refused with 405
+ * (PostHog/posthog@master:posthog/api/person.py `PersonViewSet`).
  */
 export function registerPersonRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
@@ -110,7 +147,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
         offset - limit >= 0
           ? absoluteUrl(request, { limit: String(limit), offset: String(offset - limit) })
           : null
-      return { results: page.map(serializePerson), next, previous }
+      return { results: page.map(serializePersonListRow), next, previous }
     })
     app.post(base, async () => {
       throw new PosthogHttpError(

@@ -19,7 +19,11 @@ type WritableProject = Partial<
 const invalidChoice = (value: unknown, attr: string) =>
   validationError(`"${String(value)}" is not a valid choice.`, 'invalid_choice', attr)
 
-/** The project serializer's validation: the first problem found is answered, as DRF's handler does. */
+/**
+ * The project serializer's validation: the first problem found is answered, as DRF's handler does
+ * (PostHog/posthog@master:posthog/api/project.py; `timezone` is one of the team model's choices,
+ * posthog/models/team/team.py).
+ */
 function writableFields(body: Record<string, unknown>): WritableProject {
   const out: { -readonly [K in keyof WritableProject]: WritableProject[K] } = {}
   if ('name' in body) {

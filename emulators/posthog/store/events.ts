@@ -10,7 +10,8 @@ import type { SessionRecord } from './sessions.js'
 
 /**
  * Seeded events in columns, sorted by time: about 15 bytes an event, so a million fit comfortably. Everything
- * else about an event is derived from its session, kind and page when asked for.
+ * else about an event is derived from its session, kind and page when asked for. Sorted by time as
+ * ClickHouse stores `events` (PostHog/posthog@master:posthog/models/event/sql.py: ORDER BY team, day, …).
  */
 export interface SeededEvents {
   readonly count: number

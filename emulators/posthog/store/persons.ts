@@ -1,5 +1,3 @@
-import { isUuid } from '../../kit/index.js'
-
 export interface PersonRecord {
   readonly id: number
   readonly uuid: string
@@ -18,11 +16,21 @@ export interface PersonUpdate {
   readonly $unset?: readonly string[]
 }
 
-/** PostHog treats UUID-shaped distinct ids as anonymous and lists them after the identified ones. */
+/**
+ * PostHog's `is_anonymous_id`: five lowercase alphanumeric groups joined by dashes (a lowercase UUID, or
+ * posthog-js's older anonymous ids). PostHog/posthog@master:posthog/utils.py (`ANONYMOUS_REGEX`).
+ */
+const ANONYMOUS_REGEX = /^([a-z0-9]+-){4}([a-z0-9]+)$/
+
 export function isAnonymousDistinctId(distinctId: string): boolean {
-  return isUuid(distinctId)
+  return ANONYMOUS_REGEX.test(distinctId)
 }
 
+/**
+ * The detail view's order: identified ids first, otherwise in link order (a stable sort on
+ * `is_anonymous_id`). PostHog/posthog@master:posthog/api/person.py (`PersonSerializer.to_representation`).
+ * Lists do not sort (see `serializePersonListRow`).
+ */
 export function sortedDistinctIds(person: PersonRecord): string[] {
   return [...person.distinctIds].sort(
     (a, b) => Number(isAnonymousDistinctId(a)) - Number(isAnonymousDistinctId(b)),

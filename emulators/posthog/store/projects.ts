@@ -18,7 +18,10 @@ export interface ProjectRecord {
   isDemo: boolean
 }
 
-/** `ProjectBackwardCompatBasicSerializer`: what project lists return (note: no created_at). */
+/**
+ * `ProjectBackwardCompatBasicSerializer`: what project lists return (note: no created_at)
+ * (PostHog/posthog@master:posthog/api/project.py).
+ */
 export function serializeProjectBasic(p: ProjectRecord): Record<string, unknown> {
   return {
     id: p.id,

@@ -39,7 +39,10 @@ const SOCIAL_DOMAINS =
   /(^|\.)(t\.co|twitter\.com|x\.com|facebook\.com|linkedin\.com|reddit\.com|instagram\.com)$/
 const PAID_MEDIUMS = new Set(['cpc', 'ppc', 'paid', 'paidsearch', 'paid_social', 'display'])
 
-/** A simplified version of PostHog's `$channel_type` rules. */
+/**
+ * A simplified version of PostHog's `$channel_type` rules
+ * (PostHog/posthog@master:posthog/hogql/database/schema/channel_type.py; https://posthog.com/docs/data/channel-type).
+ */
 export function channelTypeOf(first: Campaign | undefined): string {
   if (!first) return 'Unknown'
   const domain = first.referringDomain ?? '$direct'
@@ -53,7 +56,11 @@ export function channelTypeOf(first: Campaign | undefined): string {
   return 'Referral'
 }
 
-/** One session, kept small (references to shared objects) because a million events make ~170k of them. */
+/**
+ * One session, kept small (references to shared objects) because a million events make ~170k of them. Its
+ * fields are the sessions table's aggregates of the session's events (first/last timestamp, entry and exit
+ * URL, counts, campaign of the first event): PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py.
+ */
 export class SessionRecord {
   start = Number.POSITIVE_INFINITY
   end = Number.NEGATIVE_INFINITY
@@ -112,7 +119,10 @@ export class SessionRecord {
     return Math.floor((this.end - this.start) / 1000)
   }
 
-  /** PostHog: null without page views; a bounce is one page view, no autocapture, under 10 seconds. */
+  /**
+   * PostHog: null without page views; a bounce is one page view, no autocapture, under 10 seconds
+   * (PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py `$is_bounce`).
+   */
   get isBounce(): boolean | null {
     if (this.pageviews === 0) return null
     return this.pageviews === 1 && this.autocaptures === 0 && this.durationSeconds < 10

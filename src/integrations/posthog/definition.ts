@@ -39,7 +39,7 @@ export default defineIntegration({
   apiDocsUrl: 'https://posthog.com/docs/api',
   color: '#1D4AFF',
   rateLimitDescription:
-    'Per organization: analytics endpoints 240/min and 1200/h, the query API 240/min and 2400/h (3 concurrent), other endpoints 480/min.',
+    'Per personal key: HogQL queries 120/h (240/min and 2400/h with the API queries add-on), at most 3 running per project at once (Unigate queues its own), a query stopped after 60 s; persons 180/min and 1200/h; other endpoints 480/min and 4800/h. Lists and reports without start_gte cover the last 30 days.',
   auth: {
     kind: 'api_key',
     fields: [
@@ -68,7 +68,9 @@ export default defineIntegration({
       project_api_key: team?.api_token,
     }
   },
-  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // Not 504: PostHog answers it for a query stopped at its 60 s execution limit (ClickHouseQueryTimeOut,
+  // posthog/exceptions.py), which the same query would hit again; retrying would only triple the load.
+  retry: { on: [429, 502, 503], afterHeaders: ['retry-after'] },
   objects: {
     analytics_property: propertyHandlers,
     // Captured events can also be pushed (native webhooks) through a CDP webhook destination.

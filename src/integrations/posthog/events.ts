@@ -6,6 +6,7 @@ import { type EventColumn, eventsListQuery } from './hogql.js'
 import { EVENT_MAPPED_PROPERTIES, fromPosthogEvent, toPosthogCapture } from './mappers.js'
 import { capture, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogEvent } from './types.js'
+import { boundedRange } from './windows.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -112,14 +113,16 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
   const projectId = projectIdOf(ctx, f.property_id)
   const columns = eventColumnsFor(ctx.fields)
   const sort = query.sort === 'name' ? 'event' : 'timestamp'
+  // Without start_gte the list covers the default window (windows.ts): never a scan of all time.
+  const range = boundedRange(dateOf(f.start_gte), dateOf(f.end_lt))
   const hogql = eventsListQuery({
     columns,
     filter: {
       visitorId: str(f.visitor_id),
       sessionId: str(f.session_id),
       types: eventTypesOf(f.type),
-      start: dateOf(f.start_gte),
-      end: dateOf(f.end_lt),
+      start: range.start,
+      end: range.end,
       search: query.query,
     },
     sort,

@@ -31,11 +31,19 @@ export const PROJECT_BASIC: PosthogProject = {
   access_control: false,
 }
 
+/**
+ * A row of the persons list (`get_serialized_people`): `id` is the uuid, distinct ids come in database order
+ * (here the anonymous one first), and there is no last_seen_at.
+ */
 export const PERSON: PosthogPerson = {
-  id: 987,
+  type: 'person',
+  id: '01890c2e-6f8d-0000-4182-6fc9bb92046e',
   uuid: '01890c2e-6f8d-0000-4182-6fc9bb92046e',
   name: 'a@b.co',
-  distinct_ids: ['u_42', '01890c2e-6f8d-7000-8000-000000000001'],
+  is_identified: true,
+  distinct_ids: ['01890c2e-6f8d-7000-8000-000000000001', 'u_42'],
+  matched_recordings: [],
+  value_at_data_point: null,
   properties: {
     email: 'a@b.co',
     name: 'Ann',
@@ -49,7 +57,6 @@ export const PERSON: PosthogPerson = {
     $initial_referring_domain: '$direct',
   },
   created_at: '2024-04-01T12:00:00Z',
-  last_seen_at: '2024-05-01T10:05:00Z',
 }
 
 /** The legacy events API (`GET /api/projects/{pid}/events/{uuid}/`). */

@@ -230,11 +230,20 @@ export function sessionsListQuery(input: {
   })
 }
 
-export function sessionQuery(id: string, extraColumns: readonly string[]): string {
+/** One session, looked up within a time range (see windows.ts `sessionLookupRange`). */
+export function sessionQuery(
+  id: string,
+  extraColumns: readonly string[],
+  range: { readonly start: Date; readonly end: Date },
+): string {
   return selectQuery({
     select: [...SESSION_COLUMNS, ...extraColumns.map(hogqlIdentifier)],
     from: 'sessions',
-    where: [`session_id = ${hogqlString(id)}`],
+    where: [
+      `session_id = ${hogqlString(id)}`,
+      `$start_timestamp >= ${hogqlDateTime(range.start)}`,
+      `$start_timestamp < ${hogqlDateTime(range.end)}`,
+    ],
     limit: 1,
   })
 }
@@ -272,17 +281,24 @@ export function sessionDetailsQuery(sessionIds: readonly string[], from: Date, t
 
 // ---- visitors --------------------------------------------------------------------------------------------
 
-/** Sessions, page views and events per person for a page of persons: one grouped query. */
-export function visitorTotalsQuery(personUuids: readonly string[]): string {
+/**
+ * Sessions, page views, events and the last event's time per person for a page of persons: one grouped
+ * query, over the events since `since` (a day before the earliest person was created; windows.ts).
+ */
+export function visitorTotalsQuery(personUuids: readonly string[], since?: Date): string {
   return selectQuery({
     select: [
       'person_id',
       'count(DISTINCT properties.$session_id)',
       "countIf(event = '$pageview')",
       'count()',
+      'max(timestamp)',
     ],
     from: 'events',
-    where: [`person_id IN ${hogqlList(personUuids)}`],
+    where: [
+      ...(since ? [`timestamp >= ${hogqlDateTime(since)}`] : []),
+      `person_id IN ${hogqlList(personUuids)}`,
+    ],
     groupBy: ['person_id'],
     limit: personUuids.length,
   })

@@ -20,6 +20,7 @@ import {
   toPosthogIdentify,
   toPosthogPersonProperties,
   toPosthogProject,
+  visitorIdOf,
 } from './mappers.js'
 
 describe('projects', () => {
@@ -193,9 +194,14 @@ describe('sessions', () => {
 })
 
 describe('visitors', () => {
-  it('maps a person, with the first distinct id as id and the uuid as raw.__id', () => {
+  it('maps a list row, with the identified distinct id as id (whatever its place) and the uuid as raw.__id', () => {
     expect(
-      fromPosthogPerson(PERSON, '12345', { total_sessions: 3, total_page_views: 9, total_events: 20 }),
+      fromPosthogPerson(PERSON, '12345', {
+        total_sessions: 3,
+        total_page_views: 9,
+        total_events: 20,
+        last_seen_at: new Date('2024-05-01T10:05:00Z'),
+      }),
     ).toEqual({
       id: 'u_42',
       created_at: new Date('2024-04-01T12:00:00Z'),
@@ -219,10 +225,20 @@ describe('visitors', () => {
     })
   })
 
-  it('passes an unknown gender through and treats a null last_seen_at as absent', () => {
-    const v = fromPosthogPerson({ ...PERSON, properties: { gender: 'agender' }, last_seen_at: null }, '1')
+  it('passes an unknown gender through and has no last_seen_at without the totals', () => {
+    const v = fromPosthogPerson({ ...PERSON, properties: { gender: 'agender' } }, '1')
     expect(v.gender).toBe('agender')
     expect(v.last_seen_at).toBeUndefined()
+  })
+
+  it('picks the same visitor id from a list row and a detail view, whatever the order of distinct ids', () => {
+    const anonymous = '01890c2e-6f8d-7000-8000-000000000001'
+    expect(visitorIdOf([anonymous, 'u_42'])).toBe('u_42')
+    expect(visitorIdOf(['u_42', anonymous])).toBe('u_42')
+    expect(visitorIdOf(['zed', anonymous, 'amy'])).toBe('amy')
+    // PostHog's anonymous pattern is lowercase only: an upper-case UUID counts as identified.
+    expect(visitorIdOf([anonymous, anonymous.toUpperCase()])).toBe(anonymous.toUpperCase())
+    expect(visitorIdOf(['b0-1-2-3-4', 'a0-1-2-3-4'])).toBe('a0-1-2-3-4')
   })
 
   it('turns a unified visitor into $set properties and an $identify capture', () => {
@@ -268,6 +284,7 @@ describe('reports (§12.2, §12.3)', () => {
       ],
       dimension: 'DATE',
       dimensionValue: '2024-05-01',
+      timeZone: 'UTC',
       raw: {},
     })
     expect(report).toEqual({
@@ -288,9 +305,66 @@ describe('reports (§12.2, §12.3)', () => {
       propertyId: '1',
       metrics: [{ type: 'EVENTS', value: '42' }],
       start,
+      timeZone: 'UTC',
       raw: {},
     })
     expect(report.start_at).toBe(start)
     expect(report.metrics).toEqual([{ type: 'EVENTS', value: 42 }])
+  })
+
+  const dateBucket = (value: string, timeZone: string, range: { start?: Date; end?: Date } = {}) =>
+    fromPosthogReport({
+      propertyId: '2',
+      metrics: [{ type: 'EVENTS', value: 1 }],
+      dimension: 'DATE',
+      dimensionValue: value,
+      timeZone,
+      ...range,
+      raw: {},
+    })
+
+  it("labels a DATE bucket with the instants of the project's local day, not a UTC day", () => {
+    const r = dateBucket('2024-12-20', 'America/New_York')
+    expect(r.start_at).toEqual(new Date('2024-12-20T05:00:00Z'))
+    expect(r.end_at).toEqual(new Date('2024-12-21T05:00:00Z'))
+    expect((r.metrics as { dimension_value: string }[])[0]?.dimension_value).toBe('2024-12-20')
+    const berlin = dateBucket('2024-07-01', 'Europe/Berlin')
+    expect(berlin.start_at).toEqual(new Date('2024-06-30T22:00:00Z'))
+  })
+
+  it('makes a local day 23 or 25 hours long when daylight saving changes', () => {
+    const spring = dateBucket('2024-03-10', 'America/New_York')
+    expect(spring.start_at).toEqual(new Date('2024-03-10T05:00:00Z'))
+    expect(spring.end_at).toEqual(new Date('2024-03-11T04:00:00Z'))
+    const fall = dateBucket('2024-11-03', 'America/New_York')
+    expect((fall.end_at as Date).getTime() - (fall.start_at as Date).getTime()).toBe(25 * 3_600_000)
+  })
+
+  it('clips the first and last buckets to the requested range', () => {
+    const r = dateBucket('2024-12-20', 'America/New_York', {
+      start: new Date('2024-12-20T12:00:00Z'),
+      end: new Date('2024-12-21T00:00:00Z'),
+    })
+    expect(r.start_at).toEqual(new Date('2024-12-20T12:00:00Z'))
+    expect(r.end_at).toEqual(new Date('2024-12-21T00:00:00Z'))
+  })
+
+  it('reads an HOUR value with its offset, or as wall time of the zone without one', () => {
+    const hour = (value: string) =>
+      fromPosthogReport({
+        propertyId: '2',
+        metrics: [{ type: 'EVENTS', value: 1 }],
+        dimension: 'HOUR',
+        dimensionValue: value,
+        timeZone: 'Asia/Kolkata',
+        raw: {},
+      })
+    const withOffset = hour('2024-12-20T10:00:00+05:30')
+    expect(withOffset.start_at).toEqual(new Date('2024-12-20T04:30:00Z'))
+    expect(withOffset.end_at).toEqual(new Date('2024-12-20T05:30:00Z'))
+    expect((withOffset.metrics as { dimension_value: string }[])[0]?.dimension_value).toBe(
+      '2024-12-20T04:30:00.000Z',
+    )
+    expect(hour('2024-12-20 10:00:00').start_at).toEqual(new Date('2024-12-20T04:30:00Z'))
   })
 })

@@ -8,6 +8,7 @@ import {
 import type { WriteBody } from '../types.js'
 import { eventNameFor, eventTypeOf } from './event-types.js'
 import type { PosthogCapture, PosthogEvent, PosthogPerson, PosthogProject } from './types.js'
+import { instantOf, localDayRange } from './zones.js'
 
 /**
  * Pure mappings between PostHog records and unified ones, named by direction. Read mappers never emit
@@ -258,10 +259,29 @@ const VISITOR_MAPPED = new Set<string>([
   'last_name',
 ])
 
+/** What the person's events say (one grouped HogQL query per page; the persons API has none of it). */
 export interface VisitorTotals {
   readonly total_sessions: number
   readonly total_page_views: number
   readonly total_events: number
+  readonly last_seen_at?: Date
+}
+
+/**
+ * PostHog's `is_anonymous_id` (posthog/utils.py `ANONYMOUS_REGEX`): five lowercase alphanumeric groups joined
+ * by dashes, as posthog-js's anonymous ids and lowercase UUIDs are.
+ */
+const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
+
+/**
+ * The distinct id a person is known by: an identified (non-anonymous) id before an anonymous one, the
+ * smallest of each kind. The order of `distinct_ids` is not used: the persons list returns them in database
+ * order, and only the detail view sorts identified ids first, so taking the first would make the visitor id
+ * depend on which endpoint answered.
+ */
+export function visitorIdOf(distinctIds: readonly string[]): string | undefined {
+  const sorted = [...distinctIds].sort()
+  return sorted.find((d) => !ANONYMOUS_DISTINCT_ID.test(d)) ?? sorted[0]
 }
 
 function genderOf(v: unknown): string | undefined {
@@ -292,8 +312,9 @@ function visitorFieldsOf(p: Record<string, unknown>): UnifiedRecord {
 }
 
 /**
- * A person as a visitor. The visitor id is the person's first distinct id (PostHog lists identified ids
- * first), so it matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`.
+ * A person (a list row or a detail) as a visitor. The visitor id is a distinct id (`visitorIdOf`), so it
+ * matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`. Neither view
+ * has a last-seen time: `last_seen_at` comes with the totals, from the person's events.
  */
 export function fromPosthogPerson(
   person: PosthogPerson,
@@ -301,12 +322,11 @@ export function fromPosthogPerson(
   totals?: VisitorTotals,
 ): UnifiedRecord {
   return {
-    id: person.distinct_ids[0] ?? person.uuid,
+    id: visitorIdOf(person.distinct_ids ?? []) ?? person.uuid,
     created_at: date(person.created_at),
     property_id: propertyId,
     ...visitorFieldsOf(person.properties ?? {}),
     first_seen_at: date(person.created_at),
-    last_seen_at: date(person.last_seen_at),
     ...totals,
     raw: { ...person, __id: person.uuid },
   }
@@ -364,21 +384,40 @@ export interface ReportMetricValue {
   readonly value: unknown
 }
 
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 
-/** A dimension value as unified reports show it: dates stay `YYYY-MM-DD`, hours become ISO-8601 instants. */
-function dimensionValueOf(dimension: Dimension, value: unknown): string | undefined {
-  if (dimension === 'HOUR') return date(value)?.toISOString()
-  return text(value)
+/**
+ * The instants a DATE or HOUR bucket covers. HogQL cuts them in the project's time zone: a DATE value is a
+ * local day of that zone (from its local midnight to the next, 23 to 25 hours), an HOUR value a local
+ * hour start (with the zone's offset in the answer; without one it is read as the zone's wall time). The
+ * range is clipped to the requested one, since the first and last buckets may be partial.
+ */
+function bucketRange(
+  dimension: Dimension | undefined,
+  value: unknown,
+  timeZone: string,
+  requested: { readonly start?: Date; readonly end?: Date },
+): { start?: Date; end?: Date } {
+  if ((dimension !== 'DATE' && dimension !== 'HOUR') || typeof value !== 'string') return {}
+  let range: { start: Date; end: Date } | undefined
+  if (dimension === 'DATE') {
+    range = localDayRange(value.slice(0, 10), timeZone)
+  } else {
+    const start = instantOf(value, timeZone)
+    if (start) range = { start, end: new Date(start.getTime() + HOUR_MS) }
+  }
+  if (!range) return {}
+  const start = requested.start && requested.start > range.start ? requested.start : range.start
+  const end = requested.end && requested.end < range.end ? requested.end : range.end
+  return { start, end }
 }
 
-/** The time a DATE or HOUR bucket covers; other dimensions cover the whole requested range. */
-function bucketRange(dimension: Dimension | undefined, value: unknown): { start?: Date; end?: Date } {
-  if (dimension !== 'DATE' && dimension !== 'HOUR') return {}
-  const start = date(dimension === 'DATE' && typeof value === 'string' ? `${value}T00:00:00Z` : value)
-  if (!start) return {}
-  return { start, end: new Date(start.getTime() + (dimension === 'DATE' ? DAY_MS : HOUR_MS)) }
+/** A dimension value as unified reports show it: dates stay the local `YYYY-MM-DD`, hours become UTC instants. */
+function dimensionValueOf(dimension: Dimension, value: unknown, timeZone: string): string | undefined {
+  if (dimension === 'HOUR')
+    return typeof value === 'string' ? instantOf(value, timeZone)?.toISOString() : undefined
+  if (dimension === 'DATE') return typeof value === 'string' ? value.slice(0, 10) : undefined
+  return text(value)
 }
 
 /** One unified report: metrics for the whole range, or for one value of a dimension. */
@@ -389,10 +428,14 @@ export function fromPosthogReport(input: {
   readonly dimensionValue?: unknown
   readonly start?: Date
   readonly end?: Date
+  /** The project's time zone, in which HogQL cut DATE and HOUR buckets. */
+  readonly timeZone: string
   readonly raw: Record<string, unknown>
 }): UnifiedRecord {
-  const bucket = bucketRange(input.dimension, input.dimensionValue)
-  const dimensionValue = input.dimension ? dimensionValueOf(input.dimension, input.dimensionValue) : undefined
+  const bucket = bucketRange(input.dimension, input.dimensionValue, input.timeZone, input)
+  const dimensionValue = input.dimension
+    ? dimensionValueOf(input.dimension, input.dimensionValue, input.timeZone)
+    : undefined
   return {
     property_id: input.propertyId,
     start_at: bucket.start ?? input.start,

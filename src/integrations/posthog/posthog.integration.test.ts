@@ -25,8 +25,24 @@ let credentials: Credentials
 let client: ProviderClient
 let settings: ConnectionSettings
 
+/** The seeded data ends at today's UTC midnight, so lists without a start (the last 30 days) see it. */
+const UNTIL = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
+const daysBefore = (days: number) => new Date(UNTIL.getTime() - days * 86_400_000)
+
+/** Every client of this file shares one transport, allowed to reach the emulators on loopback. */
+const transport = new ProviderTransport({
+  allowAddresses: ['loopback'],
+  timeoutMs: 5000,
+  maxBodyBytes: 32 * 1024 * 1024,
+  connectionConcurrency: 8,
+  connectionQueue: 64,
+})
 beforeAll(async () => {
-  emulator = await startPosthogEmulator({ seed: 7, size: { events: 900, sessions: 120, persons: 40 } })
+  emulator = await startPosthogEmulator({
+    seed: 7,
+    size: { events: 900, sessions: 120, persons: 40 },
+    until: UNTIL.toISOString(),
+  })
   credentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url }
   client = new ProviderClient({
     baseUrl: definition.baseUrl(credentials),
@@ -35,13 +51,7 @@ beforeAll(async () => {
     timeoutMs: 5000,
     maxRetries: 2,
     maxRetryWaitMs: 3000,
-    transport: new ProviderTransport({
-      allowAddresses: ['loopback'],
-      timeoutMs: 5000,
-      maxBodyBytes: 32 * 1024 * 1024,
-      connectionConcurrency: 8,
-      connectionQueue: 64,
-    }),
+    transport,
   })
   settings = await definition.verify(client, credentials)
 })
@@ -214,8 +224,8 @@ describe('analytics_event', () => {
     expect(bySession.every((e) => e.session_id === session && e.event_type === 'PAGE_VIEW')).toBe(true)
     const clicks = await h.list(ctx(), list({ limit: 20, filters: { type: 'CLICK,FORM_SUBMIT' } }))
     expect(new Set(clicks.map((e) => e.event_type))).toEqual(new Set(['CLICK', 'FORM_SUBMIT']))
-    const start = new Date('2024-12-20T00:00:00Z')
-    const end = new Date('2024-12-21T00:00:00Z')
+    const start = daysBefore(10)
+    const end = daysBefore(9)
     const day = await h.list(ctx(), list({ filters: { start_gte: start, end_lt: end } }))
     expect(day.length).toBeGreaterThan(0)
     expect(day.every((e) => (e.created_at as Date) >= start && (e.created_at as Date) < end)).toBe(true)
@@ -223,10 +233,12 @@ describe('analytics_event', () => {
     expect(pricing.length).toBeGreaterThan(0)
     expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)
     const sent = sentQueries()
-    expect(sent[1]).toContain(`WHERE distinct_id = '${visitor}'`)
+    expect(sent[1]).toContain(`AND distinct_id = '${visitor}'`)
+    // No list is a scan of all time: without start_gte it covers the last 30 days.
+    expect(sent[1]).toMatch(/WHERE timestamp >= toDateTime\('[^']+'\) AND distinct_id/)
     expect(sent[2]).toContain(`properties.$session_id = '${session}'`)
     expect(sent[4]).toContain(
-      "WHERE timestamp >= toDateTime('2024-12-20T00:00:00.000Z') AND timestamp < toDateTime('2024-12-21T00:00:00.000Z')",
+      `WHERE timestamp >= toDateTime('${start.toISOString()}') AND timestamp < toDateTime('${end.toISOString()}')`,
     )
   })
 
@@ -317,6 +329,23 @@ describe('analytics_event', () => {
       metadata: { plan: { value: 'pro' } },
     })
     expect((read.created_at as Date).toISOString()).toBe('2024-12-31T12:00:00.000Z')
+  })
+
+  it('lists an event created a moment ago: queries ask PostHog for fresh results, not its cache', async () => {
+    const h = handlers('analytics_event')
+    const filters = { visitor_id: 'fresh_probe' }
+    expect(await h.list(ctx(), list({ filters }))).toEqual([])
+    const created = await h.create(ctx(), { name: 'probe', visitor_id: 'fresh_probe' })
+    const after = await h.list(ctx(), list({ filters }))
+    expect(after.map((e) => e.id)).toEqual([created.id])
+    const bodies = emulator
+      .requests()
+      .filter((r) => r.path.endsWith('/query/'))
+      .map((r) => r.body as { refresh?: string })
+    expect(bodies.every((b) => b.refresh === 'force_blocking')).toBe(true)
+    // A caller may choose the cache with raw=refresh=blocking.
+    await h.list(ctx({}, { refresh: 'blocking' }), list({ filters }))
+    expect((emulator.requests().at(-1)!.body as { refresh?: string }).refresh).toBe('blocking')
   })
 
   it('refuses an event without a visitor, which PostHog would drop silently', async () => {
@@ -423,6 +452,41 @@ describe('analytics_visitor', () => {
     expect(emulator.requests()[1]?.query).toMatchObject({ limit: '2', offset: '2' })
   })
 
+  it('names identified persons by their user id, as their events do, though lists put the anonymous id first', async () => {
+    const h = handlers('analytics_visitor')
+    const visitors = await h.list(ctx(), list({ limit: 40 }))
+    const persons = emulator.state.projects.get(1)!.persons
+    // Seeded identified persons: an anonymous id linked first, then the user's id.
+    const identified = visitors.filter(
+      (v) =>
+        String(v.id).startsWith('user_') && persons.withDistinctId(v.id as string)!.distinctIds.length > 1,
+    )
+    expect(identified.length).toBeGreaterThan(0)
+    const row = persons.withDistinctId(identified[0]!.id as string)!
+    expect(row.distinctIds[0]).not.toBe(identified[0]!.id) // the list's first id is the anonymous one
+    let withEvents = 0
+    for (const v of identified) {
+      const used = await directQuery(
+        `SELECT DISTINCT distinct_id FROM events WHERE person_id = '${(v.raw as { __id: string }).__id}'`,
+      )
+      if (used.length > 0) withEvents++
+      expect(used.flat().every((d) => d === v.id)).toBe(true)
+    }
+    expect(withEvents).toBeGreaterThan(0)
+    expect((await h.get(ctx(), identified[0]!.id as string)).id).toBe(identified[0]!.id)
+    // No list row or detail carries a last-seen time: it is not read from them.
+    expect(visitors.every((v) => v.last_seen_at === undefined)).toBe(true)
+  })
+
+  it("reads last_seen_at with the totals, from the person's last event", async () => {
+    const slow = new Set(['last_seen_at'])
+    const [v] = await handlers('analytics_visitor').list(ctx({ slow }), list({ limit: 1 }))
+    const [[last]] = (await directQuery(
+      `SELECT max(timestamp) FROM events WHERE person_id = '${(v!.raw as { __id: string }).__id}'`,
+    )) as [[string]]
+    expect((v!.last_seen_at as Date).toISOString()).toBe(new Date(last).toISOString())
+  })
+
   it('searches by email with query', async () => {
     const [someone] = (await handlers('analytics_visitor').list(ctx(), list({ limit: 40 }))).filter(
       (v) => v.email,
@@ -489,9 +553,14 @@ describe('analytics_visitor', () => {
 })
 
 describe('analytics_report', () => {
-  it('answers one report for the range with the default metrics', async () => {
+  it('answers one report for the default window (the last 30 days) with the default metrics', async () => {
+    const before = Date.now()
     const reports = await handlers('analytics_report').list(ctx(), list())
     expect(reports).toHaveLength(1)
+    const start = reports[0]?.start_at as Date
+    expect(start.getTime()).toBeGreaterThanOrEqual(before - 30 * 86_400_000)
+    expect(start.getTime()).toBeLessThanOrEqual(Date.now() - 30 * 86_400_000)
+    expect(sentQueries().every((q) => q.includes(`>= toDateTime('${start.toISOString()}')`))).toBe(true)
     const metrics = reports[0]?.metrics as { type: string; value: number }[]
     expect(metrics.map((m) => m.type)).toEqual([
       'USERS',
@@ -501,18 +570,24 @@ describe('analytics_report', () => {
       'BOUNCE_RATE',
       'AVERAGE_SESSION_DURATION',
     ])
-    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
-    const [[sessions]] = (await directQuery('SELECT count() FROM sessions')) as [[number]]
+    const [[events]] = (await directQuery(
+      `SELECT count() FROM events WHERE timestamp >= '${start.toISOString()}'`,
+    )) as [[number]]
+    const [[sessions]] = (await directQuery(
+      `SELECT count() FROM sessions WHERE $start_timestamp >= '${start.toISOString()}'`,
+    )) as [[number]]
     expect(metrics.find((m) => m.type === 'EVENTS')?.value).toBe(events)
     expect(metrics.find((m) => m.type === 'SESSIONS')?.value).toBe(sessions)
   })
 
   it('breaks metrics over events and sessions down by date, paging the merged days', async () => {
     const h = handlers('analytics_report')
+    const first = daysBefore(20)
+    const firstDay = first.toISOString().slice(0, 10)
     const filters = {
       type: 'SESSIONS,PAGE_VIEWS',
       dimension: 'DATE',
-      start_gte: new Date('2024-12-10T00:00:00Z'),
+      start_gte: first,
     }
     const all = await h.list(ctx(), list({ filters }))
     const page = await h.list(ctx(), list({ limit: 3, offset: 2, filters }))
@@ -524,22 +599,70 @@ describe('analytics_report', () => {
         .every((q) => q.endsWith('LIMIT 5')),
     ).toBe(true)
     const days = all.map((r) => (r.metrics as { dimension_value: string }[])[0]?.dimension_value)
-    expect(days[0]).toBe('2024-12-10')
+    expect(days[0]).toBe(firstDay)
     expect([...days].sort()).toEqual(days)
-    const [first] = all as UnifiedRecord[]
-    expect(first).toMatchObject({
-      start_at: new Date('2024-12-10T00:00:00Z'),
-      end_at: new Date('2024-12-11T00:00:00Z'),
+    const [firstReport] = all as UnifiedRecord[]
+    expect(firstReport).toMatchObject({
+      start_at: first,
+      end_at: daysBefore(19),
     })
     const [[pageviews]] = (await directQuery(
-      "SELECT countIf(event = '$pageview') FROM events WHERE toDate(timestamp) = '2024-12-10'",
+      `SELECT countIf(event = '$pageview') FROM events WHERE toDate(timestamp) = '${firstDay}'`,
     )) as [[number]]
-    expect(first?.metrics).toContainEqual({
+    expect(firstReport?.metrics).toContainEqual({
       type: 'PAGE_VIEWS',
       value: pageviews,
       dimension: 'DATE',
-      dimension_value: '2024-12-10',
+      dimension_value: firstDay,
     })
+  })
+
+  it("labels DATE buckets of a New York project with New York's days, counting what each instant range holds", async () => {
+    const h = handlers('analytics_report')
+    const start = daysBefore(25) // UTC midnight: 19:00 or 20:00 the day before in New York
+    const end = daysBefore(5)
+    const reports = await h.list(
+      ctx(),
+      list({
+        filters: { property_id: '2', type: 'EVENTS', dimension: 'DATE', start_gte: start, end_lt: end },
+      }),
+    )
+    expect(reports.length).toBeGreaterThan(3)
+    // The zone comes with the query's answer (`timezone`): no extra call for it.
+    expect(emulator.requests().filter((r) => !r.path.endsWith('/query/'))).toEqual([])
+    const newYork = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/New_York',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+    const wall = (d: Date) => newYork.format(d).replace(',', '')
+    for (const [i, r] of reports.entries()) {
+      const day = (r.metrics as { dimension_value: string }[])[0]!.dimension_value
+      const from = r.start_at as Date
+      const to = r.end_at as Date
+      // Each bucket runs from a New York midnight to the next; the first one starts at start_gte.
+      if (from.getTime() !== start.getTime()) expect(wall(from)).toBe(`${day} 00:00`)
+      else expect(i).toBe(0)
+      if (to.getTime() !== end.getTime()) expect(wall(to).slice(11)).toBe('00:00')
+      expect(wall(new Date(to.getTime() - 1)).slice(0, 10)).toBe(day)
+      // The claimed instants hold exactly the counted events (asked with explicit UTC instants).
+      const res = await fetch(`${emulator.url}/api/projects/2/query/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: {
+            kind: 'HogQLQuery',
+            query: `SELECT count() FROM events WHERE timestamp >= '${from.toISOString()}' AND timestamp < '${to.toISOString()}'`,
+          },
+        }),
+      })
+      const [[count]] = ((await res.json()) as { results: [[number]] }).results
+      expect((r.metrics as { value: number }[])[0]?.value).toBe(count)
+    }
   })
 
   it('refuses unknown metrics with 400 and ones PostHog cannot compute with 501', async () => {
@@ -557,10 +680,109 @@ describe('analytics_report', () => {
   it('breaks events down by browser', async () => {
     const reports = await handlers('analytics_report').list(
       ctx(),
-      list({ filters: { type: 'EVENTS', dimension: 'BROWSER' } }),
+      list({ filters: { type: 'EVENTS', dimension: 'BROWSER', start_gte: daysBefore(31) } }),
     )
     const total = reports.reduce((n, r) => n + ((r.metrics as { value: number }[])[0]?.value ?? 0), 0)
-    const [[events]] = (await directQuery('SELECT count() FROM events')) as [[number]]
+    const [[events]] = (await directQuery(
+      `SELECT count() FROM events WHERE timestamp >= '${daysBefore(31).toISOString()}'`,
+    )) as [[number]]
     expect(total).toBe(events)
+  })
+})
+
+describe("PostHog's query limits", () => {
+  let limited: PosthogEmulator
+  let limitedCtx: () => HandlerContext
+
+  beforeAll(async () => {
+    // Seeded data ends 2025-01-01 (long before now); queries take 100 ms, a fourth concurrent one is refused
+    // at once, and a query may read at most 100 rows (the data has 900 events, 120 sessions).
+    limited = await startPosthogEmulator({
+      seed: 7,
+      size: { events: 900, sessions: 120, persons: 40 },
+      query: { latencyMs: 100, slotWaitMs: 0, maxRowsScanned: 100 },
+    })
+    const creds: Credentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }
+    const limitedClient = new ProviderClient({
+      baseUrl: definition.baseUrl(creds),
+      authHeaders: definition.authHeaders(creds),
+      retry: definition.retry,
+      timeoutMs: 5000,
+      maxRetries: 0,
+      maxRetryWaitMs: 3000,
+      transport,
+    })
+    const limitedSettings = await definition.verify(limitedClient, creds)
+    limitedCtx = () => ({
+      client: limitedClient,
+      credentials: creds,
+      settings: limitedSettings,
+      connectionId: 'conn_limited',
+      fields: { raw: false, rawNames: [], slow: new Set(['total_events', 'total_sessions']) },
+      rawParams: {},
+      cursors: new CursorMemory(),
+    })
+  })
+  afterAll(async () => limited?.close())
+
+  it('never runs more than 3 queries at once on a team, however many requests arrive together', async () => {
+    const filters = { start_gte: new Date('2024-12-20T00:00:00Z'), end_lt: new Date('2024-12-21T00:00:00Z') }
+    // Four reports over events and sessions: eight queries wanted at the same moment.
+    const reports = await Promise.all(
+      [1, 2, 3, 4].map(() => handlers('analytics_report').list(limitedCtx(), list({ filters }))),
+    )
+    expect(reports.every((r) => r.length === 1)).toBe(true)
+    expect(limited.state.queryLimiter.stats.throttled).toBe(0)
+    expect(limited.state.queryLimiter.stats.maxConcurrent).toBe(3)
+  })
+
+  it('bounds lists without a start to the default window instead of scanning all time', async () => {
+    // The data is older than 30 days: the window is empty, and reading it costs nothing.
+    expect(await handlers('analytics_event').list(limitedCtx(), list())).toEqual([])
+    expect(await handlers('analytics_session').list(limitedCtx(), list())).toEqual([])
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it('looks a session up around the time of its UUIDv7 id', async () => {
+    const session = limited.state.projects.get(1)!.sessions.list[5]!
+    const found = await handlers('analytics_session').get(limitedCtx(), session.id)
+    expect(found.id).toBe(session.id)
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it('counts visitor totals since the persons were created, not over all time', async () => {
+    const [visitor] = await handlers('analytics_visitor').list(limitedCtx(), list({ limit: 1 }))
+    expect(visitor?.total_events).toEqual(expect.any(Number))
+    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  })
+
+  it("passes PostHog's execution limit on with a hint to narrow the range", async () => {
+    const err = await handlers('analytics_event')
+      .list(limitedCtx(), list({ filters: { start_gte: new Date('2024-11-01T00:00:00Z') } }))
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderError)
+    expect((err as ProviderError).status).toBe(504)
+    expect((err as ProviderError).providerMessage).toMatch(/max execution time.*narrow the time range/)
+  })
+
+  it('does not retry a query PostHog stopped at its execution limit', async () => {
+    const retrying = new ProviderClient({
+      baseUrl: definition.baseUrl({ token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }),
+      authHeaders: definition.authHeaders({ token: DEFAULT_PERSONAL_API_KEY, api_url: limited.url }),
+      retry: definition.retry,
+      timeoutMs: 5000,
+      maxRetries: 2,
+      maxRetryWaitMs: 3000,
+      transport,
+    })
+    limited.clearRequests()
+    const err = await handlers('analytics_event')
+      .list(
+        { ...limitedCtx(), client: retrying },
+        list({ filters: { start_gte: new Date('2024-11-01T00:00:00Z') } }),
+      )
+      .catch((e: unknown) => e)
+    expect((err as ProviderError).status).toBe(504)
+    expect(limited.requests().filter((r) => r.path.endsWith('/query/'))).toHaveLength(1)
   })
 })

@@ -15,7 +15,8 @@ import {
   REPORT_METRICS,
   type ReportTable,
 } from './report-catalog.js'
-import { projectIdOf, runHogQL } from './requests.js'
+import { projectIdOf, runHogQL, zoneOf } from './requests.js'
+import { boundedRange } from './windows.js'
 
 /**
  * Reports are HogQL aggregates. Without a dimension there is one report for the range; with one, one report
@@ -82,8 +83,11 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   const projectId = projectIdOf(ctx, f.property_id)
   const dimension = dimensionOf(f.dimension)
   const types = metricTypesOf(f.type, dimension)
-  const start = f.start_gte instanceof Date ? f.start_gte : undefined
-  const end = f.end_lt instanceof Date ? f.end_lt : undefined
+  // Without start_gte a report covers the default window (windows.ts), and its start_at says so.
+  const { start, end } = boundedRange(
+    f.start_gte instanceof Date ? f.start_gte : undefined,
+    f.end_lt instanceof Date ? f.end_lt : undefined,
+  )
 
   const byTable = new Map<ReportTable, MetricType[]>()
   for (const t of types) {
@@ -112,6 +116,10 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   const answers = await Promise.all(
     plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
   )
+  // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
+  // query's answer names (else the project says it).
+  const zoned = dimension === 'DATE' || dimension === 'HOUR'
+  const timeZone = zoned ? await zoneOf(ctx, projectId, answers[0]?.timezone) : 'UTC'
 
   const buckets = new Map<string, Bucket>()
   plans.forEach((plan, i) => {
@@ -140,6 +148,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       dimensionValue: bucket.value,
       start,
       end,
+      timeZone,
       raw: { hogql, rows: bucket.rows },
     }),
   )

@@ -1,7 +1,9 @@
 import { badRequest, ProviderError } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
-import { ingestionBaseUrl } from './hosts.js'
+import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
+import { inQuerySlot } from './query-slots.js'
 import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
+import { isKnownZone } from './zones.js'
 
 /**
  * The PostHog calls every handler makes, in one place: which project, how `raw` parameters travel, HogQL
@@ -52,24 +54,54 @@ function bodyWithRawParams(ctx: HandlerContext, own: Record<string, unknown>): R
   return { ...extra, ...own }
 }
 
-/** Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. */
+/**
+ * `/query/` answers from PostHog's cache unless told otherwise (a missing `refresh` means `blocking`: a
+ * cached result up to 5 minutes old), so an event created a moment ago would be missing from a list read
+ * right after. Every read asks for `force_blocking` (always calculate); a caller who prefers the cache
+ * passes `raw=refresh=blocking`.
+ */
+const FRESH = 'force_blocking'
+
+/**
+ * Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. At most
+ * `QUERIES_PER_TEAM` run at once per team (query-slots.ts).
+ */
 export async function runHogQL(
   ctx: HandlerContext,
   projectId: string,
   query: string,
   name: string,
 ): Promise<HogQLResponse> {
-  const body = bodyWithRawParams(ctx, { query: { kind: 'HogQLQuery', query }, name })
-  const res = await ctx.client.json<HogQLResponse>({
-    method: 'POST',
-    path: `/api/projects/${projectId}/query/`,
-    body,
-    idempotent: true,
-  })
+  const own = { query: { kind: 'HogQLQuery', query }, name }
+  const body = { refresh: FRESH, ...bodyWithRawParams(ctx, own) }
+  const team = `${apiBaseUrl(ctx.credentials)}|${projectId}`
+  const res = await inQuerySlot(team, () =>
+    ctx.client
+      .json<HogQLResponse>({
+        method: 'POST',
+        path: `/api/projects/${projectId}/query/`,
+        body,
+        idempotent: true,
+      })
+      .catch((err: unknown) => {
+        throw queryLimitError(err)
+      }),
+  )
   if (!res || !Array.isArray(res.results) || !Array.isArray(res.columns)) {
     throw new ProviderError(502, 'PostHog answered the query without columns and results')
   }
   return res
+}
+
+/** PostHog's 504 for a query stopped at its execution time limit, explained in terms a caller can act on. */
+function queryLimitError(err: unknown): unknown {
+  if (err instanceof ProviderError && err.status === 504 && /max execution time/i.test(err.providerMessage)) {
+    return new ProviderError(
+      504,
+      `${err.providerMessage} (PostHog stops a query after 60 seconds; narrow the time range with start_gte and end_lt)`,
+    )
+  }
+  return err
 }
 
 /** PostHog's answer for a record that does not exist, for lookups that come back empty rather than 404. */
@@ -101,4 +133,22 @@ export async function capture(ctx: HandlerContext, payload: PosthogCapture): Pro
     body: bodyWithRawParams(ctx, { ...payload }),
     idempotent: true,
   })
+}
+
+/**
+ * The project's time zone, in which HogQL cut days and hours: the one a query's answer names (its
+ * `timezone`), else the project's `timezone` setting (one more call; older PostHogs may not answer it).
+ */
+export async function zoneOf(ctx: HandlerContext, projectId: string, answered?: string): Promise<string> {
+  const zone =
+    answered ??
+    (await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })).timezone ??
+    'UTC'
+  if (!isKnownZone(zone)) {
+    throw new ProviderError(
+      502,
+      `PostHog project ${projectId} has a time zone this server does not know: ${zone}`,
+    )
+  }
+  return zone
 }

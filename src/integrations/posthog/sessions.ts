@@ -9,6 +9,7 @@ import {
 } from './hogql.js'
 import { fromPosthogSession, type SessionDetails } from './mappers.js'
 import { notFoundAtPosthog, projectIdOf, runHogQL } from './requests.js'
+import { boundedRange, sessionLookupRange } from './windows.js'
 
 /** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
 const DETAIL_FIELDS = ['device', 'browser', 'os', 'country', 'city', 'events_count'] as const
@@ -67,14 +68,19 @@ async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<Unif
   const projectId = projectIdOf(ctx, f.property_id)
   const extra = extraColumns(ctx.fields.rawNames)
   const sort = (query.sort ?? 'start_at') as keyof typeof SESSION_SORTS
+  // Without start_gte the list covers the default window (windows.ts): never a scan of all time.
+  const range = boundedRange(
+    f.start_gte instanceof Date ? f.start_gte : undefined,
+    f.end_lt instanceof Date ? f.end_lt : undefined,
+  )
   const hogql = sessionsListQuery({
     extraColumns: extra,
     filter: {
       visitorId: typeof f.visitor_id === 'string' ? f.visitor_id : undefined,
       source: typeof f.source === 'string' ? f.source : undefined,
       medium: typeof f.medium === 'string' ? f.medium : undefined,
-      start: f.start_gte instanceof Date ? f.start_gte : undefined,
-      end: f.end_lt instanceof Date ? f.end_lt : undefined,
+      start: range.start,
+      end: range.end,
       search: query.query,
     },
     sort,
@@ -88,7 +94,7 @@ async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<Unif
 async function getSession(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
   const projectId = projectIdOf(ctx)
   const extra = extraColumns(ctx.fields.rawNames)
-  const [session] = await readSessions(ctx, projectId, sessionQuery(id, extra), extra)
+  const [session] = await readSessions(ctx, projectId, sessionQuery(id, extra, sessionLookupRange(id)), extra)
   if (!session) throw notFoundAtPosthog()
   return session
 }

@@ -34,14 +34,18 @@ export interface PosthogPage<T> {
   readonly results: T[]
 }
 
+/**
+ * A person. List rows (`get_serialized_people`) have `id` = the uuid and distinct ids in database order;
+ * the detail view (`PersonSerializer`) has the numeric `id` and identified ids first. Neither has a last-seen
+ * time.
+ */
 export interface PosthogPerson extends Record<string, unknown> {
-  readonly id: number
+  readonly id: number | string
   readonly uuid: string
   readonly name?: string
   readonly distinct_ids: string[]
   readonly properties: Record<string, unknown>
   readonly created_at?: string
-  readonly last_seen_at?: string | null
 }
 
 /**
@@ -61,6 +65,8 @@ export interface HogQLResponse {
   readonly columns: string[]
   readonly results: unknown[][]
   readonly hasMore?: boolean
+  /** The project's time zone the query ran in (`CachedHogQLQueryResponse.timezone`, posthog/schema.py). */
+  readonly timezone?: string
 }
 
 /** One event for the capture endpoint. `uuid` is ours: capture answers `{"status":"Ok"}` and never an id. */

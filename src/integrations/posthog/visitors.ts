@@ -11,10 +11,12 @@ import {
 } from './mappers.js'
 import { capture, notFoundAtPosthog, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
+import { sinceEarliest } from './windows.js'
 
 // Visitors are PostHog persons; `fromPosthogPerson` says why the visitor id is a distinct id.
 
-const TOTAL_FIELDS = ['total_sessions', 'total_page_views', 'total_events'] as const
+/** From the person's events (one grouped query per page); the persons API has none of these. */
+const TOTAL_FIELDS = ['total_sessions', 'total_page_views', 'total_events', 'last_seen_at'] as const
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const personsPath = (projectId: string) => `/api/projects/${projectId}/persons/`
@@ -43,15 +45,20 @@ async function totalsOf(
   const res = await runHogQL(
     ctx,
     projectId,
-    visitorTotalsQuery(persons.map((p) => p.uuid)),
+    visitorTotalsQuery(
+      persons.map((p) => p.uuid),
+      sinceEarliest(persons.map((p) => p.created_at)),
+    ),
     'unigate visitor totals',
   )
   const totals = new Map<string, VisitorTotals>()
-  for (const [personId, sessions, pageViews, events] of res.results) {
+  for (const [personId, sessions, pageViews, events, lastSeen] of res.results) {
+    const last = typeof lastSeen === 'string' ? new Date(lastSeen) : undefined
     totals.set(String(personId), {
       total_sessions: Number(sessions),
       total_page_views: Number(pageViews),
       total_events: Number(events),
+      ...(last && !Number.isNaN(last.getTime()) ? { last_seen_at: last } : {}),
     })
   }
   for (const p of persons)
