@@ -146,8 +146,14 @@ function reportAsk(query: ListQuery): ReportAsk {
     return typeof v === 'string' ? v.trim().toUpperCase() : undefined
   }
   const property = query.filters.property_id
+  const when = (name: string) => {
+    const v = query.filters[name]
+    return v instanceof Date ? { [name]: v.toISOString() } : {}
+  }
   return {
     ...(typeof property === 'string' ? { property_id: property } : {}),
+    ...when('start_gte'),
+    ...when('end_lt'),
     ...(text('dimension') ? { dimension: text('dimension') } : {}),
     ...(text('type') ? { type: text('type') } : {}),
   }

@@ -48,9 +48,14 @@ export function propertyIdsOf(
   const hit = cache.get(ctx.connectionId)
   if (hit && Date.now() - hit.at < TTL_MS) return hit.ids
   const ids = lookUp(integration, ctx)
+  const entry = { at: Date.now(), ids }
   cache.delete(ctx.connectionId)
   if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string)
-  cache.set(ctx.connectionId, { at: Date.now(), ids })
+  cache.set(ctx.connectionId, entry)
+  // A failed look-up is not remembered: the next request asks the provider again.
+  void ids.then((found) => {
+    if (found === undefined && cache.get(ctx.connectionId) === entry) cache.delete(ctx.connectionId)
+  })
   return ids
 }
 
