@@ -42,6 +42,23 @@ describe('lists that need a property', () => {
     expect(asked.at(-1)?.path).toContain(kept?.id)
   })
 
+  it('neither uses nor names the properties of a connection not granted to read them', async () => {
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'umami',
+        permissions: ['analytics_session_read'],
+        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` },
+      },
+    })
+    expect(conn.status).toBe(200)
+    const before = emu.requests().filter((r) => r.path.endsWith('/websites')).length
+    const refused = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/session`)
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toMatch(/^property_id is required/)
+    expect(refused.body.message).not.toMatch(/choose one of/)
+    expect(emu.requests().filter((r) => r.path.endsWith('/websites')).length).toBe(before)
+  })
+
   it('gives reports a stable id from property, window, dimension and type', async () => {
     const query = { start_gte: '2024-05-01', end_lt: '2024-05-08', type: 'PAGE_VIEWS', dimension: 'DATE' }
     const first = await h.api<Rec[]>('GET', `${base}/report`, { query })

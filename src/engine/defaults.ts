@@ -25,6 +25,7 @@ export async function withListDefaults(
   integration: IntegrationDefinition,
   model: ObjectModel,
   ctx: HandlerContext,
+  mayListProperties: boolean,
 ): Promise<ListQuery> {
   let filters = query.filters
   const needsScope =
@@ -36,6 +37,7 @@ export async function withListDefaults(
       integration,
       ctx,
       `lists ${model.plural.replace(/^Analytics/, '').toLowerCase()}`,
+      mayListProperties,
     )
     filters = { ...filters, property_id: property }
   }
@@ -67,12 +69,16 @@ export async function withCreateDefaults(
   integration: IntegrationDefinition,
   model: ObjectModel,
   ctx: HandlerContext,
+  mayListProperties: boolean,
 ): Promise<WriteBody> {
   let out = body
   const required = handlers.requiredFields ?? []
   if (required.includes('property_id') && missing(out.property_id)) {
     const thing = model.singular.replace(/^Analytics/, '').toLowerCase()
-    out = { ...out, property_id: await singlePropertyId(integration, ctx, `records each ${thing}`) }
+    out = {
+      ...out,
+      property_id: await singlePropertyId(integration, ctx, `records each ${thing}`, mayListProperties),
+    }
   }
   if (handlers.anonymousVisitor && missing(out.visitor_id))
     out = { ...out, visitor_id: `anon-${randomUUID()}` }

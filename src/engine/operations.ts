@@ -67,6 +67,9 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   try {
     const result = checkedResult(operation, await call(handlers, ctx, req))
+    // Forgotten again once written: a list that raced the write may have cached the old properties.
+    if (model.objectType === 'analytics_property' && operation !== 'list' && operation !== 'get')
+      forgetProperties(ctx.connectionId)
     await resolver.markHealthyIfNeeded(resolved)
     if (result === undefined) return undefined
     return Array.isArray(result) ? result.map(shape) : shape(result)
@@ -105,13 +108,15 @@ async function call(
 ): Promise<UnifiedRecord | UnifiedRecord[] | undefined> {
   const id = req.id ?? ''
   const body = req.body ?? {}
-  const { integration } = req.resolved
-  if (req.model.objectType === 'analytics_property' && req.operation !== 'list' && req.operation !== 'get')
-    forgetProperties(ctx.connectionId)
+  const { integration, connection } = req.resolved
+  const mayListProperties = connection.permissions.includes('analytics_property_read')
+  const writesProperty =
+    req.model.objectType === 'analytics_property' && req.operation !== 'list' && req.operation !== 'get'
+  if (writesProperty) forgetProperties(ctx.connectionId)
   switch (req.operation) {
     case 'list': {
       const parsed = parseListQuery(req.query, req.model, handlers, integration)
-      const query = await withListDefaults(parsed, handlers, integration, req.model, ctx)
+      const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
       const records = await handlers.list!(ctx, query)
       return req.model.objectType === 'analytics_report' && Array.isArray(records)
         ? withReportIds(records, reportAsk(query))
@@ -120,7 +125,14 @@ async function call(
     case 'get':
       return handlers.get!(ctx, id)
     case 'create': {
-      const complete = await withCreateDefaults(body, handlers, integration, req.model, ctx)
+      const complete = await withCreateDefaults(
+        body,
+        handlers,
+        integration,
+        req.model,
+        ctx,
+        mayListProperties,
+      )
       const created = await handlers.create!(ctx, complete)
       // The generated anonymous id is the caller's only handle on the visitor: always hand it back.
       return complete.visitor_id !== body.visitor_id && created && created.visitor_id === undefined

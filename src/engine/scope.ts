@@ -67,14 +67,16 @@ export async function singlePropertyId(
   integration: IntegrationDefinition,
   ctx: HandlerContext,
   why: string,
+  mayListProperties: boolean,
 ): Promise<string> {
-  const ids = await propertyIdsOf(integration, ctx)
+  // Without the property read grant, the connection's properties are neither used nor named.
+  const ids = mayListProperties ? await propertyIdsOf(integration, ctx) : undefined
   if (ids && ids.length === 1) return ids[0] as string
   const named = ids?.slice(0, NAMED_CHOICES).map((id) => `'${id}'`)
   const more = ids && ids.length > NAMED_CHOICES ? ` and ${ids.length - NAMED_CHOICES} more` : ''
   const choices =
     ids === undefined
-      ? 'list the connection’s properties for the ids'
+      ? 'give the id of one of the connection’s properties'
       : ids.length === 0
         ? 'this connection has no property yet'
         : `choose one of ${named?.join(', ')}${more}`
