@@ -128,9 +128,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
     async start() {
       const e = await startGa4Emulator({ seed: 1, authority: google })
       const access_token = googleToken([`${G}analytics.readonly`, `${G}analytics.edit`])
+      // The Measurement Protocol secret of a seeded stream, so creating events works like every other write.
+      const stream = e.seed.streams[0]
+      const mp = stream ? { measurement_id: stream.measurementId, api_secret: stream.apiSecret } : {}
       return {
         url: e.url,
-        auth: { access_token, api_url: e.url },
+        auth: { access_token, api_url: e.url, ...mp },
         oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
         close: () => e.close(),
       }

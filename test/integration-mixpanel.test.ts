@@ -186,8 +186,20 @@ describe('Mixpanel through Unigate', () => {
     expect(at('/api/2.0/export').map((r) => r.query.limit)).toEqual(['100000'])
   })
 
+  it('lists events of the last 30 days when no window is given (the documented default)', async () => {
+    const before = at('/api/2.0/export').length
+    const res = await h.api<Rec[]>('GET', `${base()}/event`)
+    expect(res.status, res.text).toBe(200)
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400_000
+    const sent = at('/api/2.0/export').slice(before)
+    expect(sent[0]?.query).toMatchObject({
+      from_date: day(today - 30 * 86_400_000),
+      to_date: day(Date.now() - 1),
+    })
+  })
+
   it('refuses what the export cannot do', async () => {
-    expect((await h.api('GET', `${base()}/event`)).status).toBe(400)
     expect(
       (await h.api('GET', `${base()}/event`, { query: { start_gte: '2024-05-01', session_id: 's' } })).status,
     ).toBe(501)

@@ -54,6 +54,21 @@ describe('OpenAPI and the reference page', () => {
     }
   })
 
+  it('names, on a list parameter, the integrations that cannot list without it', () => {
+    const params = doc.paths['/analytics/{connection_id}/report']?.get?.parameters as
+      | { name: string; schema?: Record<string, unknown>; description?: string }[]
+      | undefined
+    const property = params?.find((p) => p.name === 'property_id')
+    const requiredBy =
+      property?.schema?.['x-required-by'] ?? (property as Record<string, unknown>)?.['x-required-by']
+    expect(requiredBy).toEqual(['fathom', 'googleanalytics', 'matomo', 'plausible', 'umami'])
+    expect(JSON.stringify(property)).toContain(
+      'Required by fathom, googleanalytics, matomo, plausible, umami',
+    )
+    const posthogOnly = params?.find((p) => p.name === 'dimension')
+    expect(JSON.stringify(posthogOnly)).not.toContain('Required by')
+  })
+
   it('generates each model schema from the same TypeBox models the server validates with', () => {
     for (const model of MODELS) {
       const schema = doc.components.schemas[model.singular]

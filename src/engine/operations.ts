@@ -1,12 +1,15 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
 import { cursorMemory } from '../integrations/cursors.js'
-import type { HandlerContext, ObjectHandlers, WriteBody } from '../integrations/types.js'
+import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
+import { withCreateDefaults, withListDefaults } from './defaults.js'
 import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
 import { parseListQuery, type RawListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams } from './raw-params.js'
+import { type ReportAsk, withReportIds } from './report-ids.js'
+import { forgetProperties } from './scope.js'
 
 export interface OperationRequest {
   readonly resolved: ResolvedConnection
@@ -64,6 +67,9 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   try {
     const result = checkedResult(operation, await call(handlers, ctx, req))
+    // Forgotten again once written: a list that raced the write may have cached the old properties.
+    if (model.objectType === 'analytics_property' && operation !== 'list' && operation !== 'get')
+      forgetProperties(ctx.connectionId)
     await resolver.markHealthyIfNeeded(resolved)
     if (result === undefined) return undefined
     return Array.isArray(result) ? result.map(shape) : shape(result)
@@ -102,13 +108,37 @@ async function call(
 ): Promise<UnifiedRecord | UnifiedRecord[] | undefined> {
   const id = req.id ?? ''
   const body = req.body ?? {}
+  const { integration, connection } = req.resolved
+  const mayListProperties = connection.permissions.includes('analytics_property_read')
+  const writesProperty =
+    req.model.objectType === 'analytics_property' && req.operation !== 'list' && req.operation !== 'get'
+  if (writesProperty) forgetProperties(ctx.connectionId)
   switch (req.operation) {
-    case 'list':
-      return handlers.list!(ctx, parseListQuery(req.query, req.model, handlers, req.resolved.integration))
+    case 'list': {
+      const parsed = parseListQuery(req.query, req.model, handlers, integration)
+      const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
+      const records = await handlers.list!(ctx, query)
+      return req.model.objectType === 'analytics_report' && Array.isArray(records)
+        ? withReportIds(records, reportAsk(query))
+        : records
+    }
     case 'get':
       return handlers.get!(ctx, id)
-    case 'create':
-      return handlers.create!(ctx, body)
+    case 'create': {
+      const complete = await withCreateDefaults(
+        body,
+        handlers,
+        integration,
+        req.model,
+        ctx,
+        mayListProperties,
+      )
+      const created = await handlers.create!(ctx, complete)
+      // The generated anonymous id is the caller's only handle on the visitor: always hand it back.
+      return complete.visitor_id !== body.visitor_id && created && created.visitor_id === undefined
+        ? { ...created, visitor_id: complete.visitor_id }
+        : created
+    }
     case 'update':
       return handlers.update!(ctx, id, body)
     case 'patch':
@@ -118,5 +148,25 @@ async function call(
       return undefined
     default:
       throw badRequest(`unknown operation ${String(req.operation)}`)
+  }
+}
+
+/** The report filters that identify a report, as strings (see report-ids.ts). */
+function reportAsk(query: ListQuery): ReportAsk {
+  const text = (name: string) => {
+    const v = query.filters[name]
+    return typeof v === 'string' ? v.trim().toUpperCase() : undefined
+  }
+  const property = query.filters.property_id
+  const when = (name: string) => {
+    const v = query.filters[name]
+    return v instanceof Date ? { [name]: v.toISOString() } : {}
+  }
+  return {
+    ...(typeof property === 'string' ? { property_id: property } : {}),
+    ...when('start_gte'),
+    ...when('end_lt'),
+    ...(text('dimension') ? { dimension: text('dimension') } : {}),
+    ...(text('type') ? { type: text('type') } : {}),
   }
 }

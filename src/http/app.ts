@@ -30,7 +30,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     routerOptions: { maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },
     ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+        // Annotation only (which integrations need a list parameter), for readers of the OpenAPI document.
+        keywords: ['x-required-by'],
+      },
     },
   })
   installErrorHandling(app)

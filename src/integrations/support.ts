@@ -8,11 +8,16 @@ import {
 import { authFieldsOf } from './auth-methods.js'
 import type { IntegrationDefinition } from './types.js'
 
-type Support = 'supported' | 'not-supported'
+/** Unified.to's vocabulary: `supported-required` is a parameter the integration cannot do without. */
+type Support = 'supported' | 'supported-required' | 'not-supported'
 
 export interface IntegrationSupport {
   readonly methods: Record<string, boolean>
   readonly slow_fields: string[]
+  /** Body fields `create` needs (`supported-required`); fields not named here are optional where writable. */
+  readonly outbound_fields?: Record<string, Support>
+  /** The window (in days, ending today) a list without `start_gte`/`updated_gte` covers. */
+  readonly default_window_days?: number
   readonly [listParam: `list_${string}`]: Support
 }
 
@@ -43,14 +48,23 @@ export function supportMatrix(integration: IntegrationDefinition): Record<string
       if (model.operations.includes(op)) methods[op] = typeof handlers[op] === 'function'
     const support: Record<string, unknown> = { methods, slow_fields: [...(handlers.slowFields ?? [])] }
     if (handlers.list) {
+      const required = handlers.requiredParams ?? []
+      const mark = (param: string, ok: boolean): Support =>
+        !ok ? 'not-supported' : required.includes(param) ? 'supported-required' : 'supported'
       for (const param of COMMON_LIST_PARAMS) {
         const ok = param === 'limit' || param === 'offset' || handlers.listParams.includes(param)
-        support[`list_${param}`] = ok ? 'supported' : 'not-supported'
+        support[`list_${param}`] = mark(param, ok)
       }
       for (const filter of Object.keys(model.filters)) {
-        support[`list_${filter}`] = handlers.filters.includes(filter) ? 'supported' : 'not-supported'
+        support[`list_${filter}`] = mark(filter, handlers.filters.includes(filter))
       }
       for (const field of handlers.sortFields ?? []) support[`list_sort_by_${field}`] = 'supported'
+      if (handlers.defaultWindowDays !== undefined) support.default_window_days = handlers.defaultWindowDays
+    }
+    if (handlers.create && handlers.requiredFields?.length) {
+      support.outbound_fields = Object.fromEntries(
+        handlers.requiredFields.map((f) => [f, 'supported-required' as const]),
+      )
     }
     matrix[objectType] = support as unknown as IntegrationSupport
   }

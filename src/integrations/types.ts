@@ -111,6 +111,29 @@ export interface ObjectHandlers {
   readonly listIsComplete?: boolean
   /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
   readonly nativeWebhooks?: NativeWebhookSupport
+  /**
+   * List parameters the provider cannot list without (the matrix says `supported-required`). The engine
+   * fills a missing `property_id` when the connection has exactly one property (and no `session_id` or
+   * `visitor_id` narrows the list instead), else answers 400 naming the connection's property ids; other
+   * required parameters are refused by the handler, naming them.
+   */
+  readonly requiredParams?: readonly string[]
+  /**
+   * The provider lists this object by time window only: without `start_gte` or `updated_gte`, the engine
+   * lists from 00:00 UTC this many days before `end_lt` (default: today) so a plain list still answers.
+   */
+  readonly defaultWindowDays?: number
+  /**
+   * Body fields `create` cannot do without (`outbound_fields` says `supported-required`); `raw.<name>` for
+   * provider fields. The engine refuses a create missing one (400 naming it), after filling a missing
+   * `property_id` when the connection has exactly one property.
+   */
+  readonly requiredFields?: readonly string[]
+  /**
+   * The provider needs a distinct id on every event: a create without `visitor_id` gets an anonymous one
+   * (`anon-<uuid>`, as the providers' own client libraries do), returned as the event's `visitor_id`.
+   */
+  readonly anonymousVisitor?: boolean
 }
 
 export type WebhookEventName = 'created' | 'updated' | 'deleted'

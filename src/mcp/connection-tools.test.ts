@@ -5,6 +5,7 @@ import {
   noStoreResolver,
 } from '../../test/support/mcp-fixture.js'
 import { ApiError } from '../errors.js'
+import umami from '../integrations/umami/definition.js'
 import { connectionTools } from './connection-tools.js'
 
 const deps = { resolver: noStoreResolver, slowFieldsOptIn: false }
@@ -106,5 +107,26 @@ describe('connection tools generated from the models and the integration definit
 
   it('needs the id for item operations', async () => {
     await expect(tool('get_analytics_event').run({})).rejects.toThrow("'id' is required")
+  })
+})
+
+describe('what an integration cannot do without is required in its tools', () => {
+  const umamiTools = () =>
+    connectionTools(
+      {
+        ...fixtureConnection(['analytics_session_read', 'analytics_property_write', 'analytics_event_read']),
+        integration: umami,
+      },
+      deps,
+    )
+  const named = (name: string) => umamiTools().find((t) => t.name === name)
+
+  it('marks property_id required where Umami lists per website, and not where it does not', () => {
+    expect(named('list_analytics_sessions')?.inputSchema.required).toEqual(['property_id'])
+    expect(named('list_analytics_properties')?.inputSchema.required).toBeUndefined()
+  })
+
+  it('marks the create fields Umami needs (raw.domain makes raw required)', () => {
+    expect(named('create_analytics_property')?.inputSchema.required).toEqual(['name', 'raw'])
   })
 })

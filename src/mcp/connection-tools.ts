@@ -94,7 +94,22 @@ function listInput(model: ObjectModel, handlers: ObjectHandlers): ObjectSchema {
   }
   props.fields = fieldsSchema(model)
   props.raw = RAW_PARAMS
-  return objectSchema(props)
+  // What the integration cannot list without (the matrix's `supported-required`).
+  const required = (handlers.requiredParams ?? []).filter((p) => p in props)
+  for (const name of required) {
+    props[name] = {
+      ...props[name],
+      description:
+        `${props[name]?.description ?? ''} Required here${name === 'property_id' ? ' (the ids come from the property list)' : ''}.`.trim(),
+    }
+  }
+  return objectSchema(props, required)
+}
+
+/** The create body's required members: declared fields, and `raw` when a `raw.<name>` is required. */
+function createRequired(handlers: ObjectHandlers): string[] {
+  const names = (handlers.requiredFields ?? []).map((f) => (f.startsWith('raw.') ? 'raw' : f))
+  return [...new Set(names)]
 }
 
 function writeProperties(model: ObjectModel): Record<string, JsonSchema> {
@@ -119,7 +134,10 @@ function inputSchema(model: ObjectModel, op: Operation, handlers: ObjectHandlers
     case 'get':
       return objectSchema({ id: ID(model), fields: fieldsSchema(model), raw: RAW_PARAMS }, ['id'])
     case 'create':
-      return objectSchema({ ...writeProperties(model), fields: fieldsSchema(model) })
+      return objectSchema(
+        { ...writeProperties(model), fields: fieldsSchema(model) },
+        createRequired(handlers),
+      )
     case 'update':
     case 'patch':
       return objectSchema({ id: ID(model), ...writeProperties(model), fields: fieldsSchema(model) }, ['id'])

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { noteConnection } from '../../apicalls/index.js'
 import { runOperation } from '../../engine/index.js'
 import { notFound } from '../../errors.js'
+import { INTEGRATIONS } from '../../integrations/registry.js'
 import type { WriteBody } from '../../integrations/types.js'
 import { LimitParam, MODELS, type ObjectModel, OffsetParam, type Operation } from '../../models/index.js'
 import type { Services } from '../../services.js'
@@ -18,6 +19,24 @@ const RawParam = Type.String({
     'Extra parameters for the provider request, URL-encoded as one string of name=value pairs joined by &.',
 })
 
+/**
+ * The integrations that cannot list this object without `param` (their matrix says `supported-required`).
+ * The document is shared by every integration, so it names them (`x-required-by`) instead of `required`.
+ */
+function requiredBy(model: ObjectModel, param: string): { 'x-required-by'?: string[]; suffix: string } {
+  const types = INTEGRATIONS.filter((i) => i.objects[model.objectType]?.requiredParams?.includes(param)).map(
+    (i) => i.type,
+  )
+  if (types.length === 0) return { suffix: '' }
+  const scope = param === 'property_id' ? ' (filled in when the connection has exactly one property)' : ''
+  return { 'x-required-by': types, suffix: ` Required by ${types.join(', ')}${scope}.` }
+}
+
+function described(model: ObjectModel, param: string, description: string) {
+  const { suffix, ...extension } = requiredBy(model, param)
+  return { description: `${description}${suffix}`, ...extension }
+}
+
 function listQuerySchema(model: ObjectModel) {
   const props: Record<string, TSchema> = {
     fields: Type.Optional(Fields),
@@ -31,11 +50,13 @@ function listQuerySchema(model: ObjectModel) {
       Type.String({ description: 'Field to sort by (see the integration support matrix).' }),
     ),
     order: Type.Optional(Type.String({ description: 'asc or desc.' })),
-    query: Type.Optional(Type.String({ description: 'Free-text search.' })),
+    query: Type.Optional(Type.String(described(model, 'query', 'Free-text search.'))),
   }
   for (const [name, kind] of Object.entries(model.filters)) {
     props[name] = Type.Optional(
-      Type.String({ description: kind === 'date' ? `${name} (ISO-8601 date)` : `Filter by ${name}.` }),
+      Type.String(
+        described(model, name, kind === 'date' ? `${name} (ISO-8601 date).` : `Filter by ${name}.`),
+      ),
     )
   }
   return Type.Object(props, { additionalProperties: false })

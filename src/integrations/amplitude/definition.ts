@@ -73,8 +73,8 @@ export default defineIntegration({
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
-    analytics_event: eventHandlers,
-    analytics_visitor: visitorHandlers,
+    analytics_event: { ...eventHandlers, defaultWindowDays: 30, anonymousVisitor: true },
+    analytics_visitor: { ...visitorHandlers, requiredParams: ['query'] },
     analytics_report: reportHandlers,
   },
 })

@@ -50,6 +50,6 @@ export default defineIntegration({
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
     analytics_property: propertyHandlers,
-    analytics_report: reportHandlers,
+    analytics_report: { ...reportHandlers, requiredParams: ['property_id'] },
   },
 })

@@ -60,8 +60,8 @@ export default defineIntegration({
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
-    analytics_property: ga4Properties,
-    analytics_report: ga4Reports,
-    analytics_event: ga4Events,
+    analytics_property: { ...ga4Properties, requiredFields: ['parent_id', 'timezone'] },
+    analytics_report: { ...ga4Reports, requiredParams: ['property_id'] },
+    analytics_event: { ...ga4Events, anonymousVisitor: true },
   },
 })

@@ -58,9 +58,9 @@ export default defineIntegration({
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
     analytics_property: propertyHandlers,
-    analytics_event: eventHandlers,
-    analytics_session: sessionHandlers,
+    analytics_event: { ...eventHandlers, requiredParams: ['property_id'], requiredFields: ['property_id'] },
+    analytics_session: { ...sessionHandlers, requiredParams: ['property_id'] },
     analytics_visitor: visitorHandlers,
-    analytics_report: reportHandlers,
+    analytics_report: { ...reportHandlers, requiredParams: ['property_id'] },
   },
 })

@@ -75,8 +75,8 @@ export default defineIntegration({
   retry: { on: [429, 502, 503], afterHeaders: ['retry-after'] },
   objects: {
     analytics_property: propertyHandlers,
-    analytics_event: eventHandlers,
+    analytics_event: { ...eventHandlers, defaultWindowDays: 30 },
     analytics_visitor: visitorHandlers,
-    analytics_report: reportHandlers,
+    analytics_report: { ...reportHandlers, requiredParams: ['query'] },
   },
 })

@@ -64,8 +64,8 @@ export default defineIntegration({
   // Plausible sends no wait header with its 429; Retry-After is honoured should a proxy add one.
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
-    analytics_property: propertyHandlers,
-    analytics_event: eventHandlers,
-    analytics_report: reportHandlers,
+    analytics_property: { ...propertyHandlers, requiredFields: ['name'] },
+    analytics_event: { ...eventHandlers, requiredFields: ['property_id', 'page_url'] },
+    analytics_report: { ...reportHandlers, requiredParams: ['property_id'] },
   },
 })

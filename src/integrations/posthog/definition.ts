@@ -74,7 +74,7 @@ export default defineIntegration({
   objects: {
     analytics_property: propertyHandlers,
     // Captured events can also be pushed (native webhooks) through a CDP webhook destination.
-    analytics_event: { ...eventHandlers, nativeWebhooks: posthogEventPushes },
+    analytics_event: { ...eventHandlers, nativeWebhooks: posthogEventPushes, anonymousVisitor: true },
     analytics_session: sessionHandlers,
     analytics_visitor: visitorHandlers,
     analytics_report: reportHandlers,

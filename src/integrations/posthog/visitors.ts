@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { visitorTotalsQuery } from './hogql.js'
@@ -33,6 +34,35 @@ async function findPerson(ctx: HandlerContext, projectId: string, id: string): P
     return ctx.client.json<PosthogPerson>({ path: `${personsPath(projectId)}${id}/`, query: restQuery(ctx) })
   }
   throw notFoundAtPosthog()
+}
+
+/**
+ * A visitor's id names its person within one project, so a person outside the connection's default project
+ * carries the project in its unified id: `<project_id>:<distinct_id>` (default-project ids stay the bare
+ * distinct id). Get, update and remove read it back, so every id a list or create answers round-trips.
+ */
+function scopedId(ctx: HandlerContext, record: UnifiedRecord, projectId: string): UnifiedRecord {
+  if (projectId === ctx.settings.project_id || typeof record.id !== 'string') return record
+  return { ...record, id: `${projectId}:${record.id}` }
+}
+
+/** The project and the person of a unified visitor id (see `scopedId`). */
+async function locatePerson(
+  ctx: HandlerContext,
+  id: string,
+): Promise<{ projectId: string; person: PosthogPerson }> {
+  const fallback = projectIdOf(ctx)
+  const scoped = /^(\d+):(.+)$/s.exec(id)
+  if (scoped && scoped[1] !== fallback) {
+    const projectId = scoped[1] as string
+    try {
+      return { projectId, person: await findPerson(ctx, projectId, scoped[2] as string) }
+    } catch (err) {
+      // A default-project distinct id that merely looks scoped is still found below.
+      if (!(err instanceof ProviderError && err.status === 404)) throw err
+    }
+  }
+  return { projectId: fallback, person: await findPerson(ctx, fallback, id) }
 }
 
 /** The slow totals for a page of persons, in one grouped query; a person without events has zeros. */
@@ -77,7 +107,9 @@ function exposeRawNames(ctx: HandlerContext, person: PosthogPerson): PosthogPers
 
 async function toVisitors(ctx: HandlerContext, projectId: string, persons: readonly PosthogPerson[]) {
   const totals = await totalsOf(ctx, projectId, persons)
-  return persons.map((p) => fromPosthogPerson(exposeRawNames(ctx, p), projectId, totals?.get(p.uuid)))
+  return persons.map((p) =>
+    scopedId(ctx, fromPosthogPerson(exposeRawNames(ctx, p), projectId, totals?.get(p.uuid)), projectId),
+  )
 }
 
 async function listVisitors(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
@@ -90,8 +122,8 @@ async function listVisitors(ctx: HandlerContext, query: ListQuery): Promise<Unif
 }
 
 async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
-  const projectId = projectIdOf(ctx)
-  const [visitor] = await toVisitors(ctx, projectId, [await findPerson(ctx, projectId, id)])
+  const { projectId, person } = await locatePerson(ctx, id)
+  const [visitor] = await toVisitors(ctx, projectId, [person])
   return visitor as UnifiedRecord
 }
 
@@ -108,7 +140,7 @@ async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<Unif
     timestamp: new Date().toISOString(),
   })
   await capture(ctx, payload)
-  return fromPosthogIdentify(payload, projectId)
+  return scopedId(ctx, fromPosthogIdentify(payload, projectId), projectId)
 }
 
 /**
@@ -117,8 +149,7 @@ async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<Unif
  * so PUT and PATCH both only set what the body carries.
  */
 async function writeVisitor(ctx: HandlerContext, method: 'PUT' | 'PATCH', id: string, body: WriteBody) {
-  const projectId = projectIdOf(ctx)
-  const person = await findPerson(ctx, projectId, id)
+  const { projectId, person } = await locatePerson(ctx, id)
   const properties = toPosthogPersonProperties(body)
   await ctx.client.send({
     method,
@@ -126,10 +157,11 @@ async function writeVisitor(ctx: HandlerContext, method: 'PUT' | 'PATCH', id: st
     query: restQuery(ctx),
     body: { properties },
   })
-  return fromPosthogPerson(
+  const record = fromPosthogPerson(
     exposeRawNames(ctx, { ...person, properties: { ...person.properties, ...properties } }),
     projectId,
   )
+  return scopedId(ctx, record, projectId)
 }
 
 export const visitorHandlers: ObjectHandlers = {
@@ -139,8 +171,7 @@ export const visitorHandlers: ObjectHandlers = {
   update: (ctx, id, body) => writeVisitor(ctx, 'PUT', id, body),
   patch: (ctx, id, body) => writeVisitor(ctx, 'PATCH', id, body),
   remove: async (ctx, id) => {
-    const projectId = projectIdOf(ctx)
-    const person = await findPerson(ctx, projectId, id)
+    const { projectId, person } = await locatePerson(ctx, id)
     await ctx.client.send({
       method: 'DELETE',
       path: `${personsPath(projectId)}${person.uuid}/`,

@@ -62,9 +62,9 @@ export default defineIntegration({
   // Umami sends no wait header on 429; Retry-After is honoured should a proxy in front add one.
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
-    analytics_property: propertyHandlers,
-    analytics_event: eventHandlers,
-    analytics_session: sessionHandlers,
-    analytics_report: reportHandlers,
+    analytics_property: { ...propertyHandlers, requiredFields: ['name', 'raw.domain'] },
+    analytics_event: { ...eventHandlers, requiredParams: ['property_id'], requiredFields: ['property_id'] },
+    analytics_session: { ...sessionHandlers, requiredParams: ['property_id'] },
+    analytics_report: { ...reportHandlers, requiredParams: ['property_id'] },
   },
 })
