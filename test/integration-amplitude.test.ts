@@ -332,6 +332,24 @@ describe('Amplitude through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/device:no-such-device`)).status).toBe(404)
   })
 
+  it('updates an anonymous visitor User Search names by its Amplitude ID through its device, not a new user', async () => {
+    const anon = [...emu.state.users.values()].find((u) => u.user_id === null && !u.deleted)!
+    const found = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { query: anon.device_id } })
+    const id = String(anon.amplitude_id)
+    expect(found.body.map((v) => v.id)).toEqual([id])
+    const users = emu.state.users.size
+    const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, {
+      body: { name: 'By Amplitude ID' },
+    })
+    expect(patched.status).toBe(200)
+    expect(JSON.parse(String((at('/identify').at(-1)!.body as Rec).identification))).toEqual([
+      { device_id: anon.device_id, user_properties: { $set: { name: 'By Amplitude ID' } } },
+    ])
+    // Identify with user_id set to the Amplitude ID would have made a new user holding the change.
+    expect(emu.state.users.size).toBe(users)
+    expect(anon.properties).toMatchObject({ name: 'By Amplitude ID' })
+  })
+
   it('finds visitors with User Search, fetching activity only for slow fields', async () => {
     const user = [...emu.state.users.values()].find((u) => u.user_id === 'user_0002')
     const quick = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { query: 'user_000' } })

@@ -73,11 +73,37 @@ async function findUser(ctx: HandlerContext, id: string): Promise<Match> {
   throw notFound(`Amplitude visitor ${id} not found`)
 }
 
+type Identity = { user_id: string } | { device_id: string }
+
+/**
+ * Who `/identify` must name to change the user found: Identify knows only `user_id` and `device_id`, and a
+ * `user_id` Amplitude has not seen makes a new user (identify.md). So a user found by its Amplitude ID is
+ * named by its own user id, or, when it has none (an anonymous user), by one of its devices.
+ */
+async function identityOfMatch(ctx: HandlerContext, id: string, match: Match): Promise<Identity> {
+  const given = amplitudeIdentityOf(id)
+  if ('device_id' in given) return given
+  if (match.user_id) return { user_id: match.user_id }
+  const device = (await activityOf(ctx, match))?.userData?.device_ids?.[0]
+  if (!device) {
+    throw new ProviderError(
+      502,
+      `Amplitude knows no user id or device of visitor ${id}, so it cannot be updated`,
+    )
+  }
+  return { device_id: device }
+}
+
 /** `/identify` takes a form with the API key and a JSON list of identifications; it answers `success`. */
-async function identify(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+async function identify(
+  ctx: HandlerContext,
+  id: string,
+  body: WriteBody,
+  identity: Identity = amplitudeIdentityOf(id),
+): Promise<UnifiedRecord> {
   const set = toAmplitudeUserProperties(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Amplitude user')
-  const identification = { ...amplitudeIdentityOf(id), user_properties: { $set: set } }
+  const identification = { ...identity, user_properties: { $set: set } }
   const form = new URLSearchParams({
     api_key: ctx.credentials.api_key ?? '',
     identification: JSON.stringify([identification]),
@@ -116,12 +142,10 @@ export const visitorHandlers: ObjectHandlers = {
     return identify(ctx, typeof raw.user_id === 'string' && raw.user_id ? raw.user_id : randomUUID(), body)
   },
   async update(ctx, id, body) {
-    await findUser(ctx, id)
-    return identify(ctx, id, body)
+    return identify(ctx, id, body, await identityOfMatch(ctx, id, await findUser(ctx, id)))
   },
   async patch(ctx, id, body) {
-    await findUser(ctx, id)
-    return identify(ctx, id, body)
+    return identify(ctx, id, body, await identityOfMatch(ctx, id, await findUser(ctx, id)))
   },
   /**
    * User Privacy API: the deletion is a job Amplitude runs later. `ignore_invalid_id` is a JSON boolean:
