@@ -211,4 +211,32 @@ describe('Mixpanel emulator: project zone, caps and asynchronous profiles', () =
     expect((await read('geo-off'))?.$properties).toMatchObject({ plan: 'pro' })
     expect((await read('geo-off'))?.$properties.$city).toBeUndefined()
   })
+  it('dates profiles as Mixpanel does: First Seen computed, $created never filled in, $last_seen on update', async () => {
+    const engage = async (id: string) => {
+      const res = await request(`${emu.url}/api/query/engage?${p}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `distinct_id=${id}`,
+      })
+      return ((await res.body.json()) as { results: Array<{ $properties: Record<string, unknown> }> })
+        .results[0]?.$properties
+    }
+    const seeded = [...emu.state.profiles.keys()][0] as string
+    const first = Math.min(
+      ...emu.state.events.filter((e) => e.properties.distinct_id === seeded).map((e) => e.properties.time),
+    )
+    expect((await engage(seeded))?.$mp_first_event_time).toBe(new Date(first).toISOString().slice(0, 19))
+    const before = Date.now()
+    await request(`${emu.url}/engage?verbose=1&ip=0`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ $token: DEFAULT_PROJECT_TOKEN, $distinct_id: 'dated', $set: { plan: 'pro' } }]),
+    })
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+    const written = await engage('dated')
+    expect(written?.$created).toBeUndefined()
+    expect(Date.parse(`${String(written?.$last_seen)}Z`)).toBeGreaterThanOrEqual(
+      Math.floor(before / 1000) * 1000,
+    )
+  })
 })

@@ -140,6 +140,17 @@ export class MixpanelState {
       this.events.push({ event, properties })
     }
     for (const e of this.events) this.seen.add(this.dedupeKey(e))
+    // "$mp_first_event_time | First Seen | Mixpanel calculated property that represents the time of the
+    // user's very first event" (mixpanel/docs@ba22906:docs/data-structure/property-reference/reserved-properties.mdx).
+    const firstEvent = new Map<string, number>()
+    for (const e of this.events) {
+      const { distinct_id: id, time } = e.properties
+      firstEvent.set(id, Math.min(firstEvent.get(id) ?? time, time))
+    }
+    for (const [id, time] of firstEvent) {
+      const profile = this.profiles.get(id)
+      if (profile) profile.$properties.$mp_first_event_time = noZone(time)
+    }
   }
 
   private dedupeKey(e: MixpanelEventRecord): string {
