@@ -360,6 +360,14 @@ describe('Amplitude through Unigate', () => {
     })
     const events = emu.state.events.filter((e) => e.amplitude_id === user?.amplitude_id)
     expect(got.body).toEqual({ id: 'user_0002', email: 'user_0002@example.com', total_events: events.length })
+    // last_used is only a day: the last sighting is the newest event User Activity answers.
+    const seen = await h.api<Rec>('GET', `${base()}/visitor/user_0002`, {
+      query: { fields: 'id,last_seen_at' },
+    })
+    expect(seen.body).toEqual({
+      id: 'user_0002',
+      last_seen_at: new Date(Math.max(...events.map((e) => e.eventTimeMs))).toISOString(),
+    })
     expect(at('/api/2/useractivity')[0]?.query).toMatchObject({ user: String(user?.amplitude_id) })
     expect((await h.api('GET', `${base()}/visitor/nobody-here`)).status).toBe(404)
     expect((await h.api('GET', `${base()}/visitor`)).status).toBe(400)

@@ -51,7 +51,8 @@ async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeU
 async function withDetails(ctx: HandlerContext, match: Match, id = idOf(match)): Promise<UnifiedRecord> {
   const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
   if (!wantsDetails) return { id, raw: { ...match } }
-  return fromAmplitudeUser(id, (await activityOf(ctx, match))?.userData)
+  const activity = await activityOf(ctx, match)
+  return fromAmplitudeUser(id, activity?.userData, activity?.events)
 }
 
 /**
