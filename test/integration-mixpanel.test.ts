@@ -224,6 +224,13 @@ describe('Mixpanel through Unigate', () => {
       query: { start_gte: '2024-05-20T09:59:00Z', end_lt: '2024-05-20T10:01:00Z', visitor_id: 'u_9999' },
     })
     expect(listed.body.map((e) => e.id)).toEqual([id])
+    // A send retried after Mixpanel had already taken it: the raw export answers both copies (it does not
+    // de-duplicate), and the list shows the event once, as Mixpanel's own reports count it.
+    emu.state.importEvent(structuredClone(emu.state.events.find((e) => e.properties.$insert_id === id)!))
+    const again = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: '2024-05-20T09:59:00Z', end_lt: '2024-05-20T10:01:00Z', visitor_id: 'u_9999' },
+    })
+    expect(again.body.map((e) => e.id)).toEqual([id])
     const bad = await h.api<Rec>('POST', `${base()}/event`, {
       body: { name: 'x', created_at: '1960-01-01T00:00:00Z' },
     })

@@ -49,6 +49,26 @@ describe('Mixpanel emulator strictness', () => {
     expect((await call('GET', q.replace(DEFAULT_PROJECT_ID, '1'))).status).toBe(403)
   })
 
+  it('exports a repeated import twice but counts it once in queries', async () => {
+    const time = Date.UTC(2024, 0, 3, 12)
+    const event = { event: 'Repeated', properties: { time, distinct_id: 'rep', $insert_id: 'rep-1' } }
+    for (let i = 0; i < 2; i++) {
+      expect((await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [event])).status).toBe(
+        200,
+      )
+    }
+    const exported = await call(
+      'GET',
+      `/api/2.0/export?project_id=${DEFAULT_PROJECT_ID}&from_date=2024-01-03&to_date=2024-01-03&event=${encodeURIComponent('["Repeated"]')}`,
+    )
+    expect(exported.text.trim().split('\n')).toHaveLength(2)
+    const counted = await call(
+      'GET',
+      `/api/query/events?project_id=${DEFAULT_PROJECT_ID}&from_date=2024-01-03&to_date=2024-01-03&type=general&unit=day&event=${encodeURIComponent('["Repeated"]')}`,
+    )
+    expect(JSON.parse(counted.text).data.values.Repeated).toEqual({ '2024-01-03': 1 })
+  })
+
   it('validates imports strictly and reports the failed records', async () => {
     const res = await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [
       { event: 'ok', properties: { time: Date.now(), distinct_id: 'a', $insert_id: 'id-1' } },
