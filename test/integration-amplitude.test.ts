@@ -446,6 +446,14 @@ describe('Amplitude through Unigate', () => {
     })
     expect(hours.status).toBe(400)
     expect((hours.body as unknown as Rec).message).toContain('7 days')
+    // Daily segmentation covers at most 365 days: likewise refused, by date and by a group-by.
+    for (const dimension of ['DATE', 'COUNTRY']) {
+      const long = await h.api<Rec[]>('GET', `${base()}/report`, {
+        query: { start_gte: day(until - 400 * DAY_MS), end_lt: end, type: 'EVENTS', dimension },
+      })
+      expect(long.status).toBe(400)
+      expect((long.body as unknown as Rec).message).toContain('365 days')
+    }
     const twoDays = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: {
         start_gte: day(until - 3 * DAY_MS),
