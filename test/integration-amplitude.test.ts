@@ -332,11 +332,12 @@ describe('Amplitude through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/device:no-such-device`)).status).toBe(404)
   })
 
-  it('updates an anonymous visitor User Search names by its Amplitude ID through its device, not a new user', async () => {
+  it('lists an anonymous visitor as device:<id>, and updates it by its Amplitude ID through its device, not a new user', async () => {
     const anon = [...emu.state.users.values()].find((u) => u.user_id === null && !u.deleted)!
     const found = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { query: anon.device_id } })
+    // Listed as its events name it; its Amplitude ID names it too.
+    expect(found.body.map((v) => v.id)).toEqual([`device:${anon.device_id}`])
     const id = String(anon.amplitude_id)
-    expect(found.body.map((v) => v.id)).toEqual([id])
     const users = emu.state.users.size
     const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, {
       body: { name: 'By Amplitude ID' },

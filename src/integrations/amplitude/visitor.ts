@@ -37,7 +37,7 @@ async function search(ctx: HandlerContext, user: string): Promise<Match[]> {
   return [...(answer?.matches ?? [])]
 }
 
-/** Search answers no device ids: an anonymous user found by search is known by its Amplitude ID. */
+/** Search answers no device ids: an anonymous user is known by its Amplitude ID until its devices are read. */
 const idOf = (m: Match) => (m.user_id ? m.user_id : String(m.amplitude_id))
 
 async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeUserActivity | undefined> {
@@ -52,6 +52,21 @@ async function withDetails(ctx: HandlerContext, match: Match, id = idOf(match)):
   const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
   if (!wantsDetails) return { id, raw: { ...match } }
   const activity = await activityOf(ctx, match)
+  return fromAmplitudeUser(id, activity?.userData, activity?.events)
+}
+
+/**
+ * A search match as a listed visitor. An anonymous user (no user id) is named as its events name it,
+ * `device:<device id>`, which costs one User Activity call: Search does not answer device ids. Search
+ * matches anonymous users only by their exact device or Amplitude ID, so this stays rare.
+ */
+async function listed(ctx: HandlerContext, match: Match): Promise<UnifiedRecord> {
+  if (match.user_id) return withDetails(ctx, match)
+  const activity = await activityOf(ctx, match)
+  const device = activity?.userData?.device_ids?.[0]
+  const id = device ? `${DEVICE_VISITOR_PREFIX}${device}` : String(match.amplitude_id)
+  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+  if (!wantsDetails) return { id, raw: { ...match } }
   return fromAmplitudeUser(id, activity?.userData, activity?.events)
 }
 
@@ -132,7 +147,7 @@ export const visitorHandlers: ObjectHandlers = {
       throw badRequest('Amplitude can only search visitors: give query (a user id, device id or prefix)')
     const matches = (await search(ctx, q.query)).slice(q.offset, q.offset + q.limit)
     const out: UnifiedRecord[] = []
-    for (const m of matches) out.push(await withDetails(ctx, m))
+    for (const m of matches) out.push(await listed(ctx, m))
     return out
   },
   async get(ctx, id) {
