@@ -336,6 +336,25 @@ describe('Amplitude through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/device:no-such-device`)).status).toBe(404)
   })
 
+  it('lists an anonymous visitor as device:<id>, and updates it by its Amplitude ID through its device, not a new user', async () => {
+    const anon = [...emu.state.users.values()].find((u) => u.user_id === null && !u.deleted)!
+    const found = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { query: anon.device_id } })
+    // Listed as its events name it; its Amplitude ID names it too.
+    expect(found.body.map((v) => v.id)).toEqual([`device:${anon.device_id}`])
+    const id = String(anon.amplitude_id)
+    const users = emu.state.users.size
+    const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, {
+      body: { name: 'By Amplitude ID' },
+    })
+    expect(patched.status).toBe(200)
+    expect(JSON.parse(String((at('/identify').at(-1)!.body as Rec).identification))).toEqual([
+      { device_id: anon.device_id, user_properties: { $set: { name: 'By Amplitude ID' } } },
+    ])
+    // Identify with user_id set to the Amplitude ID would have made a new user holding the change.
+    expect(emu.state.users.size).toBe(users)
+    expect(anon.properties).toMatchObject({ name: 'By Amplitude ID' })
+  })
+
   it('finds visitors with User Search, fetching activity only for slow fields', async () => {
     const user = [...emu.state.users.values()].find((u) => u.user_id === 'user_0002')
     const quick = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { query: 'user_000' } })
@@ -346,6 +365,14 @@ describe('Amplitude through Unigate', () => {
     })
     const events = emu.state.events.filter((e) => e.amplitude_id === user?.amplitude_id)
     expect(got.body).toEqual({ id: 'user_0002', email: 'user_0002@example.com', total_events: events.length })
+    // last_used is only a day: the last sighting is the newest event User Activity answers.
+    const seen = await h.api<Rec>('GET', `${base()}/visitor/user_0002`, {
+      query: { fields: 'id,last_seen_at' },
+    })
+    expect(seen.body).toEqual({
+      id: 'user_0002',
+      last_seen_at: new Date(Math.max(...events.map((e) => e.eventTimeMs))).toISOString(),
+    })
     expect(at('/api/2/useractivity')[0]?.query).toMatchObject({ user: String(user?.amplitude_id) })
     expect((await h.api('GET', `${base()}/visitor/nobody-here`)).status).toBe(404)
     expect((await h.api('GET', `${base()}/visitor`)).status).toBe(400)
@@ -424,6 +451,14 @@ describe('Amplitude through Unigate', () => {
     })
     expect(hours.status).toBe(400)
     expect((hours.body as unknown as Rec).message).toContain('7 days')
+    // Daily segmentation covers at most 365 days: likewise refused, by date and by a group-by.
+    for (const dimension of ['DATE', 'COUNTRY']) {
+      const long = await h.api<Rec[]>('GET', `${base()}/report`, {
+        query: { start_gte: day(until - 400 * DAY_MS), end_lt: end, type: 'EVENTS', dimension },
+      })
+      expect(long.status).toBe(400)
+      expect((long.body as unknown as Rec).message).toContain('365 days')
+    }
     const twoDays = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: {
         start_gte: day(until - 3 * DAY_MS),

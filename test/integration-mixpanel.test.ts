@@ -236,6 +236,13 @@ describe('Mixpanel through Unigate', () => {
       query: { start_gte: '2024-05-20T09:59:00Z', end_lt: '2024-05-20T10:01:00Z', visitor_id: 'u_9999' },
     })
     expect(listed.body.map((e) => e.id)).toEqual([id])
+    // A send retried after Mixpanel had already taken it: the raw export answers both copies (it does not
+    // de-duplicate), and the list shows the event once, as Mixpanel's own reports count it.
+    emu.state.importEvent(structuredClone(emu.state.events.find((e) => e.properties.$insert_id === id)!))
+    const again = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { start_gte: '2024-05-20T09:59:00Z', end_lt: '2024-05-20T10:01:00Z', visitor_id: 'u_9999' },
+    })
+    expect(again.body.map((e) => e.id)).toEqual([id])
     const bad = await h.api<Rec>('POST', `${base()}/event`, {
       body: { name: 'x', created_at: '1960-01-01T00:00:00Z' },
     })
@@ -278,6 +285,21 @@ describe('Mixpanel through Unigate', () => {
       query: { query: email, fields: 'id,email' },
     })
     expect(found.body).toEqual([{ id: someone?.$distinct_id, email }])
+    // `$last_seen` is when the profile was last updated ("Updated at"), not when the user was last active.
+    const dated = await h.api<Rec>('GET', `${base()}/visitor/${someone?.$distinct_id}`, {
+      query: { fields: 'id,updated_at,last_seen_at,first_seen_at' },
+    })
+    // First Seen is Mixpanel's `$mp_first_event_time`, not the `$created` a sender may set.
+    const firstEvent = Math.min(
+      ...emu.state.events
+        .filter((e) => e.properties.distinct_id === someone?.$distinct_id)
+        .map((e) => e.properties.time),
+    )
+    expect(dated.body).toEqual({
+      id: someone?.$distinct_id,
+      updated_at: new Date(`${String(someone?.$properties.$last_seen)}Z`).toISOString(),
+      first_seen_at: new Date(Math.floor(firstEvent / 1000) * 1000).toISOString(),
+    })
     const created = await h.api<Rec>('POST', `${base()}/visitor`, {
       body: { email: 'new@example.com', name: 'New Person', metadata: { plan: { value: 'pro' } } },
     })

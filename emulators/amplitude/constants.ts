@@ -13,3 +13,5 @@ export const SEGMENTATION_DEFAULT_LIMIT = 100
 export const SEGMENTATION_MAX_LIMIT = 1000
 /** Hourly segmentation covers at most 7 days (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`). */
 export const SEGMENTATION_HOURLY_MAX_DAYS = 7
+/** Daily segmentation covers at most 365 days (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`). */
+export const SEGMENTATION_DAILY_MAX_DAYS = 365

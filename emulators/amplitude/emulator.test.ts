@@ -122,7 +122,7 @@ describe('Amplitude emulator: export delay and size, revenue properties, group-b
     expect(rendered).not.toHaveProperty('price')
   })
 
-  it('keeps the top 100 group-by values unless limit (at most 1000), and 7 days of hours', async () => {
+  it('keeps the top 100 group-by values unless limit (at most 1000), 7 days of hours and 365 of days', async () => {
     const events = Array.from({ length: 150 }, (_, i) => ({
       user_id: `city-user-${i}`,
       event_type: 'Visit',
@@ -148,6 +148,12 @@ describe('Amplitude emulator: export delay and size, revenue properties, group-b
     const x = (hourly.data as { xValues: string[] }).xValues
     expect(x).toHaveLength(7 * 24)
     expect(x[0]).toBe('2024-05-14T00:00')
+    const daily = json(
+      (await call('GET', `/api/2/events/segmentation?e=${e}&start=20230101&end=20240520&m=totals`)).body,
+    )
+    const days = (daily.data as { xValues: string[] }).xValues
+    expect(days).toHaveLength(365)
+    expect(days.at(-1)).toBe('2024-05-20')
   })
 
   it("counts Dashboard REST days in the project's time zone", async () => {

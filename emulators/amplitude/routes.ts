@@ -4,6 +4,7 @@ import { instantOfWall } from '../kit/zones.js'
 import {
   EXPORT_AVAILABLE_AFTER_MS,
   EXPORT_MAX_HOURS,
+  SEGMENTATION_DAILY_MAX_DAYS,
   SEGMENTATION_DEFAULT_LIMIT,
   SEGMENTATION_HOURLY_MAX_DAYS,
   SEGMENTATION_MAX_LIMIT,
@@ -371,7 +372,13 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     if (!all) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
     // "hourly segmentation displays up to 7 days of data" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
     // window's last 7 days, and no error for the rest.
-    const x = q.i === '-3600000' ? all.slice(-SEGMENTATION_HOURLY_MAX_DAYS * 24) : all
+    // "daily displays up to 365 days of data" (same place): likewise the window's last 365 days.
+    const x =
+      q.i === '-3600000'
+        ? all.slice(-SEGMENTATION_HOURLY_MAX_DAYS * 24)
+        : (q.i ?? '1') === '1'
+          ? all.slice(-SEGMENTATION_DAILY_MAX_DAYS)
+          : all
     return {
       q,
       x,

@@ -49,6 +49,26 @@ describe('Mixpanel emulator strictness', () => {
     expect((await call('GET', q.replace(DEFAULT_PROJECT_ID, '1'))).status).toBe(403)
   })
 
+  it('exports a repeated import twice but counts it once in queries', async () => {
+    const time = Date.UTC(2024, 0, 3, 12)
+    const event = { event: 'Repeated', properties: { time, distinct_id: 'rep', $insert_id: 'rep-1' } }
+    for (let i = 0; i < 2; i++) {
+      expect((await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [event])).status).toBe(
+        200,
+      )
+    }
+    const exported = await call(
+      'GET',
+      `/api/2.0/export?project_id=${DEFAULT_PROJECT_ID}&from_date=2024-01-03&to_date=2024-01-03&event=${encodeURIComponent('["Repeated"]')}`,
+    )
+    expect(exported.text.trim().split('\n')).toHaveLength(2)
+    const counted = await call(
+      'GET',
+      `/api/query/events?project_id=${DEFAULT_PROJECT_ID}&from_date=2024-01-03&to_date=2024-01-03&type=general&unit=day&event=${encodeURIComponent('["Repeated"]')}`,
+    )
+    expect(JSON.parse(counted.text).data.values.Repeated).toEqual({ '2024-01-03': 1 })
+  })
+
   it('validates imports strictly and reports the failed records', async () => {
     const res = await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [
       { event: 'ok', properties: { time: Date.now(), distinct_id: 'a', $insert_id: 'id-1' } },
@@ -210,5 +230,33 @@ describe('Mixpanel emulator: project zone, caps and asynchronous profiles', () =
     })
     expect((await read('geo-off'))?.$properties).toMatchObject({ plan: 'pro' })
     expect((await read('geo-off'))?.$properties.$city).toBeUndefined()
+  })
+  it('dates profiles as Mixpanel does: First Seen computed, $created never filled in, $last_seen on update', async () => {
+    const engage = async (id: string) => {
+      const res = await request(`${emu.url}/api/query/engage?${p}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `distinct_id=${id}`,
+      })
+      return ((await res.body.json()) as { results: Array<{ $properties: Record<string, unknown> }> })
+        .results[0]?.$properties
+    }
+    const seeded = [...emu.state.profiles.keys()][0] as string
+    const first = Math.min(
+      ...emu.state.events.filter((e) => e.properties.distinct_id === seeded).map((e) => e.properties.time),
+    )
+    expect((await engage(seeded))?.$mp_first_event_time).toBe(new Date(first).toISOString().slice(0, 19))
+    const before = Date.now()
+    await request(`${emu.url}/engage?verbose=1&ip=0`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ $token: DEFAULT_PROJECT_TOKEN, $distinct_id: 'dated', $set: { plan: 'pro' } }]),
+    })
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+    const written = await engage('dated')
+    expect(written?.$created).toBeUndefined()
+    expect(Date.parse(`${String(written?.$last_seen)}Z`)).toBeGreaterThanOrEqual(
+      Math.floor(before / 1000) * 1000,
+    )
   })
 })

@@ -143,11 +143,11 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
         return answer(false, 'no supported operation ($set, $delete) in update')
       const located = geolocate ? { ...set, ...SERVER_LOCATION } : { ...set }
       updates.push(() => {
-        const profile = state.profiles.get(id) ?? {
-          $distinct_id: id,
-          $properties: { $created: new Date().toISOString().slice(0, 19) },
-        }
-        Object.assign(profile.$properties, located)
+        // `$created` "is not auto-populated" (mixpanel/docs@ba22906:docs/data-structure/property-reference/
+        // reserved-properties.mdx); `$last_seen` ("Updated at") is maintained on every profile update
+        // (mixpanel/docs@ba22906:docs/data-structure/user-profiles.mdx).
+        const profile = state.profiles.get(id) ?? { $distinct_id: id, $properties: {} }
+        Object.assign(profile.$properties, located, { $last_seen: new Date().toISOString().slice(0, 19) })
         state.profiles.set(id, profile)
       })
     }

@@ -92,9 +92,10 @@ function common(
     if (err instanceof WhereError) return void queryError(request, reply, 400, err.message)
     throw err
   }
-  const inRange = state.events.filter(
-    (e) => e.properties.time >= range.from && e.properties.time < range.to && where(e.properties),
-  )
+  // Queries count each (event, time, distinct_id, $insert_id) once (state.ts `queryable`).
+  const inRange = state
+    .queryable()
+    .filter((e) => e.properties.time >= range.from && e.properties.time < range.to && where(e.properties))
   return { q, range, type, unit, inRange }
 }
 

@@ -66,8 +66,6 @@ export class MixpanelState {
    */
   readonly events: MixpanelEventRecord[] = []
   readonly profiles = new Map<string, MixpanelProfileRecord>()
-  /** Dedupe keys of imported events: (event, time, distinct_id, $insert_id). */
-  private readonly seen = new Set<string>()
   /** Engage result sets by session id: the query they answer. */
   readonly engageSessions = new Map<string, string>()
   readonly projectId: string
@@ -139,19 +137,42 @@ export class MixpanelState {
       if (r.chance(0.3)) properties.utm_source = r.pick(['newsletter', 'google', 'twitter'])
       this.events.push({ event, properties })
     }
-    for (const e of this.events) this.seen.add(this.dedupeKey(e))
+    // "$mp_first_event_time | First Seen | Mixpanel calculated property that represents the time of the
+    // user's very first event" (mixpanel/docs@ba22906:docs/data-structure/property-reference/reserved-properties.mdx).
+    const firstEvent = new Map<string, number>()
+    for (const e of this.events) {
+      const { distinct_id: id, time } = e.properties
+      firstEvent.set(id, Math.min(firstEvent.get(id) ?? time, time))
+    }
+    for (const [id, time] of firstEvent) {
+      const profile = this.profiles.get(id)
+      if (profile) profile.$properties.$mp_first_event_time = noZone(time)
+    }
   }
 
   private dedupeKey(e: MixpanelEventRecord): string {
     return JSON.stringify([e.event, e.properties.time, e.properties.distinct_id, e.properties.$insert_id])
   }
 
-  /** Imports one event; a repeat of the dedupe key is accepted and dropped, as at Mixpanel. */
+  /**
+   * Imports one event. A repeat is stored too: Mixpanel de-duplicates on (event, time, distinct_id,
+   * $insert_id) only when it queries ("only one of them will be surfaced in queries":
+   * mixpanel/docs@ba22906:reference/import-events.mdx), and "deduplication is not applied to raw data
+   * exports" (mixpanel/docs@ba22906:reference/raw-data-export-api.mdx).
+   */
   importEvent(e: MixpanelEventRecord): void {
-    const key = this.dedupeKey(e)
-    if (this.seen.has(key)) return
-    this.seen.add(key)
     this.events.push(e)
+  }
+
+  /** The events queries count: the first of each (event, time, distinct_id, $insert_id). */
+  queryable(): MixpanelEventRecord[] {
+    const seen = new Set<string>()
+    return this.events.filter((e) => {
+      const key = this.dedupeKey(e)
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
   }
 
   /**

@@ -256,8 +256,20 @@ export function toAmplitudeEvent(
 const dayOrTime = (v: unknown): Date | undefined =>
   typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : fromAmplitudeTime(v)
 
-export function fromAmplitudeUser(id: string, user: AmplitudeUserData | undefined): UnifiedRecord {
+/**
+ * A user from User Activity. `first_used`/`last_used` are only days; the activity's `events` are the
+ * user's latest ("direction" defaults to latest: dashboard-rest.md, User Activity), so the newest of
+ * them is the exact last sighting.
+ */
+export function fromAmplitudeUser(
+  id: string,
+  user: AmplitudeUserData | undefined,
+  latestEvents: readonly Pick<AmplitudeExportEvent, 'event_time'>[] = [],
+): UnifiedRecord {
   const props = user?.properties ?? {}
+  const times = latestEvents
+    .map((e) => fromAmplitudeTime(e.event_time)?.getTime())
+    .filter((t): t is number => t !== undefined)
   const metadata: Record<string, { value: unknown }> = {}
   for (const [k, v] of Object.entries(props))
     if (k !== 'email' && k !== 'name' && v !== null) metadata[k] = { value: v }
@@ -270,7 +282,7 @@ export function fromAmplitudeUser(id: string, user: AmplitudeUserData | undefine
     city: str(user?.city),
     language: str(user?.language),
     first_seen_at: dayOrTime(user?.first_used),
-    last_seen_at: dayOrTime(user?.last_used),
+    last_seen_at: times.length > 0 ? new Date(Math.max(...times)) : dayOrTime(user?.last_used),
     total_sessions: num(user?.num_sessions),
     total_events: num(user?.num_events),
     metadata: Object.keys(metadata).length > 0 ? metadata : undefined,

@@ -9,8 +9,12 @@ import type { AmplitudeSegmentation } from './provider-types.js'
 const DAY_MS = 86_400_000
 /** Group-by values per answer: 100 unless `limit`, at most 1000 (Dashboard REST, Event Segmentation `limit`). */
 export const GROUP_LIMIT = 1000
-/** Hourly segmentation covers at most 7 days (Dashboard REST, `i`); longer windows are refused here. */
+/**
+ * "Hourly segmentation displays up to 7 days of data, and daily displays up to 365 days" (Dashboard REST,
+ * `i`): Amplitude cuts a longer window short, so longer windows are refused here. Group-bys count days.
+ */
 const HOURLY_MAX_DAYS = 7
+const DAILY_MAX_DAYS = 365
 
 /** Time dimensions → the Dashboard REST interval `i`. */
 const INTERVALS: Readonly<Record<string, string>> = { DATE: '1', WEEK: '7', MONTH: '30', HOUR: '-3600000' }
@@ -171,6 +175,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   if (dimension === 'HOUR' && Math.round((endMs - startMs) / DAY_MS) > HOURLY_MAX_DAYS) {
     throw badRequest(
       `Amplitude reports hours for at most ${HOURLY_MAX_DAYS} days; narrow start_gte/end_lt or use DATE`,
+    )
+  }
+  if ((dimension === 'DATE' || group) && Math.round((endMs - startMs) / DAY_MS) > DAILY_MAX_DAYS) {
+    throw badRequest(
+      `Amplitude reports days for at most ${DAILY_MAX_DAYS} days; narrow start_gte/end_lt or use WEEK or MONTH`,
     )
   }
   const metrics: AmplitudeMetric[] = []

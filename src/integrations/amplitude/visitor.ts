@@ -37,7 +37,7 @@ async function search(ctx: HandlerContext, user: string): Promise<Match[]> {
   return [...(answer?.matches ?? [])]
 }
 
-/** Search answers no device ids: an anonymous user found by search is known by its Amplitude ID. */
+/** Search answers no device ids: an anonymous user is known by its Amplitude ID until its devices are read. */
 const idOf = (m: Match) => (m.user_id ? m.user_id : String(m.amplitude_id))
 
 async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeUserActivity | undefined> {
@@ -51,7 +51,23 @@ async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeU
 async function withDetails(ctx: HandlerContext, match: Match, id = idOf(match)): Promise<UnifiedRecord> {
   const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
   if (!wantsDetails) return { id, raw: { ...match } }
-  return fromAmplitudeUser(id, (await activityOf(ctx, match))?.userData)
+  const activity = await activityOf(ctx, match)
+  return fromAmplitudeUser(id, activity?.userData, activity?.events)
+}
+
+/**
+ * A search match as a listed visitor. An anonymous user (no user id) is named as its events name it,
+ * `device:<device id>`, which costs one User Activity call: Search does not answer device ids. Search
+ * matches anonymous users only by their exact device or Amplitude ID, so this stays rare.
+ */
+async function listed(ctx: HandlerContext, match: Match): Promise<UnifiedRecord> {
+  if (match.user_id) return withDetails(ctx, match)
+  const activity = await activityOf(ctx, match)
+  const device = activity?.userData?.device_ids?.[0]
+  const id = device ? `${DEVICE_VISITOR_PREFIX}${device}` : String(match.amplitude_id)
+  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+  if (!wantsDetails) return { id, raw: { ...match } }
+  return fromAmplitudeUser(id, activity?.userData, activity?.events)
 }
 
 /**
@@ -73,11 +89,37 @@ async function findUser(ctx: HandlerContext, id: string): Promise<Match> {
   throw notFound(`Amplitude visitor ${id} not found`)
 }
 
+type Identity = { user_id: string } | { device_id: string }
+
+/**
+ * Who `/identify` must name to change the user found: Identify knows only `user_id` and `device_id`, and a
+ * `user_id` Amplitude has not seen makes a new user (identify.md). So a user found by its Amplitude ID is
+ * named by its own user id, or, when it has none (an anonymous user), by one of its devices.
+ */
+async function identityOfMatch(ctx: HandlerContext, id: string, match: Match): Promise<Identity> {
+  const given = amplitudeIdentityOf(id)
+  if ('device_id' in given) return given
+  if (match.user_id) return { user_id: match.user_id }
+  const device = (await activityOf(ctx, match))?.userData?.device_ids?.[0]
+  if (!device) {
+    throw new ProviderError(
+      502,
+      `Amplitude knows no user id or device of visitor ${id}, so it cannot be updated`,
+    )
+  }
+  return { device_id: device }
+}
+
 /** `/identify` takes a form with the API key and a JSON list of identifications; it answers `success`. */
-async function identify(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+async function identify(
+  ctx: HandlerContext,
+  id: string,
+  body: WriteBody,
+  identity: Identity = amplitudeIdentityOf(id),
+): Promise<UnifiedRecord> {
   const set = toAmplitudeUserProperties(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Amplitude user')
-  const identification = { ...amplitudeIdentityOf(id), user_properties: { $set: set } }
+  const identification = { ...identity, user_properties: { $set: set } }
   const form = new URLSearchParams({
     api_key: ctx.credentials.api_key ?? '',
     identification: JSON.stringify([identification]),
@@ -105,7 +147,7 @@ export const visitorHandlers: ObjectHandlers = {
       throw badRequest('Amplitude can only search visitors: give query (a user id, device id or prefix)')
     const matches = (await search(ctx, q.query)).slice(q.offset, q.offset + q.limit)
     const out: UnifiedRecord[] = []
-    for (const m of matches) out.push(await withDetails(ctx, m))
+    for (const m of matches) out.push(await listed(ctx, m))
     return out
   },
   async get(ctx, id) {
@@ -116,12 +158,10 @@ export const visitorHandlers: ObjectHandlers = {
     return identify(ctx, typeof raw.user_id === 'string' && raw.user_id ? raw.user_id : randomUUID(), body)
   },
   async update(ctx, id, body) {
-    await findUser(ctx, id)
-    return identify(ctx, id, body)
+    return identify(ctx, id, body, await identityOfMatch(ctx, id, await findUser(ctx, id)))
   },
   async patch(ctx, id, body) {
-    await findUser(ctx, id)
-    return identify(ctx, id, body)
+    return identify(ctx, id, body, await identityOfMatch(ctx, id, await findUser(ctx, id)))
   },
   /**
    * User Privacy API: the deletion is a job Amplitude runs later. `ignore_invalid_id` is a JSON boolean:

@@ -88,13 +88,31 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
       continue
     }
     kept.push(
-      ...lines
+      ...withoutRepeats(lines)
         .map((e) => fromMixpanelEvent(e, projectId, zone))
         .filter(keep)
         .sort(byTimeThenId),
     )
   }
   return kept.slice(q.offset, want)
+}
+
+/**
+ * "Deduplication is not applied to raw data exports": Mixpanel counts one event per (event, time,
+ * distinct_id, $insert_id) and the export may answer repeats (mixpanel/docs@ba22906:
+ * reference/raw-data-export-api.mdx, reference/import-events.mdx). Repeats share their time, so they
+ * always fall in the same day range; the first is kept.
+ */
+export function withoutRepeats(lines: readonly MixpanelExportEvent[]): MixpanelExportEvent[] {
+  const seen = new Set<string>()
+  return lines.filter((e) => {
+    const p = e.properties
+    if (p.$insert_id === undefined || p.$insert_id === null || p.$insert_id === '') return true
+    const key = JSON.stringify([e.event, p.time, p.distinct_id, p.$insert_id])
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
 }
 
 const timeOf = (e: UnifiedRecord) => (e.created_at as Date | undefined)?.getTime() ?? 0

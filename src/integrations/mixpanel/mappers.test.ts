@@ -97,6 +97,7 @@ describe('Mixpanel mappers', () => {
           $first_name: 'Ann',
           $last_name: 'Lee',
           $last_seen: '2024-05-01T10:05:00',
+          $mp_first_event_time: '2024-03-02T08:00:00',
           $city: 'Austin',
           $country_code: 'US',
           $timezone: 'America/Chicago',
@@ -113,8 +114,12 @@ describe('Mixpanel mappers', () => {
       timezone: 'America/Chicago',
       metadata: { plan: { value: 'pro' } },
     })
-    expect((v.first_seen_at as Date).toISOString()).toBe('2024-04-01T12:00:00.000Z')
-    expect((v.last_seen_at as Date).toISOString()).toBe('2024-05-01T10:05:00.000Z')
+    // `$created` is the sender's own (Mixpanel does not fill it in); First Seen is Mixpanel's first event.
+    expect((v.created_at as Date).toISOString()).toBe('2024-04-01T12:00:00.000Z')
+    expect((v.first_seen_at as Date).toISOString()).toBe('2024-03-02T08:00:00.000Z')
+    // `$last_seen` is "Updated at": when the profile last changed, not when the user was last active.
+    expect((v.updated_at as Date).toISOString()).toBe('2024-05-01T10:05:00.000Z')
+    expect(v.last_seen_at).toBeUndefined()
     expect(
       toMixpanelProfileSet({ email: 'x@y.z', name: 'X', metadata: { plan: { value: 'team' } } }),
     ).toEqual({

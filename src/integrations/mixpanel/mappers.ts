@@ -174,7 +174,7 @@ export function toMixpanelImportEvent(
   }
 }
 
-/** `$created` and `$last_seen` are `YYYY-MM-DDTHH:MM:SS` without a zone: Mixpanel means UTC. */
+/** Profile dates (`$created`, `$last_seen`) are `YYYY-MM-DDTHH:MM:SS` without a zone: Mixpanel means UTC. */
 export function fromMixpanelProfileDate(v: unknown): Date | undefined {
   if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(v)) return undefined
   const d = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(v) ? v : `${v}Z`)
@@ -196,9 +196,17 @@ export function fromMixpanelProfile(profile: MixpanelProfile, projectId: string)
     country_code: str(p.$country_code)?.toUpperCase(),
     city: str(p.$city),
     timezone: str(p.$timezone),
+    // `$created` is whatever the sender set ("not auto-populated"); First Seen is Mixpanel's own
+    // `$mp_first_event_time`, the user's very first event (mixpanel/docs@ba22906:docs/data-structure/
+    // property-reference/reserved-properties.mdx).
     created_at: created,
-    first_seen_at: created,
-    last_seen_at: fromMixpanelProfileDate(p.$last_seen),
+    first_seen_at:
+      typeof p.$mp_first_event_time === 'number'
+        ? fromMixpanelTime(p.$mp_first_event_time)
+        : fromMixpanelProfileDate(p.$mp_first_event_time),
+    // `$last_seen` is "Updated at": when the profile last changed; it "does not change if the user does a
+    // new event" (mixpanel/docs@ba22906:docs/data-structure/user-profiles.mdx), so it is no last sighting.
+    updated_at: fromMixpanelProfileDate(p.$last_seen),
     metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
     raw: { ...profile },
   }
