@@ -197,7 +197,10 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
       for (const k of keys) {
         if (d.startsWith('time'))
           next.push({
-            key: [...k.key, bucketLabel(v.start, autoTime as string, site.timezone)],
+            key: [
+              ...k.key,
+              bucketLabel(v.start, autoTime as string, site.timezone, localDate(from, site.timezone)),
+            ],
             events: k.events,
           })
         else if (d === 'event:page') {
