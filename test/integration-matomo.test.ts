@@ -169,6 +169,25 @@ describe('Matomo through Unigate', () => {
     for (const s of recent.body) expect(Date.parse(String(s.start_at))).toBeGreaterThanOrEqual(middle * 1000)
   })
 
+  it('counts every action of a visit the visitor log truncates, and leaves out what it cannot know', async () => {
+    // Live keeps a visit's first 500 actions and says how many it left out (truncatedActionsCount).
+    const r = emu.state.nextRandom(503)
+    const visit = emu.state.newVisit(
+      r,
+      '3',
+      'fedcba9876543210',
+      Date.parse('2024-05-12T08:00:00Z') / 1000,
+      505,
+    )
+    emu.state.insertVisit(visit)
+    const res = await h.api<Rec>('GET', `${base()}/session/3:${visit.idVisit}`)
+    expect(res.status).toBe(200)
+    expect(res.body.events_count).toBe(505)
+    expect(res.body).not.toHaveProperty('page_views')
+    expect(res.body).not.toHaveProperty('exit_page')
+    expect(res.body.landing_page).toBe(visit.actionDetails.find((a) => a.type === 'action')?.url)
+  })
+
   it('gets a session by its composite id, and answers 404 for an unknown one', async () => {
     const visit = emu.state.visitsOf('2')[3]
     const res = await h.api<Rec>('GET', `${base()}/session/2:${visit?.idVisit}`, {
