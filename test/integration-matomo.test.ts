@@ -371,6 +371,34 @@ describe('Matomo through Unigate', () => {
     expect(rows.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
   })
 
+  it('breaks down by event name and medium alone, not by the subtables flat=1 would add', async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const seeded = emu.state
+      .visitsOf('1')
+      .filter((v) => v.lastActionTimestamp * 1000 < Date.parse(window.end_lt))
+    const events = seeded.flatMap((v) => v.actionDetails.filter((a) => a.type === 'event'))
+    const byName = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'EVENT_NAME', type: 'EVENTS' },
+    })
+    expect(byName.status).toBe(200)
+    const expected = new Map<string, number>()
+    for (const e of events) expected.set(String(e.eventName), (expected.get(String(e.eventName)) ?? 0) + 1)
+    expect(
+      new Map(
+        ((byName.body[0]?.metrics ?? []) as Rec[]).map((m) => [String(m.dimension_value), Number(m.value)]),
+      ),
+    ).toEqual(expected)
+    const byMedium = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'MEDIUM', type: 'SESSIONS' },
+    })
+    const media = ((byMedium.body[0]?.metrics ?? []) as Rec[]).map((m) => String(m.dimension_value))
+    expect(new Set(media).size).toBe(media.length)
+    expect(media.length).toBe(new Set(seeded.map((v) => v.referrerType)).size)
+    expect(((byMedium.body[0]?.metrics ?? []) as Rec[]).reduce((n, m) => n + Number(m.value), 0)).toBe(
+      seeded.length,
+    )
+  })
+
   it('claims the whole weeks and months Matomo widens a WEEK or MONTH series to', async () => {
     // Site 1's timezone decides the instants; the window asks Wednesday 2024-05-01 to Wednesday 05-08.
     const timezone = emu.state.sites.get('1')?.timezone as string
