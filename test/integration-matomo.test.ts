@@ -169,6 +169,25 @@ describe('Matomo through Unigate', () => {
     for (const s of recent.body) expect(Date.parse(String(s.start_at))).toBeGreaterThanOrEqual(middle * 1000)
   })
 
+  it('counts every action of a visit the visitor log truncates, and leaves out what it cannot know', async () => {
+    // Live keeps a visit's first 500 actions and says how many it left out (truncatedActionsCount).
+    const r = emu.state.nextRandom(503)
+    const visit = emu.state.newVisit(
+      r,
+      '3',
+      'fedcba9876543210',
+      Date.parse('2024-05-12T08:00:00Z') / 1000,
+      505,
+    )
+    emu.state.insertVisit(visit)
+    const res = await h.api<Rec>('GET', `${base()}/session/3:${visit.idVisit}`)
+    expect(res.status).toBe(200)
+    expect(res.body.events_count).toBe(505)
+    expect(res.body).not.toHaveProperty('page_views')
+    expect(res.body).not.toHaveProperty('exit_page')
+    expect(res.body.landing_page).toBe(visit.actionDetails.find((a) => a.type === 'action')?.url)
+  })
+
   it('gets a session by its composite id, and answers 404 for an unknown one', async () => {
     const visit = emu.state.visitsOf('2')[3]
     const res = await h.api<Rec>('GET', `${base()}/session/2:${visit?.idVisit}`, {
@@ -350,6 +369,34 @@ describe('Matomo through Unigate', () => {
     const rows = (countries.body[0]!.metrics as Rec[]).filter((m) => m.type === 'SESSIONS')
     expect(rows.every((m) => /^[A-Z]{2}$/.test(String(m.dimension_value)))).toBe(true)
     expect(rows.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
+  })
+
+  it('breaks down by event name and medium alone, not by the subtables flat=1 would add', async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const seeded = emu.state
+      .visitsOf('1')
+      .filter((v) => v.lastActionTimestamp * 1000 < Date.parse(window.end_lt))
+    const events = seeded.flatMap((v) => v.actionDetails.filter((a) => a.type === 'event'))
+    const byName = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'EVENT_NAME', type: 'EVENTS' },
+    })
+    expect(byName.status).toBe(200)
+    const expected = new Map<string, number>()
+    for (const e of events) expected.set(String(e.eventName), (expected.get(String(e.eventName)) ?? 0) + 1)
+    expect(
+      new Map(
+        ((byName.body[0]?.metrics ?? []) as Rec[]).map((m) => [String(m.dimension_value), Number(m.value)]),
+      ),
+    ).toEqual(expected)
+    const byMedium = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'MEDIUM', type: 'SESSIONS' },
+    })
+    const media = ((byMedium.body[0]?.metrics ?? []) as Rec[]).map((m) => String(m.dimension_value))
+    expect(new Set(media).size).toBe(media.length)
+    expect(media.length).toBe(new Set(seeded.map((v) => v.referrerType)).size)
+    expect(((byMedium.body[0]?.metrics ?? []) as Rec[]).reduce((n, m) => n + Number(m.value), 0)).toBe(
+      seeded.length,
+    )
   })
 
   it('claims the whole weeks and months Matomo widens a WEEK or MONTH series to', async () => {

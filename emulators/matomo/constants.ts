@@ -8,3 +8,9 @@ export const MATOMO_VERSION = '5.1.2'
  * (matomo-org/matomo@f09912cb:config/global.ini.php visit_standard_length = 1800).
  */
 export const VISIT_LENGTH_S = 30 * 60
+/**
+ * The visitor log returns at most this many actions per visit, the first ones, and says how many it left
+ * out in `truncatedActionsCount` (matomo-org/matomo@f09912cb:config/global.ini.php
+ * visitor_log_maximum_actions_per_visit = 500, plugins/Live/Visitor.php enrichVisitorArrayWithActions).
+ */
+export const VISITOR_LOG_MAX_ACTIONS = 500

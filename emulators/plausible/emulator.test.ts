@@ -62,6 +62,26 @@ describe('Plausible emulator', () => {
     }
   })
 
+  it("labels the first week by the range's first date when the range starts mid-week", async () => {
+    const emu = await startPlausibleEmulator({ sites: 1, visits: 400 })
+    try {
+      const res = await fetch(`${emu.url}/api/v2/query`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          site_id: 'site0001.example.com',
+          metrics: ['visits'],
+          dimensions: ['time:week'],
+          date_range: ['2024-05-08', '2024-05-19'],
+        }),
+      })
+      const { results } = (await res.json()) as { results: { dimensions: string[] }[] }
+      expect(results.map((r) => r.dimensions[0])).toEqual(['2024-05-08', '2024-05-13'])
+    } finally {
+      await emu.close()
+    }
+  })
+
   it('refuses what the public Stats API v2 refuses, in its words', async () => {
     const emu = await startPlausibleEmulator({ sites: 2 })
     try {

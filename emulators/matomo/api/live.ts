@@ -1,4 +1,5 @@
 import { localDay } from '../calendar.js'
+import { VISITOR_LOG_MAX_ACTIONS } from '../constants.js'
 import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
 import { compileSegment } from '../segment.js'
@@ -116,7 +117,16 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     // Live's own default is 10 visits, not the API's 100 (matomo-org/matomo@f09912cb:plugins/Live/API.php
     // getLastVisitsDetails, filter_limit default 10).
     const page = applyLimit(visits, params, 10)
-    return params.doNotFetchActions === '1' ? page.map((v) => ({ ...v, actionDetails: [] })) : page
+    if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
+    return page.map((v) =>
+      v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
+        ? {
+            ...v,
+            actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
+            truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
+          }
+        : v,
+    )
   },
   /**
    * The profile aggregates the visitor's PROFILE_MAX_VISITS most recent visits and says whether there

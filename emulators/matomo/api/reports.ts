@@ -77,18 +77,30 @@ function actionsSummary(visits: MatomoVisitRecord[]): Row | Row[] {
 }
 
 /**
+ * `flat=1` replaces a row that has a subtable by its subtable's rows, labelled `parent - child`, for any
+ * report with subtables, not only the Actions hierarchies (matomo-org/matomo@f09912cb:
+ * core/API/DataTablePostProcessor.php applyFlattener, core/API/DataTableManipulator/Flattener.php).
+ */
+function flatLabel(label: string, sub: string | undefined, params: Params): string {
+  return params.flat === '1' && sub !== undefined ? `${label} - ${sub}` : label
+}
+
+/**
  * A row report over visits, one row per label, sorted by visits (the default sort of Matomo's reports,
  * matomo-org/matomo@f09912cb:core/Plugin/Report.php defaultSortColumn nb_visits).
  */
-function byVisit(labelOf: (v: MatomoVisitRecord) => { label: string; extra?: Row } | undefined): Compute {
-  return (visits, period) => {
+function byVisit(
+  labelOf: (v: MatomoVisitRecord) => { label: string; extra?: Row; sub?: string } | undefined,
+): Compute {
+  return (visits, period, params) => {
     const groups = new Map<string, { extra: Row; visits: MatomoVisitRecord[] }>()
     for (const v of visits) {
       const key = labelOf(v)
       if (!key) continue
-      const g = groups.get(key.label) ?? { extra: key.extra ?? {}, visits: [] }
+      const label = flatLabel(key.label, key.sub, params)
+      const g = groups.get(label) ?? { extra: key.extra ?? {}, visits: [] }
       g.visits.push(v)
-      groups.set(key.label, g)
+      groups.set(label, g)
     }
     return [...groups.entries()]
       .map(([label, g]): Row => ({ label, ...visitMetrics(g.visits, period), ...g.extra, segment: '' }))
@@ -200,12 +212,13 @@ const entryPages: Compute = (visits, _period, params) => {
     .sort((a, b) => b.entry_nb_visits - a.entry_nb_visits)
 }
 
-const eventNames: Compute = (visits) => {
+/** Event names; their subtables are the event actions (plugins/Events/Reports/GetName.php getActionFromNameId). */
+const eventNames: Compute = (visits, _period, params) => {
   const groups = new Map<string, { events: number; visits: Set<string>; value: number }>()
   for (const v of visits) {
     for (const a of v.actionDetails) {
       if (a.type !== 'event') continue
-      const label = String(a.eventName ?? '')
+      const label = flatLabel(String(a.eventName ?? ''), String(a.eventAction ?? ''), params)
       const g = groups.get(label) ?? { events: 0, visits: new Set(), value: 0 }
       g.events++
       g.visits.add(v.idVisit)
@@ -277,7 +290,12 @@ export const REPORT_METHODS: Readonly<Record<string, MethodHandler>> = {
     true,
   ),
   'Referrers.getReferrerType': report(
-    byVisit((v) => ({ label: REFERRER_TYPE_NAMES[String(v.referrerType)] ?? String(v.referrerType) })),
+    // Each type but direct entry has the referrers of that type as subtable
+    // (plugins/Referrers/DataTable/Filter/SetGetReferrerTypeSubtables.php).
+    byVisit((v) => ({
+      label: REFERRER_TYPE_NAMES[String(v.referrerType)] ?? String(v.referrerType),
+      ...(v.referrerType === 'direct' ? {} : { sub: String(v.referrerName) }),
+    })),
     true,
   ),
   'Referrers.getAll': report(
@@ -288,7 +306,13 @@ export const REPORT_METHODS: Readonly<Record<string, MethodHandler>> = {
     true,
   ),
   'Referrers.getCampaigns': report(
-    byVisit((v) => (v.referrerType === 'campaign' ? { label: String(v.referrerName) } : undefined)),
+    // A campaign's subtable is its keywords (plugins/Referrers/Reports/GetCampaigns.php
+    // getKeywordsFromCampaignId); a campaign without one has the row "Keyword not defined".
+    byVisit((v) =>
+      v.referrerType === 'campaign'
+        ? { label: String(v.referrerName), sub: String(v.referrerKeyword || 'Keyword not defined') }
+        : undefined,
+    ),
     true,
   ),
   'Events.getName': report(eventNames, true),

@@ -5,6 +5,15 @@ import type { Filter, ValidQuery } from './validate.js'
 const DAY_MS = 86_400_000
 
 /**
+ * Rows its order_by leaves tied come in the opposite order from one query to the next: Plausible orders by the first metric
+ * alone unless told otherwise (plausible/analytics lib/plausible/stats/query_optimizer.ex
+ * add_missing_order_by), and ClickHouse outputs rows with identical sort values "in an arbitrary order,
+ * which can also be non-deterministic (different each time)"
+ * (https://clickhouse.com/docs/en/sql-reference/statements/select/order-by).
+ */
+let tiesReversed = false
+
+/**
  * The range's first and last instant (both included), resolved in the site's timezone: dates are whole
  * site-local days, date-times are taken with their own offsets, `Nd` ends yesterday, `month`/`year` are
  * the current calendar ones, `Nmo` the N whole months before this one
@@ -197,7 +206,10 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
       for (const k of keys) {
         if (d.startsWith('time'))
           next.push({
-            key: [...k.key, bucketLabel(v.start, autoTime as string, site.timezone)],
+            key: [
+              ...k.key,
+              bucketLabel(v.start, autoTime as string, site.timezone, localDate(from, site.timezone)),
+            ],
             events: k.events,
           })
         else if (d === 'event:page') {
@@ -238,13 +250,15 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     }
     return row.dimensions[q.dimensions.indexOf(name)] ?? ''
   }
+  tiesReversed = !tiesReversed
+  const tieOrder = tiesReversed ? -1 : 1
   rows.sort((a, b) => {
     for (const [name, dir] of order) {
       const x = sortValue(a, name)
       const y = sortValue(b, name)
       if (x !== y) return (x < y ? -1 : 1) * (dir === 'asc' ? 1 : -1)
     }
-    return JSON.stringify(a.dimensions) < JSON.stringify(b.dimensions) ? -1 : 1
+    return (JSON.stringify(a.dimensions) < JSON.stringify(b.dimensions) ? -1 : 1) * tieOrder
   })
   const { limit, offset } = q.pagination
   return {

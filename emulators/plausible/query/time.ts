@@ -48,8 +48,13 @@ export function localDate(ms: number, timeZone: string): string {
   return `${p.y}-${pad(p.m)}-${pad(p.d)}`
 }
 
-/** Plausible's bucket labels in the site's timezone. */
-export function bucketLabel(ms: number, dimension: string, timeZone: string): string {
+/**
+ * Plausible's bucket labels in the site's timezone. A week is labelled by its Monday, except the week
+ * the range starts in, which is labelled by the range's first local date when that is later
+ * (plausible/analytics lib/plausible/stats/sql/expression.ex select_dimension "time:week" uses
+ * weekstart_not_before(date, query.date_range.first), lib/plausible/stats/sql/fragments.ex).
+ */
+export function bucketLabel(ms: number, dimension: string, timeZone: string, rangeFirstDate = ''): string {
   const p = parts(ms, timeZone)
   switch (dimension) {
     case 'time:hour':
@@ -57,7 +62,8 @@ export function bucketLabel(ms: number, dimension: string, timeZone: string): st
     case 'time:week': {
       const day = new Date(Date.UTC(p.y, p.m - 1, p.d))
       const monday = new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000)
-      return monday.toISOString().slice(0, 10)
+      const label = monday.toISOString().slice(0, 10)
+      return label < rangeFirstDate ? rangeFirstDate : label
     }
     case 'time:month':
       return `${p.y}-${pad(p.m)}-01`

@@ -67,7 +67,12 @@ export function fromMatomoVisit(visit: MatomoVisit): UnifiedRecord {
   const referrerType = nonEmpty(visit.referrerType)
   const start = fromSeconds(visit.firstActionTimestamp)
   const end = fromSeconds(visit.lastActionTimestamp)
-  const actions = visit.actionDetails?.length ?? num(visit.actions)
+  // The visitor log keeps a visit's first 500 actions and counts the rest in truncatedActionsCount
+  // (matomo-org/matomo@f09912cb:plugins/Live/Visitor.php enrichVisitorArrayWithActions): the count adds
+  // them back, as Matomo's own visitor log does; page views and the exit page cannot be known then.
+  const truncated = num(visit.truncatedActionsCount) ?? 0
+  const actions =
+    visit.actionDetails === undefined ? num(visit.actions) : visit.actionDetails.length + truncated
   return {
     id: visitKey(visit.idSite, visit.idVisit),
     property_id: String(visit.idSite),
@@ -78,8 +83,8 @@ export function fromMatomoVisit(visit: MatomoVisit): UnifiedRecord {
     end_at: end,
     duration_seconds: num(visit.visitDuration),
     landing_page: nonEmpty(pages[0]?.url),
-    exit_page: nonEmpty(pages[pages.length - 1]?.url),
-    page_views: pages.length,
+    exit_page: truncated > 0 ? undefined : nonEmpty(pages[pages.length - 1]?.url),
+    page_views: truncated > 0 ? undefined : pages.length,
     events_count: actions,
     source: referrerType === 'direct' ? undefined : nonEmpty(visit.referrerName),
     medium: referrerType,

@@ -34,6 +34,8 @@ export interface MatomoVisit {
   readonly visitorId: string
   readonly userId?: string | null
   readonly actionDetails?: readonly MatomoAction[]
+  /** How many actions the visitor log left out of `actionDetails` (it keeps the first 500). */
+  readonly truncatedActionsCount?: number | string
   readonly firstActionTimestamp: number
   readonly lastActionTimestamp: number
   readonly visitDuration?: string | number

@@ -42,6 +42,13 @@ export const PERIOD_DIMENSIONS: Readonly<Partial<Record<Dimension, string>>> = {
 
 export interface RowReport {
   readonly method: string
+  /**
+   * Whether to ask for `flat=1`: only the Actions reports, whose subtables are URL folders. Elsewhere a
+   * subtable is a second dimension (event actions, campaign keywords, referrers of a type), and flat
+   * would turn each row into `name - action` pairs (matomo-org/matomo@f09912cb:
+   * core/API/DataTableManipulator/Flattener.php).
+   */
+  readonly flat?: true
   readonly metrics: MetricMap
   /** Which row key holds the dimension value (`code` for countries is the ISO code). */
   readonly valueOf: (row: { label: string; code?: string; url?: string }) => string
@@ -51,10 +58,16 @@ const label = (row: { label: string }) => row.label
 
 /** Dimensions Matomo answers with a row report over the whole range (providers.md 12.3). */
 export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
-  PAGE: { method: 'Actions.getPageUrls', metrics: PAGE_ROW_METRICS, valueOf: (r) => r.url ?? r.label },
-  PAGE_TITLE: { method: 'Actions.getPageTitles', metrics: PAGE_ROW_METRICS, valueOf: label },
+  PAGE: {
+    method: 'Actions.getPageUrls',
+    flat: true,
+    metrics: PAGE_ROW_METRICS,
+    valueOf: (r) => r.url ?? r.label,
+  },
+  PAGE_TITLE: { method: 'Actions.getPageTitles', flat: true, metrics: PAGE_ROW_METRICS, valueOf: label },
   LANDING_PAGE: {
     method: 'Actions.getEntryPageUrls',
+    flat: true,
     // The rate column is the processed metric `bounce_rate` (entry_bounce_count / entry_nb_visits);
     // Matomo has no `entry_bounce_rate` (plugins/Actions/Columns/Metrics/BounceRate.php).
     metrics: { entry_nb_visits: 'SESSIONS', bounce_rate: 'BOUNCE_RATE' },

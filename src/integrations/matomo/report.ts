@@ -129,7 +129,13 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       {
         method: row.method,
         // Every row (filter_limit=-1): Matomo's default of 100 rows would cut a breakdown silently.
-        params: { filter_limit: -1, ...ctx.rawParams, ...base, period: 'range', flat: 1 },
+        params: {
+          filter_limit: -1,
+          ...ctx.rawParams,
+          ...base,
+          period: 'range',
+          ...(row.flat ? { flat: 1 } : {}),
+        },
       },
       site,
     ])

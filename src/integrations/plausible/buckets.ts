@@ -67,8 +67,12 @@ export function bucketBounds(
     switch (dimension) {
       case 'time:day':
         return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 1, 0, timeZone) }
-      case 'time:week':
-        return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 7, 0, timeZone) }
+      case 'time:week': {
+        // A week ends on the next Monday: the first week's label is the window's first date when that is
+        // not a Monday (plausible/analytics lib/plausible/stats/sql/fragments.ex weekstart_not_before).
+        const weekday = (new Date(Date.UTC(y, mo - 1, d)).getUTCDay() + 6) % 7
+        return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 7 - weekday, 0, timeZone) }
+      }
       case 'time:month':
         return { start: zoned(y, mo, 1, 0, timeZone), end: zoned(y, mo + 1, 1, 0, timeZone) }
       case 'time:hour': {

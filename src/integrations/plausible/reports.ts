@@ -66,6 +66,19 @@ function plausibleDateTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}+00:00`
 }
 
+/**
+ * Time buckets in order; other breakdowns by the first metric, then the dimension value. Plausible
+ * orders by the first metric alone (lib/plausible/stats/query_optimizer.ex add_missing_order_by) and
+ * ClickHouse returns tied rows in any order, so pages read with an offset would repeat or skip rows.
+ */
+function orderOf(dimension: string, types: readonly string[]): [string, 'asc' | 'desc'][] {
+  if (dimension.startsWith('time')) return [[dimension, 'asc']]
+  return [
+    [METRIC_OF_TYPE[types[0] as string]?.metric as string, 'desc'],
+    [dimension, 'asc'],
+  ]
+}
+
 /** `raw=filters%3D[...]` passes Plausible's own filter expressions through. */
 function rawFilters(text: string): unknown[] {
   try {
@@ -136,7 +149,7 @@ export const reportHandlers: ObjectHandlers = {
       metrics: chosen.map((t) => METRIC_OF_TYPE[t]?.metric as string),
       date_range: [plausibleDateTime(start), plausibleDateTime(end - 1000)],
       ...(plausibleDimension ? { dimensions: [plausibleDimension] } : {}),
-      ...(plausibleDimension?.startsWith('time') ? { order_by: [[plausibleDimension, 'asc']] } : {}),
+      ...(plausibleDimension ? { order_by: orderOf(plausibleDimension, chosen) } : {}),
       pagination: { limit: q.limit, offset: q.offset },
       ...(filters ? { filters } : {}),
     }
