@@ -30,6 +30,20 @@ const KNOWN_FAILURES: readonly {
     reason:
       'the Tracking API answers no visit id, so a created event gets a random id that get cannot find (src/integrations/matomo)',
   },
+  {
+    integration: 'mixpanel',
+    object: 'analytics_visitor',
+    check: 'created id round-trips',
+    reason:
+      'Mixpanel applies profile writes asynchronously (within about a minute, emulated as 30 s), so a get right after create answers 404',
+  },
+  {
+    integration: 'mixpanel',
+    object: 'analytics_visitor',
+    check: 'remove then get is 404',
+    reason:
+      'a remove right after create finds no profile yet (Mixpanel applies profile writes asynchronously) and answers 404',
+  },
 ]
 
 const known = (integration: string, object: string, check: string) =>
@@ -50,6 +64,9 @@ function requiredValue(field: string, n: string, properties: readonly Rec[]): un
       return `https://conformance-${n}.example.com/pricing`
     case 'raw.domain':
       return `conformance-${n}.example.com`
+    case 'raw.ip':
+      // A documentation address (RFC 5737): the visitor's own, which providers that count visitors need.
+      return '203.0.113.7'
     default:
       return undefined
   }

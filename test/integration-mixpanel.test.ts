@@ -6,6 +6,7 @@ import {
   type MixpanelEmulator,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
+import { dayIn } from '../src/integrations/google/zones.js'
 import type { Harness } from './support/harness.js'
 import {
   createConnection,
@@ -190,12 +191,12 @@ describe('Mixpanel through Unigate', () => {
     const before = at('/api/2.0/export').length
     const res = await h.api<Rec[]>('GET', `${base()}/event`)
     expect(res.status, res.text).toBe(200)
-    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+    // The window starts 30 days before today's UTC midnight; this legacy project's export reads days in its zone.
     const today = Math.floor(Date.now() / 86_400_000) * 86_400_000
     const sent = at('/api/2.0/export').slice(before)
     expect(sent[0]?.query).toMatchObject({
-      from_date: day(today - 30 * 86_400_000),
-      to_date: day(Date.now() - 1),
+      from_date: dayIn(today - 30 * 86_400_000, ZONE),
+      to_date: dayIn(Date.now() - 1, ZONE),
     })
   })
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from '../emulators/umami/index.js'
+import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 type Rec = Record<string, unknown> & { id: string }
@@ -15,7 +15,7 @@ describe('lists that need a property', () => {
     const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
       body: {
         integration_type: 'umami',
-        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` },
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
       },
     })
     base = `/analytics/${conn.body.id}`
@@ -47,7 +47,7 @@ describe('lists that need a property', () => {
       body: {
         integration_type: 'umami',
         permissions: ['analytics_session_read'],
-        auth: { api_key: DEFAULT_UMAMI_API_KEY, api_url: `${emu.url}/api` },
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
       },
     })
     expect(conn.status).toBe(200)

@@ -65,7 +65,7 @@ export default defineIntegration({
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
     analytics_property: { ...propertyHandlers, requiredFields: ['name'] },
-    analytics_event: { ...eventHandlers, requiredFields: ['property_id', 'page_url'] },
+    analytics_event: { ...eventHandlers, requiredFields: ['property_id', 'page_url', 'raw.ip'] },
     analytics_report: { ...reportHandlers, requiredParams: ['property_id'] },
   },
 })
