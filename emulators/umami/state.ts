@@ -1,5 +1,6 @@
 import { DAY_MS, hash32, MINUTE_MS, SeededRandom, uuidV4 } from '../kit/index.js'
 import { DATA_SPAN_DAYS } from './constants.js'
+import type { UmamiRelease } from './units.js'
 
 export interface WebsiteRecord {
   id: string
@@ -58,6 +59,8 @@ export interface UmamiStateOptions {
   readonly loginTokens: readonly string[]
   readonly user: { readonly username: string; readonly password: string }
   readonly untilMs: number
+  /** Whose `/pageviews` unit rules to apply (units.ts); other behaviour is v3.1.0's either way. */
+  readonly release: UmamiRelease
 }
 
 const PAGES = [
