@@ -191,10 +191,47 @@ describe('Umami through Unigate', () => {
       query: { property_id: site, type: 'CLICK' },
     })
     expect(click.status).toBe(400)
-    expect(click.body.message).toContain('PAGE_VIEW or CUSTOM')
+    expect(click.body.message).toContain('PAGE_VIEW, CUSTOM or PERFORMANCE')
     const noSite = await h.api<Rec>('GET', `${base(cloud)}/event`)
     expect(noSite.status).toBe(400)
     expect(noSite.body.message).toContain('property_id')
+  })
+
+  it('lists a web-vitals beacon as a PERFORMANCE event, not as a custom event named pageview', async () => {
+    // Umami v3.1 stores `type: "performance"` beacons as events of type 5 in the website's event list.
+    const own = await startUmamiEmulator({ seed: 7, websites: 1, sessions: 5 })
+    try {
+      const conn = await createConnection(h, {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${own.url}/v1` },
+      })
+      const ownSite = [...own.state.websites.values()][0]?.id as string
+      const beacon = await fetch(`${own.url}/api/send`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Vitals',
+        },
+        body: JSON.stringify({
+          type: 'performance',
+          payload: { website: ownSite, url: '/vitals-probe', hostname: 'site1.example.com', lcp: 1200 },
+        }),
+      })
+      expect(beacon.status).toBe(200)
+      const from = new Date(Date.now() - 60_000).toISOString()
+      const res = await h.api<Rec[]>('GET', `${base(conn)}/event`, {
+        query: { property_id: ownSite, start_gte: from, fields: 'id,name,event_type,page_url' },
+      })
+      expect(res.status).toBe(200)
+      const row = res.body.find((e) => String(e.page_url).endsWith('/vitals-probe'))
+      expect(row).toMatchObject({ event_type: 'PERFORMANCE', name: 'performance' })
+      const filtered = await h.api<Rec[]>('GET', `${base(conn)}/event`, {
+        query: { property_id: ownSite, start_gte: from, type: 'PERFORMANCE' },
+      })
+      expect(filtered.body.map((e) => e.event_type)).toEqual(['PERFORMANCE'])
+    } finally {
+      await own.close()
+    }
   })
 
   it('maps device and place from the event rows, and reads sessions only for visitor and region', async () => {

@@ -42,7 +42,8 @@ export interface EventRecord {
   urlQuery: string | null
   referrerDomain: string | null
   pageTitle: string | null
-  eventType: 1 | 2
+  /** 1 pageview, 2 custom event, 5 performance beacon (v3.1.0 src/lib/constants.ts `EVENT_TYPE`). */
+  eventType: 1 | 2 | 5
   eventName: string | null
   hostname: string
   tag: string | null
