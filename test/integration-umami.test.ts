@@ -191,10 +191,47 @@ describe('Umami through Unigate', () => {
       query: { property_id: site, type: 'CLICK' },
     })
     expect(click.status).toBe(400)
-    expect(click.body.message).toContain('PAGE_VIEW or CUSTOM')
+    expect(click.body.message).toContain('PAGE_VIEW, CUSTOM or PERFORMANCE')
     const noSite = await h.api<Rec>('GET', `${base(cloud)}/event`)
     expect(noSite.status).toBe(400)
     expect(noSite.body.message).toContain('property_id')
+  })
+
+  it('lists a web-vitals beacon as a PERFORMANCE event, not as a custom event named pageview', async () => {
+    // Umami v3.1 stores `type: "performance"` beacons as events of type 5 in the website's event list.
+    const own = await startUmamiEmulator({ seed: 7, websites: 1, sessions: 5 })
+    try {
+      const conn = await createConnection(h, {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${own.url}/v1` },
+      })
+      const ownSite = [...own.state.websites.values()][0]?.id as string
+      const beacon = await fetch(`${own.url}/api/send`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Vitals',
+        },
+        body: JSON.stringify({
+          type: 'performance',
+          payload: { website: ownSite, url: '/vitals-probe', hostname: 'site1.example.com', lcp: 1200 },
+        }),
+      })
+      expect(beacon.status).toBe(200)
+      const from = new Date(Date.now() - 60_000).toISOString()
+      const res = await h.api<Rec[]>('GET', `${base(conn)}/event`, {
+        query: { property_id: ownSite, start_gte: from, fields: 'id,name,event_type,page_url' },
+      })
+      expect(res.status).toBe(200)
+      const row = res.body.find((e) => String(e.page_url).endsWith('/vitals-probe'))
+      expect(row).toMatchObject({ event_type: 'PERFORMANCE', name: 'performance' })
+      const filtered = await h.api<Rec[]>('GET', `${base(conn)}/event`, {
+        query: { property_id: ownSite, start_gte: from, type: 'PERFORMANCE' },
+      })
+      expect(filtered.body.map((e) => e.event_type)).toEqual(['PERFORMANCE'])
+    } finally {
+      await own.close()
+    }
   })
 
   it('maps device and place from the event rows, and reads sessions only for visitor and region', async () => {
@@ -388,7 +425,48 @@ describe('Umami through Unigate', () => {
     expect(Date.parse(String(first.end_at)) - Date.parse(String(first.start_at))).toBe(3_600_000)
   })
 
-  it('reads a daily series over nine months in pieces of at most seven calendar months', async () => {
+  it('reads a self-hosted hourly series in 48-hour pieces, which Umami before v3.1 keeps hourly', async () => {
+    // v2.x-v3.0.3 replace hours by days beyond 48 hours without a word; a self-hosted server may run them.
+    const older = await startUmamiEmulator({ seed: 7, websites: 1, sessions: 60, release: '3.0' })
+    try {
+      const conn = await createConnection(h, {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${older.url}/api` },
+      })
+      const olderSite = [...older.state.websites.values()][0]?.id as string
+      const q = { property_id: olderSite, start_gte: '2024-05-01T00:00:00Z', end_lt: '2024-05-08T00:00:00Z' }
+      const res = await h.api<Rec[]>('GET', `${base(conn)}/report`, {
+        query: { ...q, dimension: 'HOUR', type: 'PAGE_VIEWS', limit: 1000 },
+      })
+      expect(res.status).toBe(200)
+      const calls = older.requests().filter((r) => r.path.endsWith('/pageviews'))
+      expect(calls.map((r) => new Date(Number(r.query.startAt)).toISOString())).toEqual([
+        '2024-05-01T00:00:00.000Z',
+        '2024-05-03T00:00:00.000Z',
+        '2024-05-05T00:00:00.000Z',
+        '2024-05-07T00:00:00.000Z',
+      ])
+      const hours = new Map<string, number>()
+      for (const e of older.state.events) {
+        if (e.websiteId !== olderSite || e.eventType !== 1) continue
+        if (e.createdAt < Date.parse(q.start_gte) || e.createdAt >= Date.parse(q.end_lt)) continue
+        const hour = `${new Date(e.createdAt).toISOString().slice(0, 13)}:00:00Z`
+        hours.set(hour, (hours.get(hour) ?? 0) + 1)
+      }
+      expect(hours.size).toBeGreaterThan(10)
+      const got = new Map(
+        res.body.map((r) => {
+          const m = (r.metrics as Rec[])[0] as Rec
+          return [String(m.dimension_value), m.value]
+        }),
+      )
+      expect(got).toEqual(hours)
+    } finally {
+      await older.close()
+    }
+  })
+
+  it('reads a daily series over nine months in pieces of at most six calendar months', async () => {
     emu.clearRequests()
     const res = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
       query: {
@@ -402,7 +480,7 @@ describe('Umami through Unigate', () => {
     expect(res.status).toBe(200)
     expect(requests('/pageviews').map((r) => new Date(Number(r.query.startAt)).toISOString())).toEqual([
       '2023-09-01T00:00:00.000Z',
-      '2024-04-01T00:00:00.000Z',
+      '2024-03-01T00:00:00.000Z',
     ])
     expect(res.body.length).toBeGreaterThan(20)
     expect(

@@ -166,6 +166,15 @@ describe('Umami emulator', () => {
     expect(effectiveUnit(undefined, start, at('2024-01-01T00:30:00Z'))).toBe('minute')
   })
 
+  it('applies the older rules (v2.x to v3.0.3) when asked: hours for 48 hours, days for 6 months', () => {
+    const at = (iso: string) => Date.parse(iso)
+    const start = at('2024-01-01T00:00:00Z')
+    expect(effectiveUnit('hour', start, at('2024-01-03T00:59:59Z'), '3.0')).toBe('hour')
+    expect(effectiveUnit('hour', start, at('2024-01-03T01:00:00Z'), '3.0')).toBe('day')
+    expect(effectiveUnit('day', start, at('2024-07-31T23:59:59Z'), '3.0')).toBe('day')
+    expect(effectiveUnit('day', start, at('2024-08-01T00:00:00Z'), '3.0')).toBe('month')
+  })
+
   it('cuts long titles and url parts at 500 when stored, and fails a distinct id over 50 characters', async () => {
     const emu = await startUmamiEmulator({ seed: 3, sessions: 5 })
     try {

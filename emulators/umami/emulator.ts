@@ -19,6 +19,7 @@ import { registerSendRoutes } from './routes/send.js'
 import { registerTrafficRoutes } from './routes/traffic.js'
 import { registerWebsiteRoutes } from './routes/websites.js'
 import { UmamiState } from './state.js'
+import type { UmamiRelease } from './units.js'
 
 export interface UmamiEmulatorOptions extends ListenOptions {
   readonly seed?: number
@@ -34,6 +35,11 @@ export interface UmamiEmulatorOptions extends ListenOptions {
   readonly user?: { readonly username: string; readonly password: string }
   /** End of the seeded data's window (ISO-8601). */
   readonly until?: string
+  /**
+   * Whose unit rules `/pageviews` applies: `3.1` (default, Umami Cloud) or `3.0` (v2.x to v3.0.3, which
+   * keep hours for 48 hours and days for 6 calendar months only; see units.ts).
+   */
+  readonly release?: UmamiRelease
 }
 
 export interface UmamiEmulator extends EmulatorHandle<UmamiState> {
@@ -52,6 +58,7 @@ export async function startUmamiEmulator(options: UmamiEmulatorOptions = {}): Pr
     loginTokens: options.loginTokens ?? [DEFAULT_UMAMI_LOGIN_TOKEN],
     user: options.user ?? DEFAULT_UMAMI_USER,
     untilMs: until,
+    release: options.release ?? '3.1',
   })
   const server = createEmulatorServer({ faultResponse: umamiFaultResponse })
   const { app } = server

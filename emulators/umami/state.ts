@@ -1,5 +1,6 @@
 import { DAY_MS, hash32, MINUTE_MS, SeededRandom, uuidV4 } from '../kit/index.js'
 import { DATA_SPAN_DAYS } from './constants.js'
+import type { UmamiRelease } from './units.js'
 
 export interface WebsiteRecord {
   id: string
@@ -41,7 +42,8 @@ export interface EventRecord {
   urlQuery: string | null
   referrerDomain: string | null
   pageTitle: string | null
-  eventType: 1 | 2
+  /** 1 pageview, 2 custom event, 5 performance beacon (v3.1.0 src/lib/constants.ts `EVENT_TYPE`). */
+  eventType: 1 | 2 | 5
   eventName: string | null
   hostname: string
   tag: string | null
@@ -58,6 +60,8 @@ export interface UmamiStateOptions {
   readonly loginTokens: readonly string[]
   readonly user: { readonly username: string; readonly password: string }
   readonly untilMs: number
+  /** Whose `/pageviews` unit rules to apply (units.ts); other behaviour is v3.1.0's either way. */
+  readonly release: UmamiRelease
 }
 
 const PAGES = [

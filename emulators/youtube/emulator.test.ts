@@ -28,7 +28,7 @@ beforeAll(async () => {
     scopes: [`${S}youtube.readonly`, `${S}yt-analytics.readonly`],
   }).access_token
   partnerToken = emu.authority.issueTokens({
-    scopes: [`${S}youtubepartner`, `${S}yt-analytics.readonly`],
+    scopes: [`${S}youtubepartner`, `${S}youtube.readonly`, `${S}yt-analytics.readonly`],
   }).access_token
 })
 afterAll(() => emu.close())
@@ -97,6 +97,14 @@ describe('reports.query', () => {
     expect((await get(`${base}&metrics=views&dimensions=video`)).status).toBe(400)
     expect((await get(`${base}&metrics=views&dimensions=video&sort=-views&maxResults=10`)).status).toBe(200)
     expect((await get(`${base}&metrics=views&dimensions=month`)).status).toBe(400)
+  })
+
+  it('needs youtube.readonly besides an Analytics scope, as the reports.query reference says', async () => {
+    const analyticsOnly = emu.authority.issueTokens({ scopes: [`${S}yt-analytics.readonly`] }).access_token
+    const refused = await get(`${base}&metrics=views`, analyticsOnly)
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.errors[0]?.reason).toBe('insufficientPermissions')
+    expect((await get(`${base}&metrics=views`)).status).toBe(200)
   })
 
   it('needs the monetary scope for revenue and refuses other people’s channels', async () => {

@@ -9,8 +9,12 @@ const SCOPE = 'https://www.googleapis.com/auth/'
  * (https://developers.google.com/youtube/v3/docs/channels/list#auth); `onBehalfOfContentOwner` and
  * content-owner reports need youtubepartner (https://developers.google.com/youtube/analytics/content_owner_reports).
  * reports.query takes any of its discovery document's scopes: youtube, youtube.readonly,
- * yt-analytics.readonly, yt-analytics-monetary.readonly (youtubeAnalytics discovery, `reports.query.scopes`);
- * monetary metrics need yt-analytics-monetary.readonly (https://developers.google.com/youtube/analytics/metrics#Revenue_Metrics).
+ * yt-analytics.readonly, yt-analytics-monetary.readonly (youtubeAnalytics discovery, `reports.query.scopes`),
+ * and, as its reference page now says ("Important: API requests to this method now require access to the
+ * https://www.googleapis.com/auth/youtube.readonly scope"), youtube.readonly besides
+ * (https://developers.google.com/youtube/analytics/reference/reports/query); an Analytics scope alone is
+ * refused. Monetary metrics need yt-analytics-monetary.readonly
+ * (https://developers.google.com/youtube/analytics/metrics#Revenue_Metrics).
  */
 export const SCOPES = {
   youtubeRead: [
@@ -26,6 +30,7 @@ export const SCOPES = {
     `${SCOPE}youtube`,
     `${SCOPE}youtube.readonly`,
   ],
+  reportsReadonly: [`${SCOPE}youtube.readonly`],
   monetary: [`${SCOPE}yt-analytics-monetary.readonly`],
 } as const
 

@@ -212,7 +212,7 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
     checkTimezone(timezone)
     const websiteId = websiteOf(state, request.params)
     // A unit too fine for the range is replaced without a word (src/lib/request.ts getRequestDateRange).
-    const unit = effectiveUnit(asked, startAt, endAt)
+    const unit = effectiveUnit(asked, startAt, endAt, state.options.release)
     // Both series count pageview-type events only (`event_type NOT IN (2, 5)`): `pageviews` is count(*),
     // `sessions` is count(distinct session_id), i.e. visitors, not visits. Sources: v3.1.0
     // src/queries/sql/pageviews/getPageviewStats.ts and src/queries/sql/sessions/getSessionStats.ts.

@@ -35,8 +35,11 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
     if (!ua) throw badRequest('Missing User-Agent.')
     const body = request.body as Record<string, unknown> | undefined
     if (!body || typeof body !== 'object') throw badRequest('Invalid request body.')
-    if (body.type !== 'event' && body.type !== 'identify') {
-      throw badRequest("type: Invalid enum value. Expected 'event' | 'identify'")
+    // `performance` beacons (web vitals, the tracker's opt-in `data-performance`) are stored as events of
+    // type 5 in the same table, so they come back in the website's event list (route.ts, EVENT_TYPE in
+    // src/lib/constants.ts).
+    if (body.type !== 'event' && body.type !== 'identify' && body.type !== 'performance') {
+      throw badRequest("type: Invalid enum value. Expected 'event' | 'identify' | 'performance'")
     }
     const payload = body.payload as Record<string, unknown> | undefined
     if (!payload || typeof payload !== 'object') throw badRequest('payload: Required')
@@ -82,8 +85,8 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
         ? new URL(referrer, 'https://x.invalid').hostname.replace('x.invalid', '') || null
         : null,
       pageTitle: cut(title ?? null, PAGE_TITLE_LENGTH),
-      eventType: name ? 2 : 1,
-      eventName: name ?? null,
+      eventType: body.type === 'performance' ? 5 : name ? 2 : 1,
+      eventName: body.type === 'performance' ? null : (name ?? null),
       hostname: hostname ?? site.domain ?? '',
       tag: tag ?? null,
       data: (payload.data as Record<string, unknown> | undefined) ?? null,

@@ -12,9 +12,10 @@ export const ACTIVITY_LIMIT = 500
 /** The events of a website in `startAt..endAt` (both inclusive) matching Umami's common filter params. */
 export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventRecord[] {
   const { startAt, endAt } = rangeOf(q)
+  // src/lib/schema.ts `filterParams`: `eventType` is any positive integer (z.coerce.number().int().positive()).
   const eventType = intParam(q, 'eventType')
-  if (eventType !== undefined && eventType !== 1 && eventType !== 2)
-    throw badRequest('eventType: Expected 1 | 2')
+  if (eventType !== undefined && !(Number.isInteger(eventType) && eventType > 0))
+    throw badRequest('eventType: Number must be greater than 0')
   const search = strParam(q, 'search')?.toLowerCase()
   const distinctId = strParam(q, 'distinctId')
   const name = strParam(q, 'event')
@@ -28,8 +29,8 @@ export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventR
     // `search` matches a custom event's name or a pageview's path, nothing else
     // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
     if (search) {
-      const hay = e.eventType === 2 ? (e.eventName ?? '') : e.urlPath
-      if (!hay.toLowerCase().includes(search)) return false
+      const hay = e.eventType === 2 ? (e.eventName ?? '') : e.eventType === 1 ? e.urlPath : undefined
+      if (hay === undefined || !hay.toLowerCase().includes(search)) return false
     }
     return true
   })

@@ -9,6 +9,7 @@ export function registerReportRoutes(app: FastifyInstance, state: YoutubeState):
   app.get('/v2/reports', async (request: FastifyRequest) => {
     const check = state.bearer('youtubeanalytics.googleapis.com')
     const grant = requireGrant(check, request, SCOPES.analytics)
+    requireGrant(check, request, SCOPES.reportsReadonly)
     const query = parseReportQuery(request.query as Record<string, string | undefined>)
     let channels: EmulatedChannel[]
     const m = /^(channel|contentOwner)==(.+)$/.exec(query.ids)

@@ -84,11 +84,11 @@ export const reportHandlers: ObjectHandlers = {
           ...extra,
         },
       })
-      // Current servers wrap rows in a list object; older ones answered a bare array. Anything else is a
-      // shape this connector cannot read (the engine answers 502), never characters spread into rows.
-      const page = Array.isArray(res) ? res : res?.data
-      if (!Array.isArray(page)) throw new TypeError('Fathom aggregation answer carries no list of rows')
-      rows.push(...page)
+      // Current servers wrap rows in a list object; older ones answered a bare array. Anything else is
+      // unreadable (502), never spread into rows (a string would become one row per character).
+      const got: unknown = Array.isArray(res) ? res : res?.data
+      if (!Array.isArray(got)) throw new TypeError('Fathom /aggregations answered no list of rows')
+      rows.push(...(got as FathomRow[]))
       if (rows.length >= q.offset + q.limit) break
     }
     const dim = dimension

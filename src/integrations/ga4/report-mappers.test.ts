@@ -45,6 +45,47 @@ describe('fromGa4ReportRows', () => {
     expect(first?.raw).toMatchObject({ row: BY_DATE.rows?.[0], rowCount: 7, metadata: BY_DATE.metadata })
   })
 
+  it('bounds ISO-week and year rows by their own Monday-to-Monday and year, in the property zone', () => {
+    const byWeek: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'isoYearIsoWeek' }],
+      rows: [
+        { dimensionValues: [{ value: '202501' }], metricValues: [{ value: '5' }, { value: '0' }] },
+        { dimensionValues: [{ value: '202502' }], metricValues: [{ value: '6' }, { value: '0' }] },
+      ],
+    }
+    const range = { ...ctx, startDate: '2024-12-25', endDate: '2025-01-31' }
+    // ISO week 1 of 2025 runs from Monday 2024-12-30; week 2 from 2025-01-06.
+    const [w1, w2] = fromGa4ReportRows(byWeek, { ...range, dimension: 'WEEK' })
+    expect([iso(w1?.start_at), iso(w1?.end_at)]).toEqual([
+      '2024-12-30T08:00:00.000Z',
+      '2025-01-06T08:00:00.000Z',
+    ])
+    expect([iso(w2?.start_at), iso(w2?.end_at)]).toEqual([
+      '2025-01-06T08:00:00.000Z',
+      '2025-01-13T08:00:00.000Z',
+    ])
+    expect((w1?.metrics as { dimension_value: string }[] | undefined)?.[0]?.dimension_value).toBe('202501')
+    const byYear: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'year' }],
+      rows: [
+        { dimensionValues: [{ value: '2024' }], metricValues: [{ value: '5' }, { value: '0' }] },
+        { dimensionValues: [{ value: '2025' }], metricValues: [{ value: '6' }, { value: '0' }] },
+      ],
+    }
+    const [y1, y2] = fromGa4ReportRows(byYear, { ...range, dimension: 'YEAR' })
+    // Cut to the range asked where the year runs past it.
+    expect([iso(y1?.start_at), iso(y1?.end_at)]).toEqual([
+      '2024-12-25T08:00:00.000Z',
+      '2025-01-01T08:00:00.000Z',
+    ])
+    expect([iso(y2?.start_at), iso(y2?.end_at)]).toEqual([
+      '2025-01-01T08:00:00.000Z',
+      '2025-02-01T08:00:00.000Z',
+    ])
+  })
+
   it('covers the whole range for a non-time dimension and for totals', () => {
     const res: Ga4RunReportResponse = {
       ...BY_DATE,

@@ -117,6 +117,13 @@ export interface Ga4ReportContext {
 const clampStart = (a: Date, b: Date) => (a.getTime() < b.getTime() ? b : a)
 const clampEnd = (a: Date, b: Date) => (a.getTime() > b.getTime() ? b : a)
 
+/** The Monday (YYYY-MM-DD) that starts ISO week `week` of ISO year `year`: week 1 holds January 4th. */
+function isoWeekMonday(year: number, week: number): string {
+  const jan4 = Date.UTC(year, 0, 4)
+  const sinceMonday = (new Date(jan4).getUTCDay() + 6) % 7
+  return new Date(jan4 + ((week - 1) * 7 - sinceMonday) * 86_400_000).toISOString().slice(0, 10)
+}
+
 /** A time dimension's value as an ISO-like string, and the bucket of time it covers. */
 function timeBucket(
   dimension: string,
@@ -134,6 +141,23 @@ function timeBucket(
     const start = zonedStart(day, tz, hour)
     return { label: `${day}T${value.slice(8, 10)}`, start, end: new Date(start.getTime() + 3_600_000) }
   }
+  if (dimension === 'WEEK' && /^\d{6}$/.test(value)) {
+    // isoYearIsoWeek is `YYYYWW`, ISO weeks (Monday to Sunday) of the property's calendar
+    // (https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema#dimensions).
+    const monday = isoWeekMonday(Number(value.slice(0, 4)), Number(value.slice(4, 6)))
+    return {
+      label: value,
+      start: zonedStart(monday, tz),
+      end: zonedStart(addDays(monday, 7), tz),
+    }
+  }
+  if (dimension === 'YEAR' && /^\d{4}$/.test(value)) {
+    return {
+      label: value,
+      start: zonedStart(`${value}-01-01`, tz),
+      end: zonedStart(`${Number(value) + 1}-01-01`, tz),
+    }
+  }
   if (dimension === 'MONTH' && /^\d{6}$/.test(value)) {
     const first = `${value.slice(0, 4)}-${value.slice(4, 6)}-01`
     const y = Number(value.slice(0, 4))
@@ -145,7 +169,7 @@ function timeBucket(
 }
 
 /**
- * One unified report per GA4 row. A time bucket (day, hour, month) becomes the report's start/end,
+ * One unified report per GA4 row. A time bucket (hour, day, ISO week, month, year) becomes the report's start/end,
  * cut to the requested range; other breakdowns cover the whole range. Values are GA4's strings made
  * numbers; rates stay fractions (0-1) and durations seconds, as GA4 gives them.
  */

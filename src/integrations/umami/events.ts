@@ -24,8 +24,8 @@ import { onWebsite } from './website-access.js'
  */
 export const EVENT_SLOW_FIELDS = ['visitor_id', 'region'] as const
 
-/** Umami knows pageviews (`eventType=1`) and custom events (`eventType=2`), nothing finer. */
-const EVENT_TYPE_CODES: Readonly<Record<string, number>> = { PAGE_VIEW: 1, CUSTOM: 2 }
+/** Umami's event types in a website's list (mappers.ts `EVENT_TYPES`): nothing finer. */
+const EVENT_TYPE_CODES: Readonly<Record<string, number>> = { PAGE_VIEW: 1, CUSTOM: 2, PERFORMANCE: 5 }
 
 /**
  * A browser-like User-Agent: Umami requires one on `/api/send` and silently drops what looks like a bot
@@ -38,7 +38,7 @@ function eventTypeCode(type: string | Date | undefined): number | undefined {
   const code = EVENT_TYPE_CODES[type.toUpperCase()]
   if (code === undefined) {
     throw badRequest(
-      `type: Umami classifies events only as PAGE_VIEW or CUSTOM, not '${type}'; ` +
+      `type: Umami classifies events only as PAGE_VIEW, CUSTOM or PERFORMANCE, not '${type}'; ` +
         'to filter custom events by name, add raw=event%3D<name>',
     )
   }

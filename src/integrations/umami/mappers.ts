@@ -92,9 +92,22 @@ export function pageUrlOf(
   return hostname ? `https://${hostname}${suffix}` : suffix
 }
 
-/** Umami knows two kinds of event: pageviews (1) and custom events (2); the names of the latter are free. */
+/**
+ * Umami's event types in a website's list: pageviews (1), custom events (2, named freely) and, since v3.1,
+ * performance beacons (5: web vitals sent with `type: "performance"`, no name). Link (3) and pixel (4)
+ * events belong to links and pixels, not websites (umami-software/umami@v3.1.0:src/lib/constants.ts
+ * `EVENT_TYPE`, src/app/api/send/route.ts). A beacon is no user action, so it is not called CUSTOM.
+ */
+const EVENT_TYPES: Readonly<Record<number, { type: string; name: string }>> = {
+  1: { type: 'PAGE_VIEW', name: 'pageview' },
+  2: { type: 'CUSTOM', name: 'event' },
+  3: { type: 'LINK', name: 'link' },
+  4: { type: 'PIXEL', name: 'pixel' },
+  5: { type: 'PERFORMANCE', name: 'performance' },
+}
+
 export function eventTypeOf(eventType: number): string {
-  return eventType === 1 ? 'PAGE_VIEW' : 'CUSTOM'
+  return EVENT_TYPES[eventType]?.type ?? 'CUSTOM'
 }
 
 export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
@@ -102,7 +115,7 @@ export function fromUmamiEvent(e: UmamiEvent): UnifiedRecord {
     id: e.id,
     created_at: date(e.createdAt),
     updated_at: date(e.createdAt),
-    name: present(e.eventName) ?? 'pageview',
+    name: present(e.eventName) ?? EVENT_TYPES[e.eventType]?.name ?? 'event',
     event_type: eventTypeOf(e.eventType),
     property_id: e.websiteId,
     session_id: toUnifiedSessionId(e.websiteId, e.sessionId),

@@ -2,6 +2,7 @@ import { badRequest, notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { hostingOf } from './hosting.js'
 import { metricsFromUmamiStats } from './mappers.js'
 import {
   BREAKDOWNS,
@@ -78,7 +79,7 @@ async function series(
     entry[key] = p
     buckets.set(p.x, entry)
   }
-  for (const piece of seriesPieces(range.startAt, range.endAt + 1, unit)) {
+  for (const piece of seriesPieces(range.startAt, range.endAt + 1, unit, hostingOf(ctx.credentials))) {
     const res = await ctx.client.json<UmamiSeries>({
       path: `/websites/${encodeURIComponent(website)}/pageviews`,
       query: { startAt: piece.startAt, endAt: piece.endAt, unit, timezone: 'UTC', ...ctx.rawParams },
