@@ -527,6 +527,33 @@ describe('capture', () => {
     })
   })
 
+  it("gives a session the distinct id of its latest event, as the sessions table's argMax does", async () => {
+    const session = '01940000-0000-7000-8000-00000000a001'
+    const capture = (distinctId: string, timestamp: string, properties: Record<string, unknown> = {}) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        {
+          api_key: DEFAULT_PROJECT_API_KEY,
+          event: '$pageview',
+          distinct_id: distinctId,
+          timestamp,
+          properties: { $session_id: session, $current_url: 'https://shop.example/', ...properties },
+        },
+        {},
+      )
+    // Anonymous first, then identified; a late anonymous event (an earlier timestamp) does not win back.
+    expect((await capture('anon-argmax', '2024-12-30T10:00:00Z')).status).toBe(200)
+    const identified = await capture('user_argmax', '2024-12-30T10:05:00Z', {
+      $anon_distinct_id: 'anon-argmax',
+    })
+    expect(identified.status).toBe(200)
+    expect((await capture('anon-argmax', '2024-12-30T09:58:00Z')).status).toBe(200)
+    expect(await rows(`SELECT distinct_id FROM sessions WHERE session_id = '${session}'`)).toEqual([
+      ['user_argmax'],
+    ])
+  })
+
   it('silently drops events without a name or distinct id', async () => {
     const before = await rows('SELECT count() FROM events')
     const res = await call(

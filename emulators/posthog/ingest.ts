@@ -126,7 +126,7 @@ export function ingestEvent(
     const session =
       data.sessions.get(sessionId) ??
       data.sessions.add(new SessionRecord(sessionId, distinctId, person?.uuid))
-    session.apply(sessionFacts(ts, event, properties))
+    session.apply({ ...sessionFacts(ts, event, properties), distinctId })
     data.sessions.changed()
   }
   const captured = {

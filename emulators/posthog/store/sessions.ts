@@ -25,6 +25,8 @@ export interface SessionFacts {
   readonly event: string
   readonly location?: PageLocation
   readonly campaign: Campaign
+  /** The event's distinct id; seeded events leave it out (they all carry the session's). */
+  readonly distinctId?: string
 }
 
 /** Attributes a seeded session's events share, so they need not be stored per event. */
@@ -74,13 +76,23 @@ export class SessionRecord {
   pageviews = 0
   autocaptures = 0
   screens = 0
+  /**
+   * The distinct id of the session's latest event: the raw sessions table keeps
+   * `distinct_id AggregateFunction(argMax, String, DateTime64(6, 'UTC'))`, "ClickHouse will pick the latest
+   * value of distinct_id for the session" (PostHog/posthog@master:posthog/models/raw_sessions/sql.py and
+   * sql_v3.py, the raw sessions table's `distinct_id` column). A session that starts anonymous and identifies is the identified user's.
+   */
+  distinctId: string
+  private distinctIdTs = Number.NEGATIVE_INFINITY
 
   constructor(
     readonly id: string,
-    readonly distinctId: string,
+    distinctId: string,
     readonly personUuid: string | undefined,
     readonly profile?: SessionProfile,
-  ) {}
+  ) {
+    this.distinctId = distinctId
+  }
 
   apply(facts: SessionFacts): void {
     if (facts.ts < this.start) {
@@ -88,6 +100,10 @@ export class SessionRecord {
       this.campaign = facts.campaign
     }
     if (facts.ts > this.end) this.end = facts.ts
+    if (facts.distinctId !== undefined && facts.ts >= this.distinctIdTs) {
+      this.distinctId = facts.distinctId
+      this.distinctIdTs = facts.ts
+    }
     const location = facts.location
     if (location) {
       if (facts.ts < this.entryTs) {
