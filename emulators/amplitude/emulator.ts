@@ -41,7 +41,7 @@ export interface AmplitudeEmulator extends EmulatorHandle<AmplitudeState> {
   readonly url: string
 }
 
-/** HTTP V2's 429 body: `eps_threshold` and the throttled devices and users (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, 429). */
+/** HTTP V2's 429 body: `eps_threshold` and the throttled devices and users (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, 429). */
 function amplitudeFaultResponse(status: number): FaultResponse {
   if (status === 429) {
     return {
@@ -74,7 +74,7 @@ export async function startAmplitudeEmulator(
     apiKey: options.apiKey ?? DEFAULT_API_KEY,
     secretKey: options.secretKey ?? DEFAULT_SECRET_KEY,
   }
-  // HTTP V2 refuses requests over 1 MB with its own 413 body (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md: "Keep request sizes under 1 MB").
+  // HTTP V2 refuses requests over 1 MB with its own 413 body (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md: "Keep request sizes under 1 MB").
   const server = createEmulatorServer({
     faultResponse: amplitudeFaultResponse,
     bodyLimit: 1024 * 1024,

@@ -26,7 +26,7 @@ type Query = Record<string, string | undefined>
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md and export.md, "Authentication"). */
+/** Dashboard REST, Export and User APIs: Basic `api_key:secret_key` (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md and export.md, "Authentication"). */
 function basicOk(request: FastifyRequest, reply: FastifyReply, keys: Keys): boolean {
   const m = /^Basic\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))
   const pair = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : ''
@@ -53,7 +53,7 @@ function dayOf(v: string | undefined): number | undefined {
 }
 
 /**
- * Export: a zip of gzipped JSON-lines files per upload hour (amplitude-docs@6e7e48e:content/collections/api/en/export.md: "The response is a zipped
+ * Export: a zip of gzipped JSON-lines files per upload hour (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/export.md: "The response is a zipped
  * archive of JSON files", dates "refer to the time the event data was uploaded", 404 when there is no data).
  */
 export function registerExportRoute(
@@ -69,7 +69,7 @@ export function registerExportRoute(
     const end = hourOf(q.end)
     if (start === undefined || end === undefined) return bad(reply, 'start and end must be YYYYMMDDTHH')
     if (end < start) return bad(reply, 'end must not be before start')
-    // "The max period you can query at once is 365 days" (amplitude-docs@6e7e48e:content/collections/api/en/export.md).
+    // "The max period you can query at once is 365 days" (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/export.md).
     if ((end - start) / HOUR_MS + 1 > EXPORT_MAX_HOURS)
       return bad(reply, 'The date range cannot exceed 365 days')
     const now = Date.now()
@@ -95,7 +95,7 @@ export function registerExportRoute(
         }
       })
     const zip = writeZip(entries)
-    // "Size limit is 4GB. If the size exceeds 4GB, the request returns a 400 response." (amplitude-docs@6e7e48e:content/collections/api/en/export.md)
+    // "Size limit is 4GB. If the size exceeds 4GB, the request returns a 400 response." (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/export.md)
     if (zip.length > limits.maxBytes) {
       return reply
         .code(400)
@@ -110,7 +110,7 @@ export function registerExportRoute(
 
 export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
   /**
-   * HTTP V2 (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md): `api_key` and `events` required; `user_id` or `device_id` of at least 5
+   * HTTP V2 (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md): `api_key` and `events` required; `user_id` or `device_id` of at least 5
    * characters unless `options.min_id_length`; under 2000 events and 1 MB (413 beyond); errors name
    * `missing_field`, `events_with_missing_fields` or `events_with_invalid_fields`.
    */
@@ -161,7 +161,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
       })
     }
     const now = Date.now()
-    // A repeated insert_id within 7 days is accepted and silently dropped (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
+    // A repeated insert_id within 7 days is accepted and silently dropped (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
     for (const e of body.events as Record<string, unknown>[]) state.ingest(e, now)
     return {
       code: 200,
@@ -171,7 +171,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
     }
   })
 
-  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success` (amplitude-docs@6e7e48e:content/collections/api/en/identify.md). */
+  /** Identify: a form with `api_key` and a JSON list of `identification`s; answers `success` (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/identify.md). */
   app.post('/identify', async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string>
     if (form.api_key !== keys.apiKey) return reply.code(400).type('text/plain').send('invalid_api_key')
@@ -199,7 +199,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
 }
 
 export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, keys: Keys): void {
-  /** User Search: "a specified Amplitude ID, device ID, user ID, or user ID prefix" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Search). */
+  /** User Search: "a specified Amplitude ID, device ID, user ID, or user ID prefix" (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Search). */
   app.get('/api/2/usersearch', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const user = (request.query as Query).user
@@ -216,7 +216,7 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
     return { matches: matches.map((u) => ({ user_id: u.user_id, amplitude_id: u.amplitude_id })), type }
   })
 
-  /** User Activity: `user` is an Amplitude ID, `limit` up to 1000; `userData` lists `device_ids` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Activity). */
+  /** User Activity: `user` is an Amplitude ID, `limit` up to 1000; `userData` lists `device_ids` (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Activity). */
   app.get('/api/2/useractivity', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const q = request.query as Query
@@ -258,7 +258,7 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
   })
 
   /**
-   * User Privacy API (amplitude-docs@6e7e48e:content/collections/api/en/user-privacy.md): up to 100 `amplitude_ids` or `user_ids` per request.
+   * User Privacy API (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/user-privacy.md): up to 100 `amplitude_ids` or `user_ids` per request.
    * `ignore_invalid_id` is a Boolean, default false: then one unknown user fails the whole request with a
    * 400 and nothing is marked; with true, the known users are marked and the unknown listed in
    * `invalid_ids`. The docs' own examples also write it as the JSON string "true", accepted likewise.
@@ -307,7 +307,7 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
 
 /**
  * Buckets of the Dashboard REST interval `i` over whole days start..end of the project's time zone ("The
- * Dashboard REST API time zone is the same as your Amplitude project's time zone": amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md).
+ * Dashboard REST API time zone is the same as your Amplitude project's time zone": amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md).
  * Computed on the wall clock (`start`/`end` are the days' UTC-midnight ms), then mapped to instants.
  */
 function xValuesOf(
@@ -370,7 +370,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     if (end < start) return void bad(reply, 'end must not be before start')
     const all = xValuesOf(start, end, q.i ?? '1', state.timezone)
     if (!all) return void bad(reply, `i must be one of -3600000, 1, 7, 30`)
-    // "hourly segmentation displays up to 7 days of data" (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
+    // "hourly segmentation displays up to 7 days of data" (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`): the hours of the
     // window's last 7 days, and no error for the rest.
     // "daily displays up to 365 days of data" (same place): likewise the window's last 365 days.
     const x =
@@ -392,7 +392,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
   const measure = (events: readonly AmplitudeEventRecord[], m: string) =>
     m === 'uniques' ? new Set(events.map((e) => e.amplitude_id)).size : events.length
 
-  /** Event Segmentation: `e`, `m` (uniques, totals), `i`, `g`, `limit`; range totals in `seriesCollapsed` (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
+  /** Event Segmentation: `e`, `m` (uniques, totals), `i`, `g`, `limit`; range totals in `seriesCollapsed` (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/events/segmentation', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -413,7 +413,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
         : w.events.filter((x) => x.event_type === type.replace(/^ce:/, ''))
     const group = w.q.g ? GROUPS[w.q.g] : undefined
     if (w.q.g && !group) return bad(reply, `g '${w.q.g}' is not a built-in property`)
-    // "The number of Group By values returned (default: 100). The limit is 1000." (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md)
+    // "The number of Group By values returned (default: 100). The limit is 1000." (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md)
     let limit = SEGMENTATION_DEFAULT_LIMIT
     if (w.q.limit !== undefined) {
       limit = Number(w.q.limit)
@@ -448,7 +448,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
-  /** Active and new user counts: `m` "new" or "active", default active (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
+  /** Active and new user counts: `m` "new" or "active", default active (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md). */
   app.get('/api/2/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)
@@ -473,7 +473,7 @@ export function registerDashboardRoutes(app: FastifyInstance, state: AmplitudeSt
     }
   })
 
-  /** Average session length in seconds per interval (amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, Average session length). */
+  /** Average session length in seconds per interval (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, Average session length). */
   app.get('/api/2/sessions/average', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
     const w = window(request, reply)

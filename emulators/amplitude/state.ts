@@ -26,12 +26,12 @@ export interface AmplitudeEventRecord {
   [key: string]: unknown
 }
 
-/** The revenue fields HTTP V2 takes at the top level of an event (amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md). */
+/** The revenue fields HTTP V2 takes at the top level of an event (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md). */
 const REVENUE_FIELDS = ['price', 'quantity', 'revenue', 'productId', 'revenueType', 'currency'] as const
 
 /**
  * Where Amplitude keeps them: event properties `$price`, `$quantity`, `$revenue`, `$productId`,
- * `$revenueType` (amplitude-docs@6e7e48e:content/collections/revenue-ltv/en/revenue-ltv-track-new-user-monetization.md)
+ * `$revenueType` (amplitude/amplitude-docs@6e7e48e:content/collections/revenue-ltv/en/revenue-ltv-track-new-user-monetization.md)
  * and `$currency` (…/data/en/currency-conversion.md); the export schema has no top-level revenue field
  * (…/api/en/export.md, "Response schema"). Revenue is price × quantity when a price is sent (quantity
  * defaults to 1), else `revenue` (http-v2.md, `revenue`).
@@ -71,7 +71,7 @@ export class AmplitudeState {
   readonly users = new Map<number, AmplitudeUser>()
   /**
    * `insert_id` seen per user (Amplitude keys them by device and keeps them 7 days:
-   * amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
+   * amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
    */
   private readonly insertIds = new Map<string, number>()
   /** The project's time zone, in which Dashboard REST counts days (settings only; no API reads it). */
