@@ -18,10 +18,23 @@ export interface LoadTarget {
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10)
-export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+/** Seconds of unmeasured load first, so every target is measured after its JIT has warmed up. */
+export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2)
 
 /** Drives one target with autocannon for the configured duration and concurrency. */
 export async function load(target: LoadTarget): Promise<LoadResult> {
+  console.error(`[bench]   ${target.name}`)
+  if (WARMUP_S > 0) {
+    await autocannon({
+      url: target.url,
+      method: target.method ?? 'GET',
+      headers: target.headers,
+      body: target.body,
+      connections: CONNECTIONS,
+      duration: WARMUP_S,
+    })
+  }
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
