@@ -15,6 +15,8 @@ export interface BenchProcess {
   readonly child: ChildProcess
   /** Spawn to the first 200 from the ready path, in ms. */
   readonly startupMs: number
+  /** CPU time (user + system) the process had used when it first answered, in ms. */
+  readonly cpuMs: number
   /** Resident set size now, in MB (Linux /proc). */
   rssMb(): number
   stop(): Promise<void>
@@ -90,11 +92,13 @@ export async function startProcess(
     await new Promise((r) => setTimeout(r, 10))
   }
   const startupMs = performance.now() - started
+  const cpuMs = cpuTimeMs(child.pid)
   return {
     url,
     port,
     child,
     startupMs,
+    cpuMs,
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN)
@@ -102,6 +106,13 @@ export async function startProcess(
     },
     stop,
   }
+}
+
+/** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
+function cpuTimeMs(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** The compiled server (`dist/main.js`, built by `npm run build`) with the given environment. */

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { benchGateway, type Section } from './gateway.js'
+import { benchGateway, only, type Section } from './gateway.js'
 import { CONNECTIONS, DURATION_S, table } from './load.js'
 import { ROOT } from './processes.js'
 import { benchWebhookDeliveries } from './webhook-deliveries.js'
@@ -19,15 +19,17 @@ execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', '
 const sections: Section[] = []
 console.error('[bench] gateway: unified list, passthrough, start-up, scale-out…')
 sections.push(...(await benchGateway()))
-console.error('[bench] signed webhook deliveries…')
-const webhooks = await benchWebhookDeliveries()
-sections.push({
-  title: 'signed webhook deliveries (in-process, SQLite)',
-  rows: webhooks.rows,
-  lines: [webhooks.summary],
-})
+if (only('webhooks')) {
+  console.error('[bench] signed webhook deliveries…')
+  const webhooks = await benchWebhookDeliveries()
+  sections.push({
+    title: 'signed webhook deliveries (in-process, SQLite)',
+    rows: webhooks.rows,
+    lines: [webhooks.summary],
+  })
+}
 
-const env = ['BENCH_DURATION_S', 'BENCH_CONNECTIONS', 'BENCH_WARMUP_S', 'BENCH_DATABASE_URL']
+const env = ['BENCH_DURATION_S', 'BENCH_CONNECTIONS', 'BENCH_WARMUP_S', 'BENCH_DATABASE_URL', 'BENCH_ONLY']
   .filter((n) => process.env[n])
   .map((n) => `${n}=${process.env[n]} `)
   .join('')
