@@ -22,8 +22,16 @@ const top = Number(topArg ?? 25)
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 const byId = new Map(profile.nodes.map((n) => [n.id, n]))
 const self = new Map<number, number>()
+// PROFILE_LAST_S keeps only the last seconds of the profile: the run of interest, not the idle start.
+const lastUs = Number(process.env.PROFILE_LAST_S ?? Number.POSITIVE_INFINITY) * 1e6
+const at: number[] = []
+profile.timeDeltas.reduce((t, d, i) => {
+  at[i] = t + d
+  return t + d
+}, 0)
+const end = at[at.length - 1] ?? 0
 profile.samples.forEach((id, i) => {
-  self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  if (end - (at[i] ?? 0) <= lastUs) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 })
 const total = [...self.values()].reduce((a, b) => a + b, 0)
 

@@ -3,7 +3,7 @@ import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.j
 import { cursorMemory } from '../integrations/cursors.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
-import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
+import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
 import { parseListQuery, type RawListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams } from './raw-params.js'
@@ -60,7 +60,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     rawParams: parseRawParams(req.query.raw),
     cursors: cursorMemory,
   }
-  const shape = (r: UnifiedRecord) => projectRecord(r, model, selection, plan, slowFields)
+  const shape = recordShaper(model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   try {
     const result = checkedResult(operation, await call(handlers, ctx, req))
