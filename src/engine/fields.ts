@@ -49,7 +49,12 @@ export function planFields(
     : optIn
       ? [...slowFields]
       : []
-  return { raw: selection.raw, rawNames: selection.rawNames, slow: new Set(slow) }
+  return {
+    raw: selection.raw,
+    rawNames: selection.rawNames,
+    slow: new Set(slow),
+    ...(selection.listed ? { listed: selection.listed } : {}),
+  }
 }
 
 /** Dates become ISO-8601 UTC strings; `null` and `undefined` disappear (the SDK rejects null, R7). */
