@@ -17,7 +17,7 @@ import { request } from 'undici'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
-import { CONNECTIONS, type LoadResult, load } from './load.js'
+import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
 import { startRecorder } from './replay.js'
@@ -149,8 +149,10 @@ export async function benchGateway(): Promise<Section[]> {
         UPSTREAM_AUTH: providerAuth,
       })
       stops.push(minimal.stop)
-      const base = await load({ name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` })
-      const ours = await load({ name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth })
+      const [base, ours] = (await compare([
+        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
+        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
+      ])) as [LoadResult, LoadResult]
       sections.push({
         title: `unified list: GET /analytics/{connection}/event?limit=100&fields=${FIELDS}`,
         rows: [base, ours],
@@ -166,21 +168,16 @@ export async function benchGateway(): Promise<Section[]> {
         UPSTREAM_AUTH: providerAuth,
       })
       stops.push(proxy.stop)
-      const bare = await load({
-        name: 'bare undici streaming proxy (baseline)',
-        url: `${proxy.url}${providerPage}`,
-      })
-      const rows = [bare]
-      let nginxRow: LoadResult | undefined
-      if (NGINX) {
-        const nginx = await startNginx([replayUrl], { authorization: providerAuth })
-        stops.push(nginx.stop)
-        nginxRow = await load({ name: 'nginx, one worker, proxy_pass', url: `${nginx.url}${providerPage}` })
-        rows.push(nginxRow)
-        await nginx.stop()
-      }
-      const passOurs = await load({ name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth })
-      rows.push(passOurs)
+      const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
+      if (nginx) stops.push(nginx.stop)
+      const targets: LoadTarget[] = [
+        { name: 'bare undici streaming proxy (baseline)', url: `${proxy.url}${providerPage}` },
+        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth },
+      ]
+      if (nginx) targets.push({ name: 'nginx, one worker, proxy_pass', url: `${nginx.url}${providerPage}` })
+      const rows = await compare(targets)
+      const [bare, passOurs, nginxRow] = rows as [LoadResult, LoadResult, LoadResult | undefined]
+      await nginx?.stop()
       sections.push({
         title: `passthrough: GET /passthrough/{connection}${providerPage} (${passProbe.body.length} bytes)`,
         rows,
@@ -243,11 +240,12 @@ async function scaleOut(replayUrl: string): Promise<Section> {
     stops.push(b.stop)
     const one = await startNginx([a.url])
     stops.push(one.stop)
-    const single = await load({ name: 'one process behind nginx', url: `${one.url}${path}`, headers })
-    await one.stop()
     const two = await startNginx([a.url, b.url])
     stops.push(two.stop)
-    const both = await load({ name: 'two processes behind nginx', url: `${two.url}${path}`, headers })
+    const [single, both] = (await compare([
+      { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
+      { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
+    ])) as [LoadResult, LoadResult]
     const errors = both.errors + both.non2xx + single.errors + single.non2xx
     return {
       title,

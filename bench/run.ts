@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { benchGateway, only, type Section } from './gateway.js'
-import { CONNECTIONS, DURATION_S, table } from './load.js'
+import { CONNECTIONS, DURATION_S, ROUNDS, table } from './load.js'
 import { ROOT } from './processes.js'
 import { benchWebhookDeliveries } from './webhook-deliveries.js'
 
@@ -29,11 +29,18 @@ if (only('webhooks')) {
   })
 }
 
-const env = ['BENCH_DURATION_S', 'BENCH_CONNECTIONS', 'BENCH_WARMUP_S', 'BENCH_DATABASE_URL', 'BENCH_ONLY']
+const env = [
+  'BENCH_DURATION_S',
+  'BENCH_CONNECTIONS',
+  'BENCH_WARMUP_S',
+  'BENCH_DATABASE_URL',
+  'BENCH_ONLY',
+  'BENCH_ROUNDS',
+]
   .filter((n) => process.env[n])
   .map((n) => `${n}=${process.env[n]} `)
   .join('')
-const heading = `## ${new Date().toISOString().slice(0, 10)}, \`${env}npm run bench\` (node ${process.version}, ${availableParallelism()} cores, ${DURATION_S} s per target after warm-up, ${CONNECTIONS} connections)`
+const heading = `## ${new Date().toISOString().slice(0, 10)}, \`${env}npm run bench\` (node ${process.version}, ${availableParallelism()} cores, ${DURATION_S} s per target after warm-up, best of ${ROUNDS} alternating rounds, ${CONNECTIONS} connections)`
 const body = sections
   .map(
     (s) =>
