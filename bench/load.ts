@@ -18,10 +18,23 @@ export interface LoadTarget {
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10)
-export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+/** Seconds of unmeasured load first, so every target is measured after its JIT has warmed up. */
+export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2)
 
 /** Drives one target with autocannon for the configured duration and concurrency. */
-export async function load(target: LoadTarget): Promise<LoadResult> {
+export async function load(target: LoadTarget, warmUp = true): Promise<LoadResult> {
+  console.error(`[bench]   ${target.name}`)
+  if (warmUp && WARMUP_S > 0) {
+    await autocannon({
+      url: target.url,
+      method: target.method ?? 'GET',
+      headers: target.headers,
+      body: target.body,
+      connections: CONNECTIONS,
+      duration: WARMUP_S,
+    })
+  }
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
@@ -38,6 +51,31 @@ export async function load(target: LoadTarget): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors,
   }
+}
+
+/** BENCH_ROUNDS: how many times each group of targets is measured, alternating; the best round counts. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
+
+/**
+ * Measures targets that are compared with each other in alternating rounds (A B C, A B C) and keeps each
+ * target's best round: on a shared machine, a burst of someone else's work then costs a round, not a ratio.
+ */
+export async function compare(targets: readonly LoadTarget[]): Promise<LoadResult[]> {
+  const best: (LoadResult | undefined)[] = targets.map(() => undefined)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries()) {
+      const result = await load(target, round === 0)
+      const kept = best[i]
+      const better = !kept || result.requestsPerSecond > kept.requestsPerSecond ? result : kept
+      // Failures are never best-of: every round's count.
+      best[i] = {
+        ...better,
+        non2xx: result.non2xx + (kept?.non2xx ?? 0),
+        errors: result.errors + (kept?.errors ?? 0),
+      }
+    }
+  }
+  return best as LoadResult[]
 }
 
 export function table(rows: readonly LoadResult[]): string {

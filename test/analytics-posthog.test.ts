@@ -227,6 +227,23 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect(emulator.requests().filter((r) => r.path.endsWith('/query/')).length).toBe(1)
     })
 
+    it('asks PostHog only for the properties the listed fields need, with the same values', async () => {
+      const all = await h.api<Rec[]>('GET', path('event'), { query: { limit: 20 } })
+      const [wide] = sentHogQL(emulator)
+      emulator.clearRequests()
+      const few = await h.api<Rec[]>('GET', path('event'), {
+        query: { limit: 20, fields: 'id,name,event_type,created_at' },
+      })
+      const [narrow] = sentHogQL(emulator)
+      expect(wide).toContain('$current_url')
+      expect(narrow).toContain('$event_type')
+      expect(narrow).not.toContain('$current_url')
+      expect(narrow).not.toContain('$geoip_country_name')
+      expect(few.body).toEqual(
+        all.body.map((e) => ({ id: e.id, name: e.name, event_type: e.event_type, created_at: e.created_at })),
+      )
+    })
+
     it('adds the decoded raw query parameter to the provider request', async () => {
       await h.api('GET', path('visitor'), { query: { limit: 2, raw: 'email=nobody%40example.com' } })
       const call = emulator.requests().find((r) => r.path.includes('/persons/'))

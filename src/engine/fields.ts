@@ -49,23 +49,45 @@ export function planFields(
     : optIn
       ? [...slowFields]
       : []
-  return { raw: selection.raw, rawNames: selection.rawNames, slow: new Set(slow) }
+  return {
+    raw: selection.raw,
+    rawNames: selection.rawNames,
+    slow: new Set(slow),
+    ...(selection.listed ? { listed: selection.listed } : {}),
+  }
 }
 
 /** Dates become ISO-8601 UTC strings; `null` and `undefined` disappear (the SDK rejects null, R7). */
 function clean(value: unknown): unknown {
-  if (value === null || value === undefined) return undefined
+  // Most values are strings or numbers: answer those before any object test.
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value : undefined
+    case 'undefined':
+      return undefined
+  }
+  if (value === null) return undefined
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString()
-  if (Array.isArray(value)) return value.map(clean).filter((v) => v !== undefined)
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) {
+      const c = clean(item)
+      if (c !== undefined) out.push(c)
+    }
+    return out
+  }
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) {
-      const c = clean(v)
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue
+      const c = clean((value as Record<string, unknown>)[k])
       if (c !== undefined) out[k] = c
     }
     return out
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) return undefined
   return value
 }
 
@@ -75,10 +97,45 @@ function pick(raw: Record<string, unknown>, names: readonly string[]): Record<st
   return Object.keys(out).length > 0 ? out : undefined
 }
 
+/** Turns one handler record into the response record; made once per request, used for every record. */
+export type RecordShaper = (record: UnifiedRecord) => Record<string, unknown>
+
 /**
- * Shapes one record for the response: listed fields only (or every fast field), `raw` only when asked,
- * slow fields only when planned. `raw` keeps the provider's data unmodified.
+ * The shaper for one request: listed fields only (or every fast field), `raw` only when asked, slow fields
+ * only when planned. `raw` keeps the provider's data unmodified. Which fields go out is decided once here,
+ * not again for every record of a page.
  */
+export function recordShaper(
+  model: ObjectModel,
+  selection: FieldSelection,
+  plan: FieldPlan,
+  slowFields: readonly string[],
+): RecordShaper {
+  const names = model.fieldNames.filter(
+    (name) =>
+      name !== 'raw' &&
+      (selection.listed ? selection.listed.has(name) : !(slowFields.includes(name) && !plan.slow.has(name))),
+  )
+  const { rawNames } = selection
+  const rawWanted = selection.raw || rawNames.length > 0
+  return (record) => {
+    const out: Record<string, unknown> = {}
+    for (const name of names) {
+      const value = clean(record[name])
+      if (value !== undefined) out[name] = value
+    }
+    if (rawWanted) {
+      const raw = record.raw
+      if (raw && typeof raw === 'object') {
+        const chosen = selection.raw ? raw : pick(raw, rawNames)
+        if (chosen) out.raw = chosen
+      }
+    }
+    return out
+  }
+}
+
+/** One record shaped for the response (see recordShaper, which a page should use once for all records). */
 export function projectRecord(
   record: UnifiedRecord,
   model: ObjectModel,
@@ -86,22 +143,5 @@ export function projectRecord(
   plan: FieldPlan,
   slowFields: readonly string[],
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const name of model.fieldNames) {
-    if (name === 'raw') continue
-    if (selection.listed ? !selection.listed.has(name) : slowFields.includes(name) && !plan.slow.has(name))
-      continue
-    const value = clean(record[name])
-    if (value !== undefined) out[name] = value
-  }
-  const raw = record.raw
-  if (raw && typeof raw === 'object') {
-    const chosen = selection.raw
-      ? raw
-      : selection.rawNames.length > 0
-        ? pick(raw, selection.rawNames)
-        : undefined
-    if (chosen) out.raw = chosen
-  }
-  return out
+  return recordShaper(model, selection, plan, slowFields)(record)
 }

@@ -4,7 +4,7 @@ import { cursorMemory } from '../integrations/cursors.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
-import { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
+import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
 import { parseListQuery, type RawListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams } from './raw-params.js'
@@ -63,7 +63,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     rawParams: parseRawParams(req.query.raw),
     cursors: cursorMemory,
   }
-  const shape = (r: UnifiedRecord) => projectRecord(r, model, selection, plan, slowFields)
+  const shape = recordShaper(model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   try {
     const result = checkedResult(operation, await call(handlers, ctx, req))

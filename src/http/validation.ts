@@ -5,6 +5,24 @@ type BuildValidator = NonNullable<
   NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
 >
 type PoolOptions = Parameters<ReturnType<typeof AjvCompiler>>[1]
+/**
+ * A validator compiled on its first use, not at start-up: the server registers a few hundred route schemas
+ * and compiling them all took most of a second of every start, for routes a process may never serve.
+ * Fastify hands Ajv validators (which have `schemaEnv`) the request as parent data so a root value can be
+ * coerced; the wrapper says it is one and passes that through, and exposes the real validator's errors.
+ */
+function compiledOnFirstUse<V extends object>(compile: () => V): V {
+  type Validate = (data: unknown, ctx?: unknown) => unknown
+  let real: Validate | undefined
+  const validate = ((data: unknown, ctx?: unknown) => {
+    real ??= compile() as unknown as Validate
+    const result = real(data, ctx)
+    validate.errors = (real as { errors?: unknown }).errors
+    return result
+  }) as Validate & { errors?: unknown; schemaEnv?: unknown }
+  validate.schemaEnv = true
+  return validate as unknown as V
+}
 
 /**
  * Query strings only carry text, so their values are coerced to the schema's types (`limit=5`, repeated
@@ -18,12 +36,19 @@ export function buildValidatorPerPart(): BuildValidator {
     const base = (options ?? { customOptions: {} }) as PoolOptions & {
       customOptions: Record<string, unknown>
     }
-    const lenient = lenientPool(externalSchemas, base)
     const strictOptions = {
       ...base,
       customOptions: { ...base.customOptions, coerceTypes: false },
     } as PoolOptions
-    const strict = strictPool(externalSchemas, strictOptions)
-    return (route) => (route.httpPart === 'body' ? strict(route) : lenient(route))
+    // The Ajv instances (one per part and plugin scope, each loading every shared schema) are made when a
+    // first route is validated too, not when the scope registers.
+    type Compile = ReturnType<typeof lenientPool>
+    let lenient: Compile | undefined
+    let strict: Compile | undefined
+    return (route: Parameters<Compile>[0]) =>
+      compiledOnFirstUse(() => {
+        if (route.httpPart === 'body') return (strict ??= strictPool(externalSchemas, strictOptions))(route)
+        return (lenient ??= lenientPool(externalSchemas, base))(route)
+      })
   }
 }

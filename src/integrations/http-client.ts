@@ -139,7 +139,7 @@ export class ProviderClient {
     return {
       status: res.status,
       headers: res.headers,
-      body: parseBody(new TextDecoder().decode(res.body), res.headers['content-type']),
+      body: parseBody(res.body, res.headers['content-type']),
     }
   }
 }
@@ -148,10 +148,15 @@ export function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
 }
 
-function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+/** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */
+function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
+  if (bytes.length === 0) return undefined
+  // Buffer#toString rather than a TextDecoder per answer; like TextDecoder, drop a byte-order mark.
+  const decoded = bytes.toString('utf8')
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded
   if (text === '') return undefined
-  const type = String(contentType ?? '')
-  if (type.includes('json') || /^[[{"]/.test(text.trimStart())) {
+  const type = typeof contentType === 'string' ? contentType : String(contentType ?? '')
+  if (type.includes('json') || /^\s*[[{"]/.test(text)) {
     try {
       return JSON.parse(text)
     } catch {

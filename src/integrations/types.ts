@@ -70,6 +70,11 @@ export interface FieldPlan {
   readonly rawNames: readonly string[]
   /** The slow fields (unified names or `raw.<name>`) that must be fetched for this request. */
   readonly slow: ReadonlySet<string>
+  /**
+   * The unified fields the caller listed in `fields`; undefined when every fast field goes out. A handler
+   * may ask its provider for less (fewer columns, no unused properties) when it is set.
+   */
+  readonly listed?: ReadonlySet<string>
 }
 
 export interface HandlerContext {

@@ -1,4 +1,5 @@
-import PgBoss from 'pg-boss'
+import type PgBoss from 'pg-boss'
+import { pgBossModule } from '../store/lazy-modules.js'
 import type { JobHandler, JobQueue } from './job-queue.js'
 
 export interface PgBossQueueOptions {
@@ -27,7 +28,7 @@ export class PgBossJobQueue implements JobQueue {
   private started = false
 
   constructor(private readonly options: PgBossQueueOptions) {
-    this.boss = new PgBoss({
+    this.boss = new (pgBossModule())({
       connectionString: options.connectionString,
       schema: options.schema,
       max: 4,

@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
@@ -6,13 +5,24 @@ import { errorBody } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
 import { invokeTool } from './invoke.js'
-import { createMcpServer } from './mcp-server.js'
 import { parseToolServerOptions, type RawQuery } from './options.js'
 import { listedTools, openToolSession } from './session.js'
 import { withheldMessage } from './tool.js'
 import { formatTools, parseToolFormat } from './vendor-formats.js'
 
 const TAGS = ['tool server']
+
+/**
+ * The MCP SDK (and zod under it) is loaded on the first `/mcp` call, not at start-up: it was a fifth of
+ * the server's start-up time, for a route many deployments never serve.
+ */
+async function mcpModules() {
+  const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+    import('./mcp-server.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ])
+  return { createMcpServer, StreamableHTTPServerTransport }
+}
 
 /** The tool server: MCP over Streamable HTTP at `/mcp`, and the plain HTTP `/tools` API beside it. */
 async function toolRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -41,6 +51,7 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     { schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
     async (request, reply) => {
       const s = await session(request, '/mcp')
+      const { createMcpServer, StreamableHTTPServerTransport } = await mcpModules()
       const server = createMcpServer(s, services.apiCalls, onUnexpected(request))
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Db } from './database.js'
+import { pgModule } from './lazy-modules.js'
 
 /** What a process caches that another process may change. */
 export type ChangeKind = 'api_key' | 'connection' | 'workspace'
@@ -102,7 +103,7 @@ export class ChangeNotifier {
 
   private async listen(): Promise<void> {
     const transport = this.transport!
-    const client = new pg.Client({ connectionString: transport.databaseUrl, keepAlive: true })
+    const client = new (pgModule().Client)({ connectionString: transport.databaseUrl, keepAlive: true })
     this.client = client
     let lost = false
     const onLost = (err?: unknown) => {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
-import pg from 'pg'
+import { pgModule } from './lazy-modules.js'
 import { migrationProvider } from './migrations/index.js'
 import type { Database } from './schema.js'
 
@@ -18,7 +18,7 @@ export interface DatabaseOptions {
 
 export function openDatabase(options: DatabaseOptions): Db {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    const pool = new (pgModule().Pool)({
       connectionString: options.databaseUrl,
       max: 10,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),

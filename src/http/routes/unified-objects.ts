@@ -68,6 +68,8 @@ const itemQuerySchema = Type.Object(
 )
 const removeQuerySchema = Type.Object({}, { additionalProperties: false })
 
+const JSON_TYPE = 'application/json; charset=utf-8'
+
 const ConnectionParams = Type.Object({ connection_id: Type.String() })
 const ItemParams = Type.Object({ connection_id: Type.String(), id: Type.String() })
 
@@ -136,7 +138,11 @@ export async function unifiedObjectRoutes(app: FastifyInstance, services: Servic
             slowFieldsOptIn: workspace?.slow_fields_opt_in ?? false,
           })
           if (op === 'remove') return reply.code(200).send()
-          return reply.code(200).send(result)
+          // The records are already shaped (only model fields, no null, dates as strings), so one native
+          // JSON.stringify writes what the schema describes; the schema serializer, which checks each enum
+          // value against its union at run time, cost more than mapping the page. The schema stays: it is
+          // the documented contract (openapi.json) and the tests hold the records to it.
+          return reply.code(200).type(JSON_TYPE).send(JSON.stringify(result))
         },
       })
     }

@@ -1,0 +1,37 @@
+// The least a Node gateway can do for the unified event list: the same provider request through an undici
+// pool, parse the answer, map the four fields asked for, stringify. UPSTREAM, UPSTREAM_PATH, UPSTREAM_BODY
+// and UPSTREAM_AUTH describe the provider request; PORT is where to listen.
+import { createServer } from 'node:http'
+import { Pool } from 'undici'
+
+const pool = new Pool(process.env.UPSTREAM, { connections: 64 })
+const path = process.env.UPSTREAM_PATH
+const body = process.env.UPSTREAM_BODY
+const headers = { authorization: process.env.UPSTREAM_AUTH, 'content-type': 'application/json' }
+const TYPES = { $pageview: 'PAGE', $screen: 'SCREEN', $identify: 'IDENTIFY', $autocapture: 'TRACK' }
+
+const server = createServer(async (req, res) => {
+  if (req.url === '/health') return res.writeHead(200).end('ok')
+  try {
+    const answer = await pool.request({ path, method: 'POST', headers, body })
+    const { results } = await answer.body.json()
+    // Columns as the unified list selects them: uuid, event, distinct_id, timestamp, ...
+    const page = results.map((row) => ({
+      id: row[0],
+      name: row[1],
+      event_type: TYPES[row[1]] ?? 'TRACK',
+      created_at: new Date(row[3]).toISOString(),
+    }))
+    const text = JSON.stringify(page)
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    })
+    res.end(text)
+  } catch (err) {
+    res.writeHead(502).end(String(err))
+  }
+})
+server.keepAliveTimeout = 60_000
+server.listen(Number(process.env.PORT), '127.0.0.1')
+process.once('SIGTERM', () => server.close(() => process.exit(0)))

@@ -1,0 +1,262 @@
+/**
+ * Unigate's own cost per call, against baselines in the same run: the provider is a replay of recorded
+ * answers (recorded once from the PostHog emulator, then served as bytes), and Unigate, the baselines and
+ * the replay each run in their own process, so what differs between two rows is only the gateway.
+ *
+ * - unified list of 100 events, four fields: Unigate vs a minimal Node gateway (same provider request)
+ * - passthrough of a ~40 KB provider page: Unigate vs a bare undici streaming proxy vs nginx (one worker)
+ * - start-up (spawn of `node dist/main.js` to the first /health 200) and idle RSS
+ * - scale-out: two Unigate processes on PostgreSQL behind nginx vs one (needs nginx and PostgreSQL)
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { request } from 'undici'
+import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
+import { loadConfig } from '../src/config.js'
+import { createServices } from '../src/services.js'
+import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
+import { NGINX, startNginx } from './nginx.js'
+import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
+import { startRecorder } from './replay.js'
+
+const FIELDS = 'id,name,event_type,created_at'
+const PAGE_BYTES = 40_000
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+/** BENCH_CPU_PROF=<dir> runs the server under test with `node --cpu-prof` and leaves the profiles there. */
+const CPU_PROF = process.env.BENCH_CPU_PROF
+/** BENCH_ONLY=list,passthrough,startup,scaleout,webhooks runs only those parts (all by default). */
+export const only = (part: string) => {
+  const chosen = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
+  return !chosen || chosen.includes(part)
+}
+
+export interface Section {
+  readonly title: string
+  readonly rows: LoadResult[]
+  readonly lines: string[]
+}
+
+const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
+const fmt = (r: number) => `${r.toFixed(2)}x`
+
+interface Workspace {
+  readonly apiKey: string
+  readonly connectionId: string
+}
+
+/** A workspace, key and PostHog connection in the store the server processes will open. */
+async function provision(env: Record<string, string>, apiUrl: string): Promise<Workspace> {
+  const services = await createServices(loadConfig(env), { background: false })
+  try {
+    const { workspace } = await services.workspaces.create('bench')
+    const { apiKey } = await services.apiKeys.issue(workspace.id)
+    const connection = await services.connections.create(workspace.id, {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: apiUrl },
+    })
+    return { apiKey, connectionId: connection.id }
+  } finally {
+    await services.close()
+  }
+}
+
+async function get(url: string, headers: Record<string, string>) {
+  const res = await request(url, { headers })
+  const body = Buffer.from(await res.body.arrayBuffer())
+  return { status: res.statusCode, body }
+}
+
+function serverEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    UNIGATE_MASTER_KEY: MASTER_KEY,
+    // The replay listens on loopback; the whole load goes to one connection, so its lane must not bind.
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+    UNIGATE_PROVIDER_CONNECTION_CONCURRENCY: String(CONNECTIONS * 2),
+    UNIGATE_PROVIDER_CONNECTION_QUEUE: String(CONNECTIONS * 4),
+    ...extra,
+  }
+}
+const MASTER_KEY = randomBytes(32).toString('base64')
+
+export async function benchGateway(): Promise<Section[]> {
+  const sections: Section[] = []
+  const replayPort = await freePort()
+  const replayUrl = `http://127.0.0.1:${replayPort}`
+  const sqliteEnv = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-bench-')) })
+  const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-bench-replay-')), 'recordings.json')
+  const stops: (() => Promise<void>)[] = []
+  try {
+    // 1. Record: the emulator does its real work once, through a recording proxy on the replay's port.
+    const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
+    const recorder = await startRecorder(replayPort, emulator.url)
+    const ws = await provision(sqliteEnv, replayUrl)
+    const auth = { authorization: `Bearer ${ws.apiKey}` }
+    const listPath = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
+    const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
+      authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
+    })
+    const perPerson = sample.body.length / 100
+    const providerPage = `/api/projects/1/persons/?limit=${Math.max(1, Math.round(PAGE_BYTES / perPerson))}`
+    const passPath = `/passthrough/${ws.connectionId}${providerPage}`
+    let unigate = await startUnigate(sqliteEnv)
+    const listProbe = await get(`${unigate.url}${listPath}`, auth)
+    const passProbe = await get(`${unigate.url}${passPath}`, auth)
+    await unigate.stop()
+    await recorder.close()
+    await emulator.close()
+    if (listProbe.status !== 200 || (JSON.parse(listProbe.body.toString()) as unknown[]).length !== 100)
+      throw new Error(`unified list probe answered ${listProbe.status}`)
+    if (passProbe.status !== 200) throw new Error(`passthrough probe answered ${passProbe.status}`)
+    const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))
+    if (!hogql) throw new Error('the unified list reached no HogQL query')
+    recorder.save(recordings)
+
+    // 2. Replay from here on.
+    const replay = await startProcess(
+      process.execPath,
+      ['bench/baselines/replay-server.mjs'],
+      {
+        RECORDINGS: recordings,
+      },
+      { port: replayPort },
+    )
+    stops.push(replay.stop)
+    const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
+
+    // Start-up and idle memory: three cold starts of the compiled server on the provisioned store.
+    const starts: BenchProcess[] = []
+    for (let i = 0; i < 3; i++) {
+      const p = await startUnigate(sqliteEnv)
+      starts.push(p)
+      await p.stop()
+    }
+    // The median start; its CPU time (user + system) says more than wall time on a busy machine.
+    const startup = [...starts].sort((a, b) => a.startupMs - b.startupMs)[1]!
+    unigate = await startUnigate(sqliteEnv, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])
+    stops.push(unigate.stop)
+    await new Promise((r) => setTimeout(r, 2000))
+    const idleRss = unigate.rssMb()
+
+    // 3. Unified list vs the minimal gateway.
+    if (only('list')) {
+      const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
+        UPSTREAM: replayUrl,
+        UPSTREAM_PATH: hogql.url,
+        UPSTREAM_BODY: hogql.body,
+        UPSTREAM_AUTH: providerAuth,
+      })
+      stops.push(minimal.stop)
+      const [base, ours] = (await compare([
+        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
+        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
+      ])) as [LoadResult, LoadResult]
+      sections.push({
+        title: `unified list: GET /analytics/{connection}/event?limit=100&fields=${FIELDS}`,
+        rows: [base, ours],
+        lines: [`Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)`],
+      })
+      await minimal.stop()
+    }
+
+    // 4. Passthrough vs a bare undici proxy and nginx.
+    if (only('passthrough')) {
+      const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
+        UPSTREAM: replayUrl,
+        UPSTREAM_AUTH: providerAuth,
+      })
+      stops.push(proxy.stop)
+      const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
+      if (nginx) stops.push(nginx.stop)
+      const targets: LoadTarget[] = [
+        { name: 'bare undici streaming proxy (baseline)', url: `${proxy.url}${providerPage}` },
+        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth },
+      ]
+      if (nginx) targets.push({ name: 'nginx, one worker, proxy_pass', url: `${nginx.url}${providerPage}` })
+      const rows = await compare(targets)
+      const [bare, passOurs, nginxRow] = rows as [LoadResult, LoadResult, LoadResult | undefined]
+      await nginx?.stop()
+      sections.push({
+        title: `passthrough: GET /passthrough/{connection}${providerPage} (${passProbe.body.length} bytes)`,
+        rows,
+        lines: [
+          `Unigate / bare undici proxy: **${fmt(ratio(passOurs, bare))}** (target >= 0.90x)`,
+          nginxRow
+            ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)`
+            : 'nginx: skipped, no nginx binary found (apt-get install nginx-light)',
+        ],
+      })
+      await proxy.stop()
+    }
+    const loadedRss = unigate.rssMb()
+    await unigate.stop()
+    if (only('startup'))
+      sections.push({
+        title: 'start-up and memory (compiled server, SQLite)',
+        rows: [],
+        lines: [
+          `start-up, spawn of \`node dist/main.js\` to the first /health 200 (median of 3): **${Math.round(startup.startupMs)} ms** wall, ${Math.round(startup.cpuMs)} ms CPU (target < 500 ms)`,
+          `idle RSS 2 s after start: **${idleRss.toFixed(0)} MB** (target < 100 MB); after the load above: ${loadedRss.toFixed(0)} MB`,
+        ],
+      })
+
+    // 5. Scale-out on PostgreSQL behind nginx.
+    if (only('scaleout')) sections.push(await scaleOut(replayUrl))
+    return sections
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined)
+  }
+}
+
+async function scaleOut(replayUrl: string): Promise<Section> {
+  const title = 'scale-out: unified list, processes on PostgreSQL behind nginx'
+  if (!NGINX)
+    return { title, rows: [], lines: ['skipped: no nginx binary found (apt-get install nginx-light)'] }
+  const admin = new pg.Client({ connectionString: DATABASE_URL })
+  try {
+    await admin.connect()
+  } catch (err) {
+    return {
+      title,
+      rows: [],
+      lines: [`skipped: PostgreSQL at BENCH_DATABASE_URL unreachable (${String(err)})`],
+    }
+  }
+  const database = `unigate_bench_${randomBytes(4).toString('hex')}`
+  await admin.query(`CREATE DATABASE ${database}`)
+  const url = new URL(DATABASE_URL)
+  url.pathname = `/${database}`
+  const env = serverEnv({ DATABASE_URL: url.toString() })
+  const stops: (() => Promise<void>)[] = []
+  try {
+    const ws = await provision(env, replayUrl)
+    const path = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
+    const headers = { authorization: `Bearer ${ws.apiKey}` }
+    const a = await startUnigate(env)
+    stops.push(a.stop)
+    const b = await startUnigate(env)
+    stops.push(b.stop)
+    const one = await startNginx([a.url])
+    stops.push(one.stop)
+    const two = await startNginx([a.url, b.url])
+    stops.push(two.stop)
+    const [single, both] = (await compare([
+      { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
+      { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
+    ])) as [LoadResult, LoadResult]
+    const errors = both.errors + both.non2xx + single.errors + single.non2xx
+    return {
+      title,
+      rows: [single, both],
+      lines: [
+        `two processes / one: **${fmt(ratio(both, single))}**, ${errors === 0 ? 'no errors' : `${errors} errors or non-2xx answers`}`,
+      ],
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined)
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
+    await admin.end()
+  }
+}

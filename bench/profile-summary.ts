@@ -1,0 +1,67 @@
+/**
+ * `npx tsx bench/profile-summary.ts <file.cpuprofile> [top]`: where a `node --cpu-prof` profile's time
+ * went, as self time per function and per package (node_modules/<name>, node: internals, the project's own
+ * files), so a benchmark's remaining gap can be named with evidence.
+ */
+import { readFileSync } from 'node:fs'
+
+interface Node {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+interface Profile {
+  nodes: Node[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+const [file, topArg] = process.argv.slice(2)
+if (!file) throw new Error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]')
+const top = Number(topArg ?? 25)
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
+const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+const self = new Map<number, number>()
+// PROFILE_LAST_S keeps only the last seconds of the profile: the run of interest, not the idle start.
+const lastUs = Number(process.env.PROFILE_LAST_S ?? Number.POSITIVE_INFINITY) * 1e6
+const at: number[] = []
+profile.timeDeltas.reduce((t, d, i) => {
+  at[i] = t + d
+  return t + d
+}, 0)
+const end = at[at.length - 1] ?? 0
+profile.samples.forEach((id, i) => {
+  if (end - (at[i] ?? 0) <= lastUs) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+})
+const total = [...self.values()].reduce((a, b) => a + b, 0)
+
+function packageOf(url: string): string {
+  if (url === '') return '(native/gc/idle)'
+  const nm = url.lastIndexOf('node_modules/')
+  if (nm !== -1) {
+    const rest = url.slice(nm + 13).split('/')
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!
+  }
+  if (url.startsWith('node:')) return 'node: internals'
+  const dist = /\/(dist|src)\/(.*)$/.exec(url)
+  return dist ? `unigate ${dist[2]!.split('/').slice(0, 2).join('/')}` : url
+}
+
+const fns = new Map<string, number>()
+const pkgs = new Map<string, number>()
+for (const [id, us] of self) {
+  const n = byId.get(id)!
+  const { functionName, url, lineNumber } = n.callFrame
+  const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(dist|src)\//, '$1/')}:${lineNumber + 1}`
+  fns.set(key, (fns.get(key) ?? 0) + us)
+  const pkg = packageOf(url)
+  pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us)
+}
+const pct = (us: number) => `${((us / total) * 100).toFixed(1).padStart(5)}%`
+const show = (title: string, m: Map<string, number>) => {
+  console.log(`\n${title}`)
+  for (const [k, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us)}  ${k}`)
+}
+console.log(`${(total / 1000).toFixed(0)} ms sampled`)
+show('self time by package', pkgs)
+show('self time by function', fns)
