@@ -47,8 +47,12 @@ export function buildValidatorPerPart(): BuildValidator {
     let strict: Compile | undefined
     return (route: Parameters<Compile>[0]) =>
       compiledOnFirstUse(() => {
-        if (route.httpPart === 'body') return (strict ??= strictPool(externalSchemas, strictOptions))(route)
-        return (lenient ??= lenientPool(externalSchemas, base))(route)
+        if (route.httpPart === 'body') {
+          strict ??= strictPool(externalSchemas, strictOptions)
+          return strict(route)
+        }
+        lenient ??= lenientPool(externalSchemas, base)
+        return lenient(route)
       })
   }
 }
