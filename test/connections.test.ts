@@ -113,8 +113,17 @@ describe.each(storeKinds())('connections from held credentials on %s', (store) =
     expect(future.body).toEqual([])
     const badDate = await h.api('GET', '/unified/connection', { query: { updated_gte: 'soon' } })
     expect(badDate.status).toBe(400)
-    const badCategory = await h.api('GET', '/unified/connection', { query: { categories: 'hris' } })
+    // accounting is a Unified.to category this server has no models for.
+    const badCategory = await h.api<{ message: string }>('GET', '/unified/connection', {
+      query: { categories: 'accounting' },
+    })
     expect(badCategory.status).toBe(400)
+    expect(badCategory.body.message).toBe(
+      'categories: accounting not served here; use analytics, hris, ats, crm',
+    )
+    const hris = await h.api('GET', '/unified/connection', { query: { categories: 'hris' } })
+    expect(hris.status).toBe(200)
+    expect(hris.body).toEqual([])
   })
 
   it('pages, filters and sorts in the database, unsealing only the connections it returns', async () => {

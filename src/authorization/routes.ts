@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, badRequest, notFound } from '../errors.js'
 import { requireWorkspaceKey } from '../http/auth.js'
+import { parseCategories } from '../http/categories.js'
 import { validationMessage } from '../http/errors.js'
 import { INTEGRATIONS, integrationOf } from '../integrations/registry.js'
 import { integrationView } from '../integrations/support.js'
@@ -204,10 +205,8 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
     const q = request.query as Record<string, string | undefined>
     if (!q.wid || !q.did) throw badRequest('unified.js needs wid (workspace id) and did (element id)')
     if (!(await services.workspaceSettings.get(q.wid))) throw notFound(`workspace ${q.wid} not found`)
-    const cats = (q.cat ?? '').split(',').filter(Boolean)
-    const integrations = INTEGRATIONS.filter(
-      (i) => cats.length === 0 || i.categories.some((c) => cats.includes(c)),
-    )
+    const cats = parseCategories('cat', q.cat)
+    const integrations = INTEGRATIONS.filter((i) => !cats || i.categories.some((c) => cats.includes(c)))
       .filter((i) => !(i.categories.length === 1 && (i.categories as readonly string[])[0] === 'auth'))
       .map((i) => integrationView(i, true))
     const options = {

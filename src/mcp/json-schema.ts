@@ -37,7 +37,7 @@ export function toJsonSchema(schema: TSchema | Loose): JsonSchema {
     const literals = anyOf.map((x) => (Array.isArray(x.enum) && x.enum.length === 1 ? x.enum[0] : x.const))
     if (literals.every((v) => typeof v === 'string'))
       return { ...out, type: 'string', enum: literals as string[] }
-    // Other unions do not occur in the models; describe them as the first member.
+    // Other unions (metadata values: text, a number, a flag or an object) are described as their first member.
     return { ...toJsonSchema(anyOf[0] as TSchema), ...out }
   }
   switch (s.type) {

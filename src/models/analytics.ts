@@ -1,5 +1,6 @@
-import { type TObject, type TProperties, Type } from '@sinclair/typebox'
-import { DateTime, Metadata, type ObjectModel, OpenEnum, Raw, READ_ONLY_FIELDS } from './common.js'
+import { type TObject, Type } from '@sinclair/typebox'
+import { Metadata, type ObjectModel, OpenEnum } from './common.js'
+import { ALL_OPS, b, base, d, defineModel, n, s } from './define.js'
 
 export const EVENT_TYPES = [
   'PAGE_VIEW',
@@ -83,15 +84,6 @@ export const DIMENSIONS = [
   'VIDEO',
 ] as const
 export type Dimension = (typeof DIMENSIONS)[number]
-
-const s = () => Type.Optional(Type.String())
-const n = () => Type.Optional(Type.Number())
-const b = () => Type.Optional(Type.Boolean())
-const d = () => Type.Optional(DateTime)
-
-function base<P extends TProperties>(props: P) {
-  return { id: s(), created_at: d(), updated_at: d(), ...props, raw: Type.Optional(Raw) }
-}
 
 export const AnalyticsProperty = Type.Object(
   base({ name: s(), timezone: s(), currency: s(), industry: s(), parent_id: s() }),
@@ -194,19 +186,6 @@ export const AnalyticsReport = Type.Object(
   { $id: 'AnalyticsReport', additionalProperties: false },
 )
 
-/** The body accepted on writes: the model without read-only fields (the SDK may send them; they are ignored). */
-function writeSchemaOf(schema: TObject, id: string, closedEnums: Record<string, readonly string[]> = {}) {
-  const props: TProperties = {}
-  for (const [key, value] of Object.entries(schema.properties)) {
-    if ((READ_ONLY_FIELDS as readonly string[]).includes(key)) continue
-    const values = closedEnums[key]
-    props[key] = values ? Type.Optional(Type.Union(values.map((v) => Type.Literal(v)))) : value
-  }
-  // Read-only fields are accepted and ignored (sdk-contract R13).
-  for (const key of READ_ONLY_FIELDS) props[key] = Type.Optional(Type.String())
-  return Type.Object(props, { $id: id, additionalProperties: false })
-}
-
 function model(
   objectType: string,
   path: string,
@@ -218,22 +197,19 @@ function model(
   personalFields: string[] = [],
   closedEnums: Record<string, readonly string[]> = {},
 ): ObjectModel {
-  return {
+  return defineModel({
     objectType,
     category: 'analytics',
     path,
     singular,
     plural,
     schema,
-    writeSchema: writeSchemaOf(schema, `${schema.$id}Input`, closedEnums),
     operations,
     filters,
     personalFields,
-    fieldNames: Object.keys(schema.properties),
-  }
+    closedEnums,
+  })
 }
-
-const ALL_OPS = ['list', 'get', 'create', 'update', 'patch', 'remove'] as const
 
 export const ANALYTICS_MODELS: readonly ObjectModel[] = [
   model(

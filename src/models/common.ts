@@ -14,7 +14,7 @@ export function OpenEnum<const T extends readonly string[]>(values: T, descripti
   return Type.String({ description: `${description} One of: ${values.join(', ')}.`, examples: [...values] })
 }
 
-export const CATEGORIES = ['analytics'] as const
+export const CATEGORIES = ['analytics', 'hris', 'ats', 'crm'] as const
 export type Category = (typeof CATEGORIES)[number]
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'patch' | 'remove'

@@ -1,12 +1,23 @@
 import { ANALYTICS_MODELS } from './analytics.js'
+import { ATS_MODELS } from './ats.js'
 import type { ObjectModel } from './common.js'
+import { CRM_MODELS } from './crm.js'
+import { HRIS_MODELS } from './hris.js'
 
 export * from './analytics.js'
+export * from './ats.js'
 export * from './common.js'
+export * from './crm.js'
+export * from './hris.js'
 export * from './permissions.js'
 
 /** Every unified object the server knows, across categories. Routes, OpenAPI and tools are generated from it. */
-export const MODELS: readonly ObjectModel[] = [...ANALYTICS_MODELS]
+export const MODELS: readonly ObjectModel[] = [
+  ...ANALYTICS_MODELS,
+  ...HRIS_MODELS,
+  ...ATS_MODELS,
+  ...CRM_MODELS,
+]
 
 const byType = new Map(MODELS.map((m) => [m.objectType, m]))
 

@@ -85,12 +85,15 @@ export const fixtureIntegration: IntegrationDefinition = {
   ],
 }
 
-export function fixtureConnection(permissions: string[]): ResolvedConnection {
+export function fixtureConnection(
+  permissions: string[],
+  integration: IntegrationDefinition = fixtureIntegration,
+): ResolvedConnection {
   const connection: StoredConnection = {
     id: 'cn_na_fixture',
     workspace_id: 'ws_1',
-    integration_type: 'fixture',
-    categories: ['analytics'],
+    integration_type: integration.type,
+    categories: [...integration.categories],
     permissions,
     environment: 'Production',
     is_paused: false,
@@ -114,7 +117,7 @@ export function fixtureConnection(permissions: string[]): ResolvedConnection {
       connectionQueue: 64,
     }),
   })
-  return { connection, integration: fixtureIntegration, client }
+  return { connection, integration, client }
 }
 
 /** The healthy fixture connection never needs the store. */

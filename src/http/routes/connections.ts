@@ -5,9 +5,10 @@ import { parseQueryDate } from '../../engine/index.js'
 import { badRequest, notFound } from '../../errors.js'
 import { authFieldsOf } from '../../integrations/auth-methods.js'
 import { integrationOf } from '../../integrations/registry.js'
-import { CATEGORIES, LimitParam, OffsetParam } from '../../models/index.js'
+import { LimitParam, OffsetParam } from '../../models/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
+import { parseCategories } from '../categories.js'
 import { validationMessage } from '../errors.js'
 
 const S = () => Type.Optional(Type.String())
@@ -92,10 +93,7 @@ export async function connectionRoutes(app: FastifyInstance, services: Services)
         sort?: 'created_at' | 'updated_at' | 'integration_type'
         updated_gte?: string
       }
-      const categories = q.categories?.flatMap((c) => c.split(',')).filter(Boolean)
-      const unknown = categories?.filter((c) => !(CATEGORIES as readonly string[]).includes(c))
-      if (unknown?.length)
-        throw badRequest(`categories: ${unknown.join(', ')} not served here; use ${CATEGORIES.join(', ')}`)
+      const categories = parseCategories('categories', q.categories)
       let updatedGte: string | undefined
       if (q.updated_gte) {
         const d = parseQueryDate(q.updated_gte)

@@ -6,6 +6,7 @@ import { integrationView } from '../../integrations/support.js'
 import { LimitParam, OffsetParam } from '../../models/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
+import { parseCategories } from '../categories.js'
 import { validationMessage } from '../errors.js'
 
 const ListQuery = Type.Object(
@@ -32,9 +33,9 @@ type Query = {
 }
 
 function listIntegrations(q: Query) {
-  const categories = q.categories?.flatMap((c) => c.split(',')).filter(Boolean)
+  const categories = parseCategories('categories', q.categories)
   return INTEGRATIONS.filter((i) => !q.type || i.type === q.type)
-    .filter((i) => !categories?.length || i.categories.some((c) => categories.includes(c)))
+    .filter((i) => !categories || i.categories.some((c) => categories.includes(c)))
     .slice(q.offset ?? 0, (q.offset ?? 0) + (q.limit ?? 100))
     .map((i) => integrationView(i, q.summary === true))
 }

@@ -1,0 +1,20 @@
+import { badRequest } from '../errors.js'
+import { CATEGORIES, type Category } from '../models/index.js'
+
+/**
+ * A categories query parameter (`categories=hris,crm`, repeated or comma-joined): the categories asked
+ * for, or undefined when none. A name this server has no models for is a 400 naming the parameter, so a
+ * typo does not answer an empty list that looks like "no integrations".
+ */
+export function parseCategories(
+  name: string,
+  value: string | readonly string[] | undefined,
+): Category[] | undefined {
+  if (value === undefined) return undefined
+  const names = (typeof value === 'string' ? [value] : value).flatMap((c) => c.split(',')).filter(Boolean)
+  const unknown = names.filter((c) => !(CATEGORIES as readonly string[]).includes(c))
+  if (unknown.length > 0) {
+    throw badRequest(`${name}: ${unknown.join(', ')} not served here; use ${CATEGORIES.join(', ')}`)
+  }
+  return names.length > 0 ? (names as Category[]) : undefined
+}
