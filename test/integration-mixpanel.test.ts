@@ -6,7 +6,7 @@ import {
   type MixpanelEmulator,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
-import { dayIn } from '../src/integrations/google/zones.js'
+import { dayIn } from '../src/integrations/zones.js'
 import type { Harness } from './support/harness.js'
 import {
   createConnection,

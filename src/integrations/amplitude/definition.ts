@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
-import { isTimeZone } from '../google/zones.js'
 import { defineIntegration } from '../types.js'
+import { isTimeZone } from '../zones.js'
 import { eventHandlers } from './event.js'
 import { AMPLITUDE_REGIONS, amplitudeHosts } from './hosts.js'
 import { reportHandlers } from './report.js'

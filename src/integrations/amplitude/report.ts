@@ -1,8 +1,8 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
-import { addDays, dayIn, isTimeZone, zonedStart } from '../google/zones.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { addDays, dayIn, isTimeZone, zonedStart } from '../zones.js'
 import { amplitudeHosts } from './hosts.js'
 import type { AmplitudeSegmentation } from './provider-types.js'
 

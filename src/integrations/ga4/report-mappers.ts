@@ -1,7 +1,7 @@
 import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
-import { addDays, zonedStart } from '../google/zones.js'
+import { addDays, zonedStart } from '../zones.js'
 import type { Ga4ReportRow, Ga4RunReportResponse } from './provider-types.js'
 
 /** Unified metric type -> Data API metric (providers.md 12.2); types GA4 has no metric for answer 501. */

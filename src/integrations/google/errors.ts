@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors.js'
-import { secondsUntilMidnightIn } from './zones.js'
+import { secondsUntilMidnightIn } from '../zones.js'
 
 /**
  * Google's daily API quotas reset at midnight Pacific Time, whatever the caller's time zone

@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
 import type { ListQuery } from '../types.js'
-import { addDays, daysBetween } from './zones.js'
+import { addDays, daysBetween } from '../zones.js'
 
 /** Days asked for, inclusive, as YYYY-MM-DD in the provider's reporting time zone; undefined = default. */
 export interface RequestedDays {

@@ -1,3 +1,5 @@
+import { offsetMs } from '../zones.js'
+
 /**
  * The UTC instant at which a calendar day starts in a Matomo site timezone: an IANA name, or Matomo's
  * manual offsets such as `UTC+5.5`. Unknown zones are read as UTC rather than failing a report.
@@ -15,20 +17,4 @@ export function startOfDayIn(day: string, timezone: string | undefined): Date {
   } catch {
     return new Date(utc)
   }
-}
-
-function offsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant))
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value)
-  const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
-  return local - Math.floor(instant / 1000) * 1000
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
-import { dayIn, isTimeZone, offsetMs, zonedStart } from '../google/zones.js'
 import type { HandlerContext } from '../types.js'
+import { dayIn, isTimeZone, offsetMs, zonedStart } from '../zones.js'
 
 /**
  * The zones a Mixpanel project's data is in. Query API reports are always computed in the project's

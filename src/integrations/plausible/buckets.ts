@@ -1,35 +1,10 @@
+import { offsetMs } from '../zones.js'
+
 /**
  * The instants a Plausible time bucket covers. Plausible labels `time:*` buckets in the site's
  * timezone: `2024-05-10` (day, and a week's Monday), `2024-05-01` (month), `2024-05-10 13:00:00` (hour)
  * (plausible/analytics lib/plausible/stats/time.ex), so the bounds need the site's IANA zone.
  */
-
-/** The zone's offset from UTC at an instant, in ms. */
-function offsetMs(instant: number, timeZone: string): number {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-      .formatToParts(new Date(instant))
-      .map((p) => [p.type, p.value]),
-  )
-  const local = Date.UTC(
-    +parts.year!,
-    +parts.month! - 1,
-    +parts.day!,
-    +parts.hour!,
-    +parts.minute!,
-    +parts.second!,
-  )
-  return local - Math.floor(instant / 1000) * 1000
-}
 
 /**
  * A zone: an IANA name, or a fixed offset in ms when only the offset Plausible echoed is known

@@ -1,9 +1,9 @@
 import { badRequest, ProviderError } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
+import { isTimeZone } from '../zones.js'
 import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
 import { inQuerySlot } from './query-slots.js'
 import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
-import { isKnownZone } from './zones.js'
 
 /**
  * The PostHog calls every handler makes, in one place: which project, how `raw` parameters travel, HogQL
@@ -144,7 +144,7 @@ export async function zoneOf(ctx: HandlerContext, projectId: string, answered?: 
     answered ??
     (await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })).timezone ??
     'UTC'
-  if (!isKnownZone(zone)) {
+  if (!isTimeZone(zone)) {
     throw new ProviderError(
       502,
       `PostHog project ${projectId} has a time zone this server does not know: ${zone}`,

@@ -1,61 +1,10 @@
+import { instantOfWall } from '../zones.js'
+
 /**
  * Instants of a PostHog project's wall clock. HogQL cuts days and hours in the project's time zone (the
  * project's `timezone` setting), so a `toDate` bucket `2024-12-20` in New York runs from 05:00Z to 05:00Z
  * the next day (and is 23 or 25 hours long when daylight saving changes).
  */
-
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-    formatters.set(zone, f)
-  }
-  return f
-}
-
-/** True when the runtime knows this IANA zone. */
-export function isKnownZone(zone: string): boolean {
-  try {
-    formatter(zone)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Milliseconds from UTC to `zone`'s wall clock at the instant `ms`. */
-function offsetAt(ms: number, zone: string): number {
-  const parts: Record<string, number> = {}
-  for (const p of formatter(zone).formatToParts(new Date(ms))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  }
-  const wall = Date.UTC(
-    parts.year as number,
-    (parts.month as number) - 1,
-    parts.day as number,
-    parts.hour as number,
-    parts.minute as number,
-    parts.second as number,
-  )
-  return wall - Math.floor(ms / 1000) * 1000
-}
-
-/** The instant at which `zone`'s wall clock shows `wallMs` (a wall time written as if it were UTC). */
-function instantOfWall(wallMs: number, zone: string): number {
-  const first = wallMs - offsetAt(wallMs, zone)
-  return wallMs - offsetAt(first, zone)
-}
 
 const DAY_MS = 86_400_000
 

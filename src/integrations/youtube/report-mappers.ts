@@ -1,7 +1,7 @@
 import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
-import { addDays, zonedStart } from '../google/zones.js'
+import { addDays, zonedStart } from '../zones.js'
 import { YOUTUBE_REPORT_TIME_ZONE } from './mappers.js'
 import type { YoutubeResultTable } from './provider-types.js'
 

@@ -1,6 +1,7 @@
 /**
- * Calendar arithmetic in a named time zone with nothing but Intl: Google reports whole days in the
- * property's zone (GA4) or in Pacific Time (YouTube), and the unified report carries UTC instants.
+ * Calendar arithmetic in a named time zone with nothing but Intl: providers count days and hours in a
+ * property's or project's zone (GA4, PostHog, Mixpanel, Amplitude, Matomo, Plausible) or in Pacific Time
+ * (YouTube), and the unified report carries UTC instants. The one copy of this for every connector.
  */
 
 const DAY_MS = 86_400_000
@@ -64,6 +65,13 @@ export function offsetMs(instant: number, timeZone: string): number {
   return asUtc - Math.floor(instant / 1000) * 1000
 }
 
+/** The instant at which `timeZone`'s wall clock shows `wallMs` (a wall time written as if it were UTC). */
+export function instantOfWall(wallMs: number, timeZone: string): number {
+  // Two passes settle the offset across a daylight-saving change.
+  const first = wallMs - offsetMs(wallMs, timeZone)
+  return wallMs - offsetMs(first, timeZone)
+}
+
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 
 function parseDay(day: string): [number, number, number] {
@@ -75,11 +83,7 @@ function parseDay(day: string): [number, number, number] {
 /** The UTC instant at which `day` (YYYY-MM-DD) plus `hour` hours starts in `timeZone`. */
 export function zonedStart(day: string, timeZone: string, hour = 0): Date {
   const [y, m, d] = parseDay(day)
-  const wall = Date.UTC(y, m - 1, d, hour)
-  // Two passes settle the offset across a daylight-saving change.
-  let guess = wall - offsetMs(wall, timeZone)
-  guess = wall - offsetMs(guess, timeZone)
-  return new Date(guess)
+  return new Date(instantOfWall(Date.UTC(y, m - 1, d, hour), timeZone))
 }
 
 /** The calendar day (YYYY-MM-DD) that `instant` falls on in `timeZone`. */
