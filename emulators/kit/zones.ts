@@ -1,6 +1,7 @@
 /**
- * Calendar days of a provider project's time zone, with nothing but Intl. Mixpanel and Amplitude both
- * compute reports in the project's zone (see their emulators for the citations).
+ * Calendar days of a provider project's time zone, with nothing but Intl. Mixpanel, Amplitude and PostHog
+ * compute reports in the project's zone (see their emulators for the citations). The emulators' one copy:
+ * they keep it apart from the connectors' src/integrations/zones.ts, so the two cannot share a mistake.
  */
 const DAY_MS = 86_400_000
 const formats = new Map<string, Intl.DateTimeFormat>()
@@ -23,8 +24,16 @@ function format(zone: string): Intl.DateTimeFormat {
   return f
 }
 
+const offsets = new Map<string, number>()
+/** Offsets change on quarter-hour boundaries at most, so one lookup serves a quarter hour (HogQL scans). */
+const OFFSET_MEMO_STEP = 15 * 60_000
+
 /** The zone's offset from UTC at `instant`, in ms. */
 export function offsetAt(instant: number, zone: string): number {
+  if (zone === 'UTC') return 0
+  const key = `${zone}|${Math.floor(instant / OFFSET_MEMO_STEP)}`
+  const known = offsets.get(key)
+  if (known !== undefined) return known
   const p: Record<string, number> = {}
   for (const part of format(zone).formatToParts(new Date(instant)))
     if (part.type !== 'literal') p[part.type] = Number(part.value)
@@ -36,7 +45,10 @@ export function offsetAt(instant: number, zone: string): number {
     p.minute ?? 0,
     p.second ?? 0,
   )
-  return wall - Math.floor(instant / 1000) * 1000
+  const offset = wall - Math.floor(instant / 1000) * 1000
+  if (offsets.size > 100_000) offsets.clear()
+  offsets.set(key, offset)
+  return offset
 }
 
 /** The wall-clock time of `instant` in `zone`, written as if it were UTC (how pre-2023 projects store `time`). */

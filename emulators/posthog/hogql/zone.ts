@@ -1,3 +1,5 @@
+import { instantOfWall, offsetAt } from '../../kit/zones.js'
+
 /**
  * The project's time zone, as HogQL uses it. PostHog runs every HogQL query in the team's `timezone`: it
  * prints DateTime fields as `toTimeZone(events.timestamp, '<team tz>')` and date-time constants as
@@ -37,60 +39,7 @@ export function isKnownZone(zone: string): boolean {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-const offsets = new Map<string, number>()
-const OFFSET_MEMO_STEP = 15 * 60_000
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-    formatters.set(zone, f)
-  }
-  return f
-}
-
-/** Milliseconds to add to a UTC instant to get the wall clock of `zone` at that instant. */
-export function offsetAt(ms: number, zone: string): number {
-  if (zone === 'UTC') return 0
-  // Offsets change on quarter-hour boundaries at most, so one lookup serves a quarter hour.
-  const key = `${zone}|${Math.floor(ms / OFFSET_MEMO_STEP)}`
-  const known = offsets.get(key)
-  if (known !== undefined) return known
-  const parts: Record<string, number> = {}
-  for (const p of formatter(zone).formatToParts(new Date(ms))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  }
-  const wall = Date.UTC(
-    parts.year as number,
-    (parts.month as number) - 1,
-    parts.day as number,
-    parts.hour as number,
-    parts.minute as number,
-    parts.second as number,
-  )
-  const offset = wall - (ms - (((ms % 1000) + 1000) % 1000))
-  if (offsets.size > 100_000) offsets.clear()
-  offsets.set(key, offset)
-  return offset
-}
-
-/** The instant at which `zone`'s wall clock shows `wallMs` (a wall time written as if it were UTC). */
-export function instantOfWall(wallMs: number, zone: string): number {
-  if (zone === 'UTC') return wallMs
-  const first = wallMs - offsetAt(wallMs, zone)
-  const second = wallMs - offsetAt(first, zone)
-  return second
-}
+export { instantOfWall, offsetAt }
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
