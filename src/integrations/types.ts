@@ -114,6 +114,12 @@ export interface ObjectHandlers {
    * missing from it was deleted: virtual webhooks can then offer the `deleted` event for this object.
    */
   readonly listIsComplete?: boolean
+  /**
+   * True when the provider never changes a record once it lists it, but may first list it long after its
+   * `created_at` (Amplitude's export serves an event hours after it happened): everything a virtual webhook
+   * reads by `updated_gte` is then new and delivered as `created`, whatever its `created_at` says.
+   */
+  readonly recordsNeverChange?: boolean
   /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
   readonly nativeWebhooks?: NativeWebhookSupport
   /**

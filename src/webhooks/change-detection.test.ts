@@ -55,6 +55,16 @@ describe('classifyByTimestamps', () => {
       updated: [old, unknown],
     })
   })
+
+  it('counts every record read as created where the provider never changes one (a lagging export)', () => {
+    const since = '2025-01-01T03:00:00.000Z'
+    const lagged = { id: 'a', created_at: '2025-01-01T00:30:00.000Z' }
+    const fresh = { id: 'b', created_at: '2025-01-01T03:10:00.000Z' }
+    expect(classifyByTimestamps([lagged, fresh], since, true)).toEqual({
+      created: [lagged, fresh],
+      updated: [],
+    })
+  })
 })
 
 describe('changesFor', () => {

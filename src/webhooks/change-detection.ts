@@ -67,7 +67,11 @@ export function diffAgainstFingerprints(
 export function classifyByTimestamps(
   records: readonly DeliveredRecord[],
   since: string,
+  recordsNeverChange = false,
 ): { created: DeliveredRecord[]; updated: DeliveredRecord[] } {
+  // A record that can never change was not updated: read since the cursor, it is one the provider just
+  // made listable, even when it happened before the cursor (an export that lags).
+  if (recordsNeverChange) return { created: [...records], updated: [] }
   const sinceMs = Date.parse(since)
   const created: DeliveredRecord[] = []
   const updated: DeliveredRecord[] = []

@@ -149,7 +149,8 @@ export class Poller {
 
     const since = webhook.read_cursor ?? startedAt
     const records: DeliveredRecord[] = await readAll(since)
-    const split = classifyByTimestamps(records, since)
+    const neverChange = resolved.integration.objects[webhook.object_type]?.recordsNeverChange === true
+    const split = classifyByTimestamps(records, since, neverChange)
     return { pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL') }
   }
 }

@@ -73,7 +73,13 @@ export default defineIntegration({
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {
-    analytics_event: { ...eventHandlers, defaultWindowDays: 30, anonymousVisitor: true },
+    // Exported events never change, and appear about 2-3 hours after they happened (export.md).
+    analytics_event: {
+      ...eventHandlers,
+      defaultWindowDays: 30,
+      anonymousVisitor: true,
+      recordsNeverChange: true,
+    },
     analytics_visitor: { ...visitorHandlers, requiredParams: ['query'] },
     analytics_report: reportHandlers,
   },
