@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { offsetAt } from '../../kit/zones.js'
 import { requireSite } from '../auth.js'
 import { DATE_GROUPINGS, EVENT_AGGREGATES, FIELD_GROUPINGS, PAGEVIEW_AGGREGATES } from '../constants.js'
 import { FathomHttpError, invalid, notFound } from '../errors.js'
@@ -30,39 +31,12 @@ function parseTime(
     Number(mi ?? (endOfDay ? 59 : 0)),
     Number(s ?? (endOfDay ? 59 : 0)),
   )
-  return wall - offset(wall, tz)
-}
-
-function offset(ms: number, timeZone: string): number {
-  const p: Record<string, string> = {}
-  for (const part of new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(ms)) {
-    p[part.type] = part.value
-  }
-  return (
-    Date.UTC(
-      Number(p.year),
-      Number(p.month) - 1,
-      Number(p.day),
-      Number(p.hour),
-      Number(p.minute),
-      Number(p.second),
-    ) -
-    Math.floor(ms / 1000) * 1000
-  )
+  return wall - offsetAt(wall, tz)
 }
 
 /** Fathom's date labels per grouping, in the requested timezone. */
 function dateLabel(ms: number, grouping: string, tz: string): string {
-  const local = new Date(ms + offset(ms, tz)).toISOString()
+  const local = new Date(ms + offsetAt(ms, tz)).toISOString()
   switch (grouping) {
     case 'hour':
       return `${local.slice(0, 13).replace('T', ' ')}:00:00`

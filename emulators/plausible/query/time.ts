@@ -1,37 +1,27 @@
+import { offsetAt } from '../../kit/zones.js'
+
 /**
  * Site-timezone arithmetic for date ranges and time buckets, with Intl only: Plausible buckets
  * `time:*` dimensions in the site's timezone, weeks starting on Monday, months on the 1st
  * (plausible/analytics lib/plausible/stats/time.ex, lib/plausible/stats/sql/expression.ex select_dimension).
  */
 
+/** The zone's wall clock at an instant. */
 function parts(ms: number, timeZone: string) {
-  const out: Record<string, string> = {}
-  for (const p of new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(ms)) {
-    out[p.type] = p.value
-  }
+  const wall = new Date(ms + offsetAt(ms, timeZone))
   return {
-    y: Number(out.year),
-    m: Number(out.month),
-    d: Number(out.day),
-    h: Number(out.hour),
-    min: Number(out.minute),
-    s: Number(out.second),
+    y: wall.getUTCFullYear(),
+    m: wall.getUTCMonth() + 1,
+    d: wall.getUTCDate(),
+    h: wall.getUTCHours(),
+    min: wall.getUTCMinutes(),
+    s: wall.getUTCSeconds(),
   }
 }
 
 /** The zone's offset from UTC at an instant, in ms (positive east of Greenwich). */
 export function offsetMs(ms: number, timeZone: string): number {
-  const p = parts(ms, timeZone)
-  return Date.UTC(p.y, p.m - 1, p.d, p.h, p.min, p.s) - Math.floor(ms / 1000) * 1000
+  return offsetAt(ms, timeZone)
 }
 
 /** The instant a local wall-clock time happens in the zone. */
