@@ -507,4 +507,23 @@ describe('Amplitude through Unigate', () => {
       id: ({ method }) => (method === 'remove' ? 'user_0004' : 'user_0003'),
     })
   })
+
+  it('watches events for created only: Amplitude never changes an exported event', async () => {
+    const hook = (event: string) =>
+      h.api<{ id?: string; message?: string }>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          object_type: 'analytics_event',
+          event,
+          hook_url: 'http://127.0.0.1:9/hook',
+          interval: 60,
+        },
+      })
+    const updated = await hook('updated')
+    expect(updated.status).toBe(400)
+    expect(updated.body.message).toMatch(/never changes analytics_event.*subscribe to created/)
+    const created = await hook('created')
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    expect(created.body.id).toMatch(/^wh_/)
+  })
 })

@@ -217,6 +217,11 @@ export class WebhookService {
     if (typeof handlers?.list !== 'function' && !native) {
       throw notImplemented(`${integration.name} cannot list ${objectType}, so no webhook can watch it`)
     }
+    if (event === 'updated' && handlers?.recordsNeverChange) {
+      throw badRequest(
+        `${integration.name} never changes ${objectType} records once it lists them, so no updated event can happen; subscribe to created`,
+      )
+    }
     const needed = permissionFor(model, 'list')
     if (!connection.permissions.includes(needed)) {
       throw new ApiError(
