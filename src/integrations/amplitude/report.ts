@@ -2,7 +2,8 @@ import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
-import { addDays, dayIn, isTimeZone, zonedStart } from '../zones.js'
+import { zonedDayWindow } from '../zoned-days.js'
+import { addDays, isTimeZone } from '../zones.js'
 import { amplitudeHosts } from './hosts.js'
 import type { AmplitudeSegmentation } from './provider-types.js'
 
@@ -76,15 +77,6 @@ const ymd = (day: string) => day.replaceAll('-', '')
  * The day (`YYYY-MM-DD`, in `zone`) a window bound names: a date as written (which arrives as UTC
  * midnight) or the exact instant a day of `zone` starts; anything else is not a whole day there.
  */
-function dayOfBound(name: string, ms: number, zone: string): string {
-  const zoned = dayIn(ms, zone)
-  if (zonedStart(zoned, zone).getTime() === ms) return zoned
-  if (ms % DAY_MS === 0) return new Date(ms).toISOString().slice(0, 10)
-  throw badRequest(
-    `${name}: Amplitude reports whole days of the project's time zone (${zone}); give a date (YYYY-MM-DD)`,
-  )
-}
-
 /**
  * Dashboard REST counts whole days of the project's time zone (the connection's `project_timezone`, since
  * Amplitude's API does not expose it): the window's days, and the instants they start and end there.
@@ -93,20 +85,12 @@ function windowOf(
   q: ListQuery,
   zone: string,
 ): { start: string; end: string; startMs: number; endMs: number } {
-  const endDay =
-    q.filters.end_lt instanceof Date
-      ? dayOfBound('end_lt', q.filters.end_lt.getTime(), zone)
-      : dayIn(Date.now(), zone)
-  const startDay =
-    q.filters.start_gte instanceof Date
-      ? dayOfBound('start_gte', q.filters.start_gte.getTime(), zone)
-      : addDays(endDay, -7)
-  if (endDay <= startDay) throw badRequest('end_lt must be after start_gte')
+  const w = zonedDayWindow('Amplitude', q.filters, zone)
   return {
-    start: ymd(startDay),
-    end: ymd(addDays(endDay, -1)),
-    startMs: zonedStart(startDay, zone).getTime(),
-    endMs: zonedStart(endDay, zone).getTime(),
+    start: ymd(w.startDay),
+    end: ymd(addDays(w.endDay, -1)),
+    startMs: w.startAt.getTime(),
+    endMs: w.endAt.getTime(),
   }
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { instantOfWall } from '../zones.js'
 import type { MixpanelExportEvent, MixpanelProfile, MixpanelProject } from './provider-types.js'
-import { instantOfWallClock } from './time.js'
 
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
@@ -91,7 +91,7 @@ export function fromMixpanelEvent(
 ): UnifiedRecord {
   const p = e.properties
   const stored = fromMixpanelTime(p.time)
-  const created = stored && new Date(instantOfWallClock(stored.getTime(), timeZone))
+  const created = stored && new Date(instantOfWall(stored.getTime(), timeZone))
   return {
     id: idOf(e),
     name: e.event,

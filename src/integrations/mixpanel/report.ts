@@ -2,10 +2,11 @@ import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
-import { addDays, dayIn, zonedStart } from '../zones.js'
+import { zonedDayWindow } from '../zoned-days.js'
+import { addDays } from '../zones.js'
 import { mixpanelHosts } from './hosts.js'
 import type { MixpanelSeries } from './provider-types.js'
-import { dayOfBound, zonesOf } from './time.js'
+import { zonesOf } from './time.js'
 
 /** `/segmentation`'s most property values per answer (`limit`, default 60: docs.mixpanel.com/reference/segmentation-query). */
 export const SEGMENTATION_MAX_LIMIT = 10_000
@@ -40,21 +41,8 @@ export const MIXPANEL_REPORT_DIMENSIONS = [...Object.keys(UNITS), ...Object.keys
  * instants those days start and end: a report covers exactly the instants of the days Mixpanel counted.
  */
 function windowOf(q: ListQuery, zone: string): { from: string; to: string; startAt: Date; endAt: Date } {
-  const endDay =
-    q.filters.end_lt instanceof Date
-      ? dayOfBound('end_lt', q.filters.end_lt.getTime(), zone)
-      : dayIn(Date.now(), zone)
-  const startDay =
-    q.filters.start_gte instanceof Date
-      ? dayOfBound('start_gte', q.filters.start_gte.getTime(), zone)
-      : addDays(endDay, -7)
-  if (endDay <= startDay) throw badRequest('end_lt must be after start_gte')
-  return {
-    from: startDay,
-    to: addDays(endDay, -1),
-    startAt: zonedStart(startDay, zone),
-    endAt: zonedStart(endDay, zone),
-  }
+  const w = zonedDayWindow('Mixpanel', q.filters, zone)
+  return { from: w.startDay, to: addDays(w.endDay, -1), startAt: w.startAt, endAt: w.endAt }
 }
 
 /** Sums a `{data:{values}}` answer per key: per date for one event, or per property value over dates. */

@@ -1,6 +1,5 @@
-import { badRequest } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
-import { dayIn, isTimeZone, offsetMs, zonedStart } from '../zones.js'
+import { isTimeZone } from '../zones.js'
 
 /**
  * The zones a Mixpanel project's data is in. Query API reports are always computed in the project's
@@ -20,25 +19,4 @@ export interface MixpanelZones {
 export function zonesOf(ctx: Pick<HandlerContext, 'credentials' | 'settings'>): MixpanelZones {
   const project = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
   return { report: project, export: ctx.credentials.project_created_before_2023 === 'yes' ? project : 'UTC' }
-}
-
-/** The instant a wall-clock time (written as UTC ms) happened in `zone`. */
-export function instantOfWallClock(wall: number, zone: string): number {
-  if (zone === 'UTC') return wall
-  let guess = wall - offsetMs(wall, zone)
-  guess = wall - offsetMs(guess, zone)
-  return guess
-}
-
-/**
- * The day (`YYYY-MM-DD`, in `zone`) a window bound names: a day the caller wrote as a date (which arrives
- * as UTC midnight) or the exact instant a day of `zone` starts. Anything else is not a whole day there.
- */
-export function dayOfBound(name: string, ms: number, zone: string): string {
-  const zoned = dayIn(ms, zone)
-  if (zonedStart(zoned, zone).getTime() === ms) return zoned
-  if (ms % 86_400_000 === 0) return new Date(ms).toISOString().slice(0, 10)
-  throw badRequest(
-    `${name}: Mixpanel reports whole days of the project's time zone (${zone}); give a date (YYYY-MM-DD)`,
-  )
 }
