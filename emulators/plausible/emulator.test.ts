@@ -23,7 +23,7 @@ describe('Plausible emulator', () => {
     try {
       const first = await fetch(`${emu.url}/api/v1/sites?limit=2`, { headers: auth })
       const { meta } = (await first.json()) as { meta: { after: string } }
-      // Paginator cursors carry only the site id (plausible/analytics lib/plausible/pagination.ex).
+      // Paginator cursors carry only the site id (plausible/analytics:lib/plausible/pagination.ex).
       const changed = await fetch(`${emu.url}/api/v1/sites?limit=3&after=${meta.after}`, { headers: auth })
       expect(changed.status).toBe(200)
       expect(((await changed.json()) as { sites: unknown[] }).sites).toHaveLength(3)

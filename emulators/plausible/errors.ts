@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { FaultResponse } from '../kit/index.js'
 
-/** Plausible's messages (plausible/analytics lib/plausible_web/plugs/authorize_public_api.ex). */
+/** Plausible's messages (plausible/analytics:lib/plausible_web/plugs/authorize_public_api.ex). */
 export const MESSAGES = {
   missingKey: 'Missing API key. Please use a valid Plausible API key as a Bearer Token.',
   invalidKey:
@@ -27,7 +27,7 @@ export const badRequest = (message: string) => new PlausibleHttpError(400, messa
 
 /**
  * Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429
- * (plausible/analytics lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
+ * (plausible/analytics:lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
  */
 export function plausibleFaultResponse(status: number): FaultResponse {
   const message =

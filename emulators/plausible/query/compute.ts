@@ -6,7 +6,7 @@ const DAY_MS = 86_400_000
 
 /**
  * Rows its order_by leaves tied come in the opposite order from one query to the next: Plausible orders by the first metric
- * alone unless told otherwise (plausible/analytics lib/plausible/stats/query_optimizer.ex
+ * alone unless told otherwise (plausible/analytics:lib/plausible/stats/query_optimizer.ex
  * add_missing_order_by), and ClickHouse outputs rows with identical sort values "in an arbitrary order,
  * which can also be non-deterministic (different each time)"
  * (https://clickhouse.com/docs/en/sql-reference/statements/select/order-by).
@@ -115,7 +115,7 @@ const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 *
 /**
  * Metric values as Plausible returns them: bounce_rate a rounded percentage, visit_duration whole
  * seconds, views_per_visit two decimals, conversion rates one decimal, revenue as a money object
- * (https://plausible.io/docs/stats-api "Metrics"; plausible/analytics lib/plausible/stats/sql/special_metrics.ex).
+ * (https://plausible.io/docs/stats-api "Metrics"; plausible/analytics:lib/plausible/stats/sql/special_metrics.ex).
  */
 function metricOf(metric: string, g: Group, totalVisitors: number): unknown {
   const visits = [...g.visits]
@@ -180,7 +180,7 @@ function metricOf(metric: string, g: Group, totalVisitors: number): unknown {
  * Runs a validated query over the site's visits: group, measure, order (time dimensions ascending,
  * otherwise the first metric descending), page; answers `{results, meta, query}` with the query's
  * date_range echoed in the site's offset (https://plausible.io/docs/stats-api "Response structure";
- * plausible/analytics lib/plausible/stats/query_result.ex).
+ * plausible/analytics:lib/plausible/stats/query_result.ex).
  */
 export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly VisitRecord[], now: number) {
   const [from, to] = resolveRange(q.date_range, site.timezone, now)

@@ -3,7 +3,7 @@ import { offsetAt } from '../../kit/zones.js'
 /**
  * Site-timezone arithmetic for date ranges and time buckets, with Intl only: Plausible buckets
  * `time:*` dimensions in the site's timezone, weeks starting on Monday, months on the 1st
- * (plausible/analytics lib/plausible/stats/time.ex, lib/plausible/stats/sql/expression.ex select_dimension).
+ * (plausible/analytics:lib/plausible/stats/time.ex, lib/plausible/stats/sql/expression.ex select_dimension).
  */
 
 /** The zone's wall clock at an instant. */
@@ -41,7 +41,7 @@ export function localDate(ms: number, timeZone: string): string {
 /**
  * Plausible's bucket labels in the site's timezone. A week is labelled by its Monday, except the week
  * the range starts in, which is labelled by the range's first local date when that is later
- * (plausible/analytics lib/plausible/stats/sql/expression.ex select_dimension "time:week" uses
+ * (plausible/analytics:lib/plausible/stats/sql/expression.ex select_dimension "time:week" uses
  * weekstart_not_before(date, query.date_range.first), lib/plausible/stats/sql/fragments.ex).
  */
 export function bucketLabel(ms: number, dimension: string, timeZone: string, rangeFirstDate = ''): string {

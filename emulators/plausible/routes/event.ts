@@ -7,7 +7,7 @@ const BOT = /bot|crawl|spider|slurp|curl|wget|python-requests|headless/i
 
 /**
  * Plausible's ingestion validation errors: `{"errors": {"field": ["message"]}}` with 400
- * (plausible/analytics lib/plausible_web/controllers/api/external_controller.ex, traverse_errors).
+ * (plausible/analytics:lib/plausible_web/controllers/api/external_controller.ex, traverse_errors).
  */
 function invalid(reply: FastifyReply, field: string, message: string) {
   return reply.code(400).send({ errors: { [field]: [message] } })
@@ -15,7 +15,7 @@ function invalid(reply: FastifyReply, field: string, message: string) {
 
 /**
  * 202 with the text `ok`, and `x-plausible-dropped: <count>` when the event was not counted
- * (plausible/analytics lib/plausible_web/controllers/api/external_controller.ex event/2).
+ * (plausible/analytics:lib/plausible_web/controllers/api/external_controller.ex event/2).
  */
 function dropped(reply: FastifyReply) {
   return reply.code(202).header('x-plausible-dropped', '1').type('text/plain; charset=utf-8').send('ok')
@@ -93,7 +93,7 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
     const ua = request.headers['user-agent']
     if (!ua || BOT.test(ua)) return dropped(reply)
     // Events from data-centre addresses are dropped (ingestion pipeline step drop_datacenter_ip,
-    // plausible/analytics lib/plausible/ingestion/event.ex). Sent from a server without
+    // plausible/analytics:lib/plausible/ingestion/event.ex). Sent from a server without
     // X-Forwarded-For, the address Plausible sees is the server's own.
     const { ip, forwarded } = visitorIp(request)
     if (!forwarded && state.options.senderInDataCentre) return dropped(reply)

@@ -52,7 +52,7 @@ const DATE_TIME =
 /**
  * Reads a date-time the way ClickHouse's best-effort parser does for the usual ISO-8601 forms. Without an
  * offset the text is a wall time in `zone`: HogQL passes the project's zone to ClickHouse
- * (`toDateTime64('…', 6, '<team tz>')`, posthog/hogql/printer.py).
+ * (`toDateTime64('…', 6, '<team tz>')`, PostHog/posthog@master:posthog/hogql/printer.py).
  */
 export function parseDateTime(text: string, zone = 'UTC'): number | undefined {
   const m = DATE_TIME.exec(text.trim())
