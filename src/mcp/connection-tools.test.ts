@@ -114,16 +114,28 @@ describe('what an integration cannot do without is required in its tools', () =>
   const umamiTools = () =>
     connectionTools(
       {
-        ...fixtureConnection(['analytics_session_read', 'analytics_property_write', 'analytics_event_read']),
+        ...fixtureConnection([
+          'analytics_session_read',
+          'analytics_property_write',
+          'analytics_event_read',
+          'analytics_event_write',
+        ]),
         integration: umami,
       },
       deps,
     )
   const named = (name: string) => umamiTools().find((t) => t.name === name)
 
-  it('marks property_id required where Umami lists per website, and not where it does not', () => {
-    expect(named('list_analytics_sessions')?.inputSchema.required).toEqual(['property_id'])
+  it('describes property_id as needed with several websites, but leaves it optional: the only one is used', () => {
+    const sessions = named('list_analytics_sessions')?.inputSchema
+    expect(sessions?.required).toBeUndefined()
+    expect(sessions?.properties.property_id?.description).toMatch(
+      /Required when the connection has more than one property/,
+    )
     expect(named('list_analytics_properties')?.inputSchema.required).toBeUndefined()
+    const createEvent = named('create_analytics_event')?.inputSchema
+    expect(createEvent?.required ?? []).not.toContain('property_id')
+    expect(createEvent?.properties.property_id?.description).toMatch(/more than one property/)
   })
 
   it('marks the create fields Umami needs (raw.domain makes raw required)', () => {
