@@ -11,7 +11,7 @@ export default defineIntegration({
   name: 'Mixpanel',
   categories: ['analytics'],
   description:
-    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users). Profile writes are applied asynchronously. No sessions API.",
+    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users). Profile writes answer once Mixpanel shows them (it applies them asynchronously, within a minute). No sessions API.",
   webUrl: 'https://mixpanel.com',
   apiDocsUrl: 'https://developer.mixpanel.com/reference/overview',
   color: '#7856FF',
