@@ -12,12 +12,14 @@ describe('the support matrix says what a call cannot do without', () => {
     expect(supportMatrix(umami).analytics_session?.list_property_id).toBe('supported-required')
     expect(supportMatrix(ga4).analytics_report?.list_property_id).toBe('supported-required')
     expect(supportMatrix(mixpanel).analytics_report?.list_query).toBe('supported-required')
-    expect(supportMatrix(amplitude).analytics_visitor?.list_query).toBe('supported-required')
+    // Amplitude lists the visitors its export shows when no query searches them.
+    expect(supportMatrix(amplitude).analytics_visitor?.list_query).toBe('supported')
     expect(supportMatrix(posthog).analytics_report?.list_property_id).toBe('supported')
   })
 
   it('says which window a list covers by default', () => {
     expect(supportMatrix(amplitude).analytics_event?.default_window_days).toBe(30)
+    expect(supportMatrix(amplitude).analytics_visitor?.default_window_days).toBe(30)
     expect(supportMatrix(mixpanel).analytics_event?.default_window_days).toBe(30)
     expect(supportMatrix(amplitude).analytics_event?.list_start_gte).toBe('supported')
     expect(supportMatrix(posthog).analytics_event?.default_window_days).toBeUndefined()
