@@ -413,7 +413,14 @@ describe('Mixpanel through Unigate', () => {
     expect((await h.api('GET', `${base()}/report`, { query: { ...q, type: 'BOUNCE_RATE' } })).status).toBe(
       501,
     )
-    expect((await h.api('GET', `${base()}/report`, { query: { start_gte: '2024-05-10' } })).status).toBe(400)
+    // Every event is countable only within the last 31 days, which Mixpanel names the events of.
+    const old = await h.api<{ message: string }>('GET', `${base()}/report`, {
+      query: { start_gte: '2024-05-10' },
+    })
+    expect(old.status).toBe(400)
+    expect(old.body.message).toMatch(
+      /^query is required: Mixpanel names a project's events for the last 31 days only/,
+    )
   })
 
   it('maps a lasting 429 to 429 and a 500 to 502', async () => {
@@ -455,5 +462,75 @@ describe('Mixpanel through Unigate', () => {
         return id
       },
     })
+  })
+})
+
+/** A project with recent events: reports need no event name to count every event. */
+describe('Mixpanel reports without an event name', () => {
+  let h: Harness
+  let emu: MixpanelEmulator
+  let conn: string
+  const base = () => `/analytics/${conn}`
+  const at = (path: string) => emu.requests().filter((r) => r.path === path)
+
+  useEmulatorSuite({
+    start: () => startMixpanelEmulator({ seed: 11, events: 800, until: new Date().toISOString() }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'mixpanel',
+        auth: {
+          username: DEFAULT_SERVICE_ACCOUNT.username,
+          secret: DEFAULT_SERVICE_ACCOUNT.secret,
+          project_id: DEFAULT_PROJECT_ID,
+          project_token: DEFAULT_PROJECT_TOKEN,
+          api_url: emu.url,
+        },
+      })
+    },
+  })
+
+  it('counts every event Mixpanel names, by day of the default window', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/report`)
+    expect(res.status, res.text).toBe(200)
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+    const perDay = new Map<string, number>()
+    for (const e of emu.state.queryable()) {
+      const t = e.properties.time
+      if (t < today - 7 * DAY_MS || t >= today) continue
+      const day = new Date(t).toISOString().slice(0, 10)
+      perDay.set(day, (perDay.get(day) ?? 0) + 1)
+    }
+    const metrics = res.body[0]?.metrics as Rec[]
+    expect(metrics).toHaveLength(7)
+    for (const m of metrics) {
+      expect(m).toMatchObject({ type: 'EVENTS', dimension: 'DATE' })
+      expect(m.value, String(m.dimension_value)).toBe(perDay.get(String(m.dimension_value)) ?? 0)
+    }
+    expect([...perDay.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
+    // The names come from /events/names; one /events request counts them all.
+    const names = new Set(emu.state.queryable().map((e) => e.event))
+    expect(at('/api/query/events/names')[0]?.query).toMatchObject({ type: 'general', limit: '1000' })
+    const [counted] = at('/api/query/events')
+    expect(new Set(JSON.parse(String(counted?.query.event)))).toEqual(names)
+    expect(at('/api/query/events')).toHaveLength(1)
+  })
+
+  it('asks for an event name, listing the names to choose from, where every event cannot be counted', async () => {
+    const names = [...new Set(emu.state.queryable().map((e) => e.event))]
+    for (const query of [{ type: 'USERS' }, { dimension: 'COUNTRY' }] as Record<string, string>[]) {
+      const res = await h.api<{ message: string }>('GET', `${base()}/report`, { query })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body.message).toMatch(
+        /^query is required: .*; name the Mixpanel event to count, choose one of /,
+      )
+      for (const name of names) expect(res.body.message).toContain(`'${name}'`)
+    }
+    // Named, they are served.
+    const users = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { type: 'USERS', query: names[0]! },
+    })
+    expect(users.status, users.text).toBe(200)
   })
 })
