@@ -533,4 +533,41 @@ describe('Mixpanel reports without an event name', () => {
     })
     expect(users.status, users.text).toBe(200)
   })
+
+  it('counts many event names in several requests, and refuses a name list that may be cut short', async () => {
+    const yesterday = Math.floor(Date.now() / DAY_MS) * DAY_MS - 12 * 3_600_000
+    const add = (names: readonly string[]) => {
+      for (const [i, event] of names.entries()) {
+        emu.state.importEvent({
+          event,
+          properties: {
+            time: yesterday + i,
+            distinct_id: `many-${i}`,
+            $insert_id: `many-${event.length}-${i}`,
+          },
+        })
+      }
+    }
+    // 60 names of 100 characters: more than one request's worth of names.
+    add(Array.from({ length: 60 }, (_, i) => `${String(i).padStart(3, '0')}-${'x'.repeat(96)}`))
+    const day = new Date(yesterday).toISOString().slice(0, 10)
+    const expected = emu.state
+      .queryable()
+      .filter((e) => new Date(e.properties.time).toISOString().slice(0, 10) === day).length
+    const res = await h.api<Rec[]>('GET', `${base()}/report`)
+    expect(res.status, res.text).toBe(200)
+    const metrics = (res.body[0]?.metrics ?? []) as Rec[]
+    expect(metrics.find((m) => m.dimension_value === day)?.value).toBe(expected)
+    const requests = at('/api/query/events')
+    expect(requests.length).toBeGreaterThan(1)
+    for (const r of requests) expect(String(r.query.event).length).toBeLessThanOrEqual(4000)
+
+    // 1000 names or more: Mixpanel's list may be cut short, so it cannot stand for every event.
+    add(Array.from({ length: 1000 }, (_, i) => `bulk-${i}`))
+    const capped = await h.api<{ message: string }>('GET', `${base()}/report`)
+    expect(capped.status).toBe(400)
+    expect(capped.body.message).toMatch(
+      /^query is required: Mixpanel names 1000 or more events .* and \d+ more$/,
+    )
+  })
 })

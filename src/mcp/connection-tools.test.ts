@@ -5,6 +5,8 @@ import {
   noStoreResolver,
 } from '../../test/support/mcp-fixture.js'
 import { ApiError } from '../errors.js'
+import amplitude from '../integrations/amplitude/definition.js'
+import mixpanel from '../integrations/mixpanel/definition.js'
 import umami from '../integrations/umami/definition.js'
 import { connectionTools } from './connection-tools.js'
 
@@ -140,5 +142,17 @@ describe('what an integration cannot do without is required in its tools', () =>
 
   it('marks the create fields Umami needs (raw.domain makes raw required)', () => {
     expect(named('create_analytics_property')?.inputSchema.required).toEqual(['name', 'raw'])
+  })
+
+  it('requires no query where the provider lists without one (Amplitude visitors, Mixpanel reports)', () => {
+    for (const [integration, permission, name] of [
+      [amplitude, 'analytics_visitor_read', 'list_analytics_visitors'],
+      [mixpanel, 'analytics_report_read', 'list_analytics_reports'],
+    ] as const) {
+      const tools = connectionTools({ ...fixtureConnection([permission]), integration }, deps)
+      const schema = tools.find((t) => t.name === name)?.inputSchema
+      expect(schema?.properties.query).toBeDefined()
+      expect(schema?.required).toBeUndefined()
+    }
   })
 })
