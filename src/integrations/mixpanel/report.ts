@@ -113,12 +113,16 @@ function eventRequired(why: string, names: readonly string[] | undefined): ApiEr
 function batchesOf(names: readonly string[]): string[][] {
   const batches: string[][] = []
   let batch: string[] = []
+  let chars = 2 // the brackets of the JSON list
   for (const name of names) {
-    if (batch.length > 0 && JSON.stringify([...batch, name]).length > EVENT_LIST_CHARS) {
+    const size = JSON.stringify(name).length + 1 // the name and its comma
+    if (batch.length > 0 && chars + size > EVENT_LIST_CHARS) {
       batches.push(batch)
       batch = []
+      chars = 2
     }
     batch.push(name)
+    chars += size
   }
   if (batch.length > 0) batches.push(batch)
   return batches
@@ -128,7 +132,7 @@ function batchesOf(names: readonly string[]): string[][] {
 function mergedSeries(answers: readonly MixpanelSeries[]): MixpanelSeries {
   const values: Record<string, Readonly<Record<string, number>>> = {}
   for (const a of answers) Object.assign(values, a?.data?.values ?? {})
-  return { data: { series: answers[0]?.data?.series ?? [], values } } as MixpanelSeries
+  return { data: { series: answers[0]?.data?.series ?? [], values } }
 }
 
 /**
