@@ -14,6 +14,14 @@ import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/pos
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
 
+/**
+ * How late the demo's Mixpanel shows a profile write. Mixpanel applies them in "real-time (less than 1
+ * minute delay)" (docs.mixpanel.com/docs/tracking-methods/id-management/identifying-users-simplified); the
+ * emulator's default, 30 s, is a slow case, and the demo (and the conformance suite run on it) takes a
+ * quick one, so a profile write through Unigate, which answers once Mixpanel shows it, takes seconds.
+ */
+export const DEMO_MIXPANEL_PROFILE_LAG_MS = 2_000
+
 /** The body of `PUT /unified/workspace/oauth_app/{type}` for an emulated provider's OAuth app. */
 export type DemoOAuthApp = Readonly<Record<string, string>>
 
@@ -153,7 +161,7 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'mixpanel',
     async start() {
-      const e = await startMixpanelEmulator({ seed: 1 })
+      const e = await startMixpanelEmulator({ seed: 1, profileLagMs: DEMO_MIXPANEL_PROFILE_LAG_MS })
       const auth = {
         username: DEFAULT_SERVICE_ACCOUNT.username,
         secret: DEFAULT_SERVICE_ACCOUNT.secret,

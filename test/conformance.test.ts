@@ -30,20 +30,6 @@ const KNOWN_FAILURES: readonly {
     reason:
       'the Tracking API answers no visit id, so a created event gets a random id that get cannot find (src/integrations/matomo)',
   },
-  {
-    integration: 'mixpanel',
-    object: 'analytics_visitor',
-    check: 'created id round-trips',
-    reason:
-      'Mixpanel applies profile writes asynchronously (within about a minute, emulated as 30 s), so a get right after create answers 404',
-  },
-  {
-    integration: 'mixpanel',
-    object: 'analytics_visitor',
-    check: 'remove then get is 404',
-    reason:
-      'a remove right after create finds no profile yet (Mixpanel applies profile writes asynchronously) and answers 404',
-  },
 ]
 
 const known = (integration: string, object: string, check: string) =>

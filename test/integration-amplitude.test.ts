@@ -375,7 +375,52 @@ describe('Amplitude through Unigate', () => {
     })
     expect(at('/api/2/useractivity')[0]?.query).toMatchObject({ user: String(user?.amplitude_id) })
     expect((await h.api('GET', `${base()}/visitor/nobody-here`)).status).toBe(404)
-    expect((await h.api('GET', `${base()}/visitor`)).status).toBe(400)
+  })
+
+  it('lists the visitors the export shows in the last 30 days without a query, in the order they first appear', async () => {
+    // What the export can serve now: upload hours from 00:00 UTC 30 days ago, 3 hours after each hour starts.
+    const windowStart = Math.floor(Date.now() / DAY_MS) * DAY_MS - 30 * DAY_MS
+    const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS
+    const exported = emu.state.events.filter(
+      (e) => e.uploadTimeMs >= windowStart && hourOf(e.uploadTimeMs) + 3 * HOUR_MS <= Date.now(),
+    )
+    const first = new Map<number, { hour: number; id: string }>()
+    for (const e of [...exported].sort((a, b) => a.uploadTimeMs - b.uploadTimeMs)) {
+      if (first.has(e.amplitude_id)) continue
+      first.set(e.amplitude_id, {
+        hour: hourOf(e.uploadTimeMs),
+        id: e.user_id ?? `device:${e.device_id}`,
+      })
+    }
+    const expected = [...first.values()]
+      .sort((a, b) => a.hour - b.hour || a.id.localeCompare(b.id))
+      .map((v) => v.id)
+    expect(expected.length).toBeGreaterThan(10)
+    expect(expected.some((id) => id.startsWith('device:'))).toBe(true)
+
+    const all = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { limit: 1000 } })
+    expect(all.status, all.text).toBe(200)
+    expect(all.body.map((v) => v.id)).toEqual(expected)
+    // Ids only: no User Activity call, and each listed id gets its visitor.
+    expect(at('/api/2/useractivity')).toHaveLength(0)
+    expect(at('/api/2/usersearch')).toHaveLength(0)
+    expect(at('/api/2/export')[0]?.query).toMatchObject({ start: hour(windowStart) })
+    const anon = expected.find((id) => id.startsWith('device:'))!
+    expect((await h.api<Rec>('GET', `${base()}/visitor/${anon}`)).body.id).toBe(anon)
+
+    // A page is a slice of the whole list, and the first page stops reading once it is known.
+    const before = at('/api/2/export').length
+    const page = await h.api<Rec[]>('GET', `${base()}/visitor`, { query: { limit: 3, offset: 2 } })
+    expect(page.body.map((v) => v.id)).toEqual(expected.slice(2, 5))
+    expect(at('/api/2/export').length - before).toBeLessThan(before)
+
+    // Slow fields cost one User Activity call per listed visitor.
+    const activityBefore = at('/api/2/useractivity').length
+    const detailed = await h.api<Rec[]>('GET', `${base()}/visitor`, {
+      query: { limit: 2, fields: 'id,email' },
+    })
+    expect(detailed.body.map((v) => v.id)).toEqual(expected.slice(0, 2))
+    expect(at('/api/2/useractivity').length - activityBefore).toBe(2)
   })
 
   it('identifies, updates and deletes a visitor', async () => {

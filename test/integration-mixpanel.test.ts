@@ -60,6 +60,8 @@ describe('Mixpanel through Unigate', () => {
         engagePageSize: 25,
         timezone: ZONE,
         legacyLocalTime: true,
+        // Mixpanel shows profile writes "in less than 1 minute"; a quick case keeps the suite short.
+        profileLagMs: 1_500,
       }),
     ready: async (harness, emulator) => {
       h = harness
@@ -306,7 +308,7 @@ describe('Mixpanel through Unigate', () => {
     })
     expect(created.status).toBe(200)
     const id = created.body.id as string
-    // The write answers what was sent: Mixpanel applies profile updates asynchronously.
+    // The write answers what was sent, once Mixpanel shows it: it applies profile updates asynchronously.
     expect(created.body).toMatchObject({ id, email: 'new@example.com', name: 'New Person' })
     const [write] = at('/engage')
     // ip=0: without it Mixpanel overwrites the profile's location with Unigate's server's.
@@ -318,18 +320,36 @@ describe('Mixpanel through Unigate', () => {
         $set: { plan: 'pro', $email: 'new@example.com', $name: 'New Person' },
       },
     ])
-    expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
+    // Read back by distinct id, a few times at most (each read is a Query API query).
+    const probes = at('/api/query/engage').filter((r) => (r.body as Rec).distinct_id === id)
+    expect(probes.length).toBeGreaterThan(0)
+    expect(probes.length).toBeLessThanOrEqual(6)
+    expect((await h.api<Rec>('GET', `${base()}/visitor/${id}`)).body).toMatchObject({
+      id,
+      email: 'new@example.com',
+    })
     const patched = await h.api<Rec>('PATCH', `${base()}/visitor/${id}`, { body: { city: 'Lyon' } })
     expect(patched.status).toBe(200)
     expect(patched.body).toMatchObject({ id, city: 'Lyon' })
     expect(patched.body.email).toBeUndefined()
-    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
     const read = await h.api<Rec>('GET', `${base()}/visitor/${id}`)
     expect(read.body).toMatchObject({ id, email: 'new@example.com', city: 'Lyon' })
     expect(read.body.country_code).toBeUndefined()
     expect((await h.api('DELETE', `${base()}/visitor/${id}`)).status).toBe(200)
-    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
     expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
+  })
+
+  it('reports a profile write Mixpanel accepted but cannot show back as a 504 that says so', async () => {
+    emu.fault({ status: 400, times: 10, pathPattern: '^/api/query/engage$' })
+    const res = await h.api<{ message: string }>('POST', `${base()}/visitor`, {
+      body: { name: 'Unconfirmed', raw: { $distinct_id: 'unconfirmed-1' } },
+    })
+    emu.clearFaults()
+    expect(res.status).toBe(504)
+    expect(res.body.message).toMatch(
+      /^Mixpanel accepted the profile update of visitor unconfirmed-1, but reading it back failed/,
+    )
+    expect(at('/engage')).toHaveLength(1)
   })
 
   it('reports event counts by day of the project zone, with the instants of those days', async () => {
@@ -393,7 +413,14 @@ describe('Mixpanel through Unigate', () => {
     expect((await h.api('GET', `${base()}/report`, { query: { ...q, type: 'BOUNCE_RATE' } })).status).toBe(
       501,
     )
-    expect((await h.api('GET', `${base()}/report`, { query: { start_gte: '2024-05-10' } })).status).toBe(400)
+    // Every event is countable only within the last 31 days, which Mixpanel names the events of.
+    const old = await h.api<{ message: string }>('GET', `${base()}/report`, {
+      query: { start_gte: '2024-05-10' },
+    })
+    expect(old.status).toBe(400)
+    expect(old.body.message).toMatch(
+      /^query is required: Mixpanel names a project's events for the last 31 days only/,
+    )
   })
 
   it('maps a lasting 429 to 429 and a 500 to 502', async () => {
@@ -435,5 +462,112 @@ describe('Mixpanel through Unigate', () => {
         return id
       },
     })
+  })
+})
+
+/** A project with recent events: reports need no event name to count every event. */
+describe('Mixpanel reports without an event name', () => {
+  let h: Harness
+  let emu: MixpanelEmulator
+  let conn: string
+  const base = () => `/analytics/${conn}`
+  const at = (path: string) => emu.requests().filter((r) => r.path === path)
+
+  useEmulatorSuite({
+    start: () => startMixpanelEmulator({ seed: 11, events: 800, until: new Date().toISOString() }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'mixpanel',
+        auth: {
+          username: DEFAULT_SERVICE_ACCOUNT.username,
+          secret: DEFAULT_SERVICE_ACCOUNT.secret,
+          project_id: DEFAULT_PROJECT_ID,
+          project_token: DEFAULT_PROJECT_TOKEN,
+          api_url: emu.url,
+        },
+      })
+    },
+  })
+
+  it('counts every event Mixpanel names, by day of the default window', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/report`)
+    expect(res.status, res.text).toBe(200)
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+    const perDay = new Map<string, number>()
+    for (const e of emu.state.queryable()) {
+      const t = e.properties.time
+      if (t < today - 7 * DAY_MS || t >= today) continue
+      const day = new Date(t).toISOString().slice(0, 10)
+      perDay.set(day, (perDay.get(day) ?? 0) + 1)
+    }
+    const metrics = res.body[0]?.metrics as Rec[]
+    expect(metrics).toHaveLength(7)
+    for (const m of metrics) {
+      expect(m).toMatchObject({ type: 'EVENTS', dimension: 'DATE' })
+      expect(m.value, String(m.dimension_value)).toBe(perDay.get(String(m.dimension_value)) ?? 0)
+    }
+    expect([...perDay.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
+    // The names come from /events/names; one /events request counts them all.
+    const names = new Set(emu.state.queryable().map((e) => e.event))
+    expect(at('/api/query/events/names')[0]?.query).toMatchObject({ type: 'general', limit: '1000' })
+    const [counted] = at('/api/query/events')
+    expect(new Set(JSON.parse(String(counted?.query.event)))).toEqual(names)
+    expect(at('/api/query/events')).toHaveLength(1)
+  })
+
+  it('asks for an event name, listing the names to choose from, where every event cannot be counted', async () => {
+    const names = [...new Set(emu.state.queryable().map((e) => e.event))]
+    for (const query of [{ type: 'USERS' }, { dimension: 'COUNTRY' }] as Record<string, string>[]) {
+      const res = await h.api<{ message: string }>('GET', `${base()}/report`, { query })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body.message).toMatch(
+        /^query is required: .*; name the Mixpanel event to count, choose one of /,
+      )
+      for (const name of names) expect(res.body.message).toContain(`'${name}'`)
+    }
+    // Named, they are served.
+    const users = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { type: 'USERS', query: names[0]! },
+    })
+    expect(users.status, users.text).toBe(200)
+  })
+
+  it('counts many event names in several requests, and refuses a name list that may be cut short', async () => {
+    const yesterday = Math.floor(Date.now() / DAY_MS) * DAY_MS - 12 * 3_600_000
+    const add = (names: readonly string[]) => {
+      for (const [i, event] of names.entries()) {
+        emu.state.importEvent({
+          event,
+          properties: {
+            time: yesterday + i,
+            distinct_id: `many-${i}`,
+            $insert_id: `many-${event.length}-${i}`,
+          },
+        })
+      }
+    }
+    // 60 names of 100 characters: more than one request's worth of names.
+    add(Array.from({ length: 60 }, (_, i) => `${String(i).padStart(3, '0')}-${'x'.repeat(96)}`))
+    const day = new Date(yesterday).toISOString().slice(0, 10)
+    const expected = emu.state
+      .queryable()
+      .filter((e) => new Date(e.properties.time).toISOString().slice(0, 10) === day).length
+    const res = await h.api<Rec[]>('GET', `${base()}/report`)
+    expect(res.status, res.text).toBe(200)
+    const metrics = (res.body[0]?.metrics ?? []) as Rec[]
+    expect(metrics.find((m) => m.dimension_value === day)?.value).toBe(expected)
+    const requests = at('/api/query/events')
+    expect(requests.length).toBeGreaterThan(1)
+    for (const r of requests) expect(String(r.query.event).length).toBeLessThanOrEqual(4000)
+
+    // 1000 names or more: Mixpanel's list may be cut short, so it cannot stand for every event.
+    add(Array.from({ length: 1000 }, (_, i) => `bulk-${i}`))
+    const capped = await h.api<{ message: string }>('GET', `${base()}/report`)
+    expect(capped.status).toBe(400)
+    expect(capped.body.message).toMatch(
+      /^query is required: Mixpanel names 1000 or more events .* and \d+ more$/,
+    )
   })
 })

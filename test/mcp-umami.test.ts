@@ -86,4 +86,48 @@ describe('tool server for an Umami connection', () => {
     expect(viaTool).toMatchObject({ isError: true, content: [{ type: 'text', text: viaApi.body.message }] })
     expect(viaTool.structuredContent).toMatchObject({ statusCode: 502, message: viaApi.body.message })
   })
+
+  it('lists sessions without property_id as REST does: the error names the websites to choose from', async () => {
+    const { tools } = await client.listTools()
+    const sessions = tools.find((t) => t.name === 'list_analytics_sessions')!
+    expect(sessions.inputSchema.required ?? []).not.toContain('property_id')
+    const viaApi = await h.api<{ message: string }>('GET', `/analytics/${connectionId}/session`)
+    const viaTool = await client.callTool({ name: 'list_analytics_sessions', arguments: { limit: 2 } })
+    expect(viaApi.status).toBe(400)
+    expect(viaTool).toMatchObject({ isError: true, content: [{ type: 'text', text: viaApi.body.message }] })
+    for (const id of emu.state.websites.keys()) expect(text(viaTool)).toContain(id)
+  })
+})
+
+describe('tool server for a one-website Umami connection', () => {
+  let h: Harness
+  let emu: UmamiEmulator
+  let client: Client
+
+  beforeAll(async () => {
+    emu = await startUmamiEmulator({ seed: 7, websites: 1, sessions: 5 })
+    h = await startHarness('sqlite')
+    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
+      },
+    })
+    expect(res.status).toBe(200)
+    client = await connectMcp(h.url, { apiKey: h.apiKey, params: { connection: res.body.id } })
+  })
+  afterAll(async () => {
+    await client?.close()
+    await h?.close()
+    await emu?.close()
+  })
+
+  it('lists sessions with no property_id, in the only website', async () => {
+    const result = await client.callTool({ name: 'list_analytics_sessions', arguments: { limit: 2 } })
+    expect(result.isError, text(result)).toBeFalsy()
+    expect(Array.isArray(JSON.parse(text(result)))).toBe(true)
+    const [only] = [...emu.state.websites.keys()]
+    const asked = emu.requests().filter((r) => r.path.includes('/sessions'))
+    expect(asked.at(-1)?.path).toContain(String(only))
+  })
 })

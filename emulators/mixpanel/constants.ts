@@ -17,6 +17,9 @@ export const IMPORT_MAX_EVENTS = 2000
 /** `/segmentation` `limit`: default 60, maximum 10,000 (mixpanel/docs@ba22906:openapi/query.openapi.yaml). */
 export const SEGMENTATION_DEFAULT_LIMIT = 60
 export const SEGMENTATION_MAX_LIMIT = 10_000
+/** `/events/names`: "the most common events over the last 31 days", `limit` "Defaults to 255" (mixpanel/docs@ba22906:openapi/query.openapi.yaml). */
+export const EVENT_NAMES_DAYS = 31
+export const EVENT_NAMES_DEFAULT_LIMIT = 255
 /**
  * Where the emulator "geolocates" a caller that does not send `ip=0` to `/engage`: the location of the
  * server that made the request, as Mixpanel would (https://docs.mixpanel.com/docs/tracking-best-practices/geolocation).

@@ -69,6 +69,29 @@ describe('Mixpanel emulator strictness', () => {
     expect(JSON.parse(counted.text).data.values.Repeated).toEqual({ '2024-01-03': 1 })
   })
 
+  it('names the top events of the last 31 days only, up to limit, and needs a type', async () => {
+    const now = Date.now()
+    const imported = [
+      ...Array.from({ length: 3 }, (_, i) => ({ event: 'zeta Recent', at: now - i * 60_000 })),
+      { event: 'Alpha recent', at: now - 2 * 86_400_000 },
+      { event: 'Too old', at: now - 32 * 86_400_000 },
+    ].map((e, i) => ({
+      event: e.event,
+      properties: { time: e.at, distinct_id: `n${i}`, $insert_id: `names-${i}` },
+    }))
+    expect((await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, imported)).status).toBe(
+      200,
+    )
+    const names = `/api/query/events/names?project_id=${DEFAULT_PROJECT_ID}`
+    // The seeded events are from 2024: only the recent imports count.
+    expect(JSON.parse((await call('GET', `${names}&type=general`)).text)).toEqual([
+      'Alpha recent',
+      'zeta Recent',
+    ])
+    expect(JSON.parse((await call('GET', `${names}&type=general&limit=1`)).text)).toEqual(['zeta Recent'])
+    expect((await call('GET', names)).status).toBe(400)
+  })
+
   it('validates imports strictly and reports the failed records', async () => {
     const res = await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [
       { event: 'ok', properties: { time: Date.now(), distinct_id: 'a', $insert_id: 'id-1' } },

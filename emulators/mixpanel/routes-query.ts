@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { wallIso } from '../kit/zones.js'
 import { checkServiceAccount, queryError } from './auth.js'
-import { SEGMENTATION_DEFAULT_LIMIT, SEGMENTATION_MAX_LIMIT } from './constants.js'
+import {
+  EVENT_NAMES_DAYS,
+  EVENT_NAMES_DEFAULT_LIMIT,
+  SEGMENTATION_DEFAULT_LIMIT,
+  SEGMENTATION_MAX_LIMIT,
+} from './constants.js'
 import { dayRange } from './routes-export.js'
 import type { MixpanelState } from './state.js'
 import { compileWhere, WhereError } from './where.js'
@@ -153,6 +158,39 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
       values[name] = Object.fromEntries(series.map((b) => [b, of(b)]))
     }
     return { data: { series, values }, legend_size: names.length }
+  })
+
+  /**
+   * Top event names: "the most common events over the last 31 days", at most `limit` (default 255), ranked
+   * by `type` (required: general, unique or average) (mixpanel/docs@ba22906:openapi/query.openapi.yaml
+   * /events/names). The docs call the answer "in descending alphabetical order" but their example is
+   * `battle`, `click signup button`, `View homepage`: the emulator follows the example, case-insensitive
+   * A to Z, so a client must not read rank from the order.
+   */
+  app.get('/api/query/events/names', async (request, reply) => {
+    const q = request.query as Query
+    if (!checkServiceAccount(state, request, reply, q.project_id ?? '')) return reply
+    const type = q.type
+    if (type !== 'general' && type !== 'unique' && type !== 'average')
+      return queryError(request, reply, 400, `type must be general, unique or average, got '${type ?? ''}'`)
+    const limit = q.limit === undefined ? EVENT_NAMES_DEFAULT_LIMIT : Number(q.limit)
+    if (!Number.isInteger(limit) || limit < 1)
+      return queryError(request, reply, 400, 'limit must be a positive integer')
+    const since = Date.now() - EVENT_NAMES_DAYS * DAY_MS
+    const counts = new Map<string, Set<string> | number>()
+    for (const e of state.queryable()) {
+      if (e.properties.time < since) continue
+      if (type === 'unique') {
+        const users = (counts.get(e.event) as Set<string> | undefined) ?? new Set<string>()
+        counts.set(e.event, users.add(e.properties.distinct_id))
+      } else counts.set(e.event, ((counts.get(e.event) as number | undefined) ?? 0) + 1)
+    }
+    const size = (v: Set<string> | number) => (typeof v === 'number' ? v : v.size)
+    return [...counts]
+      .sort((a, b) => size(b[1]) - size(a[1]) || a[0].localeCompare(b[0]))
+      .slice(0, limit)
+      .map(([name]) => name)
+      .sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()))
   })
 
   /** One event segmented `on` a property (mixpanel/docs@ba22906:openapi/query.openapi.yaml /segmentation; units minute, hour, day, month). */

@@ -12,6 +12,13 @@ import { singlePropertyId } from './scope.js'
 
 const DAY_MS = 86_400_000
 
+/**
+ * The scope the engine fills in itself when the connection has exactly one (list filter and create field
+ * alike): the matrix marks it `supported-required` for the providers that need it, but a caller of a
+ * single-property connection need not give it, so generated tool schemas never make it mandatory.
+ */
+export const SINGLE_SCOPE_PARAM = 'property_id'
+
 /** Filters that name records of one property already, so the provider needs no `property_id` beside them. */
 const NARROWER_SCOPES = ['session_id', 'visitor_id'] as const
 
@@ -29,8 +36,8 @@ export async function withListDefaults(
 ): Promise<ListQuery> {
   let filters = query.filters
   const needsScope =
-    (handlers.requiredParams ?? []).includes('property_id') &&
-    filters.property_id === undefined &&
+    (handlers.requiredParams ?? []).includes(SINGLE_SCOPE_PARAM) &&
+    filters[SINGLE_SCOPE_PARAM] === undefined &&
     !NARROWER_SCOPES.some((f) => filters[f] !== undefined)
   if (needsScope) {
     const property = await singlePropertyId(
@@ -39,7 +46,7 @@ export async function withListDefaults(
       `lists ${model.plural.replace(/^Analytics/, '').toLowerCase()}`,
       mayListProperties,
     )
-    filters = { ...filters, property_id: property }
+    filters = { ...filters, [SINGLE_SCOPE_PARAM]: property }
   }
   const days = handlers.defaultWindowDays
   if (days !== undefined && filters.start_gte === undefined && query.updated_gte === undefined) {
@@ -73,11 +80,16 @@ export async function withCreateDefaults(
 ): Promise<WriteBody> {
   let out = body
   const required = handlers.requiredFields ?? []
-  if (required.includes('property_id') && missing(out.property_id)) {
+  if (required.includes(SINGLE_SCOPE_PARAM) && missing(out[SINGLE_SCOPE_PARAM])) {
     const thing = model.singular.replace(/^Analytics/, '').toLowerCase()
     out = {
       ...out,
-      property_id: await singlePropertyId(integration, ctx, `records each ${thing}`, mayListProperties),
+      [SINGLE_SCOPE_PARAM]: await singlePropertyId(
+        integration,
+        ctx,
+        `records each ${thing}`,
+        mayListProperties,
+      ),
     }
   }
   if (handlers.anonymousVisitor && missing(out.visitor_id))

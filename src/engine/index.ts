@@ -1,5 +1,6 @@
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../models/index.js'
 export { parseQueryDate } from './dates.js'
+export { SINGLE_SCOPE_PARAM } from './defaults.js'
 export { type FieldSelection, parseFields, planFields, projectRecord } from './fields.js'
 export { parseListQuery } from './list-query.js'
 export { type OperationRequest, runOperation } from './operations.js'

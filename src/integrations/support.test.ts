@@ -11,13 +11,16 @@ describe('the support matrix says what a call cannot do without', () => {
   it('marks parameters a list cannot do without supported-required, and only there', () => {
     expect(supportMatrix(umami).analytics_session?.list_property_id).toBe('supported-required')
     expect(supportMatrix(ga4).analytics_report?.list_property_id).toBe('supported-required')
-    expect(supportMatrix(mixpanel).analytics_report?.list_query).toBe('supported-required')
-    expect(supportMatrix(amplitude).analytics_visitor?.list_query).toBe('supported-required')
+    // A Mixpanel report without query counts every event; only some asks need one (a 400 says which).
+    expect(supportMatrix(mixpanel).analytics_report?.list_query).toBe('supported')
+    // Amplitude lists the visitors its export shows when no query searches them.
+    expect(supportMatrix(amplitude).analytics_visitor?.list_query).toBe('supported')
     expect(supportMatrix(posthog).analytics_report?.list_property_id).toBe('supported')
   })
 
   it('says which window a list covers by default', () => {
     expect(supportMatrix(amplitude).analytics_event?.default_window_days).toBe(30)
+    expect(supportMatrix(amplitude).analytics_visitor?.default_window_days).toBe(30)
     expect(supportMatrix(mixpanel).analytics_event?.default_window_days).toBe(30)
     expect(supportMatrix(amplitude).analytics_event?.list_start_gte).toBe('supported')
     expect(supportMatrix(posthog).analytics_event?.default_window_days).toBeUndefined()

@@ -5,6 +5,8 @@ import {
   noStoreResolver,
 } from '../../test/support/mcp-fixture.js'
 import { ApiError } from '../errors.js'
+import amplitude from '../integrations/amplitude/definition.js'
+import mixpanel from '../integrations/mixpanel/definition.js'
 import umami from '../integrations/umami/definition.js'
 import { connectionTools } from './connection-tools.js'
 
@@ -114,19 +116,43 @@ describe('what an integration cannot do without is required in its tools', () =>
   const umamiTools = () =>
     connectionTools(
       {
-        ...fixtureConnection(['analytics_session_read', 'analytics_property_write', 'analytics_event_read']),
+        ...fixtureConnection([
+          'analytics_session_read',
+          'analytics_property_write',
+          'analytics_event_read',
+          'analytics_event_write',
+        ]),
         integration: umami,
       },
       deps,
     )
   const named = (name: string) => umamiTools().find((t) => t.name === name)
 
-  it('marks property_id required where Umami lists per website, and not where it does not', () => {
-    expect(named('list_analytics_sessions')?.inputSchema.required).toEqual(['property_id'])
+  it('describes property_id as needed with several websites, but leaves it optional: the only one is used', () => {
+    const sessions = named('list_analytics_sessions')?.inputSchema
+    expect(sessions?.required).toBeUndefined()
+    expect(sessions?.properties.property_id?.description).toMatch(
+      /Required when the connection has more than one property/,
+    )
     expect(named('list_analytics_properties')?.inputSchema.required).toBeUndefined()
+    const createEvent = named('create_analytics_event')?.inputSchema
+    expect(createEvent?.required ?? []).not.toContain('property_id')
+    expect(createEvent?.properties.property_id?.description).toMatch(/more than one property/)
   })
 
   it('marks the create fields Umami needs (raw.domain makes raw required)', () => {
     expect(named('create_analytics_property')?.inputSchema.required).toEqual(['name', 'raw'])
+  })
+
+  it('requires no query where the provider lists without one (Amplitude visitors, Mixpanel reports)', () => {
+    for (const [integration, permission, name] of [
+      [amplitude, 'analytics_visitor_read', 'list_analytics_visitors'],
+      [mixpanel, 'analytics_report_read', 'list_analytics_reports'],
+    ] as const) {
+      const tools = connectionTools({ ...fixtureConnection([permission]), integration }, deps)
+      const schema = tools.find((t) => t.name === name)?.inputSchema
+      expect(schema?.properties.query).toBeDefined()
+      expect(schema?.required).toBeUndefined()
+    }
   })
 })

@@ -1,7 +1,7 @@
 import { FormatRegistry, type TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { MAX_LIMIT, MAX_OFFSET, parseQueryDate, runOperation } from '../engine/index.js'
+import { MAX_LIMIT, MAX_OFFSET, parseQueryDate, runOperation, SINGLE_SCOPE_PARAM } from '../engine/index.js'
 import { badRequest } from '../errors.js'
 import type { ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { MODELS, type ObjectModel, type Operation, permissionFor, READ_ONLY_FIELDS } from '../models/index.js'
@@ -94,21 +94,33 @@ function listInput(model: ObjectModel, handlers: ObjectHandlers): ObjectSchema {
   }
   props.fields = fieldsSchema(model)
   props.raw = RAW_PARAMS
-  // What the integration cannot list without (the matrix's `supported-required`).
-  const required = (handlers.requiredParams ?? []).filter((p) => p in props)
-  for (const name of required) {
-    props[name] = {
-      ...props[name],
-      description:
-        `${props[name]?.description ?? ''} Required here${name === 'property_id' ? ' (the ids come from the property list)' : ''}.`.trim(),
-    }
+  // What the integration cannot list without (the matrix's `supported-required`), as REST asks for it.
+  for (const name of (handlers.requiredParams ?? []).filter((p) => p in props)) {
+    props[name] = { ...props[name], description: requiredNote(name, props[name]?.description) }
   }
-  return objectSchema(props, required)
+  return objectSchema(
+    props,
+    mandatory(handlers.requiredParams ?? []).filter((p) => p in props),
+  )
+}
+
+/**
+ * The required parameters a call must always give: all but the scope the engine fills in when the
+ * connection has only one (REST does the same, and answers 400 naming the ids when it has several).
+ */
+const mandatory = (required: readonly string[]) => required.filter((p) => p !== SINGLE_SCOPE_PARAM)
+
+function requiredNote(name: string, description = ''): string {
+  const note =
+    name === SINGLE_SCOPE_PARAM
+      ? 'Required when the connection has more than one property (the ids come from the property list); the only one is used otherwise.'
+      : 'Required here.'
+  return `${description} ${note}`.trim()
 }
 
 /** The create body's required members: declared fields, and `raw` when a `raw.<name>` is required. */
 function createRequired(handlers: ObjectHandlers): string[] {
-  const names = (handlers.requiredFields ?? []).map((f) => (f.startsWith('raw.') ? 'raw' : f))
+  const names = mandatory(handlers.requiredFields ?? []).map((f) => (f.startsWith('raw.') ? 'raw' : f))
   return [...new Set(names)]
 }
 
@@ -133,11 +145,13 @@ function inputSchema(model: ObjectModel, op: Operation, handlers: ObjectHandlers
       return listInput(model, handlers)
     case 'get':
       return objectSchema({ id: ID(model), fields: fieldsSchema(model), raw: RAW_PARAMS }, ['id'])
-    case 'create':
-      return objectSchema(
-        { ...writeProperties(model), fields: fieldsSchema(model) },
-        createRequired(handlers),
-      )
+    case 'create': {
+      const props = writeProperties(model)
+      for (const name of (handlers.requiredFields ?? []).filter((f) => f in props)) {
+        props[name] = { ...props[name], description: requiredNote(name, props[name]?.description) }
+      }
+      return objectSchema({ ...props, fields: fieldsSchema(model) }, createRequired(handlers))
+    }
     case 'update':
     case 'patch':
       return objectSchema({ id: ID(model), ...writeProperties(model), fields: fieldsSchema(model) }, ['id'])

@@ -15,7 +15,7 @@ export default defineIntegration({
   name: 'Amplitude',
   categories: ['analytics'],
   description:
-    'Amplitude: event export (by upload hour, about 2 hours behind, 365 days at most) and ingestion, user search and profiles (anonymous visitors as device:<device_id>), Dashboard REST reports (hours for 7 days at most).',
+    'Amplitude: event export (by upload hour, about 2 hours behind, 365 days at most) and ingestion, visitors seen in the export (30 days by default) or found by User Search, with profiles (anonymous visitors as device:<device_id>), Dashboard REST reports (hours for 7 days at most).',
   webUrl: 'https://amplitude.com',
   apiDocsUrl: 'https://amplitude.com/docs/apis',
   color: '#1E61F0',
@@ -80,7 +80,8 @@ export default defineIntegration({
       anonymousVisitor: true,
       recordsNeverChange: true,
     },
-    analytics_visitor: { ...visitorHandlers, requiredParams: ['query'] },
+    // Without `query`, the users the export shows in the last 30 days (seen-visitors.ts).
+    analytics_visitor: { ...visitorHandlers, defaultWindowDays: 30 },
     analytics_report: reportHandlers,
   },
 })

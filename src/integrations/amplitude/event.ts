@@ -56,7 +56,7 @@ const isTooLarge = (err: unknown) =>
  * One export request for upload hours [from, to], halving `chunk` (down to an hour) while Amplitude answers
  * that the range is too large. Answers the events and the chunk size that worked.
  */
-async function exportRange(
+export async function exportRange(
   ctx: HandlerContext,
   from: number,
   to: number,

@@ -10,6 +10,7 @@ import {
   toAmplitudeUserProperties,
 } from './mappers.js'
 import type { AmplitudeUserActivity, AmplitudeUserSearch } from './provider-types.js'
+import { seenVisitors } from './seen-visitors.js'
 
 /** Fields only User Activity knows: one more call per visitor (User Search gives ids only). */
 export const VISITOR_SLOW_FIELDS = [
@@ -141,10 +142,25 @@ async function identify(
 }
 
 export const visitorHandlers: ObjectHandlers = {
-  /** Amplitude has no visitor listing, only User Search: `query` is the user id, device id or user id prefix. */
+  /**
+   * With `query`, User Search (a user id, device id or user id prefix). Without, the users the export shows
+   * in the default window (seen-visitors.ts): Amplitude has no user listing. Either way details (slow
+   * fields) cost one User Activity call per visitor.
+   */
   async list(ctx, q) {
-    if (!q.query)
-      throw badRequest('Amplitude can only search visitors: give query (a user id, device id or prefix)')
+    if (!q.query) {
+      const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+      const out: UnifiedRecord[] = []
+      for (const v of await seenVisitors(ctx, q)) {
+        const match = { user_id: v.user_id, amplitude_id: v.amplitude_id }
+        out.push(
+          wantsDetails
+            ? await withDetails(ctx, match, v.id)
+            : { id: v.id, raw: { ...match, device_id: v.device_id } },
+        )
+      }
+      return out
+    }
     const matches = (await search(ctx, q.query)).slice(q.offset, q.offset + q.limit)
     const out: UnifiedRecord[] = []
     for (const m of matches) out.push(await listed(ctx, m))

@@ -11,7 +11,7 @@ export default defineIntegration({
   name: 'Mixpanel',
   categories: ['analytics'],
   description:
-    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users). Profile writes are applied asynchronously. No sessions API.",
+    "Mixpanel: raw event export and import, user profiles, event reports in the project's time zone (no hourly unique users; with no event named, EVENTS counts every event of the last 31 days). Profile writes answer once Mixpanel shows them (it applies them asynchronously, within a minute). No sessions API.",
   webUrl: 'https://mixpanel.com',
   apiDocsUrl: 'https://developer.mixpanel.com/reference/overview',
   color: '#7856FF',
@@ -77,6 +77,7 @@ export default defineIntegration({
     analytics_property: propertyHandlers,
     analytics_event: { ...eventHandlers, defaultWindowDays: 30 },
     analytics_visitor: visitorHandlers,
-    analytics_report: { ...reportHandlers, requiredParams: ['query'] },
+    // Without `query`, EVENTS counts every event Mixpanel names for the last 31 days (report.ts).
+    analytics_report: reportHandlers,
   },
 })

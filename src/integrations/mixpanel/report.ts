@@ -1,15 +1,27 @@
-import { badRequest, notImplemented, ProviderError } from '../../errors.js'
+import { type ApiError, badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
-import { addDays } from '../zones.js'
+import { addDays, dayIn } from '../zones.js'
 import { mixpanelHosts } from './hosts.js'
 import type { MixpanelSeries } from './provider-types.js'
 import { zonesOf } from './time.js'
 
 /** `/segmentation`'s most property values per answer (`limit`, default 60: docs.mixpanel.com/reference/segmentation-query). */
 export const SEGMENTATION_MAX_LIMIT = 10_000
+
+/**
+ * `/events/names` lists "the most common events over the last 31 days", `limit` of them (default 255):
+ * docs.mixpanel.com/reference/query-top-events (mixpanel/docs@ba22906:openapi/query.openapi.yaml). An
+ * answer of EVENT_NAMES_LIMIT names may be cut short, so it is never taken for every event.
+ */
+export const EVENT_NAMES_LIMIT = 1000
+const EVENT_NAMES_DAYS = 31
+/** How many choices a 400 names before saying how many more there are. */
+const NAMED_CHOICES = 20
+/** The JSON `event` list of one `/events` request stays under this, keeping its address a modest size. */
+const EVENT_LIST_CHARS = 4000
 
 /** Time dimensions: `/events` series in that unit. */
 const UNITS: Readonly<Record<string, string>> = { DATE: 'day', HOUR: 'hour', WEEK: 'week', MONTH: 'month' }
@@ -73,10 +85,65 @@ export function fromMixpanelSeries(
   }))
 }
 
+/** The project's top event names (`/events/names`), at most EVENT_NAMES_LIMIT. */
+async function eventNames(ctx: HandlerContext): Promise<string[]> {
+  const names = await ctx.client.json<unknown>({
+    path: '/api/query/events/names',
+    baseUrl: mixpanelHosts(ctx.credentials).query,
+    query: { project_id: ctx.credentials.project_id, type: 'general', limit: EVENT_NAMES_LIMIT },
+  })
+  if (!Array.isArray(names)) throw new TypeError('/events/names answered no list')
+  return names.filter((n): n is string => typeof n === 'string')
+}
+
+/** The 400 for a report that needs an event named: why, and the event names to choose from. */
+function eventRequired(why: string, names: readonly string[] | undefined): ApiError {
+  const named = names?.slice(0, NAMED_CHOICES).map((n) => `'${n}'`)
+  const more = names && names.length > NAMED_CHOICES ? ` and ${names.length - NAMED_CHOICES} more` : ''
+  const choices =
+    names === undefined
+      ? 'for example query=Signed%20up'
+      : names.length === 0
+        ? 'Mixpanel names no event of the last 31 days'
+        : `choose one of ${named?.join(', ')}${more}`
+  return badRequest(`query is required: ${why}; name the Mixpanel event to count, ${choices}`)
+}
+
+/** Splits event names into `/events` requests whose JSON `event` list stays under EVENT_LIST_CHARS. */
+function batchesOf(names: readonly string[]): string[][] {
+  const batches: string[][] = []
+  let batch: string[] = []
+  let chars = 2 // the brackets of the JSON list
+  for (const name of names) {
+    const size = JSON.stringify(name).length + 1 // the name and its comma
+    if (batch.length > 0 && chars + size > EVENT_LIST_CHARS) {
+      batches.push(batch)
+      batch = []
+      chars = 2
+    }
+    batch.push(name)
+    chars += size
+  }
+  if (batch.length > 0) batches.push(batch)
+  return batches
+}
+
+/** Several `/events` answers of the same window and unit as one: their series and every event's values. */
+function mergedSeries(answers: readonly MixpanelSeries[]): MixpanelSeries {
+  const values: Record<string, Readonly<Record<string, number>>> = {}
+  for (const a of answers) Object.assign(values, a?.data?.values ?? {})
+  return { data: { series: answers[0]?.data?.series ?? [], values } }
+}
+
 /**
  * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days of the
  * project's time zone, by a time unit (`/events`) or by a property (`/segmentation`, summed over the
  * window). Unique users cannot be summed over days, so USERS is only offered by DATE, WEEK and MONTH.
+ * Without `query`, EVENTS by a time unit counts every event: the Query API has no "any event", so the
+ * names `/events/names` gives (the project's events of the last 31 days) are counted together, which is
+ * exact for a window inside those 31 days. Anything else without `query` (USERS: distinct users cannot be
+ * added across events; a property breakdown: one event per query; an older window; a capped name list)
+ * is a 400 naming `query` and the event names to choose from.
  * `dimension_value` is Mixpanel's own label (a day of the project zone); start_at/end_at are the instants
  * the window's first and last days start and end in that zone.
  */
@@ -111,16 +178,35 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         `Mixpanel (mixpanel) cannot count unique USERS by ${dimension} over a window; use a time dimension`,
       )
     }
-    if (type !== 'PAGE_VIEWS' && !q.query) {
-      throw badRequest('query: name the Mixpanel event to count (for example query=Signed%20up)')
+  }
+  const zone = zonesOf(ctx).report
+  const { from, to, startAt, endAt } = windowOf(q, zone)
+  // Every event, when no event is named: the names Mixpanel gives, or why they cannot stand for every event.
+  let allEvents: string[] | undefined
+  if (!q.query && types.some((t) => t !== 'PAGE_VIEWS')) {
+    const why = types.includes('USERS')
+      ? 'Mixpanel counts distinct users of one event at a time, and they cannot be added up across events'
+      : on
+        ? `Mixpanel breaks one event at a time down by ${dimension}`
+        : from < addDays(dayIn(Date.now(), zone), 1 - EVENT_NAMES_DAYS)
+          ? `Mixpanel names a project's events for the last ${EVENT_NAMES_DAYS} days only, and this window starts before them`
+          : undefined
+    if (why) {
+      // The name list failing must not hide the caller's real problem: the missing event name.
+      throw eventRequired(why, await eventNames(ctx).catch(() => undefined))
+    }
+    allEvents = await eventNames(ctx)
+    if (allEvents.length >= EVENT_NAMES_LIMIT) {
+      throw eventRequired(
+        `Mixpanel names ${EVENT_NAMES_LIMIT} or more events for this project, more than one report adds up`,
+        allEvents,
+      )
     }
   }
-  const { from, to, startAt, endAt } = windowOf(q, zonesOf(ctx).report)
   const metrics: ReturnType<typeof fromMixpanelSeries> = []
   const raw: Record<string, unknown> = {}
-  // One Query API call per metric: each counts one event in one way.
+  // One Query API call per metric (per batch of names for every event): each counts events one way.
   for (const type of types) {
-    const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : (q.query as string)
     const common = {
       ...ctx.rawParams,
       project_id: projectId,
@@ -128,6 +214,24 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       to_date: to,
       type: COUNT_TYPES[type],
     }
+    if (type !== 'PAGE_VIEWS' && allEvents) {
+      // No event in the last 31 days: nothing to count, and `/events` needs at least one name.
+      const answers: MixpanelSeries[] = []
+      for (const batch of batchesOf(allEvents)) {
+        answers.push(
+          await ctx.client.json<MixpanelSeries>({
+            path: '/api/query/events',
+            baseUrl: mixpanelHosts(ctx.credentials).query,
+            query: { ...common, event: JSON.stringify(batch), unit },
+          }),
+        )
+      }
+      const answer = mergedSeries(answers)
+      raw[type] = { ...answer, event: allEvents }
+      if (answers.length > 0) metrics.push(...fromMixpanelSeries(answer, type, dimension, false))
+      continue
+    }
+    const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : (q.query as string)
     const answer = await ctx.client.json<MixpanelSeries>(
       on
         ? {

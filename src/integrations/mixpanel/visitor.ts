@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
 import { fromMixpanelProfile, toMixpanelProfileSet } from './mappers.js'
-import type { MixpanelEngagePage } from './provider-types.js'
+import { untilShown } from './profile-settle.js'
+import type { MixpanelEngagePage, MixpanelProfile } from './provider-types.js'
 
 async function engage(ctx: HandlerContext, form: Record<string, string | number | undefined>) {
   const body = new URLSearchParams()
@@ -71,9 +73,13 @@ async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false):
   return out
 }
 
+/** The profile of one distinct id as `/api/query/engage` shows it now, if any. */
+async function profileOf(ctx: HandlerContext, id: string): Promise<MixpanelProfile | undefined> {
+  return (await engage(ctx, { distinct_id: id })).results[0]
+}
+
 async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
-  const page = await engage(ctx, { distinct_id: id })
-  const profile = page.results[0]
+  const profile = await profileOf(ctx, id)
   if (!profile) throw notFound(`Mixpanel visitor ${id} not found`)
   return fromMixpanelProfile(profile, ctx.credentials.project_id as string)
 }
@@ -96,13 +102,20 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
 }
 
 /**
- * Mixpanel processes profile updates asynchronously: a read right after the write may not see it yet.
- * So a write answers what was sent (the fields given, the id, and the `$set` as raw), not a re-read.
+ * Mixpanel accepts a profile update at once and applies it asynchronously (within a minute), so a read
+ * right after the write may not see it. A unified write answers only once Mixpanel shows it (every value
+ * set), so the caller's next get, update or remove finds what was written; a write not shown in time is a
+ * 504 saying it was accepted (profile-settle.ts). The answer is what was sent: the fields given, the id,
+ * and the `$set` as raw.
  */
 async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
   const set = toMixpanelProfileSet(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
   await sendProfileUpdate(ctx, { $distinct_id: id, $set: set })
+  await untilShown(async () => {
+    const shown = (await profileOf(ctx, id))?.$properties ?? {}
+    return Object.entries(set).every(([k, v]) => isDeepStrictEqual(shown[k], v))
+  }, `the profile update of visitor ${id}`)
   const { raw: _raw, ...fields } = body
   return {
     ...fields,
@@ -123,9 +136,11 @@ export const visitorHandlers: ObjectHandlers = {
   },
   update: setProfile,
   patch: setProfile,
+  /** Answers once the profile is gone from `/engage`, like a write (see setProfile). */
   async remove(ctx, id) {
     await getVisitor(ctx, id)
     await sendProfileUpdate(ctx, { $distinct_id: id, $delete: null, $ignore_alias: false })
+    await untilShown(async () => (await profileOf(ctx, id)) === undefined, `the deletion of visitor ${id}`)
   },
   listParams: ['query'],
   filters: ['property_id'],
