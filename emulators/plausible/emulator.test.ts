@@ -222,4 +222,44 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('labels blank visit values and missing props as Plausible does, and takes event:hostname beside event:page', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const query = async (body: Record<string, unknown>) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ site_id: 'site0001.example.com', date_range: 'all', ...body }),
+        })
+        return { status: res.status, body: (await res.json()) as { results: { dimensions: string[] }[] } }
+      }
+      const labels = async (dimension: string) =>
+        (await query({ metrics: ['visitors'], dimensions: [dimension] })).body.results.map(
+          (r) => r.dimensions[0],
+        )
+      // Seeded visits without UTM tags or referrer show up under Plausible's blank labels, not dropped.
+      expect(await labels('visit:utm_medium')).toContain('(not set)')
+      expect(await labels('visit:referrer')).toContain('Direct / None')
+      const sent = await fetch(`${emu.url}/api/event`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0',
+          'x-forwarded-for': '81.1.2.3',
+        },
+        body: JSON.stringify({
+          name: 'Signup',
+          url: 'https://site0001.example.com/join',
+          props: { plan: 'pro' },
+        }),
+      })
+      expect(sent.status).toBe(202)
+      expect(await labels('event:props:plan')).toEqual(expect.arrayContaining(['pro', '(none)']))
+      const both = await query({ metrics: ['bounce_rate'], dimensions: ['event:page', 'event:hostname'] })
+      expect(both.status).toBe(200)
+    } finally {
+      await emu.close()
+    }
+  })
 })

@@ -28,6 +28,8 @@ export interface VisitEvent {
   readonly at: number
   readonly page: string
   readonly revenue?: { currency: string; amount: number }
+  /** Custom properties as stored (`meta.key`/`meta.value`), after the Events API's trimming. */
+  readonly props?: Readonly<Record<string, string>>
 }
 
 /** One visit (Plausible's session): the attributes it was counted with and its events. */

@@ -51,7 +51,34 @@ export function resolveRange(range: ValidQuery['date_range'], tz: string, now: n
   }
 }
 
-/** The value of a visit dimension, or undefined when the visit has none (Plausible leaves those out). */
+/**
+ * What a breakdown shows for a visit without a value: `(not set)` for UTM tags, device, browser and OS,
+ * `Direct / None` for source and referrer, `Direct` for channel; `event:props:*` shows `(none)`. Other
+ * dimensions are selected as they are. Source: plausible/analytics@64c93e6a:lib/plausible/stats/sql/
+ * expression.ex select_dimension (`field_or_blank_value`, @not_set, @no_ref, @no_channel).
+ */
+const BLANK_LABEL: Readonly<Record<string, string>> = {
+  'visit:utm_medium': '(not set)',
+  'visit:utm_source': '(not set)',
+  'visit:utm_campaign': '(not set)',
+  'visit:utm_content': '(not set)',
+  'visit:utm_term': '(not set)',
+  'visit:device': '(not set)',
+  'visit:browser': '(not set)',
+  'visit:browser_version': '(not set)',
+  'visit:os': '(not set)',
+  'visit:os_version': '(not set)',
+  'visit:source': 'Direct / None',
+  'visit:referrer': 'Direct / None',
+  'visit:channel': 'Direct',
+}
+
+/** The label a visit groups under for a dimension (BLANK_LABEL for an empty value), or undefined. */
+function groupValue(v: VisitRecord, dimension: string, site: SiteRecord): string | undefined {
+  return visitValue(v, dimension, site) ?? BLANK_LABEL[dimension]
+}
+
+/** The value of a visit dimension, or undefined when the visit has none. */
 function visitValue(v: VisitRecord, dimension: string, site: SiteRecord): string | undefined {
   const map: Record<string, string> = {
     'visit:entry_page': v.entryPage,
@@ -226,8 +253,14 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
             next.push({ key: [...k.key, name], events: k.events.filter((e) => e.name === name) })
           }
         } else if (d.startsWith('event:props:')) {
+          // Events grouped by the property's value, `(none)` without it (expression.ex).
+          const prop = d.slice('event:props:'.length)
+          const valueOf = (e: VisitEvent) => e.props?.[prop] ?? '(none)'
+          for (const value of new Set(k.events.map(valueOf))) {
+            next.push({ key: [...k.key, value], events: k.events.filter((e) => valueOf(e) === value) })
+          }
         } else {
-          const value = visitValue(v, d, site)
+          const value = groupValue(v, d, site)
           if (value !== undefined) next.push({ key: [...k.key, value], events: k.events })
         }
       }
