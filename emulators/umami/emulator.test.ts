@@ -269,4 +269,37 @@ describe('Umami emulator', () => {
       await emu.close()
     }
   })
+
+  it('sums whole seconds per visit into /stats totaltime, rounding down as PostgreSQL floor does', async () => {
+    const emu = await startUmamiEmulator({ sessions: 1 })
+    try {
+      const site = [...emu.state.websites.keys()][0] as string
+      const session = [...emu.state.sessions.values()].find((s) => s.websiteId === site)
+      if (!session) throw new Error('no seeded session')
+      const at = Date.parse('2020-01-01T00:00:00Z')
+      const view = (createdAt: number, id: string) => ({
+        id,
+        websiteId: site,
+        sessionId: session.id,
+        visitId: 'visit-1',
+        createdAt,
+        urlPath: '/',
+        urlQuery: null,
+        referrerDomain: null,
+        pageTitle: null,
+        eventType: 1 as const,
+        eventName: null,
+        hostname: 'site1.example.com',
+        tag: null,
+        data: null,
+      })
+      emu.state.events.push(view(at, 'e1'), view(at + 1_900, 'e2'))
+      const res = await fetch(`${emu.url}/v1/websites/${site}/stats?startAt=${at}&endAt=${at + 60_000}`, {
+        headers: { 'x-umami-api-key': DEFAULT_UMAMI_API_KEY },
+      })
+      expect(await res.json()).toMatchObject({ pageviews: 2, visits: 1, bounces: 0, totaltime: 1 })
+    } finally {
+      await emu.close()
+    }
+  })
 })

@@ -27,7 +27,8 @@ function totals(all: readonly EventRecord[]) {
   for (const list of visits.values()) {
     if (list.length === 1) bounces++
     const times = list.map((e) => e.createdAt)
-    totaltime += Math.round((Math.max(...times) - Math.min(...times)) / 1000)
+    // `floor(extract(epoch from (max_time - min_time)))` per visit (src/lib/prisma.ts getTimestampDiffSQL).
+    totaltime += Math.floor((Math.max(...times) - Math.min(...times)) / 1000)
   }
   return {
     pageviews: events.length,
