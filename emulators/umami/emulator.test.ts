@@ -236,6 +236,10 @@ describe('Umami emulator', () => {
         body: { error: { code: 'bad-request', message: 'Bad request', status: 400 } },
       })
       expect((await get(`/metrics?startAt=0&endAt=${day}&type=path&limit=0`)).body).toEqual([])
+      const languages = (await get(`/metrics?startAt=0&endAt=${Date.now()}&type=language`)).body as {
+        x: string
+      }[]
+      expect(languages.map((l) => l.x).sort()).toEqual(['de', 'en', 'fr'])
       const channels = (await get(`/metrics?startAt=0&endAt=${Date.now()}&type=channel`)).body as {
         x: string
       }[]

@@ -199,7 +199,10 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
     const withCountry = type === 'city' || type === 'region'
     for (const e of views) {
       const s = state.sessions.get(e.sessionId)
-      const value = (s?.[sessionField] as string | null) ?? null
+      const stored = (s?.[sessionField] as string | null) ?? null
+      // `language` is grouped by its first two letters, lower-cased (getSessionMetrics.ts
+      // `lower(left(language, 2))`): en-US and en-GB are one row, `en`.
+      const value = type === 'language' && stored !== null ? stored.slice(0, 2).toLowerCase() : stored
       bump(withCountry && value ? `${value}\u0000${s?.country ?? ''}` : value, e.sessionId)
     }
   } else if (type === 'entry' || type === 'exit') {
