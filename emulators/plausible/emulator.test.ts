@@ -262,4 +262,36 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('resolves `time` as Plausible does: hours up to 48 hours, days up to 40 days, then weeks', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const labels = async (date_range: unknown) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({
+            site_id: 'site0001.example.com',
+            metrics: ['visitors'],
+            dimensions: ['time'],
+            date_range,
+          }),
+        })
+        const body = (await res.json()) as { results: { dimensions: string[] }[] }
+        return body.results.map((r) => r.dimensions[0] as string)
+      }
+      // Two whole days are 47 whole hours: hourly buckets.
+      const twoDays = await labels(['2024-05-20', '2024-05-21'])
+      expect(twoDays.length).toBeGreaterThan(0)
+      expect(twoDays.every((l) => / \d{2}:00:00$/.test(l))).toBe(true)
+      // Ninety days: weekly buckets, each labelled by its Monday (or the range's first day).
+      const quarter = await labels(['2024-03-01', '2024-05-29'])
+      expect(quarter.length).toBeGreaterThan(0)
+      expect(quarter.length).toBeLessThanOrEqual(14)
+      const mondays = quarter.filter((l) => l !== '2024-03-01')
+      expect(mondays.every((l) => new Date(`${l}T00:00:00Z`).getUTCDay() === 1)).toBe(true)
+    } finally {
+      await emu.close()
+    }
+  })
 })

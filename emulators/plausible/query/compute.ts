@@ -14,6 +14,19 @@ const DAY_MS = 86_400_000
 let tiesReversed = false
 
 /**
+ * What `time` means for a range: hours up to 48 whole hours, days up to 40 whole days, weeks up to 52
+ * whole weeks, else months (plausible/analytics@05e071bd:lib/plausible/stats/query_optimizer.ex
+ * resolve_time_dimension; DateTime.diff truncates).
+ */
+function resolveTimeDimension(first: number, last: number): string {
+  const span = last - first
+  if (Math.trunc(span / 3_600_000) <= 48) return 'time:hour'
+  if (Math.trunc(span / DAY_MS) <= 40) return 'time:day'
+  if (Math.trunc(span / (7 * DAY_MS)) <= 52) return 'time:week'
+  return 'time:month'
+}
+
+/**
  * The range's first and last instant (both included), resolved in the site's timezone: dates are whole
  * site-local days, date-times are taken with their own offsets, `Nd` ends yesterday, `month`/`year` are
  * the current calendar ones, `Nmo` the N whole months before this one
@@ -224,7 +237,7 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     groups.set(k, g)
   }
   const timeDim = q.dimensions.find((d) => d.startsWith('time'))
-  const autoTime = timeDim === 'time' ? (to - from > DAY_MS ? 'time:day' : 'time:hour') : timeDim
+  const autoTime = timeDim === 'time' ? resolveTimeDimension(from, to) : timeDim
   for (const v of inRange) {
     // Every dimension value of this visit; event dimensions split a visit by its events.
     let keys: { key: string[]; events: VisitEvent[] }[] = [{ key: [], events: v.events }]
@@ -255,9 +268,9 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
         } else if (d.startsWith('event:props:')) {
           // Events grouped by the property's value, `(none)` without it (expression.ex).
           const prop = d.slice('event:props:'.length)
-          const valueOf = (e: VisitEvent) => e.props?.[prop] ?? '(none)'
-          for (const value of new Set(k.events.map(valueOf))) {
-            next.push({ key: [...k.key, value], events: k.events.filter((e) => valueOf(e) === value) })
+          const propValue = (e: VisitEvent) => e.props?.[prop] ?? '(none)'
+          for (const value of new Set(k.events.map(propValue))) {
+            next.push({ key: [...k.key, value], events: k.events.filter((e) => propValue(e) === value) })
           }
         } else {
           const value = groupValue(v, d, site)
@@ -272,9 +285,11 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     dimensions: JSON.parse(g.key) as string[],
     metrics: q.metrics.map((m) => metricOf(m, g, totalVisitors)),
   }))
+  // No order_by: the time dimension ascending, then the first metric descending
+  // (plausible/analytics@05e071bd:lib/plausible/stats/query_optimizer.ex add_missing_order_by).
+  const firstMetricDesc = [q.metrics[0] as string, 'desc'] as [string, 'desc']
   const order =
-    q.order_by ??
-    (timeDim ? [[timeDim, 'asc'] as [string, 'asc']] : [[q.metrics[0] as string, 'desc'] as [string, 'desc']])
+    q.order_by ?? (timeDim ? [[timeDim, 'asc'] as [string, 'asc'], firstMetricDesc] : [firstMetricDesc])
   const sortValue = (row: (typeof rows)[number], name: string) => {
     const mi = q.metrics.indexOf(name)
     if (mi >= 0) {
