@@ -26,8 +26,10 @@ export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventR
     if (name !== undefined && e.eventName !== name) return false
     if (path !== undefined && e.urlPath !== path) return false
     if (distinctId !== undefined && state.sessions.get(e.sessionId)?.distinctId !== distinctId) return false
-    // `search` matches a custom event's name or a pageview's path, nothing else
-    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
+    // `search` matches a custom event's name or a pageview's path, nothing else, as a case-insensitive
+    // substring: ClickHouse's positionCaseInsensitive, which Umami Cloud runs. On PostgreSQL the same
+    // route passes the text to `ilike` without wildcards, so there it must equal the whole name or path
+    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts, both queries).
     if (search) {
       const hay = e.eventType === 2 ? (e.eventName ?? '') : e.eventType === 1 ? e.urlPath : undefined
       if (hay === undefined || !hay.toLowerCase().includes(search)) return false
