@@ -294,4 +294,34 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('still answers stats for a site by its domain before a rename, and reads only `Bearer ` as a key', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const renamed = await fetch(`${emu.url}/api/v1/sites/site0001.example.com`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ domain: 'renamed.example.com' }),
+      })
+      expect(renamed.status).toBe(200)
+      const query = (site_id: string, headers: Record<string, string> = auth) =>
+        fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ site_id, metrics: ['visitors'], date_range: 'all' }),
+        })
+      expect((await query('renamed.example.com')).status).toBe(200)
+      expect((await query('site0001.example.com')).status).toBe(200)
+      const lower = await query('renamed.example.com', {
+        authorization: `bearer ${DEFAULT_PLAUSIBLE_API_KEY}`,
+        'content-type': 'application/json',
+      })
+      expect(lower.status).toBe(401)
+      expect(await lower.json()).toEqual({
+        error: 'Missing API key. Please use a valid Plausible API key as a Bearer Token.',
+      })
+    } finally {
+      await emu.close()
+    }
+  })
 })

@@ -21,6 +21,8 @@ export interface SiteRecord {
    * query_parser.ex preload_goals_and_revenue, validate_filtered_goals_exist).
    */
   goals: string[]
+  /** The domain before the last rename, which the Stats API still answers to (routes/query.ts). */
+  domainChangedFrom?: string
 }
 
 export interface VisitEvent {
