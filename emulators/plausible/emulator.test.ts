@@ -324,4 +324,43 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('counts a visit in every hour it was active in when hourly buckets come from sessions only', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const visits = emu.state.visits.get('site0001.example.com')
+      const template = visits?.[0]
+      if (!visits || !template) throw new Error('no seeded visit')
+      const site = emu.state.sites.get('site0001.example.com')
+      if (!site) throw new Error('no site')
+      site.timezone = 'Etc/UTC'
+      const start = Date.parse('2020-01-01T10:50:00Z')
+      const end = Date.parse('2020-01-01T11:10:00Z')
+      visits.push({
+        ...template,
+        start,
+        end,
+        events: [{ name: 'pageview', at: start, page: '/' }],
+      })
+      const hours = async (metrics: string[]) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({
+            site_id: 'site0001.example.com',
+            metrics,
+            dimensions: ['time:hour'],
+            date_range: ['2020-01-01', '2020-01-01'],
+          }),
+        })
+        const body = (await res.json()) as { results: { dimensions: string[] }[] }
+        return body.results.map((r) => r.dimensions[0])
+      }
+      expect(await hours(['visits'])).toEqual(['2020-01-01 10:00:00', '2020-01-01 11:00:00'])
+      // pageviews come from the events table: the view happened at 10:50 only.
+      expect(await hours(['pageviews'])).toEqual(['2020-01-01 10:00:00'])
+    } finally {
+      await emu.close()
+    }
+  })
 })

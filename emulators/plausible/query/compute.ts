@@ -13,6 +13,20 @@ const DAY_MS = 86_400_000
  */
 let tiesReversed = false
 
+/** Metrics only the events table has (plausible/analytics@088054d9:lib/plausible/stats/table_decider.ex). */
+const EVENT_ONLY_METRICS = ['pageviews', 'events', 'total_revenue', 'average_revenue']
+
+/**
+ * ClickHouse `timeSlots(start, duration, 900)`: the quarter hours from `start` to `end`, each rounded down
+ * to a multiple of 15 minutes, so hours of zones with half- and quarter-hour offsets come out right.
+ */
+function quarterHourSlots(start: number, end: number): number[] {
+  const slot = 900_000
+  const out: number[] = []
+  for (let at = Math.floor(start / slot) * slot; at <= end; at += slot) out.push(at)
+  return out
+}
+
 /**
  * What `time` means for a range: hours up to 48 whole hours, days up to 40 whole days, weeks up to 52
  * whole weeks, else months (plausible/analytics@05e071bd:lib/plausible/stats/query_optimizer.ex
@@ -238,21 +252,32 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
   }
   const timeDim = q.dimensions.find((d) => d.startsWith('time'))
   const autoTime = timeDim === 'time' ? resolveTimeDimension(from, to) : timeDim
+  const sessionsOnly =
+    !q.metrics.some((m) => EVENT_ONLY_METRICS.includes(m)) &&
+    !q.dimensions.some((d) => d.startsWith('event:')) &&
+    !q.filters.some((f) => f[1].startsWith('event:'))
   for (const v of inRange) {
     // Every dimension value of this visit; event dimensions split a visit by its events.
     let keys: { key: string[]; events: VisitEvent[] }[] = [{ key: [], events: v.events }]
     for (const d of q.dimensions) {
       const next: typeof keys = []
       for (const k of keys) {
-        if (d.startsWith('time'))
-          next.push({
-            key: [
-              ...k.key,
-              bucketLabel(v.start, autoTime as string, site.timezone, localDate(from, site.timezone)),
-            ],
-            events: k.events,
-          })
-        else if (d === 'event:page') {
+        if (d.startsWith('time')) {
+          const firstDate = localDate(from, site.timezone)
+          // Hourly buckets read from the sessions table count a visit in every hour it was active in
+          // (ClickHouse timeSlots over start..start+duration, then toStartOfHour: plausible/analytics@
+          // 64c93e6a:lib/plausible/stats/sql/expression.ex select_dimension "time:hour", :sessions). The
+          // sessions table answers when no metric, dimension or filter needs events (table_decider.ex).
+          const instants =
+            autoTime === 'time:hour' && sessionsOnly
+              ? quarterHourSlots(v.start, Math.max(v.start, Math.min(v.end, to)))
+              : [v.start]
+          for (const label of new Set(
+            instants.map((at) => bucketLabel(at, autoTime as string, site.timezone, firstDate)),
+          )) {
+            next.push({ key: [...k.key, label], events: k.events })
+          }
+        } else if (d === 'event:page') {
           for (const page of new Set(k.events.filter((e) => e.name === 'pageview').map((e) => e.page))) {
             next.push({
               key: [...k.key, page],
