@@ -292,6 +292,26 @@ describe('Fathom through Unigate', () => {
     expect(String(tool.body.message)).toContain('Fathom')
   })
 
+  it('fails naming the cap when Fathom answers fewer aggregation rows than asked yet says there are more', async () => {
+    // Fathom documents no cap on `limit` for /aggregations; should a server cut the rows short, has_more
+    // says so, and the connector must not pass the short page off as the whole answer.
+    const rows = [
+      { pageviews: '3', pathname: '/a' },
+      { pageviews: '2', pathname: '/b' },
+    ]
+    emu.fault({
+      status: 200,
+      pathPattern: '/v1/aggregations',
+      body: { object: 'list', has_more: true, data: rows },
+    })
+    const res = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { property_id: site, dimension: 'PAGE', limit: 10 },
+    })
+    expect(res.status).toBe(502)
+    expect(String(res.body.message)).toContain('Fathom')
+    expect(String(res.body.message)).toContain('2 of the 10')
+  })
+
   it('claims in its support matrix exactly what works', async () => {
     const support = await supportMatrixOf(h, 'fathom')
     expect(Object.keys(support).sort()).toEqual(['analytics_property', 'analytics_report'])

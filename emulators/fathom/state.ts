@@ -11,7 +11,11 @@ export interface SiteRecord {
   readonly timezone: string
 }
 
-/** One pageview as Fathom counts it: whether it opened a visit, was a unique page visit, bounced. */
+/**
+ * One pageview as Fathom counts it: whether it opened a visit, was a unique page visit ("visits are
+ * unique site visits whilst uniques are unique page visits", https://usefathom.com/api/v1/reports), bounced.
+ * Seeded values are made up.
+ */
 export interface Hit {
   readonly at: number
   readonly fields: Readonly<Record<string, string>>
@@ -25,7 +29,7 @@ export interface Conversion {
   readonly at: number
   readonly name: string
   readonly unique: boolean
-  /** Cents. */
+  /** Cents ("value is returned in cents", https://usefathom.com/api/v1/reports). */
   readonly value: number
   readonly fields: Readonly<Record<string, string>>
 }

@@ -48,7 +48,10 @@ const PROPERTY_FIELDS = new Set([
   'expireTime',
   'account',
 ])
-/** updateMask paths that may change (the rest are immutable or output only). */
+/**
+ * updateMask paths that may change: snake_case field names, `*` for all; the rest are immutable or output
+ * only (analytics_admin.proto UpdatePropertyRequest.update_mask; resources.proto Property field behaviours).
+ */
 const MUTABLE: Readonly<Record<string, keyof EmulatedProperty>> = {
   display_name: 'displayName',
   time_zone: 'timeZone',
@@ -56,8 +59,14 @@ const MUTABLE: Readonly<Record<string, keyof EmulatedProperty>> = {
   industry_category: 'industryCategory',
 }
 
+/**
+ * List pages: "If unspecified, at most 50 resources will be returned. The maximum value is 200; (higher
+ * values will be coerced to the maximum)" (googleapis/googleapis@99b25248:google/analytics/admin/v1beta/
+ * analytics_admin.proto, ListPropertiesRequest.page_size and the other List requests).
+ */
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 200
+/** A trashed property is purged 35 days later (https://support.google.com/analytics/answer/6154772). */
 const TRASH_DAYS = 35
 
 export function pageSizeOf(value: unknown): number {
@@ -68,6 +77,13 @@ export function pageSizeOf(value: unknown): number {
   return n === 0 ? DEFAULT_PAGE_SIZE : Math.min(n, MAX_PAGE_SIZE)
 }
 
+/**
+ * Property fields: display_name required, at most 100 UTF-16 code units; time_zone required, an IANA
+ * zone; currency_code ISO 4217; industry_category one of the enum (googleapis/googleapis@75aa1b3b:
+ * google/analytics/admin/v1beta/resources.proto, message Property, enum IndustryCategory). Unknown JSON
+ * fields are refused, as Google's JSON transcoding does. The emulator's USD default for a property
+ * created without currency_code is not documented.
+ */
 function validateFields(body: Record<string, unknown>): void {
   for (const key of Object.keys(body)) {
     if (!PROPERTY_FIELDS.has(key))

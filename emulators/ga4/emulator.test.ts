@@ -52,6 +52,19 @@ describe('auth', () => {
   })
 })
 
+describe('scopes per API', () => {
+  it('refuses the full analytics scope at the Admin API, which declares only readonly and edit, but not at the Data API', async () => {
+    const full = emu.authority.issueTokens({ scopes: [`${S}analytics`] }).access_token
+    const admin = await call('GET', '/v1beta/accountSummaries', { token: full })
+    expect(admin.status).toBe(403)
+    const data = await call('POST', '/v1beta/properties/1000:runReport', {
+      token: full,
+      body: { dateRanges: [{ startDate: '7daysAgo', endDate: 'today' }], metrics: [{ name: 'sessions' }] },
+    })
+    expect(data.status).toBe(200)
+  })
+})
+
 describe('Admin API', () => {
   it('requires a filter and pages with nextPageToken', async () => {
     expect((await call('GET', '/v1beta/properties')).status).toBe(400)

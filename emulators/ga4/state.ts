@@ -6,8 +6,13 @@ import type { CollectedEvent } from './measurement.js'
 import { PropertyQuotas } from './report/quota.js'
 
 const SCOPE = 'https://www.googleapis.com/auth/'
-/** Scopes each API accepts (providers.md 1.1). */
-export const ADMIN_READ_SCOPES = [`${SCOPE}analytics.readonly`, `${SCOPE}analytics`, `${SCOPE}analytics.edit`]
+/**
+ * Scopes each API accepts. The Admin API declares analytics.edit and analytics.readonly only, so the full
+ * `analytics` scope reads nothing there (googleapis/googleapis@99b25248:google/analytics/admin/v1beta/
+ * analytics_admin.proto, `oauth_scopes`); the Data API declares analytics and analytics.readonly
+ * (googleapis/googleapis@3597f7db:google/analytics/data/v1beta/analytics_data_api.proto).
+ */
+export const ADMIN_READ_SCOPES = [`${SCOPE}analytics.readonly`, `${SCOPE}analytics.edit`]
 export const ADMIN_WRITE_SCOPES = [`${SCOPE}analytics.edit`]
 export const DATA_SCOPES = [`${SCOPE}analytics.readonly`, `${SCOPE}analytics`]
 

@@ -7,7 +7,11 @@ const EXPECTED =
   'Expected OAuth 2 access token, login cookie or other valid authentication credential. ' +
   'See https://developers.google.com/identity/sign-in/web/devconsole-project.'
 
-/** Google takes the token from `Authorization: Bearer …` or, for GET requests, the `access_token` parameter. */
+/**
+ * Google takes the token from `Authorization: Bearer …` or the `access_token` query parameter (a standard
+ * parameter of every discovery document, e.g. googleapis/google-api-go-client@6243c413:
+ * youtubeanalytics/v2/youtubeanalytics-api.json `parameters.access_token`).
+ */
 export function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (typeof header === 'string') {
@@ -37,7 +41,11 @@ function errorInfo(reason: string, service: string) {
 
 /**
  * Checks the request's access token the way Google's front end does: a missing, unknown, revoked or
- * expired token is a 401 UNAUTHENTICATED; a valid one without any of `scopes` is a 403 PERMISSION_DENIED.
+ * expired token is a 401 UNAUTHENTICATED; a valid one without any of `scopes` is a 403 PERMISSION_DENIED
+ * "Request had insufficient authentication scopes." (https://developers.google.com/analytics/devguides/reporting/data/v1/errors),
+ * with an ErrorInfo detail (https://google.aip.dev/193) and a `WWW-Authenticate` challenge as RFC 6750
+ * §3 defines (error="invalid_token" / "insufficient_scope"). The ErrorInfo reasons and the 401 wording are
+ * as Google sends them; the docs do not list them.
  */
 export function requireGrant(
   check: BearerCheck,

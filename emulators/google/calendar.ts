@@ -1,4 +1,8 @@
-/** Calendar days in a time zone, as Google's report APIs count them (the emulators' own copy: they stand alone). */
+/**
+ * Calendar days in a time zone, as Google's report APIs count them: GA4 in the property's reporting time
+ * zone (data.proto DateRange), YouTube in Pacific Time (unconfirmed, see emulators/youtube/README.md).
+ * The emulators' own copy: they stand alone.
+ */
 
 export function dayIn(instant: number, timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-CA', {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { installFormParser } from '../kit/index.js'
 import type { GoogleTokenAuthority } from './token-authority.js'
 
-/** Where accounts.google.com serves the authorization (consent) page. */
+/** Where accounts.google.com serves the authorization (consent) page (https://developers.google.com/identity/protocols/oauth2/web-server#creatingclient). */
 export const GOOGLE_AUTHORIZE_PATH = '/o/oauth2/v2/auth'
 
 function esc(s: string): string {
@@ -30,7 +30,9 @@ function paramsOf(request: FastifyRequest): Params {
 
 /**
  * The checks Google makes before it shows a consent screen: a known client, an exact registered
- * redirect_uri, `response_type=code`, at least one scope, a valid PKCE method.
+ * redirect_uri, `response_type=code`, at least one scope, a PKCE method of S256 or plain
+ * (https://developers.google.com/identity/protocols/oauth2/web-server#creatingclient, parameters; #authorization-errors for redirect_uri_mismatch and
+ * invalid_client shown on Google's own page). The page's wording is ours.
  */
 function checkRequest(
   authority: GoogleTokenAuthority,
@@ -62,8 +64,9 @@ function back(p: Params, params: Record<string, string>): string {
 
 /**
  * `GET /o/oauth2/v2/auth`: the consent screen, with Allow and Cancel; `POST` is the user's decision.
- * Allow redirects to the client with a single-use code bound to the client, redirect_uri and PKCE
- * challenge; Cancel redirects with `error=access_denied`, as Google does.
+ * Allow redirects to the client with `code`, `scope` and `state`, a single-use code bound to the client,
+ * redirect_uri and PKCE challenge; Cancel redirects with `error=access_denied`
+ * (https://developers.google.com/identity/protocols/oauth2/web-server#handlingresponse).
  */
 export function registerGoogleConsentRoutes(app: FastifyInstance, authority: GoogleTokenAuthority): void {
   installFormParser(app)

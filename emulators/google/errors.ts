@@ -1,4 +1,8 @@
-/** Google's JSON error body (AIP-193): `{"error":{"code","message","status",…}}`. */
+/**
+ * Google's JSON error body: `{"error":{"code","message","status","details"}}` with the canonical status
+ * name of the HTTP code (https://google.aip.dev/193; googleapis/googleapis google/rpc/code.proto for the
+ * name per code). 502 has no canonical code; UNAVAILABLE is the emulator's choice.
+ */
 
 const STATUS_NAMES: Readonly<Record<number, string>> = {
   400: 'INVALID_ARGUMENT',
@@ -26,7 +30,7 @@ export function statusNameOf(code: number): string {
   return STATUS_NAMES[code] ?? (code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION')
 }
 
-/** Google's legacy `errors[]` entry, still sent by the YouTube APIs. */
+/** Google's legacy `errors[]` entry, still sent by the YouTube APIs (https://developers.google.com/youtube/v3/docs/errors). */
 export interface LegacyError {
   readonly message: string
   readonly domain: string
@@ -79,7 +83,11 @@ export class GoogleApiError extends Error {
 
 export const invalidArgument = (message: string) => new GoogleApiError(400, message)
 
-/** What a fault of `status` answers with when the test did not give a body: Google's shape, no headers. */
+/**
+ * What a fault of `status` answers with when the test did not give a body: Google's shape, no headers.
+ * The 429 message is GA4's hourly-token refusal (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas);
+ * YouTube sends its own (emulators/youtube/emulator.ts).
+ */
 export function googleFaultResponse(status: number): { body: GoogleErrorBody } {
   return { body: googleError(status, DEFAULT_MESSAGES[status] ?? `Emulated failure ${status}.`) }
 }

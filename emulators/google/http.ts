@@ -6,7 +6,11 @@ interface FastifyLikeError {
   readonly message: string
 }
 
-/** Every failure leaves in Google's JSON error shape, with the headers the refusal carries. */
+/**
+ * Every failure leaves in Google's JSON error shape (https://google.aip.dev/193), with the headers the
+ * refusal carries. An unparsable body is 400 "Invalid JSON payload received. …" and an unknown path 404,
+ * worded as Google's front end words them (observed, not documented).
+ */
 export function installGoogleErrorHandler(app: FastifyInstance, legacyErrors = false): void {
   app.setErrorHandler((error: FastifyLikeError, _request, reply) => {
     if (error instanceof GoogleApiError) {

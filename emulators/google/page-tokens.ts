@@ -1,6 +1,10 @@
 import { invalidArgument } from './errors.js'
 
-/** Google page tokens are opaque, bound to the listing they came from, and refused anywhere else. */
+/**
+ * Google page tokens are opaque, bound to the listing they came from, and refused anywhere else: "When
+ * paginating, all other parameters provided to `List…` must match the call that provided the page token"
+ * (googleapis/googleapis@99b25248:google/analytics/admin/v1beta/analytics_admin.proto, page_token; https://google.aip.dev/158).
+ */
 export function encodePageToken(listing: string, offset: number): string {
   return Buffer.from(JSON.stringify({ l: listing, o: offset })).toString('base64url')
 }

@@ -59,11 +59,17 @@ export type TokenCheck =
 
 export interface TokenAuthorityOptions {
   readonly clients?: readonly OAuthClient[]
-  /** Google's access tokens live an hour (expires_in 3599). */
+  /**
+   * Google's access tokens live an hour ("expires_in": the remaining lifetime in seconds, 3599 as issued;
+   * https://developers.google.com/identity/protocols/oauth2/web-server#exchange-authorization-code).
+   */
   readonly accessTokenTtlSeconds?: number
-  /** Refresh tokens of apps in "Testing" status expire after 7 days; published apps' do not expire. */
+  /**
+   * Refresh tokens of apps in "Testing" status expire after 7 days; published apps' do not expire
+   * (https://developers.google.com/identity/protocols/oauth2#expiration).
+   */
   readonly refreshTokenTtlSeconds?: number
-  /** Authorization codes are short-lived and single-use. */
+  /** Authorization codes are short-lived and single-use; Google gives no lifetime, 600 s is the emulator's. */
   readonly codeTtlSeconds?: number
 }
 
@@ -234,7 +240,11 @@ export class GoogleTokenAuthority {
     return { ok: true, body: minted }
   }
 
-  /** Revoking either token ends the whole grant, as Google does. Answers false for an unknown token. */
+  /**
+   * Revoking either token ends the whole grant: "If the token is an access token and it has a
+   * corresponding refresh token, the refresh token will also be revoked" (https://developers.google.com/identity/protocols/oauth2/web-server#tokenrevoke).
+   * Answers false for an unknown token.
+   */
   revoke(token: string): boolean {
     const refresh = this.refresh.get(token)
     const refreshToken = refresh ? token : this.access.get(token)?.refreshToken

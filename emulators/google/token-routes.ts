@@ -6,8 +6,10 @@ import type { GoogleTokenAuthority } from './token-authority.js'
 export const GOOGLE_CONTROL_PREFIX = '/__emulator/google/'
 
 /**
- * `POST /token` and `POST /revoke` as `oauth2.googleapis.com` serves them, plus control endpoints that
- * stand in for the consent screen (mint a code or tokens) and move the authority's clock.
+ * `POST /token` and `POST /revoke` as `oauth2.googleapis.com` serves them (https://developers.google.com/identity/protocols/oauth2/web-server#exchange-authorization-code,
+ * #offline, #tokenrevoke): form-encoded, client credentials in the body or HTTP Basic, errors as
+ * `{error, error_description}` with RFC 6749 §5.2 codes; revoke answers 200 or 400 with an error code. Plus
+ * control endpoints that stand in for the consent screen (mint a code or tokens) and move the clock.
  */
 export function registerGoogleTokenRoutes(app: FastifyInstance, authority: GoogleTokenAuthority): void {
   installFormParser(app)

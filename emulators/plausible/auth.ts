@@ -15,10 +15,11 @@ export function installPlausibleAuth(app: FastifyInstance, state: PlausibleState
     if (!path.startsWith('/api/v1/') && !path.startsWith('/api/v2/')) return
     // Community Edition has no Sites API routes at all (router: `on_ee do scope "/api/v1/sites"`).
     if (path.startsWith('/api/v1/sites') && state.options.edition === 'community') return
+    // Only `Bearer <token>`, case as written, counts; anything else is a missing key, and the token is
+    // trimmed (plausible/analytics@181ac2cf:lib/plausible_web/plugs/authorize_public_api.ex get_bearer_token).
     const header = request.headers.authorization
-    if (!header) throw new PlausibleHttpError(401, MESSAGES.missingKey)
-    const match = /^Bearer\s+(\S+)$/i.exec(header)
-    const key = match?.[1]
+    if (!header?.startsWith('Bearer ')) throw new PlausibleHttpError(401, MESSAGES.missingKey)
+    const key = header.slice('Bearer '.length).trim()
     const sites = path.startsWith('/api/v1/sites')
     if (!key || !state.apiKeys.has(key))
       throw new PlausibleHttpError(401, sites ? MESSAGES.invalidKeyForResource : MESSAGES.invalidKey)

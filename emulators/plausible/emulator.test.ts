@@ -222,4 +222,145 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('labels blank visit values and missing props as Plausible does, and takes event:hostname beside event:page', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const query = async (body: Record<string, unknown>) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ site_id: 'site0001.example.com', date_range: 'all', ...body }),
+        })
+        return { status: res.status, body: (await res.json()) as { results: { dimensions: string[] }[] } }
+      }
+      const labels = async (dimension: string) =>
+        (await query({ metrics: ['visitors'], dimensions: [dimension] })).body.results.map(
+          (r) => r.dimensions[0],
+        )
+      // Seeded visits without UTM tags or referrer show up under Plausible's blank labels, not dropped.
+      expect(await labels('visit:utm_medium')).toContain('(not set)')
+      expect(await labels('visit:referrer')).toContain('Direct / None')
+      const sent = await fetch(`${emu.url}/api/event`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0',
+          'x-forwarded-for': '81.1.2.3',
+        },
+        body: JSON.stringify({
+          name: 'Signup',
+          url: 'https://site0001.example.com/join',
+          props: { plan: 'pro' },
+        }),
+      })
+      expect(sent.status).toBe(202)
+      expect(await labels('event:props:plan')).toEqual(expect.arrayContaining(['pro', '(none)']))
+      const both = await query({ metrics: ['bounce_rate'], dimensions: ['event:page', 'event:hostname'] })
+      expect(both.status).toBe(200)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('resolves `time` as Plausible does: hours up to 48 hours, days up to 40 days, then weeks', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const labels = async (date_range: unknown) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({
+            site_id: 'site0001.example.com',
+            metrics: ['visitors'],
+            dimensions: ['time'],
+            date_range,
+          }),
+        })
+        const body = (await res.json()) as { results: { dimensions: string[] }[] }
+        return body.results.map((r) => r.dimensions[0] as string)
+      }
+      // Two whole days are 47 whole hours: hourly buckets.
+      const twoDays = await labels(['2024-05-20', '2024-05-21'])
+      expect(twoDays.length).toBeGreaterThan(0)
+      expect(twoDays.every((l) => / \d{2}:00:00$/.test(l))).toBe(true)
+      // Ninety days: weekly buckets, each labelled by its Monday (or the range's first day).
+      const quarter = await labels(['2024-03-01', '2024-05-29'])
+      expect(quarter.length).toBeGreaterThan(0)
+      expect(quarter.length).toBeLessThanOrEqual(14)
+      const mondays = quarter.filter((l) => l !== '2024-03-01')
+      expect(mondays.every((l) => new Date(`${l}T00:00:00Z`).getUTCDay() === 1)).toBe(true)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('still answers stats for a site by its domain before a rename, and reads only `Bearer ` as a key', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const renamed = await fetch(`${emu.url}/api/v1/sites/site0001.example.com`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ domain: 'renamed.example.com' }),
+      })
+      expect(renamed.status).toBe(200)
+      const query = (site_id: string, headers: Record<string, string> = auth) =>
+        fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ site_id, metrics: ['visitors'], date_range: 'all' }),
+        })
+      expect((await query('renamed.example.com')).status).toBe(200)
+      expect((await query('site0001.example.com')).status).toBe(200)
+      const lower = await query('renamed.example.com', {
+        authorization: `bearer ${DEFAULT_PLAUSIBLE_API_KEY}`,
+        'content-type': 'application/json',
+      })
+      expect(lower.status).toBe(401)
+      expect(await lower.json()).toEqual({
+        error: 'Missing API key. Please use a valid Plausible API key as a Bearer Token.',
+      })
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('counts a visit in every hour it was active in when hourly buckets come from sessions only', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1 })
+    try {
+      const visits = emu.state.visits.get('site0001.example.com')
+      const template = visits?.[0]
+      if (!visits || !template) throw new Error('no seeded visit')
+      const site = emu.state.sites.get('site0001.example.com')
+      if (!site) throw new Error('no site')
+      site.timezone = 'Etc/UTC'
+      const start = Date.parse('2020-01-01T10:50:00Z')
+      const end = Date.parse('2020-01-01T11:10:00Z')
+      visits.push({
+        ...template,
+        start,
+        end,
+        events: [{ name: 'pageview', at: start, page: '/' }],
+      })
+      const hours = async (metrics: string[]) => {
+        const res = await fetch(`${emu.url}/api/v2/query`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({
+            site_id: 'site0001.example.com',
+            metrics,
+            dimensions: ['time:hour'],
+            date_range: ['2020-01-01', '2020-01-01'],
+          }),
+        })
+        const body = (await res.json()) as { results: { dimensions: string[] }[] }
+        return body.results.map((r) => r.dimensions[0])
+      }
+      expect(await hours(['visits'])).toEqual(['2020-01-01 10:00:00', '2020-01-01 11:00:00'])
+      // pageviews come from the events table: the view happened at 10:50 only.
+      expect(await hours(['pageviews'])).toEqual(['2020-01-01 10:00:00'])
+    } finally {
+      await emu.close()
+    }
+  })
 })

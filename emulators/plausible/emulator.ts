@@ -21,7 +21,11 @@ export interface PlausibleEmulatorOptions extends ListenOptions {
   /** Visits of the first site (default 200; the second gets a tenth). */
   readonly visits?: number
   readonly apiKeys?: readonly string[]
-  /** Keys with the `sites:provision:*` scope (default: every key in apiKeys). */
+  /**
+   * Keys with the `sites:provision:*` scope (default: every key in apiKeys, so a demo can create sites).
+   * Plausible's own default is `stats:read:*` only (plausible/analytics@181ac2cf:lib/plausible_web/plugs/
+   * authorize_public_api.ex, @implicit_scopes note): pass `[]` to model a plain Stats API key.
+   */
   readonly provisionKeys?: readonly string[]
   /** `community` models a self-hosted Community Edition: no Sites API (default `cloud`). */
   readonly edition?: 'cloud' | 'community'

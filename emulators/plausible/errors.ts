@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { FaultResponse } from '../kit/index.js'
 
-/** Plausible's messages (plausible/analytics:lib/plausible_web/plugs/authorize_public_api.ex). */
+/** Plausible's messages (plausible/analytics@181ac2cf:lib/plausible_web/plugs/authorize_public_api.ex send_error). */
 export const MESSAGES = {
   missingKey: 'Missing API key. Please use a valid Plausible API key as a Bearer Token.',
   invalidKey:
@@ -27,7 +27,8 @@ export const badRequest = (message: string) => new PlausibleHttpError(400, messa
 
 /**
  * Plausible answers errors as `{"error": "<message>"}` and sends no wait header with its 429
- * (plausible/analytics:lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
+ * (plausible/analytics@ef962824:lib/plausible_web/controllers/api/helpers.ex; authorize_public_api.ex).
+ * The 429 names the key's hourly limit, 600 unless the team's was raised.
  */
 export function plausibleFaultResponse(status: number): FaultResponse {
   const message =

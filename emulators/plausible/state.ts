@@ -21,6 +21,8 @@ export interface SiteRecord {
    * query_parser.ex preload_goals_and_revenue, validate_filtered_goals_exist).
    */
   goals: string[]
+  /** The domain before the last rename, which the Stats API still answers to (routes/query.ts). */
+  domainChangedFrom?: string
 }
 
 export interface VisitEvent {
@@ -28,6 +30,8 @@ export interface VisitEvent {
   readonly at: number
   readonly page: string
   readonly revenue?: { currency: string; amount: number }
+  /** Custom properties as stored (`meta.key`/`meta.value`), after the Events API's trimming. */
+  readonly props?: Readonly<Record<string, string>>
 }
 
 /** One visit (Plausible's session): the attributes it was counted with and its events. */

@@ -13,16 +13,20 @@ export const DEFAULT_UMAMI_LOGIN_TOKEN = 'umami_emulator_login_token'
  */
 export const DEFAULT_UMAMI_USER = { username: 'admin', password: 'umami' } as const
 
-/** End of the seeded data's window; fixed so the data never depends on the clock. */
+/** End of the seeded data's window (emulator seed, no provider rule); fixed so the data never depends on the clock. */
 export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00.000Z'
 
 /** Days of seeded traffic before `until`. */
 export const DATA_SPAN_DAYS = 30
 
-/** Umami's page size when none is given. */
+/** Umami's page size when none is given (umami-software/umami@v3.1.0:src/lib/constants.ts `DEFAULT_PAGE_SIZE`). */
 export const DEFAULT_PAGE_SIZE = 20
 
-/** `/metrics?type=` values Umami accepts (providers.md 7.3). */
+/**
+ * `/metrics?type=` values Umami answers: `EVENT_COLUMNS` and `SESSION_COLUMNS` of src/lib/constants.ts, plus
+ * `channel`; any other type is a bare 400 "Bad request" (umami-software/umami@v3.1.0:
+ * src/app/api/websites/[websiteId]/metrics/route.ts).
+ */
 export const METRIC_TYPES = [
   'path',
   'entry',
@@ -51,4 +55,14 @@ export const METRIC_TYPES = [
   'utmTerm',
 ] as const
 
+/** `unit` values (umami-software/umami@v3.1.0:src/lib/constants.ts `UNIT_TYPES`, src/lib/schema.ts `unitParam`). */
 export const UNITS = ['minute', 'hour', 'day', 'month', 'year'] as const
+
+/**
+ * `/metrics` rows when `limit`/`offset` are not given: 500 from 0 (umami-software/umami@v3.1.0:
+ * src/queries/sql/pageviews/getPageviewMetrics.ts, sessions/getSessionMetrics.ts, events/getEventMetrics.ts).
+ */
+export const METRICS_DEFAULT_LIMIT = 500
+
+/** `/active` counts sessions seen in the last 5 minutes (umami-software/umami@v3.1.0:src/queries/sql/getActiveVisitors.ts). */
+export const ACTIVE_WINDOW_MS = 5 * 60_000

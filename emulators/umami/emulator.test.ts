@@ -203,4 +203,107 @@ describe('Umami emulator', () => {
       await emu.close()
     }
   })
+
+  it('answers /stats, /metrics, /active and website writes as Umami v3.1.0 does', async () => {
+    const emu = await startUmamiEmulator({ sessions: 40 })
+    try {
+      const site = [...emu.state.websites.keys()][0] as string
+      const cloud = { 'x-umami-api-key': DEFAULT_UMAMI_API_KEY, 'content-type': 'application/json' }
+      const get = async (path: string) => {
+        const res = await fetch(`${emu.url}/v1/websites/${site}${path}`, { headers: cloud })
+        return { status: res.status, body: (await res.json()) as unknown }
+      }
+      // `prev` shifts both ends back by the range in whole minutes: a day less 1 ms is 1439 minutes, so
+      // the comparison window ends a minute inside the current one (getCompareDate).
+      const day = Date.parse('2024-05-20T00:00:00Z')
+      const inOverlap = emu.state.events.find((e) => e.websiteId === site && e.eventType === 1)
+      if (!inOverlap) throw new Error('no seeded pageview')
+      const start = inOverlap.createdAt - 30_000
+      const end = start + 86_400_000 - 1
+      const stats = (await get(`/stats?startAt=${start}&endAt=${end}`)).body as {
+        pageviews: number
+        comparison: { pageviews: number }
+      }
+      const previous = (await get(`/stats?startAt=${start - 1439 * 60_000}&endAt=${end - 1439 * 60_000}`))
+        .body as { pageviews: number }
+      expect(stats.comparison.pageviews).toBe(previous.pageviews)
+      expect(stats.comparison.pageviews).toBeGreaterThan(0)
+      expect((await get(`/stats?startAt=${day}&endAt=${day + 1}&compare=week`)).status).toBe(400)
+      // An unknown type is a bare 400; limit 0 is no rows, not a refusal; channels are Umami's own.
+      const unknownType = await get(`/metrics?startAt=0&endAt=${day}&type=url`)
+      expect(unknownType).toEqual({
+        status: 400,
+        body: { error: { code: 'bad-request', message: 'Bad request', status: 400 } },
+      })
+      expect((await get(`/metrics?startAt=0&endAt=${day}&type=path&limit=0`)).body).toEqual([])
+      const languages = (await get(`/metrics?startAt=0&endAt=${Date.now()}&type=language`)).body as {
+        x: string
+      }[]
+      expect(languages.map((l) => l.x).sort()).toEqual(['de', 'en', 'fr'])
+      const channels = (await get(`/metrics?startAt=0&endAt=${Date.now()}&type=channel`)).body as {
+        x: string
+      }[]
+      expect(channels.map((c) => c.x).sort()).toEqual(
+        expect.arrayContaining(['direct', 'organicSearch', 'organicSocial', 'email']),
+      )
+      expect(channels.map((c) => c.x)).not.toContain('referral')
+      // /active counts sessions of the last five minutes.
+      expect((await get('/active')).body).toEqual({ visitors: 0 })
+      const sent = await fetch(`${emu.url}/api/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'event', payload: { website: site, url: '/now' } }),
+      })
+      expect(sent.status).toBe(200)
+      expect((await get('/active')).body).toEqual({ visitors: 1 })
+      // Unknown keys are dropped, not refused; a taken id fails in the database (500).
+      const created = await fetch(`${emu.url}/v1/websites`, {
+        method: 'POST',
+        headers: cloud,
+        body: JSON.stringify({ name: 'New', domain: 'new.example', colour: 'red' }),
+      })
+      expect(created.status).toBe(200)
+      const again = await fetch(`${emu.url}/v1/websites`, {
+        method: 'POST',
+        headers: cloud,
+        body: JSON.stringify({ name: 'Dup', domain: 'dup.example', id: site }),
+      })
+      expect(again.status).toBe(500)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('sums whole seconds per visit into /stats totaltime, rounding down as PostgreSQL floor does', async () => {
+    const emu = await startUmamiEmulator({ sessions: 1 })
+    try {
+      const site = [...emu.state.websites.keys()][0] as string
+      const session = [...emu.state.sessions.values()].find((s) => s.websiteId === site)
+      if (!session) throw new Error('no seeded session')
+      const at = Date.parse('2020-01-01T00:00:00Z')
+      const view = (createdAt: number, id: string) => ({
+        id,
+        websiteId: site,
+        sessionId: session.id,
+        visitId: 'visit-1',
+        createdAt,
+        urlPath: '/',
+        urlQuery: null,
+        referrerDomain: null,
+        pageTitle: null,
+        eventType: 1 as const,
+        eventName: null,
+        hostname: 'site1.example.com',
+        tag: null,
+        data: null,
+      })
+      emu.state.events.push(view(at, 'e1'), view(at + 1_900, 'e2'))
+      const res = await fetch(`${emu.url}/v1/websites/${site}/stats?startAt=${at}&endAt=${at + 60_000}`, {
+        headers: { 'x-umami-api-key': DEFAULT_UMAMI_API_KEY },
+      })
+      expect(await res.json()).toMatchObject({ pageviews: 2, visits: 1, bounces: 0, totaltime: 1 })
+    } finally {
+      await emu.close()
+    }
+  })
 })

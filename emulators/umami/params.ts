@@ -7,7 +7,10 @@ function one(q: Query, name: string): string | undefined {
   return Array.isArray(v) ? v[v.length - 1] : v
 }
 
-/** Umami's zod `z.coerce.number().int()`: a whole number, or a 400 naming the parameter. */
+/**
+ * Umami's zod `z.coerce.number().int()` (and `.positive()` for `page`/`pageSize`): a whole number, or a
+ * 400 naming the parameter (umami-software/umami@v3.1.0:src/lib/schema.ts `pagingParams`, `filterParams`).
+ */
 export function intParam(
   q: Query,
   name: string,
@@ -33,7 +36,8 @@ export function strParam(q: Query, name: string): string | undefined {
 /**
  * `startAt`/`endAt` in unix milliseconds, both inclusive; without both (and without startDate/endDate)
  * the schema refuses the request; an inverted range is not refused, it just matches nothing
- * (umami-software/umami@v3.1.0:src/lib/schema.ts `withDateRange`).
+ * (umami-software/umami@v3.1.0:src/lib/schema.ts `withDateRange`). The `startDate`/`endDate` form is not
+ * modelled: the emulator refuses a request that has only that.
  */
 export function rangeOf(q: Query): { startAt: number; endAt: number } {
   const startAt = intParam(q, 'startAt')

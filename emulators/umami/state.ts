@@ -90,7 +90,11 @@ const REFERRERS = [null, null, 'google.com', 'news.ycombinator.com', 'twitter.co
 const CAMPAIGNS = [null, null, null, 'utm_source=newsletter&utm_medium=email&utm_campaign=spring']
 const CUSTOM_EVENTS = ['signup_click', 'download', 'checkout']
 
-/** Everything the emulator holds: websites and, per website, sessions and their events (newest last). */
+/**
+ * Everything the emulator holds: websites and, per website, sessions and their events (newest last). The
+ * seeded pages, places, devices and referrers are made up; the record shapes follow Umami's tables
+ * (umami-software/umami@v3.1.0:prisma/schema.prisma `website`, `session`, `website_event`).
+ */
 export class UmamiState {
   readonly apiKeys: ReadonlySet<string>
   readonly loginTokens: Set<string>
@@ -165,7 +169,9 @@ export class UmamiState {
           createdAt: at,
           urlPath: page.path,
           urlQuery: v === 0 ? campaign : null,
-          referrerDomain: v === 0 ? referrer : null,
+          // The tracker sends the previous page as referrer on in-site navigation, so later views carry the
+          // site's own host (umami-software/umami@v3.1.0:src/tracker/index.js `currentRef`).
+          referrerDomain: v === 0 ? referrer : hostname,
           pageTitle: page.title,
           eventType: 1,
           eventName: null,

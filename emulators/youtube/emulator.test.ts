@@ -128,3 +128,15 @@ describe('reports.query', () => {
     }
   })
 })
+
+describe('filters', () => {
+  it('filters by continent with UN M.49 codes, as the dimensions page does (continent==150 is Europe)', async () => {
+    const q =
+      '/v2/reports?ids=channel==MINE&startDate=2024-05-01&endDate=2024-05-07&metrics=views&dimensions=country&sort=country'
+    const europe = await get(`${q}&filters=continent==150`)
+    expect(europe.status).toBe(200)
+    const countries = europe.body.rows.map((r) => r[0])
+    expect(countries.length).toBeGreaterThan(0)
+    expect(countries.every((c) => c === 'FR' || c === 'DE')).toBe(true)
+  })
+})

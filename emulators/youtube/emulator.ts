@@ -33,7 +33,11 @@ export interface YoutubeEmulator extends EmulatorHandle<YoutubeState> {
   readonly seed: YoutubeSeed
 }
 
-/** A 403 fault is a quota refusal, a 429 a burst limit, in YouTube's bodies with the legacy `errors[]`. */
+/**
+ * A 403 fault is a quota refusal (`quotaExceeded`), a 429 a burst limit (`rateLimitExceeded`), in
+ * YouTube's bodies with the legacy `errors[]` (https://developers.google.com/youtube/v3/docs/errors,
+ * "quotaExceeded", "rateLimitExceeded").
+ */
 function youtubeFaultResponse(status: number): FaultResponse {
   if (status === 403) {
     const message =

@@ -27,6 +27,7 @@ export const METRICS: Readonly<Record<string, { dataType: string; compute(c: Cou
   subscribersLost: { dataType: 'INTEGER', compute: (c) => c.subscribersLost ?? 0 },
   estimatedRevenue: { dataType: 'FLOAT', compute: (c) => (c.revenueCents ?? 0) / 100 },
 }
+/** Revenue metrics need yt-analytics-monetary.readonly (https://developers.google.com/youtube/analytics/metrics#Revenue_Metrics). */
 export const MONETARY = new Set(['estimatedRevenue'])
 const DIMENSIONS = new Set([
   'day',
@@ -74,6 +75,7 @@ const REPORTS: Readonly<Record<string, { metrics: readonly string[]; topN?: numb
   channel: { metrics: CORE, topN: 200 },
 }
 
+/** YouTube's answer to a combination the available reports do not list (as YouTube sends it; not in the docs). */
 const NOT_SUPPORTED =
   'The query is not supported. Check the documentation at https://developers.google.com/youtube/analytics/v2/available_reports for a list of supported queries.'
 
@@ -86,6 +88,11 @@ export function forbidden(message = 'Forbidden'): GoogleApiError {
   return new GoogleApiError(403, message, { errors: [{ message, domain: 'global', reason: 'forbidden' }] })
 }
 
+/**
+ * maxResults and startIndex: int32 with `minValue: 1` (googleapis/google-api-go-client@6243c413:
+ * youtubeanalytics/v2/youtubeanalytics-api.json, reports.query parameters); the message is Google's usual
+ * one for an out-of-range integer.
+ */
 function positiveInt(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback
   const n = Number(value)
@@ -115,6 +122,11 @@ export interface ReportQuery {
   readonly startIndex: number
 }
 
+/**
+ * ids, startDate, endDate and metrics are required; dates `YYYY-MM-DD`; filters `dim==v1,v2` joined by `;`;
+ * sort a list of requested dimensions or metrics, `-` for descending (same discovery document,
+ * reports.query parameter descriptions). The messages are modelled, not quoted.
+ */
 export function parseReportQuery(q: Readonly<Record<string, string | undefined>>): ReportQuery {
   for (const name of ['ids', 'startDate', 'endDate', 'metrics'] as const) {
     if (!q[name]) throw badRequest(`Required parameter: ${name}`, 'required')
@@ -183,12 +195,20 @@ export function checkSupported(query: ReportQuery): void {
   }
 }
 
-/** Runs the query over the channels it covers; rows are arrays in header order, metric values numbers. */
+/**
+ * Runs the query over the channels it covers. `columnHeaders` list the dimensions then the metrics in the
+ * order asked; rows are arrays in that order; with no data `rows` is left out; `kind` is
+ * `youtubeAnalytics#resultTable` (discovery document, QueryResponse, ResultTableColumnHeader). Not modelled:
+ * "The response for a query with the `day` dimension will not contain rows for the most recent days" (same).
+ */
 export function runReportQuery(
   query: ReportQuery,
   channels: readonly EmulatedChannel[],
   settings: { seed: number; factsPerDay: number; now: number },
 ) {
+  // Days are counted in Pacific Time. UNCONFIRMED: Google's reports.query, data-model and dimensions pages
+  // and the discovery document give `day` as a bare YYYY-MM-DD without a zone (see the README); the
+  // connector makes the same assumption, so this rule cannot catch it being wrong.
   const today = dayIn(settings.now, 'America/Los_Angeles')
   const groups = new Map<string, { dims: string[]; counts: Record<string, number> }>()
   for (const channel of channels) {

@@ -40,7 +40,7 @@ export interface YoutubeQuotaLimits {
    * (https://developers.google.com/youtube/v3/determine_quota_cost).
    */
   readonly dataUnitsPerDay: number
-  /** Analytics API queries a day. */
+  /** Analytics API queries a day: not published by Google; the default is the emulator's. */
   readonly analyticsQueriesPerDay: number
 }
 

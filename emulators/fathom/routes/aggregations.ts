@@ -63,6 +63,13 @@ function list(q: Query, name: string, allowed: readonly string[], required: bool
 
 type Row = Record<string, string | number>
 
+/**
+ * Row values. Fathom's pages do not say what scale bounce_rate has nor whether numbers come as strings:
+ * the reference (https://usefathom.com/api/v1/reports) names the aggregates only, and the response
+ * example (https://usefathom.com/docs/api-reference/reports/aggregation) shows `"pageviews": 30000`, a
+ * number. The emulator sends counts as strings and bounce_rate as a 0-1 fraction, the awkward reading a
+ * connector must survive; both are unconfirmed (see README).
+ */
 function pageviewRow(hits: readonly Hit[], aggregates: readonly string[]): Row {
   const visits = hits.filter((h) => h.visit)
   const values: Record<string, string | number> = {
@@ -136,6 +143,8 @@ export function registerAggregationRoutes(app: FastifyInstance, state: FathomSta
         'Hourly date grouping is only supported for date ranges of up to 7 days.',
       )
     }
+    // `limit` is documented without a maximum (https://usefathom.com/api/v1/reports): none is modelled;
+    // the rule that it is a positive whole number is Laravel-style validation, assumed, not documented.
     let limit: number | undefined
     if (q.limit !== undefined) {
       if (!/^\d+$/.test(q.limit) || Number(q.limit) < 1) throw invalid('The limit must be at least 1.')

@@ -42,7 +42,14 @@ const PAGES = [
 ] as const
 const EVENTS = ['page_view', 'page_view', 'page_view', 'scroll', 'click', 'purchase', 'sign_up'] as const
 
-/** Every dimension the emulator can report on. */
+/**
+ * Every dimension the emulator can report on, with values formatted as the API schema gives them: `date`
+ * YYYYMMDD, `dateHour` YYYYMMDDHH, `hour` and `month` two digits, `dayOfWeek` 0 (Sunday) to 6, `yearMonth`
+ * YYYYMM, `isoYearIsoWeek` YYYYWW, countries by name with `countryId` ISO 3166-1
+ * (https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema). Values are made up.
+ * User counts are summed across facts, so activeUsers over several days is a sum here, where GA4
+ * counts distinct users.
+ */
 export const DIMENSION_NAMES = [
   'date',
   'dateHour',

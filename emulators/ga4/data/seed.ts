@@ -1,6 +1,10 @@
 import { hash32, SeededRandom } from '../../kit/index.js'
 
-/** The GA4 world an emulator starts with: accounts, their properties, and each property's web stream. */
+/**
+ * The GA4 world an emulator starts with: accounts, their properties, and each property's web stream, shaped
+ * as googleapis/googleapis@75aa1b3b:google/analytics/admin/v1beta/resources.proto defines Account, Property
+ * and DataStream; names, zones and ids are made up.
+ */
 
 export interface Ga4SeedOptions {
   readonly seed?: number

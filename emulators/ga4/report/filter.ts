@@ -3,7 +3,12 @@ import type { FilterExpression } from './request.js'
 
 type Dims = Readonly<Record<string, string>>
 
-/** Data API FilterExpression over dimension values: and/or/not groups, string and in-list filters. */
+/**
+ * Data API FilterExpression over dimension values: and/or/not groups, string (EXACT, BEGINS_WITH,
+ * ENDS_WITH, CONTAINS, FULL_REGEXP, PARTIAL_REGEXP; case-insensitive unless caseSensitive), in-list and
+ * empty filters (googleapis/googleapis@5bb0518f:google/analytics/data/v1beta/data.proto FilterExpression,
+ * Filter, StringFilter.MatchType, InListFilter, EmptyFilter).
+ */
 export function matchesFilter(expr: FilterExpression, dims: Dims): boolean {
   const group = (key: string) => (expr[key] as { expressions?: FilterExpression[] } | undefined)?.expressions
   const and = group('andGroup')

@@ -1,4 +1,10 @@
-/** The Data API metrics the emulator knows, their header `type`, and how each is computed from summed counts. */
+/**
+ * The Data API metrics the emulator knows, their header `type`, and how each is computed from summed
+ * counts, as the API schema defines them: bounceRate is "(Sessions Minus Engaged sessions) divided by
+ * Sessions", returned as a fraction; engagementRate "Engaged sessions divided by Sessions"; the per-session
+ * and per-user rates likewise (https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema).
+ * Types are data.proto MetricType names.
+ */
 
 type Counts = Readonly<Record<string, number>>
 
@@ -43,7 +49,7 @@ export const METRICS: Readonly<Record<string, { type: string; compute(c: Counts)
   },
 }
 
-/** GA4 prints integers plainly and floats with full precision, always as strings. */
+/** MetricValue.value is a string (data.proto); integers print plainly, floats with full precision. */
 export function formatMetric(type: string, value: number): string {
   return type === 'TYPE_INTEGER' ? String(Math.round(value)) : String(value)
 }

@@ -1,8 +1,11 @@
 import { GoogleApiError } from '../../google/errors.js'
 
 /**
- * GA4's property quota for standard properties: 200,000 core tokens a day and 40,000 an hour, counted per
- * property (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas).
+ * GA4's property quota for standard properties: 200,000 core tokens a day and 40,000 an hour per property,
+ * 14,000 an hour per project and property, 10 concurrent requests, 10 server errors an hour, 120
+ * potentially thresholded requests an hour; over a limit, 429 RESOURCE_EXHAUSTED
+ * (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas; PropertyQuota in
+ * googleapis/googleapis@5bb0518f:google/analytics/data/v1beta/data.proto).
  */
 
 export interface QuotaLimits {

@@ -48,9 +48,19 @@ const KNOWN_FIELDS = new Set([
   'returnPropertyQuota',
   'comparisons',
 ])
-/** Parts of the Data API this emulator does not model: it says so instead of ignoring them. */
+/**
+ * RunReportRequest's fields (analytics_data_api.proto); an unknown one is refused by Google's JSON
+ * transcoding. Parts of the Data API this emulator does not model: it says so instead of ignoring them.
+ */
 const UNMODELLED = ['metricFilter', 'cohortSpec', 'comparisons']
 
+/**
+ * "If unspecified, 10,000 rows are returned. The API returns a maximum of 250,000 rows per request, no
+ * matter how many you ask for. `limit` must be positive." (googleapis/googleapis@3597f7db:
+ * google/analytics/data/v1beta/analytics_data_api.proto, RunReportRequest.limit); "Requests are allowed up
+ * to 9 dimensions" / "up to 10 metrics" / "up to 4 date ranges" (googleapis/googleapis@5bb0518f:
+ * google/analytics/data/v1beta/data.proto, Dimension, Metric, DateRange).
+ */
 export const DEFAULT_LIMIT = 10_000
 export const MAX_LIMIT = 250_000
 const MAX_DIMENSIONS = 9
@@ -138,6 +148,7 @@ export function parseRunReport(body: unknown): RunReportRequest {
   if (limit < 0) throw invalidArgument('limit must be positive.')
   if (offset < 0) throw invalidArgument('offset must be positive.')
   const orderBys = parseOrderBys(b.orderBys, dimensions, metrics)
+  // MetricAggregation: TOTAL, MINIMUM, MAXIMUM, COUNT (data.proto).
   const aggregations = Array.isArray(b.metricAggregations) ? b.metricAggregations.map(String) : []
   for (const a of aggregations) {
     if (!['TOTAL', 'MAXIMUM', 'MINIMUM', 'COUNT'].includes(a)) {
@@ -175,6 +186,7 @@ function parseOrderBys(value: unknown, dimensions: readonly string[], metrics: r
           `Dimension '${name}' in order by is not requested in the dimensions of this request.`,
         )
       }
+      // OrderBy.DimensionOrderBy.OrderType: ALPHANUMERIC, CASE_INSENSITIVE_ALPHANUMERIC, NUMERIC (data.proto).
       const orderType = dimension.orderType === undefined ? undefined : String(dimension.orderType)
       if (orderType && !['ALPHANUMERIC', 'CASE_INSENSITIVE_ALPHANUMERIC', 'NUMERIC'].includes(orderType)) {
         throw invalidArgument(`Invalid value at 'order_bys.dimension.order_type', "${orderType}"`)

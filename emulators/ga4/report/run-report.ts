@@ -21,11 +21,17 @@ export interface ReportSettings {
 }
 
 /**
- * GA4 has no data before this day and refuses ranges that start earlier (DateRange.startDate: "must be
- * after 2015-08-14", https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/DateRange).
+ * GA4 refuses ranges that start before this day. UNCONFIRMED: the rule is cited from the DateRange
+ * reference page (https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/DateRange),
+ * but the API's own definition of DateRange (googleapis/googleapis@5bb0518f:google/analytics/data/v1beta/
+ * data.proto) says nothing of it; kept because refusing is the stricter reading.
  */
 const FIRST_DAY = '2015-08-14'
 
+/**
+ * `YYYY-MM-DD`, `NdaysAgo`, `yesterday` or `today`, the relative forms "inferred based on the property's
+ * reporting time zone"; start cannot be after end (data.proto DateRange).
+ */
 function resolveDate(value: string, today: string): string {
   if (value === 'today') return today
   if (value === 'yesterday') return addDays(today, -1)
@@ -80,6 +86,8 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
     if (start > end) throw invalidArgument(`Invalid date range: startDate ${start} is after endDate ${end}.`)
     return { start, end, name: r.name ?? `date_range_${i}` }
   })
+  // Several ranges: every row carries the range's name (`date_range_0`… unless named) as a `dateRange`
+  // dimension (analytics_data_api.proto RunReportRequest.date_ranges; data.proto DateRange.name).
   const multi = ranges.length > 1
   const dimensions = multi ? [...req.dimensions, 'dateRange'] : [...req.dimensions]
   const groups = new Map<string, { dims: string[]; counts: Record<string, number> }>()
@@ -101,12 +109,15 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
       }
     }
   }
+  // Token costs grow with the rows a report reads; Google publishes no formula
+  // (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas), so this one is ours.
   const propertyQuota = settings.quotas.charge(property.name, 1 + Math.floor(scanned / 500))
   const rows: Row[] = [...groups.values()].map((g) => ({
     dims: g.dims,
     values: req.metrics.map((m) => METRICS[m]?.compute(g.counts) ?? 0),
   }))
-  // Without orderBys, GA4 puts the biggest rows first (by the first metric).
+  // Without orderBys the order is not documented (data.proto OrderBy); biggest first by the first metric
+  // is what GA4 is seen to do, and connectors should not rely on it.
   const orderBys: OrderBy[] =
     req.orderBys.length > 0
       ? [...req.orderBys]
@@ -125,6 +136,9 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
     metricValues: fmt(req.metrics.map((_, i) => pick(rows.map((r) => r.values[i] ?? 0)))),
   })
   const aggregates: Record<string, unknown> = {}
+  // totals/maximums/minimums are Rows "if requested" (RunReportResponse, analytics_data_api.proto). Their
+  // dimension values RESERVED_TOTAL / RESERVED_MAX / RESERVED_MIN are what GA4 is seen to send; neither
+  // the proto nor the reference pages reachable here spell them out.
   if (req.metricAggregations.includes('TOTAL') && rows.length > 0) {
     // Totals are recomputed from all counts, so rates are the overall rate, not a sum of rates.
     const all: Record<string, number> = {}

@@ -29,7 +29,12 @@ function bodyOf(request: FastifyRequest): Record<string, unknown> {
   return body as Record<string, unknown>
 }
 
-/** Admin API v1beta: account summaries, properties CRUD (soft delete), data streams. */
+/**
+ * Admin API v1beta: account summaries, accounts, properties CRUD (soft delete), data streams, with paths,
+ * list fields and page tokens as googleapis/googleapis@99b25248:google/analytics/admin/v1beta/
+ * analytics_admin.proto defines them (ListAccountSummaries, ListAccounts, ListProperties with its required
+ * `filter` and `show_deleted`, Get/Create/Update/DeleteProperty, ListDataStreams).
+ */
 export function registerAdminRoutes(app: FastifyInstance, state: Ga4State): void {
   const read = (request: FastifyRequest) =>
     requireGrant(state.bearer('analyticsadmin.googleapis.com'), request, ADMIN_READ_SCOPES)

@@ -10,8 +10,9 @@ const NO_ACCESS =
   'https://developers.google.com/analytics/devguides/reporting/data/v1/property-id.'
 
 /**
- * Data API v1beta: `POST /v1beta/properties/{id}:runReport`. The method rides on the last path segment
- * after a colon (Google's custom-method syntax), so the route takes the whole segment apart.
+ * Data API v1beta: `POST /v1beta/properties/{id}:runReport` (googleapis/googleapis@3597f7db:
+ * google/analytics/data/v1beta/analytics_data_api.proto RunReport http rule). The method rides on the last
+ * path segment after a colon (Google's custom-method syntax), so the route takes the whole segment apart.
  */
 export function registerDataRoutes(app: FastifyInstance, state: Ga4State): void {
   app.post('/v1beta/properties/:segment', async (request: FastifyRequest) => {

@@ -13,6 +13,33 @@ const DAY_MS = 86_400_000
  */
 let tiesReversed = false
 
+/** Metrics only the events table has (plausible/analytics@088054d9:lib/plausible/stats/table_decider.ex). */
+const EVENT_ONLY_METRICS = ['pageviews', 'events', 'total_revenue', 'average_revenue']
+
+/**
+ * ClickHouse `timeSlots(start, duration, 900)`: the quarter hours from `start` to `end`, each rounded down
+ * to a multiple of 15 minutes, so hours of zones with half- and quarter-hour offsets come out right.
+ */
+function quarterHourSlots(start: number, end: number): number[] {
+  const slot = 900_000
+  const out: number[] = []
+  for (let at = Math.floor(start / slot) * slot; at <= end; at += slot) out.push(at)
+  return out
+}
+
+/**
+ * What `time` means for a range: hours up to 48 whole hours, days up to 40 whole days, weeks up to 52
+ * whole weeks, else months (plausible/analytics@05e071bd:lib/plausible/stats/query_optimizer.ex
+ * resolve_time_dimension; DateTime.diff truncates).
+ */
+function resolveTimeDimension(first: number, last: number): string {
+  const span = last - first
+  if (Math.trunc(span / 3_600_000) <= 48) return 'time:hour'
+  if (Math.trunc(span / DAY_MS) <= 40) return 'time:day'
+  if (Math.trunc(span / (7 * DAY_MS)) <= 52) return 'time:week'
+  return 'time:month'
+}
+
 /**
  * The range's first and last instant (both included), resolved in the site's timezone: dates are whole
  * site-local days, date-times are taken with their own offsets, `Nd` ends yesterday, `month`/`year` are
@@ -51,7 +78,34 @@ export function resolveRange(range: ValidQuery['date_range'], tz: string, now: n
   }
 }
 
-/** The value of a visit dimension, or undefined when the visit has none (Plausible leaves those out). */
+/**
+ * What a breakdown shows for a visit without a value: `(not set)` for UTM tags, device, browser and OS,
+ * `Direct / None` for source and referrer, `Direct` for channel; `event:props:*` shows `(none)`. Other
+ * dimensions are selected as they are. Source: plausible/analytics@64c93e6a:lib/plausible/stats/sql/
+ * expression.ex select_dimension (`field_or_blank_value`, @not_set, @no_ref, @no_channel).
+ */
+const BLANK_LABEL: Readonly<Record<string, string>> = {
+  'visit:utm_medium': '(not set)',
+  'visit:utm_source': '(not set)',
+  'visit:utm_campaign': '(not set)',
+  'visit:utm_content': '(not set)',
+  'visit:utm_term': '(not set)',
+  'visit:device': '(not set)',
+  'visit:browser': '(not set)',
+  'visit:browser_version': '(not set)',
+  'visit:os': '(not set)',
+  'visit:os_version': '(not set)',
+  'visit:source': 'Direct / None',
+  'visit:referrer': 'Direct / None',
+  'visit:channel': 'Direct',
+}
+
+/** The label a visit groups under for a dimension (BLANK_LABEL for an empty value), or undefined. */
+function groupValue(v: VisitRecord, dimension: string, site: SiteRecord): string | undefined {
+  return visitValue(v, dimension, site) ?? BLANK_LABEL[dimension]
+}
+
+/** The value of a visit dimension, or undefined when the visit has none. */
 function visitValue(v: VisitRecord, dimension: string, site: SiteRecord): string | undefined {
   const map: Record<string, string> = {
     'visit:entry_page': v.entryPage,
@@ -197,22 +251,33 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     groups.set(k, g)
   }
   const timeDim = q.dimensions.find((d) => d.startsWith('time'))
-  const autoTime = timeDim === 'time' ? (to - from > DAY_MS ? 'time:day' : 'time:hour') : timeDim
+  const autoTime = timeDim === 'time' ? resolveTimeDimension(from, to) : timeDim
+  const sessionsOnly =
+    !q.metrics.some((m) => EVENT_ONLY_METRICS.includes(m)) &&
+    !q.dimensions.some((d) => d.startsWith('event:')) &&
+    !q.filters.some((f) => f[1].startsWith('event:'))
   for (const v of inRange) {
     // Every dimension value of this visit; event dimensions split a visit by its events.
     let keys: { key: string[]; events: VisitEvent[] }[] = [{ key: [], events: v.events }]
     for (const d of q.dimensions) {
       const next: typeof keys = []
       for (const k of keys) {
-        if (d.startsWith('time'))
-          next.push({
-            key: [
-              ...k.key,
-              bucketLabel(v.start, autoTime as string, site.timezone, localDate(from, site.timezone)),
-            ],
-            events: k.events,
-          })
-        else if (d === 'event:page') {
+        if (d.startsWith('time')) {
+          const firstDate = localDate(from, site.timezone)
+          // Hourly buckets read from the sessions table count a visit in every hour it was active in
+          // (ClickHouse timeSlots over start..start+duration, then toStartOfHour: plausible/analytics@
+          // 64c93e6a:lib/plausible/stats/sql/expression.ex select_dimension "time:hour", :sessions). The
+          // sessions table answers when no metric, dimension or filter needs events (table_decider.ex).
+          const instants =
+            autoTime === 'time:hour' && sessionsOnly
+              ? quarterHourSlots(v.start, Math.max(v.start, Math.min(v.end, to)))
+              : [v.start]
+          for (const label of new Set(
+            instants.map((at) => bucketLabel(at, autoTime as string, site.timezone, firstDate)),
+          )) {
+            next.push({ key: [...k.key, label], events: k.events })
+          }
+        } else if (d === 'event:page') {
           for (const page of new Set(k.events.filter((e) => e.name === 'pageview').map((e) => e.page))) {
             next.push({
               key: [...k.key, page],
@@ -226,8 +291,14 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
             next.push({ key: [...k.key, name], events: k.events.filter((e) => e.name === name) })
           }
         } else if (d.startsWith('event:props:')) {
+          // Events grouped by the property's value, `(none)` without it (expression.ex).
+          const prop = d.slice('event:props:'.length)
+          const propValue = (e: VisitEvent) => e.props?.[prop] ?? '(none)'
+          for (const value of new Set(k.events.map(propValue))) {
+            next.push({ key: [...k.key, value], events: k.events.filter((e) => propValue(e) === value) })
+          }
         } else {
-          const value = visitValue(v, d, site)
+          const value = groupValue(v, d, site)
           if (value !== undefined) next.push({ key: [...k.key, value], events: k.events })
         }
       }
@@ -239,9 +310,11 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     dimensions: JSON.parse(g.key) as string[],
     metrics: q.metrics.map((m) => metricOf(m, g, totalVisitors)),
   }))
+  // No order_by: the time dimension ascending, then the first metric descending
+  // (plausible/analytics@05e071bd:lib/plausible/stats/query_optimizer.ex add_missing_order_by).
+  const firstMetricDesc = [q.metrics[0] as string, 'desc'] as [string, 'desc']
   const order =
-    q.order_by ??
-    (timeDim ? [[timeDim, 'asc'] as [string, 'asc']] : [[q.metrics[0] as string, 'desc'] as [string, 'desc']])
+    q.order_by ?? (timeDim ? [[timeDim, 'asc'] as [string, 'asc'], firstMetricDesc] : [firstMetricDesc])
   const sortValue = (row: (typeof rows)[number], name: string) => {
     const mi = q.metrics.indexOf(name)
     if (mi >= 0) {

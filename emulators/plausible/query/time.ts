@@ -3,7 +3,9 @@ import { offsetAt } from '../../kit/zones.js'
 /**
  * Site-timezone arithmetic for date ranges and time buckets, with Intl only: Plausible buckets
  * `time:*` dimensions in the site's timezone, weeks starting on Monday, months on the 1st
- * (plausible/analytics:lib/plausible/stats/time.ex, lib/plausible/stats/sql/expression.ex select_dimension).
+ * (plausible/analytics@64c93e6a:lib/plausible/stats/sql/expression.ex select_dimension: toTimeZone(timestamp,
+ * site timezone), toStartOfMonth, weekstart_not_before; plausible/docs@208d58ca:docs/stats-api.md "Time
+ * dimensions": reported in the site's reporting timezone).
  */
 
 /** The zone's wall clock at an instant. */
@@ -41,7 +43,7 @@ export function localDate(ms: number, timeZone: string): string {
 /**
  * Plausible's bucket labels in the site's timezone. A week is labelled by its Monday, except the week
  * the range starts in, which is labelled by the range's first local date when that is later
- * (plausible/analytics:lib/plausible/stats/sql/expression.ex select_dimension "time:week" uses
+ * (plausible/analytics@64c93e6a:lib/plausible/stats/sql/expression.ex select_dimension "time:week" uses
  * weekstart_not_before(date, query.date_range.first), lib/plausible/stats/sql/fragments.ex).
  */
 export function bucketLabel(ms: number, dimension: string, timeZone: string, rangeFirstDate = ''): string {

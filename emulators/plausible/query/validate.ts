@@ -112,8 +112,14 @@ function checkMetrics(metrics: readonly string[], dimensions: readonly string[],
   const eventMetrics = metrics.filter((m) => inList(EVENT_METRICS, m))
   const eventDims = dimensions.filter((d) => d.startsWith('event:'))
   const sessionDims = dimensions.filter((d) => inList(SESSION_DIMENSIONS, d))
-  // event:page alone is the exception the query optimizer splits for.
-  if (eventDims.length === 1 && eventDims[0] === 'event:page') return
+  // event:page is the exception the query optimizer splits for, alone or with event:hostname
+  // (plausible/docs@208d58ca:docs/stats-api.md "Mixing session metrics … is not allowed, with the
+  // exception of event:page and event:hostname (when used together with event:page)").
+  if (
+    eventDims.includes('event:page') &&
+    eventDims.every((d) => d === 'event:page' || d === 'event:hostname')
+  )
+    return
   if (sessionMetrics.length > 0 && eventDims.length > 0) {
     throw badRequest(
       `Session metric(s) ${ticked(sessionMetrics)} cannot be queried along with event dimension(s) ${ticked(eventDims)}`,

@@ -69,6 +69,7 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
     // Props: list or map values and blank keys/values are dropped, only the first 30 kept, silently;
     // a key over 300 bytes or a value over 2000 bytes is refused.
     const props = body.props ?? body.p ?? body.meta ?? body.m
+    let storedProps: Record<string, string> | undefined
     if (props && typeof props === 'object' && !Array.isArray(props)) {
       const kept = Object.entries(props as Record<string, unknown>)
         .filter(([k, v]) => v !== null && typeof v !== 'object' && String(v).trim() !== '' && k.trim() !== '')
@@ -76,6 +77,7 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
       if (kept.some(([k, v]) => Buffer.byteLength(k) > 300 || Buffer.byteLength(String(v)) > 2000)) {
         return invalid(reply, 'props', 'keys should have at most 300 bytes and values 2000 bytes')
       }
+      if (kept.length > 0) storedProps = Object.fromEntries(kept.map(([k, v]) => [k, String(v)]))
     }
     // Revenue `{amount, currency}` with a known currency and a decimal amount is kept; anything else is
     // ignored, not refused (plausible/analytics extra/lib/plausible/ingestion/request/revenue.ex).
@@ -132,6 +134,7 @@ export function registerEventRoutes(app: FastifyInstance, state: PlausibleState)
             at: now,
             page: url.pathname,
             ...(revenue ? { revenue } : {}),
+            ...(storedProps ? { props: storedProps } : {}),
           },
         ],
       })

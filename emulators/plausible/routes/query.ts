@@ -7,7 +7,11 @@ import type { PlausibleState } from '../state.js'
 export function registerQueryRoutes(app: FastifyInstance, state: PlausibleState): void {
   app.post('/api/v2/query', async (request) => {
     const q = validateQuery(request.body)
-    const site = state.sites.get(q.site_id)
+    // A site is found by its domain or the one it had before its last rename (`s.domain == ^site_id or
+    // s.domain_changed_from == ^site_id`, plausible/analytics@181ac2cf:lib/plausible_web/plugs/
+    // authorize_public_api.ex find_site).
+    const site =
+      state.sites.get(q.site_id) ?? [...state.sites.values()].find((s) => s.domainChangedFrom === q.site_id)
     // Plausible does not tell an unknown site from one the key may not read.
     if (!site) throw new PlausibleHttpError(401, MESSAGES.invalidKey)
     // An `is` goal filter must name a configured goal (`contains` may match nothing)

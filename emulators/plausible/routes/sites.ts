@@ -141,6 +141,7 @@ export function registerSiteRoutes(app: FastifyInstance, state: PlausibleState):
       const visits = state.visits.get(site.domain) ?? []
       state.sites.delete(site.domain)
       state.visits.delete(site.domain)
+      if (body.domain !== site.domain) site.domainChangedFrom = site.domain
       site.domain = body.domain
       state.sites.set(site.domain, site)
       state.visits.set(site.domain, visits)

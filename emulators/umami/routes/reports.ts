@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { METRIC_TYPES, UNITS } from '../constants.js'
-import { badRequest, unauthorized } from '../errors.js'
-import { intParam, type Query, rangeOf, strParam } from '../params.js'
+import { channelOf } from '../channels.js'
+import { ACTIVE_WINDOW_MS, METRIC_TYPES, METRICS_DEFAULT_LIMIT, UNITS } from '../constants.js'
+import { badRequest, schemaError, UmamiHttpError, unauthorized } from '../errors.js'
+import { type Query, rangeOf, strParam } from '../params.js'
 import type { EventRecord, SessionRecord, UmamiState } from '../state.js'
 import { effectiveUnit } from '../units.js'
 import { eventsIn } from './traffic.js'
@@ -26,7 +27,8 @@ function totals(all: readonly EventRecord[]) {
   for (const list of visits.values()) {
     if (list.length === 1) bounces++
     const times = list.map((e) => e.createdAt)
-    totaltime += Math.round((Math.max(...times) - Math.min(...times)) / 1000)
+    // `floor(extract(epoch from (max_time - min_time)))` per visit (src/lib/prisma.ts getTimestampDiffSQL).
+    totaltime += Math.floor((Math.max(...times) - Math.min(...times)) / 1000)
   }
   return {
     pageviews: events.length,
@@ -72,6 +74,34 @@ function bucketOf(ms: number, unit: string, timeZone: string): string {
   return timeZone === 'utc' ? `${p.y}-${m}-${d}T${h}:${min}:00Z` : `${p.y}-${m}-${d} ${h}:${min}:00`
 }
 
+/** `z.coerce.number()`: anything numeric, rounded as PostgreSQL rounds a LIMIT; not a number is a 400. */
+function sqlNumber(q: Query, name: string): number | undefined {
+  const raw = strParam(q, name)
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (Number.isNaN(n)) {
+    throw schemaError([], { [name]: { errors: ['Invalid input: expected number, received NaN'] } })
+  }
+  return Math.round(n)
+}
+
+const MINUTE_MS = 60_000
+/** getCompareDate('prev'): both ends back by differenceInMinutes(end, start), whole minutes truncated. */
+const minutesBefore = (startAt: number, endAt: number) => {
+  const shift = Math.trunc((endAt - startAt) / MINUTE_MS) * MINUTE_MS
+  return (at: number) => at - shift
+}
+/** getCompareDate('yoy'): date-fns subYears, the same wall-clock day a year earlier (UTC server). */
+const yearBefore = (at: number) => {
+  const d = new Date(at)
+  const month = d.getUTCMonth()
+  d.setUTCFullYear(d.getUTCFullYear() - 1)
+  // 29 February has no match a year earlier: date-fns keeps the month (28 February), Date rolls over.
+  if (d.getUTCMonth() !== month) d.setUTCDate(0)
+  return d.getTime()
+}
+
+/** src/lib/schema.ts `timezoneParam`: a zone Intl knows (after Umami's alias mapping), else 400. */
 function checkTimezone(tz: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz })
@@ -124,8 +154,6 @@ function eventKey(type: string, e: EventRecord): string | null {
       return utm(e, 'utm_content')
     case 'utmTerm':
       return utm(e, 'utm_term')
-    case 'channel':
-      return e.referrerDomain ? 'referral' : 'direct'
     default:
       return null
   }
@@ -151,7 +179,19 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
   }
   const views = events.filter((x) => x.eventType === 1)
   const sessionField = SESSION_TYPES[type]
-  if (type === 'event') {
+  if (type === 'channel') {
+    for (const e of views) {
+      const query = new URLSearchParams(e.urlQuery ?? '')
+      const channel = channelOf({
+        referrerDomain: e.referrerDomain ?? '',
+        urlQuery: e.urlQuery ?? '',
+        utmMedium: query.get('utm_medium') ?? '',
+        utmSource: query.get('utm_source') ?? '',
+        hostname: e.hostname,
+      })
+      bump(channel, e.sessionId)
+    }
+  } else if (type === 'event') {
     for (const e of events) if (e.eventType === 2) bump(e.eventName)
   } else if (sessionField) {
     // City and region rows are per (value, country) and carry `country` (getSessionMetrics.ts
@@ -159,7 +199,10 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
     const withCountry = type === 'city' || type === 'region'
     for (const e of views) {
       const s = state.sessions.get(e.sessionId)
-      const value = (s?.[sessionField] as string | null) ?? null
+      const stored = (s?.[sessionField] as string | null) ?? null
+      // `language` is grouped by its first two letters, lower-cased (getSessionMetrics.ts
+      // `lower(left(language, 2))`): en-US and en-GB are one row, `en`.
+      const value = type === 'language' && stored !== null ? stored.slice(0, 2).toLowerCase() : stored
       bump(withCountry && value ? `${value}\u0000${s?.country ?? ''}` : value, e.sessionId)
     }
   } else if (type === 'entry' || type === 'exit') {
@@ -186,15 +229,25 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
 }
 
 export function registerReportRoutes(app: FastifyInstance, state: UmamiState): void {
+  /**
+   * `/stats`: the totals and, as `comparison`, the same totals over the window `compare` names: `prev`
+   * (default) shifts both ends back by the range's length in whole minutes (date-fns
+   * `differenceInMinutes`, truncated), so the windows may overlap by up to a minute; `yoy` is a year
+   * earlier. Sources: umami-software/umami@v3.1.0:src/app/api/websites/[websiteId]/stats/route.ts,
+   * src/lib/date.ts `getCompareDate`, src/lib/schema.ts `dateRangeParams.compare`.
+   */
   app.get('/websites/:websiteId/stats', async (request) => {
-    const websiteId = websiteOf(state, request.params)
     const q = request.query as Query
+    const { startAt, endAt } = rangeOf(q)
+    const compare = strParam(q, 'compare') ?? 'prev'
+    if (compare !== 'prev' && compare !== 'yoy') {
+      throw schemaError([], { compare: { errors: ['Invalid option: expected one of "prev"|"yoy"'] } })
+    }
+    const websiteId = websiteOf(state, request.params)
     const current = totals(eventsIn(state, websiteId, q))
-    const startAt = Number(q.startAt)
-    const endAt = Number(q.endAt)
-    const span = endAt - startAt + 1
+    const shifted = compare === 'yoy' ? yearBefore : minutesBefore(startAt, endAt)
     const previous = totals(
-      eventsIn(state, websiteId, { ...q, startAt: String(startAt - span), endAt: String(startAt - 1) }),
+      eventsIn(state, websiteId, { ...q, startAt: String(shifted(startAt)), endAt: String(shifted(endAt)) }),
     )
     return { ...current, comparison: previous }
   })
@@ -232,20 +285,39 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
     }
   })
 
+  /**
+   * `/metrics`: `type` is any string in the schema and an unknown one a bare 400 "Bad request" after the
+   * access check; `limit`/`offset` are plain numbers (500 and 0 by default) put into the SQL, so a negative
+   * one fails in the database (500); `search` narrows the breakdown's own column (`c.` = contains,
+   * case-insensitive). Sources: umami-software/umami@v3.1.0:src/app/api/websites/[websiteId]/metrics/route.ts,
+   * src/queries/sql/pageviews/getPageviewMetrics.ts.
+   */
   app.get('/websites/:websiteId/metrics', async (request) => {
-    const websiteId = websiteOf(state, request.params)
     const q = request.query as Query
     const type = strParam(q, 'type')
-    if (!type || !(METRIC_TYPES as readonly string[]).includes(type)) {
-      throw badRequest(`type: Invalid enum value. Expected ${METRIC_TYPES.map((t) => `'${t}'`).join(' | ')}`)
+    if (type === undefined) {
+      throw schemaError([], { type: { errors: ['Invalid input: expected string, received undefined'] } })
     }
-    const limit = intParam(q, 'limit', { min: 1 }) ?? 500
-    const offset = intParam(q, 'offset', { min: 0 }) ?? 0
-    return metricRows(state, eventsIn(state, websiteId, q), type).slice(offset, offset + limit)
+    const limit = sqlNumber(q, 'limit') ?? METRICS_DEFAULT_LIMIT
+    const offset = sqlNumber(q, 'offset') ?? 0
+    rangeOf(q)
+    const websiteId = websiteOf(state, request.params)
+    if (!(METRIC_TYPES as readonly string[]).includes(type)) throw badRequest('Bad request')
+    if (limit < 0 || offset < 0) throw new UmamiHttpError(500)
+    const search = strParam(q, 'search')?.toLowerCase()
+    const rows = metricRows(state, eventsIn(state, websiteId, q), type).filter(
+      (row) => !search || row.x.toLowerCase().includes(search),
+    )
+    return rows.slice(offset, offset + limit)
   })
 
+  // Distinct sessions with an event in the last 5 minutes (src/queries/sql/getActiveVisitors.ts).
   app.get('/websites/:websiteId/active', async (request) => {
-    websiteOf(state, request.params)
-    return { visitors: 0 }
+    const websiteId = websiteOf(state, request.params)
+    const since = Date.now() - ACTIVE_WINDOW_MS
+    const sessions = new Set(
+      state.events.filter((e) => e.websiteId === websiteId && e.createdAt >= since).map((e) => e.sessionId),
+    )
+    return { visitors: sessions.size }
   })
 }

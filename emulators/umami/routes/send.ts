@@ -3,7 +3,11 @@ import { badRequest, UmamiHttpError } from '../errors.js'
 import { isUuidLike } from '../params.js'
 import type { SessionRecord, UmamiState } from '../state.js'
 
-/** What isbot-style filtering catches: crawler words or a URL in the User-Agent. */
+/**
+ * A small stand-in for the `isbot` package Umami runs on the User-Agent (umami-software/umami@v3.1.0:
+ * src/app/api/send/route.ts, `isbot` ^5.1.37 in package.json): crawler words or a URL. isbot's own list
+ * is far longer; an empty User-Agent is not a bot there.
+ */
 const BOT = /bot|crawl|spider|slurp|curl|wget|python-requests|https?:\/\//i
 
 function str(payload: Record<string, unknown>, name: string, max?: number): string | undefined {
@@ -15,24 +19,30 @@ function str(payload: Record<string, unknown>, name: string, max?: number): stri
   return v
 }
 
-/** Column sizes: longer url parts and titles are cut when stored (src/lib/constants.ts, saveEvent.ts). */
+/**
+ * Column sizes: longer url parts and titles are cut when stored (umami-software/umami@v3.1.0:
+ * src/lib/constants.ts `URL_LENGTH`, `PAGE_TITLE_LENGTH`; src/queries/sql/events/saveEvent.ts).
+ */
 const URL_LENGTH = 500
 const PAGE_TITLE_LENGTH = 500
-/** `session.distinct_id` is VARCHAR(50) (prisma/schema.prisma): a longer id fails the insert, a 500. */
+/**
+ * `session.distinct_id` is VARCHAR(50) (umami-software/umami@v3.1.0:prisma/schema.prisma): a longer id
+ * fails the insert, which the route answers 500.
+ */
 const DISTINCT_ID_LENGTH = 50
 
 const cut = (value: string | null, max: number) => (value === null ? null : value.slice(0, max))
 
 /**
- * `POST /api/send`: no credentials, a browser User-Agent, `{type, payload}` with the website's UUID.
- * The schema caps hostname (100), name and tag (50) but not url, referrer, title or id; an unknown website
- * is 400 before the bot check; bot traffic is answered 200 `{beep: "boop"}` and not recorded. Source:
+ * `POST /api/send`: no credentials, `{type, payload}` with the website's UUID. The User-Agent is read from
+ * `payload.userAgent`, else the header; none is not refused (src/lib/detect.ts `getClientInfo`). The
+ * schema caps hostname (100), name and tag (50) but not url, referrer, title or id; an unknown website is
+ * 400 before the bot check; bot traffic is answered 200 `{beep: "boop"}` and not recorded. Source:
  * umami-software/umami@v3.1.0:src/app/api/send/route.ts.
  */
 export function registerSendRoutes(app: FastifyInstance, state: UmamiState): void {
   app.post('/api/send', async (request) => {
-    const ua = request.headers['user-agent']
-    if (!ua) throw badRequest('Missing User-Agent.')
+    const ua = request.headers['user-agent'] ?? ''
     const body = request.body as Record<string, unknown> | undefined
     if (!body || typeof body !== 'object') throw badRequest('Invalid request body.')
     // `performance` beacons (web vitals, the tracker's opt-in `data-performance`) are stored as events of
@@ -81,8 +91,12 @@ export function registerSendRoutes(app: FastifyInstance, state: UmamiState): voi
       createdAt: Date.now(),
       urlPath: cut(parsed.pathname, URL_LENGTH) as string,
       urlQuery: cut(parsed.search ? parsed.search.slice(1) : null, URL_LENGTH),
+      // The referrer's host without `www.` (src/app/api/send/route.ts); a bare path has the site's own host.
       referrerDomain: referrer
-        ? new URL(referrer, 'https://x.invalid').hostname.replace('x.invalid', '') || null
+        ? new URL(referrer, `https://${hostname ?? site.domain ?? 'localhost'}`).hostname.replace(
+            /^www\./,
+            '',
+          ) || null
         : null,
       pageTitle: cut(title ?? null, PAGE_TITLE_LENGTH),
       eventType: body.type === 'performance' ? 5 : name ? 2 : 1,

@@ -26,8 +26,10 @@ export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventR
     if (name !== undefined && e.eventName !== name) return false
     if (path !== undefined && e.urlPath !== path) return false
     if (distinctId !== undefined && state.sessions.get(e.sessionId)?.distinctId !== distinctId) return false
-    // `search` matches a custom event's name or a pageview's path, nothing else
-    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts).
+    // `search` matches a custom event's name or a pageview's path, nothing else, as a case-insensitive
+    // substring: ClickHouse's positionCaseInsensitive, which Umami Cloud runs. On PostgreSQL the same
+    // route passes the text to `ilike` without wildcards, so there it must equal the whole name or path
+    // (umami-software/umami@v3.1.0:src/queries/sql/events/getWebsiteEvents.ts, both queries).
     if (search) {
       const hay = e.eventType === 2 ? (e.eventName ?? '') : e.eventType === 1 ? e.urlPath : undefined
       if (hay === undefined || !hay.toLowerCase().includes(search)) return false
@@ -96,6 +98,7 @@ export function sessionJson(s: SessionRecord, events: readonly EventRecord[]) {
   }
 }
 
+/** `{data, count, page, pageSize}`, pages from 1 (umami-software/umami@v3.1.0:src/lib/prisma.ts `pagedRawQuery`). */
 function page<T>(rows: readonly T[], q: Query) {
   const { page, pageSize } = pagingOf(q, DEFAULT_PAGE_SIZE)
   return { data: rows.slice((page - 1) * pageSize, page * pageSize), count: rows.length, page, pageSize }
@@ -117,6 +120,7 @@ function sessionOf(state: UmamiState, params: unknown): SessionRecord | undefine
 export function registerTrafficRoutes(app: FastifyInstance, state: UmamiState): void {
   app.get('/websites/:websiteId/events', async (request) => {
     const websiteId = websiteOf(state, request.params)
+    // Newest first (getWebsiteEvents.ts: `order by website_event.created_at desc`).
     const rows = eventsIn(state, websiteId, request.query as Query).reverse()
     const result = page(rows, request.query as Query)
     return { ...result, data: result.data.map((e) => eventJson(state, e)) }
@@ -139,6 +143,7 @@ export function registerTrafficRoutes(app: FastifyInstance, state: UmamiState): 
     const rows = [...bySession.entries()]
       .filter(([id]) => matches(state.sessions.get(id) as SessionRecord))
       .map(([id, events]) => sessionJson(state.sessions.get(id) as SessionRecord, events))
+      // Last seen first (getWebsiteSessions.ts: `order by max(website_event.created_at) desc`).
       .sort((a, b) => (a.lastAt < b.lastAt ? 1 : a.lastAt > b.lastAt ? -1 : a.id < b.id ? -1 : 1))
     return page(rows, q)
   })

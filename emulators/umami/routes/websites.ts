@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_PAGE_SIZE } from '../constants.js'
-import { badRequest, unauthorized } from '../errors.js'
+import { badRequest, UmamiHttpError, unauthorized } from '../errors.js'
 import { isUuidLike, pagingOf, type Query, strParam } from '../params.js'
 import type { UmamiState, WebsiteRecord } from '../state.js'
 
@@ -61,29 +61,34 @@ function listWebsites(state: UmamiState, q: Query, filter: (w: WebsiteRecord) =>
 
 type Body = Record<string, unknown>
 
+/**
+ * The create and update schemas. Create: `name` (at most 100) and `domain` (at most 500) required,
+ * `shareId` at most 50, `teamId` and `id` UUIDs or null. Update: `name` and `domain` any length, `shareId`
+ * at most 50. Both are plain zod objects, which drop keys they do not know (`teamId` on an update
+ * included) instead of refusing them. Sources: umami-software/umami@v3.1.0:src/app/api/websites/route.ts
+ * and src/app/api/websites/[websiteId]/route.ts (zod ^4.3.6 in package.json).
+ */
 function checkWebsiteBody(body: Body, creating: boolean): void {
-  const allowed = ['name', 'domain', 'shareId', 'teamId', 'id', 'replayConfig']
-  const strings = (name: string, max: number) => {
+  const strings = (name: string, max?: number) => {
     const v = body[name]
     if (v === undefined || v === null) return
     if (typeof v !== 'string') throw badRequest(`${name}: Expected string, received ${typeof v}`)
-    if (v.length > max) throw badRequest(`${name}: String must contain at most ${max} character(s)`)
+    if (max !== undefined && v.length > max)
+      throw badRequest(`${name}: String must contain at most ${max} character(s)`)
   }
-  strings('name', 100)
-  strings('domain', 500)
+  strings('name', creating ? 100 : undefined)
+  strings('domain', creating ? 500 : undefined)
   strings('shareId', 50)
   if (creating) {
     if (typeof body.name !== 'string') throw badRequest('name: Required')
     if (typeof body.domain !== 'string') throw badRequest('domain: Required')
-    if (body.teamId !== undefined && (typeof body.teamId !== 'string' || !isUuidLike(body.teamId))) {
-      throw badRequest('teamId: Invalid uuid')
+    for (const field of ['teamId', 'id']) {
+      const v = body[field]
+      if (v !== undefined && v !== null && (typeof v !== 'string' || !isUuidLike(v))) {
+        throw badRequest(`${field}: Invalid uuid`)
+      }
     }
-  } else if (body.teamId !== undefined) {
-    throw badRequest("Unrecognized key(s) in object: 'teamId'")
   }
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k))
-  if (unknown.length > 0)
-    throw badRequest(`Unrecognized key(s) in object: ${unknown.map((k) => `'${k}'`).join(', ')}`)
 }
 
 export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): void {
@@ -116,7 +121,8 @@ export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): 
     checkWebsiteBody(body, true)
     const now = Date.now()
     const id = typeof body.id === 'string' ? body.id : state.newId()
-    if (state.websites.has(id)) throw badRequest('Website already exists.')
+    // A taken id fails Prisma's unique constraint, which the create route does not catch: a 500.
+    if (state.websites.has(id)) throw new UmamiHttpError(500)
     const website: WebsiteRecord = {
       id,
       name: body.name as string,
@@ -140,7 +146,7 @@ export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): 
     return websiteJson(w)
   })
 
-  // Umami updates a website with POST, never PUT or PATCH.
+  // Umami updates a website with POST, never PUT or PATCH (src/app/api/websites/[websiteId]/route.ts).
   app.post('/websites/:websiteId', async (request) => {
     const w = state.liveWebsite((request.params as { websiteId: string }).websiteId)
     if (!w) throw unauthorized()
@@ -153,6 +159,7 @@ export function registerWebsiteRoutes(app: FastifyInstance, state: UmamiState): 
     return websiteJson(w)
   })
 
+  // Delete answers `ok()`, `{ok: true}` (src/app/api/websites/[websiteId]/route.ts, src/lib/response.ts).
   app.delete('/websites/:websiteId', async (request) => {
     const w = state.liveWebsite((request.params as { websiteId: string }).websiteId)
     if (!w) throw unauthorized()

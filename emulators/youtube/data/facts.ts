@@ -3,7 +3,10 @@ import type { EmulatedChannel } from './seed.js'
 
 /**
  * A channel's day is a handful of facts: a combination of dimension values with additive counts drawn
- * from the seed, so a day always holds the same numbers and breakdowns add up to the totals.
+ * from the seed, so a day always holds the same numbers and breakdowns add up to the totals. Dimension
+ * values use YouTube's forms (country ISO 3166-1, continent codes, deviceType and operatingSystem
+ * upper-case enums, insightTrafficSourceType enums: https://developers.google.com/youtube/analytics/dimensions);
+ * the numbers are made up.
  */
 
 export interface Fact {
@@ -11,13 +14,17 @@ export interface Fact {
   readonly counts: Readonly<Record<string, number>>
 }
 
+/**
+ * `continent` values are UN M.49 region codes (the dimensions page filters Europe as `continent==150`):
+ * 019 Americas, 150 Europe, 142 Asia.
+ */
 const PLACES = [
-  ['US', 'New York', 'NA'],
-  ['US', 'Los Angeles', 'NA'],
-  ['FR', 'Paris', 'EU'],
-  ['DE', 'Berlin', 'EU'],
-  ['JP', 'Tokyo', 'AS'],
-  ['BR', 'São Paulo', 'SA'],
+  ['US', 'New York', '019'],
+  ['US', 'Los Angeles', '019'],
+  ['FR', 'Paris', '150'],
+  ['DE', 'Berlin', '150'],
+  ['JP', 'Tokyo', '142'],
+  ['BR', 'São Paulo', '019'],
 ] as const
 const DEVICES = [
   ['DESKTOP', 'WINDOWS'],

@@ -1,6 +1,9 @@
 import { hash32, SeededRandom } from '../../kit/index.js'
 
-/** The YouTube world an emulator starts with: the signed-in user's channel and a content owner's channels. */
+/**
+ * The YouTube world an emulator starts with: the signed-in user's channel and a content owner's channels,
+ * with ids shaped as YouTube's (`UC` and 22 characters); titles and counts are made up.
+ */
 
 export interface YoutubeSeedOptions {
   readonly seed?: number

@@ -63,7 +63,14 @@ function resource(c: EmulatedChannel, parts: ReadonlySet<string>) {
   return out
 }
 
-/** Data API v3 `channels.list`: one filter, required `part`, `maxResults` 0-50, page tokens. */
+/**
+ * Data API v3 `channels.list`: `part` required; exactly one filter of id, mine, managedByMe, forHandle,
+ * forUsername, categoryId; `maxResults` 0 to 50, default 5; page tokens (googleapis/google-api-go-client@
+ * 8d21a5fa:youtube/v3/youtube-api.json, youtube.channels.list parameters;
+ * https://developers.google.com/youtube/v3/docs/channels/list, including its errors). A channels.list call
+ * costs 1 quota unit (https://developers.google.com/youtube/v3/determine_quota_cost). `statistics` counts
+ * are strings (uint64 in the discovery document's Channel schema).
+ */
 export function registerChannelRoutes(app: FastifyInstance, state: YoutubeState): void {
   app.get('/youtube/v3/channels', async (request: FastifyRequest) => {
     const q = request.query as Record<string, string | undefined>

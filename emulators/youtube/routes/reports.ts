@@ -4,7 +4,13 @@ import type { EmulatedChannel } from '../data/seed.js'
 import { checkSupported, forbidden, MONETARY, parseReportQuery, runReportQuery } from '../report-query.js'
 import { SCOPES, type YoutubeState } from '../state.js'
 
-/** Analytics API v2 `reports.query`: `ids` names a channel the token may read, or a content owner. */
+/**
+ * Analytics API v2 `reports.query` at `GET /v2/reports`: `ids` is `channel==MINE`, `channel==UC…` or
+ * `contentOwner==NAME` (googleapis/google-api-go-client@6243c413:youtubeanalytics/v2/youtubeanalytics-api.json,
+ * reports.query `ids`); content-owner reports need youtubepartner and a `channel==` filter naming one of
+ * the owner's channels (https://developers.google.com/youtube/analytics/content_owner_reports). A channel
+ * the token may not read is 403.
+ */
 export function registerReportRoutes(app: FastifyInstance, state: YoutubeState): void {
   app.get('/v2/reports', async (request: FastifyRequest) => {
     const check = state.bearer('youtubeanalytics.googleapis.com')

@@ -1,4 +1,4 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { ApiError, badRequest, notImplemented } from '../../errors.js'
 import { reportParamsOf } from '../report-params.js'
 import type { ObjectHandlers } from '../types.js'
 import {
@@ -88,6 +88,16 @@ export const reportHandlers: ObjectHandlers = {
       // unreadable (502), never spread into rows (a string would become one row per character).
       const got: unknown = Array.isArray(res) ? res : res?.data
       if (!Array.isArray(got)) throw new TypeError('Fathom /aggregations answered no list of rows')
+      // Fathom documents no cap on `limit` (https://usefathom.com/api/v1/reports); a server that cuts the
+      // rows short says so in has_more, and a short page must not pass for the whole answer.
+      const asked = q.offset + q.limit
+      if (!Array.isArray(res) && res?.has_more === true && got.length < asked) {
+        throw new ApiError(
+          502,
+          `Fathom answered ${got.length} of the ${asked} aggregation rows asked for and says there are more: ` +
+            'it capped the rows; ask for a smaller limit or offset',
+        )
+      }
       rows.push(...(got as FathomRow[]))
       if (rows.length >= q.offset + q.limit) break
     }

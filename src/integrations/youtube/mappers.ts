@@ -2,8 +2,13 @@ import type { UnifiedRecord } from '../../models/index.js'
 import type { YoutubeChannel } from './provider-types.js'
 
 /**
- * YouTube Analytics counts days in Pacific Time whatever the channel's country (providers.md 8.5), so that
- * is the time zone a channel reports in.
+ * The time zone YouTube Analytics days are counted in, taken to be Pacific Time whatever the channel's
+ * country. UNCONFIRMED: Google's own pages reachable for this review (reports.query, the data model, the
+ * dimensions list with `day`, and the youtubeAnalytics v2 discovery document,
+ * googleapis/google-api-go-client@6243c413:youtubeanalytics/v2/youtubeanalytics-api.json) give `day` as a
+ * bare `YYYY-MM-DD` and name no time zone; Pacific is the YouTube Studio convention the provider notes
+ * mark as unsure (providers.md 8.5). Nothing there says otherwise either, so it stays until a live
+ * account shows a day boundary.
  */
 export const YOUTUBE_REPORT_TIME_ZONE = 'America/Los_Angeles'
 
