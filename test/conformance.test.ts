@@ -36,6 +36,7 @@ const known = (integration: string, object: string, check: string) =>
   KNOWN_FAILURES.find((f) => f.integration === integration && f.object === object && f.check === check)
 
 const PAGES = 'pages are slices of a larger page'
+const ANOTHER_PROPERTY = 'created in another property round-trips'
 
 /**
  * A check on listed records fails when the list has fewer records than it needs (an empty list proves
@@ -59,6 +60,12 @@ const FEW_RECORDS: readonly {
     object: 'analytics_property',
     check: PAGES,
     reason: 'a Mixpanel connection is to one project (its auth names it), so its property list is that one',
+  },
+  {
+    integration: 'mixpanel',
+    object: 'analytics_property',
+    check: ANOTHER_PROPERTY,
+    reason: 'a Mixpanel connection is to one project: there is no other property to create a visitor in',
   },
   {
     integration: 'youtube',
@@ -346,8 +353,14 @@ for (const provider of DEMO_PROVIDERS) {
       }
 
       if (object === 'analytics_visitor' && matrix.analytics_property?.methods.list) {
-        check(object, 'created in another property round-trips', async () => {
+        check(object, ANOTHER_PROPERTY, async () => {
+          const few = fewRecords(type, 'analytics_property', ANOTHER_PROPERTY)
+          if (few) {
+            expect(properties.length, `remove its FEW_RECORDS entry (${few.reason})`).toBeLessThan(2)
+            return
+          }
           const other = properties[1]
+          expect(other, 'a second listed property to create in').toBeDefined()
           if (!other) return
           const res = await h.api<Rec>('POST', path(object), {
             body: { ...createBody(object, support, properties), property_id: other.id },
