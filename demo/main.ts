@@ -22,6 +22,10 @@ function firstRead(provider: DemoProvider): string | undefined {
   return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
 }
 
+/** The day `offset` days from today (UTC), YYYY-MM-DD: the demo's data ends today, so its examples use recent days. */
+const dayFromToday = (offset: number) =>
+  new Date((Math.floor(Date.now() / 86_400_000) + offset) * 86_400_000).toISOString().slice(0, 10)
+
 /** Loopback only: the demo's emulators and a webhook receiver on the same machine. */
 const DEMO_ALLOWED_ADDRESSES = 'loopback'
 /** Where the demo lets the authorization flow send users back (the developer's own machine). */
@@ -111,7 +115,7 @@ curl -s ${H} "${base}/analytics/$CONN/event?limit=5&fields=id,name,event_type,cr
 curl -s ${H} "${base}/analytics/$CONN/event?limit=2&fields=id,name,raw"
 curl -s ${H} "${base}/analytics/$CONN/session?limit=3"
 curl -s ${H} "${base}/analytics/$CONN/visitor?limit=3&fields=id,email,total_events"
-curl -s ${H} "${base}/analytics/$CONN/report?start_gte=2024-12-25&end_lt=2025-01-01&dimension=DATE"
+curl -s ${H} "${base}/analytics/$CONN/report?start_gte=${dayFromToday(-7)}&end_lt=${dayFromToday(0)}&dimension=DATE"
 curl -s ${H} "${base}/passthrough/$CONN/api/users/@me/"
 
 The other integrations:

@@ -79,14 +79,21 @@ export async function closeSharedEmulators(): Promise<void> {
   await (await googleAccounts)?.close()
 }
 
+/**
+ * Where the demo's seeded data ends: the start of today (UTC), so the windows a list or report without
+ * dates covers (the last days up to today) hold data. Emulators default to a fixed date so tests do not
+ * depend on the clock; tests that use fixed dates start their own emulators.
+ */
+export const demoSeedUntil = (): string =>
+  new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString()
+
 /** Every emulated provider the demo connects; each integration adds its entry here. */
 export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'posthog',
     async start() {
       // PostHog lists and reports cover the last 30 days unless given a start: seed the 30 days up to today.
-      const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
-      const e = await startPosthogEmulator({ seed: 1, until: today.toISOString() })
+      const e = await startPosthogEmulator({ seed: 1, until: demoSeedUntil() })
       return {
         url: e.url,
         auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: e.url },
@@ -112,10 +119,8 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   },
   {
     integrationType: 'amplitude',
-    // Amplitude exports events by time window only; its seeded data ends on 2024-05-31.
-    probe: { object: 'event', query: { start_gte: '2024-05-30', end_lt: '2024-05-31' } },
     async start() {
-      const e = await startAmplitudeEmulator({ seed: 1 })
+      const e = await startAmplitudeEmulator({ seed: 1, until: demoSeedUntil() })
       const auth = { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: e.url }
       return { url: e.url, auth, close: () => e.close() }
     },
@@ -123,7 +128,7 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'fathom',
     async start() {
-      const e = await startFathomEmulator({ seed: 1 })
+      const e = await startFathomEmulator({ seed: 1, until: demoSeedUntil() })
       return {
         url: e.url,
         auth: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${e.url}/v1` },
@@ -150,7 +155,7 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'matomo',
     async start() {
-      const e = await startMatomoEmulator({ seed: 1 })
+      const e = await startMatomoEmulator({ seed: 1, until: demoSeedUntil() })
       return {
         url: e.url,
         auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: e.url },
@@ -161,7 +166,11 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'mixpanel',
     async start() {
-      const e = await startMixpanelEmulator({ seed: 1, profileLagMs: DEMO_MIXPANEL_PROFILE_LAG_MS })
+      const e = await startMixpanelEmulator({
+        seed: 1,
+        until: demoSeedUntil(),
+        profileLagMs: DEMO_MIXPANEL_PROFILE_LAG_MS,
+      })
       const auth = {
         username: DEFAULT_SERVICE_ACCOUNT.username,
         secret: DEFAULT_SERVICE_ACCOUNT.secret,
@@ -175,7 +184,13 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'plausible',
     async start() {
-      const e = await startPlausibleEmulator({ seed: 1 })
+      const e = await startPlausibleEmulator({
+        seed: 1,
+        // Plausible lists sites newest first and the emulator seeds traffic into the first two it creates:
+        // two sites, so the first listed one has visits.
+        sites: 2,
+        until: demoSeedUntil(),
+      })
       return {
         url: e.url,
         auth: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: e.url },
@@ -186,7 +201,7 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'umami',
     async start() {
-      const e = await startUmamiEmulator({ seed: 1 })
+      const e = await startUmamiEmulator({ seed: 1, until: demoSeedUntil() })
       return {
         url: e.url,
         auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${e.url}/api` },

@@ -65,6 +65,13 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
     if (demo) await stopGroup(demo, 'SIGTERM')
   })
 
+  /** A unified read (`/analytics/…`) answers records: the demo's data lies in the windows its commands cover. */
+  function expectRecordsFromRead(command: string, answer: string): void {
+    if (!/\/analytics\//.test(command)) return
+    const body = JSON.parse(answer) as unknown
+    expect(Array.isArray(body) ? body.length : 1, `no records from: ${command}`).toBeGreaterThan(0)
+  }
+
   /** Runs one printed command in bash after the printed exports; curl fails on any non-2xx answer. */
   async function shell(command: string, prelude: readonly string[] = []): Promise<string> {
     const script = [
@@ -99,6 +106,7 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
       if (command.includes('/unified/integration/auth/'))
         expect(answer).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
       else expect(() => JSON.parse(answer)).not.toThrow()
+      expectRecordsFromRead(command, answer)
     }
   }, 120_000)
 
@@ -109,7 +117,7 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
     const assignments: string[] = []
     for (const command of commands) {
       if (/^[A-Za-z_]\w*=/.test(command)) assignments.push(command)
-      else await shell(command, assignments)
+      else expectRecordsFromRead(command, await shell(command, assignments))
     }
   }, 120_000)
 
