@@ -246,6 +246,24 @@ describe('query API over seeded data', () => {
     expect(perEvent.reduce((n, r) => n + (r[1] as number), 0)).toBe(600)
   })
 
+  it("seeds identified persons' first visit under their anonymous id, resolved to the person", async () => {
+    const persons = await call('GET', '/api/projects/1/persons/?limit=100')
+    const identified = (persons.body.results as { uuid: string; distinct_ids: string[] }[]).filter(
+      (p) => p.distinct_ids.length === 2,
+    )
+    let anonymousEvents = 0
+    for (const p of identified) {
+      const byId = await rows(
+        `SELECT distinct_id, count() FROM events WHERE person_id = '${p.uuid}' GROUP BY distinct_id`,
+      )
+      for (const [distinctId, count] of byId) {
+        expect(p.distinct_ids).toContain(distinctId)
+        if (distinctId === p.distinct_ids[0]) anonymousEvents += Number(count)
+      }
+    }
+    expect(anonymousEvents).toBeGreaterThan(0)
+  })
+
   it('keeps the sessions table consistent with the events', async () => {
     const [[id, pageviews, start, end]] = (await rows(
       'SELECT session_id, $pageview_count, $start_timestamp, $end_timestamp FROM sessions ORDER BY $pageview_count DESC LIMIT 1',
@@ -551,6 +569,87 @@ describe('capture', () => {
     expect((await capture('anon-argmax', '2024-12-30T09:58:00Z')).status).toBe(200)
     expect(await rows(`SELECT distinct_id FROM sessions WHERE session_id = '${session}'`)).toEqual([
       ['user_argmax'],
+    ])
+  })
+
+  it('merges an anonymous person into the identified one on $identify, and resolves its events to it', async () => {
+    const capture = (event: string, distinctId: string, timestamp: string, properties = {}) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event, distinct_id: distinctId, timestamp, properties },
+        {},
+      )
+    // Two persons: one anonymous (browsing first), one already known under the user's id.
+    await capture('$pageview', 'anon-merge', '2024-12-20T10:00:00Z', { $set: { plan: 'free', seen: 1 } })
+    await capture('$pageview', 'user_merge', '2024-12-21T10:00:00Z', { $set: { plan: 'pro' } })
+    const before = await call('GET', '/api/projects/1/persons/?distinct_id=user_merge')
+    const target = (before.body.results as { uuid: string }[])[0]!
+    await capture('$identify', 'user_merge', '2024-12-22T10:00:00Z', { $anon_distinct_id: 'anon-merge' })
+
+    const after = await call('GET', '/api/projects/1/persons/?distinct_id=anon-merge')
+    const merged = (after.body.results as Record<string, unknown>[])[0]!
+    expect(merged.uuid).toBe(target.uuid)
+    expect(merged.is_identified).toBe(true)
+    expect(merged.created_at).toMatch(/^2024-12-20T10:00:00/)
+    expect(merged.properties).toEqual({ plan: 'pro', seen: 1 })
+    expect([...(merged.distinct_ids as string[])].sort()).toEqual(['anon-merge', 'user_merge'])
+    expect(
+      await rows(`SELECT distinct_id, person_id FROM events WHERE distinct_id IN ('anon-merge', 'user_merge')
+        ORDER BY timestamp`),
+    ).toEqual([
+      ['anon-merge', target.uuid],
+      ['user_merge', target.uuid],
+      ['user_merge', target.uuid],
+    ])
+    expect(await rows(`SELECT person_id FROM person_distinct_ids WHERE distinct_id = 'anon-merge'`)).toEqual([
+      [target.uuid],
+    ])
+  })
+
+  it('refuses to merge a person that is already identified, and illegal distinct ids', async () => {
+    const capture = (event: string, distinctId: string, properties = {}) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event, distinct_id: distinctId, properties },
+        {},
+      )
+    await capture('$identify', 'user_a', { $anon_distinct_id: 'anon-a' })
+    await capture('$identify', 'user_b', { $anon_distinct_id: 'anon-b' })
+    await capture('$create_alias', 'user_b', { alias: 'user_a' })
+    await capture('$identify', 'null', { $anon_distinct_id: 'anon-c' })
+    const uuidOf = async (d: string) =>
+      ((await call('GET', `/api/projects/1/persons/?distinct_id=${d}`)).body.results as { uuid: string }[])[0]
+        ?.uuid
+    expect(await uuidOf('anon-a')).toBe(await uuidOf('user_a'))
+    expect(await uuidOf('user_a')).not.toBe(await uuidOf('user_b'))
+    expect(await uuidOf('anon-c')).toBeUndefined()
+  })
+
+  it("breaks events down by their session's entry campaign through the session lazy join", async () => {
+    const session = '01940000-0000-7000-8000-00000000b001'
+    const capture = (timestamp: string, properties: Record<string, unknown>) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        {
+          api_key: DEFAULT_PROJECT_API_KEY,
+          event: '$pageview',
+          distinct_id: 'join-user',
+          timestamp,
+          properties: { $session_id: session, $current_url: 'https://shop.example/', ...properties },
+        },
+        {},
+      )
+    await capture('2024-12-29T10:00:00Z', { utm_source: 'newsletter', utm_medium: 'email' })
+    await capture('2024-12-29T10:01:00Z', {})
+    expect(
+      await rows(`SELECT properties.utm_source, session.$entry_utm_source, session.$entry_utm_medium
+        FROM events WHERE properties.$session_id = '${session}' ORDER BY timestamp`),
+    ).toEqual([
+      ['newsletter', 'newsletter', 'email'],
+      [null, 'newsletter', 'email'],
     ])
   })
 

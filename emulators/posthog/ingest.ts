@@ -27,8 +27,87 @@ function personUpdateOf(properties: Record<string, unknown>, input: Record<strin
 }
 
 /**
- * Person processing as PostHog's ingestion does it: `$identify` links the anonymous id (`$anon_distinct_id`)
- * to the identified one, `$set`/`$set_once`/`$unset` update properties
+ * Distinct ids PostHog refuses to merge on, as a bug's tell: bare ones compared case-insensitively, others
+ * exactly, each also in single and double quotes.
+ * PostHog/posthog@1c15bc795bc8:plugin-server/src/worker/ingestion/persons/person-merge-service.ts
+ * (`BARE_CASE_INSENSITIVE_ILLEGAL_IDS`, `BARE_CASE_SENSITIVE_ILLEGAL_IDS`, `isDistinctIdIllegal`).
+ */
+const ILLEGAL_ANY_CASE = [
+  'anonymous',
+  'guest',
+  'distinctid',
+  'distinct_id',
+  'id',
+  'not_authenticated',
+  'email',
+  'undefined',
+  'true',
+  'false',
+]
+const ILLEGAL_EXACT = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']
+const quoted = (ids: readonly string[]) => [...ids, ...ids.map((i) => `'${i}'`), ...ids.map((i) => `"${i}"`)]
+const ILLEGAL_ANY_CASE_IDS = new Set(quoted(ILLEGAL_ANY_CASE))
+const ILLEGAL_EXACT_IDS = new Set(quoted(ILLEGAL_EXACT))
+
+function isDistinctIdIllegal(id: string): boolean {
+  return id.trim() === '' || ILLEGAL_ANY_CASE_IDS.has(id.toLowerCase()) || ILLEGAL_EXACT_IDS.has(id)
+}
+
+function newPerson(state: PosthogState, data: ProjectData, distinctIds: string[], ts: number): PersonRecord {
+  return data.persons.add({
+    id: state.allocatePersonId(),
+    uuid: freshUuid(ts),
+    distinctIds,
+    properties: {},
+    createdAt: ts,
+    isIdentified: false,
+  })
+}
+
+/**
+ * `$identify` (with `$anon_distinct_id`), `$create_alias` and `$merge_dangerously` (with `alias`) tie the
+ * other distinct id to the event's: when neither has a person one is created with both, when one has it
+ * takes the other id, when both have different persons the other is merged into the event's person unless
+ * it is already identified (only `$merge_dangerously` may merge those). Any of these marks the person
+ * identified. PostHog/posthog@1c15bc795bc8:plugin-server/src/worker/ingestion/persons/person-merge-service.ts
+ * (`handleIdentifyOrAlias`, `merge`, `mergeDistinctIds`, `mergePeople`, `isMergeAllowed`).
+ */
+function identifyOrAlias(
+  state: PosthogState,
+  data: ProjectData,
+  event: string,
+  distinctId: string,
+  properties: Record<string, unknown>,
+  ts: number,
+): void {
+  const other =
+    event === '$identify'
+      ? asString(properties.$anon_distinct_id)
+      : event === '$create_alias' || event === '$merge_dangerously'
+        ? asString(properties.alias)
+        : undefined
+  if (other === undefined || other === distinctId) return
+  if (isDistinctIdIllegal(distinctId) || isDistinctIdIllegal(other)) return
+  const persons = data.persons
+  const target = persons.withDistinctId(distinctId)
+  const source = persons.withDistinctId(other)
+  if (!target && !source) {
+    newPerson(state, data, [distinctId, other], ts).isIdentified = true
+  } else if (target && !source) {
+    persons.linkDistinctId(target, other)
+    target.isIdentified = true
+  } else if (source && !target) {
+    persons.linkDistinctId(source, distinctId)
+    source.isIdentified = true
+  } else if (source && target && source !== target) {
+    if (source.isIdentified && event !== '$merge_dangerously') return // `cannot_merge_already_identified`
+    persons.merge(target, source)
+  }
+}
+
+/**
+ * Person processing as PostHog's ingestion does it: identify/alias first, then the event's person (created
+ * for a new distinct id) takes `$set`/`$set_once`/`$unset`. `$process_person_profile: false` skips it all
  * (https://posthog.com/docs/product-analytics/identify, https://posthog.com/docs/product-analytics/person-properties).
  */
 function processPerson(
@@ -41,26 +120,8 @@ function processPerson(
   ts: number,
 ): PersonRecord | undefined {
   if (properties.$process_person_profile === false) return undefined
-  const persons = data.persons
-  if (event === '$identify' || event === '$create_alias') {
-    const other = asString(event === '$identify' ? properties.$anon_distinct_id : properties.alias)
-    const target = persons.withDistinctId(distinctId)
-    const source = other === undefined ? undefined : persons.withDistinctId(other)
-    if (other !== undefined && source && !target) persons.linkDistinctId(source, distinctId)
-    if (other !== undefined && !source && target) persons.linkDistinctId(target, other)
-  }
-  let person = persons.withDistinctId(distinctId)
-  if (!person) {
-    person = persons.add({
-      id: state.allocatePersonId(),
-      uuid: freshUuid(ts),
-      distinctIds: [distinctId],
-      properties: {},
-      createdAt: ts,
-      isIdentified: false,
-    })
-  }
-  if (event === '$identify') person.isIdentified = true
+  identifyOrAlias(state, data, event, distinctId, properties, ts)
+  const person = data.persons.withDistinctId(distinctId) ?? newPerson(state, data, [distinctId], ts)
   applyPersonUpdate(person, personUpdateOf(properties, input))
   person.lastSeenAt = Math.max(person.lastSeenAt ?? ts, ts)
   return person

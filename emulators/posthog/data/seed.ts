@@ -189,9 +189,14 @@ export function seedProjectData(
     const profile = profiles.get(person.device, person.geo, traffic)
     const campaign = profile.device.app ? CAMPAIGNS[traffic]!.app : CAMPAIGNS[traffic]!.web
     const start = starts[s] as number
+    // An identified person's first visit is anonymous (its events carry the anonymous id, which the later
+    // `$identify` linked to the person); later visits send the user's id, as posthog-js does after identify
+    // (https://posthog.com/docs/product-analytics/identify). Sessions start in time order, so the first
+    // session of a person is the one it has not been seen before.
+    const anonymousVisit = !Number.isFinite(person.firstSeen)
+    const distinctId = anonymousVisit ? person.distinctIds[0]! : person.distinctIds.at(-1)!
     const record = sessions.add(
-      // Identified persons send their events under the user's id (the last linked one).
-      new SessionRecord(uuidV7(start, sessionRandom), person.distinctIds.at(-1)!, person.uuid, profile),
+      new SessionRecord(uuidV7(start, sessionRandom), distinctId, person.uuid, profile),
     )
     const app = profile.device.app
     let t = start

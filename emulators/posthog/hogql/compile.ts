@@ -141,6 +141,8 @@ function resolveField(chain: readonly string[], scope: Scope): Compiled {
     const key = table.jsonKey(names[0] as string, names[1] as string)
     if (key) return { type: key.type, evaluate: (f) => key.get(f.row) }
   }
+  const joined = table.join?.(names)
+  if (joined) return { type: joined.type, evaluate: (f) => joined.get(f.row) }
   if (names[0] === 'person' || names[0] === 'pdi' || names[0] === 'session') {
     throw unsupported(`Lazy joins (${chain.join('.')})`)
   }

@@ -13,6 +13,11 @@ export interface HogQLTable {
   column(name: string): HogQLColumn | undefined
   /** `<json column>.<key>`, e.g. `properties.$browser`; undefined when the column holds no JSON. */
   jsonKey?(column: string, key: string): HogQLColumn | undefined
+  /**
+   * A column of a lazily joined table (`session.$entry_utm_source` on events), as HogQL resolves a field
+   * chain through a `LazyJoin`; undefined when the chain names no such join or column.
+   */
+  join?(chain: readonly string[]): HogQLColumn | undefined
   rows(): Iterable<number>
   /** Rows already sorted by `column`, when the table keeps them that way (events by timestamp). */
   orderedRows?(column: string, desc: boolean): Iterable<number> | undefined

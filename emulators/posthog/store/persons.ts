@@ -4,7 +4,8 @@ export interface PersonRecord {
   /** In the order they were linked; the API sorts identified ids first. */
   readonly distinctIds: string[]
   properties: Record<string, unknown>
-  readonly createdAt: number
+  /** A merge keeps the older of the two persons' creation times. */
+  createdAt: number
   lastSeenAt?: number
   isIdentified: boolean
 }
@@ -64,6 +65,27 @@ export class PersonStore {
     if (this.byDistinctId.has(distinctId)) return
     person.distinctIds.push(distinctId)
     this.byDistinctId.set(distinctId, person)
+  }
+
+  /**
+   * Merges `source` into `target` as PostHog's `mergePeople` does: `target` keeps its uuid and takes the
+   * source's distinct ids (after its own), the older `created_at`, the properties of both (the target's win
+   * a conflict) and `is_identified`; the source person is deleted. Events of the moved distinct ids then
+   * resolve to `target` (see the `events.person_id` column in hogql/posthog-tables.ts).
+   * PostHog/posthog@1c15bc795bc8:plugin-server/src/worker/ingestion/persons/person-merge-service.ts
+   * (`mergePeople`, `handleMergeTransaction`: `moveDistinctIds`, `deletePerson`, `olderCreatedAt`).
+   */
+  merge(target: PersonRecord, source: PersonRecord): void {
+    this.remove(source)
+    target.createdAt = Math.min(target.createdAt, source.createdAt)
+    target.properties = { ...source.properties, ...target.properties }
+    target.isIdentified = true
+    for (const d of source.distinctIds) this.linkDistinctId(target, d)
+  }
+
+  /** Every (distinct id, person) pair: the `person_distinct_ids` table. */
+  *distinctIdPairs(): Generator<readonly [string, PersonRecord]> {
+    for (const person of this.list) for (const d of person.distinctIds) yield [d, person]
   }
 
   remove(person: PersonRecord): void {
