@@ -3,7 +3,7 @@ import { isUuid, SeededRandom, uuidV7 } from '../kit/index.js'
 import { parseDateTime } from './hogql/values.js'
 import { runDestinations } from './routes/hog-functions.js'
 import type { PosthogState, ProjectData } from './state.js'
-import { applyPersonUpdate, type PersonRecord, type PersonUpdate } from './store/persons.js'
+import { applyPersonUpdate, type PersonRecord, type PersonUpdate, personUuidFor } from './store/persons.js'
 import { type SessionFacts, SessionRecord } from './store/sessions.js'
 
 const asString = (v: unknown): string | undefined =>
@@ -56,7 +56,7 @@ function isDistinctIdIllegal(id: string): boolean {
 function newPerson(state: PosthogState, data: ProjectData, distinctIds: string[], ts: number): PersonRecord {
   return data.persons.add({
     id: state.allocatePersonId(),
-    uuid: freshUuid(ts),
+    uuid: personUuidFor(data.project.id, distinctIds[0] as string),
     distinctIds,
     properties: {},
     createdAt: ts,

@@ -123,6 +123,7 @@ export class PosthogState {
       this.options.untilMs,
       DATA_SPAN_DAYS,
       () => this.nextPersonId++,
+      id,
     )
     const data = { project, ...dataset }
     this.projects.set(id, data)

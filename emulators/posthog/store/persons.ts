@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+
 export interface PersonRecord {
   readonly id: number
   readonly uuid: string
@@ -8,6 +10,23 @@ export interface PersonRecord {
   createdAt: number
   lastSeenAt?: number
   isIdentified: boolean
+}
+
+const PERSON_UUIDV5_NAMESPACE = Buffer.from('932979b465c3442484670b66ec27bc22', 'hex')
+
+/**
+ * The uuid of the person PostHog creates for a distinct id: a UUIDv5 of `<team_id>:<distinct_id>` in a fixed
+ * namespace, from the first distinct id the person is created with.
+ * PostHog/posthog@master:plugin-server/src/worker/ingestion/person-uuid.ts (`uuidFromDistinctId`,
+ * `PERSON_UUIDV5_NAMESPACE`), PostHog/posthog@0d0221014598:plugin-server/src/worker/ingestion/persons/
+ * person-create-service.ts (`createPerson`).
+ */
+export function personUuidFor(teamId: number, distinctId: string): string {
+  const hash = createHash('sha1').update(PERSON_UUIDV5_NAMESPACE).update(`${teamId}:${distinctId}`).digest()
+  hash[6] = ((hash[6] as number) & 0x0f) | 0x50
+  hash[8] = ((hash[8] as number) & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
 /** The person property operations capture understands (`$set`, `$set_once`, `$unset`). */
