@@ -303,6 +303,41 @@ describe('query API over seeded data', () => {
   })
 })
 
+describe('query errors', () => {
+  it("answers HogQL's own errors with DRF's invalid code and ClickHouse's with their code name", async () => {
+    const bodyOf = async (query: string) => {
+      const res = await hogql(query)
+      expect(res.status, query).toBe(400)
+      return res.body
+    }
+    expect(await bodyOf('SELECT nope FROM events')).toEqual({
+      type: 'validation_error',
+      code: 'invalid',
+      detail: 'Unable to resolve field: nope',
+      attr: null,
+    })
+    expect(await bodyOf('SELECT event FROM nowhere')).toMatchObject({
+      code: 'invalid',
+      detail: 'Unknown table "nowhere".',
+    })
+    expect(await bodyOf('SELECT event FROM events WHERE event = 1')).toMatchObject({
+      code: 'illegal_type_of_argument',
+    })
+    expect(await bodyOf("SELECT event FROM events WHERE uuid = 'x'")).toMatchObject({
+      code: 'cannot_parse_uuid',
+    })
+    // PostHog replaces ClickHouse's parse messages (they quote data) with fixed ones.
+    expect(await bodyOf("SELECT event FROM events WHERE timestamp > 'yesterday'")).toMatchObject({
+      code: 'cannot_parse_datetime',
+      detail: 'Cannot parse a date and time. Check your datetime values and their format.',
+    })
+    expect(await bodyOf('SELECT event FROM events WHERE count() > 1')).toMatchObject({
+      code: 'illegal_aggregation',
+      detail: 'Aggregate function count() is found in WHERE in query',
+    })
+  })
+})
+
 describe("the project's time zone", () => {
   it('seeds a second project in New York and says so in the project', async () => {
     expect((await call('GET', '/api/projects/2/')).body.timezone).toBe('America/New_York')

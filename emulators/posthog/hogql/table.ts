@@ -5,10 +5,14 @@ export interface HogQLColumn {
   get(row: number): Value
 }
 
-/** A table the interpreter can query: rows are indexes, columns are functions of a row. */
+/**
+ * A table the interpreter can query: rows are indexes, columns are functions of a row. The tables and their
+ * columns are HogQL's (PostHog/posthog@006439298dc4:posthog/hogql/database/database.py `Database`); which
+ * ones the emulator has is in posthog-tables.ts.
+ */
 export interface HogQLTable {
   readonly name: string
-  /** What `SELECT *` returns. */
+  /** What `SELECT *` returns: the table's fields minus its `avoid_asterisk_fields` (posthog-tables.ts). */
   readonly starColumns: readonly string[]
   column(name: string): HogQLColumn | undefined
   /** `<json column>.<key>`, e.g. `properties.$browser`; undefined when the column holds no JSON. */
