@@ -688,6 +688,38 @@ describe('capture', () => {
     ])
   })
 
+  it("pages persons created at the same instant by uuid descending, as PostHog's ClickHouse query does", async () => {
+    // Newer than every other person (some are created now), but within the day ahead lists still show.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 12 * 3600_000).toISOString()
+    const ids = ['tie_a', 'tie_b', 'tie_c']
+    for (const d of [...ids, 'future_person']) {
+      const timestamp = d === 'future_person' ? new Date(Date.now() + 2 * 86_400_000).toISOString() : at
+      await call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event: 'x', distinct_id: d, timestamp },
+        {},
+      )
+    }
+    const uuids = await Promise.all(
+      ids.map(async (d) => {
+        const res = await call('GET', `/api/projects/1/persons/?distinct_id=${d}`)
+        return (res.body.results as { uuid: string }[])[0]!.uuid
+      }),
+    )
+    const desc = [...uuids].sort().reverse()
+    const first = (await call('GET', '/api/projects/1/persons/?limit=2')).body.results as { uuid: string }[]
+    const second = (await call('GET', '/api/projects/1/persons/?limit=2&offset=2')).body.results as {
+      uuid: string
+    }[]
+    // The first page holds the two greatest uuids (listed ascending), the second the third one.
+    expect(first.map((p) => p.uuid)).toEqual(desc.slice(0, 2).reverse())
+    expect(second[0]?.uuid).toBe(desc[2])
+    // A person created more than a day ahead is not listed.
+    const future = await call('GET', '/api/projects/1/persons/?distinct_id=future_person')
+    expect(future.body.results).toEqual([])
+  })
+
   it('silently drops events without a name or distinct id', async () => {
     const before = await rows('SELECT count() FROM events')
     const res = await call(
