@@ -303,6 +303,22 @@ describe('query API over seeded data', () => {
   })
 })
 
+describe('hog functions', () => {
+  it('refuses DELETE with a bare 405 and removes a destination with PATCH deleted: true', async () => {
+    const created = await call('POST', '/api/projects/1/hog_functions/', {
+      type: 'destination',
+      template_id: 'template-webhook',
+      inputs: { url: { value: 'http://127.0.0.1:9/hook' } },
+    })
+    expect(created.status).toBe(200)
+    const path = `/api/projects/1/hog_functions/${created.body.id}/`
+    const refused = await call('DELETE', path)
+    expect([refused.status, refused.text]).toEqual([405, ''])
+    expect((await call('PATCH', path, { deleted: true })).status).toBe(200)
+    expect((await call('GET', path)).status).toBe(404)
+  })
+})
+
 describe('query errors', () => {
   it("answers HogQL's own errors with DRF's invalid code and ClickHouse's with their code name", async () => {
     const bodyOf = async (query: string) => {

@@ -169,16 +169,9 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
       if (typeof body.name === 'string') fn.name = body.name
       return view(fn)
     })
-    // PostHog keeps hog functions for their logs: DELETE is refused, a PATCH with `deleted: true` removes one.
-    app.delete(`${prefix}/hog_functions/:id/`, async () => {
-      throw new PosthogHttpError(
-        405,
-        drfError(
-          'invalid_request',
-          'method_not_allowed',
-          'DELETE not allowed. Use PATCH with deleted: true.',
-        ),
-      )
-    })
+    // PostHog keeps hog functions: DELETE answers a bare 405 (no body), a PATCH with `deleted: true` removes
+    // one (PostHog/posthog@f26edd043987:posthog/api/forbid_destroy_model.py `ForbidDestroyModel.destroy`,
+    // mixed into `HogFunctionViewSet` in posthog/api/hog_function.py).
+    app.delete(`${prefix}/hog_functions/:id/`, async (_request, reply) => reply.code(405).send())
   }
 }
