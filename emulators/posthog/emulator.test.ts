@@ -591,8 +591,10 @@ describe('capture', () => {
       ['signed_up', 'pro'],
     ])
     const persons = await call('GET', '/api/projects/1/persons/?distinct_id=new_user')
+    // The new person notes the event that created it, as PostHog's ingestion does.
     expect((persons.body.results as { properties: object }[])[0]?.properties).toEqual({
       email: 'new@example.com',
+      $creator_event_uuid: uuid,
     })
   })
 
@@ -643,7 +645,7 @@ describe('capture', () => {
     expect(merged.uuid).toBe(target.uuid)
     expect(merged.is_identified).toBe(true)
     expect(merged.created_at).toMatch(/^2024-12-20T10:00:00/)
-    expect(merged.properties).toEqual({ plan: 'pro', seen: 1 })
+    expect(merged.properties).toMatchObject({ plan: 'pro', seen: 1 })
     expect([...(merged.distinct_ids as string[])].sort()).toEqual(['anon-merge', 'user_merge'])
     expect(
       await rows(`SELECT distinct_id, person_id FROM events WHERE distinct_id IN ('anon-merge', 'user_merge')
@@ -656,6 +658,33 @@ describe('capture', () => {
     expect(await rows(`SELECT person_id FROM person_distinct_ids WHERE distinct_id = 'anon-merge'`)).toEqual([
       [target.uuid],
     ])
+  })
+
+  it('stamps person-less events with the uuid derived from their distinct id, creating no person', async () => {
+    const capture = (distinctId: string, properties: Record<string, unknown>) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event: 'ping', distinct_id: distinctId, properties },
+        {},
+      )
+    await capture('personless-1', { $process_person_profile: false })
+    const persons = await call('GET', '/api/projects/1/persons/?distinct_id=personless-1')
+    expect(persons.body.results).toEqual([])
+    // PostHog's own expectation for team 1 and distinct id 'test' is 246f7a43-…; this one is derived alike.
+    const [[personId]] = (await rows("SELECT person_id FROM events WHERE distinct_id = 'personless-1'")) as [
+      [string],
+    ]
+    expect(personId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab]/)
+    await capture('test', { $process_person_profile: false })
+    expect(await rows("SELECT person_id FROM events WHERE distinct_id = 'test'")).toEqual([
+      ['246f7a43-5507-564f-b687-793ee3c2dd79'],
+    ])
+    // Once the distinct id has a person, its events are that person's.
+    await capture('personless-1', {})
+    const [created] = (await call('GET', '/api/projects/1/persons/?distinct_id=personless-1')).body
+      .results as { uuid: string }[]
+    expect(created?.uuid).toBe(personId)
   })
 
   it('refuses to merge a person that is already identified, and illegal distinct ids', async () => {

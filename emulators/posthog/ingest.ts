@@ -53,12 +53,23 @@ function isDistinctIdIllegal(id: string): boolean {
   return id.trim() === '' || ILLEGAL_ANY_CASE_IDS.has(id.toLowerCase()) || ILLEGAL_EXACT_IDS.has(id)
 }
 
-function newPerson(state: PosthogState, data: ProjectData, distinctIds: string[], ts: number): PersonRecord {
+/**
+ * A person created by an event: its uuid derives from its first distinct id, it is created at the event's
+ * time and notes the event (`$creator_event_uuid`)
+ * (PostHog/posthog@0d0221014598:plugin-server/src/worker/ingestion/persons/person-create-service.ts).
+ */
+function newPerson(
+  state: PosthogState,
+  data: ProjectData,
+  distinctIds: string[],
+  ts: number,
+  eventUuid: string,
+): PersonRecord {
   return data.persons.add({
     id: state.allocatePersonId(),
     uuid: personUuidFor(data.project.id, distinctIds[0] as string),
     distinctIds,
-    properties: {},
+    properties: { $creator_event_uuid: eventUuid },
     createdAt: ts,
     isIdentified: false,
   })
@@ -79,6 +90,7 @@ function identifyOrAlias(
   distinctId: string,
   properties: Record<string, unknown>,
   ts: number,
+  eventUuid: string,
 ): void {
   const other =
     event === '$identify'
@@ -92,7 +104,7 @@ function identifyOrAlias(
   const target = persons.withDistinctId(distinctId)
   const source = persons.withDistinctId(other)
   if (!target && !source) {
-    newPerson(state, data, [distinctId, other], ts).isIdentified = true
+    newPerson(state, data, [distinctId, other], ts, eventUuid).isIdentified = true
   } else if (target && !source) {
     persons.linkDistinctId(target, other)
     target.isIdentified = true
@@ -107,24 +119,31 @@ function identifyOrAlias(
 
 /**
  * Person processing as PostHog's ingestion does it: identify/alias first, then the event's person (created
- * for a new distinct id) takes `$set`/`$set_once`/`$unset`. `$process_person_profile: false` skips it all
+ * for a new distinct id) takes `$set`/`$set_once`/`$unset`
  * (https://posthog.com/docs/product-analytics/identify, https://posthog.com/docs/product-analytics/person-properties).
+ * Answers the person id stamped on the event. `$process_person_profile: false` skips person processing:
+ * the event gets the person its distinct id has, else a made-up one whose uuid derives from the distinct id
+ * (no person is created) (PostHog/posthog@6103b7d7c347:plugin-server/src/worker/ingestion/event-pipeline/
+ * processPersonlessStep.ts `createFakePerson`).
  */
 function processPerson(
   state: PosthogState,
   data: ProjectData,
-  event: string,
+  event: { readonly name: string; readonly uuid: string },
   distinctId: string,
   properties: Record<string, unknown>,
   input: Record<string, unknown>,
   ts: number,
-): PersonRecord | undefined {
-  if (properties.$process_person_profile === false) return undefined
-  identifyOrAlias(state, data, event, distinctId, properties, ts)
-  const person = data.persons.withDistinctId(distinctId) ?? newPerson(state, data, [distinctId], ts)
+): string {
+  if (properties.$process_person_profile === false) {
+    return data.persons.withDistinctId(distinctId)?.uuid ?? personUuidFor(data.project.id, distinctId)
+  }
+  identifyOrAlias(state, data, event.name, distinctId, properties, ts, event.uuid)
+  const person =
+    data.persons.withDistinctId(distinctId) ?? newPerson(state, data, [distinctId], ts, event.uuid)
   applyPersonUpdate(person, personUpdateOf(properties, input))
   person.lastSeenAt = Math.max(person.lastSeenAt ?? ts, ts)
-  return person
+  return person.uuid
 }
 
 function urlParts(url: string | undefined): { pathname?: string; host?: string } {
@@ -181,12 +200,11 @@ export function ingestEvent(
   const uuid = typeof input.uuid === 'string' && isUuid(input.uuid) ? input.uuid.toLowerCase() : freshUuid(ts)
   if (data.events.hasUuid(uuid)) return false
 
-  const person = processPerson(state, data, event, distinctId, properties, input, ts)
+  const personUuid = processPerson(state, data, { name: event, uuid }, distinctId, properties, input, ts)
   const sessionId = asString(properties.$session_id)
   if (sessionId !== undefined) {
     const session =
-      data.sessions.get(sessionId) ??
-      data.sessions.add(new SessionRecord(sessionId, distinctId, person?.uuid))
+      data.sessions.get(sessionId) ?? data.sessions.add(new SessionRecord(sessionId, distinctId, personUuid))
     session.apply({ ...sessionFacts(ts, event, properties), distinctId })
     data.sessions.changed()
   }
@@ -197,7 +215,7 @@ export function ingestEvent(
     timestamp: ts,
     createdAt: receivedAt,
     properties,
-    ...(person ? { personUuid: person.uuid } : {}),
+    personUuid,
     elementsChain: asString(properties.$elements_chain) ?? '',
   }
   data.events.add(captured)

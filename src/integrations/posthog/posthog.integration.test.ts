@@ -610,6 +610,29 @@ describe('analytics_visitor', () => {
     expect(visitor?.id).toMatch(/^2:[0-9a-f-]{36}$/)
   })
 
+  it('names person-less events by the uuid PostHog stamps on them, so their visitor id still filters them', async () => {
+    const session = '0186b16c-0000-7000-8000-00000000d001'
+    const created = await handlers('analytics_event').create(ctx(), {
+      name: 'ping',
+      visitor_id: 'ghost_1',
+      session_id: session,
+      page_url: 'https://shop.example/',
+      raw: { timestamp: '2023-03-05T10:00:00.000Z', properties: { $process_person_profile: false } },
+    })
+    const id = created.visitor_id as string
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5/)
+    const window = { start_gte: new Date('2023-03-05T00:00:00Z'), end_lt: new Date('2023-03-06T00:00:00Z') }
+    const events = await handlers('analytics_event').list(
+      ctx(),
+      list({ filters: { ...window, visitor_id: id } }),
+    )
+    expect(events.map((e) => [e.id, e.visitor_id])).toEqual([[created.id, id]])
+    const [listedSession] = await handlers('analytics_session').list(ctx(), list({ filters: window }))
+    expect(listedSession).toMatchObject({ id: session, visitor_id: id })
+    // There is no person to read.
+    expect(((await failure(handlers('analytics_visitor').get(ctx(), id))) as ProviderError).status).toBe(404)
+  })
+
   it('adds raw parameters to the persons query string', async () => {
     await handlers('analytics_visitor').list(ctx({}, { email: 'nobody@example.com' }), list({ limit: 1 }))
     expect(emulator.requests()[0]?.query).toMatchObject({ email: 'nobody@example.com', limit: '1' })

@@ -11,7 +11,7 @@ import {
 import { fromPosthogSession, type SessionDetails } from './mappers.js'
 import { personsOfDistinctIds, visitorFilterOf } from './person-lookup.js'
 import { notFoundAtPosthog, projectIdOf, runHogQL } from './requests.js'
-import { rowVisitorId, scopedVisitorId } from './visitor-ids.js'
+import { personUuidOf, rowVisitorId, scopedVisitorId } from './visitor-ids.js'
 import { boundedRange, sessionLookupRange } from './windows.js'
 
 /** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
@@ -76,7 +76,9 @@ async function personsOf(
     projectId,
     rows.map((r) => r.distinct_id).filter((d): d is string => typeof d === 'string' && d !== ''),
   )
-  return (distinctId) => persons.get(distinctId)
+  // A distinct id without a person sent its events person-less: PostHog stamps them with the uuid it derives
+  // from the distinct id (visitor-ids.ts `personUuidOf`), which is then their visitor id, the session's too.
+  return (distinctId) => persons.get(distinctId) ?? personUuidOf(projectId, distinctId)
 }
 
 async function readSessions(

@@ -8,7 +8,8 @@ import type { HandlerContext } from '../types.js'
  * filters events and sessions to every event of the person and GET /visitor/{id} finds the person.
  *
  * A person outside the connection's default project carries the project: `<project_id>:<uuid>`.
- * Events without a person (`$process_person_profile: false`) carry their distinct id instead.
+ * Events without a person (`$process_person_profile: false`) carry the uuid PostHog stamps on them, derived
+ * from their distinct id (`personUuidOf`); no person has it, but the events filter finds them by it.
  * Distinct ids are still accepted wherever a visitor id is (they name one person at a time).
  */
 
@@ -26,7 +27,7 @@ export function unscopedVisitorId(projectId: string, id: string): string {
   return id.startsWith(prefix) ? id.slice(prefix.length) : id
 }
 
-/** The visitor id of an event or session row: its person, else (no person) its distinct id. */
+/** The visitor id of an event or session row: its person, else (a nil or missing person id) its distinct id. */
 export function rowVisitorId(personId: unknown, distinctId: unknown): string | undefined {
   if (typeof personId === 'string' && personId !== '' && personId !== NIL_UUID) return personId
   return typeof distinctId === 'string' && distinctId !== '' ? distinctId : undefined
