@@ -9,7 +9,7 @@ import {
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
-import { lookupPerson, visitorFilterOf } from './person-lookup.js'
+import { lookupPerson, personWithDistinctId, visitorFilterOf } from './person-lookup.js'
 import { capture, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogEvent, PosthogPerson } from './types.js'
 import { personUuidOf, rowVisitorId, scopedVisitorId, UUID, unscopedVisitorId } from './visitor-ids.js'
@@ -179,10 +179,12 @@ async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord>
     query: restQuery(ctx),
   })
   exposeRawNames(event, event.properties ?? {}, ctx.fields.rawNames)
-  // The legacy event names its distinct id, not its person: the persons API says whose it is.
-  const person = wantsVisitor(ctx) ? await lookupPerson(ctx, projectId, event.distinct_id) : undefined
-  const visitorId = rowVisitorId(person?.uuid, event.distinct_id)
-  return fromPosthogEvent(event, projectId, visitorId && scopedVisitorId(ctx, projectId, visitorId))
+  // The legacy event names its distinct id, not its person: the persons API says whose it is; without a
+  // person the event carries the uuid PostHog derives from the distinct id, as lists show it.
+  if (!wantsVisitor(ctx)) return fromPosthogEvent(event, projectId, undefined)
+  const person = await personWithDistinctId(ctx, projectId, event.distinct_id)
+  const personId = person?.uuid ?? personUuidOf(projectId, event.distinct_id)
+  return fromPosthogEvent(event, projectId, scopedVisitorId(ctx, projectId, personId))
 }
 
 function timestampOf(raw: unknown): string {

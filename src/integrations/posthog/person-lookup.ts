@@ -7,7 +7,12 @@ import { UUID, unscopedVisitorId } from './visitor-ids.js'
 
 export const personsPath = (projectId: string) => `/api/projects/${projectId}/persons/`
 
-async function byDistinctId(ctx: HandlerContext, projectId: string, id: string) {
+/** The person that has this distinct id, or undefined (`GET …/persons/?distinct_id=`). */
+export async function personWithDistinctId(
+  ctx: HandlerContext,
+  projectId: string,
+  id: string,
+): Promise<PosthogPerson | undefined> {
   const page = await ctx.client.json<PosthogPage<PosthogPerson>>({
     path: personsPath(projectId),
     query: restQuery(ctx, { distinct_id: id }),
@@ -39,8 +44,8 @@ export async function lookupPerson(
   visitorId: string,
 ): Promise<PosthogPerson | undefined> {
   const id = unscopedVisitorId(projectId, visitorId)
-  if (UUID.test(id)) return (await byPersonId(ctx, projectId, id)) ?? byDistinctId(ctx, projectId, id)
-  const found = await byDistinctId(ctx, projectId, id)
+  if (UUID.test(id)) return (await byPersonId(ctx, projectId, id)) ?? personWithDistinctId(ctx, projectId, id)
+  const found = await personWithDistinctId(ctx, projectId, id)
   if (found || !/^\d+$/.test(id)) return found
   return byPersonId(ctx, projectId, id)
 }

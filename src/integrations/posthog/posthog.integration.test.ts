@@ -627,6 +627,7 @@ describe('analytics_visitor', () => {
       list({ filters: { ...window, visitor_id: id } }),
     )
     expect(events.map((e) => [e.id, e.visitor_id])).toEqual([[created.id, id]])
+    expect((await handlers('analytics_event').get(ctx(), created.id as string)).visitor_id).toBe(id)
     const [listedSession] = await handlers('analytics_session').list(ctx(), list({ filters: window }))
     expect(listedSession).toMatchObject({ id: session, visitor_id: id })
     // There is no person to read.

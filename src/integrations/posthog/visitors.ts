@@ -9,7 +9,7 @@ import {
   toPosthogPersonProperties,
   type VisitorTotals,
 } from './mappers.js'
-import { lookupPerson, personsPath } from './person-lookup.js'
+import { lookupPerson, personsPath, personWithDistinctId } from './person-lookup.js'
 import { capture, notFoundAtPosthog, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
 import { personUuidOf, scopedVisitorId } from './visitor-ids.js'
@@ -114,7 +114,7 @@ async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<Unif
   const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
   const given = typeof raw.distinct_id === 'string' && raw.distinct_id !== '' ? raw.distinct_id : undefined
   const distinctId = given ?? randomUUID()
-  const existing = given === undefined ? undefined : await lookupPerson(ctx, projectId, given)
+  const existing = given === undefined ? undefined : await personWithDistinctId(ctx, projectId, given)
   const payload = toPosthogIdentify(toPosthogPersonProperties(body), {
     uuid: randomUUID(),
     apiKey: await projectApiKey(ctx, projectId),
