@@ -94,12 +94,16 @@ describe('the analytics API end to end against the PostHog emulator', () => {
         distinct_id: 'visitor-e2e',
         event: 'signed_up',
       })
+      // The visitor is the person PostHog made for the new distinct id, under the uuid it gives it.
+      expect(created.body.visitor_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-/)
       const read = await h.api<Rec>('GET', path('event', created.body.id))
       expect(read.body).toMatchObject({
         id: created.body.id,
-        visitor_id: 'visitor-e2e',
+        visitor_id: created.body.visitor_id,
         event_type: 'SIGN_UP',
       })
+      const visitor = await h.api<Rec>('GET', path('visitor', String(created.body.visitor_id)))
+      expect(visitor.body).toMatchObject({ id: created.body.visitor_id })
     })
 
     it('lists and gets sessions', async () => {
@@ -204,7 +208,7 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect(res.body.length).toBeGreaterThan(0)
       for (const e of res.body) expect(e).toMatchObject({ visitor_id: visitor, event_type: 'PAGE_VIEW' })
       const q = sentHogQL(emulator).at(-1)!
-      expect(q).toContain(`distinct_id = '${visitor}'`)
+      expect(q).toContain(`person_id = '${visitor}'`)
       expect(q).toContain(`timestamp >= toDateTime('${dayBefore(30)}`)
     })
 

@@ -81,10 +81,14 @@ describe('native webhooks with PostHog CDP destinations', () => {
     const [destination] = await destinations()
     expect(destination?.inputs.url.value).toBe(`${base}/native-webhooks/${hook.body.id}`)
 
-    const created = await api<{ id: string }>('POST', `/analytics/${conn.body.id}/event`, {
-      name: 'signed_up',
-      visitor_id: 'u_native',
-    })
+    const created = await api<{ id: string; visitor_id: string }>(
+      'POST',
+      `/analytics/${conn.body.id}/event`,
+      {
+        name: 'signed_up',
+        visitor_id: 'u_native',
+      },
+    )
     expect(created.status, created.text).toBe(200)
     await receiver
       .waitFor(() => receiver.accepted(hook.body.id).length === 1, 15_000, 'the pushed event')
@@ -95,7 +99,12 @@ describe('native webhooks with PostHog CDP destinations', () => {
         )
       })
     const [delivery] = receiver.accepted(hook.body.id)
-    expect(delivery).toMatchObject({ type: 'NATIVE', data: [{ name: 'signed_up', visitor_id: 'u_native' }] })
+    // The pushed event names the same visitor (the person's uuid) as the created and listed event.
+    expect(delivery).toMatchObject({
+      type: 'NATIVE',
+      data: [{ name: 'signed_up', visitor_id: created.body.visitor_id }],
+    })
+    expect(created.body.visitor_id).toMatch(/^[0-9a-f-]{36}$/)
     expect(delivery!.data[0]!.id).toBe(created.body.id)
     expect(Object.keys(delivery!.data[0]!).sort()).toEqual(['id', 'name', 'property_id', 'visitor_id'])
     expect(receiver.badSignatures).toEqual([])

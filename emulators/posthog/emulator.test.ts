@@ -246,6 +246,24 @@ describe('query API over seeded data', () => {
     expect(perEvent.reduce((n, r) => n + (r[1] as number), 0)).toBe(600)
   })
 
+  it("seeds identified persons' first visit under their anonymous id, resolved to the person", async () => {
+    const persons = await call('GET', '/api/projects/1/persons/?limit=100')
+    const identified = (persons.body.results as { uuid: string; distinct_ids: string[] }[]).filter(
+      (p) => p.distinct_ids.length === 2,
+    )
+    let anonymousEvents = 0
+    for (const p of identified) {
+      const byId = await rows(
+        `SELECT distinct_id, count() FROM events WHERE person_id = '${p.uuid}' GROUP BY distinct_id`,
+      )
+      for (const [distinctId, count] of byId) {
+        expect(p.distinct_ids).toContain(distinctId)
+        if (distinctId === p.distinct_ids[0]) anonymousEvents += Number(count)
+      }
+    }
+    expect(anonymousEvents).toBeGreaterThan(0)
+  })
+
   it('keeps the sessions table consistent with the events', async () => {
     const [[id, pageviews, start, end]] = (await rows(
       'SELECT session_id, $pageview_count, $start_timestamp, $end_timestamp FROM sessions ORDER BY $pageview_count DESC LIMIT 1',
@@ -282,6 +300,57 @@ describe('query API over seeded data', () => {
     })
     const kind = await call('POST', '/api/projects/1/query/', { query: { kind: 'TrendsQuery', series: [] } })
     expect(kind.status).toBe(400)
+  })
+})
+
+describe('hog functions', () => {
+  it('refuses DELETE with a bare 405 and removes a destination with PATCH deleted: true', async () => {
+    const created = await call('POST', '/api/projects/1/hog_functions/', {
+      type: 'destination',
+      template_id: 'template-webhook',
+      inputs: { url: { value: 'http://127.0.0.1:9/hook' } },
+    })
+    expect(created.status).toBe(200)
+    const path = `/api/projects/1/hog_functions/${created.body.id}/`
+    const refused = await call('DELETE', path)
+    expect([refused.status, refused.text]).toEqual([405, ''])
+    expect((await call('PATCH', path, { deleted: true })).status).toBe(200)
+    expect((await call('GET', path)).status).toBe(404)
+  })
+})
+
+describe('query errors', () => {
+  it("answers HogQL's own errors with DRF's invalid code and ClickHouse's with their code name", async () => {
+    const bodyOf = async (query: string) => {
+      const res = await hogql(query)
+      expect(res.status, query).toBe(400)
+      return res.body
+    }
+    expect(await bodyOf('SELECT nope FROM events')).toEqual({
+      type: 'validation_error',
+      code: 'invalid',
+      detail: 'Unable to resolve field: nope',
+      attr: null,
+    })
+    expect(await bodyOf('SELECT event FROM nowhere')).toMatchObject({
+      code: 'invalid',
+      detail: 'Unknown table "nowhere".',
+    })
+    expect(await bodyOf('SELECT event FROM events WHERE event = 1')).toMatchObject({
+      code: 'illegal_type_of_argument',
+    })
+    expect(await bodyOf("SELECT event FROM events WHERE uuid = 'x'")).toMatchObject({
+      code: 'cannot_parse_uuid',
+    })
+    // PostHog replaces ClickHouse's parse messages (they quote data) with fixed ones.
+    expect(await bodyOf("SELECT event FROM events WHERE timestamp > 'yesterday'")).toMatchObject({
+      code: 'cannot_parse_datetime',
+      detail: 'Cannot parse a date and time. Check your datetime values and their format.',
+    })
+    expect(await bodyOf('SELECT event FROM events WHERE count() > 1')).toMatchObject({
+      code: 'illegal_aggregation',
+      detail: 'Aggregate function count() is found in WHERE in query',
+    })
   })
 })
 
@@ -522,8 +591,10 @@ describe('capture', () => {
       ['signed_up', 'pro'],
     ])
     const persons = await call('GET', '/api/projects/1/persons/?distinct_id=new_user')
+    // The new person notes the event that created it, as PostHog's ingestion does.
     expect((persons.body.results as { properties: object }[])[0]?.properties).toEqual({
       email: 'new@example.com',
+      $creator_event_uuid: uuid,
     })
   })
 
@@ -552,6 +623,146 @@ describe('capture', () => {
     expect(await rows(`SELECT distinct_id FROM sessions WHERE session_id = '${session}'`)).toEqual([
       ['user_argmax'],
     ])
+  })
+
+  it('merges an anonymous person into the identified one on $identify, and resolves its events to it', async () => {
+    const capture = (event: string, distinctId: string, timestamp: string, properties = {}) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event, distinct_id: distinctId, timestamp, properties },
+        {},
+      )
+    // Two persons: one anonymous (browsing first), one already known under the user's id.
+    await capture('$pageview', 'anon-merge', '2024-12-20T10:00:00Z', { $set: { plan: 'free', seen: 1 } })
+    await capture('$pageview', 'user_merge', '2024-12-21T10:00:00Z', { $set: { plan: 'pro' } })
+    const before = await call('GET', '/api/projects/1/persons/?distinct_id=user_merge')
+    const target = (before.body.results as { uuid: string }[])[0]!
+    await capture('$identify', 'user_merge', '2024-12-22T10:00:00Z', { $anon_distinct_id: 'anon-merge' })
+
+    const after = await call('GET', '/api/projects/1/persons/?distinct_id=anon-merge')
+    const merged = (after.body.results as Record<string, unknown>[])[0]!
+    expect(merged.uuid).toBe(target.uuid)
+    expect(merged.is_identified).toBe(true)
+    expect(merged.created_at).toMatch(/^2024-12-20T10:00:00/)
+    expect(merged.properties).toMatchObject({ plan: 'pro', seen: 1 })
+    expect([...(merged.distinct_ids as string[])].sort()).toEqual(['anon-merge', 'user_merge'])
+    expect(
+      await rows(`SELECT distinct_id, person_id FROM events WHERE distinct_id IN ('anon-merge', 'user_merge')
+        ORDER BY timestamp`),
+    ).toEqual([
+      ['anon-merge', target.uuid],
+      ['user_merge', target.uuid],
+      ['user_merge', target.uuid],
+    ])
+    expect(await rows(`SELECT person_id FROM person_distinct_ids WHERE distinct_id = 'anon-merge'`)).toEqual([
+      [target.uuid],
+    ])
+  })
+
+  it('stamps person-less events with the uuid derived from their distinct id, creating no person', async () => {
+    const capture = (distinctId: string, properties: Record<string, unknown>) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event: 'ping', distinct_id: distinctId, properties },
+        {},
+      )
+    await capture('personless-1', { $process_person_profile: false })
+    const persons = await call('GET', '/api/projects/1/persons/?distinct_id=personless-1')
+    expect(persons.body.results).toEqual([])
+    // PostHog's own expectation for team 1 and distinct id 'test' is 246f7a43-…; this one is derived alike.
+    const [[personId]] = (await rows("SELECT person_id FROM events WHERE distinct_id = 'personless-1'")) as [
+      [string],
+    ]
+    expect(personId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab]/)
+    await capture('test', { $process_person_profile: false })
+    expect(await rows("SELECT person_id FROM events WHERE distinct_id = 'test'")).toEqual([
+      ['246f7a43-5507-564f-b687-793ee3c2dd79'],
+    ])
+    // Once the distinct id has a person, its events are that person's.
+    await capture('personless-1', {})
+    const [created] = (await call('GET', '/api/projects/1/persons/?distinct_id=personless-1')).body
+      .results as { uuid: string }[]
+    expect(created?.uuid).toBe(personId)
+  })
+
+  it('refuses to merge a person that is already identified, and illegal distinct ids', async () => {
+    const capture = (event: string, distinctId: string, properties = {}) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event, distinct_id: distinctId, properties },
+        {},
+      )
+    await capture('$identify', 'user_a', { $anon_distinct_id: 'anon-a' })
+    await capture('$identify', 'user_b', { $anon_distinct_id: 'anon-b' })
+    await capture('$create_alias', 'user_b', { alias: 'user_a' })
+    await capture('$identify', 'null', { $anon_distinct_id: 'anon-c' })
+    const uuidOf = async (d: string) =>
+      ((await call('GET', `/api/projects/1/persons/?distinct_id=${d}`)).body.results as { uuid: string }[])[0]
+        ?.uuid
+    expect(await uuidOf('anon-a')).toBe(await uuidOf('user_a'))
+    expect(await uuidOf('user_a')).not.toBe(await uuidOf('user_b'))
+    expect(await uuidOf('anon-c')).toBeUndefined()
+  })
+
+  it("breaks events down by their session's entry campaign through the session lazy join", async () => {
+    const session = '01940000-0000-7000-8000-00000000b001'
+    const capture = (timestamp: string, properties: Record<string, unknown>) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        {
+          api_key: DEFAULT_PROJECT_API_KEY,
+          event: '$pageview',
+          distinct_id: 'join-user',
+          timestamp,
+          properties: { $session_id: session, $current_url: 'https://shop.example/', ...properties },
+        },
+        {},
+      )
+    await capture('2024-12-29T10:00:00Z', { utm_source: 'newsletter', utm_medium: 'email' })
+    await capture('2024-12-29T10:01:00Z', {})
+    expect(
+      await rows(`SELECT properties.utm_source, session.$entry_utm_source, session.$entry_utm_medium
+        FROM events WHERE properties.$session_id = '${session}' ORDER BY timestamp`),
+    ).toEqual([
+      ['newsletter', 'newsletter', 'email'],
+      [null, 'newsletter', 'email'],
+    ])
+  })
+
+  it("pages persons created at the same instant by uuid descending, as PostHog's ClickHouse query does", async () => {
+    // Newer than every other person (some are created now), but within the day ahead lists still show.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 12 * 3600_000).toISOString()
+    const ids = ['tie_a', 'tie_b', 'tie_c']
+    for (const d of [...ids, 'future_person']) {
+      const timestamp = d === 'future_person' ? new Date(Date.now() + 2 * 86_400_000).toISOString() : at
+      await call(
+        'POST',
+        '/i/v0/e/',
+        { api_key: DEFAULT_PROJECT_API_KEY, event: 'x', distinct_id: d, timestamp },
+        {},
+      )
+    }
+    const uuids = await Promise.all(
+      ids.map(async (d) => {
+        const res = await call('GET', `/api/projects/1/persons/?distinct_id=${d}`)
+        return (res.body.results as { uuid: string }[])[0]!.uuid
+      }),
+    )
+    const desc = [...uuids].sort().reverse()
+    const first = (await call('GET', '/api/projects/1/persons/?limit=2')).body.results as { uuid: string }[]
+    const second = (await call('GET', '/api/projects/1/persons/?limit=2&offset=2')).body.results as {
+      uuid: string
+    }[]
+    // The first page holds the two greatest uuids (listed ascending), the second the third one.
+    expect(first.map((p) => p.uuid)).toEqual(desc.slice(0, 2).reverse())
+    expect(second[0]?.uuid).toBe(desc[2])
+    // A person created more than a day ahead is not listed.
+    const future = await call('GET', '/api/projects/1/persons/?distinct_id=future_person')
+    expect(future.body.results).toEqual([])
   })
 
   it('silently drops events without a name or distinct id', async () => {

@@ -29,7 +29,10 @@ export interface PosthogEmulatorOptions {
   readonly host?: string
   readonly seed?: number
   readonly size?: PosthogEmulatorSize
-  /** Personal API keys accepted on `/api/` (default `[DEFAULT_PERSONAL_API_KEY]`). */
+  /**
+   * Personal API keys accepted on `/api/` as `Authorization: Bearer` (default `[DEFAULT_PERSONAL_API_KEY]`;
+   * https://posthog.com/docs/api#authentication).
+   */
   readonly apiKeys?: readonly string[]
   /** Project API key of the first project, for capture (default `DEFAULT_PROJECT_API_KEY`). */
   readonly projectApiKey?: string

@@ -101,7 +101,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(error.status).headers(error.headers).send(error.body)
     }
     if (error instanceof HogQLError) {
-      return reply.code(400).send(drfError('validation_error', error.code, error.message))
+      return reply.code(400).send(drfError('validation_error', error.wireCode, error.wireDetail))
     }
     if (error.statusCode === 413) {
       return reply.code(413).send(drfError('invalid_request', 'payload_too_large', 'Request body too large.'))

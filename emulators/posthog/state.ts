@@ -41,7 +41,8 @@ export interface StateOptions {
 
 /**
  * The first project reports in UTC (PostHog's default for a new team), the second in New York: a project's
- * `timezone` decides where HogQL cuts days and hours (posthog/models/team/team.py `timezone`; hogql/zone.ts).
+ * `timezone` decides where HogQL cuts days and hours
+ * (PostHog/posthog@00438e5ff46a:posthog/models/team/team.py `Team.timezone`; hogql/zone.ts).
  */
 export const DEFAULT_SEEDED_ZONES: readonly string[] = ['UTC', 'America/New_York']
 
@@ -101,6 +102,9 @@ export class PosthogState {
   ): ProjectData {
     const id = this.nextProjectId++
     const random = new SeededRandom(hash32(this.options.seed, id))
+    // A new team's defaults: name "Default project", time zone UTC, currency USD (`DEFAULT_CURRENCY`),
+    // `anonymize_ips` off, no app URLs, `week_start_day` unset, and a `phc_` project token
+    // (`generate_random_token_project`) (PostHog/posthog@00438e5ff46a:posthog/models/team/team.py `Team`).
     const project: ProjectRecord = {
       id,
       uuid: uuidV7(createdAt, random),
@@ -123,6 +127,7 @@ export class PosthogState {
       this.options.untilMs,
       DATA_SPAN_DAYS,
       () => this.nextPersonId++,
+      id,
     )
     const data = { project, ...dataset }
     this.projects.set(id, data)

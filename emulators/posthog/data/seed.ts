@@ -1,6 +1,6 @@
 import { DAY_MS, type SeededRandom, uuidV7 } from '../../kit/index.js'
 import { EventStore, type SeededEvents } from '../store/events.js'
-import { type PersonRecord, PersonStore } from '../store/persons.js'
+import { type PersonRecord, PersonStore, personUuidFor } from '../store/persons.js'
 import {
   type Campaign,
   type PageLocation,
@@ -51,7 +51,13 @@ interface PersonDraft {
 
 const MAX_GAP_MS = 120_000
 
-function draftPersons(random: SeededRandom, count: number, windowStart: number, span: number): PersonDraft[] {
+function draftPersons(
+  random: SeededRandom,
+  count: number,
+  windowStart: number,
+  span: number,
+  teamId: number,
+): PersonDraft[] {
   const drafts: PersonDraft[] = []
   for (let p = 0; p < count; p++) {
     const geo = random.weightedIndex(GEO_WEIGHTS)
@@ -78,8 +84,11 @@ function draftPersons(random: SeededRandom, count: number, windowStart: number, 
       $initial_device_type: d.deviceType,
       ...(d.browser ? { $initial_browser: d.browser } : {}),
     })
+    // Earlier seeds drew a random person uuid here; the draw stays so the rest of the data is unchanged.
+    uuidV7(windowStart, random)
     drafts.push({
-      uuid: uuidV7(windowStart, random),
+      // PostHog derives a new person's uuid from its first distinct id (store/persons.ts `personUuidFor`).
+      uuid: personUuidFor(teamId, anonymousId),
       // In link order, as posthog_persondistinctid holds them: the anonymous id came first, `$identify`
       // linked the user's id after it (PostHog/posthog@master:posthog/models/person/person.py).
       distinctIds: identified ? [anonymousId, `user_${p + 1}`] : [anonymousId],
@@ -161,10 +170,11 @@ export function seedProjectData(
   untilMs: number,
   spanDays: number,
   nextPersonId: () => number,
+  teamId: number,
 ): ProjectDataset {
   const span = spanDays * DAY_MS
   const windowStart = untilMs - span
-  const drafts = draftPersons(random.fork(1), size.persons, windowStart, span)
+  const drafts = draftPersons(random.fork(1), size.persons, windowStart, span, teamId)
   const sessionRandom = random.fork(2)
   const eventRandom = random.fork(3)
   const sessionCount = drafts.length === 0 ? 0 : Math.min(size.sessions, size.events)
@@ -189,9 +199,14 @@ export function seedProjectData(
     const profile = profiles.get(person.device, person.geo, traffic)
     const campaign = profile.device.app ? CAMPAIGNS[traffic]!.app : CAMPAIGNS[traffic]!.web
     const start = starts[s] as number
+    // An identified person's first visit is anonymous (its events carry the anonymous id, which the later
+    // `$identify` linked to the person); later visits send the user's id, as posthog-js does after identify
+    // (https://posthog.com/docs/product-analytics/identify). Sessions start in time order, so the first
+    // session of a person is the one it has not been seen before.
+    const anonymousVisit = !Number.isFinite(person.firstSeen)
+    const distinctId = anonymousVisit ? person.distinctIds[0]! : person.distinctIds.at(-1)!
     const record = sessions.add(
-      // Identified persons send their events under the user's id (the last linked one).
-      new SessionRecord(uuidV7(start, sessionRandom), person.distinctIds.at(-1)!, person.uuid, profile),
+      new SessionRecord(uuidV7(start, sessionRandom), distinctId, person.uuid, profile),
     )
     const app = profile.device.app
     let t = start

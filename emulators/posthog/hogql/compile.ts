@@ -1,5 +1,5 @@
 import { type Expr, printExpr } from './ast.js'
-import { HogQLError, unsupported } from './errors.js'
+import { CLICKHOUSE, HogQLError, unsupported } from './errors.js'
 import {
   type Accumulator,
   AGGREGATE_FUNCTIONS,
@@ -141,10 +141,14 @@ function resolveField(chain: readonly string[], scope: Scope): Compiled {
     const key = table.jsonKey(names[0] as string, names[1] as string)
     if (key) return { type: key.type, evaluate: (f) => key.get(f.row) }
   }
+  const joined = table.join?.(names)
+  if (joined) return { type: joined.type, evaluate: (f) => joined.get(f.row) }
   if (names[0] === 'person' || names[0] === 'pdi' || names[0] === 'session') {
     throw unsupported(`Lazy joins (${chain.join('.')})`)
   }
-  throw new HogQLError('resolution_error', `Unable to resolve field: ${chain.join('.')}`)
+  // HogQL's resolver names the first part of the chain it could not resolve
+  // (PostHog/posthog@master:posthog/hogql/resolver.py `visit_field`).
+  throw new HogQLError('resolution_error', `Unable to resolve field: ${names[0]}`)
 }
 
 /** Turns a constant string into the other side's type, once per query, as ClickHouse converts literals. */
@@ -156,7 +160,12 @@ function coerceConstant(side: Compiled, target: ValueType, fn: string): Compiled
     if (target.kind === 'date') {
       // A Date literal is a calendar day, whatever the zone: `'2024-12-20'` is that day.
       const day = parseDateTime(text)
-      if (day === undefined) throw new HogQLError('type_error', `Cannot parse string '${text}' as Date`)
+      if (day === undefined)
+        throw new HogQLError(
+          'type_error',
+          `Cannot parse string '${text}' as Date`,
+          CLICKHOUSE.cannotParseDate,
+        )
       return constant(Math.floor(day / 86_400_000) * 86_400_000, target)
     }
     return constant(parseDateTimeStrict(text, 'DateTime64'), target)
@@ -164,12 +173,21 @@ function coerceConstant(side: Compiled, target: ValueType, fn: string): Compiled
   if (isNumeric(target.kind)) {
     const n = Number(text)
     if (text.trim() === '' || Number.isNaN(n)) {
-      throw new HogQLError('type_error', `Cannot parse string '${text}' as Float64 in function ${fn}`)
+      throw new HogQLError(
+        'type_error',
+        `Cannot parse string '${text}' as Float64 in function ${fn}`,
+        CLICKHOUSE.cannotParseText,
+      )
     }
     return constant(n, target)
   }
   if (target.kind === 'uuid') {
-    if (!UUID.test(text)) throw new HogQLError('type_error', `Cannot parse uuid '${text}' in function ${fn}`)
+    if (!UUID.test(text))
+      throw new HogQLError(
+        'type_error',
+        `Cannot parse uuid '${text}' in function ${fn}`,
+        CLICKHOUSE.cannotParseUuid,
+      )
     return constant(text.toLowerCase(), target)
   }
   return side
@@ -191,6 +209,7 @@ function comparablePair(left: Compiled, right: Compiled, fn: string): [Compiled,
     throw new HogQLError(
       'type_error',
       `Illegal types of arguments (${l.type.name}, ${r.type.name}) of function ${fn}`,
+      CLICKHOUSE.illegalType,
     )
   }
   return [l, r]
@@ -247,7 +266,11 @@ function logical(kind: 'and' | 'or', items: Compiled[]): Compiled {
 
 function requireLogical(c: Compiled, scope: Scope): void {
   if (!isNumeric(c.type.kind) && c.type.kind !== 'null') {
-    throw new HogQLError('type_error', `Illegal type ${c.type.name} of a condition in ${scope.clause}`)
+    throw new HogQLError(
+      'type_error',
+      `Illegal type ${c.type.name} of a condition in ${scope.clause}`,
+      CLICKHOUSE.illegalFilterType,
+    )
   }
 }
 
@@ -256,7 +279,8 @@ function aggregateSlot(expr: Extract<Expr, { kind: 'call' }>, fn: AggregateFunct
   if (!grouping) {
     throw new HogQLError(
       'resolution_error',
-      `Aggregation function ${expr.name}() cannot be used in ${scope.clause}`,
+      `Aggregate function ${expr.name}() is found in ${scope.clause} in query`,
+      CLICKHOUSE.illegalAggregation,
     )
   }
   if (expr.distinct && !fn.allowsDistinct) throw unsupported(`${expr.name}(DISTINCT …)`)
@@ -271,7 +295,8 @@ function aggregateSlot(expr: Extract<Expr, { kind: 'call' }>, fn: AggregateFunct
     if (containsAggregate(arg, new Map())) {
       throw new HogQLError(
         'resolution_error',
-        `Aggregation function ${expr.name}() contains another aggregation`,
+        `Aggregate function ${expr.name}() is found inside another aggregate function in query`,
+        CLICKHOUSE.illegalAggregation,
       )
     }
   }
@@ -321,6 +346,7 @@ function compileNode(expr: Expr, scope: Scope): Compiled {
         throw new HogQLError(
           'resolution_error',
           `Column \`${expr.chain.join('.')}\` is not under aggregate function and not in GROUP BY keys`,
+          CLICKHOUSE.notAnAggregate,
         )
       }
       return resolveField(expr.chain, scope)
@@ -354,6 +380,7 @@ function compileNode(expr: Expr, scope: Scope): Compiled {
           throw new HogQLError(
             'type_error',
             `Illegal type ${side.type.name} of argument of operator ${expr.op}`,
+            CLICKHOUSE.illegalType,
           )
         }
       }
@@ -397,7 +424,11 @@ function compileNode(expr: Expr, scope: Scope): Compiled {
     case 'negate': {
       const inner = sub(expr.expr)
       if (!isNumeric(inner.type.kind))
-        throw new HogQLError('type_error', `Illegal type ${inner.type.name} of argument of negate`)
+        throw new HogQLError(
+          'type_error',
+          `Illegal type ${inner.type.name} of argument of negate`,
+          CLICKHOUSE.illegalType,
+        )
       return {
         type: inner.type,
         evaluate: (frame) => {
@@ -446,7 +477,11 @@ function compileLike(expr: Extract<Expr, { kind: 'like' }>, scope: Scope): Compi
   const pattern = compileExpanded(expr.pattern, scope)
   for (const side of [left, pattern]) {
     if (!isTextual(side.type.kind) && side.type.kind !== 'null') {
-      throw new HogQLError('type_error', `Illegal type ${side.type.name} of argument of function ${fn}`)
+      throw new HogQLError(
+        'type_error',
+        `Illegal type ${side.type.name} of argument of function ${fn}`,
+        CLICKHOUSE.illegalType,
+      )
     }
   }
   const cache = new Map<string, RegExp>()

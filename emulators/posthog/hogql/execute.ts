@@ -6,10 +6,11 @@ import {
   containsAggregate,
   expandAliases,
   type GroupKey,
+  isAggregateCall,
   newAccumulators,
   type Scope,
 } from './compile.js'
-import { HogQLError } from './errors.js'
+import { CLICKHOUSE, HogQLError, unsupported } from './errors.js'
 import type { Accumulator, Compiled, Frame } from './functions.js'
 import { parseHogQL } from './parser.js'
 import type { HogQLTable } from './table.js'
@@ -66,7 +67,9 @@ function frameFor(row: number): Frame {
 
 /**
  * Runs a HogQL query of the supported subset against the given tables and answers like PostHog's query API:
- * at most `LIMIT` rows (100 by default, 50 000 at most) and `hasMore` when more rows matched.
+ * at most `LIMIT` rows (100 by default, 50 000 at most: constants.ts) and `hasMore` when more rows matched,
+ * which PostHog learns by asking for one row more than the limit
+ * (PostHog/posthog@master:posthog/hogql_queries/insights/paginators.py `HogQLHasMorePaginator`).
  */
 export function executeHogQL(
   text: string,
@@ -86,7 +89,8 @@ function executeInZone(
 ): HogQLResult {
   const query = parseHogQL(text)
   const table = tableNamed(query.from.table)
-  if (!table) throw new HogQLError('resolution_error', `Unknown table \`${query.from.table}\`.`)
+  // PostHog/posthog@006439298dc4:posthog/hogql/database/database.py `Database.get_table`.
+  if (!table) throw new HogQLError('resolution_error', `Unknown table "${query.from.table}".`)
   const limit = Math.min(query.limit ?? HOGQL_DEFAULT_LIMIT, HOGQL_MAX_LIMIT)
   const offset = query.offset ?? 0
   const items = query.select.flatMap((item) =>
@@ -104,7 +108,13 @@ function executeInZone(
   }
 
   if (query.where && containsAggregate(query.where, aliases)) {
-    throw new HogQLError('resolution_error', 'Aggregate functions are not allowed in WHERE; use HAVING')
+    // ClickHouse's ILLEGAL_AGGREGATION, which PostHog passes on (hogql/errors.ts)
+    // (ClickHouse/ClickHouse@master:src/Analyzer/AggregationUtils.cpp "Aggregate function {} is found {} in query").
+    throw new HogQLError(
+      'resolution_error',
+      `Aggregate function ${aggregateNameIn(expandAliases(query.where, aliases))} is found in WHERE in query`,
+      CLICKHOUSE.illegalAggregation,
+    )
   }
   const where = query.where ? compileExpr(query.where, { ...base, clause: 'WHERE' }) : undefined
   beforeScan?.(query.where, table, query.from.alias)
@@ -113,8 +123,7 @@ function executeInZone(
     items.some((i) => containsAggregate(i.expr, aliases)) ||
     (query.having !== undefined && containsAggregate(query.having, aliases)) ||
     query.orderBy.some((o) => containsAggregate(o.expr, aliases))
-  if (query.having && !grouped)
-    throw new HogQLError('resolution_error', 'HAVING needs GROUP BY or an aggregate')
+  if (query.having && !grouped) throw unsupported('HAVING without GROUP BY or an aggregate')
 
   const run = grouped ? runGrouped : runRows
   const { columns, rows, hasMore } = run(query, items, base, where, limit, offset)
@@ -127,6 +136,35 @@ function executeInZone(
     hasMore,
     limit,
     offset,
+  }
+}
+
+/** The first aggregate call in an expression, printed as ClickHouse names it in its message (`count()`). */
+function aggregateNameIn(expr: Expr): string {
+  return firstAggregate(expr) ?? 'aggregate'
+}
+
+function firstAggregate(e: Expr): string | undefined {
+  const first = (items: readonly Expr[]) => items.map(firstAggregate).find((n) => n !== undefined)
+  switch (e.kind) {
+    case 'call':
+      return isAggregateCall(e) ? `${e.name}()` : first(e.args)
+    case 'compare':
+    case 'arithmetic':
+      return first([e.left, e.right])
+    case 'and':
+    case 'or':
+      return first(e.items)
+    case 'not':
+    case 'negate':
+    case 'isNull':
+      return firstAggregate(e.expr)
+    case 'in':
+      return first([e.expr, ...e.list])
+    case 'like':
+      return first([e.expr, e.pattern])
+    default:
+      return undefined
   }
 }
 
@@ -260,7 +298,11 @@ function runGrouped(
   const keyScope: Scope = { ...base, clause: 'GROUP BY' }
   const keyExprs = query.groupBy.map((g) => {
     if (containsAggregate(g, base.aliases))
-      throw new HogQLError('resolution_error', 'Aggregate functions are not allowed in GROUP BY')
+      throw new HogQLError(
+        'resolution_error',
+        `Aggregate function ${aggregateNameIn(expandAliases(g, base.aliases))} is found in GROUP BY in query`,
+        CLICKHOUSE.illegalAggregation,
+      )
     return expandAliases(g, base.aliases)
   })
   const keyCompiled = keyExprs.map((g) => compileExpr(g, keyScope))

@@ -1,4 +1,4 @@
-import { HogQLError, unsupported } from './errors.js'
+import { CLICKHOUSE, HogQLError, unsupported } from './errors.js'
 import {
   compareValues,
   isNumeric,
@@ -43,7 +43,11 @@ function requireArgs(name: string, args: readonly Compiled[], min: number, max: 
 }
 
 function illegalType(name: string, type: ValueType): HogQLError {
-  return new HogQLError('type_error', `Illegal type ${type.name} of argument of function ${name}`)
+  return new HogQLError(
+    'type_error',
+    `Illegal type ${type.name} of argument of function ${name}`,
+    CLICKHOUSE.illegalType,
+  )
 }
 
 /** Applies `fn` to a non-null argument, folding constants so literals are converted once per query. */
@@ -173,7 +177,11 @@ function coalesce(name: string, args: Compiled[]): Compiled {
       (isTextual(a.type.kind) && isTextual(first.type.kind)) ||
       (isNumeric(a.type.kind) && isNumeric(first.type.kind))
     if (!compatible) {
-      throw new HogQLError('type_error', `There is no supertype for types ${first.type.name}, ${a.type.name}`)
+      throw new HogQLError(
+        'type_error',
+        `There is no supertype for types ${first.type.name}, ${a.type.name}`,
+        CLICKHOUSE.noCommonType,
+      )
     }
   }
   const nullable = args.every((a) => a.type.nullable)
@@ -209,7 +217,11 @@ function distinctKey(v: Value): string | number | boolean {
 
 function requireNumeric(name: string, type: ValueType | undefined): void {
   if (type && !isNumeric(type.kind)) {
-    throw new HogQLError('type_error', `Illegal type ${type.name} of argument for aggregate function ${name}`)
+    throw new HogQLError(
+      'type_error',
+      `Illegal type ${type.name} of argument for aggregate function ${name}`,
+      CLICKHOUSE.illegalType,
+    )
   }
 }
 
@@ -220,7 +232,11 @@ function extreme(name: string, sign: 1 | -1): AggregateFunction {
     allowsDistinct: false,
     resultType: ([t]) => {
       if (t?.kind === 'array')
-        throw new HogQLError('type_error', `Illegal type ${t.name} of argument for ${name}`)
+        throw new HogQLError(
+          'type_error',
+          `Illegal type ${t.name} of argument for ${name}`,
+          CLICKHOUSE.illegalType,
+        )
       return withNullable(t as ValueType, true)
     },
     create: () => {

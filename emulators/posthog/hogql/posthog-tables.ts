@@ -24,6 +24,35 @@ function col(type: ValueType, get: (row: number) => Value): HogQLColumn {
   return { type, get }
 }
 
+/**
+ * An event's person: the person its distinct id belongs to now, so the events of an anonymous id merged into
+ * a person later are that person's, as HogQL resolves `events.person_id` in every persons-on-events mode:
+ * through `person_distinct_ids` (mode `disabled`), or the id stamped at ingestion unless
+ * `person_distinct_id_overrides` holds a newer one for the distinct id (the default override modes; a merge
+ * writes the override). PostHog/posthog@006439298dc4:posthog/hogql/database/database.py
+ * (`create_hogql_database`, `_use_person_id_from_person_overrides`), PostHog/posthog@0639fcc3773a:
+ * posthog/hogql/database/schema/events.py (`person_id`: "Stable person identifier resolved from
+ * `distinct_id`"). An event without a person (`$process_person_profile: false`, a deleted person) keeps the
+ * stamped id, else the nil uuid.
+ */
+function personIdOf(data: ProjectData, row: number): string {
+  return (
+    data.persons.withDistinctId(data.events.distinctId(row))?.uuid ?? data.events.personUuid(row) ?? NIL_UUID
+  )
+}
+
+/**
+ * A value of a column a LEFT JOIN found no row for: ClickHouse's default for the type (`join_use_nulls` is
+ * off in HogQL: PostHog/posthog@006439298dc4:posthog/hogql/database/database.py, "assumes `join_use_nulls
+ * = 0` (the default)"), which is NULL for the nullable session columns.
+ */
+function missingJoinValue(type: ValueType): Value {
+  if (type.nullable) return null
+  if (type.kind === 'number' || type.kind === 'bool') return 0
+  if (type.kind === 'array') return []
+  return type.kind === 'uuid' ? NIL_UUID : ''
+}
+
 function eventsTable(data: ProjectData): HogQLTable {
   const e = data.events
   const properties = (row: number) => JSON.stringify(e.properties(row))
@@ -38,12 +67,30 @@ function eventsTable(data: ProjectData): HogQLTable {
       timestamp: col(types.datetime64(), (r) => e.timestamp(r)),
       created_at: col(types.datetime64(), (r) => e.createdAt(r)),
       properties: col(types.string(), properties),
-      person_id: col(types.uuid(), (r) => e.personUuid(r) ?? NIL_UUID),
+      person_id: col(types.uuid(), (r) => personIdOf(data, r)),
       elements_chain: col(types.string(), (r) => e.elementsChain(r)),
       $session_id: col(types.string(true), sessionId),
     }),
     jsonKey: (column, key) =>
       column === 'properties' ? col(types.string(true), (r) => propertyText(e.property(r, key))) : undefined,
+    // `session.<column>`: HogQL's events-to-sessions lazy join, a LEFT JOIN on `$session_id`
+    // (PostHog/posthog@006439298dc4:posthog/hogql/database/database.py `events.fields["session"]`,
+    // PostHog/posthog@0011d5503e8b:posthog/hogql/database/schema/sessions_v2.py
+    // `join_events_table_to_sessions_table_v2`). Web analytics breaks events down by it
+    // (PostHog/posthog@0011d5503e8b:posthog/hogql_queries/web_analytics/stats_table.py `INITIAL_UTM_SOURCE`).
+    join: (chain) => {
+      if (chain.length !== 2 || chain[0] !== 'session') return undefined
+      const sessionColumn = sessionColumns()
+      const column = Object.hasOwn(sessionColumn, chain[1] as string)
+        ? sessionColumn[chain[1] as string]
+        : undefined
+      if (!column) return undefined
+      return col(column.type, (r) => {
+        const id = sessionId(r)
+        const session = id === null ? undefined : data.sessions.get(id)
+        return session ? column.get(session) : missingJoinValue(column.type)
+      })
+    },
     rows: () => range(e.count),
     orderedRows: (column, desc) => (column === 'timestamp' ? e.ordered(desc) : undefined),
     // events is partitioned by toYYYYMM(timestamp) and sorted by (team_id, toDate(timestamp), …)
@@ -54,46 +101,65 @@ function eventsTable(data: ProjectData): HogQLTable {
 
 const text = (v: string | undefined): Value => v ?? null
 
+interface SessionColumn {
+  readonly type: ValueType
+  get(session: SessionRecord): Value
+}
+
+const sc = (type: ValueType, get: (session: SessionRecord) => Value): SessionColumn => ({ type, get })
+
+/**
+ * The sessions table's columns (PostHog/posthog@0011d5503e8b:posthog/hogql/database/schema/sessions_v2.py
+ * `LAZY_SESSIONS_FIELDS`), each a function of one session; built per query, as date-time types name the
+ * query's zone.
+ */
+function sessionColumns(): Record<string, SessionColumn> {
+  const nullableText = types.string(true)
+  const map: Record<string, SessionColumn> = {
+    session_id: sc(types.string(), (x) => x.id),
+    distinct_id: sc(types.string(), (x) => x.distinctId),
+    $start_timestamp: sc(types.datetime64(), (x) => x.start),
+    $end_timestamp: sc(types.datetime64(), (x) => x.end),
+    $session_duration: sc(types.int(), (x) => x.durationSeconds),
+    $urls: sc(types.stringArray(), (x) => x.urls),
+    $num_uniq_urls: sc(types.uint(), (x) => x.urls.length),
+    $entry_current_url: sc(nullableText, (x) => text(x.entry?.currentUrl)),
+    $entry_pathname: sc(nullableText, (x) => text(x.entry?.pathname)),
+    $entry_hostname: sc(nullableText, (x) => text(x.entry?.host)),
+    $end_current_url: sc(nullableText, (x) => text(x.exit?.currentUrl)),
+    $end_pathname: sc(nullableText, (x) => text(x.exit?.pathname)),
+    $exit_current_url: sc(nullableText, (x) => text(x.exit?.currentUrl)),
+    $exit_pathname: sc(nullableText, (x) => text(x.exit?.pathname)),
+    $entry_referring_domain: sc(nullableText, (x) => text(x.campaign?.referringDomain)),
+    $entry_utm_source: sc(nullableText, (x) => text(x.campaign?.utmSource)),
+    $entry_utm_medium: sc(nullableText, (x) => text(x.campaign?.utmMedium)),
+    $entry_utm_campaign: sc(nullableText, (x) => text(x.campaign?.utmCampaign)),
+    $entry_utm_term: sc(nullableText, (x) => text(x.campaign?.utmTerm)),
+    $entry_utm_content: sc(nullableText, (x) => text(x.campaign?.utmContent)),
+    $entry_gclid: sc(nullableText, (x) => text(x.campaign?.gclid)),
+    $entry_fbclid: sc(nullableText, (x) => text(x.campaign?.fbclid)),
+    $pageview_count: sc(types.uint(), (x) => x.pageviews),
+    $autocapture_count: sc(types.uint(), (x) => x.autocaptures),
+    $screen_count: sc(types.uint(), (x) => x.screens),
+    $channel_type: sc(types.string(), (x) => x.channelType),
+    $is_bounce: sc(types.bool(true), (x) => x.isBounce),
+    $last_external_click_url: sc(nullableText, () => null),
+    $vitals_lcp: sc(types.float(true), () => null),
+  }
+  map.id = map.session_id as SessionColumn
+  map.duration = map.$session_duration as SessionColumn
+  return map
+}
+
 function sessionsTable(data: ProjectData): HogQLTable {
   const list = data.sessions.list
-  const s = (get: (session: SessionRecord) => Value, type: ValueType) =>
-    col(type, (row) => get(list[row] as SessionRecord))
-  const nullableText = types.string(true)
-  const map: Record<string, HogQLColumn> = {
-    session_id: s((x) => x.id, types.string()),
-    distinct_id: s((x) => x.distinctId, types.string()),
-    $start_timestamp: s((x) => x.start, types.datetime64()),
-    $end_timestamp: s((x) => x.end, types.datetime64()),
-    $session_duration: s((x) => x.durationSeconds, types.int()),
-    $urls: s((x) => x.urls, types.stringArray()),
-    $num_uniq_urls: s((x) => x.urls.length, types.uint()),
-    $entry_current_url: s((x) => text(x.entry?.currentUrl), nullableText),
-    $entry_pathname: s((x) => text(x.entry?.pathname), nullableText),
-    $entry_hostname: s((x) => text(x.entry?.host), nullableText),
-    $end_current_url: s((x) => text(x.exit?.currentUrl), nullableText),
-    $end_pathname: s((x) => text(x.exit?.pathname), nullableText),
-    $exit_current_url: s((x) => text(x.exit?.currentUrl), nullableText),
-    $exit_pathname: s((x) => text(x.exit?.pathname), nullableText),
-    $entry_referring_domain: s((x) => text(x.campaign?.referringDomain), nullableText),
-    $entry_utm_source: s((x) => text(x.campaign?.utmSource), nullableText),
-    $entry_utm_medium: s((x) => text(x.campaign?.utmMedium), nullableText),
-    $entry_utm_campaign: s((x) => text(x.campaign?.utmCampaign), nullableText),
-    $entry_utm_term: s((x) => text(x.campaign?.utmTerm), nullableText),
-    $entry_utm_content: s((x) => text(x.campaign?.utmContent), nullableText),
-    $entry_gclid: s((x) => text(x.campaign?.gclid), nullableText),
-    $entry_fbclid: s((x) => text(x.campaign?.fbclid), nullableText),
-    $pageview_count: s((x) => x.pageviews, types.uint()),
-    $autocapture_count: s((x) => x.autocaptures, types.uint()),
-    $screen_count: s((x) => x.screens, types.uint()),
-    $channel_type: s((x) => x.channelType, types.string()),
-    $is_bounce: s((x) => x.isBounce, types.bool(true)),
-    $last_external_click_url: s(() => null, nullableText),
-    $vitals_lcp: s(() => null, types.float(true)),
+  const map: Record<string, HogQLColumn> = {}
+  for (const [name, c] of Object.entries(sessionColumns())) {
+    map[name] = col(c.type, (row) => c.get(list[row] as SessionRecord))
   }
-  map.id = map.session_id as HogQLColumn
-  map.duration = map.$session_duration as HogQLColumn
   return {
     name: 'sessions',
+    // `SELECT *` leaves out the table's `avoid_asterisk_fields` (sessions_v2.py, as above).
     starColumns: ['session_id', 'distinct_id', '$start_timestamp', '$end_timestamp', '$session_duration'],
     column: columns(map),
     rows: () => range(list.length),
@@ -101,6 +167,25 @@ function sessionsTable(data: ProjectData): HogQLTable {
     // The sessions table is keyed by a time-ordered (UUIDv7) session id, and PostHog turns `$start_timestamp`
     // bounds into bounds on it (PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py).
     timeKey: { column: '$start_timestamp', time: (r) => (list[r] as SessionRecord).start },
+  }
+}
+
+/**
+ * `person_distinct_ids`: which person each distinct id belongs to now (`distinct_id`, `person_id`; the
+ * latest version of each row of ClickHouse's `person_distinct_id2`, deleted ones left out).
+ * PostHog/posthog@006778d4e4ad:posthog/hogql/database/schema/person_distinct_ids.py
+ * (`PERSON_DISTINCT_IDS_FIELDS`, `select_from_person_distinct_ids_table`).
+ */
+function personDistinctIdsTable(data: ProjectData): HogQLTable {
+  const pairs = [...data.persons.distinctIdPairs()]
+  return {
+    name: 'person_distinct_ids',
+    starColumns: ['distinct_id', 'person_id'],
+    column: columns({
+      distinct_id: col(types.string(), (r) => (pairs[r] as readonly [string, PersonRecord])[0]),
+      person_id: col(types.string(), (r) => (pairs[r] as readonly [string, PersonRecord])[1].uuid),
+    }),
+    rows: () => range(pairs.length),
   }
 }
 
@@ -127,6 +212,7 @@ function personsTable(data: ProjectData): HogQLTable {
 /** The tables HogQL can query for one project. */
 export function posthogTables(data: ProjectData): (name: string) => HogQLTable | undefined {
   return (name) => {
+    if (name === 'person_distinct_ids') return personDistinctIdsTable(data)
     if (name === 'events') return eventsTable(data)
     if (name === 'sessions') return sessionsTable(data)
     if (name === 'persons') return personsTable(data)

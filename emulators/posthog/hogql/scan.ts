@@ -6,8 +6,11 @@ import { currentZone } from './zone.js'
 /**
  * How many rows a query reads, the emulator's measure of its execution time. ClickHouse reads only the
  * parts of a table that a WHERE bound on the table's time key can select (events are partitioned by month
- * and sorted by day; sessions by their time-ordered id), so a query bounded in time reads the rows in that
- * range and an unbounded one reads the whole table. Only plain bounds joined by AND count: `timestamp >=
+ * and sorted by day: PostHog/posthog@master:posthog/models/event/sql.py `EVENTS_TABLE_SQL`, `PARTITION BY
+ * toYYYYMM(timestamp)`, `ORDER BY (team_id, toDate(timestamp), …)`; sessions by their time-ordered id, onto
+ * which HogQL turns `$start_timestamp` bounds: PostHog/posthog@0011d5503e8b:posthog/hogql/database/schema/
+ * sessions_v2.py `SessionMinTimestampWhereClauseExtractorV2`), so a query bounded in time reads the rows in
+ * that range and an unbounded one reads the whole table. Only plain bounds joined by AND count: `timestamp >=
  * '…'`, `timestamp < toDateTime('…')`, and the same with `$start_timestamp` on sessions.
  */
 export function rowsScanned(where: Expr | undefined, table: HogQLTable, tableAlias?: string): number {

@@ -1,4 +1,4 @@
-import { HogQLError } from './errors.js'
+import { CLICKHOUSE, HogQLError } from './errors.js'
 import { currentZone, formatInZone, instantOfWall } from './zone.js'
 
 /**
@@ -78,7 +78,11 @@ export function parseDateTime(text: string, zone = 'UTC'): number | undefined {
 export function parseDateTimeStrict(text: string, target: string): number {
   const value = parseDateTime(text, currentZone())
   if (value === undefined) {
-    throw new HogQLError('type_error', `Cannot parse string '${text}' as ${target}`)
+    throw new HogQLError(
+      'type_error',
+      `Cannot parse string '${text}' as ${target}`,
+      CLICKHOUSE.cannotParseDateTime,
+    )
   }
   return value
 }

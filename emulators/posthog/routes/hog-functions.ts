@@ -74,6 +74,12 @@ function render(template: unknown, globals: Record<string, unknown>): unknown {
   return template
 }
 
+/** The CDP's `person` global: the event's person (none for a person-less event). */
+function personGlobal(data: ProjectData, event: CapturedEvent) {
+  const person = data.persons.withDistinctId(event.distinctId)
+  return person ? { id: person.uuid, properties: person.properties } : null
+}
+
 /** Runs the project's enabled webhook destinations for one captured event (fire and forget, like the CDP). */
 export function runDestinations(state: PosthogState, data: ProjectData, event: CapturedEvent): void {
   const functions = hogStates.get(state)?.functions.get(data.project.id)
@@ -88,7 +94,7 @@ export function runDestinations(state: PosthogState, data: ProjectData, event: C
       timestamp: isoMicrosOffset(event.timestamp),
       url: '',
     },
-    person: event.personUuid ? { id: event.personUuid, properties: {} } : null,
+    person: personGlobal(data, event),
     project: { id: data.project.id, name: data.project.name, url: '' },
   }
   for (const fn of functions.values()) {
@@ -169,16 +175,9 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
       if (typeof body.name === 'string') fn.name = body.name
       return view(fn)
     })
-    // PostHog keeps hog functions for their logs: DELETE is refused, a PATCH with `deleted: true` removes one.
-    app.delete(`${prefix}/hog_functions/:id/`, async () => {
-      throw new PosthogHttpError(
-        405,
-        drfError(
-          'invalid_request',
-          'method_not_allowed',
-          'DELETE not allowed. Use PATCH with deleted: true.',
-        ),
-      )
-    })
+    // PostHog keeps hog functions: DELETE answers a bare 405 (no body), a PATCH with `deleted: true` removes
+    // one (PostHog/posthog@f26edd043987:posthog/api/forbid_destroy_model.py `ForbidDestroyModel.destroy`,
+    // mixed into `HogFunctionViewSet` in posthog/api/hog_function.py).
+    app.delete(`${prefix}/hog_functions/:id/`, async (_request, reply) => reply.code(405).send())
   }
 }

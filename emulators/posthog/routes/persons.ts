@@ -105,19 +105,38 @@ function filtered(store: PersonStore, query: Record<string, unknown>): PersonRec
   const distinctId = str(query.distinct_id)
   const email = str(query.email)
   const search = str(query.search)
+  // Persons created more than a day in the future are left out (`filter_future_persons`).
+  const horizon = Date.now() + 86_400_000
   const matches = (p: PersonRecord) => {
+    if (p.createdAt >= horizon) return false
     if (distinctId !== undefined && !p.distinctIds.includes(distinctId)) return false
     if (email !== undefined && p.properties.email !== email) return false
     if (search !== undefined) {
+      // Email contains the text, or a distinct id (or, for a uuid, the person's id) is it.
       const mail = typeof p.properties.email === 'string' ? p.properties.email.toLowerCase() : ''
-      if (!mail.includes(search.toLowerCase()) && !p.distinctIds.includes(search)) return false
+      const idMatch = p.distinctIds.includes(search) || p.uuid === search.toLowerCase()
+      if (!mail.includes(search.toLowerCase()) && !idMatch) return false
     }
     return true
   }
-  // `get_serialized_people` orders by "created_at DESC, uuid" (posthog/queries/actor_base_query.py).
-  return store.list
-    .filter(matches)
-    .sort((a, b) => b.createdAt - a.createdAt || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0))
+  return store.list.filter(matches).sort((a, b) => b.createdAt - a.createdAt || compareText(b.uuid, a.uuid))
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * One page of the list. ClickHouse picks the page's persons ordered by "created_at DESC, id DESC" (`id` is
+ * the uuid) with LIMIT/OFFSET; `get_serialized_people` then loads them and orders the page by
+ * "created_at DESC, uuid", so persons created at the same instant swap places within a page but never
+ * cross pages. PostHog/posthog@a8b2677e87b7:posthog/api/person.py (`PersonViewSet.list`: `PersonQuery(…)
+ * .get_query(paginate=True, filter_future_persons=True)`), PostHog/posthog@735c646cced2:posthog/queries/
+ * person_query.py (`get_query`: `ORDER BY argMax(person.created_at, version) DESC, id DESC`,
+ * `filter_future_persons`, `_get_search_clauses`), posthog/queries/actor_base_query.py (`get_serialized_people`).
+ */
+function pageOf(persons: readonly PersonRecord[], offset: number, limit: number): PersonRecord[] {
+  return persons
+    .slice(offset, offset + limit)
+    .sort((a, b) => b.createdAt - a.createdAt || compareText(a.uuid, b.uuid))
 }
 
 /** PostHog's own refusal of a missing field, where `code` and `detail` are swapped. */
@@ -138,7 +157,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
     app.get<{ Params: ProjectParams }>(base, async (request: FastifyRequest<{ Params: ProjectParams }>) => {
       const store = projectOf(state, request.params.projectId).persons
       const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
-      const page = filtered(store, request.query as Record<string, unknown>).slice(offset, offset + limit)
+      const page = pageOf(filtered(store, request.query as Record<string, unknown>), offset, limit)
       const next =
         page.length >= limit
           ? absoluteUrl(request, { limit: String(limit), offset: String(offset + limit) })

@@ -1,12 +1,32 @@
+import { createHash } from 'node:crypto'
+
 export interface PersonRecord {
   readonly id: number
   readonly uuid: string
   /** In the order they were linked; the API sorts identified ids first. */
   readonly distinctIds: string[]
   properties: Record<string, unknown>
-  readonly createdAt: number
+  /** A merge keeps the older of the two persons' creation times. */
+  createdAt: number
   lastSeenAt?: number
   isIdentified: boolean
+}
+
+const PERSON_UUIDV5_NAMESPACE = Buffer.from('932979b465c3442484670b66ec27bc22', 'hex')
+
+/**
+ * The uuid of the person PostHog creates for a distinct id: a UUIDv5 of `<team_id>:<distinct_id>` in a fixed
+ * namespace, from the first distinct id the person is created with.
+ * PostHog/posthog@master:plugin-server/src/worker/ingestion/person-uuid.ts (`uuidFromDistinctId`,
+ * `PERSON_UUIDV5_NAMESPACE`), PostHog/posthog@0d0221014598:plugin-server/src/worker/ingestion/persons/
+ * person-create-service.ts (`createPerson`).
+ */
+export function personUuidFor(teamId: number, distinctId: string): string {
+  const hash = createHash('sha1').update(PERSON_UUIDV5_NAMESPACE).update(`${teamId}:${distinctId}`).digest()
+  hash[6] = ((hash[6] as number) & 0x0f) | 0x50
+  hash[8] = ((hash[8] as number) & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
 /** The person property operations capture understands (`$set`, `$set_once`, `$unset`). */
@@ -64,6 +84,27 @@ export class PersonStore {
     if (this.byDistinctId.has(distinctId)) return
     person.distinctIds.push(distinctId)
     this.byDistinctId.set(distinctId, person)
+  }
+
+  /**
+   * Merges `source` into `target` as PostHog's `mergePeople` does: `target` keeps its uuid and takes the
+   * source's distinct ids (after its own), the older `created_at`, the properties of both (the target's win
+   * a conflict) and `is_identified`; the source person is deleted. Events of the moved distinct ids then
+   * resolve to `target` (see the `events.person_id` column in hogql/posthog-tables.ts).
+   * PostHog/posthog@1c15bc795bc8:plugin-server/src/worker/ingestion/persons/person-merge-service.ts
+   * (`mergePeople`, `handleMergeTransaction`: `moveDistinctIds`, `deletePerson`, `olderCreatedAt`).
+   */
+  merge(target: PersonRecord, source: PersonRecord): void {
+    this.remove(source)
+    target.createdAt = Math.min(target.createdAt, source.createdAt)
+    target.properties = { ...source.properties, ...target.properties }
+    target.isIdentified = true
+    for (const d of source.distinctIds) this.linkDistinctId(target, d)
+  }
+
+  /** Every (distinct id, person) pair: the `person_distinct_ids` table. */
+  *distinctIdPairs(): Generator<readonly [string, PersonRecord]> {
+    for (const person of this.list) for (const d of person.distinctIds) yield [d, person]
   }
 
   remove(person: PersonRecord): void {

@@ -9,11 +9,11 @@ import {
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
+import { lookupPerson, personWithDistinctId, visitorFilterOf } from './person-lookup.js'
 import { capture, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
-import type { PosthogEvent } from './types.js'
+import type { PosthogEvent, PosthogPerson } from './types.js'
+import { personUuidOf, rowVisitorId, scopedVisitorId, UUID, unscopedVisitorId } from './visitor-ids.js'
 import { boundedRange } from './windows.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Columns of the `events` table (as opposed to keys inside `properties`). */
 const EVENT_TABLE_COLUMNS = new Set([
@@ -40,6 +40,9 @@ const BASE_COLUMNS: readonly EventColumn[] = ['uuid', 'event', 'distinct_id', 't
 export function eventColumnsFor(fields: FieldPlan): EventColumn[] {
   const full = fields.raw || fields.slow.has('metadata')
   const columns: EventColumn[] = [...BASE_COLUMNS]
+  // `person_id` is the person HogQL resolves the event to, its visitor id (visitor-ids.ts); resolving it
+  // may join person_distinct_ids, so it is selected only when visitor_id is read.
+  if (!fields.listed || fields.listed.has('visitor_id')) columns.push({ source: 'column', name: 'person_id' })
   const has = (c: EventColumn) => columns.some((x) => x.source === c.source && x.name === c.name)
   const add = (c: EventColumn) => {
     if (!has(c)) columns.push(c)
@@ -136,10 +139,11 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
   const sort = query.sort === 'name' ? 'event' : 'timestamp'
   // Without start_gte the list covers the default window (windows.ts): never a scan of all time.
   const range = boundedRange(dateOf(f.start_gte), dateOf(f.end_lt))
+  const visitorId = str(f.visitor_id)
   const hogql = eventsListQuery({
     columns,
     filter: {
-      visitorId: str(f.visitor_id),
+      visitor: visitorId === undefined ? undefined : await visitorFilterOf(ctx, projectId, visitorId),
       sessionId: str(f.session_id),
       types: eventTypesOf(f.type),
       start: range.start,
@@ -152,10 +156,20 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
-  return res.results.map((row) =>
-    fromPosthogEvent(eventFromRow(columns, row, ctx.fields.rawNames), projectId),
-  )
+  return res.results.map((row) => {
+    const event = eventFromRow(columns, row, ctx.fields.rawNames)
+    return fromPosthogEvent(event, projectId, visitorIdOf(ctx, projectId, event))
+  })
 }
+
+/** The event's visitor id in the project (visitor-ids.ts). */
+function visitorIdOf(ctx: HandlerContext, projectId: string, event: PosthogEvent): string | undefined {
+  const id = rowVisitorId(event.person_id, event.distinct_id)
+  return id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
+}
+
+/** Whether the caller reads `visitor_id` (it costs a request where PostHog does not answer it). */
+const wantsVisitor = (ctx: HandlerContext) => !ctx.fields.listed || ctx.fields.listed.has('visitor_id')
 
 async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
   if (!UUID.test(id)) throw notFound(`event ${id}: PostHog event ids are UUIDs`)
@@ -165,7 +179,12 @@ async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord>
     query: restQuery(ctx),
   })
   exposeRawNames(event, event.properties ?? {}, ctx.fields.rawNames)
-  return fromPosthogEvent(event, projectId)
+  // The legacy event names its distinct id, not its person: the persons API says whose it is; without a
+  // person the event carries the uuid PostHog derives from the distinct id, as lists show it.
+  if (!wantsVisitor(ctx)) return fromPosthogEvent(event, projectId, undefined)
+  const person = await personWithDistinctId(ctx, projectId, event.distinct_id)
+  const personId = person?.uuid ?? personUuidOf(projectId, event.distinct_id)
+  return fromPosthogEvent(event, projectId, scopedVisitorId(ctx, projectId, personId))
 }
 
 function timestampOf(raw: unknown): string {
@@ -176,21 +195,43 @@ function timestampOf(raw: unknown): string {
 
 /**
  * Capture never answers an id, so the event gets a uuid here, is sent with it, and is returned under it.
- * The event time is `raw.timestamp` when given (created_at is read-only), else now.
+ * The event time is `raw.timestamp` when given (created_at is read-only), else now. `visitor_id` names a
+ * person (its events are sent under one of its distinct ids: an identified one when it has one) or, when
+ * no person has it, is the distinct id of a new visitor, whose id is the uuid PostHog derives for the person
+ * it creates (visitor-ids.ts `personUuidOf`).
  */
 async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
-  const distinctId = str(body.visitor_id)
-  if (!distinctId)
+  const visitorId = str(body.visitor_id)
+  if (!visitorId)
     throw badRequest('visitor_id is required: PostHog silently drops events without a distinct id')
   const projectId = projectIdOf(ctx, body.property_id)
+  const person = await lookupPerson(ctx, projectId, visitorId)
+  const distinctId = person ? preferredDistinctId(person) : unscopedVisitorId(projectId, visitorId)
   const apiKey = await projectApiKey(ctx, projectId)
   const uuid = randomUUID()
   const payload = toPosthogCapture(body, { uuid, apiKey, distinctId, timestamp: timestampOf(body.raw) })
   if (!payload) throw badRequest('name or event_type is required to create a PostHog event')
   await capture(ctx, payload)
   const { event, distinct_id, timestamp, properties } = payload
-  return fromPosthogEvent({ uuid, event, distinct_id, timestamp, properties }, projectId)
+  const personId = person?.uuid ?? personUuidOf(projectId, distinctId)
+  return fromPosthogEvent(
+    { uuid, event, distinct_id, timestamp, properties },
+    projectId,
+    scopedVisitorId(ctx, projectId, personId),
+  )
 }
+
+/** The distinct id to send a person's events under: an identified one (not PostHog's anonymous form), else any. */
+function preferredDistinctId(person: PosthogPerson): string {
+  const ids = [...(person.distinct_ids ?? [])].sort()
+  return ids.find((d) => !ANONYMOUS_DISTINCT_ID.test(d)) ?? ids[0] ?? person.uuid
+}
+
+/**
+ * PostHog's `is_anonymous_id` (posthog/utils.py `ANONYMOUS_REGEX`): five lowercase alphanumeric groups joined
+ * by dashes, as posthog-js's anonymous ids and lowercase UUIDs are.
+ */
+const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,

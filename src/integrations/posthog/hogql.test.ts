@@ -34,7 +34,7 @@ describe('event templates', () => {
   it('builds filters for every pushed-down unified filter', () => {
     expect(
       eventConditions({
-        visitorId: 'u_1',
+        visitor: { personId: '0190a1b2-0000-7000-8000-000000000001', distinctIds: ['anon', 'u_1'] },
         sessionId: "s'1",
         start: new Date('2024-05-01T00:00:00Z'),
         end: new Date('2024-05-02T00:00:00Z'),
@@ -43,9 +43,18 @@ describe('event templates', () => {
     ).toEqual([
       "timestamp >= toDateTime('2024-05-01T00:00:00.000Z')",
       "timestamp < toDateTime('2024-05-02T00:00:00.000Z')",
-      "distinct_id = 'u_1'",
+      "person_id = '0190a1b2-0000-7000-8000-000000000001'",
       "properties.$session_id = 's\\'1'",
       "(event ILIKE '%pricing%' OR properties.$current_url ILIKE '%pricing%' OR properties.title ILIKE '%pricing%')",
+    ])
+  })
+
+  it("filters a visitor's events by person, or by the id itself when no person has it", () => {
+    const id = '0190a1b2-0000-7000-8000-000000000002'
+    expect(eventConditions({ visitor: { unknownId: 'crm_1' } })).toEqual(["distinct_id = 'crm_1'"])
+    // A person-less event carries its own person id; a uuid may be that or an anonymous distinct id.
+    expect(eventConditions({ visitor: { unknownId: id } })).toEqual([
+      `(person_id = '${id}' OR distinct_id = '${id}')`,
     ])
   })
 

@@ -1,5 +1,6 @@
 import type { EventType } from '../../models/index.js'
 import { AUTOCAPTURE_TYPES, EVENT_NAMES_BY_TYPE, RAGECLICK } from './event-types.js'
+import { REPORT_DIMENSIONS } from './report-catalog.js'
 
 /**
  * The fixed HogQL the integration sends. Every value from a caller goes through `hogqlString`,
@@ -57,7 +58,7 @@ function hogqlList(values: readonly string[]): string {
 
 interface SelectParts {
   readonly select: readonly string[]
-  readonly from: 'events' | 'sessions'
+  readonly from: 'events' | 'sessions' | 'person_distinct_ids'
   readonly where?: readonly string[]
   readonly groupBy?: readonly string[]
   readonly orderBy?: readonly string[]
@@ -82,8 +83,28 @@ export interface EventColumn {
   readonly name: string
 }
 
+/**
+ * Whose events or sessions: a person (its uuid and distinct ids), or, when no person has the visitor id, the
+ * id itself (the distinct id of events without a person, or the person id PostHog stamped on them).
+ */
+export type VisitorFilter =
+  | { readonly personId: string; readonly distinctIds: readonly string[] }
+  | { readonly unknownId: string }
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Every event of the person, whichever of its distinct ids it was sent under (HogQL resolves `person_id`). */
+function eventVisitorCondition(visitor: VisitorFilter): string {
+  if ('personId' in visitor) return `person_id = ${hogqlString(visitor.personId)}`
+  const id = hogqlString(visitor.unknownId)
+  // person_id is a UUID column: comparing it with other text is a type error in HogQL.
+  return UUID_TEXT.test(visitor.unknownId)
+    ? `(person_id = ${id} OR distinct_id = ${id})`
+    : `distinct_id = ${id}`
+}
+
 export interface EventFilter {
-  readonly visitorId?: string
+  readonly visitor?: VisitorFilter
   readonly sessionId?: string
   readonly types?: readonly EventType[]
   readonly start?: Date
@@ -118,7 +139,7 @@ export function eventConditions(filter: EventFilter): string[] {
   const where: string[] = []
   if (filter.start) where.push(`timestamp >= ${hogqlDateTime(filter.start)}`)
   if (filter.end) where.push(`timestamp < ${hogqlDateTime(filter.end)}`)
-  if (filter.visitorId !== undefined) where.push(`distinct_id = ${hogqlString(filter.visitorId)}`)
+  if (filter.visitor !== undefined) where.push(eventVisitorCondition(filter.visitor))
   if (filter.sessionId !== undefined) where.push(`properties.$session_id = ${hogqlString(filter.sessionId)}`)
   if (filter.types && filter.types.length > 0) where.push(eventTypeCondition(filter.types))
   if (filter.search !== undefined) {
@@ -180,11 +201,11 @@ export const SESSION_COLUMNS = [
   '$channel_type',
 ] as const
 
-/** A session's source: the campaign source, else the referring domain (as §12.3 suggests). */
-export const SESSION_SOURCE = 'coalesce($entry_utm_source, $entry_referring_domain)'
+/** A session's source: the campaign source, else the referring domain (as §12.3 suggests; reports' SOURCE too). */
+export const SESSION_SOURCE = REPORT_DIMENSIONS.SOURCE?.sessions as string
 
 export interface SessionFilter {
-  readonly visitorId?: string
+  readonly visitor?: VisitorFilter
   readonly source?: string
   readonly medium?: string
   readonly start?: Date
@@ -212,7 +233,14 @@ export function sessionsListQuery(input: {
   const where: string[] = []
   if (f.start) where.push(`$start_timestamp >= ${hogqlDateTime(f.start)}`)
   if (f.end) where.push(`$start_timestamp < ${hogqlDateTime(f.end)}`)
-  if (f.visitorId !== undefined) where.push(`distinct_id = ${hogqlString(f.visitorId)}`)
+  // A session's distinct_id is its latest event's, one of its person's distinct ids.
+  if (f.visitor !== undefined) {
+    where.push(
+      'personId' in f.visitor
+        ? `distinct_id IN ${hogqlList(f.visitor.distinctIds.length > 0 ? f.visitor.distinctIds : [''])}`
+        : `distinct_id = ${hogqlString(f.visitor.unknownId)}`,
+    )
+  }
   if (f.source !== undefined) where.push(`${SESSION_SOURCE} = ${hogqlString(f.source)}`)
   if (f.medium !== undefined) where.push(`$entry_utm_medium = ${hogqlString(f.medium)}`)
   if (f.search !== undefined) {
@@ -283,9 +311,10 @@ export function sessionDetailsQuery(sessionIds: readonly string[], from: Date, t
 
 /**
  * Sessions, page views, events and the last event's time per person for a page of persons: one grouped
- * query, over the events since `since` (a day before the earliest person was created; windows.ts).
+ * query over all of their events, whenever they happened (events back-filled before the person was created
+ * count too: PostHog keeps the `created_at` of the first event it processed, not the earliest timestamp).
  */
-export function visitorTotalsQuery(personUuids: readonly string[], since?: Date): string {
+export function visitorTotalsQuery(personUuids: readonly string[]): string {
   return selectQuery({
     select: [
       'person_id',
@@ -295,12 +324,19 @@ export function visitorTotalsQuery(personUuids: readonly string[], since?: Date)
       'max(timestamp)',
     ],
     from: 'events',
-    where: [
-      ...(since ? [`timestamp >= ${hogqlDateTime(since)}`] : []),
-      `person_id IN ${hogqlList(personUuids)}`,
-    ],
+    where: [`person_id IN ${hogqlList(personUuids)}`],
     groupBy: ['person_id'],
     limit: personUuids.length,
+  })
+}
+
+/** The person each of these distinct ids belongs to now (`person_distinct_ids`, as HogQL resolves events). */
+export function personsOfDistinctIdsQuery(distinctIds: readonly string[]): string {
+  return selectQuery({
+    select: ['distinct_id', 'person_id'],
+    from: 'person_distinct_ids',
+    where: [`distinct_id IN ${hogqlList(distinctIds)}`],
+    limit: distinctIds.length,
   })
 }
 

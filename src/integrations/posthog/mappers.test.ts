@@ -20,7 +20,6 @@ import {
   toPosthogIdentify,
   toPosthogPersonProperties,
   toPosthogProject,
-  visitorIdOf,
 } from './mappers.js'
 
 describe('projects', () => {
@@ -194,7 +193,7 @@ describe('sessions', () => {
 })
 
 describe('visitors', () => {
-  it('maps a list row, with the identified distinct id as id (whatever its place) and the uuid as raw.__id', () => {
+  it("maps a list row, with the person's uuid as id (and as raw.__id, where earlier versions read it)", () => {
     expect(
       fromPosthogPerson(PERSON, '12345', {
         total_sessions: 3,
@@ -203,7 +202,7 @@ describe('visitors', () => {
         last_seen_at: new Date('2024-05-01T10:05:00Z'),
       }),
     ).toEqual({
-      id: 'u_42',
+      id: PERSON.uuid,
       created_at: new Date('2024-04-01T12:00:00Z'),
       property_id: '12345',
       email: 'a@b.co',
@@ -231,16 +230,6 @@ describe('visitors', () => {
     expect(v.last_seen_at).toBeUndefined()
   })
 
-  it('picks the same visitor id from a list row and a detail view, whatever the order of distinct ids', () => {
-    const anonymous = '01890c2e-6f8d-7000-8000-000000000001'
-    expect(visitorIdOf([anonymous, 'u_42'])).toBe('u_42')
-    expect(visitorIdOf(['u_42', anonymous])).toBe('u_42')
-    expect(visitorIdOf(['zed', anonymous, 'amy'])).toBe('amy')
-    // PostHog's anonymous pattern is lowercase only: an upper-case UUID counts as identified.
-    expect(visitorIdOf([anonymous, anonymous.toUpperCase()])).toBe(anonymous.toUpperCase())
-    expect(visitorIdOf(['b0-1-2-3-4', 'a0-1-2-3-4'])).toBe('a0-1-2-3-4')
-  })
-
   it('turns a unified visitor into $set properties and an $identify capture', () => {
     const properties = toPosthogPersonProperties({
       email: 'z@y.x',
@@ -262,9 +251,9 @@ describe('visitors', () => {
       timestamp: 't',
       properties: { $set: properties },
     })
-    const created = fromPosthogIdentify(identify, '7')
+    const created = fromPosthogIdentify(identify, '7', '0190a1b2-0000-7000-8000-000000000003')
     expect(created).toMatchObject({
-      id: 'd-1',
+      id: '0190a1b2-0000-7000-8000-000000000003',
       property_id: '7',
       email: 'z@y.x',
       country_code: 'DE',

@@ -8,6 +8,7 @@ import {
 import type { WriteBody } from '../types.js'
 import { eventNameFor, eventTypeOf } from './event-types.js'
 import type { PosthogCapture, PosthogEvent, PosthogPerson, PosthogProject } from './types.js'
+import { rowVisitorId } from './visitor-ids.js'
 import { instantOf, localDayRange } from './zones.js'
 
 /**
@@ -132,7 +133,15 @@ export const EVENT_MAPPED_PROPERTIES: readonly string[] = [
 ]
 const EVENT_MAPPED = new Set(EVENT_MAPPED_PROPERTIES)
 
-export function fromPosthogEvent(event: PosthogEvent, propertyId: string): UnifiedRecord {
+/**
+ * `visitorId` is the event's unified visitor id (the handler scopes it to the project); by default the
+ * person HogQL resolved the event to (`person_id`), else its distinct id (visitor-ids.ts).
+ */
+export function fromPosthogEvent(
+  event: PosthogEvent,
+  propertyId: string,
+  visitorId: string | undefined = rowVisitorId(event.person_id, event.distinct_id),
+): UnifiedRecord {
   const p = event.properties
   const prop = (field: keyof typeof EVENT_FIELD_PROPERTIES) => text(p[EVENT_FIELD_PROPERTIES[field]])
   return {
@@ -140,7 +149,7 @@ export function fromPosthogEvent(event: PosthogEvent, propertyId: string): Unifi
     created_at: date(event.timestamp),
     name: event.event,
     event_type: eventTypeOf(event.event, text(p.$event_type)),
-    visitor_id: text(event.distinct_id),
+    visitor_id: visitorId,
     property_id: propertyId,
     session_id: prop('session_id'),
     page_url: prop('page_url'),
@@ -213,17 +222,22 @@ export interface SessionDetails {
 }
 
 /** A row of the `sessions` table (keyed by column name), plus its details when they were fetched. */
+/**
+ * `visitorId` is the session's unified visitor id: the person of its `distinct_id` (the handler reads it
+ * from `person_distinct_ids` and scopes it), else the distinct id.
+ */
 export function fromPosthogSession(
   row: Record<string, unknown>,
   propertyId: string,
   details?: SessionDetails,
+  visitorId: string | undefined = text(row.distinct_id),
 ): UnifiedRecord {
   const start = date(row.$start_timestamp)
   return {
     id: text(row.session_id),
     created_at: start,
     property_id: propertyId,
-    visitor_id: text(row.distinct_id),
+    visitor_id: visitorId,
     start_at: start,
     end_at: date(row.$end_timestamp),
     duration_seconds: num(row.$session_duration),
@@ -267,23 +281,6 @@ export interface VisitorTotals {
   readonly last_seen_at?: Date
 }
 
-/**
- * PostHog's `is_anonymous_id` (posthog/utils.py `ANONYMOUS_REGEX`): five lowercase alphanumeric groups joined
- * by dashes, as posthog-js's anonymous ids and lowercase UUIDs are.
- */
-const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
-
-/**
- * The distinct id a person is known by: an identified (non-anonymous) id before an anonymous one, the
- * smallest of each kind. The order of `distinct_ids` is not used: the persons list returns them in database
- * order, and only the detail view sorts identified ids first, so taking the first would make the visitor id
- * depend on which endpoint answered.
- */
-export function visitorIdOf(distinctIds: readonly string[]): string | undefined {
-  const sorted = [...distinctIds].sort()
-  return sorted.find((d) => !ANONYMOUS_DISTINCT_ID.test(d)) ?? sorted[0]
-}
-
 function genderOf(v: unknown): string | undefined {
   const raw = text(v)
   if (raw === undefined) return undefined
@@ -312,9 +309,9 @@ function visitorFieldsOf(p: Record<string, unknown>): UnifiedRecord {
 }
 
 /**
- * A person (a list row or a detail) as a visitor. The visitor id is a distinct id (`visitorIdOf`), so it
- * matches `visitor_id` of the person's events and sessions; the person's uuid is `raw.__id`. Neither view
- * has a last-seen time: `last_seen_at` comes with the totals, from the person's events.
+ * A person (a list row or a detail) as a visitor. The visitor id is the person's uuid (visitor-ids.ts), which
+ * events and sessions report as their `visitor_id`; `raw.__id` repeats it, as earlier versions put it there.
+ * Neither view has a last-seen time: `last_seen_at` comes with the totals, from the person's events.
  */
 export function fromPosthogPerson(
   person: PosthogPerson,
@@ -322,7 +319,7 @@ export function fromPosthogPerson(
   totals?: VisitorTotals,
 ): UnifiedRecord {
   return {
-    id: visitorIdOf(person.distinct_ids ?? []) ?? person.uuid,
+    id: person.uuid,
     created_at: date(person.created_at),
     property_id: propertyId,
     ...visitorFieldsOf(person.properties ?? {}),
@@ -334,12 +331,16 @@ export function fromPosthogPerson(
 
 /**
  * The visitor an `$identify` creates. PostHog makes the person asynchronously and answers no id, so the
- * record is what was sent: the distinct id is the visitor id and `raw` is the capture (without the key).
+ * record is what was sent under the person's uuid (the caller knows it); `raw` is the capture (without the key).
  */
-export function fromPosthogIdentify(capture: PosthogCapture, propertyId: string): UnifiedRecord {
+export function fromPosthogIdentify(
+  capture: PosthogCapture,
+  propertyId: string,
+  personUuid: string,
+): UnifiedRecord {
   const { api_key: _key, ...sent } = capture
   return {
-    id: capture.distinct_id,
+    id: personUuid,
     property_id: propertyId,
     ...visitorFieldsOf(objectOf(capture.properties.$set) ?? {}),
     raw: sent,

@@ -3,6 +3,7 @@ import { ProviderError } from '../../errors.js'
 import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../types.js'
 import { fromPosthogEvent } from './mappers.js'
 import type { PosthogEvent } from './types.js'
+import { rowVisitorId } from './visitor-ids.js'
 
 /**
  * Captured events pushed by a PostHog CDP destination: a hog function of type `destination` built from the
@@ -26,6 +27,8 @@ function bearerMatches(call: NativeCall, secret: string): boolean {
 
 interface DestinationCall {
   readonly event?: PosthogEvent
+  /** The CDP's `person` global: the event's person (`id` is its uuid), null for a person-less event. */
+  readonly person?: { readonly id?: string } | null
   readonly project?: { readonly id?: number | string }
 }
 
@@ -73,6 +76,9 @@ export const posthogEventPushes: NativeWebhookSupport = {
   records(call) {
     const body = (call.body ?? {}) as DestinationCall
     if (!body.event?.event) return []
-    return [fromPosthogEvent(body.event, String(body.project?.id ?? ''))]
+    // The destination is created on the connection's default project, whose visitor ids are bare person
+    // uuids (visitor-ids.ts): the same `visitor_id` the event has when listed.
+    const visitorId = rowVisitorId(body.person?.id, body.event.distinct_id)
+    return [fromPosthogEvent(body.event, String(body.project?.id ?? ''), visitorId)]
   },
 }

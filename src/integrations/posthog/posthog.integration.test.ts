@@ -233,9 +233,9 @@ describe('analytics_event', () => {
     expect(pricing.length).toBeGreaterThan(0)
     expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)
     const sent = sentQueries()
-    expect(sent[1]).toContain(`AND distinct_id = '${visitor}'`)
+    expect(sent[1]).toContain(`AND person_id = '${visitor}'`)
     // No list is a scan of all time: without start_gte it covers the last 30 days.
-    expect(sent[1]).toMatch(/WHERE timestamp >= toDateTime\('[^']+'\) AND distinct_id/)
+    expect(sent[1]).toMatch(/WHERE timestamp >= toDateTime\('[^']+'\) AND person_id/)
     expect(sent[2]).toContain(`properties.$session_id = '${session}'`)
     expect(sent[4]).toContain(
       `WHERE timestamp >= toDateTime('${start.toISOString()}') AND timestamp < toDateTime('${end.toISOString()}')`,
@@ -291,7 +291,7 @@ describe('analytics_event', () => {
       page_url: listed?.page_url,
     })
     expect(got.raw).toMatchObject({ $lib: expect.any(String) })
-    expect(emulator.requests().at(-1)?.path).toBe(`/api/projects/1/events/${listed?.id}/`)
+    expect(emulator.requests().map((r) => r.path)).toContain(`/api/projects/1/events/${listed?.id}/`)
     const unknown = await failure(h.get(ctx(), '0190a000-0000-7000-8000-000000000000'))
     expect((unknown as ProviderError).status).toBe(404)
     const malformed = await failure(h.get(ctx(), 'not-a-uuid'))
@@ -308,10 +308,12 @@ describe('analytics_event', () => {
       metadata: { plan: { value: 'pro' } },
       raw: { timestamp: '2024-12-31T12:00:00.000Z' },
     })
+    // The visitor id given is a distinct id; the event is the person's, under the person's id.
+    const person = emulator.state.projects.get(1)!.persons.withDistinctId('user_3')!
     expect(created).toMatchObject({
       name: 'sign_up',
       event_type: 'SIGN_UP',
-      visitor_id: 'user_3',
+      visitor_id: person.uuid,
       property_id: '1',
     })
     const capture = emulator.requests().find((r) => r.path === '/i/v0/e/')
@@ -325,6 +327,7 @@ describe('analytics_event', () => {
     const read = await h.get(ctx(), created.id as string)
     expect(read).toMatchObject({
       id: created.id,
+      visitor_id: person.uuid,
       event_type: 'SIGN_UP',
       metadata: { plan: { value: 'pro' } },
     })
@@ -408,14 +411,16 @@ describe('analytics_session', () => {
 
   it('fetches device, browser, OS, place and event counts in one extra query per page, only when asked', async () => {
     const h = handlers('analytics_session')
-    const plain = await h.list(ctx(), list({ limit: 5 }))
+    // Without visitor_id, the page is one query; with it, one more names the sessions' persons.
+    const plain = await h.list(ctx({ listed: new Set(['id', 'start_at']) }), list({ limit: 5 }))
     expect(plain[0]?.browser).toBeUndefined()
     expect(sentQueries()).toHaveLength(1)
     emulator.clearRequests()
     const slow = new Set(['device', 'browser', 'os', 'country', 'city', 'events_count'])
     const detailed = await h.list(ctx({ slow }), list({ limit: 5 }))
-    expect(sentQueries()).toHaveLength(2)
-    expect(sentQueries()[1]).toMatch(/GROUP BY properties\.\$session_id/)
+    expect(sentQueries()).toHaveLength(3)
+    expect(sentQueries().filter((q) => /GROUP BY properties\.\$session_id/.test(q))).toHaveLength(1)
+    expect(sentQueries().filter((q) => /FROM person_distinct_ids/.test(q))).toHaveLength(1)
     const data = emulator.state.projects.get(1)!
     for (const s of detailed) {
       const seeded = data.sessions.get(s.id as string)!
@@ -442,40 +447,53 @@ describe('analytics_session', () => {
 })
 
 describe('analytics_visitor', () => {
-  it('lists persons paged, with a distinct id as visitor id and the uuid as raw.__id', async () => {
+  it("lists persons paged, with the person's uuid as visitor id", async () => {
     const h = handlers('analytics_visitor')
     const both = await h.list(ctx(), list({ limit: 4 }))
     const second = await h.list(ctx(), list({ limit: 2, offset: 2 }))
     expect(second.map((v) => v.id)).toEqual(both.slice(2).map((v) => v.id))
-    const person = emulator.state.projects.get(1)!.persons.withDistinctId(both[0]?.id as string)
-    expect((both[0]!.raw as { __id: string }).__id).toBe(person?.uuid)
+    const persons = emulator.state.projects.get(1)!.persons
+    expect(both.every((v) => persons.withIdOrUuid(v.id as string)?.uuid === v.id)).toBe(true)
     expect(emulator.requests()[1]?.query).toMatchObject({ limit: '2', offset: '2' })
   })
 
-  it('names identified persons by their user id, as their events do, though lists put the anonymous id first', async () => {
-    const h = handlers('analytics_visitor')
-    const visitors = await h.list(ctx(), list({ limit: 40 }))
-    const persons = emulator.state.projects.get(1)!.persons
-    // Seeded identified persons: an anonymous id linked first, then the user's id.
-    const identified = visitors.filter(
-      (v) =>
-        String(v.id).startsWith('user_') && persons.withDistinctId(v.id as string)!.distinctIds.length > 1,
+  it("finds every event and session of a visitor, the anonymous ones before identify too, under the visitor's id", async () => {
+    const data = emulator.state.projects.get(1)!
+    // A seeded identified person whose first visit was anonymous (its events carry the anonymous id) and
+    // who came back identified.
+    const [[personId]] = (await directQuery(
+      'SELECT person_id FROM events GROUP BY person_id HAVING count(DISTINCT distinct_id) > 1 LIMIT 1',
+    )) as [[string]]
+    const person = data.persons.withIdOrUuid(personId)!
+    const [anonymousId, userId] = person.distinctIds as [string, string]
+    expect(userId).toMatch(/^user_/)
+    const visitor = await handlers('analytics_visitor').get(ctx({ slow: new Set(['total_events']) }), userId)
+    expect(visitor.id).toBe(personId) // a distinct id still finds the person
+    expect((await handlers('analytics_visitor').get(ctx(), personId)).id).toBe(personId)
+
+    const window = { start_gte: daysBefore(40), end_lt: UNTIL }
+    const events = await handlers('analytics_event').list(
+      ctx({ raw: true }),
+      list({ limit: 1000, filters: { ...window, visitor_id: personId } }),
     )
-    expect(identified.length).toBeGreaterThan(0)
-    const row = persons.withDistinctId(identified[0]!.id as string)!
-    expect(row.distinctIds[0]).not.toBe(identified[0]!.id) // the list's first id is the anonymous one
-    let withEvents = 0
-    for (const v of identified) {
-      const used = await directQuery(
-        `SELECT DISTINCT distinct_id FROM events WHERE person_id = '${(v.raw as { __id: string }).__id}'`,
-      )
-      if (used.length > 0) withEvents++
-      expect(used.flat().every((d) => d === v.id)).toBe(true)
-    }
-    expect(withEvents).toBeGreaterThan(0)
-    expect((await h.get(ctx(), identified[0]!.id as string)).id).toBe(identified[0]!.id)
-    // No list row or detail carries a last-seen time: it is not read from them.
-    expect(visitors.every((v) => v.last_seen_at === undefined)).toBe(true)
+    const distinctIds = new Set(events.map((e) => (e.raw as { distinct_id: string }).distinct_id))
+    expect(distinctIds).toEqual(new Set([anonymousId, userId]))
+    expect(events.every((e) => e.visitor_id === personId)).toBe(true)
+    expect(events).toHaveLength(visitor.total_events as number)
+    // Sessions report the same visitor, the anonymous first visit included.
+    const sessions = await handlers('analytics_session').list(
+      ctx({ raw: true }),
+      list({ limit: 100, filters: { ...window, visitor_id: personId } }),
+    )
+    expect(new Set(sessions.map((x) => (x.raw as { distinct_id: string }).distinct_id))).toEqual(distinctIds)
+    expect(sessions.every((x) => x.visitor_id === personId)).toBe(true)
+    const unfiltered = await handlers('analytics_session').list(ctx(), list({ limit: 200, filters: window }))
+    expect(
+      unfiltered
+        .filter((x) => x.visitor_id === personId)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(sessions.map((x) => x.id).sort())
   })
 
   it("reads last_seen_at with the totals, from the person's last event", async () => {
@@ -508,34 +526,57 @@ describe('analytics_visitor', () => {
     }
   })
 
-  it('creates a visitor with $identify, then reads, patches, updates and removes it', async () => {
+  it('creates a visitor with $identify under the id PostHog gives the person, then reads, patches, updates and removes it', async () => {
     const h = handlers('analytics_visitor')
     const created = await h.create(ctx(), {
       email: 'new@example.com',
       name: 'New Person',
       raw: { distinct_id: 'crm_77' },
     })
-    expect(created).toMatchObject({ id: 'crm_77', email: 'new@example.com', name: 'New Person' })
+    const uuid = emulator.state.projects.get(1)!.persons.withDistinctId('crm_77')?.uuid
+    expect(created).toMatchObject({ id: uuid, email: 'new@example.com', name: 'New Person' })
     expect(emulator.requests().at(-1)?.body).toMatchObject({
       event: '$identify',
       distinct_id: 'crm_77',
       properties: { $set: { email: 'new@example.com', name: 'New Person' } },
     })
-    const read = await h.get(ctx(), 'crm_77')
-    expect(read).toMatchObject({ id: 'crm_77', email: 'new@example.com' })
-    expect(await h.patch(ctx(), 'crm_77', { name: 'Renamed' })).toMatchObject({
+    const id = created.id as string
+    const read = await h.get(ctx(), id)
+    expect(read).toMatchObject({ id, email: 'new@example.com' })
+    expect((await h.get(ctx(), 'crm_77')).id).toBe(id)
+    expect(await h.patch(ctx(), id, { name: 'Renamed' })).toMatchObject({
+      id,
       name: 'Renamed',
       email: 'new@example.com',
     })
-    expect((await h.get(ctx(), 'crm_77')).name).toBe('Renamed')
+    expect((await h.get(ctx(), id)).name).toBe('Renamed')
     expect(
-      await h.update(ctx(), 'crm_77', { city: 'Lisbon', metadata: { tier: { value: 'gold' } } }),
+      await h.update(ctx(), id, { city: 'Lisbon', metadata: { tier: { value: 'gold' } } }),
     ).toMatchObject({
       city: 'Lisbon',
       metadata: { tier: { value: 'gold' } },
     })
-    await h.remove(ctx(), 'crm_77')
-    expect(((await failure(h.get(ctx(), 'crm_77'))) as ProviderError).status).toBe(404)
+    await h.remove(ctx(), id)
+    expect(((await failure(h.get(ctx(), id))) as ProviderError).status).toBe(404)
+  })
+
+  it("counts events back-filled before the person was created in the visitor's totals", async () => {
+    const created = await handlers('analytics_visitor').create(ctx(), {
+      email: 'late@example.com',
+      raw: { distinct_id: 'backfill_1' },
+    })
+    // An import of the visitor's history: events from long before the person was created.
+    for (const day of ['2023-03-01', '2023-03-02']) {
+      const event = await handlers('analytics_event').create(ctx(), {
+        event_type: 'PAGE_VIEW',
+        visitor_id: created.id as string,
+        raw: { timestamp: `${day}T10:00:00.000Z` },
+      })
+      expect(event.visitor_id).toBe(created.id)
+    }
+    const slow = new Set(['total_events', 'total_page_views'])
+    const visitor = await handlers('analytics_visitor').get(ctx({ slow }), created.id as string)
+    expect(visitor).toMatchObject({ total_events: 3, total_page_views: 2 })
   })
 
   it('generates the distinct id when none is given', async () => {
@@ -544,6 +585,53 @@ describe('analytics_visitor', () => {
     expect((await handlers('analytics_visitor').get(ctx(), created.id as string)).email).toBe(
       'anon@example.com',
     )
+  })
+
+  it('scopes the visitor ids of a second project in persons, events and sessions alike, so they round-trip', async () => {
+    const window = { property_id: '2', start_gte: daysBefore(40), end_lt: UNTIL }
+    const [event] = await handlers('analytics_event').list(ctx(), list({ limit: 1, filters: window }))
+    const id = event?.visitor_id as string
+    const person = emulator.state.projects.get(2)!.persons.withIdOrUuid(id.slice(2))
+    expect(id).toBe(`2:${person?.uuid}`)
+    expect((await handlers('analytics_visitor').get(ctx(), id)).id).toBe(id)
+    const events = await handlers('analytics_event').list(
+      ctx(),
+      list({ limit: 500, filters: { ...window, visitor_id: id } }),
+    )
+    expect(events.length).toBeGreaterThan(0)
+    expect(events.every((e) => e.visitor_id === id)).toBe(true)
+    const sessions = await handlers('analytics_session').list(
+      ctx(),
+      list({ limit: 100, filters: { ...window, visitor_id: id } }),
+    )
+    expect(sessions.length).toBeGreaterThan(0)
+    expect(sessions.every((x) => x.visitor_id === id)).toBe(true)
+    const [visitor] = await handlers('analytics_visitor').list(ctx(), list({ limit: 1, filters: window }))
+    expect(visitor?.id).toMatch(/^2:[0-9a-f-]{36}$/)
+  })
+
+  it('names person-less events by the uuid PostHog stamps on them, so their visitor id still filters them', async () => {
+    const session = '0186b16c-0000-7000-8000-00000000d001'
+    const created = await handlers('analytics_event').create(ctx(), {
+      name: 'ping',
+      visitor_id: 'ghost_1',
+      session_id: session,
+      page_url: 'https://shop.example/',
+      raw: { timestamp: '2023-03-05T10:00:00.000Z', properties: { $process_person_profile: false } },
+    })
+    const id = created.visitor_id as string
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5/)
+    const window = { start_gte: new Date('2023-03-05T00:00:00Z'), end_lt: new Date('2023-03-06T00:00:00Z') }
+    const events = await handlers('analytics_event').list(
+      ctx(),
+      list({ filters: { ...window, visitor_id: id } }),
+    )
+    expect(events.map((e) => [e.id, e.visitor_id])).toEqual([[created.id, id]])
+    expect((await handlers('analytics_event').get(ctx(), created.id as string)).visitor_id).toBe(id)
+    const [listedSession] = await handlers('analytics_session').list(ctx(), list({ filters: window }))
+    expect(listedSession).toMatchObject({ id: session, visitor_id: id })
+    // There is no person to read.
+    expect(((await failure(handlers('analytics_visitor').get(ctx(), id))) as ProviderError).status).toBe(404)
   })
 
   it('adds raw parameters to the persons query string', async () => {
@@ -665,6 +753,50 @@ describe('analytics_report', () => {
     }
   })
 
+  it("breaks events and sessions down by the same source: each visit's entry campaign", async () => {
+    const session = '0186a0a0-0000-7000-8000-00000000c001'
+    const pageview = (timestamp: string, properties: Record<string, unknown>) =>
+      fetch(`${emulator.url}/i/v0/e/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          api_key: DEFAULT_PROJECT_API_KEY,
+          event: '$pageview',
+          distinct_id: 'source_probe',
+          timestamp,
+          properties: { $session_id: session, $current_url: 'https://shop.example/', ...properties },
+        }),
+      })
+    // The visit enters from a newsletter; a later page carries another campaign's parameters.
+    await pageview('2023-02-01T10:00:00Z', {
+      utm_source: 'spring_mail',
+      utm_medium: 'email',
+      utm_campaign: 'spring',
+    })
+    await pageview('2023-02-01T10:02:00Z', { utm_source: 'partner_site', utm_medium: 'referral' })
+    const range = { start_gte: new Date('2023-02-01T00:00:00Z'), end_lt: new Date('2023-02-02T00:00:00Z') }
+    for (const [dimension, value] of [
+      ['SOURCE', 'spring_mail'],
+      ['MEDIUM', 'email'],
+      ['CAMPAIGN', 'spring'],
+    ] as const) {
+      const reports = await handlers('analytics_report').list(
+        ctx(),
+        list({ filters: { ...range, dimension, type: 'PAGE_VIEWS,USERS,SESSIONS' } }),
+      )
+      expect(
+        reports.map((r) => r.metrics),
+        dimension,
+      ).toEqual([
+        [
+          { type: 'PAGE_VIEWS', value: 2, dimension, dimension_value: value },
+          { type: 'USERS', value: 1, dimension, dimension_value: value },
+          { type: 'SESSIONS', value: 1, dimension, dimension_value: value },
+        ],
+      ])
+    }
+  })
+
   it('refuses unknown metrics with 400 and ones PostHog cannot compute with 501', async () => {
     const h = handlers('analytics_report')
     expect(((await failure(h.list(ctx(), list({ filters: { type: 'NOPE' } })))) as ApiError).statusCode).toBe(
@@ -750,10 +882,12 @@ describe("PostHog's query limits", () => {
     expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
   })
 
-  it('counts visitor totals since the persons were created, not over all time', async () => {
-    const [visitor] = await handlers('analytics_visitor').list(limitedCtx(), list({ limit: 1 }))
-    expect(visitor?.total_events).toEqual(expect.any(Number))
-    expect(limited.state.queryLimiter.stats.timedOut).toBe(0)
+  it("counts visitor totals over all of the persons' events, so a team too big to scan answers PostHog's 504", async () => {
+    const err = await handlers('analytics_visitor')
+      .list(limitedCtx(), list({ limit: 1 }))
+      .catch((e: unknown) => e)
+    expect((err as ProviderError).status).toBe(504)
+    expect((err as ProviderError).providerMessage).toMatch(/max execution time/)
   })
 
   it("passes PostHog's execution limit on with a hint to narrow the range", async () => {

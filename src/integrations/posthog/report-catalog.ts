@@ -34,12 +34,17 @@ export const REPORT_DIMENSIONS: Readonly<Partial<Record<Dimension, Partial<Recor
   PAGE: { events: 'properties.$pathname' },
   PAGE_TITLE: { events: 'properties.title' },
   EVENT_NAME: { events: 'event' },
+  // Where a visit came from is its session's entry (first event's) campaign and referrer, over events and
+  // sessions alike, so that one source's users, page views and sessions are the same visits: events reach
+  // them through HogQL's `session` join, as PostHog's web analytics breaks events down by
+  // `session.$entry_utm_source` (posthog/hogql_queries/web_analytics/stats_table.py `INITIAL_UTM_SOURCE`).
+  // SOURCE is the utm source, else the referring domain, as the sessions' `source` field and filter are.
   SOURCE: {
-    events: 'coalesce(properties.utm_source, properties.$referring_domain)',
+    events: 'coalesce(session.$entry_utm_source, session.$entry_referring_domain)',
     sessions: 'coalesce($entry_utm_source, $entry_referring_domain)',
   },
-  MEDIUM: { events: 'properties.utm_medium', sessions: '$entry_utm_medium' },
-  CAMPAIGN: { events: 'properties.utm_campaign', sessions: '$entry_utm_campaign' },
+  MEDIUM: { events: 'session.$entry_utm_medium', sessions: '$entry_utm_medium' },
+  CAMPAIGN: { events: 'session.$entry_utm_campaign', sessions: '$entry_utm_campaign' },
   COUNTRY: { events: 'properties.$geoip_country_code' },
   CITY: { events: 'properties.$geoip_city_name' },
   DEVICE_TYPE: { events: 'properties.$device_type' },

@@ -6,9 +6,12 @@ import {
   sessionDetailsQuery,
   sessionQuery,
   sessionsListQuery,
+  type VisitorFilter,
 } from './hogql.js'
 import { fromPosthogSession, type SessionDetails } from './mappers.js'
+import { personsOfDistinctIds, visitorFilterOf } from './person-lookup.js'
 import { notFoundAtPosthog, projectIdOf, runHogQL } from './requests.js'
+import { personUuidOf, rowVisitorId, scopedVisitorId } from './visitor-ids.js'
 import { boundedRange, sessionLookupRange } from './windows.js'
 
 /** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
@@ -55,12 +58,49 @@ async function detailsOf(
   return details
 }
 
-async function readSessions(ctx: HandlerContext, projectId: string, query: string, extra: readonly string[]) {
+/**
+ * The person of each session, its visitor id (visitor-ids.ts): a session names its latest distinct id, so
+ * the persons come from `person_distinct_ids` in one query per page, unless the sessions were filtered to
+ * one person already or `visitor_id` is not read.
+ */
+async function personsOf(
+  ctx: HandlerContext,
+  projectId: string,
+  rows: readonly Record<string, unknown>[],
+  visitor: VisitorFilter | undefined,
+): Promise<(distinctId: string) => string | undefined> {
+  if (visitor && 'personId' in visitor) return () => visitor.personId
+  if (ctx.fields.listed && !ctx.fields.listed.has('visitor_id')) return () => undefined
+  const persons = await personsOfDistinctIds(
+    ctx,
+    projectId,
+    rows.map((r) => r.distinct_id).filter((d): d is string => typeof d === 'string' && d !== ''),
+  )
+  // A distinct id without a person sent its events person-less: PostHog stamps them with the uuid it derives
+  // from the distinct id (visitor-ids.ts `personUuidOf`), which is then their visitor id, the session's too.
+  return (distinctId) => persons.get(distinctId) ?? personUuidOf(projectId, distinctId)
+}
+
+async function readSessions(
+  ctx: HandlerContext,
+  projectId: string,
+  query: string,
+  extra: readonly string[],
+  visitor?: VisitorFilter,
+) {
   const res = await runHogQL(ctx, projectId, query, 'unigate session list')
   const keys = [...SESSION_COLUMNS, ...extra]
   const rows = res.results.map((row) => zip(keys, row))
-  const details = await detailsOf(ctx, projectId, rows)
-  return rows.map((row) => fromPosthogSession(row, projectId, details.get(String(row.session_id))))
+  const [details, personOf] = await Promise.all([
+    detailsOf(ctx, projectId, rows),
+    personsOf(ctx, projectId, rows, visitor),
+  ])
+  return rows.map((row) => {
+    const distinctId = typeof row.distinct_id === 'string' ? row.distinct_id : undefined
+    const id = rowVisitorId(distinctId && personOf(distinctId), distinctId)
+    const visitorId = id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
+    return fromPosthogSession(row, projectId, details.get(String(row.session_id)), visitorId)
+  })
 }
 
 async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
@@ -73,10 +113,12 @@ async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<Unif
     f.start_gte instanceof Date ? f.start_gte : undefined,
     f.end_lt instanceof Date ? f.end_lt : undefined,
   )
+  const visitor =
+    typeof f.visitor_id === 'string' ? await visitorFilterOf(ctx, projectId, f.visitor_id) : undefined
   const hogql = sessionsListQuery({
     extraColumns: extra,
     filter: {
-      visitorId: typeof f.visitor_id === 'string' ? f.visitor_id : undefined,
+      visitor,
       source: typeof f.source === 'string' ? f.source : undefined,
       medium: typeof f.medium === 'string' ? f.medium : undefined,
       start: range.start,
@@ -88,7 +130,7 @@ async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<Unif
     limit: query.limit,
     offset: query.offset,
   })
-  return readSessions(ctx, projectId, hogql, extra)
+  return readSessions(ctx, projectId, hogql, extra, visitor)
 }
 
 async function getSession(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {

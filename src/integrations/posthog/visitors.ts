@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { visitorTotalsQuery } from './hogql.js'
@@ -10,43 +9,26 @@ import {
   toPosthogPersonProperties,
   type VisitorTotals,
 } from './mappers.js'
+import { lookupPerson, personsPath, personWithDistinctId } from './person-lookup.js'
 import { capture, notFoundAtPosthog, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
-import { sinceEarliest } from './windows.js'
+import { personUuidOf, scopedVisitorId } from './visitor-ids.js'
 
-// Visitors are PostHog persons; `fromPosthogPerson` says why the visitor id is a distinct id.
+// Visitors are PostHog persons; their id is the person's uuid (visitor-ids.ts says why).
 
 /** From the person's events (one grouped query per page); the persons API has none of these. */
 const TOTAL_FIELDS = ['total_sessions', 'total_page_views', 'total_events', 'last_seen_at'] as const
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const personsPath = (projectId: string) => `/api/projects/${projectId}/persons/`
-
-/** The person with this distinct id; a person uuid or numeric id (`raw.__id`, `raw.id`) is accepted too. */
-async function findPerson(ctx: HandlerContext, projectId: string, id: string): Promise<PosthogPerson> {
-  const page = await ctx.client.json<PosthogPage<PosthogPerson>>({
-    path: personsPath(projectId),
-    query: restQuery(ctx, { distinct_id: id }),
-  })
-  const found = page.results[0]
-  if (found) return found
-  if (UUID.test(id) || /^\d+$/.test(id)) {
-    return ctx.client.json<PosthogPerson>({ path: `${personsPath(projectId)}${id}/`, query: restQuery(ctx) })
-  }
-  throw notFoundAtPosthog()
+function scopedId(ctx: HandlerContext, record: UnifiedRecord, projectId: string): UnifiedRecord {
+  if (typeof record.id !== 'string') return record
+  return { ...record, id: scopedVisitorId(ctx, projectId, record.id) }
 }
 
 /**
- * A visitor's id names its person within one project, so a person outside the connection's default project
- * carries the project in its unified id: `<project_id>:<distinct_id>` (default-project ids stay the bare
- * distinct id). Get, update and remove read it back, so every id a list or create answers round-trips.
+ * The project and the person of a unified visitor id: `<project_id>:<id>` names a person of that project
+ * (a default-project distinct id that merely looks scoped is still found), anything else one of the default
+ * project. 404 when no person has that id.
  */
-function scopedId(ctx: HandlerContext, record: UnifiedRecord, projectId: string): UnifiedRecord {
-  if (projectId === ctx.settings.project_id || typeof record.id !== 'string') return record
-  return { ...record, id: `${projectId}:${record.id}` }
-}
-
-/** The project and the person of a unified visitor id (see `scopedId`). */
 async function locatePerson(
   ctx: HandlerContext,
   id: string,
@@ -55,14 +37,12 @@ async function locatePerson(
   const scoped = /^(\d+):(.+)$/s.exec(id)
   if (scoped && scoped[1] !== fallback) {
     const projectId = scoped[1] as string
-    try {
-      return { projectId, person: await findPerson(ctx, projectId, scoped[2] as string) }
-    } catch (err) {
-      // A default-project distinct id that merely looks scoped is still found below.
-      if (!(err instanceof ProviderError && err.status === 404)) throw err
-    }
+    const person = await lookupPerson(ctx, projectId, scoped[2] as string)
+    if (person) return { projectId, person }
   }
-  return { projectId: fallback, person: await findPerson(ctx, fallback, id) }
+  const person = await lookupPerson(ctx, fallback, id)
+  if (!person) throw notFoundAtPosthog()
+  return { projectId: fallback, person }
 }
 
 /** The slow totals for a page of persons, in one grouped query; a person without events has zeros. */
@@ -75,10 +55,7 @@ async function totalsOf(
   const res = await runHogQL(
     ctx,
     projectId,
-    visitorTotalsQuery(
-      persons.map((p) => p.uuid),
-      sinceEarliest(persons.map((p) => p.created_at)),
-    ),
+    visitorTotalsQuery(persons.map((p) => p.uuid)),
     'unigate visitor totals',
   )
   const totals = new Map<string, VisitorTotals>()
@@ -127,12 +104,17 @@ async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecor
   return visitor as UnifiedRecord
 }
 
-/** PostHog has no REST create for persons: an `$identify` capture creates one. The distinct id is `raw.distinct_id` or a new UUID. */
+/**
+ * PostHog has no REST create for persons: an `$identify` capture creates one. The distinct id is
+ * `raw.distinct_id` or a new UUID. Capture answers no id, so the visitor id is the person the distinct id
+ * already has, else the uuid PostHog derives for the person it creates (`personUuidOf`).
+ */
 async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const projectId = projectIdOf(ctx, body.property_id)
   const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
-  const distinctId =
-    typeof raw.distinct_id === 'string' && raw.distinct_id !== '' ? raw.distinct_id : randomUUID()
+  const given = typeof raw.distinct_id === 'string' && raw.distinct_id !== '' ? raw.distinct_id : undefined
+  const distinctId = given ?? randomUUID()
+  const existing = given === undefined ? undefined : await personWithDistinctId(ctx, projectId, given)
   const payload = toPosthogIdentify(toPosthogPersonProperties(body), {
     uuid: randomUUID(),
     apiKey: await projectApiKey(ctx, projectId),
@@ -140,7 +122,8 @@ async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<Unif
     timestamp: new Date().toISOString(),
   })
   await capture(ctx, payload)
-  return scopedId(ctx, fromPosthogIdentify(payload, projectId), projectId)
+  const personUuid = existing?.uuid ?? personUuidOf(projectId, distinctId)
+  return scopedId(ctx, fromPosthogIdentify(payload, projectId, personUuid), projectId)
 }
 
 /**

@@ -6,8 +6,10 @@
  * - event and session lists and reports without `start_gte` cover the `DEFAULT_WINDOW_DAYS` before `end_lt`
  *   (or now); a report says so in its `start_at`;
  * - one session by id is looked up around the time its UUIDv7 id was made (PostHog's session ids are
- *   UUIDv7), else in the default window;
- * - visitor totals count the events since the earliest person of the page was created.
+ *   UUIDv7), else in the default window.
+ *
+ * Visitor totals are the exception: they count all of the persons' events (events back-filled before a
+ * person was created are theirs too), so a project too big to scan in time answers PostHog's 504.
  */
 
 export const DEFAULT_WINDOW_DAYS = 30
@@ -45,11 +47,4 @@ export function sessionLookupRange(id: string, now = new Date()): { start: Date;
     start: new Date(now.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS),
     end: new Date(now.getTime() + DAY_MS),
   }
-}
-
-/** From a day before the earliest of these creation times (a person's events start when it is created). */
-export function sinceEarliest(createdAts: readonly (string | undefined)[]): Date | undefined {
-  const times = createdAts.map((c) => (c ? Date.parse(c) : Number.NaN)).filter((t) => !Number.isNaN(t))
-  if (times.length === 0) return undefined
-  return new Date(Math.min(...times) - DAY_MS)
 }

@@ -1,0 +1,80 @@
+import { ProviderError } from '../../errors.js'
+import type { HandlerContext } from '../types.js'
+import { personsOfDistinctIdsQuery, type VisitorFilter } from './hogql.js'
+import { restQuery, runHogQL } from './requests.js'
+import type { PosthogPage, PosthogPerson } from './types.js'
+import { UUID, unscopedVisitorId } from './visitor-ids.js'
+
+export const personsPath = (projectId: string) => `/api/projects/${projectId}/persons/`
+
+/** The person that has this distinct id, or undefined (`GET …/persons/?distinct_id=`). */
+export async function personWithDistinctId(
+  ctx: HandlerContext,
+  projectId: string,
+  id: string,
+): Promise<PosthogPerson | undefined> {
+  const page = await ctx.client.json<PosthogPage<PosthogPerson>>({
+    path: personsPath(projectId),
+    query: restQuery(ctx, { distinct_id: id }),
+  })
+  return page.results[0]
+}
+
+async function byPersonId(ctx: HandlerContext, projectId: string, id: string) {
+  try {
+    return await ctx.client.json<PosthogPerson>({
+      path: `${personsPath(projectId)}${id}/`,
+      query: restQuery(ctx),
+    })
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 404) return undefined
+    throw err
+  }
+}
+
+/**
+ * The person a visitor id names in `projectId`, or undefined when none does. A visitor id is the person's
+ * uuid (visitor-ids.ts); a distinct id of the person (the visitor ids of earlier versions) and its numeric
+ * id are accepted too. A uuid is tried as the person's first, then as a distinct id (anonymous distinct
+ * ids are uuids too); anything else as a distinct id, then (digits) as the numeric id.
+ */
+export async function lookupPerson(
+  ctx: HandlerContext,
+  projectId: string,
+  visitorId: string,
+): Promise<PosthogPerson | undefined> {
+  const id = unscopedVisitorId(projectId, visitorId)
+  if (UUID.test(id)) return (await byPersonId(ctx, projectId, id)) ?? personWithDistinctId(ctx, projectId, id)
+  const found = await personWithDistinctId(ctx, projectId, id)
+  if (found || !/^\d+$/.test(id)) return found
+  return byPersonId(ctx, projectId, id)
+}
+
+/** The filter for a `visitor_id` filter value: its person, else the id itself (see `VisitorFilter`). */
+export async function visitorFilterOf(
+  ctx: HandlerContext,
+  projectId: string,
+  visitorId: string,
+): Promise<VisitorFilter> {
+  const person = await lookupPerson(ctx, projectId, visitorId)
+  return person
+    ? { personId: person.uuid, distinctIds: person.distinct_ids ?? [] }
+    : { unknownId: unscopedVisitorId(projectId, visitorId) }
+}
+
+/**
+ * The person each distinct id belongs to now, in one HogQL query (sessions name a distinct id, not a person;
+ * HogQL's `sessions` has no person column). Distinct ids without a person are left out.
+ */
+export async function personsOfDistinctIds(
+  ctx: HandlerContext,
+  projectId: string,
+  distinctIds: readonly string[],
+): Promise<Map<string, string>> {
+  const persons = new Map<string, string>()
+  const unique = [...new Set(distinctIds)]
+  if (unique.length === 0) return persons
+  const res = await runHogQL(ctx, projectId, personsOfDistinctIdsQuery(unique), 'unigate session persons')
+  for (const [distinctId, personId] of res.results) persons.set(String(distinctId), String(personId))
+  return persons
+}
