@@ -1,4 +1,9 @@
 import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from '../emulators/amplitude/index.js'
+import {
+  DEFAULT_BAMBOOHR_API_KEY,
+  DEFAULT_BAMBOOHR_DOMAIN,
+  startBamboohrEmulator,
+} from '../emulators/bamboohr/index.js'
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
@@ -13,6 +18,9 @@ import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
+import { integrationOf } from '../src/integrations/registry.js'
+import { supportMatrix } from '../src/integrations/support.js'
+import { modelOf } from '../src/models/index.js'
 
 /** The body of `PUT /unified/workspace/oauth_app/{type}` for an emulated provider's OAuth app. */
 export type DemoOAuthApp = Readonly<Record<string, string>>
@@ -69,6 +77,33 @@ async function googleOAuthApp(apiUrl: string, callbackUrl: string): Promise<Demo
 /** Stops the consent screen the OAuth apps started, if any. */
 export async function closeSharedEmulators(): Promise<void> {
   await (await googleAccounts)?.close()
+}
+
+/** Lists the demo prefers to show, where an integration has them. */
+const PREFERRED_READS = ['analytics_property', 'analytics_visitor', 'analytics_session']
+
+/**
+ * A read that works on this provider's emulator, in any category: its probe, else a preferred list, else the
+ * first list needing no parameter. The path is relative to the API root: `hris/{connection}/employee`.
+ */
+export function demoRead(
+  provider: DemoProvider,
+  connectionId: string,
+): { path: string; query: Readonly<Record<string, string>> } | undefined {
+  const integration = integrationOf(provider.integrationType)
+  if (!integration) return undefined
+  const category = integration.categories[0]
+  if (provider.probe)
+    return { path: `${category}/${connectionId}/${provider.probe.object}`, query: provider.probe.query }
+  const matrix = supportMatrix(integration)
+  const plain = (o: string) =>
+    matrix[o]?.methods.list === true &&
+    !Object.entries(matrix[o] ?? {}).some(([k, v]) => k.startsWith('list_') && v === 'supported-required')
+  const object = PREFERRED_READS.find((o) => matrix[o]?.methods.list) ?? Object.keys(matrix).find(plain)
+  const model = object ? modelOf(object) : undefined
+  return model
+    ? { path: `${model.category}/${connectionId}/${model.path}`, query: { limit: '3' } }
+    : undefined
 }
 
 /** Every emulated provider the demo connects; each integration adds its entry here. */
@@ -182,6 +217,21 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${e.url}/api` },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'bamboohr',
+    async start() {
+      const e = await startBamboohrEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: {
+          api_key: DEFAULT_BAMBOOHR_API_KEY,
+          company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+          api_url: `${e.url}/api/gateway.php`,
+        },
         close: () => e.close(),
       }
     },

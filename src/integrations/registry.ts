@@ -1,4 +1,5 @@
 import amplitude from './amplitude/definition.js'
+import bamboohr from './bamboohr/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
 import matomo from './matomo/definition.js'
@@ -12,6 +13,7 @@ import youtube from './youtube/definition.js'
 /** Every integration this server offers. Adding one is adding its definition here. */
 export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   amplitude,
+  bamboohr,
   fathom,
   ga4,
   matomo,
