@@ -7,6 +7,7 @@ import {
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
+import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -231,6 +232,39 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
           api_key: DEFAULT_BAMBOOHR_API_KEY,
           company_domain: DEFAULT_BAMBOOHR_DOMAIN,
           api_url: `${e.url}/api/gateway.php`,
+        },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'gusto',
+    async start() {
+      const e = await startGustoEmulator({ seed: 1 })
+      const tokens = e.oauth.issueTokens()
+      return {
+        url: e.url,
+        auth: {
+          access_token: tokens.access_token,
+          refresh_token: tokens.refresh_token,
+          client_id: DEFAULT_GUSTO_CLIENT.clientId,
+          client_secret: DEFAULT_GUSTO_CLIENT.clientSecret,
+          api_url: e.url,
+        },
+        async oauthApp(callbackUrl) {
+          e.oauth.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+            name: 'Unigate demo',
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: e.url,
+          }
         },
         close: () => e.close(),
       }

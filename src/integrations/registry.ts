@@ -2,6 +2,7 @@ import amplitude from './amplitude/definition.js'
 import bamboohr from './bamboohr/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
+import gusto from './gusto/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import plausible from './plausible/definition.js'
@@ -16,6 +17,7 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   bamboohr,
   fathom,
   ga4,
+  gusto,
   matomo,
   mixpanel,
   plausible,
