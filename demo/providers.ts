@@ -240,7 +240,8 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
   {
     integrationType: 'gusto',
     async start() {
-      const e = await startGustoEmulator({ seed: 1 })
+      // Demo tokens last a month, so a demo session never needs Gusto's (emulated) token endpoint to renew them.
+      const e = await startGustoEmulator({ seed: 1, accessTokenTtlSeconds: 30 * 24 * 3600 })
       const tokens = e.oauth.issueTokens()
       return {
         url: e.url,

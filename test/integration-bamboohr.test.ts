@@ -282,7 +282,7 @@ describe('BambooHR through Unigate', () => {
       hris_location: String(emu.state.lists.find((l) => l.alias === 'location')?.options[0]?.id),
     }
     await expectSupportMatrixAnswers(h, base(), support, {
-      body: () => ({ name: 'Matrix' }),
+      body: () => ({}),
       id: ({ object }) => encodeURIComponent(ids[object] as string),
     })
   })
