@@ -243,6 +243,16 @@ describe('Gusto through Unigate', () => {
     )
     expect(enrolled.body.every((d) => d.benefit_id === plan.id)).toBe(true)
     expect((await h.api('GET', `${base()}/deduction/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+    const nobody = '00000000-0000-4000-8000-000000000000'
+    for (const [filter, path] of [
+      ['user_id', 'deduction'],
+      ['benefit_id', 'deduction'],
+      ['group_id', 'employee'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/${path}`, { query: { [filter]: nobody } })
+      expect([filter, res.status]).toEqual([filter, 400])
+      expect(res.body.message).toContain(filter)
+    }
   })
 
   it('renews an expired token with the refresh token; the old pair retires when the new token is used', async () => {
@@ -276,6 +286,25 @@ describe('Gusto through Unigate', () => {
     const limited = await h.api<Rec>('GET', `${base()}/group`)
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('50')
+  })
+
+  it('watches payslips for created only: a processed payroll never changes', async () => {
+    const hook = (event: string) =>
+      h.api<{ id?: string; message?: string }>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          object_type: 'hris_payslip',
+          event,
+          hook_url: 'http://127.0.0.1:9/hook',
+          interval: 60,
+        },
+      })
+    const updated = await hook('updated')
+    expect(updated.status).toBe(400)
+    expect(updated.body.message).toMatch(/never changes hris_payslip.*subscribe to created/)
+    const created = await hook('created')
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    expect((await h.api('DELETE', `/unified/webhook/${created.body.id}`)).status).toBeLessThan(300)
   })
 
   it('answers 501 for writes and for parameters Gusto cannot apply', async () => {

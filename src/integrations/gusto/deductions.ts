@@ -2,6 +2,7 @@ import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
+import { byFilter } from './filters.js'
 import { fromGustoEmployeeBenefit, fromGustoGarnishment } from './mappers.js'
 import { readAllGusto, readGustoRange } from './paging.js'
 import type { GustoEmployee, GustoEmployeeBenefit, GustoGarnishment } from './types.js'
@@ -43,13 +44,15 @@ export const deductionHandlers: ObjectHandlers = {
     let rows: UnifiedRecord[]
     if (!user) {
       const path = `/v1/company_benefits/${encodeURIComponent(benefit as string)}/employee_benefits`
-      rows = (await readAllGusto<GustoEmployeeBenefit>(ctx, path)).map((b) =>
-        fromGustoEmployeeBenefit(b, company),
+      const enrolled = await byFilter('benefit_id', benefit as string, '/benefit', () =>
+        readAllGusto<GustoEmployeeBenefit>(ctx, path),
       )
+      rows = enrolled.map((b) => fromGustoEmployeeBenefit(b, company))
     } else {
-      const benefits = (
-        await readAllGusto<GustoEmployeeBenefit>(ctx, `${employeePath(user)}/employee_benefits`)
+      const enrolled = await byFilter('user_id', user, '/employee', () =>
+        readAllGusto<GustoEmployeeBenefit>(ctx, `${employeePath(user)}/employee_benefits`),
       )
+      const benefits = enrolled
         .filter((b) => !benefit || b.company_benefit_uuid === benefit)
         .map((b) => fromGustoEmployeeBenefit(b, company))
       // A garnishment belongs to no benefit: a benefit_id filter leaves them out.

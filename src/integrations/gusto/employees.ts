@@ -1,14 +1,15 @@
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
+import { byFilter } from './filters.js'
 import { fromGustoEmployee } from './mappers.js'
 import { readGustoRange } from './paging.js'
 import type { GustoDepartment, GustoEmployee } from './types.js'
 
 /** A department's employees, which `GET /v1/departments/{id}` lists: Gusto's employee list cannot filter by it. */
 async function departmentMembers(ctx: HandlerContext, id: string): Promise<string[]> {
-  const department = await ctx.client.json<GustoDepartment>({
-    path: `/v1/departments/${encodeURIComponent(id)}`,
-  })
+  const department = await byFilter('group_id', id, '/group', () =>
+    ctx.client.json<GustoDepartment>({ path: `/v1/departments/${encodeURIComponent(id)}` }),
+  )
   return (department.employees ?? []).map((e) => e.uuid).filter((u): u is string => typeof u === 'string')
 }
 

@@ -117,6 +117,8 @@ async function listPayslips(ctx: HandlerContext, q: ListQuery) {
  * `user_id` is applied to every payroll's compensations.
  */
 export const payslipHandlers: ObjectHandlers = {
+  // A processed payroll is final (a correction is a new off-cycle payroll): its payslips never change.
+  recordsNeverChange: true,
   listParams: ['updated_gte'],
   filters: ['user_id'],
   list: listPayslips,
