@@ -94,6 +94,15 @@ describe('Gusto through Unigate', () => {
     const got = await h.api<Rec>('GET', `${base()}/employee/${listed?.id}`)
     expect(got.body).toEqual(listed)
     expect((await h.api('GET', `${base()}/employee/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+    const raw = await h.api<Rec>('GET', `${base()}/employee/${listed?.id}`, {
+      query: { fields: 'id,raw.jobs' },
+    })
+    expect(Object.keys(raw.body)).toEqual(['id', 'raw'])
+    expect(Object.keys(raw.body.raw as Rec)).toEqual(['jobs'])
+    const whole = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { fields: 'name,raw', limit: 2 } })
+    expect(whole.body.map((e) => (e.raw as Rec).uuid)).toEqual(
+      emu.state.employees.slice(0, 2).map((e) => e.uuid),
+    )
   })
 
   it('filters employees by location, department and name at Gusto', async () => {

@@ -2,8 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { FaultResponse } from '../kit/index.js'
 
 /**
- * A BambooHR error: the status, an empty body and the detail in the `X-BambooHR-Error-Message` header, which
- * BambooHR's own PHP client reads first (BambooHR/bhr-api-php@a6a10ca:lib/ApiHelper.php, getErrorMessage).
+ * A BambooHR error: the status, an empty body and the detail in the `X-BambooHR-Error-Message` header ("for
+ * many errors, Bamboo will add a header X-BambooHR-Error-Message that describes the error",
+ * BambooHR/bhr-api-php@64a792d:examples.php; its client reads the header before the body,
+ * BambooHR/bhr-api-php@080b97d:src/Http/GuzzleHttpClient.php).
  */
 export class BamboohrHttpError extends Error {
   constructor(
