@@ -247,6 +247,16 @@ describe('BambooHR through Unigate', () => {
     const rejected = await h.api<Rec>('GET', `${base()}/company`)
     expect(rejected.status).toBe(403)
     expect(rejected.body.message).toContain('re-authorize')
+    // BambooHR's reason arrives in its error header, the body being empty.
+    expect(rejected.body.message).toContain('BambooHR answered 401: Invalid API key')
+    emu.fault({
+      status: 400,
+      pathPattern: '/reports/custom',
+      headers: { 'x-bamboohr-error-message': 'Unknown field: x' },
+    })
+    const refused = await h.api<Rec>('GET', `${base()}/employee`)
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toBe('BambooHR rejected list hris_employee: Unknown field: x')
   })
 
   it('refuses a connection whose key BambooHR rejects', async () => {

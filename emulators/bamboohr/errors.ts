@@ -38,7 +38,13 @@ export function bamboohrFaultResponse(status: number): FaultResponse {
   return {
     body: '',
     headers: {
-      'x-bamboohr-error-message': limited ? 'Rate limit exceeded' : 'Internal error',
+      'x-bamboohr-error-message': limited
+        ? 'Rate limit exceeded'
+        : status === 401
+          ? 'Invalid API key'
+          : status < 500
+            ? 'Request refused'
+            : 'Internal error',
       ...(limited ? { 'retry-after': '1' } : {}),
     },
   }

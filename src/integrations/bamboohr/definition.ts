@@ -63,6 +63,8 @@ export default defineIntegration({
   },
   // BambooHR signals too many requests with 429 or 503 and Retry-After (BambooHR/bhr-api-php GETTING_STARTED.md).
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // BambooHR answers errors with an empty body and says why in this header (BambooHR/bhr-api-php@64a792d:examples.php).
+  errorMessageHeader: 'x-bamboohr-error-message',
   objects: {
     hris_employee: employeeHandlers,
     hris_company: companyHandlers,
