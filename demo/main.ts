@@ -4,23 +4,10 @@
  */
 import { request } from 'undici'
 import { loadConfig } from '../src/config.js'
-import { integrationOf } from '../src/integrations/registry.js'
-import { supportMatrix } from '../src/integrations/support.js'
 import { startServer } from '../src/server.js'
-import { closeSharedEmulators, DEMO_PROVIDERS, type DemoProvider } from './providers.js'
+import { closeSharedEmulators, DEMO_PROVIDERS, demoRead } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
-
-/** A read that works on this provider's emulator: its probe, or the first record list needing no filter. */
-function firstRead(provider: DemoProvider): string | undefined {
-  if (provider.probe) return `${provider.probe.object}?${new URLSearchParams(provider.probe.query)}`
-  const integration = integrationOf(provider.integrationType)
-  const matrix = integration ? supportMatrix(integration) : {}
-  const object = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-    (o) => matrix[o]?.methods.list,
-  )
-  return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
-}
 
 /** The day `offset` days from today (UTC), YYYY-MM-DD: the demo's data ends today, so its examples use recent days. */
 const dayFromToday = (offset: number) =>
@@ -79,7 +66,8 @@ async function main(): Promise<void> {
       integration_type: type,
       auth: e.auth,
     })
-    connections.push({ type, id: body.id!, read: firstRead(e.provider) })
+    const read = demoRead(e.provider, body.id!)
+    connections.push({ type, id: body.id!, read: read && `${read.path}?${new URLSearchParams(read.query)}` })
     if (e.oauthApp) {
       const app = await e.oauthApp(`${base}/unified/integration/oauth/callback`)
       await call(base, apiKey, 'PUT', `/unified/workspace/oauth_app/${type}`, app)
@@ -122,7 +110,7 @@ The other integrations:
 ${connections
   .slice(1)
   .filter((c) => c.read)
-  .map((c) => `curl -s ${H} '${base}/analytics/${c.id}/${c.read}'`)
+  .map((c) => `curl -s ${H} '${base}/${c.read}'`)
   .join('\n')}
 
 Authorize an end user (OAuth against the emulated provider; ${oauth.join(', ')} work the same way):

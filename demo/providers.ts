@@ -1,7 +1,13 @@
 import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from '../emulators/amplitude/index.js'
+import {
+  DEFAULT_BAMBOOHR_API_KEY,
+  DEFAULT_BAMBOOHR_DOMAIN,
+  startBamboohrEmulator,
+} from '../emulators/bamboohr/index.js'
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
+import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -13,6 +19,9 @@ import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
+import { integrationOf } from '../src/integrations/registry.js'
+import { supportMatrix } from '../src/integrations/support.js'
+import { modelOf } from '../src/models/index.js'
 
 /**
  * How late the demo's Mixpanel shows a profile write. Mixpanel applies them in "real-time (less than 1
@@ -86,6 +95,33 @@ export async function closeSharedEmulators(): Promise<void> {
  */
 export const demoSeedUntil = (): string =>
   new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString()
+
+/** Lists the demo prefers to show, where an integration has them. */
+const PREFERRED_READS = ['analytics_property', 'analytics_visitor', 'analytics_session']
+
+/**
+ * A read that works on this provider's emulator, in any category: its probe, else a preferred list, else the
+ * first list needing no parameter. The path is relative to the API root: `hris/{connection}/employee`.
+ */
+export function demoRead(
+  provider: DemoProvider,
+  connectionId: string,
+): { path: string; query: Readonly<Record<string, string>> } | undefined {
+  const integration = integrationOf(provider.integrationType)
+  if (!integration) return undefined
+  const category = integration.categories[0]
+  if (provider.probe)
+    return { path: `${category}/${connectionId}/${provider.probe.object}`, query: provider.probe.query }
+  const matrix = supportMatrix(integration)
+  const plain = (o: string) =>
+    matrix[o]?.methods.list === true &&
+    !Object.entries(matrix[o] ?? {}).some(([k, v]) => k.startsWith('list_') && v === 'supported-required')
+  const object = PREFERRED_READS.find((o) => matrix[o]?.methods.list) ?? Object.keys(matrix).find(plain)
+  const model = object ? modelOf(object) : undefined
+  return model
+    ? { path: `${model.category}/${connectionId}/${model.path}`, query: { limit: '3' } }
+    : undefined
+}
 
 /** Every emulated provider the demo connects; each integration adds its entry here. */
 export const DEMO_PROVIDERS: readonly DemoProvider[] = [
@@ -205,6 +241,55 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${e.url}/api` },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'bamboohr',
+    async start() {
+      const e = await startBamboohrEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: {
+          api_key: DEFAULT_BAMBOOHR_API_KEY,
+          company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+          api_url: `${e.url}/api/gateway.php`,
+        },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'gusto',
+    async start() {
+      // Demo tokens last a month, so a demo session never needs Gusto's (emulated) token endpoint to renew them.
+      const e = await startGustoEmulator({ seed: 1, accessTokenTtlSeconds: 30 * 24 * 3600 })
+      const tokens = e.oauth.issueTokens()
+      return {
+        url: e.url,
+        auth: {
+          access_token: tokens.access_token,
+          refresh_token: tokens.refresh_token,
+          client_id: DEFAULT_GUSTO_CLIENT.clientId,
+          client_secret: DEFAULT_GUSTO_CLIENT.clientSecret,
+          api_url: e.url,
+        },
+        async oauthApp(callbackUrl) {
+          e.oauth.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+            name: 'Unigate demo',
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: e.url,
+          }
+        },
         close: () => e.close(),
       }
     },

@@ -139,7 +139,7 @@ for (const provider of DEMO_PROVIDERS) {
     let connection: string
     let properties: Rec[] = []
     const path = (object: string, id?: string) =>
-      `/analytics/${connection}/${modelOf(object)?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
+      `/${modelOf(object)?.category}/${connection}/${modelOf(object)?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
     const listed = new Map<string, ApiResponse<Rec[]>>()
 
     beforeAll(async () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_PROVIDERS } from '../demo/providers.js'
+import { DEMO_PROVIDERS, demoRead } from '../demo/providers.js'
 import { INTEGRATIONS } from '../src/integrations/registry.js'
 import { type Harness, startHarness } from './support/harness.js'
-
-type Integration = { type: string; support: Record<string, { methods: Record<string, boolean> }> }
 
 describe('the demo connects every integration to its emulator', () => {
   let h: Harness
@@ -31,16 +29,10 @@ describe('the demo connects every integration to its emulator', () => {
         body: { integration_type: type, auth: emulator.auth },
       })
       expect(created.status, created.text).toBe(200)
-      const [integration] = (await h.api<Integration[]>('GET', '/unified/integration', { query: { type } }))
-        .body
       // A record list that needs no filter, or the provider's own probe when every list needs one.
-      const listable = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-        (objectType) => integration!.support[objectType]?.methods.list,
-      )
-      const object = provider.probe?.object ?? listable?.replace('analytics_', '')
-      expect(object, `${type} lists something`).toBeDefined()
-      const query = { limit: 2, ...provider.probe?.query }
-      const res = await h.api<unknown[]>('GET', `/analytics/${created.body.id}/${object}`, { query })
+      const read = demoRead(provider, created.body.id)
+      expect(read, `${type} lists something`).toBeDefined()
+      const res = await h.api<unknown[]>('GET', `/${read?.path}`, { query: { limit: 2, ...read?.query } })
       expect(res.status, res.text).toBe(200)
       expect(Array.isArray(res.body)).toBe(true)
       // The demo's data reaches today, so its first read shows records, as the demo's printed command does.

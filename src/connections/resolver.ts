@@ -36,6 +36,7 @@ export function providerClientFor(
     ...(auth ? { auth } : {}),
     ...(connectionId !== undefined ? { limitKey: connectionId } : {}),
     retry: integration.retry,
+    ...(integration.errorMessageHeader ? { errorMessageHeader: integration.errorMessageHeader } : {}),
     ...settings,
   })
 }

@@ -43,6 +43,8 @@ export interface ProviderClientOptions {
   /** When set, replaces authHeaders. */
   readonly auth?: AuthHeaderSource
   readonly retry: RetryPolicy
+  /** The header holding the provider's error message, read before the body (IntegrationDefinition). */
+  readonly errorMessageHeader?: string
   readonly timeoutMs: number
   readonly maxRetries: number
   /** Longest wait a retry may take; a provider asking for longer gets its 429 passed on. */
@@ -119,8 +121,16 @@ export class ProviderClient {
       }
       const waitMs = providerWaitMs(this.options.retry, res.headers)
       const retryAfterSeconds = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ProviderError(res.status, providerMessageOf(res.body), retryAfterSeconds)
+      throw new ProviderError(res.status, this.errorMessageOf(res), retryAfterSeconds)
     }
+  }
+
+  /** The provider's own words for a failure: its error header when it names one, else the body's message. */
+  private errorMessageOf(res: ProviderResponse): string {
+    const name = this.options.errorMessageHeader?.toLowerCase()
+    const raw = name ? res.headers[name] : undefined
+    const header = Array.isArray(raw) ? raw[0] : raw
+    return header?.trim() ? header.trim().slice(0, 500) : providerMessageOf(res.body)
   }
 
   private async once(

@@ -1,6 +1,8 @@
 import amplitude from './amplitude/definition.js'
+import bamboohr from './bamboohr/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
+import gusto from './gusto/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import plausible from './plausible/definition.js'
@@ -12,8 +14,10 @@ import youtube from './youtube/definition.js'
 /** Every integration this server offers. Adding one is adding its definition here. */
 export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   amplitude,
+  bamboohr,
   fathom,
   ga4,
+  gusto,
   matomo,
   mixpanel,
   plausible,

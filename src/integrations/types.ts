@@ -236,6 +236,11 @@ export interface IntegrationDefinition {
   /** A cheap call proving the credentials work; returns settings to keep with the connection. */
   verify(client: ProviderClient, credentials: Credentials): Promise<ConnectionSettings>
   readonly retry: RetryPolicy
+  /**
+   * A response header in which the provider states what went wrong, read before the body (BambooHR answers
+   * errors with an empty body and `X-BambooHR-Error-Message`). Absent: the message comes from the body.
+   */
+  readonly errorMessageHeader?: string
   readonly objects: Readonly<Record<string, ObjectHandlers>>
   /** Provider endpoints outside the unified model, offered as tools by the tool server (optional). */
   readonly externalTools?: readonly ExternalTool[]

@@ -1,0 +1,42 @@
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
+} from '../kit/index.js'
+import { installBamboohrAuth } from './auth.js'
+import { DEFAULT_BAMBOOHR_API_KEY, DEFAULT_BAMBOOHR_DOMAIN, DEFAULT_DATA_UNTIL } from './constants.js'
+import { bamboohrFaultResponse, installErrorHandler } from './errors.js'
+import { registerRoutes } from './routes.js'
+import { BamboohrState } from './state.js'
+
+export interface BamboohrEmulatorOptions extends ListenOptions {
+  readonly seed?: number
+  /** Employees to seed (default 30). */
+  readonly employees?: number
+  /** The company's subdomain (default `acme`). */
+  readonly domain?: string
+  readonly apiKeys?: readonly string[]
+  readonly until?: string
+}
+
+export type BamboohrEmulator = EmulatorHandle<BamboohrState>
+
+/** Starts a BambooHR emulator: the API-key gateway at `${url}/api/gateway.php/{domain}/v1`. */
+export async function startBamboohrEmulator(
+  options: BamboohrEmulatorOptions = {},
+): Promise<BamboohrEmulator> {
+  const state = new BamboohrState({
+    seed: options.seed ?? 1,
+    employees: Math.max(1, options.employees ?? 30),
+    domain: options.domain ?? DEFAULT_BAMBOOHR_DOMAIN,
+    apiKeys: options.apiKeys ?? [DEFAULT_BAMBOOHR_API_KEY],
+    untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
+  })
+  const server = createEmulatorServer({ faultResponse: bamboohrFaultResponse })
+  installErrorHandler(server.app)
+  installBamboohrAuth(server.app, state)
+  registerRoutes(server.app, state)
+  return listenEmulator(server, state, options)
+}

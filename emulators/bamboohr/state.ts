@@ -1,0 +1,211 @@
+import { DAY_MS, hash32, SeededRandom } from '../kit/index.js'
+
+/** One employee: BambooHR field name to value, as the API prints it (strings; `null` for never set). */
+export type EmployeeRecord = { id: number; fields: Record<string, string | null> }
+
+export interface ListOption {
+  id: number
+  name: string
+  archived: 'yes' | 'no'
+  createdDate: string | null
+  archivedDate: string | null
+}
+
+export interface ListField {
+  fieldId: number
+  alias: string
+  name: string
+  manageable: 'yes' | 'no'
+  multiple: 'yes' | 'no'
+  options: ListOption[]
+}
+
+export interface BenefitPlan {
+  id: string
+  name: string
+  type: string
+  benefitVendorId: string | null
+  deductionTypeId: string | null
+  companyDeductionId: string | null
+  startDate: string | null
+  endDate: string | null
+  allowsCatchUp: boolean | null
+}
+
+export interface BamboohrStateOptions {
+  readonly seed: number
+  readonly employees: number
+  readonly domain: string
+  readonly apiKeys: readonly string[]
+  readonly untilMs: number
+}
+
+const FIRST = [
+  'Ava',
+  'Sam',
+  'Lena',
+  'Marco',
+  'Priya',
+  'Kenji',
+  'Dana',
+  'Omar',
+  'Julia',
+  'Felipe',
+  'Noor',
+  'Ezra',
+]
+const LAST = ['Nguyen', 'Park', 'Smith', 'Lee', 'Natarajan', 'Watanabe', 'Fox', 'Haddad', 'Rossi', 'Araya']
+const TITLES = [
+  'Software Engineer',
+  'Account Executive',
+  'Designer',
+  'Support Specialist',
+  'Engineering Manager',
+]
+const STATUSES = ['Full-Time', 'Part-Time', 'Contractor', 'Intern']
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+/** Timestamps print with an explicit offset (`2024-05-01T10:00:00+00:00`), as BambooHR's ISO 8601 values do. */
+export const timestamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+00:00`
+
+/** A list field and its options; option ids continue one sequence across lists, as one account's would. */
+class Lists {
+  private nextOption = 1
+  readonly fields: ListField[] = []
+
+  add(fieldId: number, alias: string, name: string, values: readonly (string | [string, 'archived'])[]) {
+    const options = values.map((v) => {
+      const [label, archived] = Array.isArray(v) ? v : [v, undefined]
+      return {
+        id: this.nextOption++,
+        name: label,
+        archived: archived ? ('yes' as const) : ('no' as const),
+        createdDate: '2019-03-01T12:00:00+00:00',
+        archivedDate: archived ? '2023-01-15T12:00:00+00:00' : null,
+      }
+    })
+    this.fields.push({ fieldId, alias, name, manageable: 'yes', multiple: 'no', options })
+  }
+}
+
+/** An emulated BambooHR account: one company, its employees, list fields and benefit plans. */
+export class BamboohrState {
+  readonly apiKeys: Set<string>
+  readonly employees = new Map<number, EmployeeRecord>()
+  readonly lists: ListField[]
+  readonly benefits: BenefitPlan[]
+  readonly company = {
+    legalName: 'Acme Widgets, Inc.',
+    displayName: 'Acme Widgets',
+    address: { line1: '335 S 560 W', line2: 'Suite 200', city: 'Lindon', state: 'UT', zip: '84042' },
+    phone: '801-555-0100',
+  }
+
+  constructor(readonly options: BamboohrStateOptions) {
+    this.apiKeys = new Set(options.apiKeys)
+    const lists = new Lists()
+    // Stock list fields with their usual ids; the connector must find them by alias, not position.
+    lists.add(16, 'employmentHistoryStatus', 'Employment Status', STATUSES)
+    lists.add(4, 'department', 'Department', ['Engineering', 'Sales', 'Support', ['Legacy Ops', 'archived']])
+    lists.add(1355, 'division', 'Division', ['North America', 'Europe'])
+    lists.add(91, 'location', 'Location', ['Lindon, Utah', 'Berlin', 'Remote', ['Old Office', 'archived']])
+    this.lists = lists.fields
+    this.benefits = [
+      plan('1', 'Medical PPO', 'health', '2023-01-01', null),
+      plan('2', 'Dental Plus', 'dental', '2023-01-01', null),
+      plan('3', '401(k)', 'retirement', '2022-01-01', null),
+      plan('4', 'Long Term Disability', 'disability', '2021-01-01', '2023-12-31'),
+    ]
+    this.seed()
+  }
+
+  private optionNames(alias: string) {
+    return (this.lists.find((l) => l.alias === alias)?.options ?? [])
+      .filter((o) => o.archived === 'no')
+      .map((o) => o.name)
+  }
+
+  private seed(): void {
+    const r = new SeededRandom(hash32(this.options.seed, 0xba3b))
+    const departments = this.optionNames('department')
+    const divisions = this.optionNames('division')
+    const locations = this.optionNames('location')
+    for (let i = 0; i < this.options.employees; i++) {
+      const id = 100 + i
+      const first = FIRST[i % FIRST.length] as string
+      const last = LAST[(i * 7) % LAST.length] as string
+      const hired = this.options.untilMs - r.int(30, 3000) * DAY_MS
+      const inactive = i > 2 && r.chance(0.15)
+      // Some records were never changed after import: their lastChanged is empty.
+      const changed = r.chance(0.9)
+        ? this.options.untilMs - r.int(1, 400) * DAY_MS - r.int(0, 86_399) * 1000
+        : null
+      const hourly = r.chance(0.2)
+      this.employees.set(id, {
+        id,
+        fields: {
+          employeeNumber: String(id).padStart(4, '0'),
+          firstName: first,
+          lastName: last,
+          preferredName: null,
+          displayName: `${first} ${last}`,
+          jobTitle: r.pick(TITLES),
+          workEmail: `${first}.${last}${i}@acme.example`.toLowerCase(),
+          homeEmail: r.chance(0.5) ? `${first}${i}@home.example`.toLowerCase() : null,
+          workPhone: `801-555-${String(1000 + i).slice(-4)}`,
+          mobilePhone: r.chance(0.6) ? `801-555-${String(5000 + i).slice(-4)}` : null,
+          homePhone: null,
+          dateOfBirth: day(Date.UTC(1970 + r.int(0, 30), r.int(0, 11), r.int(1, 28))),
+          gender: r.pick(['Male', 'Female', 'Non-binary']),
+          maritalStatus: r.pick(['Single', 'Married', 'Domestic Partnership']),
+          hireDate: day(hired),
+          // BambooHR prints a date never set as 0000-00-00 (faros-ai/airbyte-connectors#592).
+          terminationDate: inactive ? day(hired + r.int(10, 20) * DAY_MS) : '0000-00-00',
+          status: inactive ? 'Inactive' : 'Active',
+          employmentHistoryStatus: inactive ? 'Terminated' : r.pick(STATUSES),
+          department: r.pick(departments),
+          division: r.pick(divisions),
+          location: r.pick(locations),
+          supervisorEId: i === 0 ? null : String(100 + Math.floor((i - 1) / 4)),
+          address1: `${r.int(1, 999)} Main St`,
+          address2: null,
+          city: r.pick(['Lindon', 'Provo', 'Berlin']),
+          state: r.pick(['UT', 'BE']),
+          zipcode: String(r.int(10000, 99999)),
+          country: r.pick(['United States', 'Germany']),
+          payRate: hourly ? `${r.int(18, 60)}.00 USD` : `${r.int(50, 200) * 1000}.00 USD`,
+          payType: hourly ? 'Hourly' : 'Salary',
+          payPer: hourly ? 'Hour' : 'Year',
+          photoUrl: `https://images.example/photos/${id}.jpg`,
+          lastChanged: changed === null ? null : timestamp(changed),
+          ssn: `${r.int(100, 899)}-${r.int(10, 99)}-${r.int(1000, 9999)}`,
+        },
+      })
+    }
+  }
+
+  /** The employee an API key acts as (`GET /employees/0`): the first one, for every emulated key. */
+  keyEmployeeId(): number {
+    return this.employees.keys().next().value ?? 0
+  }
+}
+
+function plan(
+  id: string,
+  name: string,
+  type: string,
+  startDate: string,
+  endDate: string | null,
+): BenefitPlan {
+  return {
+    id,
+    name,
+    type,
+    benefitVendorId: null,
+    deductionTypeId: null,
+    companyDeductionId: null,
+    startDate,
+    endDate,
+    allowsCatchUp: type === 'retirement' ? true : null,
+  }
+}

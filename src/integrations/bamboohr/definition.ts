@@ -1,0 +1,75 @@
+import { defineIntegration } from '../types.js'
+import { benefitHandlers } from './benefits.js'
+import { companyHandlers } from './company.js'
+import { employeeHandlers } from './employees.js'
+import { groupHandlers, locationHandlers } from './lists.js'
+import type { BamboohrCompany } from './types.js'
+
+/** The API key gateway (documentation.bamboohr.com/docs/getting-started): `{api_url}/{companyDomain}/v1`. */
+const DEFAULT_API_URL = 'https://api.bamboohr.com/api/gateway.php'
+
+/**
+ * BambooHR with an API key: employees (custom reports and employee reads), the company, departments and
+ * divisions as groups, locations and benefit plans from its list fields and benefits API. It has no payroll
+ * or deduction API for keys: payslips and deductions answer 501.
+ */
+export default defineIntegration({
+  type: 'bamboohr',
+  name: 'BambooHR',
+  categories: ['hris'],
+  description: 'BambooHR: employees, company, departments and divisions, locations, benefit plans.',
+  webUrl: 'https://www.bamboohr.com',
+  apiDocsUrl: 'https://documentation.bamboohr.com/reference',
+  color: '#73C41D',
+  rateLimitDescription:
+    'Unpublished; BambooHR answers 429 or 503 with Retry-After when a key sends too much, which is retried.',
+  auth: {
+    kind: 'api_key',
+    fields: [
+      {
+        name: 'api_key',
+        label: 'API key',
+        secret: true,
+        required: true,
+        description:
+          'A BambooHR API key (your name > API Keys); it reads what its user may see, so use an admin user',
+      },
+      {
+        name: 'company_domain',
+        label: 'Company subdomain',
+        secret: false,
+        required: true,
+        description: 'The subdomain of your BambooHR address: acme for https://acme.bamboohr.com',
+      },
+      {
+        name: 'api_url',
+        label: 'API base address',
+        secret: false,
+        required: false,
+        description: `Default: ${DEFAULT_API_URL}`,
+      },
+    ],
+  },
+  baseUrl: (c) =>
+    `${(c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, '')}/${encodeURIComponent((c.company_domain ?? '').trim().toLowerCase())}/v1`,
+  // HTTP Basic with the key as user name and any password (documentation.bamboohr.com/docs/getting-started).
+  authHeaders: (c) => ({
+    authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:x`).toString('base64')}`,
+  }),
+  async verify(client) {
+    const company = await client.json<BamboohrCompany>({ path: '/company_information' })
+    const name = company.displayName ?? company.legalName
+    return name ? { company_name: name } : {}
+  },
+  // BambooHR signals too many requests with 429 or 503 and Retry-After (BambooHR/bhr-api-php GETTING_STARTED.md).
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // BambooHR answers errors with an empty body and says why in this header (BambooHR/bhr-api-php@64a792d:examples.php).
+  errorMessageHeader: 'x-bamboohr-error-message',
+  objects: {
+    hris_employee: employeeHandlers,
+    hris_company: companyHandlers,
+    hris_group: groupHandlers,
+    hris_location: locationHandlers,
+    hris_benefit: benefitHandlers,
+  },
+})

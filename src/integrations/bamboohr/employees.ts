@@ -1,0 +1,69 @@
+import { badRequest } from '../../errors.js'
+import type { HandlerContext, ObjectHandlers } from '../types.js'
+import { companyIdOf } from './company.js'
+import { optionName } from './lists.js'
+import { EMPLOYEE_FIELDS, fromBamboohrEmployee } from './mappers.js'
+import type { BamboohrEmployee, BamboohrReport } from './types.js'
+
+/** The provider fields a request reads: the mapped ones plus any `raw.<name>` the caller named. */
+const fieldsFor = (ctx: HandlerContext) => [...new Set([...EMPLOYEE_FIELDS, ...ctx.fields.rawNames])]
+
+/**
+ * Every employee, active and inactive, from one custom report (`POST /v1/reports/custom`): the one list an API
+ * key may read that includes inactive employees (the directory has active ones only, and `GET /v1/employees`
+ * takes OAuth only). The report has no paging, so it answers everyone at once; it is ordered by id here so
+ * offsets are stable. `lastChanged` filters at BambooHR; employees never changed are left out then.
+ */
+async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<BamboohrEmployee[]> {
+  const report = await ctx.client.json<BamboohrReport>({
+    method: 'POST',
+    path: '/reports/custom',
+    query: { format: 'JSON', ...ctx.rawParams },
+    body: {
+      title: 'Unigate employees',
+      fields: fieldsFor(ctx),
+      ...(updatedGte
+        ? { filters: { lastChanged: { includeNull: 'no', value: updatedGte.toISOString() } } }
+        : {}),
+    },
+    // A report only reads.
+    idempotent: true,
+  })
+  if (!Array.isArray(report.employees)) throw new TypeError('the custom report has no employees list')
+  return [...report.employees].sort((a, b) => Number(a.id) - Number(b.id) || String(a.id).localeCompare(b.id))
+}
+
+/** Reports print a department, division or location by name: a filter by id is matched through its name. */
+async function byOption(ctx: HandlerContext, filter: 'group_id' | 'location_id', id: string) {
+  const option = await optionName(ctx, filter, id)
+  if (!option) {
+    throw badRequest(
+      `${filter}: '${id}' is not a BambooHR ${filter === 'group_id' ? 'group' : 'location'} of this connection; ` +
+        `list /${filter === 'group_id' ? 'group' : 'location'} for the ids`,
+    )
+  }
+  return (e: BamboohrEmployee) => e[option.alias] === option.name
+}
+
+export const employeeHandlers: ObjectHandlers = {
+  listIsComplete: true,
+  listParams: ['updated_gte'],
+  filters: ['group_id', 'location_id'],
+  async list(ctx, q) {
+    const checks = await Promise.all(
+      (['group_id', 'location_id'] as const)
+        .filter((f) => typeof q.filters[f] === 'string')
+        .map((f) => byOption(ctx, f, q.filters[f] as string)),
+    )
+    const rows = (await runReport(ctx, q.updated_gte)).filter((e) => checks.every((ok) => ok(e)))
+    const company = companyIdOf(ctx.credentials)
+    return rows.slice(q.offset, q.offset + q.limit).map((e) => fromBamboohrEmployee(e, company))
+  },
+  async get(ctx, id) {
+    const employee = await ctx.client.json<BamboohrEmployee>({
+      path: `/employees/${encodeURIComponent(id)}`,
+      query: { fields: fieldsFor(ctx).join(','), ...ctx.rawParams },
+    })
+    return fromBamboohrEmployee(employee, companyIdOf(ctx.credentials))
+  },
+}

@@ -1,0 +1,293 @@
+import type { UnifiedRecord } from '../../models/index.js'
+import type {
+  BamboohrCompany,
+  BamboohrCompanyBenefit,
+  BamboohrEmployee,
+  BamboohrListField,
+  BamboohrListOption,
+} from './types.js'
+
+/**
+ * The employee fields every list and read asks BambooHR for, by their API names (documentation.bamboohr.com
+ * /docs/list-of-field-names). `lastChanged` is the record's last change, which `updated_gte` filters on.
+ */
+export const EMPLOYEE_FIELDS = [
+  'employeeNumber',
+  'firstName',
+  'lastName',
+  'preferredName',
+  'displayName',
+  'jobTitle',
+  'workEmail',
+  'homeEmail',
+  'workPhone',
+  'mobilePhone',
+  'homePhone',
+  'dateOfBirth',
+  'gender',
+  'maritalStatus',
+  'hireDate',
+  'terminationDate',
+  'status',
+  'employmentHistoryStatus',
+  'department',
+  'division',
+  'location',
+  'supervisorEId',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zipcode',
+  'country',
+  'payRate',
+  'payType',
+  'payPer',
+  'photoUrl',
+  'lastChanged',
+] as const
+
+const text = (value: string | null | undefined): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
+
+/**
+ * A BambooHR date (`YYYY-MM-DD`) as midnight UTC; the empty date BambooHR writes as `0000-00-00` (seen by
+ * faros-ai/airbyte-connectors#592) and anything unreadable are no date at all.
+ */
+export function parseBamboohrDate(value: string | null | undefined): Date | undefined {
+  const v = text(value)
+  if (!v || !/^\d{4}-\d{2}-\d{2}$/.test(v) || v.startsWith('0000')) return undefined
+  const at = new Date(`${v}T00:00:00Z`)
+  return Number.isNaN(at.getTime()) ? undefined : at
+}
+
+/** A BambooHR timestamp (`2024-05-01T10:00:00+00:00`, ISO 8601 with an offset). */
+export function parseBamboohrTimestamp(value: string | null | undefined): Date | undefined {
+  const v = text(value)
+  if (!v) return undefined
+  const at = new Date(v)
+  return Number.isNaN(at.getTime()) ? undefined : at
+}
+
+const GENDERS: Record<string, string> = { male: 'MALE', female: 'FEMALE', 'non-binary': 'NON_BINARY' }
+const MARITAL: Record<string, string> = { single: 'SINGLE', married: 'MARRIED' }
+/** `employmentHistoryStatus` options BambooHR ships; accounts may add others, which stay in `raw` only. */
+const EMPLOYMENT_TYPES: Record<string, string> = {
+  'full-time': 'FULL_TIME',
+  'part-time': 'PART_TIME',
+  contractor: 'CONTRACTOR',
+  contract: 'CONTRACTOR',
+  intern: 'INTERN',
+  freelance: 'FREELANCE',
+  seasonal: 'SEASONAL',
+  volunteer: 'VOLUNTEER',
+}
+/** `payPer` values (Hour, Day, Week, Month, Quarter, Year); "Pay Period" has no unified frequency. */
+const PAY_PER: Record<string, string> = {
+  hour: 'HOUR',
+  day: 'DAY',
+  week: 'WEEK',
+  month: 'MONTH',
+  quarter: 'QUARTER',
+  year: 'YEAR',
+}
+
+const lookup = (table: Record<string, string>, value: string | null | undefined) => {
+  const v = text(value)
+  return v ? table[v.toLowerCase()] : undefined
+}
+
+/** `payRate` is a currency field written as amount and ISO code (`75000.00 USD`). */
+export function parseBamboohrMoney(
+  value: string | null | undefined,
+): { amount: number; currency?: string } | undefined {
+  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Z]{3})?\s*$/.exec(text(value)?.replace(/,/g, '') ?? '')
+  if (!match) return undefined
+  return { amount: Number(match[1]), ...(match[2] ? { currency: match[2] } : {}) }
+}
+
+function compensationOf(e: BamboohrEmployee) {
+  const pay = parseBamboohrMoney(e.payRate)
+  if (!pay) return undefined
+  const frequency = lookup(PAY_PER, e.payPer)
+  return [
+    {
+      amount: pay.amount,
+      ...(pay.currency ? { currency: pay.currency } : {}),
+      ...(frequency ? { frequency } : {}),
+      type: 'SALARY',
+      ...(text(e.payType) ? { notes: text(e.payType) } : {}),
+    },
+  ]
+}
+
+function contactList<T extends string>(pairs: readonly [string | null | undefined, T][], key: string) {
+  const out = pairs.flatMap(([value, type]) => {
+    const v = text(value)
+    return v ? [{ [key]: v, type }] : []
+  })
+  return out.length > 0 ? out : undefined
+}
+
+/**
+ * One employee read from a custom report or `GET /v1/employees/{id}`. Departments, divisions and locations
+ * arrive as option names, not ids, so the employee's groups and location carry names only.
+ */
+export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): UnifiedRecord {
+  const first = text(e.firstName)
+  const last = text(e.lastName)
+  const groups = [
+    ...(text(e.department) ? [{ name: text(e.department), type: 'DEPARTMENT' }] : []),
+    ...(text(e.division) ? [{ name: text(e.division), type: 'DIVISION' }] : []),
+  ]
+  const address = {
+    address1: text(e.address1),
+    address2: text(e.address2),
+    city: text(e.city),
+    region: text(e.state),
+    postal_code: text(e.zipcode),
+    country: text(e.country),
+  }
+  const status = text(e.status)?.toLowerCase()
+  return {
+    id: String(e.id),
+    company_id: companyId,
+    employee_number: text(e.employeeNumber),
+    first_name: first,
+    last_name: last,
+    name: text(e.displayName) ?? ([first, last].filter(Boolean).join(' ') || undefined),
+    title: text(e.jobTitle),
+    emails: contactList(
+      [
+        [e.workEmail, 'WORK'],
+        [e.homeEmail, 'HOME'],
+      ],
+      'email',
+    ),
+    telephones: contactList(
+      [
+        [e.workPhone, 'WORK'],
+        [e.mobilePhone, 'MOBILE'],
+        [e.homePhone, 'HOME'],
+      ],
+      'telephone',
+    ),
+    date_of_birth: parseBamboohrDate(e.dateOfBirth),
+    gender: lookup(GENDERS, e.gender),
+    marital_status: lookup(MARITAL, e.maritalStatus),
+    hired_at: parseBamboohrDate(e.hireDate),
+    terminated_at: parseBamboohrDate(e.terminationDate),
+    employment_status: status === 'active' ? 'ACTIVE' : status === 'inactive' ? 'INACTIVE' : undefined,
+    employment_type: lookup(EMPLOYMENT_TYPES, e.employmentHistoryStatus),
+    manager_id: text(e.supervisorEId),
+    image_url: text(e.photoUrl),
+    address: Object.values(address).some(Boolean) ? address : undefined,
+    groups: groups.length > 0 ? groups : undefined,
+    locations: text(e.location) ? [{ name: text(e.location) }] : undefined,
+    compensation: compensationOf(e),
+    updated_at: parseBamboohrTimestamp(e.lastChanged),
+    raw: e,
+  }
+}
+
+/** The account itself: one company per BambooHR subdomain, which is its id. */
+export function fromBamboohrCompany(c: BamboohrCompany, companyId: string): UnifiedRecord {
+  const a = c.address ?? {}
+  const address = {
+    address1: text(a.line1),
+    address2: text(a.line2),
+    city: text(a.city),
+    region_code: text(a.state),
+    postal_code: text(a.zip),
+  }
+  return {
+    id: companyId,
+    name: text(c.displayName) ?? text(c.legalName),
+    legal_name: text(c.legalName),
+    address: Object.values(address).some(Boolean) ? address : undefined,
+    raw: c as Record<string, unknown>,
+  }
+}
+
+/** The list fields whose options are groups, and the unified group type of each. */
+export const GROUP_LISTS: Readonly<Record<string, string>> = {
+  department: 'DEPARTMENT',
+  division: 'DIVISION',
+}
+/** The list field whose options are locations. */
+export const LOCATION_LIST = 'location'
+
+/** A list field's alias (`department`), falling back to its lower-cased name for accounts without one. */
+export const aliasOf = (field: BamboohrListField) => (field.alias ?? field.name).trim().toLowerCase()
+
+/** Group ids name their list, as option ids are only unique within one list: `department:18`. */
+export const groupId = (alias: string, option: BamboohrListOption) => `${alias}:${option.id}`
+
+function optionTimes(option: BamboohrListOption) {
+  return { created_at: parseBamboohrTimestamp(option.createdDate) }
+}
+
+/** A department or division option as a group; archived options are inactive groups. */
+export function fromBamboohrGroupOption(
+  alias: string,
+  option: BamboohrListOption,
+  companyId: string,
+): UnifiedRecord {
+  return {
+    id: groupId(alias, option),
+    name: option.name,
+    type: GROUP_LISTS[alias],
+    is_active: option.archived !== 'yes',
+    company_id: companyId,
+    ...optionTimes(option),
+    raw: { ...option, list: alias },
+  }
+}
+
+/** A location list option as a location (the list holds names only, no address). */
+export function fromBamboohrLocationOption(option: BamboohrListOption, companyId: string): UnifiedRecord {
+  return {
+    id: String(option.id),
+    name: option.name,
+    is_active: option.archived !== 'yes',
+    company_id: companyId,
+    ...optionTimes(option),
+    raw: option as unknown as Record<string, unknown>,
+  }
+}
+
+/**
+ * `CompanyBenefitSummary.type` onto the unified benefit types. `disability` says neither short nor long term,
+ * so it gets no type (it stays in `raw`); reimbursement, supplemental and other plans are OTHER.
+ */
+const BENEFIT_TYPES: Record<string, string> = {
+  health: 'HEALTH',
+  dental: 'DENTAL',
+  vision: 'VISION',
+  retirement: 'RETIREMENT',
+  hsa: 'HSA',
+  flex: 'FSA',
+  life: 'LIFE',
+  reimbursement: 'OTHER',
+  supplemental: 'OTHER',
+  other: 'OTHER',
+}
+
+/** A company benefit plan; a plan whose end date has passed is inactive. */
+export function fromBamboohrBenefit(
+  b: BamboohrCompanyBenefit,
+  companyId: string,
+  now: Date = new Date(),
+): UnifiedRecord {
+  const end = parseBamboohrDate(b.endDate)
+  return {
+    id: String(b.id),
+    name: b.name,
+    type: lookup(BENEFIT_TYPES, b.type),
+    is_active:
+      end === undefined ||
+      end.getTime() >= Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()),
+    company_id: companyId,
+    raw: b as unknown as Record<string, unknown>,
+  }
+}

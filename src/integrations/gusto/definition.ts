@@ -1,0 +1,69 @@
+import { ApiError } from '../../errors.js'
+import { defineIntegration } from '../types.js'
+import { benefitHandlers } from './benefits.js'
+import { companyHandlers, companyPath } from './company.js'
+import { deductionHandlers } from './deductions.js'
+import { employeeHandlers } from './employees.js'
+import { GUSTO_API_URL, gustoOAuth2 } from './oauth.js'
+import { groupHandlers, locationHandlers } from './organization.js'
+import { payslipHandlers } from './payslips.js'
+import type { GustoCompany, GustoTokenInfo } from './types.js'
+
+/**
+ * The API version every call asks for (`X-Gusto-API-Version`), the one the shapes here were read from;
+ * without it Gusto uses the application's minimum version, which may answer other shapes.
+ */
+export const GUSTO_API_VERSION = '2025-06-15'
+
+/**
+ * Gusto (App Integrations API) with OAuth: the connected company, its employees, locations, departments as
+ * groups, payslips from processed payrolls, company benefits, and deductions (employee benefit enrollments
+ * and garnishments). Read only.
+ */
+export default defineIntegration({
+  type: 'gusto',
+  name: 'Gusto',
+  categories: ['hris'],
+  description: 'Gusto payroll: employees, company, locations, departments, payslips, benefits, deductions.',
+  webUrl: 'https://gusto.com',
+  apiDocsUrl: 'https://docs.gusto.com/app-integrations/reference',
+  color: '#F45D48',
+  rateLimitDescription:
+    '200 requests per minute per OAuth grant (60-second rolling window); 429 with Retry-After.',
+  auth: gustoOAuth2,
+  baseUrl: (c) => (c.api_url?.trim() || GUSTO_API_URL).replace(/\/+$/, ''),
+  authHeaders: (c) => ({
+    ...(c.access_token ? { authorization: `Bearer ${c.access_token}` } : {}),
+    'x-gusto-api-version': GUSTO_API_VERSION,
+  }),
+  /** The token's company (`GET /v1/token_info`), then the company itself, for its name and join date. */
+  async verify(client) {
+    const info = await client.json<GustoTokenInfo>({ path: '/v1/token_info' })
+    const id = info.resource?.type === 'Company' ? info.resource.uuid : undefined
+    if (!id) {
+      throw new ApiError(
+        400,
+        `auth: this Gusto token is not a company token (its resource is ${info.resource?.type ?? 'none'}); authorize a company`,
+      )
+    }
+    const company = await client.json<GustoCompany>({ path: companyPath(id) })
+    return {
+      company_id: id,
+      ...(company.trade_name || company.name
+        ? { company_name: String(company.trade_name || company.name) }
+        : {}),
+      ...(company.join_date ? { join_date: company.join_date } : {}),
+    }
+  },
+  // 429 with Retry-After when the per-grant window is used up (docs.gusto.com/embedded-payroll/docs/rate-limits).
+  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  objects: {
+    hris_employee: employeeHandlers,
+    hris_company: companyHandlers,
+    hris_payslip: payslipHandlers,
+    hris_benefit: benefitHandlers,
+    hris_deduction: deductionHandlers,
+    hris_location: locationHandlers,
+    hris_group: groupHandlers,
+  },
+})
