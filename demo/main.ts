@@ -7,19 +7,16 @@ import { loadConfig } from '../src/config.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import { supportMatrix } from '../src/integrations/support.js'
 import { startServer } from '../src/server.js'
-import { closeSharedEmulators, DEMO_PROVIDERS, type DemoProvider } from './providers.js'
+import { closeSharedEmulators, DEMO_PROVIDERS, type DemoProvider, plainListable } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
 
-/** A read that works on this provider's emulator: its probe, or the first record list needing no filter. */
+/** A read that works on this provider's emulator (`{category}/{object}?…`): its probe, or a plain list. */
 function firstRead(provider: DemoProvider): string | undefined {
-  if (provider.probe) return `${provider.probe.object}?${new URLSearchParams(provider.probe.query)}`
+  if (provider.probe) return `analytics/${provider.probe.object}?${new URLSearchParams(provider.probe.query)}`
   const integration = integrationOf(provider.integrationType)
-  const matrix = integration ? supportMatrix(integration) : {}
-  const object = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-    (o) => matrix[o]?.methods.list,
-  )
-  return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
+  const model = plainListable(integration ? supportMatrix(integration) : {})
+  return model ? `${model.category}/${model.path}?limit=3` : undefined
 }
 
 /** Loopback only: the demo's emulators and a webhook receiver on the same machine. */
@@ -118,7 +115,7 @@ The other integrations:
 ${connections
   .slice(1)
   .filter((c) => c.read)
-  .map((c) => `curl -s ${H} '${base}/analytics/${c.id}/${c.read}'`)
+  .map((c) => `curl -s ${H} '${base}/${c.read?.replace('/', `/${c.id}/`)}'`)
   .join('\n')}
 
 Authorize an end user (OAuth against the emulated provider; ${oauth.join(', ')} work the same way):

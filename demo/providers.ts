@@ -2,6 +2,7 @@ import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from '../
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
+import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from '../emulators/greenhouse/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -13,6 +14,7 @@ import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
+import { MODELS, type ObjectModel } from '../src/models/index.js'
 
 /** The body of `PUT /unified/workspace/oauth_app/{type}` for an emulated provider's OAuth app. */
 export type DemoOAuthApp = Readonly<Record<string, string>>
@@ -32,9 +34,24 @@ export interface StartedEmulator {
 /** One provider the demo runs: its emulator, and the `auth` a connection to it needs. */
 export interface DemoProvider {
   readonly integrationType: string
-  /** A read that works on the emulator's data, for providers whose lists need a filter (and the demo's curl). */
+  /** An analytics read that works on the emulator's data (`object` is its path), for providers whose lists need a filter. */
   readonly probe?: { readonly object: string; readonly query: Readonly<Record<string, string>> }
   start(): Promise<StartedEmulator>
+}
+
+/** Analytics lists that answer without a filter; other categories' objects come after them, in model order. */
+const PLAIN_ANALYTICS_LISTS = ['analytics_property', 'analytics_visitor', 'analytics_session']
+
+/** The first object a plain list can read (`GET /{category}/{connection}/{path}`), given the support matrix. */
+export function plainListable(
+  support: Readonly<Record<string, { readonly methods: Readonly<Record<string, boolean>> }>>,
+): ObjectModel | undefined {
+  const candidates = [
+    ...PLAIN_ANALYTICS_LISTS,
+    ...MODELS.filter((m) => m.category !== 'analytics').map((m) => m.objectType),
+  ]
+  const objectType = candidates.find((o) => support[o]?.methods.list)
+  return MODELS.find((m) => m.objectType === objectType)
 }
 
 export const DEMO_OAUTH_CLIENT_ID = 'unigate-demo'
@@ -119,6 +136,17 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${e.url}/v1` },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'greenhouse',
+    async start() {
+      const e = await startGreenhouseEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { api_key: DEFAULT_GREENHOUSE_API_KEY, api_url: `${e.url}/v1` },
         close: () => e.close(),
       }
     },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_PROVIDERS } from '../demo/providers.js'
+import { DEMO_PROVIDERS, plainListable } from '../demo/providers.js'
 import { INTEGRATIONS } from '../src/integrations/registry.js'
 import { type Harness, startHarness } from './support/harness.js'
 
@@ -34,13 +34,14 @@ describe('the demo connects every integration to its emulator', () => {
       const [integration] = (await h.api<Integration[]>('GET', '/unified/integration', { query: { type } }))
         .body
       // A record list that needs no filter, or the provider's own probe when every list needs one.
-      const listable = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-        (objectType) => integration!.support[objectType]?.methods.list,
-      )
-      const object = provider.probe?.object ?? listable?.replace('analytics_', '')
-      expect(object, `${type} lists something`).toBeDefined()
+      const listable = plainListable(integration!.support)
+      const path = provider.probe
+        ? `analytics/${provider.probe.object}`
+        : `${listable?.category}/${listable?.path}`
+      expect(provider.probe ?? listable, `${type} lists something`).toBeDefined()
       const query = { limit: 2, ...provider.probe?.query }
-      const res = await h.api<unknown[]>('GET', `/analytics/${created.body.id}/${object}`, { query })
+      const [category, object] = path.split('/')
+      const res = await h.api<unknown[]>('GET', `/${category}/${created.body.id}/${object}`, { query })
       expect(res.status, res.text).toBe(200)
       expect(Array.isArray(res.body)).toBe(true)
     },
