@@ -3,6 +3,7 @@ import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
 import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from '../emulators/greenhouse/index.js'
+import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -163,6 +164,17 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
         url: e.url,
         auth: { access_token, api_url: e.url, ...mp },
         oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'lever',
+    async start() {
+      const e = await startLeverEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${e.url}/v1` },
         close: () => e.close(),
       }
     },

@@ -2,6 +2,7 @@ import amplitude from './amplitude/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
 import greenhouse from './greenhouse/definition.js'
+import lever from './lever/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import plausible from './plausible/definition.js'
@@ -16,6 +17,7 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   fathom,
   ga4,
   greenhouse,
+  lever,
   matomo,
   mixpanel,
   plausible,

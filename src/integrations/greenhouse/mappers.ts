@@ -1,4 +1,5 @@
 import type { UnifiedRecord } from '../../models/index.js'
+import { statusOfStageName } from '../ats-stages.js'
 import type { GreenhouseApplication, GreenhouseKeyedField, GreenhouseOffer } from './types.js'
 
 /** A Harvest timestamp (ISO-8601 UTC) or calendar date as a Date; undefined when absent or unreadable. */
@@ -12,18 +13,6 @@ export function parseGreenhouseTime(value: string | null | undefined): Date | un
 const idText = (value: number | null | undefined) =>
   value === null || value === undefined ? undefined : String(value)
 
-/**
- * Greenhouse's default interview plan names its stages; an active application is in one of them. Only
- * names that mean the same as a unified status are mapped: anything else (a custom stage, an interview
- * round whose number the name does not say) leaves `status` out, its name in `original_substatus`.
- */
-const STAGE_STATUSES: readonly [RegExp, string][] = [
-  [/^application review$/i, 'REVIEWING'],
-  [/\bscreen(ing)?\b/i, 'SCREENING'],
-  [/\b(reference|background) check\b/i, 'BACKGROUND_CHECK'],
-  [/^offer$/i, 'OFFERED'],
-]
-
 /** The unified status of an application: hired and rejected as such, an active one by its stage. */
 export function unifiedStatusOf(
   app: Pick<GreenhouseApplication, 'status' | 'current_stage'>,
@@ -31,8 +20,8 @@ export function unifiedStatusOf(
   if (app.status === 'hired') return 'HIRED'
   if (app.status === 'rejected') return 'REJECTED'
   if (app.status !== 'active') return undefined
-  const stage = app.current_stage?.name ?? ''
-  return STAGE_STATUSES.find(([pattern]) => pattern.test(stage))?.[1]
+  // An active application is in a stage; only a stage name that means a unified status gives one.
+  return statusOfStageName(app.current_stage?.name)
 }
 
 /** The unified statuses Greenhouse can filter by, and its `status` for each. */
