@@ -185,6 +185,8 @@ describe('Greenhouse through Unigate', () => {
     const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: String(candidate?.id) } })
     expect(mine.body.map((a) => a.id)).toEqual(candidate?.applicationIds.map(String))
     expect(calls(/^\/v1\/candidates\/\d+$/)).toHaveLength(1)
+    const nobody = await h.api<Rec[]>('GET', path(), { query: { candidate_id: '1' } })
+    expect([nobody.status, nobody.body]).toEqual([200, []])
     const second = await h.api<Rec[]>('GET', path(), {
       query: { candidate_id: String(candidate?.id), offset: 1 },
     })

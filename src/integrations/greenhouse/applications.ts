@@ -1,4 +1,4 @@
-import { ApiError, badRequest, notFound } from '../../errors.js'
+import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { linkOf } from '../link-header.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
@@ -116,10 +116,17 @@ function statusFilter(value: string): string {
 async function listForCandidate(ctx: HandlerContext, q: ListQuery, candidateId: string) {
   const job = q.filters.job_id as string | undefined
   const status = q.filters.status === undefined ? undefined : statusFilter(q.filters.status as string)
-  const candidate = await ctx.client.json<GreenhouseCandidate>({
-    path: `/candidates/${encodeURIComponent(candidateId)}`,
-    query: { ...ctx.rawParams },
-  })
+  let candidate: GreenhouseCandidate
+  try {
+    candidate = await ctx.client.json<GreenhouseCandidate>({
+      path: `/candidates/${encodeURIComponent(candidateId)}`,
+      query: { ...ctx.rawParams },
+    })
+  } catch (err) {
+    // A list filtered by a candidate that does not exist is empty, as Greenhouse's own filters answer.
+    if (err instanceof ProviderError && err.status === 404) return []
+    throw err
+  }
   const since = q.updated_gte?.getTime()
   const apps = [...(candidate.applications ?? [])]
     .filter(
