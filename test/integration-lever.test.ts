@@ -232,6 +232,49 @@ describe('Lever through Unigate', () => {
     emu.clearFaults()
   })
 
+  it('takes an OAuth access token instead of a key, sent as a bearer', async () => {
+    emu.state.accessTokens.add('lever_access_token_1')
+    const c = await createConnection(h, {
+      integration_type: 'lever',
+      auth: { access_token: 'lever_access_token_1', api_url: `${emu.url}/v1` },
+    })
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `/ats/${c}/application`, { query: { limit: 2 } })
+    expect(res.status).toBe(200)
+    expect(res.body).toHaveLength(2)
+    expect(listCalls()[0]?.headers.authorization).toBe('Bearer lever_access_token_1')
+  })
+
+  it('sends end users to Lever to authorize with the API as audience and read scopes', async () => {
+    await h.api('PATCH', '/unified/workspace', { body: { allowed_redirect_origins: ['http://localhost'] } })
+    const app = await h.api('PUT', '/unified/workspace/oauth_app/lever', {
+      body: { client_id: 'lever-app', client_secret: 'lever-app-secret' },
+    })
+    expect(app.status, app.text).toBe(200)
+    const res = await h.api('GET', `/unified/integration/auth/${h.workspaceId}/lever`, {
+      key: null,
+      query: { success_redirect: 'http://localhost/ok', failure_redirect: 'http://localhost/failed' },
+    })
+    expect(res.status, res.text).toBe(200)
+    const url = new URL(res.text)
+    expect(url.origin + url.pathname).toBe('https://auth.lever.co/authorize')
+    const p = Object.fromEntries(url.searchParams)
+    expect(p).toMatchObject({
+      response_type: 'code',
+      client_id: 'lever-app',
+      audience: 'https://api.lever.co/v1/',
+    })
+    expect(p.scope?.split(' ')).toEqual(
+      expect.arrayContaining([
+        'offline_access',
+        'opportunities:read:admin',
+        'offers:read:admin',
+        'stages:read:admin',
+      ]),
+    )
+    await h.api('DELETE', '/unified/workspace/oauth_app/lever')
+  })
+
   it('a key Lever no longer accepts is a 403 asking to re-authorize', async () => {
     emu.state.keys.add('soon_revoked')
     const c = await createConnection(h, {

@@ -15,6 +15,17 @@ function basicUsername(header: string | undefined): string | undefined {
 }
 
 /**
+ * A known API key by Basic auth, or an OAuth access token as a bearer ("Authorization: Bearer", same
+ * page, OAuth); the credential the rate limit counts against, or undefined.
+ */
+function credentialOf(header: string | undefined, state: LeverState): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/.exec(header ?? '')?.[1]
+  if (bearer !== undefined) return state.accessTokens.has(bearer) ? `bearer:${bearer}` : undefined
+  const key = basicUsername(header)
+  return key !== undefined && state.keys.has(key) ? key : undefined
+}
+
+/**
  * Auth, then a token bucket per key: `ratePerSecond` tokens a second up to `burst`; an empty bucket is 429
  * (https://hire.lever.co/developer/documentation#rate-limits). Lever documents no rate-limit or Retry-After
  * headers, so none are sent.
@@ -22,8 +33,8 @@ function basicUsername(header: string | undefined): string | undefined {
 export function installLeverAuth(app: FastifyInstance, state: LeverState): void {
   app.addHook('preHandler', async (request) => {
     if (!request.url.startsWith('/v1/')) return
-    const key = basicUsername(request.headers.authorization)
-    if (key === undefined || !state.keys.has(key)) throw unauthorized()
+    const key = credentialOf(request.headers.authorization, state)
+    if (key === undefined) throw unauthorized()
     const now = Date.now()
     const bucket = state.buckets.get(key) ?? { tokens: state.burst, at: now }
     bucket.tokens = Math.min(state.burst, bucket.tokens + ((now - bucket.at) / 1000) * state.ratePerSecond)

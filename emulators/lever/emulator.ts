@@ -16,6 +16,8 @@ export interface LeverEmulatorOptions extends ListenOptions {
   /** Contacts to seed (default 40), each with one or two opportunities. */
   readonly contacts?: number
   readonly apiKeys?: readonly string[]
+  /** OAuth access tokens accepted as bearers. */
+  readonly accessTokens?: readonly string[]
   /** Token bucket refill per second and size (default 10 and 20). */
   readonly ratePerSecond?: number
   readonly burst?: number
@@ -31,6 +33,7 @@ export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Pr
     contacts: Math.max(1, options.contacts ?? 40),
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     apiKeys: options.apiKeys ?? [DEFAULT_LEVER_API_KEY],
+    accessTokens: options.accessTokens,
     ratePerSecond: options.ratePerSecond,
     burst: options.burst,
   })

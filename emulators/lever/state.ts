@@ -53,6 +53,8 @@ export interface LeverStateOptions {
   readonly contacts: number
   readonly untilMs: number
   readonly apiKeys: readonly string[]
+  /** OAuth access tokens the API accepts as bearers. */
+  readonly accessTokens?: readonly string[]
   readonly ratePerSecond?: number
   readonly burst?: number
 }
@@ -71,6 +73,7 @@ const ORIGINS = ['applied', 'sourced', 'referred']
 /** The emulated Lever account, drawn from a seed: the same seed always yields the same data. */
 export class LeverState {
   readonly keys: Set<string>
+  readonly accessTokens: Set<string>
   readonly ratePerSecond: number
   readonly burst: number
   readonly buckets = new Map<string, { tokens: number; at: number }>()
@@ -84,6 +87,7 @@ export class LeverState {
 
   constructor(readonly options: LeverStateOptions) {
     this.keys = new Set(options.apiKeys)
+    this.accessTokens = new Set(options.accessTokens ?? [])
     this.ratePerSecond = options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND
     this.burst = options.burst ?? DEFAULT_BURST
     const r = new SeededRandom(hash32(options.seed, 0x1e7e))

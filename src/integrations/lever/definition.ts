@@ -1,7 +1,26 @@
-import { defineIntegration } from '../types.js'
+import { type AuthField, defineIntegration } from '../types.js'
+import { leverOAuth2 } from './oauth.js'
 import { opportunityHandlers } from './opportunities.js'
 
 const DEFAULT_API_URL = 'https://api.lever.co/v1'
+
+const API_KEY_FIELD: AuthField = {
+  name: 'api_key',
+  label: 'API key',
+  secret: true,
+  required: true,
+  description:
+    'A Lever API key (Settings > Integrations and API > API credentials) with read access to ' +
+    'opportunities, offers, stages and archive reasons',
+}
+
+const API_URL_FIELD: AuthField = {
+  name: 'api_url',
+  label: 'API base address',
+  secret: false,
+  required: false,
+  description: `Default: ${DEFAULT_API_URL} (EU accounts: https://api.eu.lever.co/v1)`,
+}
 
 /**
  * Lever through its API v1: opportunities (a candidate considered for a job) as applications, read-only, with
@@ -16,30 +35,16 @@ export default defineIntegration({
   apiDocsUrl: 'https://hire.lever.co/developer/documentation',
   color: '#5A6AF0',
   rateLimitDescription: '10 requests per second per key, bursts of 20 (token bucket); 429 beyond.',
-  auth: {
-    kind: 'api_key',
-    fields: [
-      {
-        name: 'api_key',
-        label: 'API key',
-        secret: true,
-        required: true,
-        description:
-          'A Lever API key (Settings > Integrations and API > API credentials) with read access to ' +
-          'opportunities, offers, stages and archive reasons',
-      },
-      {
-        name: 'api_url',
-        label: 'API base address',
-        secret: false,
-        required: false,
-        description: `Default: ${DEFAULT_API_URL} (EU accounts: https://api.eu.lever.co/v1)`,
-      },
-    ],
-  },
+  auth: { kind: 'api_key', fields: [API_KEY_FIELD, API_URL_FIELD] },
+  // Or OAuth, when the workspace configured a Lever OAuth app (the auth endpoint then prefers it).
+  oauth: leverOAuth2([API_URL_FIELD]),
   baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
-  // Basic auth with the key as the username and a blank password (hire.lever.co/developer/documentation#authentication).
-  authHeaders: (c) => ({ authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:`).toString('base64')}` }),
+  // An OAuth access token as a bearer; else Basic auth with the key as the username and a blank password
+  // (hire.lever.co/developer/documentation#authentication).
+  authHeaders: (c) =>
+    c.access_token
+      ? { authorization: `Bearer ${c.access_token}` }
+      : { authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:`).toString('base64')}` },
   async verify(client) {
     await client.json({ path: '/opportunities', query: { limit: 1 } })
     return {}
