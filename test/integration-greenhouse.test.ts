@@ -11,6 +11,7 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import { startWebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
 
@@ -225,6 +226,39 @@ describe('Greenhouse through Unigate', () => {
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('1')
     emu.clearFaults()
+  })
+
+  it('delivers a virtual webhook for applications with new activity, read by last_activity_after', async () => {
+    const receiver = await startWebhookReceiver(h.secret)
+    try {
+      const created = await h.api<Rec>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          object_type: 'ats_application',
+          event: 'updated',
+          hook_url: receiver.url,
+          // Checks come from the trigger endpoint only.
+          interval: 100_000,
+        },
+      })
+      expect(created.status, created.text).toBe(200)
+      const id = created.body.id as string
+      const checkedAt = async () => (await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.checked_at
+      // The first check only records a baseline; wait until it is committed.
+      for (let i = 0; i < 600 && !(await checkedAt()); i++) await new Promise((r) => setTimeout(r, 25))
+      expect(await checkedAt()).toBeDefined()
+      const moved = ordered()[7]?.id as number
+      await new Promise((r) => setTimeout(r, 5))
+      emu.state.touch(moved, Date.now())
+      emu.clearRequests()
+      expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+      await receiver.waitFor(() => receiver.accepted(id).length === 1, 15_000, 'the update delivery')
+      expect(receiver.accepted(id)[0]?.data.map((r) => r.id)).toEqual([String(moved)])
+      expect(listCalls()[0]?.query.last_activity_after).toBeDefined()
+      await h.api('DELETE', `/unified/webhook/${id}`)
+    } finally {
+      await receiver.close()
+    }
   })
 
   it('a key Greenhouse no longer accepts is a 403 asking to re-authorize', async () => {
