@@ -175,6 +175,16 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${e.url}/v1` },
+        async oauthApp(callbackUrl) {
+          e.oauth.registerClient(DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET, [callbackUrl])
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: `${e.url}/v1`,
+          }
+        },
         close: () => e.close(),
       }
     },

@@ -8,6 +8,7 @@ import {
 import { installLeverAuth } from './auth.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_LEVER_API_KEY } from './constants.js'
 import { installErrorHandler, leverFaultResponse } from './errors.js'
+import { LeverOAuth, registerOAuthRoutes } from './oauth.js'
 import { registerRoutes } from './routes.js'
 import { LeverState } from './state.js'
 
@@ -24,9 +25,15 @@ export interface LeverEmulatorOptions extends ListenOptions {
   readonly until?: string
 }
 
-export type LeverEmulator = EmulatorHandle<LeverState>
+export interface LeverEmulator extends EmulatorHandle<LeverState> {
+  /** The emulated auth.lever.co: its `/authorize` and `/oauth/token` live on the same origin. */
+  readonly oauth: LeverOAuth
+}
 
-/** Starts a Lever API (v1) emulator: opportunities, their offers, stages and archive reasons, under `${url}/v1`. */
+/**
+ * Starts a Lever API (v1) emulator: opportunities, their offers, stages and archive reasons under `${url}/v1`,
+ * and Lever's OAuth server (`/authorize`, `/oauth/token`) at its root.
+ */
 export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Promise<LeverEmulator> {
   const state = new LeverState({
     seed: options.seed ?? 1,
@@ -41,5 +48,7 @@ export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Pr
   installErrorHandler(server.app)
   installLeverAuth(server.app, state)
   registerRoutes(server.app, state)
-  return listenEmulator(server, state, options)
+  const oauth = new LeverOAuth(state)
+  registerOAuthRoutes(server.app, oauth)
+  return { ...(await listenEmulator(server, state, options)), oauth }
 }
