@@ -58,7 +58,7 @@ async function readPages<T>(
     if (pages >= maxPages) {
       throw new ApiError(
         502,
-        `Greenhouse has more than ${maxPages * MAX_PER_PAGE} of them; Unigate reads at most that many`,
+        `Greenhouse lists more than ${maxPages * MAX_PER_PAGE} rows at ${path}; Unigate reads at most that many`,
       )
     }
     request = { path: next }
