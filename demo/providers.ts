@@ -7,7 +7,9 @@ import {
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
+import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from '../emulators/greenhouse/index.js'
 import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
+import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -49,7 +51,7 @@ export interface StartedEmulator {
 /** One provider the demo runs: its emulator, and the `auth` a connection to it needs. */
 export interface DemoProvider {
   readonly integrationType: string
-  /** A read that works on the emulator's data, for providers whose lists need a filter (and the demo's curl). */
+  /** An analytics read that works on the emulator's data (`object` is its path), for providers whose lists need a filter. */
   readonly probe?: { readonly object: string; readonly query: Readonly<Record<string, string>> }
   start(): Promise<StartedEmulator>
 }
@@ -173,6 +175,17 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
     },
   },
   {
+    integrationType: 'greenhouse',
+    async start() {
+      const e = await startGreenhouseEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { api_key: DEFAULT_GREENHOUSE_API_KEY, api_url: `${e.url}/v1` },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
     integrationType: 'googleanalytics',
     async start() {
       const e = await startGa4Emulator({ seed: 1, authority: google })
@@ -184,6 +197,27 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
         url: e.url,
         auth: { access_token, api_url: e.url, ...mp },
         oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'lever',
+    async start() {
+      const e = await startLeverEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${e.url}/v1` },
+        async oauthApp(callbackUrl) {
+          e.oauth.registerClient(DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET, [callbackUrl])
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: `${e.url}/v1`,
+          }
+        },
         close: () => e.close(),
       }
     },

@@ -138,8 +138,10 @@ for (const provider of DEMO_PROVIDERS) {
     let emulator: StartedEmulator
     let connection: string
     let properties: Rec[] = []
-    const path = (object: string, id?: string) =>
-      `/${modelOf(object)?.category}/${connection}/${modelOf(object)?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
+    const path = (object: string, id?: string) => {
+      const model = modelOf(object)
+      return `/${model?.category}/${connection}/${model?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
+    }
     const listed = new Map<string, ApiResponse<Rec[]>>()
 
     beforeAll(async () => {

@@ -4,10 +4,13 @@ import type { OAuthApp } from './oauth-apps.js'
 
 /**
  * Provider quirks the authorize request needs beyond RFC 6749, keyed by the authorize host. Google issues
- * a refresh token only for `access_type=offline`, and only on first consent unless `prompt=consent`.
+ * a refresh token only for `access_type=offline`, and only on first consent unless `prompt=consent`;
+ * Lever wants the API it issues tokens for as `audience`.
  */
 const AUTHORIZE_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'accounts.google.com': { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+  // Lever issues tokens for its API only when the authorize request names it as the audience.
+  'auth.lever.co': { audience: 'https://api.lever.co/v1/' },
 }
 
 export function oauthSpecOf(integration: IntegrationDefinition): OAuth2Auth | undefined {

@@ -2,7 +2,9 @@ import amplitude from './amplitude/definition.js'
 import bamboohr from './bamboohr/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
+import greenhouse from './greenhouse/definition.js'
 import gusto from './gusto/definition.js'
+import lever from './lever/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import plausible from './plausible/definition.js'
@@ -18,6 +20,8 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   fathom,
   ga4,
   gusto,
+  greenhouse,
+  lever,
   matomo,
   mixpanel,
   plausible,

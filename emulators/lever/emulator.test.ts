@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from './index.js'
+
+const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
+type Page = {
+  data: { id: string; createdAt: number; applications: unknown[] }[]
+  hasNext: boolean
+  next?: string
+}
+
+describe('Lever emulator', () => {
+  it('takes Basic auth, pages newest first with offset tokens, and answers {code, message} errors', async () => {
+    const emu = await startLeverEmulator({ contacts: 10 })
+    try {
+      const get = (path: string, key = DEFAULT_LEVER_API_KEY) =>
+        fetch(`${emu.url}/v1${path}`, { headers: { authorization: basic(key) } })
+      const denied = await get('/opportunities', 'nope')
+      expect(denied.status).toBe(401)
+      expect(await denied.json()).toMatchObject({ code: 'UnauthorizedError' })
+      const first = (await (await get('/opportunities?limit=3')).json()) as Page
+      expect(first.hasNext).toBe(true)
+      expect(first.next).toMatch(/^%5B1%2C\d+%2C%22/)
+      expect(first.data.flatMap((o) => o.applications).every((a) => typeof a === 'string')).toBe(true)
+      const ordered = emu.state.ordered().map((o) => o.id)
+      expect(first.data.map((o) => o.id)).toEqual(ordered.slice(0, 3))
+      // The token as a client sends it: encoded once more as a query parameter.
+      const second = (await (
+        await get(`/opportunities?limit=3&offset=${encodeURIComponent(first.next as string)}`)
+      ).json()) as Page
+      expect(second.data.map((o) => o.id)).toEqual(ordered.slice(3, 6))
+      expect((await get('/opportunities?limit=101')).status).toBe(400)
+      expect((await get('/opportunities?offset=garbage')).status).toBe(400)
+      expect((await get('/opportunities?updated_at_start=yesterday')).status).toBe(400)
+      const missing = await get('/opportunities/nope')
+      expect(missing.status).toBe(404)
+      expect(await missing.json()).toMatchObject({ code: 'NotFoundError' })
+      const expanded = (await (await get('/opportunities?limit=20&expand=applications')).json()) as Page
+      expect(expanded.data.some((o) => typeof o.applications[0] === 'object')).toBe(true)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('filters by repeated stage_id and archive_reason_id, and empties its token bucket into 429', async () => {
+    const emu = await startLeverEmulator({ contacts: 30, ratePerSecond: 0.001, burst: 4 })
+    try {
+      const auth = { authorization: basic(DEFAULT_LEVER_API_KEY) }
+      const [a, b] = emu.state.stages
+      const res = await fetch(`${emu.url}/v1/opportunities?stage_id=${a?.id}&stage_id=${b?.id}`, {
+        headers: auth,
+      })
+      const body = (await res.json()) as Page
+      expect(body.data.map((o) => o.id)).toEqual(
+        emu.state
+          .ordered()
+          .filter((o) => o.stage === a?.id || o.stage === b?.id)
+          .map((o) => o.id),
+      )
+      const statuses: number[] = []
+      for (let i = 0; i < 5; i++)
+        statuses.push((await fetch(`${emu.url}/v1/stages`, { headers: auth })).status)
+      expect(statuses).toEqual([200, 200, 200, 429, 429])
+    } finally {
+      await emu.close()
+    }
+  })
+})

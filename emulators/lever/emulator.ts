@@ -1,0 +1,54 @@
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
+} from '../kit/index.js'
+import { installLeverAuth } from './auth.js'
+import { DEFAULT_DATA_UNTIL, DEFAULT_LEVER_API_KEY } from './constants.js'
+import { installErrorHandler, leverFaultResponse } from './errors.js'
+import { LeverOAuth, registerOAuthRoutes } from './oauth.js'
+import { registerRoutes } from './routes.js'
+import { LeverState } from './state.js'
+
+export interface LeverEmulatorOptions extends ListenOptions {
+  readonly seed?: number
+  /** Contacts to seed (default 40), each with one or two opportunities. */
+  readonly contacts?: number
+  readonly apiKeys?: readonly string[]
+  /** OAuth access tokens accepted as bearers. */
+  readonly accessTokens?: readonly string[]
+  /** Token bucket refill per second and size (default 10 and 20). */
+  readonly ratePerSecond?: number
+  readonly burst?: number
+  readonly until?: string
+}
+
+export interface LeverEmulator extends EmulatorHandle<LeverState> {
+  /** The emulated auth.lever.co: its `/authorize` and `/oauth/token` live on the same origin. */
+  readonly oauth: LeverOAuth
+}
+
+/**
+ * Starts a Lever API (v1) emulator: opportunities, their offers, stages and archive reasons under `${url}/v1`,
+ * and Lever's OAuth server (`/authorize`, `/oauth/token`) at its root.
+ */
+export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Promise<LeverEmulator> {
+  const state = new LeverState({
+    seed: options.seed ?? 1,
+    contacts: Math.max(1, options.contacts ?? 40),
+    untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
+    apiKeys: options.apiKeys ?? [DEFAULT_LEVER_API_KEY],
+    accessTokens: options.accessTokens,
+    ratePerSecond: options.ratePerSecond,
+    burst: options.burst,
+  })
+  const server = createEmulatorServer({ faultResponse: leverFaultResponse })
+  installErrorHandler(server.app)
+  installLeverAuth(server.app, state)
+  registerRoutes(server.app, state)
+  const oauth = new LeverOAuth(state)
+  registerOAuthRoutes(server.app, oauth)
+  return { ...(await listenEmulator(server, state, options)), oauth }
+}

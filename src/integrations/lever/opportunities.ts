@@ -1,0 +1,191 @@
+import { ApiError, badRequest } from '../../errors.js'
+import { ATS_APPLICATION_STATUSES, type UnifiedRecord } from '../../models/index.js'
+import { statusOfStageName } from '../ats-stages.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { fromLeverOffer, fromLeverOpportunity, type LeverLookups } from './mappers.js'
+import type { LeverArchiveReason, LeverList, LeverOffer, LeverOpportunity, LeverStage } from './types.js'
+
+/** Lever's largest page ("limit ... between 1 and 100", https://hire.lever.co/developer/documentation#pagination). */
+const MAX_PAGE = 100
+
+/** Opportunities whose offers are read at once, well inside Lever's 10 requests per second. */
+const OFFER_CONCURRENCY = 4
+
+/** Pages of a lookup list (stages, archive reasons, one opportunity's offers) read at most; more fails naming it. */
+const MAX_LOOKUP_PAGES = 20
+
+const OFFER_FIELDS = ['offers', 'raw.offers'] as const
+
+const opportunityPath = (id: string) => `/opportunities/${encodeURIComponent(id)}`
+
+/** Query string with repeated parameters (`stage_id=a&stage_id=b`), which Lever takes for its list filters. */
+function withRepeated(path: string, params: readonly (readonly [string, string])[]): string {
+  const qs = new URLSearchParams(params.map(([k, v]) => [k, v])).toString()
+  return qs ? `${path}?${qs}` : path
+}
+
+/** Every row of a small Lever list, following `next` tokens; more than MAX_LOOKUP_PAGES pages is a 502 naming it. */
+async function readAll<T>(ctx: HandlerContext, path: string): Promise<T[]> {
+  const rows: T[] = []
+  let offset: string | undefined
+  for (let pages = 0; ; pages++) {
+    if (pages >= MAX_LOOKUP_PAGES) {
+      throw new ApiError(
+        502,
+        `Lever lists more than ${MAX_LOOKUP_PAGES * MAX_PAGE} rows at ${path}; Unigate reads at most that many`,
+      )
+    }
+    const page = await ctx.client.json<LeverList<T>>({ path, query: { limit: MAX_PAGE, offset } })
+    rows.push(...page.data)
+    if (!page.hasNext || !page.next) return rows
+    offset = page.next
+  }
+}
+
+/** The account's stages and archive reasons, read once per request and only when needed. */
+function lookupsOf(ctx: HandlerContext) {
+  let stages: Promise<Map<string, LeverStage>> | undefined
+  let reasons: Promise<Map<string, LeverArchiveReason>> | undefined
+  return {
+    stages: () => {
+      stages ??= readAll<LeverStage>(ctx, '/stages').then((rows) => new Map(rows.map((r) => [r.id, r])))
+      return stages
+    },
+    reasons: () => {
+      reasons ??= readAll<LeverArchiveReason>(ctx, '/archive_reasons').then(
+        (rows) => new Map(rows.map((r) => [r.id, r])),
+      )
+      return reasons
+    },
+    /** What mapping these opportunities needs: stages always, archive reasons only when one is archived. */
+    async for(opportunities: readonly LeverOpportunity[]): Promise<LeverLookups> {
+      const [s, r] = await Promise.all([
+        this.stages(),
+        opportunities.some((o) => o.archived)
+          ? this.reasons()
+          : Promise.resolve(new Map<string, LeverArchiveReason>()),
+      ])
+      return { stages: s, reasons: r }
+    },
+  }
+}
+
+type Lookups = ReturnType<typeof lookupsOf>
+
+/**
+ * The unified `status` filter as Lever filters: HIRED and REJECTED are archived opportunities with an archive
+ * reason of that type (`archive_reason_id`); another status is the active opportunities in the stages whose
+ * names mean it (`stage_id`, `archived=false`). Undefined when no reason or stage means it: nothing matches.
+ */
+async function statusParams(lookups: Lookups, status: string): Promise<[string, string][] | undefined> {
+  const wanted = status.toUpperCase()
+  if (!(ATS_APPLICATION_STATUSES as readonly string[]).includes(wanted)) {
+    throw badRequest(
+      `status: '${status}' is not an application status; use ${ATS_APPLICATION_STATUSES.join(', ')}`,
+    )
+  }
+  if (wanted === 'HIRED' || wanted === 'REJECTED') {
+    const type = wanted === 'HIRED' ? 'hired' : 'non-hired'
+    const ids = [...(await lookups.reasons()).values()].filter((r) => r.type === type).map((r) => r.id)
+    return ids.length > 0 ? ids.map((id) => ['archive_reason_id', id]) : undefined
+  }
+  const ids = [...(await lookups.stages()).values()]
+    .filter((s) => statusOfStageName(s.text) === wanted)
+    .map((s) => s.id)
+  return ids.length > 0
+    ? [...ids.map((id): [string, string] => ['stage_id', id]), ['archived', 'false']]
+    : undefined
+}
+
+/**
+ * Walks Lever's offset tokens to the unified window. Tokens are remembered at the end of every page read
+ * (scoped to the connection and the query), so reading the next window costs one call.
+ */
+async function readWindow(ctx: HandlerContext, path: string, q: ListQuery): Promise<LeverOpportunity[]> {
+  const scope = `${ctx.connectionId}|lever-opportunities|${path}|${new URLSearchParams(ctx.rawParams)}`
+  const start = ctx.cursors.walkStart(scope, q.offset)
+  const end = q.offset + q.limit
+  const rows: LeverOpportunity[] = []
+  let position = start.offset
+  let offset = start.cursor
+  while (position < end) {
+    const size =
+      position < q.offset ? Math.min(MAX_PAGE, q.offset - position) : Math.min(MAX_PAGE, end - position)
+    const page = await ctx.client.json<LeverList<LeverOpportunity>>({
+      path,
+      query: { ...ctx.rawParams, limit: size, offset },
+    })
+    page.data.forEach((o, i) => {
+      if (position + i >= q.offset && position + i < end) rows.push(o)
+    })
+    position += page.data.length
+    if (!page.hasNext || !page.next || page.data.length === 0) break
+    offset = page.next
+    ctx.cursors.set(scope, position, offset)
+  }
+  return rows
+}
+
+async function offersOf(ctx: HandlerContext, id: string): Promise<LeverOffer[]> {
+  return readAll<LeverOffer>(ctx, `${opportunityPath(id)}/offers`)
+}
+
+/** Adds the slow fields the plan asks for (spec section 7): `offers`, and/or `raw.offers` (Lever's own). */
+async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promise<UnifiedRecord[]> {
+  const unified = ctx.fields.slow.has('offers')
+  const raw = ctx.fields.slow.has('raw.offers')
+  if (!unified && !raw) return records
+  const out: UnifiedRecord[] = new Array(records.length)
+  let next = 0
+  const worker = async () => {
+    while (next < records.length) {
+      const i = next++
+      const record = records[i] as UnifiedRecord
+      const offers = await offersOf(ctx, record.id as string)
+      out[i] = {
+        ...record,
+        ...(unified ? { offers: offers.map(fromLeverOffer) } : {}),
+        ...(raw ? { raw: { ...record.raw, offers } } : {}),
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(OFFER_CONCURRENCY, records.length) }, worker))
+  return out
+}
+
+async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const lookups = lookupsOf(ctx)
+  const params: [string, string][] = [['expand', 'applications']]
+  if (q.filters.job_id !== undefined) params.push(['posting_id', q.filters.job_id as string])
+  if (q.filters.candidate_id !== undefined) params.push(['contact_id', q.filters.candidate_id as string])
+  if (q.updated_gte) params.push(['updated_at_start', String(q.updated_gte.getTime())])
+  if (q.filters.status !== undefined) {
+    const status = await statusParams(lookups, q.filters.status as string)
+    if (!status) return []
+    params.push(...status)
+  }
+  const opportunities = await readWindow(ctx, withRepeated('/opportunities', params), q)
+  const known = await lookups.for(opportunities)
+  return withOffers(
+    ctx,
+    opportunities.map((o) => fromLeverOpportunity(o, known)),
+  )
+}
+
+export const opportunityHandlers: ObjectHandlers = {
+  listParams: ['updated_gte'],
+  filters: ['candidate_id', 'job_id', 'status'],
+  slowFields: [...OFFER_FIELDS],
+  listIsComplete: true,
+  list: listOpportunities,
+
+  async get(ctx, id) {
+    const { data } = await ctx.client.json<{ data: LeverOpportunity }>({
+      path: withRepeated(opportunityPath(id), [['expand', 'applications']]),
+      query: { ...ctx.rawParams },
+    })
+    const known = await lookupsOf(ctx).for([data])
+    const [record] = await withOffers(ctx, [fromLeverOpportunity(data, known)])
+    return record as UnifiedRecord
+  },
+}

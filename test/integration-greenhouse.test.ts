@@ -1,0 +1,277 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_GREENHOUSE_API_KEY,
+  type GreenhouseEmulator,
+  startGreenhouseEmulator,
+} from '../emulators/greenhouse/index.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
+import { startWebhookReceiver } from './support/webhook-receiver.js'
+
+type Rec = Record<string, unknown>
+
+describe('Greenhouse through Unigate', () => {
+  let h: Harness
+  let emu: GreenhouseEmulator
+  let conn: string
+  const path = (id?: string) => `/ats/${conn}/application${id === undefined ? '' : `/${id}`}`
+  const calls = (pattern: RegExp) => emu.requests().filter((r) => pattern.test(r.path))
+  const listCalls = () => calls(/^\/v1\/applications$/)
+  const offerCalls = () => calls(/^\/v1\/applications\/\d+\/offers$/)
+  const ordered = () => emu.state.orderedApplications()
+  const basic = `Basic ${Buffer.from(`${DEFAULT_GREENHOUSE_API_KEY}:`).toString('base64')}`
+
+  useEmulatorSuite({
+    // 400 candidates: more than 500 applications, so a list of 1000 spans pages of 500.
+    start: () => startGreenhouseEmulator({ seed: 4, candidates: 400, rateLimit: 1000 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'greenhouse',
+        auth: { api_key: DEFAULT_GREENHOUSE_API_KEY, api_url: `${emu.url}/v1` },
+      })
+    },
+  })
+  afterEach(async () => {
+    await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: false } })
+  })
+
+  it('lists applications as a bare array in Greenhouse order, with Basic auth and skip_count', async () => {
+    const res = await h.api<Rec[]>('GET', path(), { query: { limit: 5 } })
+    expect(res.status).toBe(200)
+    expect(res.body.map((a) => a.id)).toEqual(
+      ordered()
+        .slice(0, 5)
+        .map((a) => String(a.id)),
+    )
+    const first = ordered()[0]
+    expect(res.body[0]).toMatchObject({
+      id: String(first?.id),
+      candidate_id: String(first?.candidateId),
+      applied_at: new Date(first?.appliedAt as number).toISOString(),
+      created_at: new Date(first?.appliedAt as number).toISOString(),
+      updated_at: new Date(first?.lastActivityAt as number).toISOString(),
+      original_status: first?.status,
+    })
+    expect(res.body.every((a) => !('offers' in a) && !('raw' in a))).toBe(true)
+    expect(listCalls()).toHaveLength(1)
+    expect(listCalls()[0]?.query).toEqual({ per_page: '5', page: '1', skip_count: 'true' })
+    expect(listCalls()[0]?.headers.authorization).toBe(basic)
+  })
+
+  it('pages: one call per window that fits a page, next links past 500', async () => {
+    const ids = ordered().map((a) => String(a.id))
+    const page = async (offset: number, limit: number) => {
+      const res = await h.api<Rec[]>('GET', path(), { query: { offset, limit, fields: 'id' } })
+      expect(res.status, res.text).toBe(200)
+      return res.body.map((a) => a.id)
+    }
+    expect(await page(10, 25)).toEqual(ids.slice(10, 35))
+    expect(listCalls().map((r) => [r.query.per_page, r.query.page])).toEqual([['35', '1']])
+    emu.clearRequests()
+    expect(ids.length).toBeGreaterThan(500)
+    expect(await page(0, 1000)).toEqual(ids.slice(0, 1000))
+    // Page 1 of 500 by number, then Greenhouse's own next link.
+    expect(listCalls().map((r) => [r.query.per_page, r.query.page])).toEqual([
+      ['500', '1'],
+      ['500', '2'],
+    ])
+    emu.clearRequests()
+    expect(await page(ids.length - 2, 10)).toEqual(ids.slice(-2))
+    expect(await page(ids.length + 5, 10)).toEqual([])
+  })
+
+  it('gets one application; ids round-trip; an unknown or malformed id is 404', async () => {
+    const id = String(ordered()[3]?.id)
+    const got = await h.api<Rec>('GET', path(id))
+    expect(got.status).toBe(200)
+    expect(got.body.id).toBe(id)
+    expect((await h.api('GET', path('999'))).status).toBe(404)
+    emu.clearRequests()
+    const bad = await h.api<Rec>('GET', path('abc'))
+    expect(bad.status).toBe(404)
+    expect(String(bad.body.message)).toContain('whole numbers')
+    expect(emu.requests()).toHaveLength(0)
+  })
+
+  it('selects fields, raw and raw.<name> without extra calls', async () => {
+    const only = await h.api<Rec[]>('GET', path(), { query: { limit: 3, fields: 'id,status,job_id' } })
+    for (const a of only.body)
+      expect(Object.keys(a).every((k) => ['id', 'status', 'job_id'].includes(k))).toBe(true)
+    const raw = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'id,raw' } })
+    expect((raw.body[0]?.raw as Rec | undefined)?.jobs).toBeDefined()
+    const named = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'raw.prospect' } })
+    expect(named.body[0]).toEqual({ raw: { prospect: expect.any(Boolean) } })
+    expect(offerCalls()).toHaveLength(0)
+  })
+
+  describe('offers, a slow field (spec section 7)', () => {
+    // Applications 0..N in list order, some of which have offers in the emulator.
+    const withOffer = () => ordered().findIndex((a) => (emu.state.offers.get(a.id) ?? []).length > 0)
+
+    it.each([
+      { optIn: false, fields: undefined, fetched: false },
+      { optIn: false, fields: 'id,status', fetched: false },
+      { optIn: false, fields: 'id,offers', fetched: true },
+      { optIn: true, fields: undefined, fetched: true },
+      { optIn: true, fields: 'id,status', fetched: false },
+      { optIn: true, fields: 'id,offers', fetched: true },
+    ])('opt-in $optIn, fields=$fields: offers fetched = $fetched', async ({ optIn, fields, fetched }) => {
+      await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: optIn } })
+      const offset = withOffer()
+      expect(offset).toBeGreaterThanOrEqual(0)
+      emu.clearRequests()
+      const res = await h.api<Rec[]>('GET', path(), {
+        query: { offset, limit: 4, ...(fields ? { fields } : {}) },
+      })
+      expect(res.status).toBe(200)
+      // One call per listed application, and only when the table says so.
+      expect(offerCalls()).toHaveLength(fetched ? 4 : 0)
+      for (const a of res.body) expect('offers' in a).toBe(fetched)
+      if (fetched) {
+        const app = ordered()[offset]
+        const offers = emu.state.offers.get(app?.id as number) ?? []
+        const got = (res.body[0]?.offers ?? []) as Rec[]
+        expect(got.map((o) => o.id)).toEqual(offers.map((o) => String(o.id)))
+        expect(got.at(-1)).toMatchObject({
+          status: expect.stringMatching(/SENT|ACCEPTED/),
+        })
+      }
+    })
+
+    it('raw.offers asks Greenhouse for the offers as it has them; raw alone does not', async () => {
+      const id = String(ordered()[withOffer()]?.id)
+      const rawOffers = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw.offers' } })
+      expect(rawOffers.status).toBe(200)
+      expect(((rawOffers.body.raw as Rec).offers as Rec[])[0]).toHaveProperty('application_id', Number(id))
+      expect(offerCalls()).toHaveLength(1)
+      emu.clearRequests()
+      const raw = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw' } })
+      expect((raw.body.raw as Rec).offers).toBeUndefined()
+      expect(offerCalls()).toHaveLength(0)
+    })
+  })
+
+  it('filters by job, status and updated_gte at Greenhouse, and by candidate through the candidate', async () => {
+    const job = String(ordered()[0]?.jobs[0]?.id)
+    const byJob = await h.api<Rec[]>('GET', path(), { query: { job_id: job, limit: 1000 } })
+    expect(byJob.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((a) => a.jobs.some((j) => String(j.id) === job))
+        .map((a) => String(a.id)),
+    )
+    expect(listCalls()[0]?.query.job_id).toBe(job)
+    emu.clearRequests()
+    const hired = await h.api<Rec[]>('GET', path(), { query: { status: 'HIRED', limit: 1000 } })
+    expect(hired.body.length).toBeGreaterThan(0)
+    expect(hired.body.every((a) => a.status === 'HIRED')).toBe(true)
+    expect(listCalls()[0]?.query.status).toBe('hired')
+    emu.clearRequests()
+    const since = '2024-05-20T00:00:00.000Z'
+    const recent = await h.api<Rec[]>('GET', path(), { query: { updated_gte: since, limit: 1000 } })
+    expect(recent.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((a) => a.lastActivityAt >= Date.parse(since))
+        .map((a) => String(a.id)),
+    )
+    expect(listCalls()[0]?.query.last_activity_after).toBe(since)
+    emu.clearRequests()
+    const candidate = [...emu.state.candidates.values()].find((c) => c.applicationIds.length === 2)
+    const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: String(candidate?.id) } })
+    expect(mine.body.map((a) => a.id)).toEqual(candidate?.applicationIds.map(String))
+    expect(calls(/^\/v1\/candidates\/\d+$/)).toHaveLength(1)
+    const nobody = await h.api<Rec[]>('GET', path(), { query: { candidate_id: '1' } })
+    expect([nobody.status, nobody.body]).toEqual([200, []])
+    const second = await h.api<Rec[]>('GET', path(), {
+      query: { candidate_id: String(candidate?.id), offset: 1 },
+    })
+    expect(second.body.map((a) => a.id)).toEqual(candidate?.applicationIds.slice(1).map(String))
+  })
+
+  it('answers 400 naming bad input, 501 for what Greenhouse cannot do, before calling it', async () => {
+    const cases: [Record<string, string>, number, string][] = [
+      [{ status: 'SCREENING' }, 400, 'HIRED or REJECTED'],
+      [{ job_id: 'abc' }, 400, 'job_id'],
+      [{ candidate_id: '1x' }, 400, 'candidate_id'],
+      [{ limit: '0' }, 400, 'limit'],
+      [{ updated_gte: 'yesterday' }, 400, 'updated_gte'],
+      [{ fields: 'id,salary' }, 400, 'salary'],
+      [{ company_id: '7' }, 501, 'company_id'],
+      [{ sort: 'created_at' }, 501, 'sort'],
+    ]
+    for (const [query, status, named] of cases) {
+      const res = await h.api<Rec>('GET', path(), { query })
+      expect([query, res.status]).toEqual([query, status])
+      expect(String(res.body.message)).toContain(named)
+    }
+    expect(emu.requests()).toHaveLength(0)
+    const matrix = await supportMatrixOf(h, 'greenhouse')
+    const id = String(ordered()[0]?.id)
+    await expectSupportMatrixAnswers(h, `/ats/${conn}`, matrix, { id: () => id, body: () => ({}) })
+  })
+
+  it('retries a 429 after Retry-After, then passes a persistent one on with retry-after', async () => {
+    emu.fault({ status: 429, times: 1, pathPattern: '^/v1/applications$', headers: { 'retry-after': '1' } })
+    expect((await h.api('GET', path(), { query: { limit: 2 } })).status).toBe(200)
+    expect(listCalls()).toHaveLength(2)
+    emu.clearRequests()
+    emu.fault({ status: 429, times: 5, pathPattern: '^/v1/applications$', headers: { 'retry-after': '1' } })
+    const limited = await h.api<Rec>('GET', path(), { query: { limit: 2 } })
+    expect(limited.status).toBe(429)
+    expect(limited.headers['retry-after']).toBe('1')
+    emu.clearFaults()
+  })
+
+  it('delivers a virtual webhook for applications with new activity, read by last_activity_after', async () => {
+    const receiver = await startWebhookReceiver(h.secret)
+    try {
+      const created = await h.api<Rec>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          object_type: 'ats_application',
+          event: 'updated',
+          hook_url: receiver.url,
+          // Checks come from the trigger endpoint only.
+          interval: 100_000,
+        },
+      })
+      expect(created.status, created.text).toBe(200)
+      const id = created.body.id as string
+      const checkedAt = async () => (await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.checked_at
+      // The first check only records a baseline; wait until it is committed.
+      for (let i = 0; i < 600 && !(await checkedAt()); i++) await new Promise((r) => setTimeout(r, 25))
+      expect(await checkedAt()).toBeDefined()
+      const moved = ordered()[7]?.id as number
+      await new Promise((r) => setTimeout(r, 5))
+      emu.state.touch(moved, Date.now())
+      emu.clearRequests()
+      expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+      await receiver.waitFor(() => receiver.accepted(id).length === 1, 15_000, 'the update delivery')
+      expect(receiver.accepted(id)[0]?.data.map((r) => r.id)).toEqual([String(moved)])
+      expect(listCalls()[0]?.query.last_activity_after).toBeDefined()
+      await h.api('DELETE', `/unified/webhook/${id}`)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('a key Greenhouse no longer accepts is a 403 asking to re-authorize', async () => {
+    emu.state.keys.set('soon_revoked', 'all')
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: { api_key: 'soon_revoked', api_url: `${emu.url}/v1` },
+    })
+    emu.state.keys.delete('soon_revoked')
+    const res = await h.api<Rec>('GET', `/ats/${c}/application`)
+    expect(res.status).toBe(403)
+    expect(String(res.body.message)).toContain('re-authorize')
+    const connection = await h.api<Rec>('GET', `/unified/connection/${c}`)
+    expect(connection.body.last_unhealthy_code).toBe('401')
+  })
+})
