@@ -68,6 +68,13 @@ const FEW_RECORDS: readonly {
     reason: 'a Mixpanel connection is to one project: there is no other property to create a visitor in',
   },
   {
+    integration: '*',
+    object: 'hris_company',
+    check: PAGES,
+    reason:
+      'an HRIS connection is to one company (BambooHR subdomain, Gusto token), so its company list is that one',
+  },
+  {
     integration: 'youtube',
     object: 'analytics_property',
     check: PAGES,
@@ -122,6 +129,16 @@ function createBody(object: string, support: IntegrationSupport, properties: rea
   return body
 }
 
+/**
+ * Where a caller finds the value of a scope a list requires, by category and unified parameter name (never by
+ * integration): the object whose list gives the ids to choose from.
+ */
+const SCOPE_SOURCES: Readonly<Record<string, string>> = {
+  'analytics:property_id': 'analytics_property',
+  'hris:user_id': 'hris_employee',
+  'hris:benefit_id': 'hris_benefit',
+}
+
 const required = (support: IntegrationSupport) =>
   Object.entries(support)
     .filter(([key, mark]) => key.startsWith('list_') && mark === 'supported-required')
@@ -173,19 +190,28 @@ for (const provider of DEMO_PROVIDERS) {
     }
 
     /**
-     * The list the record checks run on: the plain one when it answers 200, else the same list in the
-     * first property when the 400 asked for `property_id` (the suite picks from the property list, as a
-     * caller would); undefined when the object cannot be listed without provider knowledge.
+     * The list the record checks run on: the plain one when it answers 200, else, when the 400 asked for a
+     * required scope (`property_id`, an HRIS `user_id`, …), the same list scoped to the first record of the
+     * object that scope names (the suite picks from that list, as a caller would); undefined when the object
+     * cannot be listed without provider knowledge.
      */
     async function listing(
       object: string,
     ): Promise<{ query: Record<string, string>; res: ApiResponse<Rec[]> } | undefined> {
       const plain = await plainList(object)
       if (plain.status === 200) return { query: {}, res: plain }
-      const first = properties[0]?.id
-      if (plain.status !== 400 || typeof first !== 'string' || !plain.text.includes('property_id')) return
-      const query = { property_id: first }
-      const key = `${object}?property_id`
+      if (plain.status !== 400) return
+      const category = modelOf(object)?.category
+      const support = matrix[object]
+      const scope = (support ? required(support) : [])
+        .filter((p) => plain.text.includes(p))
+        .find((p) => SCOPE_SOURCES[`${category}:${p}`])
+      const source = scope && SCOPE_SOURCES[`${category}:${scope}`]
+      const first =
+        source && (source === 'analytics_property' ? properties : (await plainList(source)).body)[0]?.id
+      if (!scope || typeof first !== 'string') return
+      const query = { [scope]: first }
+      const key = `${object}?${scope}`
       const res = listed.get(key) ?? (await h.api<Rec[]>('GET', path(object), { query }))
       listed.set(key, res)
       expect(res.status, res.text).toBe(200)
