@@ -516,3 +516,65 @@ describe('Matomo through Unigate', () => {
     })
   })
 })
+
+describe('Matomo reports archived past their row caps', () => {
+  let h: Harness
+  let emu: MatomoEmulator
+  let conn: string
+
+  useEmulatorSuite({
+    // Small caps so the seeded data overflows them; a French user, so the summary row reads "Autres"
+    // unless the request asks for English.
+    start: () =>
+      startMatomoEmulator({
+        seed: 5,
+        sites: 1,
+        visitsPerSite: 60,
+        archivingLimits: { standard: 3, actions: 3 },
+        userLanguage: 'fr',
+      }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'matomo',
+        auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: emu.url },
+      })
+    },
+  })
+  const report = (dimension: string) =>
+    h.api<Rec>('GET', `/analytics/${conn}/report`, {
+      query: {
+        property_id: '1',
+        start_gte: emu.state.firstDay,
+        end_lt: emu.state.dayAfterLast,
+        dimension,
+        type: 'SESSIONS',
+      },
+    })
+
+  it('fails a breakdown Matomo summed into "Others", naming the setting, instead of passing it on', async () => {
+    const cities = await report('CITY')
+    expect(cities.status).toBe(502)
+    expect(cities.body.message).toContain('datatable_archiving_maximum_rows_standard')
+    expect(cities.body.message).toContain('"Others"')
+    const bulk = emu.requests().find((r) => r.path === '/index.php')
+    expect((bulk?.body as Rec | undefined)?.language).toBe('en')
+    const pages = await report('LANDING_PAGE')
+    expect(pages.status).toBe(502)
+    expect(pages.body.message).toContain('datatable_archiving_maximum_rows_actions')
+  })
+
+  it('answers breakdowns within their cap, and countries, which Matomo never caps', async () => {
+    const total = emu.state.visitsOf('1').length
+    for (const dimension of ['DEVICE_TYPE', 'COUNTRY']) {
+      const res = await report(dimension)
+      expect(res.status, res.text).toBe(200)
+      const metrics = ((res.body as unknown as Rec[])[0]?.metrics ?? []) as Rec[]
+      expect(metrics.reduce((n, m) => n + Number(m.value), 0)).toBe(total)
+      expect(metrics.some((m) => m.dimension_value === 'Others' || m.dimension_value === 'Autres')).toBe(
+        false,
+      )
+    }
+  })
+})

@@ -229,3 +229,94 @@ describe('Matomo emulator strictness', () => {
     }
   })
 })
+
+describe('Matomo emulator archiving truncation', () => {
+  let emu: MatomoEmulator
+  beforeAll(async () => {
+    emu = await startMatomoEmulator({
+      seed: 2,
+      sites: 1,
+      visitsPerSite: 60,
+      archivingLimits: { standard: 3, actions: 3, subtable_actions: 1 },
+      userLanguage: 'fr',
+    })
+  })
+  afterAll(async () => emu?.close())
+
+  const report = async (method: string, form: Record<string, string> = {}) => {
+    const res = await request(`${emu.url}/index.php?module=API&format=JSON&method=${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token_auth: DEFAULT_MATOMO_TOKEN,
+        idSite: '1',
+        period: 'range',
+        date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+        format_metrics: '0',
+        ...form,
+      }).toString(),
+    })
+    return (await res.body.json()) as Array<Record<string, unknown>>
+  }
+  const visits = () => emu.state.visitsOf('1').length
+
+  it('keeps cap - 1 rows and sums the rest into a last row labelled in the user language', async () => {
+    const cities = await report('UserCountry.getCity', { filter_limit: '-1' })
+    expect(cities).toHaveLength(3)
+    expect(cities[2]?.label).toBe('Autres')
+    expect(cities.reduce((n, r) => n + Number(r.nb_visits), 0)).toBe(visits())
+    const english = await report('UserCountry.getCity', { filter_limit: '-1', language: 'en' })
+    expect(english[2]?.label).toBe('Others')
+    // Metadata stays off the summary row; a table at its cap is not cut; countries have no cap.
+    const countries = await report('UserCountry.getCountry', { filter_limit: '-1' })
+    expect(countries.length).toBeGreaterThan(3)
+    expect(countries.some((r) => r.label === 'Autres')).toBe(false)
+    const devices = await report('DevicesDetection.getType', { filter_limit: '-1' })
+    expect(devices.map((r) => r.label).sort()).toEqual(['Desktop', 'Smartphone', 'Tablet'])
+  })
+
+  it('drops the summary row with a limit that cuts the table, unless keep_summary_row=1', async () => {
+    const cut = await report('UserCountry.getCity', { filter_limit: '2' })
+    expect(cut.map((r) => r.label)).not.toContain('Autres')
+    const kept = await report('UserCountry.getCity', { filter_limit: '1', keep_summary_row: '1' })
+    expect(kept.map((r) => r.label)).toEqual([cut[0]?.label, 'Autres'])
+  })
+
+  it('marks flattened summary rows is_summary, at both levels of the page hierarchy', async () => {
+    const pages = await report('Actions.getPageUrls', { flat: '1', filter_limit: '-1', language: 'en' })
+    const summaries = pages.filter((r) => r.is_summary === true)
+    expect(summaries.map((r) => r.label)).toContain('Others')
+    expect(summaries.some((r) => String(r.label).endsWith('/ - Others'))).toBe(true)
+    expect(pages.filter((r) => r.is_summary !== true).every((r) => typeof r.url === 'string')).toBe(true)
+    const hits = emu.state
+      .visitsOf('1')
+      .flatMap((v) => v.actionDetails.filter((a) => a.type === 'action')).length
+    expect(pages.reduce((n, r) => n + Number(r.nb_hits), 0)).toBe(hits)
+  })
+
+  it('takes the language of a bulk request from the outer request only', async () => {
+    const url = new URLSearchParams({
+      module: 'API',
+      method: 'UserCountry.getCity',
+      format: 'JSON',
+      idSite: '1',
+      period: 'range',
+      date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+      filter_limit: '-1',
+    })
+    const bulk = async (outer: Record<string, string>, inner: string) =>
+      (await (
+        await request(`${emu.url}/index.php?module=API&format=JSON&method=API.getBulkRequest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            token_auth: DEFAULT_MATOMO_TOKEN,
+            'urls[0]': inner,
+            ...outer,
+          }).toString(),
+        })
+      ).body.json()) as Array<Array<Record<string, unknown>>>
+    expect((await bulk({ language: 'en' }, url.toString()))[0]?.at(-1)?.label).toBe('Others')
+    expect((await bulk({}, `${url}&language=en`))[0]?.at(-1)?.label).toBe('Autres')
+  })
+})

@@ -7,6 +7,7 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
+import type { ArchivingRowLimits } from './archiving.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_MATOMO_TOKEN } from './constants.js'
 import { matomoError } from './errors.js'
 import { registerApiRoutes, registerTrackingRoutes } from './routes.js'
@@ -25,6 +26,10 @@ export interface MatomoEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Refuse a token_auth sent in the URL (default true: Matomo's recommended token setting). */
   readonly secureOnlyTokens?: boolean
+  /** `datatable_archiving_maximum_rows_*` settings (defaults from config/global.ini.php). */
+  readonly archivingLimits?: Partial<ArchivingRowLimits>
+  /** The language of the token's user (default `en`): it labels the reports' summary row. */
+  readonly userLanguage?: string
 }
 
 export interface MatomoEmulator extends EmulatorHandle<MatomoState> {
@@ -52,6 +57,8 @@ export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): 
     visitsPerSite: Math.max(0, options.visitsPerSite ?? 200),
     tokens: options.tokens ?? [DEFAULT_MATOMO_TOKEN],
     ...(options.viewTokens ? { viewTokens: options.viewTokens } : {}),
+    ...(options.archivingLimits ? { archivingLimits: options.archivingLimits } : {}),
+    ...(options.userLanguage ? { userLanguage: options.userLanguage } : {}),
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: matomoFaultResponse })

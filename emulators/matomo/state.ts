@@ -1,4 +1,5 @@
 import { SeededRandom } from '../kit/index.js'
+import { type ArchivingRowLimits, DEFAULT_ARCHIVING_ROW_LIMITS } from './archiving.js'
 import { addDays, localDay } from './calendar.js'
 import { VISIT_LENGTH_S } from './constants.js'
 import { DEVICES, hex16, PAGES, PLACES, REFERRERS, TIMEZONES } from './data.js'
@@ -34,6 +35,10 @@ export interface MatomoStateOptions {
   /** Tokens of users with view access to the listed sites only; other tokens are super users'. */
   readonly viewTokens?: Readonly<Record<string, readonly string[]>>
   readonly untilMs: number
+  /** `datatable_archiving_maximum_rows_*` overrides (config/config.ini.php [General]). */
+  readonly archivingLimits?: Partial<ArchivingRowLimits>
+  /** The token user's language (Personal settings); reports answer in it unless `language` is given. */
+  readonly userLanguage?: string
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -51,9 +56,13 @@ export class MatomoState {
   readonly firstDay: string
   readonly dayAfterLast: string
   readonly orderIds = new Set<string>()
+  readonly archivingLimits: ArchivingRowLimits
+  readonly userLanguage: string
 
   constructor(options: MatomoStateOptions) {
     this.random = new SeededRandom(options.seed)
+    this.archivingLimits = { ...DEFAULT_ARCHIVING_ROW_LIMITS, ...options.archivingLimits }
+    this.userLanguage = options.userLanguage ?? 'en'
     this.tokens = new Set([...options.tokens, ...Object.keys(options.viewTokens ?? {})])
     for (const [token, sites] of Object.entries(options.viewTokens ?? {})) {
       this.viewAccess.set(token, new Set(sites))

@@ -52,7 +52,19 @@ export interface RowReport {
   readonly metrics: MetricMap
   /** Which row key holds the dimension value (`code` for countries is the ISO code). */
   readonly valueOf: (row: { label: string; code?: string; url?: string }) => string
+  /**
+   * The config settings that cap this report's archived rows (matomo-org/matomo@f09912cb:
+   * config/global.ini.php, default in parentheses); past the cap Matomo sums the rest into one "Others"
+   * row. Undefined for a report archived without a cap.
+   */
+  readonly cap?: string
 }
+
+/** Which record builder reads which setting: see emulators/matomo/archiving.ts for the sources. */
+const STANDARD_CAP = 'datatable_archiving_maximum_rows_standard (500)'
+const ACTIONS_CAP =
+  'datatable_archiving_maximum_rows_actions (500) and datatable_archiving_maximum_rows_subtable_actions (100, pages per folder)'
+const REFERRERS_CAP = 'datatable_archiving_maximum_rows_referrers (1000)'
 
 const label = (row: { label: string }) => row.label
 
@@ -63,8 +75,15 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     flat: true,
     metrics: PAGE_ROW_METRICS,
     valueOf: (r) => r.url ?? r.label,
+    cap: ACTIONS_CAP,
   },
-  PAGE_TITLE: { method: 'Actions.getPageTitles', flat: true, metrics: PAGE_ROW_METRICS, valueOf: label },
+  PAGE_TITLE: {
+    method: 'Actions.getPageTitles',
+    flat: true,
+    metrics: PAGE_ROW_METRICS,
+    valueOf: label,
+    cap: ACTIONS_CAP,
+  },
   LANDING_PAGE: {
     method: 'Actions.getEntryPageUrls',
     flat: true,
@@ -72,23 +91,52 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     // Matomo has no `entry_bounce_rate` (plugins/Actions/Columns/Metrics/BounceRate.php).
     metrics: { entry_nb_visits: 'SESSIONS', bounce_rate: 'BOUNCE_RATE' },
     valueOf: (r) => r.url ?? r.label,
+    cap: ACTIONS_CAP,
   },
+  // Countries are archived without a row cap (plugins/UserCountry/RecordBuilders/Locations.php).
   COUNTRY: {
     method: 'UserCountry.getCountry',
     metrics: VISIT_ROW_METRICS,
     valueOf: (r) => (r.code ? r.code.toUpperCase() : r.label),
   },
-  CITY: { method: 'UserCountry.getCity', metrics: VISIT_ROW_METRICS, valueOf: label },
-  DEVICE_TYPE: { method: 'DevicesDetection.getType', metrics: VISIT_ROW_METRICS, valueOf: label },
-  BROWSER: { method: 'DevicesDetection.getBrowsers', metrics: VISIT_ROW_METRICS, valueOf: label },
-  OS: { method: 'DevicesDetection.getOsFamilies', metrics: VISIT_ROW_METRICS, valueOf: label },
-  SOURCE: { method: 'Referrers.getAll', metrics: VISIT_ROW_METRICS, valueOf: label },
-  MEDIUM: { method: 'Referrers.getReferrerType', metrics: VISIT_ROW_METRICS, valueOf: label },
-  CAMPAIGN: { method: 'Referrers.getCampaigns', metrics: VISIT_ROW_METRICS, valueOf: label },
+  CITY: { method: 'UserCountry.getCity', metrics: VISIT_ROW_METRICS, valueOf: label, cap: STANDARD_CAP },
+  DEVICE_TYPE: {
+    method: 'DevicesDetection.getType',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  BROWSER: {
+    method: 'DevicesDetection.getBrowsers',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  OS: {
+    method: 'DevicesDetection.getOsFamilies',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  // Each referrer type's report is capped on its own, then merged (plugins/Referrers/API.php getAll).
+  SOURCE: { method: 'Referrers.getAll', metrics: VISIT_ROW_METRICS, valueOf: label, cap: REFERRERS_CAP },
+  MEDIUM: {
+    method: 'Referrers.getReferrerType',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: REFERRERS_CAP,
+  },
+  CAMPAIGN: {
+    method: 'Referrers.getCampaigns',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: REFERRERS_CAP,
+  },
   EVENT_NAME: {
     method: 'Events.getName',
     metrics: { nb_events: 'EVENTS', nb_visits: 'SESSIONS' },
     valueOf: label,
+    cap: 'datatable_archiving_maximum_rows_events (500)',
   },
 }
 
