@@ -24,13 +24,6 @@ const KNOWN_FAILURES: readonly {
   reason: string
 }[] = [
   {
-    integration: 'matomo',
-    object: 'analytics_event',
-    check: 'created id round-trips',
-    reason:
-      'the Tracking API answers no visit id, so a created event gets a random id that get cannot find (src/integrations/matomo)',
-  },
-  {
     integration: 'mixpanel',
     object: 'analytics_visitor',
     check: 'created id round-trips',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from './index.js'
@@ -119,6 +120,46 @@ describe('Matomo emulator strictness', () => {
       tracked: 0,
       invalid: 1,
     })
+  })
+
+  it('recognises visitors as Matomo does: cid forced, _id falling back to the config id, uid hashed', async () => {
+    const send = async (requests: string[]) =>
+      (await (
+        await request(`${emu.url}/matomo.php`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'unigate-test' },
+          body: JSON.stringify({ requests, token_auth: DEFAULT_MATOMO_TOKEN }),
+        })
+      ).body.json()) as Record<string, unknown>
+    const visitorOf = (pv: string) =>
+      emu.state.visitsOf('2').find((v) => v.actionDetails.some((a) => a.idpageview === pv))
+    // One client, two cookie ids: the second has no visit yet, so the config id (same IP, user agent,
+    // language) finds the first visitor's visit; the action joins it and the visit changes hands.
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&_id=1111111111111111&pv_id=aaaaaa'])
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&_id=2222222222222222&pv_id=bbbbbb'])
+    expect(visitorOf('bbbbbb')?.idVisit).toBe(visitorOf('aaaaaa')?.idVisit)
+    expect(visitorOf('aaaaaa')?.visitorId).toBe('2222222222222222')
+    // A forced cid matches on the visitor id only: a visit of its own.
+    await send(['?idsite=2&rec=1&e_c=C&e_a=A&cid=3333333333333333&pv_id=cccccccXYZ'])
+    const forced = visitorOf('cccccc')
+    expect(forced?.idVisit).not.toBe(visitorOf('aaaaaa')?.idVisit)
+    expect(forced?.visitorId).toBe('3333333333333333')
+    expect(forced?.actionDetails[0]).toMatchObject({ type: 'event', idpageview: 'cccccc' })
+    // A user id makes the visitor id (and, unknown, falls back to the config id too).
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&uid=ann%40x.io&pv_id=dddddd'])
+    expect(visitorOf('dddddd')).toMatchObject({
+      userId: 'ann@x.io',
+      visitorId: createHash('sha1').update('ann@x.io').digest('hex').slice(0, 16),
+    })
+    // cid must be 16 hex characters; a future cdt is ignored.
+    expect(await send(['?idsite=2&rec=1&cid=123'])).toMatchObject({ tracked: 0, invalid: 1 })
+    const future = Math.floor(Date.now() / 1000) + 86_400
+    await send([`?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&cid=4444444444444444&pv_id=eeeeee&cdt=${future}`])
+    expect(visitorOf('eeeeee')?.lastActionTimestamp).toBeLessThan(future)
+    // Without pv_id the stored page view id is empty.
+    await send(['?idsite=2&rec=1&link=https%3A%2F%2Fout.io%2F&cid=5555555555555555'])
+    const out = emu.state.visitsOf('2').find((v) => v.visitorId === '5555555555555555')
+    expect(out?.actionDetails[0]).toMatchObject({ type: 'outlink', idpageview: '' })
   })
 
   it('answers a rejected token and missing site access with HTTP 401, but not inside a bulk request', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { runApi } from './api/dispatch.js'
 import { matomoError } from './errors.js'
 import type { MatomoState } from './state.js'
-import { track } from './tracking.js'
+import { type TrackingClient, track } from './tracking.js'
 
 type Form = Record<string, string>
 
@@ -75,6 +75,24 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
 }
 
 /**
+ * The client as the tracker sees it without `cip`/`ua`/`lang`: the connection's address and the
+ * User-Agent and Accept-Language headers (matomo-org/matomo@f09912cb:core/Tracker/Request.php
+ * getIpString, getUserAgent, getBrowserLanguage).
+ */
+function clientOf(request: FastifyRequest, authorized: boolean): TrackingClient {
+  const header = (name: string) => {
+    const v = request.headers[name]
+    return Array.isArray(v) ? (v[0] ?? '') : (v ?? '')
+  }
+  return {
+    authorized,
+    ip: request.ip,
+    userAgent: header('user-agent'),
+    language: header('accept-language'),
+  }
+}
+
+/**
  * The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`
  * answered `{status, tracked, invalid, invalid_indices}`
  * (https://developer.matomo.org/api-reference/tracking-api "Bulk tracking";
@@ -92,15 +110,20 @@ export function registerTrackingRoutes(app: FastifyInstance, state: MatomoState)
       }
       let tracked = 0
       const invalid: number[] = []
+      const client = clientOf(request, token !== undefined)
       requests.forEach((r, i) => {
         const query = new URLSearchParams(typeof r === 'string' ? r.replace(/^[^?]*\?/, '') : '')
-        if (track(state, query, token !== undefined).ok) tracked++
+        if (track(state, query, client).ok) tracked++
         else invalid.push(i)
       })
       return { status: 'success', tracked, invalid: invalid.length, invalid_indices: invalid }
     }
     const params = { ...flat(request.query), ...(typeof body === 'object' ? flat(body) : {}) }
-    const result = track(state, new URLSearchParams(params), state.isValidToken(params.token_auth))
+    const result = track(
+      state,
+      new URLSearchParams(params),
+      clientOf(request, state.isValidToken(params.token_auth)),
+    )
     if (!result.ok) return reply.code(400).type('text/plain').send(`Invalid request: ${result.reason}`)
     if (params.send_image === '0') return reply.code(204).send()
     return reply

@@ -1,7 +1,6 @@
 import { SeededRandom } from '../kit/index.js'
 import { type ArchivingRowLimits, DEFAULT_ARCHIVING_ROW_LIMITS } from './archiving.js'
 import { addDays, localDay } from './calendar.js'
-import { VISIT_LENGTH_S } from './constants.js'
 import { DEVICES, hex16, PAGES, PLACES, REFERRERS, TIMEZONES } from './data.js'
 
 /** A site as `SitesManager` returns it: every scalar is a string. */
@@ -199,6 +198,14 @@ export class MatomoState {
       details.push(this.randomAction(r, site, t, i === 0))
       t += r.int(5, 90)
     }
+    // The JavaScript tracker sends the page view's pv_id with the actions that follow it; conversions
+    // show the converting action's, none here (plugins/Actions/Columns/IdPageview.php,
+    // plugins/Goals/VisitorDetails.php).
+    let pageView = ''
+    for (const a of details) {
+      if (a.type === 'action') pageView = String(a.idpageview)
+      else a.idpageview = a.type === 'goal' || a.type === 'ecommerceOrder' ? null : pageView
+    }
     const visit: MatomoVisitRecord = {
       idSite,
       idVisit: String(this.nextVisit++),
@@ -336,16 +343,6 @@ export class MatomoState {
     visit.visitorType = count === 0 ? 'new' : 'returning'
     list.push(visit)
     this.sorted.delete(visit.idSite)
-  }
-
-  /** The visitor's open visit (last action under 30 minutes before `at`), where a tracked action joins. */
-  openVisit(idSite: string, visitorId: string, at: number): MatomoVisitRecord | undefined {
-    return this.visitsOf(idSite).find(
-      (v) =>
-        v.visitorId === visitorId &&
-        at >= v.lastActionTimestamp &&
-        at - v.lastActionTimestamp < VISIT_LENGTH_S,
-    )
   }
 
   nextRandom(label: number): SeededRandom {

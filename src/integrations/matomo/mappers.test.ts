@@ -148,7 +148,7 @@ describe('Matomo mappers', () => {
       rec: '1',
       url: 'https://a.io/x',
       action_name: 'X',
-      _id: 'abcdef0123456789',
+      cid: 'abcdef0123456789',
       cdt: '1714521600',
     })
     const order = toMatomoTrackingRequest('3', 'id-2', {

@@ -237,11 +237,11 @@ const HEX16 = /^[0-9a-f]{16}$/i
 
 /**
  * One Tracking API request (`matomo.php` query string) for a unified event. Matomo has no event id and
- * no de-duplication key, except `ec_id` for ecommerce orders, which carries our generated id.
+ * no de-duplication key, except `ec_id` for ecommerce orders, which must be unique (`orderId` here).
  */
 export function toMatomoTrackingRequest(
   idSite: string,
-  id: string,
+  orderId: string,
   body: Readonly<Record<string, unknown>>,
 ): URLSearchParams {
   const p = new URLSearchParams({ idsite: idSite, rec: '1', apiv: '1', send_image: '0' })
@@ -253,8 +253,11 @@ export function toMatomoTrackingRequest(
   const visitor = str('visitor_id')
   if (visitor) {
     const bare = visitor.includes(':') ? (visitor.split(':')[1] ?? '') : visitor
-    // A 16-hex id is Matomo's own visitor id; anything else is the site's user id.
-    if (HEX16.test(bare)) p.set('_id', bare.toLowerCase())
+    // A 16-hex id is Matomo's own visitor id, sent as the forced `cid`: with `_id` Matomo falls back to
+    // the config id (this server's IP and user agent) when the visitor has no visit yet, and records the
+    // action in whichever visit this server sent last, under that visitor (matomo-org/matomo@f09912cb:
+    // core/Tracker/VisitorRecognizer.php shouldLookupOneVisitorFieldOnly). Anything else is a user id.
+    if (HEX16.test(bare)) p.set('cid', bare.toLowerCase())
     else p.set('uid', visitor)
   }
   const created = body.created_at
@@ -288,7 +291,7 @@ export function toMatomoTrackingRequest(
       break
     case 'PURCHASE':
       p.set('idgoal', '0')
-      p.set('ec_id', id)
+      p.set('ec_id', orderId)
       if (value !== undefined) p.set('revenue', String(value))
       break
     default: {
