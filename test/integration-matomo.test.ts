@@ -651,6 +651,24 @@ describe('Matomo reports archived past their row caps', () => {
     expect(pages.body.message).toContain('datatable_archiving_maximum_rows_actions')
   })
 
+  it('lists every site past the 100 Matomo answers over HTTP without filter_limit', async () => {
+    for (let i = 0; i < 120; i++) emu.state.addSite({ siteName: `Many ${i}`, group: i % 2 ? 'Odd' : '' })
+    const all = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, { query: { limit: 200 } })
+    expect(all.body).toHaveLength(121)
+    const tail = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { offset: 110, limit: 20 },
+    })
+    expect(tail.body.map((p) => p.id)).toEqual([...emu.state.sites.keys()].slice(110, 121))
+    const odd = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { parent_id: 'Odd', limit: 200 },
+    })
+    expect(odd.body).toHaveLength(60)
+    const named = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { query: 'many', limit: 200 },
+    })
+    expect(named.body).toHaveLength(120)
+  })
+
   it('answers breakdowns within their cap, and countries, which Matomo never caps', async () => {
     const total = emu.state.visitsOf('1').length
     for (const dimension of ['DEVICE_TYPE', 'COUNTRY']) {

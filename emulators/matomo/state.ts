@@ -3,7 +3,10 @@ import { type ArchivingRowLimits, DEFAULT_ARCHIVING_ROW_LIMITS } from './archivi
 import { addDays, localDay } from './calendar.js'
 import { DEVICES, hex16, PAGES, PLACES, REFERRERS, TIMEZONES } from './data.js'
 
-/** A site as `SitesManager` returns it: every scalar is a string. */
+/**
+ * A site as `SitesManager` returns it: a database row, every scalar a string
+ * (matomo-org/matomo@f09912cb:plugins/SitesManager/Model.php getSiteFromId, fetchRow).
+ */
 export type MatomoSiteRecord = Record<string, string>
 
 export interface MatomoActionRecord {
@@ -40,7 +43,6 @@ export interface MatomoStateOptions {
   readonly userLanguage?: string
 }
 
-const pad = (n: number) => String(n).padStart(2, '0')
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 export class MatomoState {
@@ -111,6 +113,13 @@ export class MatomoState {
     this.revoked.delete(token)
   }
 
+  /**
+   * SitesManager.addSite: settings not given take their defaults, timezone UTC and currency USD unless
+   * the instance's defaults were changed (matomo-org/matomo@f09912cb:plugins/SitesManager/API.php addSite,
+   * getDefaultTimezone, getDefaultCurrency; plugins/WebsiteMeasurable/MeasurableSettings.php: ecommerce 0,
+   * sitesearch 1, keep_url_fragment '0', exclude_unknown_urls false; type 'website'); creator_login is
+   * the calling user's login, a super user "admin" here.
+   */
   addSite(params: Readonly<Record<string, string>>, created = dateTime(Date.now())): MatomoSiteRecord {
     const id = String(this.nextSite++)
     const site: MatomoSiteRecord = {
@@ -179,7 +188,12 @@ export class MatomoState {
     }
   }
 
-  /** A visit with `actions` actions, 5 to 90 seconds apart; numbers typed the way Matomo types them. */
+  /**
+   * A seeded visit with `actions` actions, 5 to 90 seconds apart. Live's visit fields come from database
+   * rows, strings, except the timestamps it computes (matomo-org/matomo@f09912cb:plugins/Live/
+   * VisitorDetails.php firstActionTimestamp strtotime, plugins/CoreHome/VisitorDetails.php); the values
+   * themselves are made-up data.
+   */
   newVisit(
     r: SeededRandom,
     idSite: string,
@@ -309,30 +323,45 @@ export class MatomoState {
     }
   }
 
-  /** Derived visit fields follow the actions, as Matomo's log tables do. */
+  /**
+   * Derived visit fields follow the actions, as Matomo's log_visit columns do:
+   * - `actions` (visit_total_actions) counts page views, downloads, outlinks, site searches and events,
+   *   not conversions (matomo-org/matomo@f09912cb:plugins/Actions/Columns/VisitTotalActions.php);
+   * - `interactions` counts page views and site searches (plugins/Actions/Columns/
+   *   VisitTotalInteractions.php shouldCountInteraction, getIdActionUrlForEntryAndExitIds);
+   * - `visitDuration` (visit_total_time) is 0 for one request (default_time_one_page_visit = 0), then
+   *   1 + last - first (plugins/CoreHome/Columns/VisitTotalTime.php; its extra seconds on conversions
+   *   are not modelled);
+   * - `visitConverted`/`goalConversions` from the conversions (plugins/CoreHome/VisitorDetails.php);
+   * - `serverDate` is the last action's day in the site's timezone, `lastActionDateTime` UTC
+   *   (plugins/Live/VisitorDetails.php).
+   */
   refresh(visit: MatomoVisitRecord): void {
     const details = visit.actionDetails
     const first = details[0]?.timestamp ?? visit.firstActionTimestamp
     const last = details[details.length - 1]?.timestamp ?? first
     const site = this.sites.get(visit.idSite)
+    const count = (types: readonly string[]) => details.filter((a) => types.includes(a.type)).length
     visit.firstActionTimestamp = first
     visit.lastActionTimestamp = last
-    visit.visitDuration = String(last - first)
-    visit.actions = String(details.length)
-    visit.interactions = String(details.length)
-    visit.events = String(details.filter((a) => a.type === 'event').length)
-    const goals = details.filter((a) => a.type === 'goal' || a.type === 'ecommerceOrder').length
+    visit.visitDuration = String(details.length > 1 ? 1 + last - first : 0)
+    visit.actions = String(count(['action', 'download', 'outlink', 'search', 'event']))
+    visit.interactions = String(count(['action', 'search']))
+    visit.events = String(count(['event']))
+    const goals = count(['goal', 'ecommerceOrder'])
     visit.goalConversions = goals
     visit.visitConverted = goals > 0 ? '1' : '0'
     visit.serverDate = localDay(last, site?.timezone ?? 'UTC')
-    // UTC, as Live's visitor details give it (matomo-org/matomo@f09912cb:plugins/Live/VisitorDetails.php).
     visit.lastActionDateTime = dateTime(last * 1000)
     visit.siteName = site?.name ?? ''
-    const d = new Date(first * 1000)
     this.sorted.delete(visit.idSite)
-    visit.visitLocalTime = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
   }
 
+  /**
+   * Adds a visit; `visitCount` and `visitorType` say how many visits its visitor had (log_visit
+   * visitor_count_visits, visitor_returning: matomo-org/matomo@f09912cb:plugins/CoreHome/VisitorDetails.php
+   * getVisitCount, getVisitorReturning; 'returningCustomer' after an order is not modelled).
+   */
   insertVisit(visit: MatomoVisitRecord): void {
     const list = this.visits.get(visit.idSite)
     if (!list) return

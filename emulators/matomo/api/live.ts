@@ -98,14 +98,20 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     })
     let visits = 0
     let actions = 0
+    let conversions = 0
     for (const t of targets) {
       const removed = state.deleteVisit(t.idsite, t.idvisit)
       if (removed) {
         visits++
-        actions += removed.actionDetails.length
+        // Conversions live in log_conversion, the other actions in log_link_visit_action.
+        const converted = removed.actionDetails.filter(
+          (a) => a.type === 'goal' || a.type === 'ecommerceOrder',
+        )
+        conversions += converted.length
+        actions += removed.actionDetails.length - converted.length
       }
     }
-    return { log_visit: visits, log_link_visit_action: actions, log_conversion: 0 }
+    return { log_visit: visits, log_link_visit_action: actions, log_conversion: conversions }
   },
   'Live.getLastVisitsDetails': (state, params) => {
     const order = params.filter_sort_order ?? 'desc'
@@ -114,9 +120,9 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     }
     const visits = selectVisits(state, params)
     if (order === 'asc') visits.reverse()
-    // Live's own default is 10 visits, not the API's 100 (matomo-org/matomo@f09912cb:plugins/Live/API.php
-    // getLastVisitsDetails, filter_limit default 10).
-    const page = applyLimit(visits, params, 10)
+    // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails) only applies to internal
+    // calls: over HTTP the API controller has already set filter_limit to 100 (see applyLimit).
+    const page = applyLimit(visits, params)
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
     return page.map((v) =>
       v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
@@ -202,12 +208,14 @@ function profileOf(
     userId: visits.find((v) => v.userId)?.userId ?? null,
     totalVisits: visits.length,
     totalVisitDuration: visits.reduce((a, v) => a + Number(v.visitDuration), 0),
-    totalActions: actions.length,
+    // Sums of the visits' own columns (plugins/Actions/VisitorDetails.php, plugins/Goals/VisitorDetails.php
+    // handleProfileVisit).
+    totalActions: visits.reduce((a, v) => a + Number(v.actions), 0),
     totalPageViews: count('action'),
     totalOutlinks: count('outlink'),
     totalDownloads: count('download'),
     totalSearches: count('search'),
-    totalGoalConversions: count('goal'),
+    totalGoalConversions: visits.reduce((a, v) => a + Number(v.goalConversions), 0),
     totalEcommerceRevenue: actions
       .filter((a) => a.type === 'ecommerceOrder')
       .reduce((a, o) => a + Number(o.revenue ?? 0), 0),

@@ -14,15 +14,17 @@ function integer(params: Params, name: string, fallback: number): number {
 }
 
 /**
- * Matomo's generic `filter_offset`/`filter_limit` (default 100 rows, -1 for all)
- * (matomo-org/matomo@f09912cb:config/global.ini.php API_datatable_default_limit = 100,
- * plugins/API/Controller.php, core/API/DataTableGenericFilter.php). The summary row counts as the last
+ * Matomo's generic `filter_offset`/`filter_limit`, -1 for all. Over HTTP a request without `filter_limit`
+ * gets API_datatable_default_limit = 100, whatever the method, lists of sites included
+ * (matomo-org/matomo@f09912cb:plugins/API/Controller.php index sets it before the call;
+ * config/global.ini.php; core/API/DataTableGenericFilter.php for reports, core/API/ResponseBuilder.php
+ * handleArray for plain lists; nested bulk requests see the same default). The summary row counts as the last
  * row: a limit that cuts the table drops it, unless `keep_summary_row=1` puts it back
  * (core/DataTable/Filter/Limit.php, core/DataTable.php deleteRowsOffset); `filter_limit=-1` keeps it.
  */
-export function applyLimit<T>(rows: readonly T[], params: Params, defaultLimit = 100): T[] {
+export function applyLimit<T>(rows: readonly T[], params: Params): T[] {
   const offset = Math.max(0, integer(params, 'filter_offset', 0))
-  const limit = integer(params, 'filter_limit', defaultLimit)
+  const limit = integer(params, 'filter_limit', 100)
   const page = limit < 0 ? rows.slice(offset) : rows.slice(offset, offset + limit)
   const summary = rows[rows.length - 1]
   if (params.keep_summary_row === '1' && isSummaryRow(summary) && !page.includes(summary as T)) {

@@ -30,17 +30,19 @@ const REFERRER_TYPE_NAMES: Readonly<Record<string, string>> = {
 }
 
 /**
- * Core visit metrics; a bounce is a visit with one action (or none)
- * (matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php getVisitsMetricFields, bounce_count).
+ * Core visit metrics over log_visit.visit_total_actions (`actions`, conversions not counted); a bounce
+ * is a visit with one action or none (matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php
+ * getVisitsMetricFields: nb_actions, max_actions, bounce_count).
  */
 function visitMetrics(visits: readonly MatomoVisitRecord[], period: Period): Row {
+  const actions = (v: MatomoVisitRecord) => Number(v.actions)
   const row: Row = {
     nb_visits: visits.length,
-    nb_actions: visits.reduce((a, v) => a + v.actionDetails.length, 0),
+    nb_actions: visits.reduce((a, v) => a + actions(v), 0),
     nb_visits_converted: visits.filter((v) => v.visitConverted === '1').length,
     sum_visit_length: visits.reduce((a, v) => a + Number(v.visitDuration), 0),
-    bounce_count: visits.filter((v) => v.actionDetails.length === 1).length,
-    max_actions: visits.reduce((a, v) => Math.max(a, v.actionDetails.length), 0),
+    bounce_count: visits.filter((v) => actions(v) <= 1).length,
+    max_actions: visits.reduce((a, v) => Math.max(a, actions(v)), 0),
   }
   if (uniquesKept(period)) row.nb_uniq_visitors = new Set(visits.map((v) => v.visitorId)).size
   return row
@@ -311,9 +313,9 @@ function pageTable(key: 'url' | 'pageTitle'): Table {
         if (key === 'url') g.url = url
         if (i === 0) {
           g.entry++
-          g.entryActions += v.actionDetails.length
+          g.entryActions += Number(v.actions)
           g.entryLength += Number(v.visitDuration)
-          if (v.actionDetails.length === 1) g.bounces++
+          if (Number(v.actions) <= 1) g.bounces++
         }
         if (i === pages.length - 1) g.exit++
       })

@@ -96,8 +96,9 @@ export function fromMatomoVisit(visit: MatomoVisit): UnifiedRecord {
     os: nonEmpty(visit.operatingSystemName),
     country: nonEmpty(visit.country),
     city: nonEmpty(visit.city),
-    // A bounce is a visit with a single interaction (Matomo's own definition of bounce_count).
-    is_bounce: num(visit.actions) === undefined ? undefined : num(visit.actions) === 1,
+    // A bounce is a visit with at most one action, conversions aside (Matomo's bounce_count:
+    // matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php, visit_total_actions 0 or 1).
+    is_bounce: num(visit.actions) === undefined ? undefined : (num(visit.actions) as number) <= 1,
     is_conversion: String(visit.visitConverted) === '1' || (num(visit.goalConversions) ?? 0) > 0,
     raw: { ...visit, __id: visit.idVisit },
   }
