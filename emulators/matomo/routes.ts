@@ -29,6 +29,7 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
     const query = flat(request.query)
     const form = typeof request.body === 'object' ? flat(request.body) : {}
     const params = { ...query, ...form }
+    // Without module=API the request is the web interface's, which asks to sign in (not modelled further).
     if (params.module !== 'API') {
       return reply
         .type('text/html; charset=utf-8')

@@ -24,13 +24,15 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
       return day >= first && day <= last
     }
   }
-  const min = params.minTimestamp
-  if (min !== undefined && !/^\d+$/.test(min))
-    throw new MatomoApiError(`minTimestamp must be a unix timestamp, '${min}' given.`)
+  // A minTimestamp that is not a number is ignored (plugins/Live/API.php getLastVisitsDetails is_numeric).
+  const min =
+    params.minTimestamp !== undefined && /^\d+$/.test(params.minTimestamp)
+      ? Number(params.minTimestamp)
+      : undefined
   const matches = compileSegment(params.segment)
   return state
     .visitsOf(site.idsite as string)
-    .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > Number(min)) && matches(v))
+    .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > min) && matches(v))
 }
 
 /** findDataSubjects' cap (matomo-org/matomo@f09912cb:plugins/PrivacyManager/API.php, filter_limit). */
@@ -114,15 +116,13 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     return { log_visit: visits, log_link_visit_action: actions, log_conversion: conversions }
   },
   'Live.getLastVisitsDetails': (state, params) => {
-    const order = params.filter_sort_order ?? 'desc'
-    if (order !== 'asc' && order !== 'desc') {
-      throw new MatomoApiError(`filter_sort_order must be asc or desc, '${order}' given.`)
-    }
+    // Anything but "asc" sorts newest first (plugins/Live/Model.php makeLogVisitsQueryString).
     const visits = selectVisits(state, params)
-    if (order === 'asc') visits.reverse()
+    if ((params.filter_sort_order ?? '').toLowerCase() === 'asc') visits.reverse()
     // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails) only applies to internal
     // calls: over HTTP the API controller has already set filter_limit to 100 (see applyLimit).
     const page = applyLimit(visits, params)
+    // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
     return page.map((v) =>
       v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
