@@ -237,6 +237,26 @@ describe('Matomo through Unigate', () => {
     ).toBe(400)
   })
 
+  it("gives events their UTC instant on a site whose Live action times are on the site's clock", async () => {
+    // Site 2 is in America/New_York: Live writes action timestamps as UTC minus four or five hours.
+    expect(emu.state.sites.get('2')?.timezone).toBe('America/New_York')
+    const visit = emu.state.visitsOf('2')[1]!
+    const action = visit.actionDetails[1]!
+    const got = await h.api<Rec>('GET', `${base()}/event/2:${visit.idVisit}:1`)
+    expect(got.body.created_at).toBe(new Date(action.timestamp * 1000).toISOString())
+    // The time window is applied to the same instants: an event at exactly start_gte is in.
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        property_id: '2',
+        start_gte: new Date(action.timestamp * 1000).toISOString(),
+        end_lt: new Date(action.timestamp * 1000 + 1000).toISOString(),
+        limit: 100,
+      },
+    })
+    expect(listed.body.map((e) => e.id)).toContain(`2:${visit.idVisit}:1`)
+    expect(listed.body.every((e) => e.created_at === got.body.created_at)).toBe(true)
+  })
+
   it('gets one event, and records a new one under the id list and get give it', async () => {
     const visit = emu.state.visitsOf('1')[0]
     const one = await h.api<Rec>('GET', `${base()}/event/1:${visit?.idVisit}:0`)
@@ -328,7 +348,10 @@ describe('Matomo through Unigate', () => {
       },
     })
     expect(past.status, past.text).toBe(200)
-    expect(past.body.page_url).toBe('https://example.com/then')
+    expect(past.body).toMatchObject({
+      page_url: 'https://example.com/then',
+      created_at: '2024-05-20T10:00:00.000Z',
+    })
     expect((await h.api<Rec>('GET', `${base()}/event/${past.body.id}`)).body.id).toBe(past.body.id)
   })
 

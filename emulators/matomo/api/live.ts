@@ -1,4 +1,4 @@
-import { localDay } from '../calendar.js'
+import { localDay, siteWallSeconds } from '../calendar.js'
 import { VISITOR_LOG_MAX_ACTIONS } from '../constants.js'
 import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
@@ -33,6 +33,14 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
   return state
     .visitsOf(site.idsite as string)
     .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > min) && matches(v))
+}
+
+/** A visit as Live answers it: its actions' `timestamp` on the site's wall clock (see siteWallSeconds). */
+function asLive(v: MatomoVisitRecord, timezone: string): MatomoVisitRecord {
+  return {
+    ...v,
+    actionDetails: v.actionDetails.map((a) => ({ ...a, timestamp: siteWallSeconds(a.timestamp, timezone) })),
+  }
 }
 
 /** findDataSubjects' cap (matomo-org/matomo@f09912cb:plugins/PrivacyManager/API.php, filter_limit). */
@@ -124,14 +132,18 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     const page = applyLimit(visits, params)
     // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
+    const timezone = siteParam(state, params).timezone ?? 'UTC'
     return page.map((v) =>
-      v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
-        ? {
-            ...v,
-            actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
-            truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
-          }
-        : v,
+      asLive(
+        v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
+          ? {
+              ...v,
+              actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
+              truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
+            }
+          : v,
+        timezone,
+      ),
     )
   },
   /**
@@ -221,7 +233,7 @@ function profileOf(
       .reduce((a, o) => a + Number(o.revenue ?? 0), 0),
     firstVisit: visitSummary(all[all.length - 1] as MatomoVisitRecord, timezone),
     lastVisit: visitSummary(visits[0] as MatomoVisitRecord, timezone),
-    lastVisits: visits.slice(0, limit),
+    lastVisits: visits.slice(0, limit).map((v) => asLive(v, timezone)),
     visitsAggregated: Math.min(visits.length, limit),
     countries: [...countries.values()]
       .sort((a, b) => a.nb_visits - b.nb_visits)

@@ -3,9 +3,10 @@ import { badRequest, notFound, ProviderError } from '../../errors.js'
 import { EVENT_TYPES } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { callMatomo } from './client.js'
 import { parseActionKey, siteOf, visitIdOf, visitorIdOf } from './ids.js'
 import { fromMatomoAction, toMatomoTrackingRequest } from './mappers.js'
-import type { MatomoAction, MatomoVisit } from './provider-types.js'
+import type { MatomoAction, MatomoSite, MatomoVisit } from './provider-types.js'
 import { getVisit } from './session.js'
 import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
 
@@ -14,6 +15,15 @@ import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } fr
  * by type, exact time or text, so visits are walked (with remembered positions) and actions are kept or
  * dropped here; the filters the provider can apply (site, visit, visitor, time window) narrow the walk.
  */
+/**
+ * The site's timezone, which Live's action times are written in (see instantOfSiteWall); one
+ * SitesManager call per request.
+ */
+async function siteTimezone(ctx: HandlerContext, idSite: string): Promise<string | undefined> {
+  const site = await callMatomo<MatomoSite>(ctx, 'SitesManager.getSiteFromId', { idSite })
+  return typeof site?.timezone === 'string' ? site.timezone : undefined
+}
+
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const idSite = siteOf(q.filters, 'events')
   const { session_id: session, visitor_id: visitor, type } = q.filters
@@ -38,8 +48,9 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     }
     return true
   }
+  const timezone = await siteTimezone(ctx, idSite)
   const pick = (v: MatomoVisit) =>
-    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i)).filter(keep)
+    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone)).filter(keep)
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
   return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
@@ -50,7 +61,7 @@ async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord>
   const visit = await getVisit(ctx, idSite, idVisit)
   const action = visit.actionDetails?.[index]
   if (!action) throw notFound(`Matomo event ${id} not found`)
-  return fromMatomoAction(visit, action, index)
+  return fromMatomoAction(visit, action, index, await siteTimezone(ctx, idSite))
 }
 
 interface BulkTrackingAnswer {
@@ -124,6 +135,7 @@ async function findTracked(
   const cdt = Number(sent.get('cdt'))
   const since = Math.min(Number.isFinite(cdt) && cdt > 0 ? cdt : sentAt, sentAt - CLOCK_SLACK_S) - 1
   const params: VisitParams = { idSite, segment, minTimestamp: since }
+  const timezone = await siteTimezone(ctx, idSite)
   const pageSize = 50
   for (let offset = 0; ; offset += pageSize) {
     // Without the caller's raw parameters: those were meant for the tracking request.
@@ -132,7 +144,9 @@ async function findTracked(
       const actions = visit.actionDetails ?? []
       // The last match: a caller's own pv_id may be shared with the page view it belongs to.
       for (let i = actions.length - 1; i >= 0; i--) {
-        if (matches(actions[i] as MatomoAction)) return fromMatomoAction(visit, actions[i] as MatomoAction, i)
+        if (matches(actions[i] as MatomoAction)) {
+          return fromMatomoAction(visit, actions[i] as MatomoAction, i, timezone)
+        }
       }
     }
     if (visits.length < pageSize) break

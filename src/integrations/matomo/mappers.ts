@@ -2,6 +2,7 @@ import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { actionKey, visitKey, visitorKey } from './ids.js'
 import type { MatomoAction, MatomoSite, MatomoVisit, MatomoVisitorProfile } from './provider-types.js'
+import { instantOfSiteWall } from './timezone.js'
 
 const nonEmpty = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined
@@ -160,9 +161,18 @@ function metadataOf(action: MatomoAction): Record<string, { value: unknown }> | 
   return Object.keys(out).length > 0 ? out : undefined
 }
 
-/** One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. */
-export function fromMatomoAction(visit: MatomoVisit, action: MatomoAction, index: number): UnifiedRecord {
-  const created = fromSeconds(action.timestamp)
+/**
+ * One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. The
+ * site's timezone turns the action's wall-clock `timestamp` into its instant (see instantOfSiteWall).
+ */
+export function fromMatomoAction(
+  visit: MatomoVisit,
+  action: MatomoAction,
+  index: number,
+  timezone: string | undefined,
+): UnifiedRecord {
+  const created =
+    num(action.timestamp) === undefined ? undefined : instantOfSiteWall(Number(action.timestamp), timezone)
   const campaign = visit.referrerType === 'campaign' ? nonEmpty(visit.referrerName) : undefined
   const value = action.type === 'event' ? num(action.eventValue) : num(action.revenue)
   return {
