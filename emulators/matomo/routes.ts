@@ -76,6 +76,13 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
 }
 
 /**
+ * A tracking request is authenticated by a token with write or admin access to the site
+ * (core/Tracker/Request.php authenticateTrackingApi); the emulator's restricted tokens view only.
+ */
+const trackingAuthorized = (state: MatomoState, token: string | undefined) =>
+  state.isValidToken(token) && state.isSuperUser(token)
+
+/**
  * The client as the tracker sees it without `cip`/`ua`/`lang`: the connection's address and the
  * User-Agent and Accept-Language headers (matomo-org/matomo@f09912cb:core/Tracker/Request.php
  * getIpString, getUserAgent, getBrowserLanguage).
@@ -104,26 +111,31 @@ export function registerTrackingRoutes(app: FastifyInstance, state: MatomoState)
     const body = request.body
     if (body && typeof body === 'object' && Array.isArray((body as { requests?: unknown }).requests)) {
       const { requests, token_auth: token } = body as { requests: unknown[]; token_auth?: string }
-      if (token !== undefined && !state.isValidToken(token)) {
-        return reply
-          .code(400)
-          .send({ status: 'error', message: 'token_auth is invalid.', tracked: 0, invalid: requests.length })
-      }
+      // No up-front check (bulk_requests_require_authentication = 0): the token only decides which
+      // requests may use privileged parameters, and a super user's also gets invalid_indices
+      // (plugins/BulkTracking/Tracker/Requests.php, Handler.php isBulkTrackingRequestAuthenticated,
+      // Response.php addInvalidIndicesIfAuthenticated).
+      const authorized = trackingAuthorized(state, token)
       let tracked = 0
       const invalid: number[] = []
-      const client = clientOf(request, token !== undefined)
+      const client = clientOf(request, authorized)
       requests.forEach((r, i) => {
         const query = new URLSearchParams(typeof r === 'string' ? r.replace(/^[^?]*\?/, '') : '')
         if (track(state, query, client).ok) tracked++
         else invalid.push(i)
       })
-      return { status: 'success', tracked, invalid: invalid.length, invalid_indices: invalid }
+      return {
+        status: 'success',
+        tracked,
+        invalid: invalid.length,
+        ...(authorized ? { invalid_indices: invalid } : {}),
+      }
     }
     const params = { ...flat(request.query), ...(typeof body === 'object' ? flat(body) : {}) }
     const result = track(
       state,
       new URLSearchParams(params),
-      clientOf(request, state.isValidToken(params.token_auth)),
+      clientOf(request, trackingAuthorized(state, params.token_auth)),
     )
     if (!result.ok) return reply.code(400).type('text/plain').send(`Invalid request: ${result.reason}`)
     if (params.send_image === '0') return reply.code(204).send()
