@@ -508,6 +508,25 @@ describe('Matomo through Unigate', () => {
     )
   })
 
+  it("breaks down by source as sessions name it: the referrer, not Referrers.getAll's search keywords", async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const seeded = emu.state
+      .visitsOf('1')
+      .filter((v) => v.lastActionTimestamp * 1000 < Date.parse(window.end_lt) && v.referrerType !== 'direct')
+    const expected = new Map<string, number>()
+    for (const v of seeded)
+      expected.set(String(v.referrerName), (expected.get(String(v.referrerName)) ?? 0) + 1)
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'SOURCE', type: 'SESSIONS' },
+    })
+    expect(res.status, res.text).toBe(200)
+    const got = new Map(
+      ((res.body[0]?.metrics ?? []) as Rec[]).map((m) => [String(m.dimension_value), Number(m.value)]),
+    )
+    expect(got).toEqual(expected)
+    expect(got.has('Keyword not defined')).toBe(false)
+  })
+
   it('claims the whole weeks and months Matomo widens a WEEK or MONTH series to', async () => {
     // Site 1's timezone decides the instants; the window asks Wednesday 2024-05-01 to Wednesday 05-08.
     const timezone = emu.state.sites.get('1')?.timezone as string

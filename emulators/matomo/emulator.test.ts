@@ -252,6 +252,30 @@ describe('Matomo emulator strictness', () => {
     expect(denied.status).toBe(401)
   })
 
+  it("lists search keywords, not engines, and no direct entries in Referrers.getAll, as Matomo's subtables do", async () => {
+    const form = {
+      ...token,
+      idSite: '1',
+      period: 'range',
+      date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+      filter_limit: '-1',
+    }
+    const all = (await post('module=API&format=JSON&method=Referrers.getAll', form)).body as Array<
+      Record<string, unknown>
+    >
+    const labels = all.map((r) => r.label)
+    expect(labels).not.toContain('Direct Entry')
+    expect(all.filter((r) => r.referer_type === 'search').map((r) => r.label)).toEqual([
+      'Keyword not defined',
+    ])
+    const engines = (await post('module=API&format=JSON&method=Referrers.getSearchEngines', form))
+      .body as Array<Record<string, unknown>>
+    const searches = emu.state.visitsOf('1').filter((v) => v.referrerType === 'search')
+    expect(engines.map((r) => r.label).sort()).toEqual(
+      [...new Set(searches.map((v) => v.referrerName))].sort(),
+    )
+  })
+
   it('gives entry pages the processed bounce_rate, never entry_bounce_rate', async () => {
     const rows = (
       await post('module=API&format=JSON&method=Actions.getEntryPageUrls', {

@@ -440,16 +440,29 @@ const eventNames: Table = (visits, _period, params, archive) => {
 }
 
 /**
- * Referrers.getAll: the rows of each referrer type's own report (search engines, websites, socials,
- * campaigns; each archived with the `referrers` cap), merged; their summary rows add up into one
- * (matomo-org/matomo@f09912cb:plugins/Referrers/API.php getAll, plugins/Referrers/DataTable/Filter/
- * SetGetReferrerTypeSubtables.php, core/DataTable.php mergeSubtables).
+ * The report a referrer type's row of getReferrerType expands to: search engines give their keywords
+ * (getKeywords, "Keyword not defined" for an empty one), the other types their referrers' names
+ * (matomo-org/matomo@f09912cb:plugins/Referrers/API.php getReferrerType with idSubtable, getKeywords,
+ * DataTable/Filter/KeywordNotDefined.php). Direct entries have none.
+ */
+function referrerTypeSubLabel(v: MatomoVisitRecord): string | undefined {
+  if (v.referrerType === 'direct') return undefined
+  if (v.referrerType === 'search') return String(v.referrerKeyword || 'Keyword not defined')
+  return String(v.referrerName)
+}
+
+/**
+ * Referrers.getAll: the rows of each referrer type's own report (see referrerTypeSubLabel; each archived
+ * with the `referrers` cap), merged; direct entries have no such report and are not in it; the types'
+ * summary rows add up into one (matomo-org/matomo@f09912cb:plugins/Referrers/API.php getAll,
+ * plugins/Referrers/DataTable/Filter/SetGetReferrerTypeSubtables.php, core/DataTable.php mergeSubtables).
  */
 const allReferrers: Table = (visits, period, _params, archive) => {
   const byType = new Map<string, Map<string, MatomoVisitRecord[]>>()
   for (const v of visits) {
+    const label = referrerTypeSubLabel(v)
+    if (label === undefined) continue
     const type = String(v.referrerType)
-    const label = type === 'direct' ? 'Direct Entry' : String(v.referrerName)
     const names = byType.get(type) ?? new Map<string, MatomoVisitRecord[]>()
     names.set(label, [...(names.get(label) ?? []), v])
     byType.set(type, names)
@@ -474,6 +487,17 @@ const allReferrers: Table = (visits, period, _params, archive) => {
     rows.push(summaryRowOf(summaries, { label: archive.others, numeric: VISIT_COLUMNS }))
   return sortRows(rows)
 }
+
+/**
+ * One referrer type's report: search engines, websites (domains), social networks, each row a referrer
+ * name with its keywords or URLs as subtable (matomo-org/matomo@f09912cb:plugins/Referrers/API.php
+ * getSearchEngines, getWebsites, getSocials; the `referrers` caps).
+ */
+const referrersOfType = (type: string, sub: (v: MatomoVisitRecord) => string) =>
+  byVisit(
+    (v) => (v.referrerType === type ? { label: String(v.referrerName), sub: sub(v) } : undefined),
+    (l) => ({ top: l.referrers, sub: l.subtable_referrers }),
+  )
 
 /** A one-record report (VisitsSummary.get, Actions.get): not a table, never truncated. */
 type Compute = (visits: MatomoVisitRecord[], period: Period, params: Params) => Row | Row[]
@@ -542,18 +566,25 @@ export const REPORT_METHODS: Readonly<Record<string, MethodHandler>> = {
     table: byVisit((v) => ({ label: String(v.operatingSystemName) }), standard),
   }),
   'Referrers.getReferrerType': report({
-    // Each type but direct entry has the referrers of that type as subtable
-    // (plugins/Referrers/DataTable/Filter/SetGetReferrerTypeSubtables.php): that type's own report,
-    // archived with the `referrers` cap.
+    // Each type but direct entry has that type's own report as subtable (referrerTypeSubLabel;
+    // plugins/Referrers/DataTable/Filter/SetGetReferrerTypeSubtables.php), archived with the `referrers` cap.
     table: byVisit(
-      (v) => ({
-        label: REFERRER_TYPE_NAMES[String(v.referrerType)] ?? String(v.referrerType),
-        ...(v.referrerType === 'direct' ? {} : { sub: String(v.referrerName) }),
-      }),
+      (v) => {
+        const sub = referrerTypeSubLabel(v)
+        return {
+          label: REFERRER_TYPE_NAMES[String(v.referrerType)] ?? String(v.referrerType),
+          ...(sub === undefined ? {} : { sub }),
+        }
+      },
       (l) => ({ top: l.referrers, sub: l.referrers }),
     ),
   }),
   'Referrers.getAll': report({ table: allReferrers }),
+  'Referrers.getSearchEngines': report({
+    table: referrersOfType('search', (v) => String(v.referrerKeyword || 'Keyword not defined')),
+  }),
+  'Referrers.getWebsites': report({ table: referrersOfType('website', (v) => String(v.referrerUrl)) }),
+  'Referrers.getSocials': report({ table: referrersOfType('social', (v) => String(v.referrerUrl)) }),
   'Referrers.getCampaigns': report({
     // A campaign's subtable is its keywords (plugins/Referrers/Reports/GetCampaigns.php
     // getKeywordsFromCampaignId); a campaign without one has the row "Keyword not defined".

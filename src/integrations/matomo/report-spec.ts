@@ -41,7 +41,8 @@ export const PERIOD_DIMENSIONS: Readonly<Partial<Record<Dimension, string>>> = {
 }
 
 export interface RowReport {
-  readonly method: string
+  /** The report, or the reports whose rows together make the breakdown (each answered and checked alone). */
+  readonly method: string | readonly string[]
   /**
    * Whether to ask for `flat=1`: only the Actions reports, whose subtables are URL folders. Elsewhere a
    * subtable is a second dimension (event actions, campaign keywords, referrers of a type), and flat
@@ -118,8 +119,20 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     valueOf: label,
     cap: STANDARD_CAP,
   },
-  // Each referrer type's report is capped on its own, then merged (plugins/Referrers/API.php getAll).
-  SOURCE: { method: 'Referrers.getAll', metrics: VISIT_ROW_METRICS, valueOf: label, cap: REFERRERS_CAP },
+  // A session's source is its referrer name (search engine, website domain, social network, campaign),
+  // so the breakdown is those four reports' rows. Not Referrers.getAll: it lists search keywords, not
+  // engines (plugins/Referrers/API.php getReferrerType with idSubtable, matomo-org/matomo@f09912cb).
+  SOURCE: {
+    method: [
+      'Referrers.getSearchEngines',
+      'Referrers.getWebsites',
+      'Referrers.getSocials',
+      'Referrers.getCampaigns',
+    ],
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: REFERRERS_CAP,
+  },
   MEDIUM: {
     method: 'Referrers.getReferrerType',
     metrics: VISIT_ROW_METRICS,

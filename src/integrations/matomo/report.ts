@@ -147,11 +147,12 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   let raw: Record<string, unknown>
   let siteInfo: MatomoSite
   if (row && dimension) {
-    const [rows, s] = await callMatomoBulk(
+    const methods = typeof row.method === 'string' ? [row.method] : (row.method as readonly string[])
+    const answers = await callMatomoBulk(
       ctx,
       [
-        {
-          method: row.method,
+        ...methods.map((method) => ({
+          method,
           // Every row (filter_limit=-1): Matomo's default of 100 rows would cut a breakdown silently.
           params: {
             filter_limit: -1,
@@ -160,23 +161,25 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
             period: 'range',
             ...(row.flat ? { flat: 1 } : {}),
           },
-        },
+        })),
         site,
       ],
       // English, so the summary row's label is known (and dimension values do not follow the user's language).
       { language: 'en' },
     )
-    siteInfo = s as MatomoSite
-    raw = { [row.method]: rows }
-    const table = Array.isArray(rows) ? (rows as MatomoRow[]) : []
-    if (summaryRowIn(table, row.flat === true)) {
+    siteInfo = answers[methods.length] as MatomoSite
+    raw = Object.fromEntries(methods.map((method, i) => [method, answers[i]]))
+    const tables = methods.map((_, i) => (Array.isArray(answers[i]) ? (answers[i] as MatomoRow[]) : []))
+    if (tables.some((table) => summaryRowIn(table, row.flat === true))) {
       throw new ProviderError(
         502,
         `Matomo archived the ${dimension} breakdown of ${first}..${last} truncated: past its row cap it keeps the rows with the most visits and sums the others into one "${SUMMARY_ROW_LABEL}" row, so the breakdown is incomplete. ` +
           `The cap is Matomo's ${row.cap ?? 'archiving row limit'} setting (config/config.ini.php [General]); a Matomo administrator can raise it and re-archive these dates. Otherwise narrow start_gte/end_lt.`,
       )
     }
-    metrics = table.flatMap((r) => fromMatomoMetrics(r, row.metrics, { dimension, value: row.valueOf(r) }))
+    metrics = tables.flatMap((table) =>
+      table.flatMap((r) => fromMatomoMetrics(r, row.metrics, { dimension, value: row.valueOf(r) })),
+    )
   } else {
     const p = { ...ctx.rawParams, ...base, period: period ?? 'range' }
     const [summary, actions, s] = await callMatomoBulk(ctx, [
