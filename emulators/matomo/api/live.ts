@@ -129,7 +129,7 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     if ((params.filter_sort_order ?? '').toLowerCase() === 'asc') visits.reverse()
     // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails) only applies to internal
     // calls: over HTTP the API controller has already set filter_limit to 100 (see applyLimit).
-    const page = applyLimit(visits, params)
+    const page = applyLimit(visits, params, 10)
     // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
     const timezone = siteParam(state, params).timezone ?? 'UTC'

@@ -30,12 +30,16 @@ function checkSettings(params: Params): void {
   }
 }
 
-/** A limit parameter of the site listings: an integer or nothing. */
+/**
+ * The site listings' own `limit`: any value PHP finds true becomes `LIMIT (int)value`, so a
+ * non-numeric one lists nothing (matomo-org/matomo@f09912cb:plugins/SitesManager/Model.php
+ * getSitesFromIds; getPatternMatchSites would take "0" as LIMIT 0, which is not modelled).
+ */
 function limitOf(params: Params): number | undefined {
   const v = params.limit
-  if (v === undefined || v === '') return undefined
-  if (!/^\d+$/.test(v)) throw new MatomoApiError(`The parameter 'limit' must be an integer, '${v}' given.`)
-  return Number(v)
+  if (v === undefined || v === '' || v === '0') return undefined
+  const n = Number.parseInt(v, 10)
+  return Number.isNaN(n) ? 0 : n
 }
 
 /**
