@@ -573,6 +573,8 @@ export const REPORT_METHODS: Readonly<Record<string, MethodHandler>> = {
         const sub = referrerTypeSubLabel(v)
         return {
           label: REFERRER_TYPE_NAMES[String(v.referrerType)] ?? String(v.referrerType),
+          // The row's segment names the type's code (API.php getReferrerType, AddSegmentByLabelMapping).
+          extra: { segment: `referrerType==${v.referrerType}` },
           ...(sub === undefined ? {} : { sub }),
         }
       },

@@ -52,7 +52,7 @@ export interface RowReport {
   readonly flat?: true
   readonly metrics: MetricMap
   /** Which row key holds the dimension value (`code` for countries is the ISO code). */
-  readonly valueOf: (row: { label: string; code?: string; url?: string }) => string
+  readonly valueOf: (row: { label: string; code?: string; url?: string; segment?: string }) => string
   /**
    * The config settings that cap this report's archived rows (matomo-org/matomo@f09912cb:
    * config/global.ini.php, default in parentheses); past the cap Matomo sums the rest into one "Others"
@@ -133,10 +133,13 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     valueOf: label,
     cap: REFERRERS_CAP,
   },
+  // The referrer type's code (`search`, `website`…), as a session's medium reads it, from the row's
+  // segment (`referrerType==search`; plugins/Referrers/API.php getReferrerType AddSegmentByLabelMapping,
+  // matomo-org/matomo@f09912cb); the label is the type's display name.
   MEDIUM: {
     method: 'Referrers.getReferrerType',
     metrics: VISIT_ROW_METRICS,
-    valueOf: label,
+    valueOf: (r) => /^referrerType==(\w+)$/.exec(r.segment ?? '')?.[1] ?? r.label,
     cap: REFERRERS_CAP,
   },
   CAMPAIGN: {
