@@ -6,6 +6,7 @@ import { type TrackingClient, track } from './tracking.js'
 
 type Form = Record<string, string>
 
+/** One value per parameter name; a repeated plain name keeps its last value, as PHP's $_GET/$_POST do. */
 const flat = (value: unknown): Form => {
   const out: Form = {}
   if (!value || typeof value !== 'object') return out
