@@ -38,9 +38,9 @@ export interface MatomoEmulator extends EmulatorHandle<MatomoState> {
 }
 
 /**
- * What an injected fault status looks like. Matomo has no request rate limit of its own (its README in
- * this folder; a 429 comes from whatever sits in front of it), so the 429 body is only shaped like a
- * Matomo error; a 5xx is the web server's HTML page.
+ * What an injected fault status looks like. Matomo's core limits no API request rate (a 429 comes from
+ * whatever sits in front of it), so the 429 body is only shaped like a Matomo error; a 5xx is the web
+ * server's HTML page.
  */
 function matomoFaultResponse(status: number): FaultResponse {
   if (status === 429) return { body: matomoError('Too many requests. Please try again later.') }
