@@ -22,15 +22,7 @@ const KNOWN_FAILURES: readonly {
   object: string
   check: string
   reason: string
-}[] = [
-  {
-    integration: 'matomo',
-    object: 'analytics_event',
-    check: 'created id round-trips',
-    reason:
-      'the Tracking API answers no visit id, so a created event gets a random id that get cannot find (src/integrations/matomo)',
-  },
-]
+}[] = []
 
 const known = (integration: string, object: string, check: string) =>
   KNOWN_FAILURES.find((f) => f.integration === integration && f.object === object && f.check === check)

@@ -237,7 +237,27 @@ describe('Matomo through Unigate', () => {
     ).toBe(400)
   })
 
-  it('gets one event, and records a new one with our id', async () => {
+  it("gives events their UTC instant on a site whose Live action times are on the site's clock", async () => {
+    // Site 2 is in America/New_York: Live writes action timestamps as UTC minus four or five hours.
+    expect(emu.state.sites.get('2')?.timezone).toBe('America/New_York')
+    const visit = emu.state.visitsOf('2')[1]!
+    const action = visit.actionDetails[1]!
+    const got = await h.api<Rec>('GET', `${base()}/event/2:${visit.idVisit}:1`)
+    expect(got.body.created_at).toBe(new Date(action.timestamp * 1000).toISOString())
+    // The time window is applied to the same instants: an event at exactly start_gte is in.
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        property_id: '2',
+        start_gte: new Date(action.timestamp * 1000).toISOString(),
+        end_lt: new Date(action.timestamp * 1000 + 1000).toISOString(),
+        limit: 100,
+      },
+    })
+    expect(listed.body.map((e) => e.id)).toContain(`2:${visit.idVisit}:1`)
+    expect(listed.body.every((e) => e.created_at === got.body.created_at)).toBe(true)
+  })
+
+  it('gets one event, and records a new one under the id list and get give it', async () => {
     const visit = emu.state.visitsOf('1')[0]
     const one = await h.api<Rec>('GET', `${base()}/event/1:${visit?.idVisit}:0`)
     expect(one.body).toMatchObject({ id: `1:${visit?.idVisit}:0`, session_id: `1:${visit?.idVisit}` })
@@ -250,20 +270,109 @@ describe('Matomo through Unigate', () => {
         visitor_id: '1:00112233aabbccdd',
       },
     })
-    expect(created.status).toBe(200)
-    expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(created.status, created.text).toBe(200)
     const [tracking] = api('/matomo.php')
-    const sent = new URLSearchParams(String(((tracking!.body as Rec).requests as string[])[0]).slice(1))
-    expect(Object.fromEntries(sent)).toMatchObject({
+    const sent = Object.fromEntries(
+      new URLSearchParams(String(((tracking!.body as Rec).requests as string[])[0]).slice(1)),
+    )
+    expect(sent).toMatchObject({
       idsite: '1',
       rec: '1',
       url: 'https://example.com/new',
-      _id: '00112233aabbccdd',
+      cid: '00112233aabbccdd',
     })
-    const latest = await h.api<Rec[]>('GET', `${base()}/session`, {
+    expect(sent.pv_id).toMatch(/^[0-9a-zA-Z]{6}$/)
+    // The id is Matomo's visit and the action's place in it, as list and get derive it.
+    const stored = emu.state.visitsOf('1').find((v) => v.visitorId === '00112233aabbccdd')
+    const index = stored?.actionDetails.findIndex((a) => a.idpageview === sent.pv_id)
+    expect(created.body).toMatchObject({
+      id: `1:${stored?.idVisit}:${index}`,
+      session_id: `1:${stored?.idVisit}`,
+      visitor_id: '1:00112233aabbccdd',
+      event_type: 'PAGE_VIEW',
+      page_url: 'https://example.com/new',
+    })
+    const got = await h.api<Rec>('GET', `${base()}/event/${created.body.id}`)
+    expect(got.status).toBe(200)
+    expect(got.body).toEqual(created.body)
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
       query: { visitor_id: '1:00112233aabbccdd' },
     })
-    expect(latest.body[0]).toMatchObject({ landing_page: 'https://example.com/new', page_views: 1 })
+    expect(listed.body.map((e) => e.id)).toContain(created.body.id)
+  })
+
+  it('keeps events created for different visitors from one server apart, and gives an anonymous one its own visitor', async () => {
+    // Tracked from one server, visitors differ only by id: with the cookie id `_id`, Matomo would add the
+    // second to the first one's visit (config-id match) and hand that visit to the second visitor; the
+    // forced `cid` keeps them apart.
+    const ids: string[] = []
+    for (const visitor of ['1:aaaaaaaaaaaaaaa1', '1:aaaaaaaaaaaaaaa2']) {
+      const res = await h.api<Rec>('POST', `${base()}/event`, {
+        body: {
+          property_id: '1',
+          event_type: 'CLICK',
+          page_url: 'https://example.com/out',
+          visitor_id: visitor,
+        },
+      })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.visitor_id).toBe(visitor)
+      ids.push(String(res.body.id))
+    }
+    expect(new Set(ids.map((id) => id.split(':')[1])).size).toBe(2)
+    const first = await h.api<Rec>('GET', `${base()}/event/${ids[0]}`)
+    expect(first.body.visitor_id).toBe('1:aaaaaaaaaaaaaaa1')
+    const anonymous = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { property_id: '1', name: 'Signed up', value: 3 },
+    })
+    expect(anonymous.status, anonymous.text).toBe(200)
+    expect(anonymous.body).toMatchObject({ event_type: 'CUSTOM', value: 3 })
+    expect(String(anonymous.body.visitor_id)).toMatch(/^1:[0-9a-f]{16}$/)
+    expect((await h.api<Rec>('GET', `${base()}/event/${anonymous.body.id}`)).body.id).toBe(anonymous.body.id)
+  })
+
+  it('finds an order by its order id and a past event by its time, and reads them back', async () => {
+    const order = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { property_id: '2', event_type: 'PURCHASE', value: 42, visitor_id: 'shopper@example.com' },
+    })
+    expect(order.status, order.text).toBe(200)
+    expect(order.body).toMatchObject({ event_type: 'PURCHASE', value: 42 })
+    expect((await h.api<Rec>('GET', `${base()}/event/${order.body.id}`)).body.id).toBe(order.body.id)
+    const past = await h.api<Rec>('POST', `${base()}/event`, {
+      body: {
+        property_id: '2',
+        event_type: 'PAGE_VIEW',
+        page_url: 'https://example.com/then',
+        visitor_id: '2:0123456789abcdef',
+        created_at: '2024-05-20T10:00:00Z',
+      },
+    })
+    expect(past.status, past.text).toBe(200)
+    expect(past.body).toMatchObject({
+      page_url: 'https://example.com/then',
+      created_at: '2024-05-20T10:00:00.000Z',
+    })
+    expect((await h.api<Rec>('GET', `${base()}/event/${past.body.id}`)).body.id).toBe(past.body.id)
+  })
+
+  it('says so when Matomo accepted an event it does not list, rather than answering an id that does not exist', async () => {
+    // As with QueuedTracking: the request is accepted, the visit log does not have it yet.
+    const original = emu.state.insertVisit.bind(emu.state)
+    emu.state.insertVisit = () => undefined
+    try {
+      const res = await h.api<Rec>('POST', `${base()}/event`, {
+        body: {
+          property_id: '3',
+          event_type: 'PAGE_VIEW',
+          page_url: 'https://example.com/q',
+          visitor_id: '3:0000000000abcdef',
+        },
+      })
+      expect(res.status).toBe(502)
+      expect(res.body.message).toContain('do not send it again')
+    } finally {
+      emu.state.insertVisit = original
+    }
   })
 
   it('reads a visitor profile, and 404s an unknown visitor', async () => {
@@ -393,10 +502,30 @@ describe('Matomo through Unigate', () => {
     })
     const media = ((byMedium.body[0]?.metrics ?? []) as Rec[]).map((m) => String(m.dimension_value))
     expect(new Set(media).size).toBe(media.length)
-    expect(media.length).toBe(new Set(seeded.map((v) => v.referrerType)).size)
+    // The values sessions carry as medium, not the types' display names.
+    expect(media.sort()).toEqual([...new Set(seeded.map((v) => String(v.referrerType)))].sort())
     expect(((byMedium.body[0]?.metrics ?? []) as Rec[]).reduce((n, m) => n + Number(m.value), 0)).toBe(
       seeded.length,
     )
+  })
+
+  it("breaks down by source as sessions name it: the referrer, not Referrers.getAll's search keywords", async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const seeded = emu.state
+      .visitsOf('1')
+      .filter((v) => v.lastActionTimestamp * 1000 < Date.parse(window.end_lt) && v.referrerType !== 'direct')
+    const expected = new Map<string, number>()
+    for (const v of seeded)
+      expected.set(String(v.referrerName), (expected.get(String(v.referrerName)) ?? 0) + 1)
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { ...window, dimension: 'SOURCE', type: 'SESSIONS' },
+    })
+    expect(res.status, res.text).toBe(200)
+    const got = new Map(
+      ((res.body[0]?.metrics ?? []) as Rec[]).map((m) => [String(m.dimension_value), Number(m.value)]),
+    )
+    expect(got).toEqual(expected)
+    expect(got.has('Keyword not defined')).toBe(false)
   })
 
   it('claims the whole weeks and months Matomo widens a WEEK or MONTH series to', async () => {
@@ -514,5 +643,85 @@ describe('Matomo through Unigate', () => {
               ? String((await h.api<Rec>('POST', path, { body: bodies[object] })).body.id)
               : (ids[object] ?? 'x'),
     })
+  })
+})
+
+describe('Matomo reports archived past their row caps', () => {
+  let h: Harness
+  let emu: MatomoEmulator
+  let conn: string
+
+  useEmulatorSuite({
+    // Small caps so the seeded data overflows them; a French user, so the summary row reads "Autres"
+    // unless the request asks for English.
+    start: () =>
+      startMatomoEmulator({
+        seed: 5,
+        sites: 1,
+        visitsPerSite: 60,
+        archivingLimits: { standard: 3, actions: 3 },
+        userLanguage: 'fr',
+      }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'matomo',
+        auth: { token_auth: DEFAULT_MATOMO_TOKEN, api_url: emu.url },
+      })
+    },
+  })
+  const report = (dimension: string) =>
+    h.api<Rec>('GET', `/analytics/${conn}/report`, {
+      query: {
+        property_id: '1',
+        start_gte: emu.state.firstDay,
+        end_lt: emu.state.dayAfterLast,
+        dimension,
+        type: 'SESSIONS',
+      },
+    })
+
+  it('fails a breakdown Matomo summed into "Others", naming the setting, instead of passing it on', async () => {
+    const cities = await report('CITY')
+    expect(cities.status).toBe(502)
+    expect(cities.body.message).toContain('datatable_archiving_maximum_rows_standard')
+    expect(cities.body.message).toContain('"Others"')
+    const bulk = emu.requests().find((r) => r.path === '/index.php')
+    expect((bulk?.body as Rec | undefined)?.language).toBe('en')
+    const pages = await report('LANDING_PAGE')
+    expect(pages.status).toBe(502)
+    expect(pages.body.message).toContain('datatable_archiving_maximum_rows_actions')
+  })
+
+  it('lists every site past the 100 Matomo answers over HTTP without filter_limit', async () => {
+    for (let i = 0; i < 120; i++) emu.state.addSite({ siteName: `Many ${i}`, group: i % 2 ? 'Odd' : '' })
+    const all = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, { query: { limit: 200 } })
+    expect(all.body).toHaveLength(121)
+    const tail = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { offset: 110, limit: 20 },
+    })
+    expect(tail.body.map((p) => p.id)).toEqual([...emu.state.sites.keys()].slice(110, 121))
+    const odd = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { parent_id: 'Odd', limit: 200 },
+    })
+    expect(odd.body).toHaveLength(60)
+    const named = await h.api<Rec[]>('GET', `/analytics/${conn}/property`, {
+      query: { query: 'many', limit: 200 },
+    })
+    expect(named.body).toHaveLength(120)
+  })
+
+  it('answers breakdowns within their cap, and countries, which Matomo never caps', async () => {
+    const total = emu.state.visitsOf('1').length
+    for (const dimension of ['DEVICE_TYPE', 'COUNTRY']) {
+      const res = await report(dimension)
+      expect(res.status, res.text).toBe(200)
+      const metrics = ((res.body as unknown as Rec[])[0]?.metrics ?? []) as Rec[]
+      expect(metrics.reduce((n, m) => n + Number(m.value), 0)).toBe(total)
+      expect(metrics.some((m) => m.dimension_value === 'Others' || m.dimension_value === 'Autres')).toBe(
+        false,
+      )
+    }
   })
 })

@@ -6,6 +6,8 @@
  * getTimezonesList).
  */
 
+import { offsetAt } from '../kit/zones.js'
+
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
 function offsetHours(timezone: string): number | undefined {
@@ -46,3 +48,15 @@ export const addDays = (day: string, n: number) =>
 
 export const isDay = (v: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
+
+/**
+ * A unix time as Live writes an action's `timestamp`: the site's wall clock read as if it were UTC, that
+ * is the UTC time plus the site's offset (matomo-org/matomo@f09912cb:plugins/Actions/VisitorDetails.php
+ * extendActionDetails, Date::factory(server_time, site timezone)->getTimestamp(); core/Date.php
+ * adjustForTimezone; reported as matomo-org/matomo#22720). Visit timestamps stay UTC.
+ */
+export function siteWallSeconds(seconds: number, timezone: string): number {
+  const manual = offsetHours(timezone)
+  if (manual !== undefined) return seconds + manual * 3600
+  return seconds + offsetAt(seconds * 1000, timezone) / 1000
+}

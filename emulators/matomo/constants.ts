@@ -1,8 +1,12 @@
-/** A token_auth the emulator accepts by default (32 hex characters, like Matomo's). */
+/**
+ * A token_auth the emulator accepts by default: 32 hex characters, an md5 like Matomo's
+ * (matomo-org/matomo@f09912cb:plugins/UsersManager/Model.php generateTokenAuth).
+ */
 export const DEFAULT_MATOMO_TOKEN = 'c0ffee00c0ffee00c0ffee00c0ffee00'
 /** End of the seeded data's 30-day window; fixed so data never depends on the clock. */
 export const DEFAULT_DATA_UNTIL = '2024-05-31T00:00:00Z'
-export const MATOMO_VERSION = '5.1.2'
+/** The version the emulator follows (matomo-org/matomo@f09912cb:core/Version.php). */
+export const MATOMO_VERSION = '5.2.0-b5'
 /**
  * A visit ends after 30 minutes without an action
  * (matomo-org/matomo@f09912cb:config/global.ini.php visit_standard_length = 1800).

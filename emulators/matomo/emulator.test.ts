@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from './index.js'
@@ -121,6 +122,46 @@ describe('Matomo emulator strictness', () => {
     })
   })
 
+  it('recognises visitors as Matomo does: cid forced, _id falling back to the config id, uid hashed', async () => {
+    const send = async (requests: string[]) =>
+      (await (
+        await request(`${emu.url}/matomo.php`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'unigate-test' },
+          body: JSON.stringify({ requests, token_auth: DEFAULT_MATOMO_TOKEN }),
+        })
+      ).body.json()) as Record<string, unknown>
+    const visitorOf = (pv: string) =>
+      emu.state.visitsOf('2').find((v) => v.actionDetails.some((a) => a.idpageview === pv))
+    // One client, two cookie ids: the second has no visit yet, so the config id (same IP, user agent,
+    // language) finds the first visitor's visit; the action joins it and the visit changes hands.
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&_id=1111111111111111&pv_id=aaaaaa'])
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&_id=2222222222222222&pv_id=bbbbbb'])
+    expect(visitorOf('bbbbbb')?.idVisit).toBe(visitorOf('aaaaaa')?.idVisit)
+    expect(visitorOf('aaaaaa')?.visitorId).toBe('2222222222222222')
+    // A forced cid matches on the visitor id only: a visit of its own.
+    await send(['?idsite=2&rec=1&e_c=C&e_a=A&cid=3333333333333333&pv_id=cccccccXYZ'])
+    const forced = visitorOf('cccccc')
+    expect(forced?.idVisit).not.toBe(visitorOf('aaaaaa')?.idVisit)
+    expect(forced?.visitorId).toBe('3333333333333333')
+    expect(forced?.actionDetails[0]).toMatchObject({ type: 'event', idpageview: 'cccccc' })
+    // A user id makes the visitor id (and, unknown, falls back to the config id too).
+    await send(['?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&uid=ann%40x.io&pv_id=dddddd'])
+    expect(visitorOf('dddddd')).toMatchObject({
+      userId: 'ann@x.io',
+      visitorId: createHash('sha1').update('ann@x.io').digest('hex').slice(0, 16),
+    })
+    // cid must be 16 hex characters; a future cdt is ignored.
+    expect(await send(['?idsite=2&rec=1&cid=123'])).toMatchObject({ tracked: 0, invalid: 1 })
+    const future = Math.floor(Date.now() / 1000) + 86_400
+    await send([`?idsite=2&rec=1&url=https%3A%2F%2Fa.io%2F&cid=4444444444444444&pv_id=eeeeee&cdt=${future}`])
+    expect(visitorOf('eeeeee')?.lastActionTimestamp).toBeLessThan(future)
+    // Without pv_id the stored page view id is empty.
+    await send(['?idsite=2&rec=1&link=https%3A%2F%2Fout.io%2F&cid=5555555555555555'])
+    const out = emu.state.visitsOf('2').find((v) => v.visitorId === '5555555555555555')
+    expect(out?.actionDetails[0]).toMatchObject({ type: 'outlink', idpageview: '' })
+  })
+
   it('answers a rejected token and missing site access with HTTP 401, but not inside a bulk request', async () => {
     const q = 'module=API&format=JSON&method=API.getMatomoVersion'
     const wrong = await post(q, { token_auth: '0'.repeat(32) })
@@ -211,6 +252,30 @@ describe('Matomo emulator strictness', () => {
     expect(denied.status).toBe(401)
   })
 
+  it("lists search keywords, not engines, and no direct entries in Referrers.getAll, as Matomo's subtables do", async () => {
+    const form = {
+      ...token,
+      idSite: '1',
+      period: 'range',
+      date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+      filter_limit: '-1',
+    }
+    const all = (await post('module=API&format=JSON&method=Referrers.getAll', form)).body as Array<
+      Record<string, unknown>
+    >
+    const labels = all.map((r) => r.label)
+    expect(labels).not.toContain('Direct Entry')
+    expect(all.filter((r) => r.referer_type === 'search').map((r) => r.label)).toEqual([
+      'Keyword not defined',
+    ])
+    const engines = (await post('module=API&format=JSON&method=Referrers.getSearchEngines', form))
+      .body as Array<Record<string, unknown>>
+    const searches = emu.state.visitsOf('1').filter((v) => v.referrerType === 'search')
+    expect(engines.map((r) => r.label).sort()).toEqual(
+      [...new Set(searches.map((v) => v.referrerName))].sort(),
+    )
+  })
+
   it('gives entry pages the processed bounce_rate, never entry_bounce_rate', async () => {
     const rows = (
       await post('module=API&format=JSON&method=Actions.getEntryPageUrls', {
@@ -227,5 +292,96 @@ describe('Matomo emulator strictness', () => {
       expect(row.entry_bounce_rate).toBeUndefined()
       expect(row.bounce_rate).toBe(Math.round((row.entry_bounce_count! / row.entry_nb_visits!) * 100) / 100)
     }
+  })
+})
+
+describe('Matomo emulator archiving truncation', () => {
+  let emu: MatomoEmulator
+  beforeAll(async () => {
+    emu = await startMatomoEmulator({
+      seed: 2,
+      sites: 1,
+      visitsPerSite: 60,
+      archivingLimits: { standard: 3, actions: 3, subtable_actions: 1 },
+      userLanguage: 'fr',
+    })
+  })
+  afterAll(async () => emu?.close())
+
+  const report = async (method: string, form: Record<string, string> = {}) => {
+    const res = await request(`${emu.url}/index.php?module=API&format=JSON&method=${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token_auth: DEFAULT_MATOMO_TOKEN,
+        idSite: '1',
+        period: 'range',
+        date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+        format_metrics: '0',
+        ...form,
+      }).toString(),
+    })
+    return (await res.body.json()) as Array<Record<string, unknown>>
+  }
+  const visits = () => emu.state.visitsOf('1').length
+
+  it('keeps cap - 1 rows and sums the rest into a last row labelled in the user language', async () => {
+    const cities = await report('UserCountry.getCity', { filter_limit: '-1' })
+    expect(cities).toHaveLength(3)
+    expect(cities[2]?.label).toBe('Autres')
+    expect(cities.reduce((n, r) => n + Number(r.nb_visits), 0)).toBe(visits())
+    const english = await report('UserCountry.getCity', { filter_limit: '-1', language: 'en' })
+    expect(english[2]?.label).toBe('Others')
+    // Metadata stays off the summary row; a table at its cap is not cut; countries have no cap.
+    const countries = await report('UserCountry.getCountry', { filter_limit: '-1' })
+    expect(countries.length).toBeGreaterThan(3)
+    expect(countries.some((r) => r.label === 'Autres')).toBe(false)
+    const devices = await report('DevicesDetection.getType', { filter_limit: '-1' })
+    expect(devices.map((r) => r.label).sort()).toEqual(['Desktop', 'Smartphone', 'Tablet'])
+  })
+
+  it('drops the summary row with a limit that cuts the table, unless keep_summary_row=1', async () => {
+    const cut = await report('UserCountry.getCity', { filter_limit: '2' })
+    expect(cut.map((r) => r.label)).not.toContain('Autres')
+    const kept = await report('UserCountry.getCity', { filter_limit: '1', keep_summary_row: '1' })
+    expect(kept.map((r) => r.label)).toEqual([cut[0]?.label, 'Autres'])
+  })
+
+  it('marks flattened summary rows is_summary, at both levels of the page hierarchy', async () => {
+    const pages = await report('Actions.getPageUrls', { flat: '1', filter_limit: '-1', language: 'en' })
+    const summaries = pages.filter((r) => r.is_summary === true)
+    expect(summaries.map((r) => r.label)).toContain('Others')
+    expect(summaries.some((r) => String(r.label).endsWith('/ - Others'))).toBe(true)
+    expect(pages.filter((r) => r.is_summary !== true).every((r) => typeof r.url === 'string')).toBe(true)
+    const hits = emu.state
+      .visitsOf('1')
+      .flatMap((v) => v.actionDetails.filter((a) => a.type === 'action')).length
+    expect(pages.reduce((n, r) => n + Number(r.nb_hits), 0)).toBe(hits)
+  })
+
+  it('takes the language of a bulk request from the outer request only', async () => {
+    const url = new URLSearchParams({
+      module: 'API',
+      method: 'UserCountry.getCity',
+      format: 'JSON',
+      idSite: '1',
+      period: 'range',
+      date: `${emu.state.firstDay},${emu.state.dayAfterLast}`,
+      filter_limit: '-1',
+    })
+    const bulk = async (outer: Record<string, string>, inner: string) =>
+      (await (
+        await request(`${emu.url}/index.php?module=API&format=JSON&method=API.getBulkRequest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            token_auth: DEFAULT_MATOMO_TOKEN,
+            'urls[0]': inner,
+            ...outer,
+          }).toString(),
+        })
+      ).body.json()) as Array<Array<Record<string, unknown>>>
+    expect((await bulk({ language: 'en' }, url.toString()))[0]?.at(-1)?.label).toBe('Others')
+    expect((await bulk({}, `${url}&language=en`))[0]?.at(-1)?.label).toBe('Autres')
   })
 })

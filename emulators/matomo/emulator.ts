@@ -7,6 +7,7 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
+import type { ArchivingRowLimits } from './archiving.js'
 import { DEFAULT_DATA_UNTIL, DEFAULT_MATOMO_TOKEN } from './constants.js'
 import { matomoError } from './errors.js'
 import { registerApiRoutes, registerTrackingRoutes } from './routes.js'
@@ -25,6 +26,10 @@ export interface MatomoEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Refuse a token_auth sent in the URL (default true: Matomo's recommended token setting). */
   readonly secureOnlyTokens?: boolean
+  /** `datatable_archiving_maximum_rows_*` settings (defaults from config/global.ini.php). */
+  readonly archivingLimits?: Partial<ArchivingRowLimits>
+  /** The language of the token's user (default `en`): it labels the reports' summary row. */
+  readonly userLanguage?: string
 }
 
 export interface MatomoEmulator extends EmulatorHandle<MatomoState> {
@@ -32,7 +37,11 @@ export interface MatomoEmulator extends EmulatorHandle<MatomoState> {
   readonly url: string
 }
 
-/** What a Matomo behind a web server answers for an injected fault status. */
+/**
+ * What an injected fault status looks like. Matomo's core limits no API request rate (a 429 comes from
+ * whatever sits in front of it), so the 429 body is only shaped like a Matomo error; a 5xx is the web
+ * server's HTML page.
+ */
 function matomoFaultResponse(status: number): FaultResponse {
   if (status === 429) return { body: matomoError('Too many requests. Please try again later.') }
   if (status >= 500)
@@ -52,6 +61,8 @@ export async function startMatomoEmulator(options: MatomoEmulatorOptions = {}): 
     visitsPerSite: Math.max(0, options.visitsPerSite ?? 200),
     tokens: options.tokens ?? [DEFAULT_MATOMO_TOKEN],
     ...(options.viewTokens ? { viewTokens: options.viewTokens } : {}),
+    ...(options.archivingLimits ? { archivingLimits: options.archivingLimits } : {}),
+    ...(options.userLanguage ? { userLanguage: options.userLanguage } : {}),
     untilMs: until,
   })
   const server = createEmulatorServer({ faultResponse: matomoFaultResponse })

@@ -17,6 +17,7 @@ export class MatomoNoAccessError extends MatomoApiError {
 
 export const matomoError = (message: string) => ({ result: 'error', message })
 
+/** A missing method parameter (matomo-org/matomo@f09912cb:core/API/Proxy.php, lang/en.json General_PleaseSpecifyValue). */
 export const requireParam = (params: Readonly<Record<string, string>>, name: string): string => {
   const v = params[name]
   if (v === undefined || v === '') throw new MatomoApiError(`Please specify a value for '${name}'.`)

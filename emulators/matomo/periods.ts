@@ -13,7 +13,8 @@ export interface PeriodBucket {
 
 /** matomo-org/matomo@f09912cb:core/Period/Factory.php, lang/en.json General_ExceptionInvalidPeriod. */
 export function parsePeriod(value: string | undefined): Period {
-  if (!value || !PERIODS.includes(value)) {
+  if (value === undefined || value === '') throw new MatomoApiError("Please specify a value for 'period'.")
+  if (!PERIODS.includes(value)) {
     throw new MatomoApiError(
       `The period '${value ?? ''}' is not supported. Try any of the following instead: day, week, month, year, range`,
     )
@@ -21,16 +22,55 @@ export function parsePeriod(value: string | undefined): Period {
   return value as Period
 }
 
-/** `today`, `yesterday` or `YYYY-MM-DD` in the site's calendar. */
+/** The earliest date Matomo takes (matomo-org/matomo@f09912cb:core/Date.php FIRST_WEBSITE_TIMESTAMP). */
+const FIRST_WEBSITE_DAY = '1991-08-06'
+
+/**
+ * `today`, `yesterday` or `YYYY-MM-DD` in the site's calendar, with Matomo's messages
+ * (matomo-org/matomo@f09912cb:core/Date.php factory, getInvalidDateFormatException;
+ * lang/en.json General_ExceptionInvalidDateFormat, General_ExceptionInvalidDateBeforeFirstWebsite).
+ */
 function resolveDay(value: string, today: string): string {
   if (value === 'today' || value === 'now') return today
   if (value === 'yesterday') return addDays(today, -1)
   if (!isDay(value))
     throw new MatomoApiError(
-      `Date format must be: YYYY-MM-DD, or 'today' or 'yesterday' or any keyword supported by the strtotime function (see http://php.net/strtotime for more information): ${value}`,
+      `Date format must be: YYYY-MM-DD, or 'today' or 'yesterday' or any keyword supported by the strtotime function (see http://php.net/strtotime for more information): '${value}'`,
     )
-  if (value < '1991-08-06') throw new MatomoApiError(`The date '${value}' is not a correct date.`)
+  if (value < FIRST_WEBSITE_DAY)
+    throw new MatomoApiError(
+      `The date '${value}' is a date before first website was online. Try date that's after Aug 6, 1991 (timestamp 681436800).`,
+    )
   return value
+}
+
+/** lang/en.json General_ExceptionInvalidDateRange, as core/Period/Range.php fills it in. */
+const invalidRange = (date: string) =>
+  new MatomoApiError(
+    `The date '${date}' is not a correct date range. It should have the following format:  'lastN', 'previousN', 'YYYY-MM-DD,YYYY-MM-DD'.`,
+  )
+
+/**
+ * Date::addPeriod: days and weeks by calendar, months keeping the day of month where it exists
+ * (matomo-org/matomo@f09912cb:core/Date.php addPeriod).
+ */
+function addPeriod(day: string, n: number, period: Exclude<Period, 'range'>): string {
+  if (period === 'day') return addDays(day, n)
+  if (period === 'week') return addDays(day, 7 * n)
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number]
+  const months = period === 'year' ? 12 * n : n
+  const first = new Date(Date.UTC(y, m - 1 + months, 1))
+  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate()
+  first.setUTCDate(Math.min(d, lastDay))
+  return first.toISOString().slice(0, 10)
+}
+
+/** lastN is capped per period (matomo-org/matomo@f09912cb:core/Period/Range.php getMaxN). */
+const MAX_N: Readonly<Record<Exclude<Period, 'range'>, number>> = {
+  day: 5 * 365,
+  week: 10 * 52,
+  month: 10 * 12,
+  year: 10,
 }
 
 function bucketOf(period: Exclude<Period, 'range'>, day: string): PeriodBucket {
@@ -73,31 +113,31 @@ export function bucketsOf(
   let first: string
   let last: string
   let multi = false
-  const lastN = /^(last|previous)(\d+)$/.exec(date)
+  // lastN ends today, previousN one period earlier; both reach N - 1 periods back, in periods of the
+  // request (days for a range) (matomo-org/matomo@f09912cb:core/Period/Range.php setDefaultEndDate and
+  // the lastN branch); `a,b` takes a date or last week/month/year first, and today, yesterday or a date
+  // last (Range::parseDateRange); anything else, a single date for period=range included, is no range.
+  const lastN = /^(last|previous)(\d*)$/.exec(date)
+  const unit: Exclude<Period, 'range'> = period === 'range' ? 'day' : period
   if (lastN) {
-    const n = Number(lastN[2])
-    last = lastN[1] === 'previous' ? addDays(today, -1) : today
-    first = addDays(last, -(n - 1))
+    const n = Math.max(0, Math.min(Number(lastN[2] || 0), MAX_N[unit]) - 1)
+    last = lastN[1] === 'previous' ? addPeriod(today, -1, unit) : today
+    first = addPeriod(last, -n, unit)
     multi = true
   } else if (date.includes(',')) {
     const [a, b, extra] = date.split(',')
-    if (extra !== undefined || !a || !b)
-      throw new MatomoApiError(`The date '${date}' is not a correct date range.`)
+    if (extra !== undefined || !a || !b || !/^\d{4}-\d{1,2}-\d{1,2}$/.test(a)) throw invalidRange(date)
     first = resolveDay(a, today)
     last = resolveDay(b, today)
-    if (first > last)
-      throw new MatomoApiError(`The date range '${date}' is not valid: its start is after its end.`)
+    // An empty range has no start (core/Period/Range.php getDateStart).
+    if (first > last) throw new MatomoApiError('Specified date range is invalid.')
     multi = true
   } else {
+    if (period === 'range') throw invalidRange(date)
     first = resolveDay(date, today)
     last = first
   }
   if (period === 'range') {
-    if (!date.includes(',') && !lastN) {
-      throw new MatomoApiError(
-        `The date '${date}' is not a correct date range for period=range (use YYYY-MM-DD,YYYY-MM-DD).`,
-      )
-    }
     return { buckets: [{ label: `${first},${last}`, first, last }], multi: false }
   }
   const buckets: PeriodBucket[] = []

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { runApi } from './api/dispatch.js'
 import { matomoError } from './errors.js'
 import type { MatomoState } from './state.js'
-import { track } from './tracking.js'
+import { type TrackingClient, track } from './tracking.js'
 
 type Form = Record<string, string>
 
+/** One value per parameter name; a repeated plain name keeps its last value, as PHP's $_GET/$_POST do. */
 const flat = (value: unknown): Form => {
   const out: Form = {}
   if (!value || typeof value !== 'object') return out
@@ -29,6 +30,7 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
     const query = flat(request.query)
     const form = typeof request.body === 'object' ? flat(request.body) : {}
     const params = { ...query, ...form }
+    // Without module=API the request is the web interface's, which asks to sign in (not modelled further).
     if (params.module !== 'API') {
       return reply
         .type('text/html; charset=utf-8')
@@ -75,6 +77,31 @@ export function registerApiRoutes(app: FastifyInstance, state: MatomoState, opti
 }
 
 /**
+ * A tracking request is authenticated by a token with write or admin access to the site
+ * (core/Tracker/Request.php authenticateTrackingApi); the emulator's restricted tokens view only.
+ */
+const trackingAuthorized = (state: MatomoState, token: string | undefined) =>
+  state.isValidToken(token) && state.isSuperUser(token)
+
+/**
+ * The client as the tracker sees it without `cip`/`ua`/`lang`: the connection's address and the
+ * User-Agent and Accept-Language headers (matomo-org/matomo@f09912cb:core/Tracker/Request.php
+ * getIpString, getUserAgent, getBrowserLanguage).
+ */
+function clientOf(request: FastifyRequest, authorized: boolean): TrackingClient {
+  const header = (name: string) => {
+    const v = request.headers[name]
+    return Array.isArray(v) ? (v[0] ?? '') : (v ?? '')
+  }
+  return {
+    authorized,
+    ip: request.ip,
+    userAgent: header('user-agent'),
+    language: header('accept-language'),
+  }
+}
+
+/**
  * The Tracking API: one request as query/form, or a bulk JSON body `{requests:[…], token_auth}`
  * answered `{status, tracked, invalid, invalid_indices}`
  * (https://developer.matomo.org/api-reference/tracking-api "Bulk tracking";
@@ -85,22 +112,32 @@ export function registerTrackingRoutes(app: FastifyInstance, state: MatomoState)
     const body = request.body
     if (body && typeof body === 'object' && Array.isArray((body as { requests?: unknown }).requests)) {
       const { requests, token_auth: token } = body as { requests: unknown[]; token_auth?: string }
-      if (token !== undefined && !state.isValidToken(token)) {
-        return reply
-          .code(400)
-          .send({ status: 'error', message: 'token_auth is invalid.', tracked: 0, invalid: requests.length })
-      }
+      // No up-front check (bulk_requests_require_authentication = 0): the token only decides which
+      // requests may use privileged parameters, and a super user's also gets invalid_indices
+      // (plugins/BulkTracking/Tracker/Requests.php, Handler.php isBulkTrackingRequestAuthenticated,
+      // Response.php addInvalidIndicesIfAuthenticated).
+      const authorized = trackingAuthorized(state, token)
       let tracked = 0
       const invalid: number[] = []
+      const client = clientOf(request, authorized)
       requests.forEach((r, i) => {
         const query = new URLSearchParams(typeof r === 'string' ? r.replace(/^[^?]*\?/, '') : '')
-        if (track(state, query, token !== undefined).ok) tracked++
+        if (track(state, query, client).ok) tracked++
         else invalid.push(i)
       })
-      return { status: 'success', tracked, invalid: invalid.length, invalid_indices: invalid }
+      return {
+        status: 'success',
+        tracked,
+        invalid: invalid.length,
+        ...(authorized ? { invalid_indices: invalid } : {}),
+      }
     }
     const params = { ...flat(request.query), ...(typeof body === 'object' ? flat(body) : {}) }
-    const result = track(state, new URLSearchParams(params), state.isValidToken(params.token_auth))
+    const result = track(
+      state,
+      new URLSearchParams(params),
+      clientOf(request, trackingAuthorized(state, params.token_auth)),
+    )
     if (!result.ok) return reply.code(400).type('text/plain').send(`Invalid request: ${result.reason}`)
     if (params.send_image === '0') return reply.code(204).send()
     return reply

@@ -3,7 +3,13 @@ import type { MatomoVisitRecord } from './state.js'
 
 type Getter = (v: MatomoVisitRecord) => readonly string[]
 
-/** The visit-level segments this emulator knows (a subset of Matomo's), by name. */
+/**
+ * The visit-level segments this emulator knows (a subset of Matomo's), by name (matomo-org/matomo@f09912cb:
+ * plugins/CoreHome/Columns/VisitId.php, VisitorId.php, UserId.php; plugins/Referrers/Columns/
+ * Referrer{Name,Type}.php; plugins/UserCountry/Columns/Country.php; plugins/Actions/Columns/PageUrl.php;
+ * deviceType takes DeviceDetector's lower-case names: plugins/DevicesDetection/Columns/DeviceType.php
+ * getEnumColumnValues).
+ */
 const SEGMENTS: Readonly<Record<string, Getter>> = {
   visitId: (v) => [v.idVisit],
   visitorId: (v) => [v.visitorId],
@@ -39,7 +45,8 @@ function test(values: readonly string[], op: Operator, expected: string): boolea
  * Compiles a segment: `;` is AND, `,` is OR (binding tighter), values URL-encoded inside the segment
  * (matomo-org/matomo@f09912cb:core/Segment/SegmentExpression.php AND_DELIMITER, OR_DELIMITER, MATCH_*;
  * https://developer.matomo.org/api-reference/reporting-api-segmentation).
- * An unknown segment name or a malformed condition is an error, as at Matomo.
+ * An unknown segment name (core/Segment.php "is not a supported segment") or a malformed condition
+ * (SegmentExpression.php "is not valid") is an error, as at Matomo.
  */
 export function compileSegment(segment: string | undefined): (v: MatomoVisitRecord) => boolean {
   if (!segment) return () => true

@@ -1,9 +1,12 @@
 import { SeededRandom } from '../kit/index.js'
+import { type ArchivingRowLimits, DEFAULT_ARCHIVING_ROW_LIMITS } from './archiving.js'
 import { addDays, localDay } from './calendar.js'
-import { VISIT_LENGTH_S } from './constants.js'
 import { DEVICES, hex16, PAGES, PLACES, REFERRERS, TIMEZONES } from './data.js'
 
-/** A site as `SitesManager` returns it: every scalar is a string. */
+/**
+ * A site as `SitesManager` returns it: a database row, every scalar a string
+ * (matomo-org/matomo@f09912cb:plugins/SitesManager/Model.php getSiteFromId, fetchRow).
+ */
 export type MatomoSiteRecord = Record<string, string>
 
 export interface MatomoActionRecord {
@@ -34,9 +37,12 @@ export interface MatomoStateOptions {
   /** Tokens of users with view access to the listed sites only; other tokens are super users'. */
   readonly viewTokens?: Readonly<Record<string, readonly string[]>>
   readonly untilMs: number
+  /** `datatable_archiving_maximum_rows_*` overrides (config/config.ini.php [General]). */
+  readonly archivingLimits?: Partial<ArchivingRowLimits>
+  /** The token user's language (Personal settings); reports answer in it unless `language` is given. */
+  readonly userLanguage?: string
 }
 
-const pad = (n: number) => String(n).padStart(2, '0')
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 export class MatomoState {
@@ -51,9 +57,13 @@ export class MatomoState {
   readonly firstDay: string
   readonly dayAfterLast: string
   readonly orderIds = new Set<string>()
+  readonly archivingLimits: ArchivingRowLimits
+  readonly userLanguage: string
 
   constructor(options: MatomoStateOptions) {
     this.random = new SeededRandom(options.seed)
+    this.archivingLimits = { ...DEFAULT_ARCHIVING_ROW_LIMITS, ...options.archivingLimits }
+    this.userLanguage = options.userLanguage ?? 'en'
     this.tokens = new Set([...options.tokens, ...Object.keys(options.viewTokens ?? {})])
     for (const [token, sites] of Object.entries(options.viewTokens ?? {})) {
       this.viewAccess.set(token, new Set(sites))
@@ -103,6 +113,13 @@ export class MatomoState {
     this.revoked.delete(token)
   }
 
+  /**
+   * SitesManager.addSite: settings not given take their defaults, timezone UTC and currency USD unless
+   * the instance's defaults were changed (matomo-org/matomo@f09912cb:plugins/SitesManager/API.php addSite,
+   * getDefaultTimezone, getDefaultCurrency; plugins/WebsiteMeasurable/MeasurableSettings.php: ecommerce 0,
+   * sitesearch 1, keep_url_fragment '0', exclude_unknown_urls false; type 'website'); creator_login is
+   * the calling user's login, a super user "admin" here.
+   */
   addSite(params: Readonly<Record<string, string>>, created = dateTime(Date.now())): MatomoSiteRecord {
     const id = String(this.nextSite++)
     const site: MatomoSiteRecord = {
@@ -171,7 +188,12 @@ export class MatomoState {
     }
   }
 
-  /** A visit with `actions` actions, 5 to 90 seconds apart; numbers typed the way Matomo types them. */
+  /**
+   * A seeded visit with `actions` actions, 5 to 90 seconds apart. Live's visit fields come from database
+   * rows, strings, except the timestamps it computes (matomo-org/matomo@f09912cb:plugins/Live/
+   * VisitorDetails.php firstActionTimestamp strtotime, plugins/CoreHome/VisitorDetails.php); the values
+   * themselves are made-up data.
+   */
   newVisit(
     r: SeededRandom,
     idSite: string,
@@ -189,6 +211,14 @@ export class MatomoState {
     for (let i = 0; i < actions; i++) {
       details.push(this.randomAction(r, site, t, i === 0))
       t += r.int(5, 90)
+    }
+    // The JavaScript tracker sends the page view's pv_id with the actions that follow it; conversions
+    // show the converting action's, none here (plugins/Actions/Columns/IdPageview.php,
+    // plugins/Goals/VisitorDetails.php).
+    let pageView = ''
+    for (const a of details) {
+      if (a.type === 'action') pageView = String(a.idpageview)
+      else a.idpageview = a.type === 'goal' || a.type === 'ecommerceOrder' ? null : pageView
     }
     const visit: MatomoVisitRecord = {
       idSite,
@@ -293,30 +323,45 @@ export class MatomoState {
     }
   }
 
-  /** Derived visit fields follow the actions, as Matomo's log tables do. */
+  /**
+   * Derived visit fields follow the actions, as Matomo's log_visit columns do:
+   * - `actions` (visit_total_actions) counts page views, downloads, outlinks, site searches and events,
+   *   not conversions (matomo-org/matomo@f09912cb:plugins/Actions/Columns/VisitTotalActions.php);
+   * - `interactions` counts page views and site searches (plugins/Actions/Columns/
+   *   VisitTotalInteractions.php shouldCountInteraction, getIdActionUrlForEntryAndExitIds);
+   * - `visitDuration` (visit_total_time) is 0 for one request (default_time_one_page_visit = 0), then
+   *   1 + last - first (plugins/CoreHome/Columns/VisitTotalTime.php; its extra seconds on conversions
+   *   are not modelled);
+   * - `visitConverted`/`goalConversions` from the conversions (plugins/CoreHome/VisitorDetails.php);
+   * - `serverDate` is the last action's day in the site's timezone, `lastActionDateTime` UTC
+   *   (plugins/Live/VisitorDetails.php).
+   */
   refresh(visit: MatomoVisitRecord): void {
     const details = visit.actionDetails
     const first = details[0]?.timestamp ?? visit.firstActionTimestamp
     const last = details[details.length - 1]?.timestamp ?? first
     const site = this.sites.get(visit.idSite)
+    const count = (types: readonly string[]) => details.filter((a) => types.includes(a.type)).length
     visit.firstActionTimestamp = first
     visit.lastActionTimestamp = last
-    visit.visitDuration = String(last - first)
-    visit.actions = String(details.length)
-    visit.interactions = String(details.length)
-    visit.events = String(details.filter((a) => a.type === 'event').length)
-    const goals = details.filter((a) => a.type === 'goal' || a.type === 'ecommerceOrder').length
+    visit.visitDuration = String(details.length > 1 ? 1 + last - first : 0)
+    visit.actions = String(count(['action', 'download', 'outlink', 'search', 'event']))
+    visit.interactions = String(count(['action', 'search']))
+    visit.events = String(count(['event']))
+    const goals = count(['goal', 'ecommerceOrder'])
     visit.goalConversions = goals
     visit.visitConverted = goals > 0 ? '1' : '0'
     visit.serverDate = localDay(last, site?.timezone ?? 'UTC')
-    // UTC, as Live's visitor details give it (matomo-org/matomo@f09912cb:plugins/Live/VisitorDetails.php).
     visit.lastActionDateTime = dateTime(last * 1000)
     visit.siteName = site?.name ?? ''
-    const d = new Date(first * 1000)
     this.sorted.delete(visit.idSite)
-    visit.visitLocalTime = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
   }
 
+  /**
+   * Adds a visit; `visitCount` and `visitorType` say how many visits its visitor had (log_visit
+   * visitor_count_visits, visitor_returning: matomo-org/matomo@f09912cb:plugins/CoreHome/VisitorDetails.php
+   * getVisitCount, getVisitorReturning; 'returningCustomer' after an order is not modelled).
+   */
   insertVisit(visit: MatomoVisitRecord): void {
     const list = this.visits.get(visit.idSite)
     if (!list) return
@@ -327,16 +372,6 @@ export class MatomoState {
     visit.visitorType = count === 0 ? 'new' : 'returning'
     list.push(visit)
     this.sorted.delete(visit.idSite)
-  }
-
-  /** The visitor's open visit (last action under 30 minutes before `at`), where a tracked action joins. */
-  openVisit(idSite: string, visitorId: string, at: number): MatomoVisitRecord | undefined {
-    return this.visitsOf(idSite).find(
-      (v) =>
-        v.visitorId === visitorId &&
-        at >= v.lastActionTimestamp &&
-        at - v.lastActionTimestamp < VISIT_LENGTH_S,
-    )
   }
 
   nextRandom(label: number): SeededRandom {

@@ -30,18 +30,21 @@ function callMethod(state: MatomoState, params: Params): unknown {
  * `API.getBulkRequest`: each `urls[i]` is a URL-encoded query string run with the outer token; a failing
  * entry answers its own error object in place (no HTTP status: nested requests send no header), the
  * others still run (matomo-org/matomo@f09912cb:plugins/API/API.php getBulkRequest,
- * core/API/Request.php process).
+ * core/API/Request.php process; plugins/LanguagesManager/LanguagesManager.php for the language).
  */
 function bulk(state: MatomoState, params: Params): unknown[] {
   const urls = Object.keys(params)
     .filter((k) => /^urls\[\d+\]$/.test(k))
     .sort((a, b) => Number(a.slice(5, -1)) - Number(b.slice(5, -1)))
   return urls.map((k) => {
-    const inner = Object.fromEntries(new URLSearchParams(params[k] as string))
+    const { language: _ignored, ...inner } = Object.fromEntries(new URLSearchParams(params[k] as string))
+    // The language is set once per HTTP request, from its own parameters (LanguagesManager initLanguage
+    // on Request.dispatch); a nested request's `language` does not change it.
+    const language: Params = params.language === undefined ? {} : { language: params.language }
     try {
       if (inner.method === 'API.getBulkRequest')
         throw new MatomoApiError('API.getBulkRequest cannot be nested.')
-      return callMethod(state, { ...inner, token_auth: params.token_auth ?? '' })
+      return callMethod(state, { ...inner, ...language, token_auth: params.token_auth ?? '' })
     } catch (err) {
       if (err instanceof MatomoApiError) return matomoError(err.message)
       throw err

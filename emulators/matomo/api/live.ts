@@ -1,4 +1,4 @@
-import { localDay } from '../calendar.js'
+import { localDay, siteWallSeconds } from '../calendar.js'
 import { VISITOR_LOG_MAX_ACTIONS } from '../constants.js'
 import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
@@ -24,13 +24,23 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
       return day >= first && day <= last
     }
   }
-  const min = params.minTimestamp
-  if (min !== undefined && !/^\d+$/.test(min))
-    throw new MatomoApiError(`minTimestamp must be a unix timestamp, '${min}' given.`)
+  // A minTimestamp that is not a number is ignored (plugins/Live/API.php getLastVisitsDetails is_numeric).
+  const min =
+    params.minTimestamp !== undefined && /^\d+$/.test(params.minTimestamp)
+      ? Number(params.minTimestamp)
+      : undefined
   const matches = compileSegment(params.segment)
   return state
     .visitsOf(site.idsite as string)
-    .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > Number(min)) && matches(v))
+    .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > min) && matches(v))
+}
+
+/** A visit as Live answers it: its actions' `timestamp` on the site's wall clock (see siteWallSeconds). */
+function asLive(v: MatomoVisitRecord, timezone: string): MatomoVisitRecord {
+  return {
+    ...v,
+    actionDetails: v.actionDetails.map((a) => ({ ...a, timestamp: siteWallSeconds(a.timestamp, timezone) })),
+  }
 }
 
 /** findDataSubjects' cap (matomo-org/matomo@f09912cb:plugins/PrivacyManager/API.php, filter_limit). */
@@ -98,34 +108,42 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
     })
     let visits = 0
     let actions = 0
+    let conversions = 0
     for (const t of targets) {
       const removed = state.deleteVisit(t.idsite, t.idvisit)
       if (removed) {
         visits++
-        actions += removed.actionDetails.length
+        // Conversions live in log_conversion, the other actions in log_link_visit_action.
+        const converted = removed.actionDetails.filter(
+          (a) => a.type === 'goal' || a.type === 'ecommerceOrder',
+        )
+        conversions += converted.length
+        actions += removed.actionDetails.length - converted.length
       }
     }
-    return { log_visit: visits, log_link_visit_action: actions, log_conversion: 0 }
+    return { log_visit: visits, log_link_visit_action: actions, log_conversion: conversions }
   },
   'Live.getLastVisitsDetails': (state, params) => {
-    const order = params.filter_sort_order ?? 'desc'
-    if (order !== 'asc' && order !== 'desc') {
-      throw new MatomoApiError(`filter_sort_order must be asc or desc, '${order}' given.`)
-    }
+    // Anything but "asc" sorts newest first (plugins/Live/Model.php makeLogVisitsQueryString).
     const visits = selectVisits(state, params)
-    if (order === 'asc') visits.reverse()
-    // Live's own default is 10 visits, not the API's 100 (matomo-org/matomo@f09912cb:plugins/Live/API.php
-    // getLastVisitsDetails, filter_limit default 10).
+    if ((params.filter_sort_order ?? '').toLowerCase() === 'asc') visits.reverse()
+    // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails) only applies to internal
+    // calls: over HTTP the API controller has already set filter_limit to 100 (see applyLimit).
     const page = applyLimit(visits, params, 10)
+    // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
+    const timezone = siteParam(state, params).timezone ?? 'UTC'
     return page.map((v) =>
-      v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
-        ? {
-            ...v,
-            actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
-            truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
-          }
-        : v,
+      asLive(
+        v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
+          ? {
+              ...v,
+              actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
+              truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
+            }
+          : v,
+        timezone,
+      ),
     )
   },
   /**
@@ -202,18 +220,20 @@ function profileOf(
     userId: visits.find((v) => v.userId)?.userId ?? null,
     totalVisits: visits.length,
     totalVisitDuration: visits.reduce((a, v) => a + Number(v.visitDuration), 0),
-    totalActions: actions.length,
+    // Sums of the visits' own columns (plugins/Actions/VisitorDetails.php, plugins/Goals/VisitorDetails.php
+    // handleProfileVisit).
+    totalActions: visits.reduce((a, v) => a + Number(v.actions), 0),
     totalPageViews: count('action'),
     totalOutlinks: count('outlink'),
     totalDownloads: count('download'),
     totalSearches: count('search'),
-    totalGoalConversions: count('goal'),
+    totalGoalConversions: visits.reduce((a, v) => a + Number(v.goalConversions), 0),
     totalEcommerceRevenue: actions
       .filter((a) => a.type === 'ecommerceOrder')
       .reduce((a, o) => a + Number(o.revenue ?? 0), 0),
     firstVisit: visitSummary(all[all.length - 1] as MatomoVisitRecord, timezone),
     lastVisit: visitSummary(visits[0] as MatomoVisitRecord, timezone),
-    lastVisits: visits.slice(0, limit),
+    lastVisits: visits.slice(0, limit).map((v) => asLive(v, timezone)),
     visitsAggregated: Math.min(visits.length, limit),
     countries: [...countries.values()]
       .sort((a, b) => a.nb_visits - b.nb_visits)

@@ -72,15 +72,20 @@ export async function callMatomo<T>(
   return res.body as T
 }
 
-/** A bulk call: several methods in one round trip (`API.getBulkRequest`), answered in order. */
+/**
+ * A bulk call: several methods in one round trip (`API.getBulkRequest`), answered in order. `outer` goes
+ * on the HTTP request itself, for what Matomo reads once per request rather than per method, such as
+ * `language` (plugins/LanguagesManager/LanguagesManager.php initLanguage runs on Request.dispatch).
+ */
 export async function callMatomoBulk(
   ctx: Pick<HandlerContext, 'client' | 'credentials'>,
   calls: ReadonlyArray<{ method: string; params: MatomoParams }>,
+  outer: MatomoParams = {},
 ): Promise<unknown[]> {
   const urls = calls.map(({ method, params }) =>
     encodeMatomoParams({ module: 'API', method, format: 'JSON', ...params }),
   )
-  const results = await callMatomo<unknown>(ctx, 'API.getBulkRequest', { urls })
+  const results = await callMatomo<unknown>(ctx, 'API.getBulkRequest', { ...outer, urls })
   if (!Array.isArray(results) || results.length !== calls.length) {
     throw new ProviderError(502, 'Matomo answered a bulk request with an unexpected shape')
   }

@@ -1,19 +1,29 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import { EVENT_TYPES } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { callMatomo } from './client.js'
 import { parseActionKey, siteOf, visitIdOf, visitorIdOf } from './ids.js'
 import { fromMatomoAction, toMatomoTrackingRequest } from './mappers.js'
-import type { MatomoVisit } from './provider-types.js'
+import type { MatomoAction, MatomoSite, MatomoVisit } from './provider-types.js'
 import { getVisit } from './session.js'
-import { segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
+import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
 
 /**
  * Events are the `actionDetails` of visits. Matomo pages visits, not actions, and cannot filter actions
  * by type, exact time or text, so visits are walked (with remembered positions) and actions are kept or
  * dropped here; the filters the provider can apply (site, visit, visitor, time window) narrow the walk.
  */
+/**
+ * The site's timezone, which Live's action times are written in (see instantOfSiteWall); one
+ * SitesManager call per request.
+ */
+async function siteTimezone(ctx: HandlerContext, idSite: string): Promise<string | undefined> {
+  const site = await callMatomo<MatomoSite>(ctx, 'SitesManager.getSiteFromId', { idSite })
+  return typeof site?.timezone === 'string' ? site.timezone : undefined
+}
+
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const idSite = siteOf(q.filters, 'events')
   const { session_id: session, visitor_id: visitor, type } = q.filters
@@ -38,8 +48,9 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     }
     return true
   }
+  const timezone = await siteTimezone(ctx, idSite)
   const pick = (v: MatomoVisit) =>
-    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i)).filter(keep)
+    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone)).filter(keep)
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
   return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
@@ -50,7 +61,7 @@ async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord>
   const visit = await getVisit(ctx, idSite, idVisit)
   const action = visit.actionDetails?.[index]
   if (!action) throw notFound(`Matomo event ${id} not found`)
-  return fromMatomoAction(visit, action, index)
+  return fromMatomoAction(visit, action, index, await siteTimezone(ctx, idSite))
 }
 
 interface BulkTrackingAnswer {
@@ -59,17 +70,108 @@ interface BulkTrackingAnswer {
   readonly invalid?: number
 }
 
+/** `pv_id` characters (https://developer.matomo.org/api-reference/tracking-api: "[0-9a-Z]", six). */
+const PV_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+
+/** A fresh six-character page view id; 62^6 values, so one visitor's actions do not share one by chance. */
+function newPageViewId(): string {
+  return [...randomBytes(6)].map((b) => PV_ID_ALPHABET[b % PV_ID_ALPHABET.length]).join('')
+}
+
+/**
+ * How far back a created action's visit is looked for when no past `cdt` fixes its time: Matomo stamps
+ * it with its own clock, which may differ from ours.
+ */
+const CLOCK_SLACK_S = 3600
+
+/**
+ * What identifies the created action in Matomo's visitor log, from the request that was sent: the visitor
+ * segment the visit is under (`uid` makes the visitor and sets `userId`; `cid`/`_id` name the visitor id)
+ * and the action itself: an order by its unique `ec_id` (`orderId`), anything else by the page view id
+ * Matomo stores for every action (`idpageview` = `pv_id`, matomo-org/matomo@f09912cb:
+ * plugins/Actions/Columns/IdPageview.php, plugins/Actions/VisitorDetails.php) and its type.
+ */
+function trackedActionOf(sent: URLSearchParams) {
+  const uid = sent.get('uid')
+  const visitor = (sent.get('cid') ?? sent.get('_id') ?? '').slice(0, 16).toLowerCase()
+  const segment = uid ? segmentOf([['userId', uid]]) : segmentOf([['visitorId', visitor]])
+  const orderId = sent.get('idgoal') === '0' ? sent.get('ec_id') : null
+  const pageView = sent.get('pv_id')?.slice(0, 6)
+  const type = sent.has('e_c')
+    ? 'event'
+    : sent.has('search')
+      ? 'search'
+      : sent.has('link')
+        ? 'outlink'
+        : sent.has('download')
+          ? 'download'
+          : sent.has('idgoal')
+            ? 'goal'
+            : 'action'
+  const matches = (a: MatomoAction) =>
+    orderId
+      ? a.type === 'ecommerceOrder' && a.orderId === orderId
+      : a.type === type && a.idpageview === pageView
+  return {
+    segment,
+    matches,
+    describe: orderId ? `order ${orderId}` : `pv_id ${pageView}`,
+    who: uid ?? visitor,
+  }
+}
+
+/**
+ * The event Matomo recorded for a tracking request, read back from the visitor log so that its id is the
+ * one list and get give (`<idSite>:<idVisit>:<index>`): the visitor's visits whose last action is not
+ * older than the event, newest first, searched for the action.
+ */
+async function findTracked(
+  ctx: HandlerContext,
+  idSite: string,
+  sent: URLSearchParams,
+  sentAt: number,
+): Promise<UnifiedRecord> {
+  const { segment, matches, describe, who } = trackedActionOf(sent)
+  const cdt = Number(sent.get('cdt'))
+  const since = Math.min(Number.isFinite(cdt) && cdt > 0 ? cdt : sentAt, sentAt - CLOCK_SLACK_S) - 1
+  const params: VisitParams = { idSite, segment, minTimestamp: since }
+  const timezone = await siteTimezone(ctx, idSite)
+  const pageSize = 50
+  for (let offset = 0; ; offset += pageSize) {
+    // Without the caller's raw parameters: those were meant for the tracking request.
+    const visits = await fetchVisits({ ...ctx, rawParams: {} }, params, offset, pageSize)
+    for (const visit of visits) {
+      const actions = visit.actionDetails ?? []
+      // The last match: a caller's own pv_id may be shared with the page view it belongs to.
+      for (let i = actions.length - 1; i >= 0; i--) {
+        if (matches(actions[i] as MatomoAction)) {
+          return fromMatomoAction(visit, actions[i] as MatomoAction, i, timezone)
+        }
+      }
+    }
+    if (visits.length < pageSize) break
+  }
+  throw new ProviderError(
+    502,
+    `Matomo accepted the event but its visitor log does not show it (${describe} of visitor ${who}), so it has no id to answer: ` +
+      'Matomo may queue tracking requests (QueuedTracking plugin), or the visit already lists its 500 actions. The event is recorded; do not send it again.',
+  )
+}
+
 /**
  * Sends one event through the bulk Tracking API (JSON body, token inside it, which also allows a past
- * `cdt` and geo overrides). Matomo returns no id: ours is generated, sent as `ec_id` for orders (Matomo
- * refuses a repeated order id), and returned.
+ * `cdt` and geo overrides), then reads it back: Matomo answers no id. The request names the visitor
+ * (`cid` for a Matomo visitor id, `uid` for a user id, a new random visitor id when the body has none)
+ * and a fresh `pv_id`, so the recorded action can be found; the answer is the event as get returns it.
  */
 async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const idSite = typeof body.property_id === 'string' ? body.property_id : undefined
   if (!idSite || !/^\d+$/.test(idSite)) throw badRequest('property_id (the Matomo site id) is required')
-  const id = randomUUID()
-  const tracking = toMatomoTrackingRequest(idSite, id, body)
+  const tracking = toMatomoTrackingRequest(idSite, randomUUID(), body)
   for (const [k, v] of Object.entries(ctx.rawParams)) tracking.set(k, v)
+  if (!['uid', 'cid', '_id'].some((k) => tracking.has(k))) tracking.set('cid', randomBytes(8).toString('hex'))
+  if (!tracking.get('pv_id')) tracking.set('pv_id', newPageViewId())
+  const sentAt = Math.floor(Date.now() / 1000)
   const answer = await ctx.client.json<BulkTrackingAnswer>({
     method: 'POST',
     path: 'matomo.php',
@@ -82,16 +184,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
       `Matomo did not track the event (invalid requests: ${answer?.invalid ?? 'unknown'})`,
     )
   }
-  const created = typeof body.created_at === 'string' ? new Date(body.created_at) : new Date()
-  const { raw: _raw, ...fields } = body
-  return {
-    ...fields,
-    id,
-    created_at: created,
-    updated_at: created,
-    event_type: typeof body.event_type === 'string' ? body.event_type : 'CUSTOM',
-    raw: { request: Object.fromEntries(tracking) },
-  }
+  return findTracked(ctx, idSite, tracking, sentAt)
 }
 
 export const eventHandlers: ObjectHandlers = {

@@ -74,7 +74,7 @@ describe('Matomo mappers', () => {
   })
 
   it('maps actions to events with the visit context', () => {
-    const [page, video] = (visit.actionDetails ?? []).map((a, i) => fromMatomoAction(visit, a, i))
+    const [page, video] = (visit.actionDetails ?? []).map((a, i) => fromMatomoAction(visit, a, i, 'UTC'))
     expect(page).toMatchObject({
       id: '1:68536:0',
       event_type: 'PAGE_VIEW',
@@ -91,6 +91,18 @@ describe('Matomo mappers', () => {
       eventName: { value: 'Intro' },
     })
     expect(video?.page_referrer).toBeUndefined()
+  })
+
+  it("reads an action's wall-clock timestamp in the site's timezone", () => {
+    // Live writes action times as UTC plus the site offset (plugins/Actions/VisitorDetails.php).
+    const utc = Date.parse('2024-05-01T18:43:05Z') / 1000
+    const action = { type: 'action', url: 'https://acme.com/', timestamp: utc + 2 * 3600 }
+    const at = (tz: string, wall: number) =>
+      (fromMatomoAction(visit, { ...action, timestamp: wall }, 0, tz).created_at as Date).toISOString()
+    expect(at('Europe/Paris', utc + 2 * 3600)).toBe('2024-05-01T18:43:05.000Z')
+    expect(at('America/New_York', utc - 4 * 3600)).toBe('2024-05-01T18:43:05.000Z')
+    expect(at('UTC+5.5', utc + 5.5 * 3600)).toBe('2024-05-01T18:43:05.000Z')
+    expect(at('UTC', utc)).toBe('2024-05-01T18:43:05.000Z')
   })
 
   it('maps a visitor profile: first action time, and the most visited of the ascending countries', () => {
@@ -148,7 +160,7 @@ describe('Matomo mappers', () => {
       rec: '1',
       url: 'https://a.io/x',
       action_name: 'X',
-      _id: 'abcdef0123456789',
+      cid: 'abcdef0123456789',
       cdt: '1714521600',
     })
     const order = toMatomoTrackingRequest('3', 'id-2', {

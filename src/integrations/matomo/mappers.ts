@@ -2,6 +2,7 @@ import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { actionKey, visitKey, visitorKey } from './ids.js'
 import type { MatomoAction, MatomoSite, MatomoVisit, MatomoVisitorProfile } from './provider-types.js'
+import { instantOfSiteWall } from './timezone.js'
 
 const nonEmpty = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined
@@ -96,8 +97,9 @@ export function fromMatomoVisit(visit: MatomoVisit): UnifiedRecord {
     os: nonEmpty(visit.operatingSystemName),
     country: nonEmpty(visit.country),
     city: nonEmpty(visit.city),
-    // A bounce is a visit with a single interaction (Matomo's own definition of bounce_count).
-    is_bounce: num(visit.actions) === undefined ? undefined : num(visit.actions) === 1,
+    // A bounce is a visit with at most one action, conversions aside (Matomo's bounce_count:
+    // matomo-org/matomo@f09912cb:core/DataAccess/LogAggregator.php, visit_total_actions 0 or 1).
+    is_bounce: num(visit.actions) === undefined ? undefined : (num(visit.actions) as number) <= 1,
     is_conversion: String(visit.visitConverted) === '1' || (num(visit.goalConversions) ?? 0) > 0,
     raw: { ...visit, __id: visit.idVisit },
   }
@@ -159,9 +161,18 @@ function metadataOf(action: MatomoAction): Record<string, { value: unknown }> | 
   return Object.keys(out).length > 0 ? out : undefined
 }
 
-/** One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. */
-export function fromMatomoAction(visit: MatomoVisit, action: MatomoAction, index: number): UnifiedRecord {
-  const created = fromSeconds(action.timestamp)
+/**
+ * One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. The
+ * site's timezone turns the action's wall-clock `timestamp` into its instant (see instantOfSiteWall).
+ */
+export function fromMatomoAction(
+  visit: MatomoVisit,
+  action: MatomoAction,
+  index: number,
+  timezone: string | undefined,
+): UnifiedRecord {
+  const created =
+    num(action.timestamp) === undefined ? undefined : instantOfSiteWall(Number(action.timestamp), timezone)
   const campaign = visit.referrerType === 'campaign' ? nonEmpty(visit.referrerName) : undefined
   const value = action.type === 'event' ? num(action.eventValue) : num(action.revenue)
   return {
@@ -237,11 +248,11 @@ const HEX16 = /^[0-9a-f]{16}$/i
 
 /**
  * One Tracking API request (`matomo.php` query string) for a unified event. Matomo has no event id and
- * no de-duplication key, except `ec_id` for ecommerce orders, which carries our generated id.
+ * no de-duplication key, except `ec_id` for ecommerce orders, which must be unique (`orderId` here).
  */
 export function toMatomoTrackingRequest(
   idSite: string,
-  id: string,
+  orderId: string,
   body: Readonly<Record<string, unknown>>,
 ): URLSearchParams {
   const p = new URLSearchParams({ idsite: idSite, rec: '1', apiv: '1', send_image: '0' })
@@ -253,8 +264,11 @@ export function toMatomoTrackingRequest(
   const visitor = str('visitor_id')
   if (visitor) {
     const bare = visitor.includes(':') ? (visitor.split(':')[1] ?? '') : visitor
-    // A 16-hex id is Matomo's own visitor id; anything else is the site's user id.
-    if (HEX16.test(bare)) p.set('_id', bare.toLowerCase())
+    // A 16-hex id is Matomo's own visitor id, sent as the forced `cid`: with `_id` Matomo falls back to
+    // the config id (this server's IP and user agent) when the visitor has no visit yet, and records the
+    // action in whichever visit this server sent last, under that visitor (matomo-org/matomo@f09912cb:
+    // core/Tracker/VisitorRecognizer.php shouldLookupOneVisitorFieldOnly). Anything else is a user id.
+    if (HEX16.test(bare)) p.set('cid', bare.toLowerCase())
     else p.set('uid', visitor)
   }
   const created = body.created_at
@@ -288,7 +302,7 @@ export function toMatomoTrackingRequest(
       break
     case 'PURCHASE':
       p.set('idgoal', '0')
-      p.set('ec_id', id)
+      p.set('ec_id', orderId)
       if (value !== undefined) p.set('revenue', String(value))
       break
     default: {

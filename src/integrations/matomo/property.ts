@@ -22,7 +22,9 @@ async function getSite(ctx: HandlerContext, id: string): Promise<UnifiedRecord> 
 
 /**
  * Matomo's site listings take a `limit` but no offset, so the page is cut from the first offset+limit
- * sites: a site list is short, and this keeps the order Matomo gives.
+ * sites: a site list is short, and this keeps the order Matomo gives. `filter_limit=-1` because over
+ * HTTP every answer, plain lists too, is cut to API_datatable_default_limit (100) otherwise
+ * (matomo-org/matomo@f09912cb:plugins/API/Controller.php, core/API/ResponseBuilder.php handleArray).
  */
 async function listSites(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const group = q.filters.parent_id
@@ -32,14 +34,20 @@ async function listSites(ctx: HandlerContext, q: ListQuery): Promise<UnifiedReco
   const upTo = q.offset + q.limit
   const sites =
     typeof group === 'string'
-      ? await callMatomo<MatomoSite[]>(ctx, 'SitesManager.getSitesFromGroup', { ...ctx.rawParams, group })
+      ? await callMatomo<MatomoSite[]>(ctx, 'SitesManager.getSitesFromGroup', {
+          filter_limit: -1,
+          ...ctx.rawParams,
+          group,
+        })
       : q.query
         ? await callMatomo<MatomoSite[]>(ctx, 'SitesManager.getPatternMatchSites', {
+            filter_limit: -1,
             ...ctx.rawParams,
             pattern: q.query,
             limit: upTo,
           })
         : await callMatomo<MatomoSite[]>(ctx, 'SitesManager.getSitesWithAtLeastViewAccess', {
+            filter_limit: -1,
             ...ctx.rawParams,
             limit: upTo,
           })

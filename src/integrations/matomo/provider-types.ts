@@ -88,5 +88,6 @@ export interface MatomoRow {
   readonly label: string
   readonly code?: string
   readonly url?: string
+  readonly segment?: string
   readonly [metric: string]: unknown
 }

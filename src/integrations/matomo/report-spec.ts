@@ -41,7 +41,8 @@ export const PERIOD_DIMENSIONS: Readonly<Partial<Record<Dimension, string>>> = {
 }
 
 export interface RowReport {
-  readonly method: string
+  /** The report, or the reports whose rows together make the breakdown (each answered and checked alone). */
+  readonly method: string | readonly string[]
   /**
    * Whether to ask for `flat=1`: only the Actions reports, whose subtables are URL folders. Elsewhere a
    * subtable is a second dimension (event actions, campaign keywords, referrers of a type), and flat
@@ -51,8 +52,20 @@ export interface RowReport {
   readonly flat?: true
   readonly metrics: MetricMap
   /** Which row key holds the dimension value (`code` for countries is the ISO code). */
-  readonly valueOf: (row: { label: string; code?: string; url?: string }) => string
+  readonly valueOf: (row: { label: string; code?: string; url?: string; segment?: string }) => string
+  /**
+   * The config settings that cap this report's archived rows (matomo-org/matomo@f09912cb:
+   * config/global.ini.php, default in parentheses); past the cap Matomo sums the rest into one "Others"
+   * row. Undefined for a report archived without a cap.
+   */
+  readonly cap?: string
 }
+
+/** Which record builder reads which setting: see emulators/matomo/archiving.ts for the sources. */
+const STANDARD_CAP = 'datatable_archiving_maximum_rows_standard (500)'
+const ACTIONS_CAP =
+  'datatable_archiving_maximum_rows_actions (500) and datatable_archiving_maximum_rows_subtable_actions (100, pages per folder)'
+const REFERRERS_CAP = 'datatable_archiving_maximum_rows_referrers (1000)'
 
 const label = (row: { label: string }) => row.label
 
@@ -63,8 +76,15 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     flat: true,
     metrics: PAGE_ROW_METRICS,
     valueOf: (r) => r.url ?? r.label,
+    cap: ACTIONS_CAP,
   },
-  PAGE_TITLE: { method: 'Actions.getPageTitles', flat: true, metrics: PAGE_ROW_METRICS, valueOf: label },
+  PAGE_TITLE: {
+    method: 'Actions.getPageTitles',
+    flat: true,
+    metrics: PAGE_ROW_METRICS,
+    valueOf: label,
+    cap: ACTIONS_CAP,
+  },
   LANDING_PAGE: {
     method: 'Actions.getEntryPageUrls',
     flat: true,
@@ -72,23 +92,67 @@ export const ROW_REPORTS: Readonly<Partial<Record<Dimension, RowReport>>> = {
     // Matomo has no `entry_bounce_rate` (plugins/Actions/Columns/Metrics/BounceRate.php).
     metrics: { entry_nb_visits: 'SESSIONS', bounce_rate: 'BOUNCE_RATE' },
     valueOf: (r) => r.url ?? r.label,
+    cap: ACTIONS_CAP,
   },
+  // Countries are archived without a row cap (plugins/UserCountry/RecordBuilders/Locations.php).
   COUNTRY: {
     method: 'UserCountry.getCountry',
     metrics: VISIT_ROW_METRICS,
     valueOf: (r) => (r.code ? r.code.toUpperCase() : r.label),
   },
-  CITY: { method: 'UserCountry.getCity', metrics: VISIT_ROW_METRICS, valueOf: label },
-  DEVICE_TYPE: { method: 'DevicesDetection.getType', metrics: VISIT_ROW_METRICS, valueOf: label },
-  BROWSER: { method: 'DevicesDetection.getBrowsers', metrics: VISIT_ROW_METRICS, valueOf: label },
-  OS: { method: 'DevicesDetection.getOsFamilies', metrics: VISIT_ROW_METRICS, valueOf: label },
-  SOURCE: { method: 'Referrers.getAll', metrics: VISIT_ROW_METRICS, valueOf: label },
-  MEDIUM: { method: 'Referrers.getReferrerType', metrics: VISIT_ROW_METRICS, valueOf: label },
-  CAMPAIGN: { method: 'Referrers.getCampaigns', metrics: VISIT_ROW_METRICS, valueOf: label },
+  CITY: { method: 'UserCountry.getCity', metrics: VISIT_ROW_METRICS, valueOf: label, cap: STANDARD_CAP },
+  DEVICE_TYPE: {
+    method: 'DevicesDetection.getType',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  BROWSER: {
+    method: 'DevicesDetection.getBrowsers',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  OS: {
+    method: 'DevicesDetection.getOsFamilies',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: STANDARD_CAP,
+  },
+  // A session's source is its referrer name (search engine, website domain, social network, campaign),
+  // so the breakdown is those four reports' rows. Not Referrers.getAll: it lists search keywords, not
+  // engines (plugins/Referrers/API.php getReferrerType with idSubtable, matomo-org/matomo@f09912cb).
+  SOURCE: {
+    method: [
+      'Referrers.getSearchEngines',
+      'Referrers.getWebsites',
+      'Referrers.getSocials',
+      'Referrers.getCampaigns',
+    ],
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: REFERRERS_CAP,
+  },
+  // The referrer type's code (`search`, `website`…), as a session's medium reads it, from the row's
+  // segment (`referrerType==search`; plugins/Referrers/API.php getReferrerType AddSegmentByLabelMapping,
+  // matomo-org/matomo@f09912cb); the label is the type's display name.
+  MEDIUM: {
+    method: 'Referrers.getReferrerType',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: (r) => /^referrerType==(\w+)$/.exec(r.segment ?? '')?.[1] ?? r.label,
+    cap: REFERRERS_CAP,
+  },
+  CAMPAIGN: {
+    method: 'Referrers.getCampaigns',
+    metrics: VISIT_ROW_METRICS,
+    valueOf: label,
+    cap: REFERRERS_CAP,
+  },
   EVENT_NAME: {
     method: 'Events.getName',
     metrics: { nb_events: 'EVENTS', nb_visits: 'SESSIONS' },
     valueOf: label,
+    cap: 'datatable_archiving_maximum_rows_events (500)',
   },
 }
 

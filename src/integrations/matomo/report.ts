@@ -1,4 +1,4 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { Dimension } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
@@ -95,6 +95,28 @@ export function widenToPeriods(
   }
 }
 
+/**
+ * The label of Matomo's summary row in English, the language reports are asked in (lang/en.json
+ * General_Others; core/DataTable/Filter/ReplaceSummaryRowLabel.php, matomo-org/matomo@f09912cb).
+ */
+export const SUMMARY_ROW_LABEL = 'Others'
+
+/**
+ * The archived summary row of a row report, if the answer has one. Matomo archives at most
+ * `datatable_archiving_maximum_rows_*` rows per table and sums the rest into a summary row (id -1)
+ * (core/DataTable.php getSerialized, core/DataTable/Filter/Truncate.php); with `filter_limit=-1` the API
+ * keeps it (core/DataTable/Filter/Limit.php deletes nothing), whatever `keep_summary_row` says. JSON shows
+ * no id: a flattened report marks it `is_summary` (core/API/DataTableManipulator/Flattener.php), anywhere
+ * in the sorted rows; otherwise it is the last row (core/DataTable.php getRows) and only its label,
+ * "Others" in the request's language, tells it apart. A real last row labelled "Others" is therefore
+ * taken for it: a loud failure rather than a silently partial breakdown.
+ */
+export function summaryRowIn(rows: readonly MatomoRow[], flat: boolean): MatomoRow | undefined {
+  if (flat) return rows.find((r) => r.is_summary === true || r.is_summary === 1 || r.is_summary === '1')
+  const last = rows[rows.length - 1]
+  return last?.label === SUMMARY_ROW_LABEL ? last : undefined
+}
+
 /** Valid enum values (400 otherwise, by the shared report parameters), then what Matomo can serve (501). */
 function checkEnums(q: ListQuery): { dimension?: Dimension; types?: ReadonlySet<string> } {
   const { dimension, types } = reportParamsOf(q)
@@ -125,24 +147,38 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   let raw: Record<string, unknown>
   let siteInfo: MatomoSite
   if (row && dimension) {
-    const [rows, s] = await callMatomoBulk(ctx, [
-      {
-        method: row.method,
-        // Every row (filter_limit=-1): Matomo's default of 100 rows would cut a breakdown silently.
-        params: {
-          filter_limit: -1,
-          ...ctx.rawParams,
-          ...base,
-          period: 'range',
-          ...(row.flat ? { flat: 1 } : {}),
-        },
-      },
-      site,
-    ])
-    siteInfo = s as MatomoSite
-    raw = { [row.method]: rows }
-    metrics = (Array.isArray(rows) ? (rows as MatomoRow[]) : []).flatMap((r) =>
-      fromMatomoMetrics(r, row.metrics, { dimension, value: row.valueOf(r) }),
+    const methods = typeof row.method === 'string' ? [row.method] : (row.method as readonly string[])
+    const answers = await callMatomoBulk(
+      ctx,
+      [
+        ...methods.map((method) => ({
+          method,
+          // Every row (filter_limit=-1): Matomo's default of 100 rows would cut a breakdown silently.
+          params: {
+            filter_limit: -1,
+            ...ctx.rawParams,
+            ...base,
+            period: 'range',
+            ...(row.flat ? { flat: 1 } : {}),
+          },
+        })),
+        site,
+      ],
+      // English, so the summary row's label is known (and dimension values do not follow the user's language).
+      { language: 'en' },
+    )
+    siteInfo = answers[methods.length] as MatomoSite
+    raw = Object.fromEntries(methods.map((method, i) => [method, answers[i]]))
+    const tables = methods.map((_, i) => (Array.isArray(answers[i]) ? (answers[i] as MatomoRow[]) : []))
+    if (tables.some((table) => summaryRowIn(table, row.flat === true))) {
+      throw new ProviderError(
+        502,
+        `Matomo archived the ${dimension} breakdown of ${first}..${last} truncated: past its row cap it keeps the rows with the most visits and sums the others into one "${SUMMARY_ROW_LABEL}" row, so the breakdown is incomplete. ` +
+          `The cap is Matomo's ${row.cap ?? 'archiving row limit'} setting (config/config.ini.php [General]); a Matomo administrator can raise it and re-archive these dates. Otherwise narrow start_gte/end_lt.`,
+      )
+    }
+    metrics = tables.flatMap((table) =>
+      table.flatMap((r) => fromMatomoMetrics(r, row.metrics, { dimension, value: row.valueOf(r) })),
     )
   } else {
     const p = { ...ctx.rawParams, ...base, period: period ?? 'range' }
