@@ -1,6 +1,7 @@
 import amplitude from './amplitude/definition.js'
 import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
+import hubspot from './hubspot/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import plausible from './plausible/definition.js'
@@ -14,6 +15,7 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   amplitude,
   fathom,
   ga4,
+  hubspot,
   matomo,
   mixpanel,
   plausible,

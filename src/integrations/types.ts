@@ -48,6 +48,11 @@ export interface RetryPolicy {
   readonly on: readonly number[]
   /** Response headers that say how long to wait, in order of preference. */
   readonly afterHeaders: readonly string[]
+  /**
+   * Headers giving the wait in milliseconds, read when none of `afterHeaders` is present (HubSpot's 429
+   * names only its rate-limit window, `X-HubSpot-RateLimit-Interval-Milliseconds`).
+   */
+  readonly afterMillisecondsHeaders?: readonly string[]
 }
 
 /** Unified list parameters after parsing and validation by the engine. */

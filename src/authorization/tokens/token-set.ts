@@ -9,6 +9,13 @@ export interface TokenSet {
   readonly token_type?: string
 }
 
+/**
+ * Codes saying the grant is dead: RFC 6749's `invalid_grant`, and HubSpot's own code for a refresh token it
+ * does not know (its token endpoint answers `{status: "BAD_REFRESH_TOKEN", message}`, not an RFC error:
+ * HGData/mk-node-hubspot#64, supaglue-labs/supaglue#1935).
+ */
+const DEAD_GRANT_CODES: readonly string[] = ['invalid_grant', 'BAD_REFRESH_TOKEN']
+
 /** A token endpoint refusal (RFC 6749 section 5.2) or failure; `code` is the OAuth `error`. */
 export class TokenEndpointError extends Error {
   constructor(
@@ -22,7 +29,7 @@ export class TokenEndpointError extends Error {
 
   /** The grant is dead (revoked, expired, already used): only a new authorization helps. */
   get isInvalidGrant(): boolean {
-    return this.code === 'invalid_grant'
+    return DEAD_GRANT_CODES.includes(this.code)
   }
 
   /** Worth trying again later: the provider is down, slow or rate limiting. */
@@ -46,13 +53,21 @@ export function parseTokenResponse(status: number, body: unknown): TokenSet {
       ...(typeof b.token_type === 'string' ? { token_type: b.token_type } : {}),
     }
   }
+  // HubSpot puts its code in `status` and its explanation in `message`.
   const code =
     typeof b.error === 'string'
       ? b.error
-      : status >= 200 && status < 300
-        ? 'invalid_response'
-        : `http_${status}`
-  const description = typeof b.error_description === 'string' ? b.error_description : undefined
+      : status >= 400 && typeof b.status === 'string'
+        ? b.status
+        : status >= 200 && status < 300
+          ? 'invalid_response'
+          : `http_${status}`
+  const description =
+    typeof b.error_description === 'string'
+      ? b.error_description
+      : typeof b.message === 'string'
+        ? b.message
+        : undefined
   throw new TokenEndpointError(status, code, description)
 }
 
