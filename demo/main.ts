@@ -7,19 +7,18 @@ import { loadConfig } from '../src/config.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import { supportMatrix } from '../src/integrations/support.js'
 import { startServer } from '../src/server.js'
+import { firstRead } from './first-read.js'
 import { closeSharedEmulators, DEMO_PROVIDERS, type DemoProvider } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
 
-/** A read that works on this provider's emulator: its probe, or the first record list needing no filter. */
-function firstRead(provider: DemoProvider): string | undefined {
-  if (provider.probe) return `${provider.probe.object}?${new URLSearchParams(provider.probe.query)}`
+/** A curl-ready read of one connection: its probe, or the first record list needing no filter. */
+function readOf(provider: DemoProvider, connectionId: string): string | undefined {
   const integration = integrationOf(provider.integrationType)
-  const matrix = integration ? supportMatrix(integration) : {}
-  const object = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-    (o) => matrix[o]?.methods.list,
-  )
-  return object ? `${object.replace('analytics_', '')}?limit=3` : undefined
+  const read = firstRead(provider, integration ? supportMatrix(integration) : {})
+  if (!read) return undefined
+  const query = Object.keys(read.query).length > 0 ? read.query : { limit: '3' }
+  return `${read.path(connectionId)}?${new URLSearchParams(query)}`
 }
 
 /** Loopback only: the demo's emulators and a webhook receiver on the same machine. */
@@ -75,7 +74,7 @@ async function main(): Promise<void> {
       integration_type: type,
       auth: e.auth,
     })
-    connections.push({ type, id: body.id!, read: firstRead(e.provider) })
+    connections.push({ type, id: body.id!, read: readOf(e.provider, body.id!) })
     if (e.oauthApp) {
       const app = await e.oauthApp(`${base}/unified/integration/oauth/callback`)
       await call(base, apiKey, 'PUT', `/unified/workspace/oauth_app/${type}`, app)
@@ -118,7 +117,7 @@ The other integrations:
 ${connections
   .slice(1)
   .filter((c) => c.read)
-  .map((c) => `curl -s ${H} '${base}/analytics/${c.id}/${c.read}'`)
+  .map((c) => `curl -s ${H} '${base}${c.read}'`)
   .join('\n')}
 
 Authorize an end user (OAuth against the emulated provider; ${oauth.join(', ')} work the same way):

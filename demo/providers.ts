@@ -2,6 +2,7 @@ import { DEFAULT_API_KEY, DEFAULT_SECRET_KEY, startAmplitudeEmulator } from '../
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
+import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
   DEFAULT_PROJECT_ID,
@@ -195,6 +196,31 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
         url: e.url,
         auth: { access_token, api_url: e.url },
         oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'hubspot',
+    async start() {
+      const e = await startHubspotEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: e.url },
+        async oauthApp(callbackUrl) {
+          e.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/v1/token`,
+            api_url: e.url,
+          }
+        },
         close: () => e.close(),
       }
     },

@@ -79,6 +79,11 @@ function createBody(object: string, support: IntegrationSupport, properties: rea
     analytics_property: { name: `conformance-${n}.example.com` },
     analytics_event: { name: 'sign_up', event_type: 'SIGN_UP' },
     analytics_visitor: { name: `Conformance ${n}`, email: `conformance-${n}@example.com` },
+    crm_contact: {
+      first_name: 'Conformance',
+      last_name: n,
+      emails: [{ email: `conformance-${n}@example.com` }],
+    },
   }
   const body: Rec = { ...plain[object] }
   for (const [field, mark] of Object.entries(support.outbound_fields ?? {})) {
@@ -107,7 +112,7 @@ for (const provider of DEMO_PROVIDERS) {
     let connection: string
     let properties: Rec[] = []
     const path = (object: string, id?: string) =>
-      `/analytics/${connection}/${modelOf(object)?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
+      `/${modelOf(object)?.category}/${connection}/${modelOf(object)?.path}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`
     const listed = new Map<string, ApiResponse<Rec[]>>()
 
     beforeAll(async () => {

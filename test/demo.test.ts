@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { firstRead } from '../demo/first-read.js'
 import { DEMO_PROVIDERS } from '../demo/providers.js'
 import { INTEGRATIONS } from '../src/integrations/registry.js'
+import type { IntegrationSupport } from '../src/integrations/support.js'
 import { type Harness, startHarness } from './support/harness.js'
 
-type Integration = { type: string; support: Record<string, { methods: Record<string, boolean> }> }
+type Integration = { type: string; support: Record<string, IntegrationSupport> }
 
 describe('the demo connects every integration to its emulator', () => {
   let h: Harness
@@ -34,13 +36,10 @@ describe('the demo connects every integration to its emulator', () => {
       const [integration] = (await h.api<Integration[]>('GET', '/unified/integration', { query: { type } }))
         .body
       // A record list that needs no filter, or the provider's own probe when every list needs one.
-      const listable = ['analytics_property', 'analytics_visitor', 'analytics_session'].find(
-        (objectType) => integration!.support[objectType]?.methods.list,
-      )
-      const object = provider.probe?.object ?? listable?.replace('analytics_', '')
-      expect(object, `${type} lists something`).toBeDefined()
-      const query = { limit: 2, ...provider.probe?.query }
-      const res = await h.api<unknown[]>('GET', `/analytics/${created.body.id}/${object}`, { query })
+      const read = firstRead(provider, integration!.support)
+      expect(read, `${type} lists something`).toBeDefined()
+      const query = { limit: 2, ...read?.query }
+      const res = await h.api<unknown[]>('GET', read!.path(created.body.id), { query })
       expect(res.status, res.text).toBe(200)
       expect(Array.isArray(res.body)).toBe(true)
     },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
+import { modelOf } from '../../src/models/index.js'
 import { type ApiResponse, type Harness, type RequestOptions, startHarness } from './harness.js'
 
 /** What an end-to-end suite needs of an emulator. */
@@ -68,7 +69,7 @@ export interface MatrixStep {
   readonly object: string
   readonly method: string
   readonly claimed: boolean
-  /** The object's collection, `${base}/property` for `analytics_property`. */
+  /** The object's collection, `${base}/property` for `analytics_property` (the model's path). */
   readonly path: string
   /** The id the walk's last `create` answered ('' before any). */
   readonly created: string
@@ -95,7 +96,7 @@ export async function expectSupportMatrixAnswers(
   let created = ''
   for (const [object, { methods }] of Object.entries(support)) {
     for (const [method, claimed] of Object.entries(methods)) {
-      const step = { object, method, claimed, path: `${base}/${object.replace(/^analytics_/, '')}`, created }
+      const step = { object, method, claimed, path: `${base}/${modelOf(object)?.path ?? object}`, created }
       const item = async () => `${step.path}/${await requests.id(step)}`
       let res: ApiResponse<Record<string, unknown> | undefined>
       if (method === 'list') res = await h.api('GET', step.path, { query: requests.query?.(step) ?? {} })
