@@ -96,6 +96,8 @@ async function withAssociations(
  * results per query: a page past them is refused naming the cap, never cut short silently.
  */
 async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
+  // No page of a search starts at or past the cap: refused before any call.
+  if (q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
   const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}`
   const start = ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
