@@ -10,6 +10,7 @@ import {
   DEFAULT_SERVICE_ACCOUNT,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
+import { DEFAULT_PIPEDRIVE_TOKEN, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/plausible/index.js'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
@@ -221,6 +222,18 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
             api_url: e.url,
           }
         },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'pipedrive',
+    async start() {
+      // A Professional plan's burst (80 per 2 s): the demo and the conformance suite read in quick bursts.
+      const e = await startPipedriveEmulator({ seed: 1, burst: 80 })
+      return {
+        url: e.url,
+        auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: e.url },
         close: () => e.close(),
       }
     },

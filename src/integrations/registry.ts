@@ -4,6 +4,7 @@ import ga4 from './ga4/definition.js'
 import hubspot from './hubspot/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
+import pipedrive from './pipedrive/definition.js'
 import plausible from './plausible/definition.js'
 import posthog from './posthog/definition.js'
 import type { IntegrationDefinition } from './types.js'
@@ -18,6 +19,7 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   hubspot,
   matomo,
   mixpanel,
+  pipedrive,
   plausible,
   posthog,
   umami,

@@ -1,0 +1,42 @@
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
+} from '../kit/index.js'
+import { installPipedriveAuth } from './auth.js'
+import { API_TOKEN_BURST, DEFAULT_DATA_UNTIL, DEFAULT_PIPEDRIVE_TOKEN } from './constants.js'
+import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
+import { registerPersonRoutes } from './routes/persons.js'
+import { PipedriveState } from './state.js'
+
+export interface PipedriveEmulatorOptions extends ListenOptions {
+  readonly seed?: number
+  /** Persons to seed (default 40). */
+  readonly persons?: number
+  readonly tokens?: readonly string[]
+  readonly until?: string
+  /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
+  readonly burst?: number
+}
+
+export type PipedriveEmulator = EmulatorHandle<PipedriveState>
+
+/** Starts a Pipedrive emulator: API v2 persons and `GET /api/v1/users/me`. */
+export async function startPipedriveEmulator(
+  options: PipedriveEmulatorOptions = {},
+): Promise<PipedriveEmulator> {
+  const state = new PipedriveState({
+    seed: options.seed ?? 1,
+    persons: Math.max(0, options.persons ?? 40),
+    tokens: options.tokens ?? [DEFAULT_PIPEDRIVE_TOKEN],
+    untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
+    burst: options.burst ?? API_TOKEN_BURST,
+  })
+  const server = createEmulatorServer({ faultResponse: pipedriveFaultResponse })
+  installErrorHandler(server.app)
+  installPipedriveAuth(server.app, state)
+  registerPersonRoutes(server.app, state)
+  return listenEmulator(server, state, options)
+}
