@@ -234,6 +234,20 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: e.url },
+        async oauthApp(callbackUrl) {
+          e.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: e.url,
+          }
+        },
         close: () => e.close(),
       }
     },

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { WINDOW_MS } from './constants.js'
 import { overLimit, unauthorized } from './errors.js'
 import type { PipedriveState } from './state.js'
@@ -8,10 +8,15 @@ import type { PipedriveState } from './state.js'
  * requests": https://pipedrive.readme.io/docs/core-api-concepts-authentication); a missing or unknown one
  * is 401 `unauthorized access`.
  */
-function tokenOf(state: PipedriveState, header: string | string[] | undefined): string {
+function tokenOf(state: PipedriveState, request: FastifyRequest): { token: string; oauth: boolean } {
+  const header = request.headers['x-api-token']
   const token = Array.isArray(header) ? header[0] : header
-  if (!token || !state.apiTokens.has(token)) throw unauthorized()
-  return token
+  if (token && state.apiTokens.has(token)) return { token, oauth: false }
+  // An OAuth access token goes as `Authorization: Bearer` (marketplace OAuth guide, step 4); it lasts an hour.
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+  const access = bearer ? state.accessTokens.get(bearer) : undefined
+  if (bearer && access && access.expiresAt > Date.now()) return { token: bearer, oauth: true }
+  throw unauthorized()
 }
 
 /**
@@ -19,10 +24,11 @@ function tokenOf(state: PipedriveState, header: string | string[] | undefined): 
  * `x-ratelimit-reset` (seconds until the window resets) on every answer, and a 429 past the limit
  * (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting). The daily token budget is not modelled.
  */
-function limit(state: PipedriveState, token: string, reply: FastifyReply): void {
+function limit(state: PipedriveState, token: string, oauth: boolean, reply: FastifyReply): void {
   const now = Date.now()
   const times = (state.calls.get(token) ?? []).filter((t) => t > now - WINDOW_MS)
-  const max = state.options.burst
+  // OAuth tokens get four times an API token's burst on every plan (rate limiting guide's tables).
+  const max = state.options.burst * (oauth ? 4 : 1)
   const allowed = times.length < max
   if (allowed) times.push(now)
   state.calls.set(token, times)
@@ -39,6 +45,7 @@ function limit(state: PipedriveState, token: string, reply: FastifyReply): void 
 export function installPipedriveAuth(app: FastifyInstance, state: PipedriveState): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
-    limit(state, tokenOf(state, request.headers['x-api-token']), reply)
+    const { token, oauth } = tokenOf(state, request)
+    limit(state, token, oauth, reply)
   })
 }

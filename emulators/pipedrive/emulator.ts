@@ -8,6 +8,7 @@ import {
 import { installPipedriveAuth } from './auth.js'
 import { API_TOKEN_BURST, DEFAULT_DATA_UNTIL, DEFAULT_PIPEDRIVE_TOKEN } from './constants.js'
 import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
+import { registerOAuthRoutes } from './routes/oauth.js'
 import { registerPersonRoutes } from './routes/persons.js'
 import { PipedriveState } from './state.js'
 
@@ -21,9 +22,11 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly burst?: number
 }
 
-export type PipedriveEmulator = EmulatorHandle<PipedriveState>
+export interface PipedriveEmulator extends EmulatorHandle<PipedriveState> {
+  registerClient(client: { clientId: string; clientSecret: string; redirectUris: readonly string[] }): void
+}
 
-/** Starts a Pipedrive emulator: API v2 persons and `GET /api/v1/users/me`. */
+/** Starts a Pipedrive emulator: API v2 persons, `GET /api/v1/users/me`, and its OAuth server. */
 export async function startPipedriveEmulator(
   options: PipedriveEmulatorOptions = {},
 ): Promise<PipedriveEmulator> {
@@ -38,5 +41,13 @@ export async function startPipedriveEmulator(
   installErrorHandler(server.app)
   installPipedriveAuth(server.app, state)
   registerPersonRoutes(server.app, state)
-  return listenEmulator(server, state, options)
+  let url = ''
+  registerOAuthRoutes(server.app, state, () => url)
+  const handle = await listenEmulator(server, state, options)
+  url = handle.url
+  return {
+    ...handle,
+    registerClient: (c) =>
+      state.clients.set(c.clientId, { clientSecret: c.clientSecret, redirectUris: c.redirectUris }),
+  }
 }

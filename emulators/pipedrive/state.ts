@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { HOUR_MS, SeededRandom } from '../kit/index.js'
 import { DELETED_KEPT_MS } from './constants.js'
 
@@ -42,6 +43,10 @@ export class PipedriveState {
   readonly dealPersons = new Map<number, Set<number>>()
   readonly apiTokens: Set<string>
   readonly calls = new Map<string, number[]>()
+  readonly clients = new Map<string, { clientSecret: string; redirectUris: readonly string[] }>()
+  readonly codes = new Map<string, { clientId: string; redirectUri: string }>()
+  readonly accessTokens = new Map<string, { clientId: string; expiresAt: number }>()
+  readonly refreshTokens = new Map<string, string>()
   private nextId: number
 
   constructor(readonly options: PipedriveStateOptions) {
@@ -86,6 +91,20 @@ export class PipedriveState {
       this.dealPersons.set(9000 + d, linked)
     }
     this.nextId = id + 50
+  }
+
+  /** Issues an OAuth token pair, as the token endpoint would (also for connections made from held tokens). */
+  issueTokens(clientId: string, ttlSeconds: number) {
+    const access = `v1u:${randomBytes(24).toString('base64url')}`
+    const refresh = `${randomBytes(8).toString('hex')}:${randomBytes(16).toString('hex')}`
+    this.accessTokens.set(access, { clientId, expiresAt: Date.now() + ttlSeconds * 1000 })
+    this.refreshTokens.set(refresh, clientId)
+    return { access_token: access, refresh_token: refresh, expires_in: ttlSeconds }
+  }
+
+  expireAccessToken(token: string): void {
+    const t = this.accessTokens.get(token)
+    if (t) t.expiresAt = Date.now() - 1
   }
 
   newPersonId(): number {

@@ -38,6 +38,10 @@ export interface OAuth2Auth {
   readonly pkce: boolean
   /** Scopes every authorization asks for whatever the permissions (identity, the verification call). */
   readonly alwaysScopes?: readonly string[]
+  /** How the app authenticates at the token endpoint: form fields (default) or HTTP Basic (RFC 6749 2.3.1). */
+  readonly tokenEndpointAuth?: 'client_secret_post' | 'client_secret_basic'
+  /** Extra string fields of the token answer the connection keeps (Pipedrive's `api_domain`). */
+  readonly tokenFields?: readonly string[]
 }
 
 /** What a cheap verification call learned about the account, kept with the connection (not secret). */

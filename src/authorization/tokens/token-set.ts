@@ -7,6 +7,8 @@ export interface TokenSet {
   readonly expires_in?: number
   readonly scope?: string
   readonly token_type?: string
+  /** Extra string fields of the answer the integration keeps (`OAuth2Auth.tokenFields`). */
+  readonly extra?: Readonly<Record<string, string>>
 }
 
 /**
@@ -39,11 +41,15 @@ export class TokenEndpointError extends Error {
 }
 
 /** Reads a token endpoint answer; anything without an access token is a refusal. */
-export function parseTokenResponse(status: number, body: unknown): TokenSet {
+export function parseTokenResponse(status: number, body: unknown, keep: readonly string[] = []): TokenSet {
   const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
   if (status >= 200 && status < 300 && typeof b.access_token === 'string' && b.access_token !== '') {
     const expiresIn = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
+    const extra = Object.fromEntries(
+      keep.filter((k) => typeof b[k] === 'string' && b[k] !== '').map((k) => [k, b[k] as string]),
+    )
     return {
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
       access_token: b.access_token,
       ...(typeof b.refresh_token === 'string' && b.refresh_token !== ''
         ? { refresh_token: b.refresh_token }
@@ -86,6 +92,7 @@ export function credentialsFromTokens(tokens: TokenSet, previous: Credentials, n
       ? { expiry_date: new Date(now.getTime() + tokens.expires_in * 1000).toISOString() }
       : {}),
     ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    ...tokens.extra,
   }
 }
 

@@ -1,8 +1,16 @@
-import { defineIntegration } from '../types.js'
+import { type AuthField, defineIntegration } from '../types.js'
+import { pipedriveBaseUrl, pipedriveOAuth2 } from './oauth.js'
 import { personHandlers } from './persons.js'
 import type { PipedriveEnvelope, PipedriveMe } from './types.js'
 
-const DEFAULT_API_URL = 'https://api.pipedrive.com'
+const API_URL_FIELD: AuthField = {
+  name: 'api_url',
+  label: 'API base address',
+  secret: false,
+  required: false,
+  description:
+    'Default: https://api.pipedrive.com (or the company domain an OAuth token names); or https://<company>.pipedrive.com',
+}
 
 /**
  * Pipedrive persons as CRM contacts, through API v2 (`/api/v2/persons`: cursor paging, `updated_since`,
@@ -30,17 +38,14 @@ export default defineIntegration({
         required: true,
         description: 'A personal API token (Settings > Personal preferences > API)',
       },
-      {
-        name: 'api_url',
-        label: 'API base address',
-        secret: false,
-        required: false,
-        description: `Default: ${DEFAULT_API_URL}; or your company domain, https://<company>.pipedrive.com`,
-      },
+      API_URL_FIELD,
     ],
   },
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
-  authHeaders: (c) => ({ 'x-api-token': c.api_token ?? '' }),
+  // Or OAuth, when the workspace configured a Pipedrive app (the auth endpoint then prefers it).
+  oauth: pipedriveOAuth2([API_URL_FIELD]),
+  baseUrl: pipedriveBaseUrl,
+  authHeaders: (c): Record<string, string> =>
+    c.access_token ? { authorization: `Bearer ${c.access_token}` } : { 'x-api-token': c.api_token ?? '' },
   // The token's user and company (Users API, still v1: GET /v1/users/me).
   async verify(client) {
     const me = await client.json<PipedriveEnvelope<PipedriveMe>>({ path: '/api/v1/users/me' })
