@@ -57,7 +57,10 @@ describe('Pipedrive OAuth (emulated Pipedrive)', () => {
     const list = await s.api<unknown[]>('GET', `/crm/${id}/contact?limit=2`)
     expect(list.status).toBe(200)
     expect(list.body).toHaveLength(2)
-    const read = pd.requests().filter((r) => r.path === '/api/v2/persons').at(-1)!
+    const read = pd
+      .requests()
+      .filter((r) => r.path === '/api/v2/persons')
+      .at(-1)!
     expect(read.headers.authorization).toBe(`Bearer ${stored.access_token}`)
     expect(read.headers['x-api-token']).toBeUndefined()
 
