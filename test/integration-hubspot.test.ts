@@ -279,7 +279,7 @@ describe('HubSpot through Unigate', () => {
     expect(dead.body.message).toMatch(/re-authorize/i)
   })
 
-  it('delivers an updated contact to a virtual webhook, read by updated_gte through search', async () => {
+  it('delivers a contact updated just before a check once search lists it, though search lags', async () => {
     const receiver = await startWebhookReceiver(h.secret)
     try {
       const created = await h.api<Rec>('POST', '/unified/webhook', {
@@ -302,21 +302,35 @@ describe('HubSpot through Unigate', () => {
         }
         throw new Error('the webhook was never checked')
       }
-      const baseline = await checked()
+      const trigger = async () => {
+        const before = await checkedAt()
+        expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+        await checked(before)
+      }
+      await checked()
       // HubSpot's clock and ours share a millisecond resolution: change strictly after the baseline.
       await new Promise((r) => setTimeout(r, 5))
+      const delivered = (contactId: string) =>
+        receiver.accepted(id).flatMap((d) => d.data.filter((r) => r.id === contactId))
+      emu.state.searchLagMs = 300
       const contact = emu.state.liveContacts()[7]!
       const patched = await h.api('PATCH', `${base()}/${contact.id}`, { body: { title: 'Webhook tester' } })
       expect(patched.status).toBe(200)
       emu.clearRequests()
-      expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
-      await checked(baseline)
-      await receiver.waitFor(() => receiver.accepted(id).length === 1, 15_000, 'the updated contact')
-      expect(receiver.accepted(id)[0]!.data).toMatchObject([{ id: contact.id, title: 'Webhook tester' }])
-      const filters = (searches()[0]!.body as { filterGroups: { filters: Rec[] }[] }).filterGroups[0]!.filters
-      expect(filters[0]).toMatchObject({ propertyName: 'lastmodifieddate', operator: 'GTE' })
+      // Checked before search lists the change: nothing for this contact yet.
+      await trigger()
+      expect(delivered(contact.id)).toEqual([])
+      const first = (searches()[0]!.body as { filterGroups: { filters: Rec[] }[] }).filterGroups[0]!.filters
+      expect(first[0]).toMatchObject({ propertyName: 'lastmodifieddate', operator: 'GTE' })
+      // Once search lists it, the next check reads back far enough to find it, and delivers it once.
+      await new Promise((r) => setTimeout(r, 350))
+      await trigger()
+      await receiver.waitFor(() => delivered(contact.id).length > 0, 15_000, 'the updated contact')
+      await trigger()
+      expect(delivered(contact.id)).toMatchObject([{ id: contact.id, title: 'Webhook tester' }])
       await h.api('DELETE', `/unified/webhook/${id}`)
     } finally {
+      emu.state.searchLagMs = 0
       await receiver.close()
     }
   })

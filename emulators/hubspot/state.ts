@@ -119,10 +119,13 @@ export class HubspotState {
   readonly calls = new Map<string, number[]>()
   readonly searches = new Map<string, number[]>()
   readonly daily = new Map<string, number>()
+  /** How long a write takes to show in search; starts at the option, a test may change it. */
+  searchLagMs: number
   private nextId: number
 
   constructor(readonly options: HubspotStateOptions) {
     this.privateAppTokens = new Set(options.tokens)
+    this.searchLagMs = options.searchLagMs
     const rnd = new SeededRandom(options.seed)
     for (let i = 0; i < 5; i++) this.companyIds.push(String(7000 + i))
     for (let i = 0; i < 8; i++) this.dealIds.push(String(8000 + i))

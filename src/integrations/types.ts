@@ -129,6 +129,12 @@ export interface ObjectHandlers {
    * reads by `updated_gte` is then new and delivered as `created`, whatever its `created_at` says.
    */
   readonly recordsNeverChange?: boolean
+  /**
+   * How long after a change the provider's `updated_gte` list may first show it (HubSpot's search index
+   * lags writes). Virtual webhooks then read back that far and skip records they already delivered, so a
+   * change listed late is delivered, not lost between two checks.
+   */
+  readonly updatedGteLagMs?: number
   /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
   readonly nativeWebhooks?: NativeWebhookSupport
   /**

@@ -148,10 +148,10 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
     const query = typeof body.query === 'string' ? body.query : undefined
     const properties = Array.isArray(body.properties) ? (body.properties as string[]) : undefined
     // The search index lags writes (guide, "Limitations": new and updated records may take a few moments).
-    const visibleBefore = Date.now() - state.options.searchLagMs
+    const visibleBefore = Date.now() - state.searchLagMs
     let rows = state
       .liveContacts()
-      .filter((c) => state.options.searchLagMs === 0 || c.updatedAt <= visibleBefore)
+      .filter((c) => state.searchLagMs === 0 || c.updatedAt <= visibleBefore)
       .filter((c) => groups.length === 0 || groups.some((g) => g.every((f) => matches(c, f))))
       .filter((c) => query === undefined || textMatches(c, query))
     if (sort) {

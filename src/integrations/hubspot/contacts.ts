@@ -183,6 +183,8 @@ async function updateContact(ctx: HandlerContext, id: string, body: WriteBody): 
 export const contactHandlers: ObjectHandlers = {
   // The plain list answers every contact that is not archived, so virtual webhooks can tell deletions.
   listIsComplete: true,
+  // Search lists a write "a few moments" after it (search guide, "Limitations"): a minute covers it.
+  updatedGteLagMs: 60_000,
   listParams: ['updated_gte', 'sort', 'order', 'query'],
   filters: ['company_id', 'deal_id', 'user_id'],
   sortFields: Object.keys(SORT_PROPERTIES),
