@@ -40,9 +40,13 @@ export function searchFilters(q: ListQuery): HubspotFilter[] {
       value: String(q.updated_gte.getTime()),
     })
   }
+  // HubSpot record and owner ids are whole numbers: any other value could never match, so it is refused.
   const text = (name: string) => {
     const v = q.filters[name]
-    return typeof v === 'string' ? v : undefined
+    if (typeof v !== 'string') return undefined
+    if (!/^\d+$/.test(v))
+      throw badRequest(`${name}: '${v}' is not a HubSpot id; HubSpot ids are whole numbers`)
+    return v
   }
   const user = text('user_id')
   if (user !== undefined) filters.push({ propertyName: 'hubspot_owner_id', operator: 'EQ', value: user })
