@@ -175,6 +175,9 @@ describe('What a HubSpot request asks for', () => {
       properties: ['email'],
       limit: 10,
     })
+    expect(() =>
+      searchRequest({ limit: 5, offset: 0, filters: { user_id: 'ann' } }, [], 5, undefined),
+    ).toThrow(/user_id: 'ann'/)
     expect(
       searchRequest({ limit: 5, offset: 0, sort: 'updated_at', order: 'desc', filters: {} }, [], 5, '5')
         .sorts,
