@@ -108,6 +108,9 @@ async function writePerson(ctx: HandlerContext, id: string, body: WriteBody): Pr
 export const personHandlers: ObjectHandlers = {
   // Listing without filters answers every person not deleted, so virtual webhooks can tell deletions.
   listIsComplete: true,
+  // Times are whole seconds, so `updated_since` is the start of a second: a change in the second a check
+  // started lists again at the next one. Virtual webhooks read that second back and skip what they sent.
+  updatedGteLagMs: 1000,
   listParams: ['updated_gte', 'sort', 'order'],
   filters: ['company_id', 'deal_id', 'user_id'],
   sortFields: Object.keys(SORT_BY),
