@@ -98,7 +98,7 @@ async function withAssociations(
 async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
   // No page of a search starts at or past the cap: refused before any call.
   if (q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
-  const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}`
+  const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}|${new URLSearchParams(ctx.rawParams)}`
   const start = ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
