@@ -104,7 +104,7 @@ export function installHubspotAuth(app: FastifyInstance, state: HubspotState): v
 }
 
 /**
- * An OAuth token needs the endpoint's scope (contacts spec, `security`: `crm.objects.contacts.read` or
+ * An OAuth token needs the endpoint's scope (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, `security`: `crm.objects.contacts.read` or
  * `.write`); without it HubSpot answers 403 MISSING_SCOPES naming the scopes required
  * (https://developers.hubspot.com/docs/api/error-handling). Private app tokens here hold every scope.
  */

@@ -16,5 +16,5 @@ export const DAILY_LIMIT = 250_000
 /** CRM search: four requests per second per token (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). */
 export const SEARCH_PER_SECOND = 4
 
-/** OAuth access tokens last 30 minutes (`expires_in: 1800`, working-with-oauth guide). */
+/** OAuth access tokens last 30 minutes (`expires_in: 1800`, https://developers.hubspot.com/docs/guides/apps/authentication/working-with-oauth). */
 export const ACCESS_TOKEN_TTL_S = 1800

@@ -13,7 +13,7 @@ export function propertyValue(c: ContactRecord, name: string): string | undefine
 /**
  * `properties` as HubSpot answers them: the names asked (or the defaults), unknown names ignored, known but
  * unset ones as null ("If any of the specified properties are not present on the requested object(s), they
- * will be ignored": contacts spec, parameter `properties`); `hs_object_id`, `createdate` and
+ * will be ignored": HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, parameter `properties`); `hs_object_id`, `createdate` and
  * `lastmodifieddate` always.
  */
 export function propertiesJson(
@@ -36,7 +36,7 @@ export function propertiesJson(
 
 /**
  * Association type names as the v3 read answers them: a contact's primary company shows under both the
- * labelled and the unlabelled type (CRM associations v4 guide, "Association type ID values").
+ * labelled and the unlabelled type (https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4, "Association type ID values").
  */
 function associationsJson(c: ContactRecord, asked: readonly string[]) {
   const out: Record<string, { results: { id: string; type: string }[] }> = {}
@@ -56,7 +56,7 @@ function associationsJson(c: ContactRecord, asked: readonly string[]) {
   return out
 }
 
-/** `SimplePublicObjectWithAssociations` (contacts spec); `associations` only when some were asked and exist. */
+/** `SimplePublicObjectWithAssociations` (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json); `associations` only when some were asked and exist. */
 export function contactJson(
   c: ContactRecord,
   properties: readonly string[] | undefined,
@@ -74,7 +74,7 @@ export function contactJson(
   }
 }
 
-/** `properties=a,b` (comma-joined, or repeated: `style: form, explode: true` in the spec). */
+/** `properties=a,b` (comma-joined, or repeated: `style: form, explode: true` in HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json). */
 export function listParam(value: string | string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined
   return (Array.isArray(value) ? value : [value])

@@ -79,7 +79,7 @@ export function checkProperties(input: unknown): Record<string, string> {
   return out
 }
 
-/** A second contact with an email HubSpot holds is 409 CONFLICT naming the holder (contacts guide, "Create contacts"). */
+/** A second contact with an email HubSpot holds is 409 CONFLICT naming the holder (https://developers.hubspot.com/docs/guides/api/crm/objects/contacts, "Create contacts"). */
 export function refuseDuplicateEmail(
   state: HubspotState,
   email: string | undefined,

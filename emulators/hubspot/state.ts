@@ -44,7 +44,7 @@ export const READ_ONLY_PROPERTIES = [
   'hs_additional_emails',
 ] as const
 
-/** Properties a search or list answers when none are named (search guide: "Make a search request"). */
+/** Properties a search or list answers when none are named (https://developers.hubspot.com/docs/guides/api/crm/search, "Make a search request"). */
 export const DEFAULT_PROPERTIES = [
   'createdate',
   'email',

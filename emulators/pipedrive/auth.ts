@@ -12,7 +12,7 @@ function tokenOf(state: PipedriveState, request: FastifyRequest): { token: strin
   const header = request.headers['x-api-token']
   const token = Array.isArray(header) ? header[0] : header
   if (token && state.apiTokens.has(token)) return { token, oauth: false }
-  // An OAuth access token goes as `Authorization: Bearer` (marketplace OAuth guide, step 4); it lasts an hour.
+  // An OAuth access token goes as `Authorization: Bearer` (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 4); it lasts an hour.
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
   const access = bearer ? state.accessTokens.get(bearer) : undefined
   if (bearer && access && access.expiresAt > Date.now()) return { token: bearer, oauth: true }
@@ -27,7 +27,7 @@ function tokenOf(state: PipedriveState, request: FastifyRequest): { token: strin
 function limit(state: PipedriveState, token: string, oauth: boolean, reply: FastifyReply): void {
   const now = Date.now()
   const times = (state.calls.get(token) ?? []).filter((t) => t > now - WINDOW_MS)
-  // OAuth tokens get four times an API token's burst on every plan (rate limiting guide's tables).
+  // OAuth tokens get four times an API token's burst on every plan (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, its tables).
   const max = state.options.burst * (oauth ? 4 : 1)
   const allowed = times.length < max
   if (allowed) times.push(now)

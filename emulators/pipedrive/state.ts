@@ -32,7 +32,7 @@ export interface PipedriveStateOptions {
 const FIRST = ['Ada', 'Grace', 'Alan', 'Katherine', 'Edsger', 'Barbara', 'Donald', 'Frances']
 const LAST = ['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Dijkstra', 'Liskov', 'Knuth', 'Allen']
 
-/** A custom field key: Pipedrive names custom fields by a 40-character hash (v2 migration guide). */
+/** A custom field key: Pipedrive names custom fields by a 40-character hash (https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide). */
 export const TIER_FIELD = 'd4de1c1518b4531717c676029a45911c340390a6'
 
 export class PipedriveState {

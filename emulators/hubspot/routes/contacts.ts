@@ -23,7 +23,7 @@ function idOfCursor(after: string): number {
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v)
 
-/** HubSpot-defined association types a contact can be created with (associations v4 guide). */
+/** HubSpot-defined association types a contact can be created with (https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4). */
 const CREATE_ASSOCIATIONS: Readonly<Record<number, 'companies' | 'deals'>> = {
   1: 'companies',
   279: 'companies',
@@ -67,7 +67,7 @@ function contactOf(state: HubspotState, request: FastifyRequest): ContactRecord 
 export function registerContactRoutes(app: FastifyInstance, state: HubspotState): void {
   /**
    * `GET /crm/v3/objects/contacts`: contacts in id order, `limit` (default 10), `after`, `properties`,
-   * `associations`, `archived` (contacts spec, operation getPage); `paging.next` only while more remain.
+   * `associations`, `archived` (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, operation getPage); `paging.next` only while more remain.
    */
   app.get('/crm/v3/objects/contacts', async (request) => {
     requireScope(request, READ)
@@ -136,7 +136,7 @@ export function registerContactRoutes(app: FastifyInstance, state: HubspotState)
   })
 
   /**
-   * Archive: 204; the contact no longer lists or reads (it stays restorable for 90 days: contacts spec,
+   * Archive: 204; the contact no longer lists or reads (it stays restorable for 90 days: HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json,
    * batch archive). An unknown id is 404 here; HubSpot's docs do not say what it answers.
    */
   app.delete('/crm/v3/objects/contacts/:contactId', async (request, reply) => {
@@ -146,7 +146,7 @@ export function registerContactRoutes(app: FastifyInstance, state: HubspotState)
     return reply.code(204).send()
   })
 
-  /** Batch archive: `{inputs: [{id}]}`, at most 100, 204 (contacts spec; batch limit from the contacts guide). */
+  /** Batch archive: `{inputs: [{id}]}`, at most 100, 204 (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json; batch limit: https://developers.hubspot.com/docs/guides/api/crm/objects/contacts). */
   app.post('/crm/v3/objects/contacts/batch/archive', async (request, reply) => {
     requireScope(request, WRITE)
     const inputs = ((request.body ?? {}) as { inputs?: { id?: string }[] }).inputs

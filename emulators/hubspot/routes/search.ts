@@ -5,10 +5,10 @@ import { validation } from '../errors.js'
 import type { ContactRecord, HubspotState } from '../state.js'
 
 /**
- * `POST /crm/v3/objects/contacts/search` (contacts spec, PublicObjectSearchRequest; search guide,
+ * `POST /crm/v3/objects/contacts/search` (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, PublicObjectSearchRequest;
  * https://developers.hubspot.com/docs/guides/api/crm/search): filter groups ORed, filters in a group ANDed;
  * at most 5 groups, 10 filters per group and 25 in all (https://developers.hubspot.com/changelog/breaking-change-expanded-filtering-capabilities-and-error-messaging-in-hubspots-search-api);
- * one sort; `limit` up to 200 (spec) and at most 10,000 results per query (guide, "Limitations").
+ * one sort; `limit` up to 200 (the spec) and at most 10,000 results per query (the search page, "Limitations").
  */
 const MAX_GROUPS = 5
 const MAX_PER_GROUP = 10
@@ -16,7 +16,7 @@ const MAX_FILTERS = 25
 const MAX_LIMIT = 200
 const RESULT_CAP = 10_000
 
-/** Contact properties the text `query` looks in (search guide, "Search default searchable properties"). */
+/** Contact properties the text `query` looks in (https://developers.hubspot.com/docs/guides/api/crm/search, "Search default searchable properties"). */
 const SEARCHABLE = [
   'firstname',
   'lastname',
@@ -28,7 +28,7 @@ const SEARCHABLE = [
   'company',
 ]
 
-/** Date-time properties compare as instants; a filter value may be epoch milliseconds or ISO-8601 (guide). */
+/** Date-time properties compare as instants; a filter value may be epoch milliseconds or ISO-8601 (https://developers.hubspot.com/docs/guides/api/crm/search). */
 const DATE_PROPERTIES = new Set(['createdate', 'lastmodifieddate'])
 const NUMERIC = new Set(['hs_object_id'])
 
@@ -104,7 +104,7 @@ function checkGroups(groups: unknown): Filter[][] {
   return out
 }
 
-/** Sorts as `{propertyName, direction}` (search guide) or the spec's strings (`"createdate"`, `"-createdate"`). */
+/** Sorts as `{propertyName, direction}` (https://developers.hubspot.com/docs/guides/api/crm/search) or the strings of HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json (`"createdate"`, `"-createdate"`). */
 function checkSort(sorts: unknown): { property: string; descending: boolean } | undefined {
   if (sorts === undefined) return undefined
   if (!Array.isArray(sorts)) throw validation('Invalid input JSON: sorts must be an array')
@@ -137,7 +137,7 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
     }
     const after = body.after === undefined ? 0 : Number(body.after)
     if (!Number.isInteger(after) || after < 0) throw validation(`Invalid after: ${String(body.after)}`)
-    // Wording ours: the guide says paging past 10,000 results is refused with a 400.
+    // Wording ours: https://developers.hubspot.com/docs/guides/api/crm/search says paging past 10,000 results is refused with a 400.
     if (after + limit > RESULT_CAP) {
       throw validation(
         `The search API cannot return more than ${RESULT_CAP} results; after + limit must be at most ${RESULT_CAP}`,
@@ -147,7 +147,7 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
     const sort = checkSort(body.sorts)
     const query = typeof body.query === 'string' ? body.query : undefined
     const properties = Array.isArray(body.properties) ? (body.properties as string[]) : undefined
-    // The search index lags writes (guide, "Limitations": new and updated records may take a few moments).
+    // The search index lags writes (https://developers.hubspot.com/docs/guides/api/crm/search, "Limitations": new and updated records may take a few moments).
     const visibleBefore = Date.now() - state.searchLagMs
     let rows = state
       .liveContacts()

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formOf, installFormParser } from '../../kit/index.js'
 import type { PipedriveState } from '../state.js'
 
-/** Access tokens last an hour (`expires_in` 3599 in the marketplace OAuth guide's example answer). */
+/** Access tokens last an hour (`expires_in` 3599 in the example answer of https://pipedrive.readme.io/docs/marketplace-oauth-authorization). */
 const ACCESS_TTL_S = 3599
 
 /**
@@ -34,7 +34,7 @@ export function registerOAuthRoutes(
 ): void {
   installFormParser(app)
 
-  /** The consent page: granted at once here, or denied with `decision=deny`; no scope parameter (guide, step 1). */
+  /** The consent page: granted at once here, or denied with `decision=deny`; no scope parameter (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 1). */
   app.get('/oauth/authorize', async (request, reply) => {
     const q = request.query as Record<string, string | undefined>
     const client = state.clients.get(q.client_id ?? '')

@@ -4,7 +4,7 @@ import type { Channel, PersonRecord, PipedriveState } from '../state.js'
 
 type Query = Record<string, string | undefined>
 
-/** RFC 3339 without fractions, as v2 answers times (v2 migration guide, "General API Changes"). */
+/** RFC 3339 without fractions, as v2 answers times (https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide, "General API Changes"). */
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 /** A v2 person (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77: src/versions/v2 persons). */
@@ -29,7 +29,7 @@ export function personJson(p: PersonRecord): Record<string, unknown> {
   }
 }
 
-/** Numbers must be numbers: v2 no longer coerces strings (migration guide). In a query, digits only. */
+/** Numbers must be numbers: v2 no longer coerces strings (https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide). In a query, digits only. */
 function queryId(q: Query, name: string): number | undefined {
   const v = q[name]
   if (v === undefined) return undefined
