@@ -16,8 +16,8 @@ const OBJECT_TYPES: Readonly<Record<string, 'contacts' | 'companies' | 'deals'>>
 }
 
 /**
- * `POST /crm/v4/associations/{fromObjectType}/{toObjectType}/batch/read` (CRM/Associations/Rollouts/130902/
- * v4/associations.json): `{inputs: [{id}]}` to `{status, results: [{from: {id}, to: [{toObjectId,
+ * `POST /crm/v4/associations/{fromObjectType}/{toObjectType}/batch/read`
+ * (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Associations/Rollouts/130902/v4/associations.json): `{inputs: [{id}]}` to `{status, results: [{from: {id}, to: [{toObjectId,
  * associationTypes}]}]}`; ids without associations come back as errors in a 207 (multi-status). Only
  * contacts to companies and deals are modelled. At most 1,000 inputs (https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4, "Limits").
  */
