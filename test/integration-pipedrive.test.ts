@@ -116,7 +116,37 @@ describe('Pipedrive through Unigate', () => {
     const bad = await h.api<Rec>('GET', base(), { query: { user_id: 'ann' } })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toContain('user_id')
-    expect((await h.api('GET', base(), { query: { query: 'ada' } })).status).toBe(501)
+    expect((await h.api('GET', base(), { query: { query: 'ada', user_id: '1001' } })).status).toBe(501)
+  })
+
+  it('searches with query, then reads the found persons whole, in search order', async () => {
+    const live = emu.state.livePersons()
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: { query: 'lovelace', company_id: '501', limit: 4 },
+    })
+    expect(res.status, res.text).toBe(200)
+    const expected = live.filter((p) => p.name.toLowerCase().includes('lovelace') && p.orgId === 501)
+    expect(res.body.map((c) => c.id)).toEqual(expected.slice(0, 4).map((p) => String(p.id)))
+    expect(res.body[0]).toMatchObject({ emails: [{ email: expected[0]!.emails[0]!.value, type: 'WORK' }] })
+    expect(sent('GET', '/api/v2/persons/search')[0]?.query).toMatchObject({
+      term: 'lovelace',
+      organization_id: '501',
+      limit: '4',
+    })
+    expect(sent('GET', '/api/v2/persons')[0]?.query.ids).toBe(
+      expected
+        .slice(0, 4)
+        .map((p) => p.id)
+        .join(','),
+    )
+    const next = await h.api<Rec[]>('GET', base(), {
+      query: { query: 'lovelace', company_id: '501', limit: 4, offset: 4 },
+    })
+    expect(next.body.map((c) => c.id)).toEqual(expected.slice(4, 8).map((p) => String(p.id)))
+    const short = await h.api<Rec>('GET', base(), { query: { query: 'a' } })
+    expect(short.status).toBe(400)
+    expect(short.body.message).toContain('query')
   })
 
   it('creates, reads, updates and removes a person; a removed one is 404', async () => {

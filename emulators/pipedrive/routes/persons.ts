@@ -149,7 +149,11 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     const deal = queryId(q, 'deal_id')
     const since = time(q, 'updated_since')
     const until = time(q, 'updated_until')
+    // `ids`: "up to 100 entity ids" (getPersons in client-nodejs v2 persons-api.ts).
     const ids = q.ids?.split(',').map((s) => Number(s))
+    if (ids && (ids.length > 100 || ids.some((n) => !Number.isInteger(n)))) {
+      throw invalid("Parameter 'ids' must be at most 100 integers")
+    }
     const dealPersons = deal === undefined ? undefined : (state.dealPersons.get(deal) ?? new Set<number>())
     const sign = direction === 'asc' ? 1 : -1
     let rows = state
@@ -182,6 +186,70 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
             })
           : null,
       },
+    }
+  })
+
+  /**
+   * `GET /api/v2/persons/search`: `term` of at least 2 characters (1 with `exact_match`), matched in name,
+   * email, phone, notes and custom fields (`fields` narrows them), `organization_id`, `limit` up to 500 and
+   * `cursor`; items `{result_score, item: {id, type, name, emails, phones, owner, organization, ...}}`
+   * (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77: src/versions/v2/api/persons-api.ts
+   * searchPersons, src/versions/v2/models/get-person-search-response-all-of-data-items-inner-item.ts).
+   * Scores here: 1 for a name match, 0.5 otherwise; ties in id order.
+   */
+  app.get('/api/v2/persons/search', async (request) => {
+    const q = request.query as Query
+    const exact = q.exact_match === 'true'
+    const term = (q.term ?? '').trim()
+    if (term.length < (exact ? 1 : 2)) throw invalid("Parameter 'term' must be at least 2 characters long")
+    const limitText = q.limit ?? '100'
+    const limit = Number(limitText)
+    if (!/^\d+$/.test(limitText) || limit < 1 || limit > 500)
+      throw invalid("Parameter 'limit' must be between 1 and 500")
+    const org = queryId(q, 'organization_id')
+    const fields = (q.fields ?? 'custom_fields,email,notes,phone,name').split(',')
+    const wanted = term.toLowerCase()
+    const hit = (value: string) =>
+      exact ? value.toLowerCase() === wanted : value.toLowerCase().includes(wanted)
+    const scored = state
+      .livePersons()
+      .filter((p) => org === undefined || p.orgId === org)
+      .map((p) => {
+        const byName = fields.includes('name') && hit(p.name)
+        const other =
+          (fields.includes('email') && p.emails.some((e) => hit(e.value))) ||
+          (fields.includes('phone') && p.phones.some((e) => hit(e.value))) ||
+          (fields.includes('custom_fields') &&
+            Object.values(p.customFields).some((v) => typeof v === 'string' && hit(v)))
+        return { p, score: byName ? 1 : other ? 0.5 : 0 }
+      })
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score || a.p.id - b.p.id)
+    const offset = q.cursor === undefined ? 0 : Number(Buffer.from(q.cursor, 'base64url').toString('utf8'))
+    if (!Number.isInteger(offset) || offset < 0) throw invalid('Invalid cursor')
+    const page = scored.slice(offset, offset + limit)
+    const next =
+      offset + limit < scored.length ? Buffer.from(String(offset + limit)).toString('base64url') : null
+    return {
+      success: true,
+      data: {
+        items: page.map(({ p, score }) => ({
+          result_score: score,
+          item: {
+            id: p.id,
+            type: 'person',
+            name: p.name,
+            phones: p.phones.map((x) => x.value),
+            emails: p.emails.map((x) => x.value),
+            visible_to: 3,
+            owner: { id: p.ownerId },
+            organization: p.orgId === null ? null : { id: p.orgId },
+            custom_fields: [],
+            notes: [],
+          },
+        })),
+      },
+      additional_data: { next_cursor: next },
     }
   })
 

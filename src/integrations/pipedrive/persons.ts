@@ -1,4 +1,4 @@
-import { ApiError, badRequest, ProviderError } from '../../errors.js'
+import { ApiError, badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromPipedrivePerson, toPipedrivePerson } from './mappers.js'
@@ -51,7 +51,68 @@ function listParams(q: ListQuery): Record<string, string | undefined> {
  * Pages with `cursor` and `additional_data.next_cursor` (null at the end). The cursor of each page end is
  * remembered, so the next unified page costs one call.
  */
+/** Search pages are read in ids lists of at most 100 (getPersons `ids`: "up to 100 entity ids"). */
+const MAX_SEARCH_PAGE = 100
+
+type SearchPage = PipedriveEnvelope<{ items?: { item?: { id?: number } }[] } | null>
+
+/**
+ * `query` searches persons (`GET /api/v2/persons/search`, relevance order; `organization_id` is its only
+ * filter), then reads the found persons whole with `GET /api/v2/persons?ids=`, one call per page. Search
+ * takes at least 2 characters; other filters, `updated_gte` and `sort` cannot narrow it (501).
+ */
+async function searchPersons(ctx: HandlerContext, q: ListQuery, term: string): Promise<UnifiedRecord[]> {
+  const other = ['user_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
+  if (q.updated_gte) other.push('updated_gte')
+  if (q.sort || q.order) other.push(q.sort ? 'sort' : 'order')
+  if (other.length > 0) {
+    throw notImplemented(
+      `Pipedrive (pipedrive) cannot apply ${other.join(', ')} together with query: its person search filters by organization only`,
+    )
+  }
+  if (term.trim().length < 2) throw badRequest('query: Pipedrive searches for at least 2 characters')
+  const org = idFilter('company_id', q.filters.company_id)
+  const scope = `${ctx.connectionId}|pipedrive-search|${new URLSearchParams({ term, ...(org ? { org } : {}) })}`
+  const start = ctx.cursors.walkStart(scope, q.offset)
+  const end = q.offset + q.limit
+  const ids: number[] = []
+  let position = start.offset
+  let cursor = start.cursor
+  while (position < end) {
+    const size = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
+    const page = await ctx.client.json<SearchPage>({
+      path: `${PERSONS}/search`,
+      query: { term, organization_id: org, limit: size, cursor },
+    })
+    const found = (page.data?.items ?? [])
+      .map((i) => i.item?.id)
+      .filter((id): id is number => typeof id === 'number')
+    found.forEach((id, i) => {
+      if (position + i >= q.offset && position + i < end) ids.push(id)
+    })
+    position += found.length
+    cursor = page.additional_data?.next_cursor ?? undefined
+    if (!cursor || found.length === 0) break
+    ctx.cursors.set(scope, position, cursor)
+  }
+  const persons = new Map<number, PipedrivePerson>()
+  for (let i = 0; i < ids.length; i += MAX_SEARCH_PAGE) {
+    const chunk = ids.slice(i, i + MAX_SEARCH_PAGE)
+    const res = await ctx.client.json<PipedriveEnvelope<PipedrivePerson[] | null>>({
+      path: PERSONS,
+      query: { ids: chunk.join(','), limit: chunk.length, ...ctx.rawParams },
+    })
+    for (const p of res.data ?? []) persons.set(p.id, p)
+  }
+  // In search order; a person deleted between the two calls is left out.
+  return ids.flatMap((id) => {
+    const p = persons.get(id)
+    return p ? [fromPipedrivePerson(p)] : []
+  })
+}
+
 async function listPersons(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  if (q.query !== undefined) return searchPersons(ctx, q, q.query)
   const params = listParams(q)
   const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<
     string,
@@ -111,7 +172,7 @@ export const personHandlers: ObjectHandlers = {
   // Times are whole seconds, so `updated_since` is the start of a second: a change in the second a check
   // started lists again at the next one. Virtual webhooks read that second back and skip what they sent.
   updatedGteLagMs: 1000,
-  listParams: ['updated_gte', 'sort', 'order'],
+  listParams: ['updated_gte', 'sort', 'order', 'query'],
   filters: ['company_id', 'deal_id', 'user_id'],
   sortFields: Object.keys(SORT_BY),
 
