@@ -9,6 +9,7 @@ import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
 import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from '../emulators/greenhouse/index.js'
 import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
+import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
 import {
@@ -17,6 +18,7 @@ import {
   DEFAULT_SERVICE_ACCOUNT,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
+import { DEFAULT_PIPEDRIVE_TOKEN, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/plausible/index.js'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_LOGIN_TOKEN, startUmamiEmulator } from '../emulators/umami/index.js'
@@ -337,6 +339,57 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
         url: e.url,
         auth: { access_token, api_url: e.url },
         oauthApp: (callbackUrl) => googleOAuthApp(e.url, callbackUrl),
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'hubspot',
+    async start() {
+      const e = await startHubspotEmulator({ seed: 1 })
+      return {
+        url: e.url,
+        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: e.url },
+        async oauthApp(callbackUrl) {
+          e.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/v1/token`,
+            api_url: e.url,
+          }
+        },
+        close: () => e.close(),
+      }
+    },
+  },
+  {
+    integrationType: 'pipedrive',
+    async start() {
+      // A Professional plan's burst (80 per 2 s): the demo and the conformance suite read in quick bursts.
+      const e = await startPipedriveEmulator({ seed: 1, burst: 80 })
+      return {
+        url: e.url,
+        auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: e.url },
+        async oauthApp(callbackUrl) {
+          e.registerClient({
+            clientId: DEMO_OAUTH_CLIENT_ID,
+            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+            redirectUris: [callbackUrl],
+          })
+          return {
+            client_id: DEMO_OAUTH_CLIENT_ID,
+            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+            authorize_url: `${e.url}/oauth/authorize`,
+            token_url: `${e.url}/oauth/token`,
+            api_url: e.url,
+          }
+        },
         close: () => e.close(),
       }
     },

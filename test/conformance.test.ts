@@ -110,6 +110,11 @@ function createBody(object: string, support: IntegrationSupport, properties: rea
     analytics_property: { name: `conformance-${n}.example.com` },
     analytics_event: { name: 'sign_up', event_type: 'SIGN_UP' },
     analytics_visitor: { name: `Conformance ${n}`, email: `conformance-${n}@example.com` },
+    crm_contact: {
+      first_name: 'Conformance',
+      last_name: n,
+      emails: [{ email: `conformance-${n}@example.com` }],
+    },
   }
   const body: Rec = { ...plain[object] }
   for (const [field, mark] of Object.entries(support.outbound_fields ?? {})) {

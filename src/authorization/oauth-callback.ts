@@ -63,10 +63,12 @@ export class OAuthCallback {
     let credentials: Credentials
     try {
       const pinned = pinnedAddresses(spec, app)
-      const tokens = await this.tokens.exchangeCode(pinned.token_url, app, {
+      const client = { ...app, ...(spec.tokenEndpointAuth ? { method: spec.tokenEndpointAuth } : {}) }
+      const tokens = await this.tokens.exchangeCode(pinned.token_url, client, {
         code: q.code,
         redirectUri: request.redirectUri,
         ...(request.codeVerifier ? { codeVerifier: request.codeVerifier } : {}),
+        ...(spec.tokenFields ? { keep: spec.tokenFields } : {}),
       })
       const base: Credentials = {
         client_id: app.clientId,

@@ -4,9 +4,11 @@ import fathom from './fathom/definition.js'
 import ga4 from './ga4/definition.js'
 import greenhouse from './greenhouse/definition.js'
 import gusto from './gusto/definition.js'
+import hubspot from './hubspot/definition.js'
 import lever from './lever/definition.js'
 import matomo from './matomo/definition.js'
 import mixpanel from './mixpanel/definition.js'
+import pipedrive from './pipedrive/definition.js'
 import plausible from './plausible/definition.js'
 import posthog from './posthog/definition.js'
 import type { IntegrationDefinition } from './types.js'
@@ -22,8 +24,10 @@ export const INTEGRATIONS: readonly IntegrationDefinition[] = [
   gusto,
   greenhouse,
   lever,
+  hubspot,
   matomo,
   mixpanel,
+  pipedrive,
   plausible,
   posthog,
   umami,

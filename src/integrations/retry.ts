@@ -19,6 +19,11 @@ export function providerWaitMs(
     const date = Date.parse(value)
     if (!Number.isNaN(date)) return Math.max(0, date - now)
   }
+  for (const name of policy.afterMillisecondsHeaders ?? []) {
+    const raw = headers[name.toLowerCase()]
+    const ms = Number(Array.isArray(raw) ? raw[0] : raw)
+    if (raw !== undefined && raw !== '' && Number.isFinite(ms)) return Math.max(0, ms)
+  }
   return undefined
 }
 

@@ -38,6 +38,10 @@ export interface OAuth2Auth {
   readonly pkce: boolean
   /** Scopes every authorization asks for whatever the permissions (identity, the verification call). */
   readonly alwaysScopes?: readonly string[]
+  /** How the app authenticates at the token endpoint: form fields (default) or HTTP Basic (RFC 6749 2.3.1). */
+  readonly tokenEndpointAuth?: 'client_secret_post' | 'client_secret_basic'
+  /** Extra string fields of the token answer the connection keeps (Pipedrive's `api_domain`). */
+  readonly tokenFields?: readonly string[]
 }
 
 /** What a cheap verification call learned about the account, kept with the connection (not secret). */
@@ -48,6 +52,11 @@ export interface RetryPolicy {
   readonly on: readonly number[]
   /** Response headers that say how long to wait, in order of preference. */
   readonly afterHeaders: readonly string[]
+  /**
+   * Headers giving the wait in milliseconds, read when none of `afterHeaders` is present (HubSpot's 429
+   * names only its rate-limit window, `X-HubSpot-RateLimit-Interval-Milliseconds`).
+   */
+  readonly afterMillisecondsHeaders?: readonly string[]
 }
 
 /** Unified list parameters after parsing and validation by the engine. */
@@ -120,6 +129,12 @@ export interface ObjectHandlers {
    * reads by `updated_gte` is then new and delivered as `created`, whatever its `created_at` says.
    */
   readonly recordsNeverChange?: boolean
+  /**
+   * How long after a change the provider's `updated_gte` list may first show it (HubSpot's search index
+   * lags writes). Virtual webhooks then read back that far and skip records they already delivered, so a
+   * change listed late is delivered, not lost between two checks.
+   */
+  readonly updatedGteLagMs?: number
   /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
   readonly nativeWebhooks?: NativeWebhookSupport
   /**

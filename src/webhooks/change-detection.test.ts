@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   changesFor,
   classifyByTimestamps,
+  classifyOverlapping,
   diffAgainstFingerprints,
   fingerprintOf,
   recordKeyOf,
@@ -73,5 +74,31 @@ describe('changesFor', () => {
       { id: 'p2' },
     ])
     expect(changesFor('created', { created: [{ id: 'x' }], updated: [] })).toEqual([{ id: 'x' }])
+  })
+})
+
+describe('records read back over a lagging updated_gte', () => {
+  const cursor = '2024-05-01T10:00:00.000Z'
+  const lag = 60_000
+  const rec = (id: string, created: string, name = 'a') => ({ id, created_at: created, name })
+
+  it('deliver a change listed late, skip what the last read delivered unchanged, and split by the window', () => {
+    const delivered = rec('1', '2024-04-01T00:00:00.000Z')
+    const previous = new Map([[recordKeyOf(delivered), fingerprintOf(delivered)]])
+    const split = classifyOverlapping(
+      [
+        delivered,
+        rec('2', '2024-04-01T00:00:00.000Z'),
+        rec('3', '2024-05-01T09:59:30.000Z'),
+        rec('4', '2024-04-01T00:00:00.000Z', 'renamed'),
+      ],
+      new Map([...previous, ['4', fingerprintOf(rec('4', '2024-04-01T00:00:00.000Z'))], ['5', 'x']]),
+      cursor,
+      lag,
+    )
+    expect(split.created.map((r) => r.id)).toEqual(['3'])
+    expect(split.updated.map((r) => r.id).sort()).toEqual(['2', '4'])
+    expect(split.gone).toEqual(['5'])
+    expect([...split.seen.keys()].sort()).toEqual(['1', '2', '3', '4'])
   })
 })

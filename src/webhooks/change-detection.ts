@@ -83,6 +83,32 @@ export function classifyByTimestamps(
   return { created, updated }
 }
 
+/**
+ * Splits records read with `updated_gte = cursor - lag`, for a provider whose `updated_gte` list shows a
+ * change only up to `lagMs` after it happened (a search index that lags writes). Reading back by the lag
+ * catches changes made before the cursor but listed after it; `previous` (the fingerprints of the last
+ * such read, which covered this overlap) drops the ones already delivered unchanged. A record not seen
+ * before is new when created inside the window read, else changed. `seen` is what to remember, `gone`
+ * what fell out of the window.
+ */
+export function classifyOverlapping(
+  records: readonly DeliveredRecord[],
+  previous: ReadonlyMap<string, string>,
+  cursor: string,
+  lagMs: number,
+): { created: DeliveredRecord[]; updated: DeliveredRecord[]; seen: Map<string, string>; gone: string[] } {
+  const diff = diffAgainstFingerprints(records, previous)
+  const windowStart = Date.parse(cursor) - lagMs
+  const created: DeliveredRecord[] = []
+  const updated: DeliveredRecord[] = [...diff.updated]
+  for (const record of diff.created) {
+    const createdMs = typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN
+    if (!Number.isNaN(createdMs) && createdMs >= windowStart) created.push(record)
+    else updated.push(record)
+  }
+  return { created, updated, seen: diff.next, gone: diff.deleted }
+}
+
 /** The records of one event out of a diff; deleted records are delivered as `{ id }`. */
 export function changesFor(
   event: WebhookEvent,

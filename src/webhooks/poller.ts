@@ -3,6 +3,7 @@ import type { Db } from '../store/index.js'
 import {
   changesFor,
   classifyByTimestamps,
+  classifyOverlapping,
   type DeliveredRecord,
   diffAgainstFingerprints,
 } from './change-detection.js'
@@ -148,6 +149,16 @@ export class Poller {
     }
 
     const since = webhook.read_cursor ?? startedAt
+    const lag = resolved.integration.objects[webhook.object_type]?.updatedGteLagMs ?? 0
+    if (lag > 0) {
+      const previous = await storedFingerprints(this.db, webhook.id)
+      const records = await readAll(new Date(Date.parse(since) - lag).toISOString())
+      const split = classifyOverlapping(records, previous, since, lag)
+      return {
+        pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL'),
+        fingerprints: { upsert: split.seen, remove: split.gone },
+      }
+    }
     const records: DeliveredRecord[] = await readAll(since)
     const neverChange = resolved.integration.objects[webhook.object_type]?.recordsNeverChange === true
     const split = classifyByTimestamps(records, since, neverChange)

@@ -131,15 +131,20 @@ export class OAuthRefresher implements TokenRefresher {
               : {}),
         }
       : app
-    return { client, tokenUrl: tokenAddresses(c, spec, app).tokenUrl }
+    const method = spec.tokenEndpointAuth
+    return {
+      client: client && method ? { ...client, method } : client,
+      tokenUrl: tokenAddresses(c, spec, app).tokenUrl,
+      keep: spec.tokenFields ?? [],
+    }
   }
 
   private async refresh(connection: StoredConnection, c: Credentials): Promise<Credentials> {
     if (!c.refresh_token) return this.dead(connection, c, 401, 'no refresh token was issued')
-    const { client, tokenUrl } = await this.client(connection, c)
+    const { client, tokenUrl, keep } = await this.client(connection, c)
     if (!client) return this.dead(connection, c, 401, 'no OAuth client is configured to refresh the token')
     try {
-      const tokens = await this.d.tokens.refresh(tokenUrl, client, c.refresh_token)
+      const tokens = await this.d.tokens.refresh(tokenUrl, client, c.refresh_token, keep)
       const next = credentialsFromTokens(tokens, c, new Date())
       await this.d.store.update(connection.workspace_id, connection.id, { credentials: next }, nowIso())
       this.failures.delete(connection.id)

@@ -31,7 +31,13 @@ export function revokeBeforeRemove(d: {
         connection.credentials.client_secret ?? (app?.clientId === clientId ? app?.clientSecret : undefined)
       await d.tokens.revoke(
         url,
-        clientId ? { clientId, ...(secret ? { clientSecret: secret } : {}) } : undefined,
+        clientId
+          ? {
+              clientId,
+              ...(secret ? { clientSecret: secret } : {}),
+              ...(spec.tokenEndpointAuth ? { method: spec.tokenEndpointAuth } : {}),
+            }
+          : undefined,
         token,
       )
     } catch (err) {

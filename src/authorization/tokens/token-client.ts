@@ -6,6 +6,25 @@ import { parseTokenResponse, TokenEndpointError, type TokenSet } from './token-s
 export interface ClientCredentials {
   readonly clientId: string
   readonly clientSecret?: string
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1): its id and secret in the
+   * form (the default), or as HTTP Basic (Pipedrive accepts only that).
+   */
+  readonly method?: 'client_secret_post' | 'client_secret_basic'
+}
+
+/** The form's client fields, or an Authorization header, as the client's method says. */
+function clientAuth(client: ClientCredentials | undefined): {
+  form: Record<string, string | undefined>
+  headers: Record<string, string>
+} {
+  if (!client) return { form: {}, headers: {} }
+  if (client.method === 'client_secret_basic') {
+    // RFC 6749 section 2.3.1: both parts form-encoded before base64.
+    const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret ?? '')}`
+    return { form: {}, headers: { authorization: `Basic ${Buffer.from(pair).toString('base64')}` } }
+  }
+  return { form: { client_id: client.clientId, client_secret: client.clientSecret }, headers: {} }
 }
 
 async function postForm(
@@ -13,13 +32,18 @@ async function postForm(
   url: string,
   form: Readonly<Record<string, string | undefined>>,
   timeoutMs: number,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<{ status: number; body: unknown }> {
   const params = new URLSearchParams()
   for (const [k, v] of Object.entries(form)) if (v !== undefined) params.set(k, v)
   try {
     const res = await transport.fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        ...headers,
+      },
       body: params.toString(),
       timeoutMs,
     })
@@ -39,7 +63,8 @@ async function postForm(
 
 /**
  * Token endpoint calls. Client credentials go in the body (client_secret_post), which Google, PostHog
- * and most providers accept.
+ * and most providers accept, or as HTTP Basic when the client says so. `keep` names extra string fields
+ * of the answer the connection keeps (Pipedrive's `api_domain`).
  */
 export class TokenClient {
   constructor(
@@ -50,8 +75,9 @@ export class TokenClient {
   async exchangeCode(
     tokenUrl: string,
     client: ClientCredentials,
-    p: { code: string; redirectUri: string; codeVerifier?: string },
+    p: { code: string; redirectUri: string; codeVerifier?: string; keep?: readonly string[] },
   ): Promise<TokenSet> {
+    const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
       tokenUrl,
@@ -59,37 +85,41 @@ export class TokenClient {
         grant_type: 'authorization_code',
         code: p.code,
         redirect_uri: p.redirectUri,
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
+        ...auth.form,
         code_verifier: p.codeVerifier,
       },
       this.timeoutMs,
+      auth.headers,
     )
-    return parseTokenResponse(res.status, res.body)
+    return parseTokenResponse(res.status, res.body, p.keep)
   }
 
-  async refresh(tokenUrl: string, client: ClientCredentials, refreshToken: string): Promise<TokenSet> {
+  async refresh(
+    tokenUrl: string,
+    client: ClientCredentials,
+    refreshToken: string,
+    keep: readonly string[] = [],
+  ): Promise<TokenSet> {
+    const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
       tokenUrl,
-      {
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
-      },
+      { grant_type: 'refresh_token', refresh_token: refreshToken, ...auth.form },
       this.timeoutMs,
+      auth.headers,
     )
-    return parseTokenResponse(res.status, res.body)
+    return parseTokenResponse(res.status, res.body, keep)
   }
 
   /** RFC 7009. Answers whether the provider confirmed; a token it no longer knows counts as revoked. */
   async revoke(revokeUrl: string, client: ClientCredentials | undefined, token: string): Promise<boolean> {
+    const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
       revokeUrl,
-      { token, client_id: client?.clientId, client_secret: client?.clientSecret },
+      { token, ...auth.form },
       this.timeoutMs,
+      auth.headers,
     )
     return (
       res.status === 200 ||

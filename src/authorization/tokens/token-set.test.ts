@@ -41,6 +41,20 @@ describe('token endpoint answers', () => {
     }
   })
 
+  it("read HubSpot's refusal of an unknown refresh token as a dead grant", () => {
+    try {
+      parseTokenResponse(400, {
+        status: 'BAD_REFRESH_TOKEN',
+        message: 'missing or invalid refresh token',
+        correlationId: 'c',
+      })
+      expect.unreachable()
+    } catch (err) {
+      expect((err as TokenEndpointError).isInvalidGrant).toBe(true)
+      expect((err as TokenEndpointError).message).toBe('BAD_REFRESH_TOKEN: missing or invalid refresh token')
+    }
+  })
+
   it('refuse a 200 without an access token', () => {
     expect(() => parseTokenResponse(200, {})).toThrow(/invalid_response/)
   })

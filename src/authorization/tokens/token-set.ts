@@ -7,7 +7,16 @@ export interface TokenSet {
   readonly expires_in?: number
   readonly scope?: string
   readonly token_type?: string
+  /** Extra string fields of the answer the integration keeps (`OAuth2Auth.tokenFields`). */
+  readonly extra?: Readonly<Record<string, string>>
 }
+
+/**
+ * Codes saying the grant is dead: RFC 6749's `invalid_grant`, and HubSpot's own code for a refresh token it
+ * does not know (its token endpoint answers `{status: "BAD_REFRESH_TOKEN", message}`, not an RFC error:
+ * HGData/mk-node-hubspot#64, supaglue-labs/supaglue#1935).
+ */
+const DEAD_GRANT_CODES: readonly string[] = ['invalid_grant', 'BAD_REFRESH_TOKEN']
 
 /** A token endpoint refusal (RFC 6749 section 5.2) or failure; `code` is the OAuth `error`. */
 export class TokenEndpointError extends Error {
@@ -22,7 +31,7 @@ export class TokenEndpointError extends Error {
 
   /** The grant is dead (revoked, expired, already used): only a new authorization helps. */
   get isInvalidGrant(): boolean {
-    return this.code === 'invalid_grant'
+    return DEAD_GRANT_CODES.includes(this.code)
   }
 
   /** Worth trying again later: the provider is down, slow or rate limiting. */
@@ -32,11 +41,15 @@ export class TokenEndpointError extends Error {
 }
 
 /** Reads a token endpoint answer; anything without an access token is a refusal. */
-export function parseTokenResponse(status: number, body: unknown): TokenSet {
+export function parseTokenResponse(status: number, body: unknown, keep: readonly string[] = []): TokenSet {
   const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
   if (status >= 200 && status < 300 && typeof b.access_token === 'string' && b.access_token !== '') {
     const expiresIn = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
+    const extra = Object.fromEntries(
+      keep.filter((k) => typeof b[k] === 'string' && b[k] !== '').map((k) => [k, b[k] as string]),
+    )
     return {
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
       access_token: b.access_token,
       ...(typeof b.refresh_token === 'string' && b.refresh_token !== ''
         ? { refresh_token: b.refresh_token }
@@ -46,13 +59,21 @@ export function parseTokenResponse(status: number, body: unknown): TokenSet {
       ...(typeof b.token_type === 'string' ? { token_type: b.token_type } : {}),
     }
   }
+  // HubSpot puts its code in `status` and its explanation in `message`.
   const code =
     typeof b.error === 'string'
       ? b.error
-      : status >= 200 && status < 300
-        ? 'invalid_response'
-        : `http_${status}`
-  const description = typeof b.error_description === 'string' ? b.error_description : undefined
+      : status >= 400 && typeof b.status === 'string'
+        ? b.status
+        : status >= 200 && status < 300
+          ? 'invalid_response'
+          : `http_${status}`
+  const description =
+    typeof b.error_description === 'string'
+      ? b.error_description
+      : typeof b.message === 'string'
+        ? b.message
+        : undefined
   throw new TokenEndpointError(status, code, description)
 }
 
@@ -71,6 +92,7 @@ export function credentialsFromTokens(tokens: TokenSet, previous: Credentials, n
       ? { expiry_date: new Date(now.getTime() + tokens.expires_in * 1000).toISOString() }
       : {}),
     ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    ...tokens.extra,
   }
 }
 

@@ -1,0 +1,20 @@
+/** A private app token as HubSpot prints them (`pat-<region>-<uuid>`). */
+export const DEFAULT_HUBSPOT_TOKEN = 'pat-na1-11111111-2222-4333-8444-555555555555'
+export const DEFAULT_PORTAL_ID = 4_815_162
+
+/** Where the seeded contacts' timestamps end. */
+export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00Z'
+
+/**
+ * Requests per rolling 10 seconds for an app on a Free or Starter account, and per day
+ * (https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines, "Apps" table).
+ */
+export const TEN_SECONDLY_LIMIT = 100
+export const TEN_SECONDS_MS = 10_000
+export const DAILY_LIMIT = 250_000
+
+/** CRM search: four requests per second per token (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). */
+export const SEARCH_PER_SECOND = 4
+
+/** OAuth access tokens last 30 minutes (`expires_in: 1800`, https://developers.hubspot.com/docs/guides/apps/authentication/working-with-oauth). */
+export const ACCESS_TOKEN_TTL_S = 1800

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_HUBSPOT_TOKEN, type HubspotEmulator, startHubspotEmulator } from './index.js'
+
+describe('HubSpot emulator', () => {
+  let emu: HubspotEmulator
+  const auth = { authorization: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`, 'content-type': 'application/json' }
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = auth,
+  ) => {
+    const res = await fetch(`${emu.url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined }
+  }
+
+  beforeAll(async () => {
+    emu = await startHubspotEmulator({ seed: 3, contacts: 25, tenSecondlyLimit: 1000 })
+  })
+  afterAll(() => emu.close())
+
+  it('seeds the same contacts from the same seed', async () => {
+    const other = await startHubspotEmulator({ seed: 3, contacts: 25 })
+    try {
+      expect(other.state.liveContacts().map((c) => [c.id, c.properties.email])).toEqual(
+        emu.state.liveContacts().map((c) => [c.id, c.properties.email]),
+      )
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('refuses a missing token with 401 and HubSpot’s error body', async () => {
+    const res = await call('GET', '/crm/v3/objects/contacts', undefined, {})
+    expect(res.status).toBe(401)
+    expect(res.body).toMatchObject({ status: 'error', category: 'INVALID_AUTHENTICATION' })
+    expect(typeof res.body.correlationId).toBe('string')
+  })
+
+  it('pages the list with an opaque after cursor, limit at most 100, with rate-limit headers', async () => {
+    const first = await call('GET', '/crm/v3/objects/contacts?limit=10&properties=email')
+    expect(first.status).toBe(200)
+    expect(first.headers.get('x-hubspot-ratelimit-interval-milliseconds')).toBe('10000')
+    expect(first.headers.get('x-hubspot-ratelimit-daily')).toBe('250000')
+    expect(first.body.results).toHaveLength(10)
+    expect(Object.keys(first.body.results[0].properties).sort()).toEqual([
+      'createdate',
+      'email',
+      'hs_object_id',
+      'lastmodifieddate',
+    ])
+    const after = first.body.paging.next.after as string
+    const second = await call('GET', `/crm/v3/objects/contacts?limit=100&after=${encodeURIComponent(after)}`)
+    expect(second.body.results).toHaveLength(15)
+    expect(second.body.paging).toBeUndefined()
+    expect((await call('GET', '/crm/v3/objects/contacts?limit=101')).status).toBe(400)
+  })
+
+  it('validates written properties and refuses a duplicate email with 409', async () => {
+    const bad = await call('POST', '/crm/v3/objects/contacts', {
+      properties: { email: 'nope', createdate: '1', favourite_colour: 'red' },
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.category).toBe('VALIDATION_ERROR')
+    expect(bad.body.message).toMatch(/^Property values were not valid: /)
+    expect(bad.body.message).toContain('INVALID_EMAIL')
+    expect(bad.body.message).toContain('READ_ONLY_VALUE')
+    expect(bad.body.message).toContain('PROPERTY_DOESNT_EXIST')
+    const taken = emu.state.liveContacts()[0]!
+    const dup = await call('POST', '/crm/v3/objects/contacts', {
+      properties: { email: taken.properties.email },
+    })
+    expect(dup.status).toBe(409)
+    expect(dup.body.message).toBe(`Contact already exists. Existing ID: ${taken.id}`)
+  })
+
+  it('searches with filters, refuses paging past 10,000 results, and limits searches per second', async () => {
+    const owner = emu.state.liveContacts()[0]!.properties.hubspot_owner_id
+    const res = await call('POST', '/crm/v3/objects/contacts/search', {
+      filterGroups: [{ filters: [{ propertyName: 'hubspot_owner_id', operator: 'EQ', value: owner }] }],
+      properties: ['hubspot_owner_id'],
+      limit: 200,
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.total).toBe(
+      emu.state.liveContacts().filter((c) => c.properties.hubspot_owner_id === owner).length,
+    )
+    expect(res.headers.get('x-hubspot-ratelimit-max')).toBeNull()
+    const past = await call('POST', '/crm/v3/objects/contacts/search', { after: '9950', limit: 100 })
+    expect(past.status).toBe(400)
+    const limited = await startHubspotEmulator({ searchPerSecond: 1 })
+    try {
+      const search = () =>
+        fetch(`${limited.url}/crm/v3/objects/contacts/search`, { method: 'POST', headers: auth, body: '{}' })
+      expect((await search()).status).toBe(200)
+      const refused = await search()
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toMatchObject({ errorType: 'RATE_LIMIT', policyName: 'SECONDLY' })
+    } finally {
+      await limited.close()
+    }
+  })
+
+  it('answers 429 TEN_SECONDLY_ROLLING past the ten-second limit, with its headers', async () => {
+    const limited = await startHubspotEmulator({ tenSecondlyLimit: 2 })
+    try {
+      const list = () => fetch(`${limited.url}/crm/v3/objects/contacts`, { headers: auth })
+      await list()
+      await list()
+      const refused = await list()
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('x-hubspot-ratelimit-remaining')).toBe('0')
+      expect(await refused.json()).toMatchObject({ status: 'error', policyName: 'TEN_SECONDLY_ROLLING' })
+    } finally {
+      await limited.close()
+    }
+  })
+
+  it('refreshes OAuth tokens, refusing an unknown refresh token with BAD_REFRESH_TOKEN', async () => {
+    emu.registerClient({ clientId: 'app', clientSecret: 'secret', redirectUris: ['http://localhost/cb'] })
+    const tokens = emu.state.issueTokens('app', ['oauth', 'crm.objects.contacts.read'], 1800)
+    const form = (f: Record<string, string>) =>
+      fetch(`${emu.url}/oauth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(f).toString(),
+      })
+    const ok = await form({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: 'app',
+      client_secret: 'secret',
+    })
+    expect(await ok.json()).toMatchObject({
+      token_type: 'bearer',
+      refresh_token: tokens.refresh_token,
+      expires_in: 1800,
+    })
+    const bad = await form({
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: 'app',
+      client_secret: 'secret',
+    })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ status: 'BAD_REFRESH_TOKEN' })
+    emu.state.expireAccessToken(tokens.access_token)
+    const expired = await call('GET', '/crm/v3/objects/contacts', undefined, {
+      authorization: `Bearer ${tokens.access_token}`,
+    })
+    expect(expired.status).toBe(401)
+    expect(expired.body.category).toBe('EXPIRED_AUTHENTICATION')
+    const readOnly = emu.state.issueTokens('app', ['oauth', 'crm.objects.contacts.read'], 1800)
+    const write = await call(
+      'POST',
+      '/crm/v3/objects/contacts',
+      { properties: {} },
+      {
+        authorization: `Bearer ${readOnly.access_token}`,
+        'content-type': 'application/json',
+      },
+    )
+    expect(write.status).toBe(403)
+    expect(write.body.category).toBe('MISSING_SCOPES')
+  })
+})

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_PIPEDRIVE_TOKEN, type PipedriveEmulator, startPipedriveEmulator } from './index.js'
+
+describe('Pipedrive emulator', () => {
+  let emu: PipedriveEmulator
+  const headers = { 'x-api-token': DEFAULT_PIPEDRIVE_TOKEN }
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field in the assertions
+  type Answer = Record<string, any>
+  const call = async (method: string, path: string, body?: unknown, h: Record<string, string> = headers) => {
+    const res = await fetch(`${emu.url}${path}`, {
+      method,
+      headers: body === undefined ? h : { ...h, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Answer }
+  }
+
+  beforeAll(async () => {
+    emu = await startPipedriveEmulator({ seed: 4, persons: 30, burst: 1000 })
+  })
+  afterAll(() => emu.close())
+
+  it('takes the token only in x-api-token, answering 401 unauthorized access otherwise', async () => {
+    const query = await call('GET', `/api/v2/persons?api_token=${DEFAULT_PIPEDRIVE_TOKEN}`, undefined, {})
+    expect(query.status).toBe(401)
+    expect(query.body).toMatchObject({ success: false, error: 'unauthorized access', errorCode: 401 })
+  })
+
+  it('pages persons by cursor, sorted and filtered, with v2 validation', async () => {
+    const first = await call('GET', '/api/v2/persons?limit=10&sort_by=update_time&sort_direction=desc')
+    expect(first.body.data).toHaveLength(10)
+    expect(first.headers.get('x-ratelimit-limit')).toBe('1000')
+    const times = first.body.data.map((p: { update_time: string }) => p.update_time)
+    expect([...times].sort().reverse()).toEqual(times)
+    expect(times[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+    const next = await call(
+      'GET',
+      `/api/v2/persons?limit=100&sort_by=update_time&sort_direction=desc&cursor=${first.body.additional_data.next_cursor}`,
+    )
+    expect(next.body.data).toHaveLength(20)
+    expect(next.body.additional_data.next_cursor).toBeNull()
+    expect((await call('GET', '/api/v2/persons?owner_id=abc')).status).toBe(400)
+    expect((await call('GET', '/api/v2/persons?limit=501')).status).toBe(400)
+    expect((await call('GET', '/api/v2/persons?updated_since=2024-05-01')).status).toBe(400)
+  })
+
+  it('refuses strings for numbers and unknown records, and keeps a deleted person 30 days', async () => {
+    expect((await call('POST', '/api/v2/persons', { name: 'X', owner_id: '1001' })).status).toBe(400)
+    expect((await call('POST', '/api/v2/persons', { name: 'X', org_id: 999 })).status).toBe(400)
+    expect((await call('POST', '/api/v2/persons', { emails: [] })).status).toBe(400)
+    const created = await call('POST', '/api/v2/persons', { name: 'Grace Hopper', owner_id: 1002 })
+    expect(created.body.data).toMatchObject({ name: 'Grace Hopper', first_name: 'Grace', owner_id: 1002 })
+    const id = created.body.data.id
+    expect((await call('DELETE', `/api/v2/persons/${id}`)).body).toEqual({ success: true, data: { id } })
+    expect((await call('GET', `/api/v2/persons/${id}`)).body.data.is_deleted).toBe(true)
+    const list = await call('GET', '/api/v2/persons?limit=500')
+    expect(list.body.data.some((p: { id: number }) => p.id === id)).toBe(false)
+    expect((await call('GET', '/api/v2/persons/999999')).status).toBe(404)
+  })
+
+  it('answers 429 past the 2-second burst, with the window headers', async () => {
+    const limited = await startPipedriveEmulator({ burst: 2 })
+    try {
+      const get = () => fetch(`${limited.url}/api/v2/persons`, { headers })
+      await get()
+      await get()
+      const refused = await get()
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
+      expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0)
+      expect(await refused.json()).toMatchObject({ success: false })
+    } finally {
+      await limited.close()
+    }
+  })
+})

@@ -1,0 +1,53 @@
+import {
+  createEmulatorServer,
+  type EmulatorHandle,
+  type ListenOptions,
+  listenEmulator,
+  parseUntil,
+} from '../kit/index.js'
+import { installPipedriveAuth } from './auth.js'
+import { API_TOKEN_BURST, DEFAULT_DATA_UNTIL, DEFAULT_PIPEDRIVE_TOKEN } from './constants.js'
+import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
+import { registerOAuthRoutes } from './routes/oauth.js'
+import { registerPersonRoutes } from './routes/persons.js'
+import { PipedriveState } from './state.js'
+
+export interface PipedriveEmulatorOptions extends ListenOptions {
+  readonly seed?: number
+  /** Persons to seed (default 40). */
+  readonly persons?: number
+  readonly tokens?: readonly string[]
+  readonly until?: string
+  /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
+  readonly burst?: number
+}
+
+export interface PipedriveEmulator extends EmulatorHandle<PipedriveState> {
+  registerClient(client: { clientId: string; clientSecret: string; redirectUris: readonly string[] }): void
+}
+
+/** Starts a Pipedrive emulator: API v2 persons, `GET /api/v1/users/me`, and its OAuth server. */
+export async function startPipedriveEmulator(
+  options: PipedriveEmulatorOptions = {},
+): Promise<PipedriveEmulator> {
+  const state = new PipedriveState({
+    seed: options.seed ?? 1,
+    persons: Math.max(0, options.persons ?? 40),
+    tokens: options.tokens ?? [DEFAULT_PIPEDRIVE_TOKEN],
+    untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
+    burst: options.burst ?? API_TOKEN_BURST,
+  })
+  const server = createEmulatorServer({ faultResponse: pipedriveFaultResponse })
+  installErrorHandler(server.app)
+  installPipedriveAuth(server.app, state)
+  registerPersonRoutes(server.app, state)
+  let url = ''
+  registerOAuthRoutes(server.app, state, () => url)
+  const handle = await listenEmulator(server, state, options)
+  url = handle.url
+  return {
+    ...handle,
+    registerClient: (c) =>
+      state.clients.set(c.clientId, { clientSecret: c.clientSecret, redirectUris: c.redirectUris }),
+  }
+}

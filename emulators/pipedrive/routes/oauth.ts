@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { formOf, installFormParser } from '../../kit/index.js'
+import type { PipedriveState } from '../state.js'
+
+/** Access tokens last an hour (`expires_in` 3599 in the example answer of https://pipedrive.readme.io/docs/marketplace-oauth-authorization). */
+const ACCESS_TTL_S = 3599
+
+/**
+ * Pipedrive's OAuth server (https://pipedrive.readme.io/docs/marketplace-oauth-authorization): the token
+ * endpoint takes the client as HTTP Basic only ("Authorization: Basic <base64(client_id:client_secret)>"),
+ * a form body, and answers `api_domain` with the tokens. Refusals carry an RFC 6749 `error` code; their
+ * wording here is ours.
+ */
+function basicClient(request: FastifyRequest): { id: string; secret: string } | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')
+  if (!m?.[1]) return undefined
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return undefined
+  return {
+    id: decodeURIComponent(decoded.slice(0, colon)),
+    secret: decodeURIComponent(decoded.slice(colon + 1)),
+  }
+}
+
+const refuse = (reply: FastifyReply, status: number, error: string, message: string) =>
+  reply.code(status).send({ success: false, error, message })
+
+export function registerOAuthRoutes(
+  app: FastifyInstance,
+  state: PipedriveState,
+  apiDomain: () => string,
+): void {
+  installFormParser(app)
+
+  /** The consent page: granted at once here, or denied with `decision=deny`; no scope parameter (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 1). */
+  app.get('/oauth/authorize', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>
+    const client = state.clients.get(q.client_id ?? '')
+    if (!client?.redirectUris.includes(q.redirect_uri ?? '')) {
+      return reply.code(400).type('text/html').send('<h1>Invalid client or redirect URI</h1>')
+    }
+    const back = new URL(q.redirect_uri as string)
+    if (q.state !== undefined) back.searchParams.set('state', q.state)
+    if (q.decision === 'deny') back.searchParams.set('error', 'user_denied')
+    else {
+      const code = randomBytes(12).toString('hex')
+      state.codes.set(code, { clientId: q.client_id as string, redirectUri: q.redirect_uri as string })
+      back.searchParams.set('code', code)
+    }
+    return reply.redirect(back.toString(), 302)
+  })
+
+  app.post('/oauth/token', async (request, reply) => {
+    const client = basicClient(request)
+    const known = client ? state.clients.get(client.id) : undefined
+    if (!client || !known || known.clientSecret !== client.secret) {
+      return refuse(
+        reply,
+        401,
+        'invalid_client',
+        'Client authentication failed: send the client as HTTP Basic',
+      )
+    }
+    const form = formOf(request)
+    const answer = (tokens: { access_token: string; refresh_token: string; expires_in: number }) => ({
+      ...tokens,
+      token_type: 'Bearer',
+      scope: 'base,contacts:full',
+      api_domain: apiDomain(),
+    })
+    if (form.grant_type === 'authorization_code') {
+      const code = state.codes.get(form.code ?? '')
+      state.codes.delete(form.code ?? '')
+      if (!code || code.clientId !== client.id || code.redirectUri !== form.redirect_uri) {
+        return refuse(reply, 400, 'invalid_grant', 'Invalid authorization code or redirect URI')
+      }
+      return answer(state.issueTokens(client.id, ACCESS_TTL_S))
+    }
+    if (form.grant_type === 'refresh_token') {
+      const refresh = form.refresh_token ?? ''
+      if (state.refreshTokens.get(refresh) !== client.id) {
+        return refuse(reply, 400, 'invalid_grant', 'Invalid refresh token')
+      }
+      const access = `v1u:${randomBytes(24).toString('base64url')}`
+      state.accessTokens.set(access, { clientId: client.id, expiresAt: Date.now() + ACCESS_TTL_S * 1000 })
+      return answer({ access_token: access, refresh_token: refresh, expires_in: ACCESS_TTL_S })
+    }
+    return refuse(reply, 400, 'unsupported_grant_type', 'Unsupported grant type')
+  })
+}

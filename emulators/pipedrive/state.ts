@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto'
+import { HOUR_MS, SeededRandom } from '../kit/index.js'
+import { DELETED_KEPT_MS } from './constants.js'
+
+export interface Channel {
+  value: string
+  primary: boolean
+  label: string
+}
+
+export interface PersonRecord {
+  id: number
+  name: string
+  ownerId: number
+  orgId: number | null
+  emails: Channel[]
+  phones: Channel[]
+  customFields: Record<string, unknown>
+  addTime: number
+  updateTime: number
+  deletedAt?: number
+}
+
+export interface PipedriveStateOptions {
+  readonly seed: number
+  readonly persons: number
+  readonly tokens: readonly string[]
+  readonly untilMs: number
+  readonly burst: number
+}
+
+const FIRST = ['Ada', 'Grace', 'Alan', 'Katherine', 'Edsger', 'Barbara', 'Donald', 'Frances']
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Dijkstra', 'Liskov', 'Knuth', 'Allen']
+
+/** A custom field key: Pipedrive names custom fields by a 40-character hash (https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide). */
+export const TIER_FIELD = 'd4de1c1518b4531717c676029a45911c340390a6'
+
+export class PipedriveState {
+  readonly persons = new Map<number, PersonRecord>()
+  readonly userIds = [1001, 1002, 1003]
+  readonly orgIds = [501, 502, 503, 504]
+  /** Deals and the persons linked to them (a deal's person and its participants). */
+  readonly dealPersons = new Map<number, Set<number>>()
+  readonly apiTokens: Set<string>
+  readonly calls = new Map<string, number[]>()
+  readonly clients = new Map<string, { clientSecret: string; redirectUris: readonly string[] }>()
+  readonly codes = new Map<string, { clientId: string; redirectUri: string }>()
+  readonly accessTokens = new Map<string, { clientId: string; expiresAt: number }>()
+  readonly refreshTokens = new Map<string, string>()
+  private nextId: number
+
+  constructor(readonly options: PipedriveStateOptions) {
+    this.apiTokens = new Set(options.tokens)
+    const rnd = new SeededRandom(options.seed)
+    const span = 60 * 24 * HOUR_MS
+    let id = 1
+    for (let i = 0; i < options.persons; i++) {
+      const first = rnd.pick(FIRST)
+      const last = rnd.pick(LAST)
+      // Whole seconds: Pipedrive's times have no fraction.
+      const addTime = Math.floor((options.untilMs - span + rnd.next() * span * 0.8) / 1000) * 1000
+      const updateTime = Math.min(
+        options.untilMs,
+        addTime + Math.floor((rnd.next() * span * 0.2) / 1000) * 1000,
+      )
+      const person: PersonRecord = {
+        id,
+        name: `${first} ${last}`,
+        ownerId: rnd.pick(this.userIds),
+        orgId: rnd.chance(0.7) ? rnd.pick(this.orgIds) : null,
+        emails: [{ value: `${first}.${last}.${id}@example.com`.toLowerCase(), primary: true, label: 'work' }],
+        phones: rnd.chance(0.6)
+          ? [
+              {
+                value: `+1 555 03${String(rnd.int(0, 99)).padStart(2, '0')}`,
+                primary: true,
+                label: rnd.pick(['work', 'mobile']),
+              },
+            ]
+          : [],
+        customFields: rnd.chance(0.5) ? { [TIER_FIELD]: rnd.pick(['gold', 'silver']) } : {},
+        addTime,
+        updateTime,
+      }
+      this.persons.set(id, person)
+      id += rnd.int(1, 2)
+    }
+    for (let d = 0; d < 6; d++) {
+      const linked = new Set<number>()
+      for (const p of this.persons.values()) if (rnd.chance(0.15)) linked.add(p.id)
+      this.dealPersons.set(9000 + d, linked)
+    }
+    this.nextId = id + 50
+  }
+
+  /** Issues an OAuth token pair, as the token endpoint would (also for connections made from held tokens). */
+  issueTokens(clientId: string, ttlSeconds: number) {
+    const access = `v1u:${randomBytes(24).toString('base64url')}`
+    const refresh = `${randomBytes(8).toString('hex')}:${randomBytes(16).toString('hex')}`
+    this.accessTokens.set(access, { clientId, expiresAt: Date.now() + ttlSeconds * 1000 })
+    this.refreshTokens.set(refresh, clientId)
+    return { access_token: access, refresh_token: refresh, expires_in: ttlSeconds }
+  }
+
+  expireAccessToken(token: string): void {
+    const t = this.accessTokens.get(token)
+    if (t) t.expiresAt = Date.now() - 1
+  }
+
+  newPersonId(): number {
+    return this.nextId++
+  }
+
+  /** A person that can be read: not deleted, or deleted less than 30 days ago. */
+  readable(id: number, now = Date.now()): PersonRecord | undefined {
+    const p = this.persons.get(id)
+    if (!p) return undefined
+    if (p.deletedAt !== undefined && now - p.deletedAt > DELETED_KEPT_MS) return undefined
+    return p
+  }
+
+  livePersons(): PersonRecord[] {
+    return [...this.persons.values()].filter((p) => p.deletedAt === undefined).sort((a, b) => a.id - b.id)
+  }
+}

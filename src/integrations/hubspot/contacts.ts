@@ -1,0 +1,225 @@
+import { ApiError, badRequest, ProviderError } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { fromHubspotContact, toHubspotAssociations, toHubspotContactProperties } from './mappers.js'
+import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
+import { MAX_SEARCH_PAGE, needsSearch, SEARCH_RESULT_CAP, searchRequest } from './search.js'
+import { paceSearch } from './search-pace.js'
+import type { HubspotAssociationBatch, HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
+
+const CONTACTS = '/crm/v3/objects/contacts'
+const contactPath = (id: string) => `${CONTACTS}/${encodeURIComponent(id)}`
+
+/** The plain list's largest page (https://developers.hubspot.com/docs/api-reference/crm-contacts-v3, `limit` up to 100). */
+const MAX_LIST_PAGE = 100
+
+const askOf = (ctx: HandlerContext): ContactAsk => contactAsk(ctx.fields.listed, ctx.fields.rawNames)
+
+/** `properties=a,b` and `associations=companies,deals` as the list and read endpoints take them. */
+function askParams(ask: ContactAsk): Record<string, string> {
+  return {
+    ...(ask.properties.length > 0 ? { properties: ask.properties.join(',') } : {}),
+    ...(ask.associations.length > 0 ? { associations: ask.associations.join(',') } : {}),
+  }
+}
+
+const mapAll = (ctx: HandlerContext, rows: readonly HubspotContact[]) =>
+  rows.map((c) => fromHubspotContact(c, ctx.fields.rawNames))
+
+/**
+ * The plain list pages with an opaque `after` cursor (`paging.next.after`). The cursor for a position is
+ * remembered at the end of every page read, so reading the next unified page costs one call.
+ */
+async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
+  const params = askParams(ask)
+  const scope = `${ctx.connectionId}|hubspot-contacts|${new URLSearchParams({ ...params, ...ctx.rawParams })}`
+  const start = ctx.cursors.walkStart(scope, q.offset)
+  const end = q.offset + q.limit
+  const rows: HubspotContact[] = []
+  let position = start.offset
+  let after = start.cursor
+  while (position < end) {
+    const size = Math.min(MAX_LIST_PAGE, position < q.offset ? q.offset - position : end - position)
+    const page = await ctx.client.json<HubspotPage>({
+      path: CONTACTS,
+      query: { limit: size, after, ...params, ...ctx.rawParams },
+    })
+    page.results.forEach((c, i) => {
+      if (position + i >= q.offset && position + i < end) rows.push(c)
+    })
+    position += page.results.length
+    after = page.paging?.next?.after
+    if (!after || page.results.length === 0) break
+    ctx.cursors.set(scope, position, after)
+  }
+  return mapAll(ctx, rows)
+}
+
+/**
+ * Association ids of searched contacts: search answers no associations, so they are read in one batch per
+ * association type (`POST /crm/v4/associations/contacts/{type}/batch/read`, CRM/Associations v4 spec).
+ */
+async function withAssociations(
+  ctx: HandlerContext,
+  rows: HubspotContact[],
+  types: readonly ('companies' | 'deals')[],
+): Promise<HubspotContact[]> {
+  if (rows.length === 0 || types.length === 0) return rows
+  const byType = await Promise.all(
+    types.map(async (type) => {
+      const batch = await ctx.client.json<HubspotAssociationBatch>({
+        method: 'POST',
+        path: `/crm/v4/associations/contacts/${type}/batch/read`,
+        body: { inputs: rows.map((c) => ({ id: c.id })) },
+        idempotent: true,
+      })
+      const ids = new Map<string, string[]>()
+      for (const r of batch.results ?? [])
+        ids.set(
+          String(r.from.id),
+          r.to.map((t) => String(t.toObjectId)),
+        )
+      return { type, ids }
+    }),
+  )
+  return rows.map((c) => {
+    const associations = { ...(c.associations ?? {}) }
+    for (const { type, ids } of byType) {
+      associations[type] = { results: (ids.get(String(c.id)) ?? []).map((id) => ({ id, type })) }
+    }
+    return { ...c, associations }
+  })
+}
+
+/**
+ * A filtered, sorted or searched list goes through the search endpoint, which answers at most 10,000
+ * results per query: a page past them is refused naming the cap, never cut short silently.
+ */
+async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
+  // No page of a search starts at or past the cap: refused before any call.
+  if (q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
+  const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}|${new URLSearchParams(ctx.rawParams)}`
+  const start = ctx.cursors.walkStart(scope, q.offset)
+  const end = q.offset + q.limit
+  const rows: HubspotContact[] = []
+  let position = start.offset
+  let after = start.cursor
+  while (position < end) {
+    const wanted = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
+    const size = Math.min(wanted, SEARCH_RESULT_CAP - position)
+    if (size <= 0) throw searchCapError(q)
+    await paceSearch(ctx.connectionId)
+    const page = await ctx.client.json<HubspotSearchPage>({
+      method: 'POST',
+      path: `${CONTACTS}/search`,
+      body: searchRequest(q, ask.properties, size, after),
+      query: { ...ctx.rawParams },
+      // A search only reads.
+      idempotent: true,
+    })
+    page.results.forEach((c, i) => {
+      if (position + i >= q.offset && position + i < end) rows.push(c)
+    })
+    position += page.results.length
+    after = page.paging?.next?.after
+    if (!after || page.results.length === 0) break
+    if (position >= SEARCH_RESULT_CAP && position < end) throw searchCapError(q)
+    ctx.cursors.set(scope, position, after)
+  }
+  return mapAll(ctx, await withAssociations(ctx, rows, ask.associations))
+}
+
+function searchCapError(q: ListQuery): ApiError {
+  return badRequest(
+    `offset: HubSpot's search answers at most ${SEARCH_RESULT_CAP} contacts per query, and this page ` +
+      `(offset ${q.offset}, limit ${q.limit}) reaches past them; narrow the query (a later updated_gte, ` +
+      'a user_id, company_id or deal_id) or list without filters, which has no cap',
+  )
+}
+
+/** HubSpot refuses a second contact with an email it holds with 409, naming the existing id. */
+async function conflictAware<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 409) {
+      throw new ApiError(
+        409,
+        `HubSpot refused the contact: ${err.providerMessage}`,
+        {},
+        { provider_status: 409 },
+      )
+    }
+    throw err
+  }
+}
+
+function refuseAssociationsOnUpdate(body: WriteBody): void {
+  for (const field of ['company_ids', 'deal_ids']) {
+    if (body[field] !== undefined) {
+      throw badRequest(
+        `${field}: HubSpot changes a contact's associations only through its associations API, not an ` +
+          'update; set them at creation, or use passthrough (/crm/v4/objects/contacts/{id}/associations/...)',
+      )
+    }
+  }
+}
+
+async function updateContact(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+  refuseAssociationsOnUpdate(body)
+  const properties = toHubspotContactProperties(body)
+  const updated = await conflictAware(() =>
+    ctx.client.json<HubspotContact>({
+      method: 'PATCH',
+      path: contactPath(id),
+      body: { properties },
+      // Setting the same values twice leaves the same contact.
+      idempotent: true,
+    }),
+  )
+  return fromHubspotContact(updated)
+}
+
+export const contactHandlers: ObjectHandlers = {
+  // The plain list answers every contact that is not archived, so virtual webhooks can tell deletions.
+  listIsComplete: true,
+  // Search lists a write "a few moments" after it (search guide, "Limitations"): a minute covers it.
+  updatedGteLagMs: 60_000,
+  listParams: ['updated_gte', 'sort', 'order', 'query'],
+  filters: ['company_id', 'deal_id', 'user_id'],
+  sortFields: Object.keys(SORT_PROPERTIES),
+
+  async list(ctx, q) {
+    const ask = askOf(ctx)
+    return needsSearch(q) ? listSearched(ctx, q, ask) : listPlain(ctx, q, ask)
+  },
+
+  async get(ctx, id) {
+    const contact = await ctx.client.json<HubspotContact>({
+      path: contactPath(id),
+      query: { ...askParams(askOf(ctx)), ...ctx.rawParams },
+    })
+    return fromHubspotContact(contact, ctx.fields.rawNames)
+  },
+
+  async create(ctx, body) {
+    const properties = toHubspotContactProperties(body)
+    const created = await conflictAware(() =>
+      ctx.client.json<HubspotContact>({
+        method: 'POST',
+        path: CONTACTS,
+        body: { properties, associations: toHubspotAssociations(body) },
+      }),
+    )
+    return fromHubspotContact(created)
+  },
+
+  // HubSpot updates with PATCH and only the properties sent: PUT and PATCH are the same call.
+  update: updateContact,
+  patch: updateContact,
+
+  // Archiving: HubSpot keeps an archived contact restorable for 90 days; it no longer lists or reads it.
+  async remove(ctx, id) {
+    await ctx.client.json({ method: 'DELETE', path: contactPath(id) })
+  },
+}

@@ -1,0 +1,214 @@
+import { badRequest } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { WriteBody } from '../types.js'
+import type { HubspotAssociatedIds, HubspotContact } from './types.js'
+
+const text = (value: string | null | undefined): string | undefined =>
+  value === null || value === undefined || value.trim() === '' ? undefined : value
+
+/** HubSpot answers ISO-8601 instants (`createdAt`, `updatedAt`: CRM/Contacts v3 spec, format date-time). */
+function instant(value: string | undefined): Date | undefined {
+  if (!value) return undefined
+  const d = new Date(value)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+/** Ids of one association type; HubSpot lists a pair once per association type (labelled, unlabelled). */
+function associatedIds(list: HubspotAssociatedIds | undefined): string[] | undefined {
+  if (!list) return undefined
+  return [...new Set(list.results.map((r) => String(r.id)))]
+}
+
+/**
+ * A HubSpot contact as a unified contact. `raw` is the contact as HubSpot sent it; a property asked with
+ * `raw.<name>` is also put at the top of `raw` under its name, where `fields=raw.<name>` picks it.
+ */
+export function fromHubspotContact(contact: HubspotContact, rawNames: readonly string[] = []): UnifiedRecord {
+  const p = contact.properties ?? {}
+  const first = text(p.firstname)
+  const last = text(p.lastname)
+  const name = [first, last].filter(Boolean).join(' ')
+  const emails = [
+    ...(text(p.email) ? [{ email: p.email as string }] : []),
+    // `hs_additional_emails` is a semicolon-separated list (HubSpot's default contact properties).
+    ...(text(p.hs_additional_emails)
+      ?.split(';')
+      .map((e) => e.trim())
+      .filter(Boolean)
+      .map((email) => ({ email })) ?? []),
+  ]
+  const telephones = [
+    ...(text(p.phone) ? [{ telephone: p.phone as string }] : []),
+    ...(text(p.mobilephone) ? [{ telephone: p.mobilephone as string, type: 'MOBILE' }] : []),
+    ...(text(p.fax) ? [{ telephone: p.fax as string, type: 'FAX' }] : []),
+  ]
+  const address = {
+    address1: text(p.address),
+    city: text(p.city),
+    region: text(p.state),
+    postal_code: text(p.zip),
+    country: text(p.country),
+  }
+  const hasAddress = Object.values(address).some((v) => v !== undefined)
+  const raw: Record<string, unknown> = { ...contact }
+  for (const n of rawNames) if (p[n] !== undefined && !(n in raw)) raw[n] = p[n]
+  return {
+    id: String(contact.id),
+    created_at: instant(contact.createdAt),
+    updated_at: instant(contact.updatedAt),
+    first_name: first,
+    last_name: last,
+    name: name === '' ? undefined : name,
+    emails: 'email' in p || 'hs_additional_emails' in p ? emails : undefined,
+    telephones: 'phone' in p || 'mobilephone' in p || 'fax' in p ? telephones : undefined,
+    company: text(p.company),
+    title: text(p.jobtitle),
+    address: hasAddress ? address : undefined,
+    link_urls: text(p.website) ? [p.website as string] : undefined,
+    user_id: text(p.hubspot_owner_id),
+    company_ids: associatedIds(contact.associations?.companies),
+    deal_ids: associatedIds(contact.associations?.deals),
+    raw,
+  }
+}
+
+/** Fields HubSpot contacts have no property for, or that this API cannot set. */
+const UNWRITABLE: Readonly<Record<string, string>> = {
+  image_url: "HubSpot sets a contact's avatar itself",
+  department: 'HubSpot contacts have no department property',
+  metadata: "send custom properties as raw.properties ({raw: {properties: {<internal name>: '<value>'}}})",
+}
+
+const ADDRESS_PROPERTIES: Readonly<Record<string, string>> = {
+  address1: 'address',
+  city: 'city',
+  region: 'state',
+  postal_code: 'zip',
+  country: 'country',
+}
+
+/** The unified telephone type onto the one HubSpot property holding it (no type: the main phone). */
+const PHONE_PROPERTIES: Readonly<Record<string, string>> = {
+  WORK: 'phone',
+  MOBILE: 'mobilephone',
+  FAX: 'fax',
+}
+
+function emailsOf(value: unknown): string {
+  const list = value as { email?: string }[]
+  if (list.length > 1) {
+    throw badRequest(
+      'emails: HubSpot keeps one email per contact through this API (additional emails are read-only); send at most one',
+    )
+  }
+  return list[0]?.email ?? ''
+}
+
+function telephonesOf(value: unknown, out: Record<string, string>): void {
+  for (const phone of value as { telephone: string; type?: string }[]) {
+    const property = PHONE_PROPERTIES[phone.type ?? 'WORK']
+    if (!property) {
+      throw badRequest(
+        `telephones: HubSpot has no ${phone.type} number; use type WORK (or none), MOBILE or FAX`,
+      )
+    }
+    if (out[property] !== undefined) {
+      throw badRequest(`telephones: HubSpot keeps one ${phone.type ?? 'WORK'} number; send one of each type`)
+    }
+    out[property] = phone.telephone
+  }
+}
+
+function addressOf(value: unknown, out: Record<string, string>): void {
+  for (const [key, v] of Object.entries(value as Record<string, string | undefined>)) {
+    if (v === undefined) continue
+    const property = ADDRESS_PROPERTIES[key]
+    if (!property) {
+      throw badRequest(
+        `address.${key}: HubSpot contacts have no such property; use ${Object.keys(ADDRESS_PROPERTIES).join(', ')}`,
+      )
+    }
+    out[property] = v
+  }
+}
+
+/** `raw.properties` carries HubSpot properties by internal name; values become strings, as HubSpot takes them. */
+function rawPropertiesOf(raw: unknown): Record<string, string> {
+  if (raw === undefined) return {}
+  const r = raw as Record<string, unknown>
+  const other = Object.keys(r).filter((k) => k !== 'properties')
+  if (other.length > 0) {
+    throw badRequest(`raw.${other[0]}: HubSpot contacts take only raw.properties on write`)
+  }
+  const props = r.properties
+  if (props === undefined) return {}
+  if (!props || typeof props !== 'object' || Array.isArray(props)) {
+    throw badRequest('raw.properties: must be an object of HubSpot property names to values')
+  }
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(props)) {
+    if (v !== null && typeof v === 'object')
+      throw badRequest(`raw.properties.${k}: must be a string, number or boolean`)
+    out[k] = v === null ? '' : String(v)
+  }
+  return out
+}
+
+/**
+ * A unified contact body as HubSpot properties (all strings: `SimplePublicObjectInput.properties`). What
+ * HubSpot cannot hold is refused naming the field, never dropped; `name` fills first and last name only
+ * when neither is given (split at its first space).
+ */
+export function toHubspotContactProperties(body: WriteBody): Record<string, string> {
+  for (const [field, why] of Object.entries(UNWRITABLE)) {
+    if (body[field] !== undefined) throw badRequest(`${field}: cannot be written to HubSpot; ${why}`)
+  }
+  const out: Record<string, string> = rawPropertiesOf(body.raw)
+  const set = (property: string, value: unknown) => {
+    if (value !== undefined) out[property] = String(value)
+  }
+  set('firstname', body.first_name)
+  set('lastname', body.last_name)
+  if (typeof body.name === 'string' && body.first_name === undefined && body.last_name === undefined) {
+    const at = body.name.trim().indexOf(' ')
+    out.firstname = at < 0 ? body.name.trim() : body.name.trim().slice(0, at)
+    out.lastname =
+      at < 0
+        ? ''
+        : body.name
+            .trim()
+            .slice(at + 1)
+            .trim()
+  }
+  if (body.emails !== undefined) out.email = emailsOf(body.emails)
+  if (body.telephones !== undefined) telephonesOf(body.telephones, out)
+  if (body.address !== undefined) addressOf(body.address, out)
+  if (body.link_urls !== undefined) {
+    const urls = body.link_urls as string[]
+    if (urls.length > 1)
+      throw badRequest('link_urls: HubSpot keeps one website per contact; send at most one')
+    out.website = urls[0] ?? ''
+  }
+  set('company', body.company)
+  set('jobtitle', body.title)
+  set('hubspot_owner_id', body.user_id)
+  return out
+}
+
+/**
+ * HubSpot-defined association type ids from a contact (CRM associations v4, "Association type ID values":
+ * https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4): contact to company 279
+ * (unlabelled), contact to deal 4.
+ */
+export const CONTACT_TO_COMPANY = 279
+export const CONTACT_TO_DEAL = 4
+
+/** `associations` of a create (`PublicAssociationsForObject[]`) from `company_ids` and `deal_ids`. */
+export function toHubspotAssociations(body: WriteBody): Record<string, unknown>[] {
+  const of = (ids: unknown, typeId: number) =>
+    ((ids as string[] | undefined) ?? []).map((id) => ({
+      to: { id },
+      types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: typeId }],
+    }))
+  return [...of(body.company_ids, CONTACT_TO_COMPANY), ...of(body.deal_ids, CONTACT_TO_DEAL)]
+}

@@ -1,0 +1,82 @@
+import { badRequest } from '../../errors.js'
+import type { ListQuery } from '../types.js'
+import { SORT_PROPERTIES } from './properties.js'
+import type { HubspotFilter, HubspotSearchRequest } from './types.js'
+
+/**
+ * HubSpot's search answers at most 10,000 results for one query: paging past them is refused
+ * (https://developers.hubspot.com/docs/guides/api/crm/search, "Limitations").
+ */
+export const SEARCH_RESULT_CAP = 10_000
+
+/** A search page holds at most 200 results (`PublicObjectSearchRequest.limit`: "up to 200 objects"). */
+export const MAX_SEARCH_PAGE = 200
+
+/**
+ * Whether a list needs the search endpoint: the plain list (`GET /crm/v3/objects/contacts`) takes no
+ * filter, no sort and no text query, only a cursor.
+ */
+export function needsSearch(q: ListQuery): boolean {
+  return (
+    q.updated_gte !== undefined ||
+    q.sort !== undefined ||
+    q.order !== undefined ||
+    q.query !== undefined ||
+    Object.keys(q.filters).length > 0
+  )
+}
+
+/**
+ * The unified list parameters as one filter group (filters in a group are ANDed). Dates are epoch
+ * milliseconds, as HubSpot compares date-time properties (search guide, "Filter search results");
+ * `associations.<object>` filters by an associated record's id (search guide, "Search through associations").
+ */
+export function searchFilters(q: ListQuery): HubspotFilter[] {
+  const filters: HubspotFilter[] = []
+  if (q.updated_gte) {
+    filters.push({
+      propertyName: 'lastmodifieddate',
+      operator: 'GTE',
+      value: String(q.updated_gte.getTime()),
+    })
+  }
+  // HubSpot record and owner ids are whole numbers: any other value could never match, so it is refused.
+  const text = (name: string) => {
+    const v = q.filters[name]
+    if (typeof v !== 'string') return undefined
+    if (!/^\d+$/.test(v))
+      throw badRequest(`${name}: '${v}' is not a HubSpot id; HubSpot ids are whole numbers`)
+    return v
+  }
+  const user = text('user_id')
+  if (user !== undefined) filters.push({ propertyName: 'hubspot_owner_id', operator: 'EQ', value: user })
+  const company = text('company_id')
+  if (company !== undefined)
+    filters.push({ propertyName: 'associations.company', operator: 'EQ', value: company })
+  const deal = text('deal_id')
+  if (deal !== undefined) filters.push({ propertyName: 'associations.deal', operator: 'EQ', value: deal })
+  return filters
+}
+
+/**
+ * The search body for one page. Without `sort`, results come in id order (`hs_object_id`), the plain list's
+ * order, so a page of a filtered list is stable between calls; `order` alone reverses that.
+ */
+export function searchRequest(
+  q: ListQuery,
+  properties: readonly string[],
+  limit: number,
+  after: string | undefined,
+): HubspotSearchRequest {
+  const filters = searchFilters(q)
+  const sortProperty = q.sort === undefined ? 'hs_object_id' : SORT_PROPERTIES[q.sort]
+  if (!sortProperty) throw badRequest(`sort: HubSpot cannot sort contacts by '${q.sort}'`)
+  return {
+    filterGroups: filters.length > 0 ? [{ filters }] : [],
+    sorts: [{ propertyName: sortProperty, direction: q.order === 'desc' ? 'DESCENDING' : 'ASCENDING' }],
+    ...(q.query !== undefined ? { query: q.query } : {}),
+    properties: [...properties],
+    limit,
+    ...(after !== undefined ? { after } : {}),
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * HubSpot CRM v3 shapes (HubSpot/HubSpot-public-api-spec-collection@99893791383254f52aa07662baeb98aad65cc710:
+ * PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, components.schemas).
+ */
+
+/** `SimplePublicObjectWithAssociations`: every property value is a string (or null when unset). */
+export type HubspotContact = {
+  id: string
+  properties: Record<string, string | null>
+  createdAt: string
+  updatedAt: string
+  archived: boolean
+  archivedAt?: string
+  associations?: Record<string, HubspotAssociatedIds>
+  [key: string]: unknown
+}
+
+/** `CollectionResponseAssociatedId`. */
+export type HubspotAssociatedIds = {
+  results: { id: string; type: string }[]
+  paging?: HubspotPaging
+}
+
+export type HubspotPaging = { next?: { after: string; link?: string } }
+
+/** `CollectionResponseSimplePublicObjectWithAssociationsForwardPaging` (the list). */
+export type HubspotPage = { results: HubspotContact[]; paging?: HubspotPaging }
+
+/** `CollectionResponseWithTotalSimplePublicObject` (a search). */
+export type HubspotSearchPage = { total: number; results: HubspotContact[]; paging?: HubspotPaging }
+
+/** `BatchResponsePublicAssociationMultiWithLabel` (CRM/Associations/Rollouts/130902/v4/associations.json). */
+export type HubspotAssociationBatch = {
+  status: string
+  results: { from: { id: string }; to: { toObjectId: string | number }[] }[]
+}
+
+/** `PortalInformationResponse` (Account/Account Info/Rollouts/144923/v3/accountInfo.json). */
+export type HubspotAccount = {
+  portalId: number
+  timeZone?: string
+  uiDomain?: string
+  dataHostingLocation?: string
+  [key: string]: unknown
+}
+
+/** One search filter (`Filter`), values as strings. */
+export type HubspotFilter = {
+  propertyName: string
+  operator: 'EQ' | 'NEQ' | 'GT' | 'GTE' | 'LT' | 'LTE' | 'HAS_PROPERTY' | 'IN'
+  value?: string
+  values?: string[]
+}
+
+/** `PublicObjectSearchRequest`. */
+export type HubspotSearchRequest = {
+  filterGroups: { filters: HubspotFilter[] }[]
+  sorts?: { propertyName: string; direction: 'ASCENDING' | 'DESCENDING' }[]
+  query?: string
+  properties: string[]
+  limit: number
+  after?: string
+}

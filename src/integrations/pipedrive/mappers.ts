@@ -1,0 +1,163 @@
+import { badRequest } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import type { WriteBody } from '../types.js'
+import type { PipedriveChannel, PipedrivePerson } from './types.js'
+
+const text = (v: string | null | undefined) =>
+  v === null || v === undefined || v.trim() === '' ? undefined : v
+
+/** Pipedrive v2 times are RFC 3339 (API v2 migration guide, "General API Changes"). */
+function instant(value: string | null | undefined): Date | undefined {
+  if (!value) return undefined
+  const d = new Date(value)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+/** Pipedrive's channel labels onto unified types; another label passes on upper-cased (open enums). */
+const EMAIL_TYPES: Readonly<Record<string, string>> = { work: 'WORK', home: 'HOME', other: 'OTHER' }
+const PHONE_TYPES: Readonly<Record<string, string>> = {
+  work: 'WORK',
+  home: 'HOME',
+  mobile: 'MOBILE',
+  other: 'OTHER',
+}
+
+function typed(label: string | undefined, types: Readonly<Record<string, string>>): string | undefined {
+  if (!label) return undefined
+  return types[label.toLowerCase()] ?? label.toUpperCase()
+}
+
+/** Primary first, empty values (Pipedrive lists `{value: ""}` for a person without one) left out. */
+function channels(list: PipedriveChannel[] | undefined): PipedriveChannel[] {
+  return [...(list ?? [])]
+    .filter((c) => text(c.value) !== undefined)
+    .sort((a, b) => Number(!!b.primary) - Number(!!a.primary))
+}
+
+/** Custom fields as unified metadata: the field key is both id and slug; compound values stay objects. */
+function metadataOf(fields: PipedrivePerson['custom_fields']) {
+  const out = []
+  for (const [key, value] of Object.entries(fields ?? {})) {
+    if (value === null || value === undefined) continue
+    out.push({ id: key, slug: key, value })
+  }
+  return out.length > 0 ? out : undefined
+}
+
+export function fromPipedrivePerson(person: PipedrivePerson): UnifiedRecord {
+  return {
+    id: String(person.id),
+    created_at: instant(person.add_time),
+    updated_at: instant(person.update_time),
+    name: text(person.name),
+    first_name: text(person.first_name),
+    last_name: text(person.last_name),
+    emails: person.emails
+      ? channels(person.emails).map((e) => ({ email: e.value, type: typed(e.label, EMAIL_TYPES) }))
+      : undefined,
+    telephones: person.phones
+      ? channels(person.phones).map((p) => ({ telephone: p.value, type: typed(p.label, PHONE_TYPES) }))
+      : undefined,
+    company_ids: person.org_id ? [String(person.org_id)] : person.org_id === null ? [] : undefined,
+    user_id: person.owner_id ? String(person.owner_id) : undefined,
+    metadata: metadataOf(person.custom_fields),
+    raw: person,
+  }
+}
+
+/** Pipedrive ids are integers, and v2 refuses a string where a number belongs (migration guide). */
+function idNumber(field: string, value: unknown): number {
+  const s = String(value)
+  if (!/^\d+$/.test(s))
+    throw badRequest(`${field}: '${s}' is not a Pipedrive id; Pipedrive ids are whole numbers`)
+  return Number(s)
+}
+
+const UNWRITABLE: Readonly<Record<string, string>> = {
+  address: 'a postal address is a custom or contact-sync field in Pipedrive; send it as metadata',
+  title: 'a job title is a contact-sync field in Pipedrive',
+  department: 'Pipedrive persons have no department',
+  image_url: 'a picture is uploaded separately in Pipedrive',
+  link_urls: 'Pipedrive persons have no links',
+  deal_ids: 'a person is linked to a deal from the deal (its person_id or participants)',
+  company: "Pipedrive links an organization by id; send company_ids: ['<org id>']",
+}
+
+const EMAIL_LABELS: Readonly<Record<string, string>> = { WORK: 'work', HOME: 'home', OTHER: 'other' }
+const PHONE_LABELS: Readonly<Record<string, string>> = {
+  WORK: 'work',
+  HOME: 'home',
+  MOBILE: 'mobile',
+  OTHER: 'other',
+}
+
+function labelled(
+  field: string,
+  list: { value: string; type?: string }[],
+  labels: Readonly<Record<string, string>>,
+): PipedriveChannel[] {
+  return list.map((c, i) => {
+    const label = c.type === undefined ? 'work' : labels[c.type]
+    if (!label) {
+      throw badRequest(`${field}: Pipedrive has no ${c.type} label; use ${Object.keys(labels).join(', ')}`)
+    }
+    return { value: c.value, primary: i === 0, label }
+  })
+}
+
+/**
+ * A unified contact body as a Pipedrive v2 person (`AddPersonRequest`). Pipedrive keeps one `name` (v2
+ * takes no first or last name), so `first_name`/`last_name` are joined into it unless `name` is given.
+ */
+export function toPipedrivePerson(body: WriteBody, creating: boolean): Record<string, unknown> {
+  for (const [field, why] of Object.entries(UNWRITABLE)) {
+    if (body[field] !== undefined) throw badRequest(`${field}: cannot be written to Pipedrive; ${why}`)
+  }
+  if (body.raw !== undefined) throw badRequest('raw: Pipedrive persons take unified fields and metadata only')
+  const out: Record<string, unknown> = {}
+  const halves = [body.first_name, body.last_name].filter((v) => v !== undefined)
+  if (!creating && body.name === undefined && halves.length === 1) {
+    throw badRequest(
+      'first_name, last_name: Pipedrive keeps one name, so an update sends both halves (or name), not one',
+    )
+  }
+  const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
+  const name = typeof body.name === 'string' ? body.name : joined
+  if (name !== '') out.name = name
+  if (creating && !out.name)
+    throw badRequest('name: Pipedrive needs a name (or first_name/last_name) to create a person')
+  if (body.emails !== undefined) {
+    out.emails = labelled(
+      'emails',
+      (body.emails as { email: string; type?: string }[]).map((e) => ({ value: e.email, type: e.type })),
+      EMAIL_LABELS,
+    )
+  }
+  if (body.telephones !== undefined) {
+    out.phones = labelled(
+      'telephones',
+      (body.telephones as { telephone: string; type?: string }[]).map((t) => ({
+        value: t.telephone,
+        type: t.type,
+      })),
+      PHONE_LABELS,
+    )
+  }
+  if (body.user_id !== undefined) out.owner_id = idNumber('user_id', body.user_id)
+  if (body.company_ids !== undefined) {
+    const ids = body.company_ids as string[]
+    if (ids.length > 1)
+      throw badRequest('company_ids: a Pipedrive person belongs to one organization; send at most one id')
+    out.org_id = ids[0] === undefined ? null : idNumber('company_ids', ids[0])
+  }
+  if (body.metadata !== undefined) {
+    const fields: Record<string, unknown> = {}
+    for (const m of body.metadata as { id?: string; slug?: string; value?: unknown }[]) {
+      const key = m.slug ?? m.id
+      if (!key) throw badRequest('metadata: each entry needs the custom field key as slug (or id)')
+      fields[key] = m.value ?? null
+    }
+    out.custom_fields = fields
+  }
+  return out
+}

@@ -1,0 +1,45 @@
+/**
+ * Pipedrive API v2 shapes (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+ * src/versions/v2/models/add-person-request.ts, get-persons-response-all-of.ts,
+ * get-activities-response-all-of-additional-data.ts; the person fields of
+ * https://developers.pipedrive.com/docs/api/v1/Persons, v2 tab).
+ */
+
+/** An email or a phone: `label` is work, home, mobile (phones) or other. */
+export type PipedriveChannel = { value: string; primary?: boolean; label?: string }
+
+export type PipedrivePerson = {
+  id: number
+  name?: string | null
+  first_name?: string | null
+  last_name?: string | null
+  owner_id?: number | null
+  org_id?: number | null
+  add_time?: string
+  update_time?: string | null
+  emails?: PipedriveChannel[]
+  phones?: PipedriveChannel[]
+  is_deleted?: boolean
+  visible_to?: number
+  label_ids?: number[]
+  /** Custom fields by their 40-character key; a value, or an object (`{value, currency}`) for compound ones. */
+  custom_fields?: Record<string, unknown> | null
+  [key: string]: unknown
+}
+
+/** Every v2 answer: `{success, data, additional_data}`; lists page with `additional_data.next_cursor`. */
+export type PipedriveEnvelope<T> = {
+  success: boolean
+  data: T
+  additional_data?: { next_cursor?: string | null } | null
+}
+
+/** `GET /api/v1/users/me`: the user the token belongs to and its company. */
+export type PipedriveMe = {
+  id: number
+  name?: string
+  company_id?: number
+  company_domain?: string
+  timezone_name?: string
+  [key: string]: unknown
+}

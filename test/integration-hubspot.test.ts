@@ -1,0 +1,337 @@
+import { describe, expect, it } from 'vitest'
+import {
+  DEFAULT_HUBSPOT_TOKEN,
+  type HubspotEmulator,
+  startHubspotEmulator,
+} from '../emulators/hubspot/index.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
+import { startWebhookReceiver } from './support/webhook-receiver.js'
+
+type Rec = Record<string, unknown>
+
+describe('HubSpot through Unigate', () => {
+  let h: Harness
+  let emu: HubspotEmulator
+  let conn: string
+  const base = () => `/crm/${conn}/contact`
+  const sent = (path: string, method?: string) =>
+    emu.requests().filter((r) => r.path === path && (method === undefined || r.method === method))
+  const searches = () => sent('/crm/v3/objects/contacts/search', 'POST')
+
+  useEmulatorSuite({
+    // Searches per second raised: these tests check what is sent, not HubSpot's pace (see its own test).
+    start: () => startHubspotEmulator({ seed: 9, contacts: 230, searchPerSecond: 1000 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'hubspot',
+        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emu.url },
+      })
+    },
+  })
+
+  it('claims exactly the operations that work', async () => {
+    const support = await supportMatrixOf(h, 'hubspot')
+    await expectSupportMatrixAnswers(h, `/crm/${conn}`, support, {
+      body: () => ({
+        first_name: 'Matrix',
+        emails: [{ email: `m${Date.now()}${Math.random()}@example.com` }],
+      }),
+      id: async (step) =>
+        step.method === 'get' || step.created === '' ? emu.state.liveContacts()[0]!.id : step.created,
+    })
+  })
+
+  it('pages the plain list with the after cursor, remembering it so the next page is one call', async () => {
+    const ids = emu.state.liveContacts().map((c) => c.id)
+    const page = async (offset: number, limit: number) =>
+      (await h.api<Rec[]>('GET', base(), { query: { offset, limit, fields: 'id' } })).body.map((c) => c.id)
+    expect(await page(0, 30)).toEqual(ids.slice(0, 30))
+    expect(sent('/crm/v3/objects/contacts').map((r) => r.query.limit)).toEqual(['30'])
+    emu.clearRequests()
+    expect(await page(30, 30)).toEqual(ids.slice(30, 60))
+    const next = sent('/crm/v3/objects/contacts')
+    expect(next).toHaveLength(1)
+    expect(typeof next[0]?.query.after).toBe('string')
+    emu.clearRequests()
+    // From the cursor at 60: pages of 100 to reach 195, then what is left of the window.
+    expect(await page(195, 50)).toEqual(ids.slice(195, 230))
+    expect(sent('/crm/v3/objects/contacts').map((r) => r.query.limit)).toEqual(['100', '35', '50'])
+    expect(sent('/crm/v3/objects/contacts')[0]?.headers.authorization).toBe(`Bearer ${DEFAULT_HUBSPOT_TOKEN}`)
+  })
+
+  it('asks HubSpot only for the properties of the fields listed, and raw.<name> by its name', async () => {
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: { fields: 'id,emails,raw.lifecyclestage', limit: 3 },
+    })
+    expect(res.status).toBe(200)
+    const q = sent('/crm/v3/objects/contacts')[0]?.query
+    expect(q?.properties).toBe('email,hs_additional_emails,lifecyclestage')
+    expect(q?.associations).toBeUndefined()
+    const first = emu.state.liveContacts()[0]!
+    expect(res.body[0]).toEqual({
+      id: first.id,
+      emails: [{ email: first.properties.email }],
+      raw: { lifecyclestage: first.properties.lifecyclestage },
+    })
+    emu.clearRequests()
+    const all = await h.api<Rec[]>('GET', base(), { query: { limit: 3 } })
+    expect(sent('/crm/v3/objects/contacts')[0]?.query.associations).toBe('companies,deals')
+    const record = all.body.find((c) => c.id === first.id)!
+    expect(record).toMatchObject({
+      first_name: first.properties.firstname,
+      last_name: first.properties.lastname,
+      name: `${first.properties.firstname} ${first.properties.lastname}`,
+      company: first.properties.company,
+      title: first.properties.jobtitle,
+      user_id: first.properties.hubspot_owner_id,
+      company_ids: [...first.companies],
+    })
+    expect(String(record.created_at)).toMatch(/Z$/)
+    expect(record.raw).toBeUndefined()
+  })
+
+  it('filters by owner, company and update time through search, with association ids read in one batch', async () => {
+    const live = emu.state.liveContacts()
+    const company = live
+      .find((c) => c.companies.size > 0)!
+      .companies.values()
+      .next().value as string
+    const since = live.map((c) => c.updatedAt).sort((a, b) => a - b)[100]!
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: { company_id: company, updated_gte: new Date(since).toISOString(), limit: 100 },
+    })
+    expect(res.status).toBe(200)
+    const expected = live.filter((c) => c.companies.has(company) && c.updatedAt >= since).map((c) => c.id)
+    expect(res.body.map((c) => c.id)).toEqual(expected)
+    expect(res.body.every((c) => (c.company_ids as string[]).includes(company))).toBe(true)
+    expect(searches()[0]?.body).toMatchObject({
+      filterGroups: [
+        {
+          filters: [
+            { propertyName: 'lastmodifieddate', operator: 'GTE', value: String(since) },
+            { propertyName: 'associations.company', operator: 'EQ', value: company },
+          ],
+        },
+      ],
+      sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+      limit: 100,
+    })
+    expect(sent('/crm/v4/associations/contacts/companies/batch/read')).toHaveLength(1)
+    emu.clearRequests()
+    const owner = await h.api<Rec[]>('GET', base(), { query: { user_id: '9002', fields: 'id,user_id' } })
+    expect(owner.body.map((c) => c.id)).toEqual(
+      live.filter((c) => c.properties.hubspot_owner_id === '9002').map((c) => c.id),
+    )
+    // Only the listed fields: no association reads.
+    expect(sent('/crm/v4/associations/contacts/companies/batch/read')).toHaveLength(0)
+  })
+
+  it('sorts and searches text through search, paging by its cursor', async () => {
+    const live = emu.state.liveContacts()
+    const byUpdate = [...live].sort((a, b) => b.updatedAt - a.updatedAt || Number(a.id) - Number(b.id))
+    const first = await h.api<Rec[]>('GET', base(), {
+      query: { sort: 'updated_at', order: 'desc', limit: 5, fields: 'id' },
+    })
+    const second = await h.api<Rec[]>('GET', base(), {
+      query: { sort: 'updated_at', order: 'desc', limit: 5, offset: 5, fields: 'id' },
+    })
+    expect([...first.body, ...second.body].map((c) => c.id)).toEqual(byUpdate.slice(0, 10).map((c) => c.id))
+    expect(searches().map((r) => (r.body as Rec).after)).toEqual([undefined, '5'])
+    const text = await h.api<Rec[]>('GET', base(), { query: { query: 'lovelace', fields: 'id,last_name' } })
+    expect(text.status).toBe(200)
+    expect(text.body.length).toBeGreaterThan(0)
+    expect(text.body.every((c) => c.last_name === 'Lovelace')).toBe(true)
+  })
+
+  it("refuses a page past search's 10,000-result cap naming it, before asking HubSpot", async () => {
+    const res = await h.api<Rec>('GET', base(), { query: { user_id: '9001', offset: 10_000, limit: 10 } })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('10000')
+    expect(searches()).toHaveLength(0)
+  })
+
+  it('creates, reads, updates and removes a contact, sending HubSpot string properties', async () => {
+    const created = await h.api<Rec>('POST', base(), {
+      body: {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        emails: [{ email: 'grace.hopper@example.com', type: 'WORK' }],
+        telephones: [{ telephone: '+1 555 0100', type: 'MOBILE' }],
+        company_ids: [emu.state.companyIds[0]],
+        raw: { properties: { lifecyclestage: 'lead' } },
+      },
+    })
+    expect(created.status, created.text).toBe(200)
+    const id = created.body.id as string
+    expect(id).toMatch(/^\d+$/)
+    expect(sent('/crm/v3/objects/contacts', 'POST')[0]?.body).toEqual({
+      properties: {
+        lifecyclestage: 'lead',
+        firstname: 'Grace',
+        lastname: 'Hopper',
+        email: 'grace.hopper@example.com',
+        mobilephone: '+1 555 0100',
+      },
+      associations: [
+        {
+          to: { id: emu.state.companyIds[0] },
+          types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 }],
+        },
+      ],
+    })
+    const got = await h.api<Rec>('GET', `${base()}/${id}`)
+    expect(got.body).toMatchObject({ id, name: 'Grace Hopper', company_ids: [emu.state.companyIds[0]] })
+    const patched = await h.api<Rec>('PATCH', `${base()}/${id}`, { body: { title: 'Rear Admiral' } })
+    expect(patched.body).toMatchObject({ id, title: 'Rear Admiral' })
+    expect(sent(`/crm/v3/objects/contacts/${id}`, 'PATCH')[0]?.body).toEqual({
+      properties: { jobtitle: 'Rear Admiral' },
+    })
+    const put = await h.api<Rec>('PUT', `${base()}/${id}`, { body: { last_name: 'Murray Hopper' } })
+    expect(put.body).toMatchObject({ id, last_name: 'Murray Hopper' })
+    expect((await h.api('DELETE', `${base()}/${id}`)).status).toBe(200)
+    expect((await h.api('GET', `${base()}/${id}`)).status).toBe(404)
+  })
+
+  it('answers bad input with a 4xx naming it: unwritable fields, invalid values, a taken email', async () => {
+    const department = await h.api<Rec>('POST', base(), { body: { department: 'R&D' } })
+    expect(department.status).toBe(400)
+    expect(department.body.message).toContain('department')
+    const invalid = await h.api<Rec>('POST', base(), { body: { emails: [{ email: 'not-an-email' }] } })
+    expect(invalid.status).toBe(400)
+    expect(invalid.body.message).toContain('INVALID_EMAIL')
+    const taken = emu.state.liveContacts()[3]!
+    const dup = await h.api<Rec>('POST', base(), { body: { emails: [{ email: taken.properties.email }] } })
+    expect(dup.status).toBe(409)
+    expect(dup.body.message).toContain(`Existing ID: ${taken.id}`)
+    const assoc = await h.api<Rec>('PATCH', `${base()}/${taken.id}`, { body: { company_ids: ['7000'] } })
+    expect(assoc.status).toBe(400)
+    expect(assoc.body.message).toContain('company_ids')
+    expect(sent(`/crm/v3/objects/contacts/${taken.id}`, 'PATCH')).toHaveLength(0)
+    expect((await h.api('GET', `${base()}/999999999`)).status).toBe(404)
+  })
+
+  it('waits out a 429 by HubSpot’s window header, and passes a longer one on with retry-after', async () => {
+    emu.fault({ status: 429, headers: { 'x-hubspot-ratelimit-interval-milliseconds': '50' } })
+    const ok = await h.api<Rec[]>('GET', base(), { query: { limit: 2 } })
+    expect(ok.status).toBe(200)
+    expect(sent('/crm/v3/objects/contacts')).toHaveLength(2)
+    emu.fault({ status: 429, times: 3, headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000' } })
+    const limited = await h.api<Rec>('GET', base(), { query: { limit: 2 } })
+    expect(limited.status).toBe(429)
+    expect(limited.headers['retry-after']).toBe('10')
+  })
+
+  it('answers 403 asking to re-authorize when HubSpot refuses the token', async () => {
+    const revoked = 'pat-na1-revoked-0000'
+    emu.state.privateAppTokens.add(revoked)
+    const id = await createConnection(h, {
+      integration_type: 'hubspot',
+      auth: { token: revoked, api_url: emu.url },
+    })
+    emu.state.privateAppTokens.delete(revoked)
+    const res = await h.api<Rec>('GET', `/crm/${id}/contact`)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toMatch(/re-authorize/)
+    expect(JSON.stringify(res.body)).not.toContain(revoked)
+  })
+
+  it('refreshes an expired OAuth token with the workspace app and retries the read', async () => {
+    emu.registerClient({
+      clientId: 'hs-app',
+      clientSecret: 'hs-secret',
+      redirectUris: ['http://localhost/cb'],
+    })
+    const app = await h.api('PUT', '/unified/workspace/oauth_app/hubspot', {
+      body: { client_id: 'hs-app', client_secret: 'hs-secret', token_url: `${emu.url}/oauth/v1/token` },
+    })
+    expect(app.status, app.text).toBe(200)
+    const tokens = emu.state.issueTokens('hs-app', ['oauth', 'crm.objects.contacts.read'], 1800)
+    const id = await createConnection(h, {
+      integration_type: 'hubspot',
+      auth: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, api_url: emu.url },
+    })
+    emu.state.expireAccessToken(tokens.access_token)
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `/crm/${id}/contact`, { query: { limit: 2 } })
+    expect(res.status, res.text).toBe(200)
+    expect(sent('/oauth/v1/token', 'POST')[0]?.body).toMatchObject({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: 'hs-app',
+      client_secret: 'hs-secret',
+    })
+    const reads = sent('/crm/v3/objects/contacts')
+    expect(reads).toHaveLength(2)
+    expect(reads[1]?.headers.authorization).not.toBe(`Bearer ${tokens.access_token}`)
+    // The grant dies (the app was uninstalled): HubSpot answers BAD_REFRESH_TOKEN, a re-authorization.
+    emu.state.refreshTokens.delete(tokens.refresh_token)
+    for (const token of emu.state.accessTokens.keys()) emu.state.expireAccessToken(token)
+    const dead = await h.api<Rec>('GET', `/crm/${id}/contact`)
+    expect(dead.status).toBe(403)
+    expect(dead.body.message).toMatch(/re-authorize/i)
+  })
+
+  it('delivers a contact updated just before a check once search lists it, though search lags', async () => {
+    const receiver = await startWebhookReceiver(h.secret)
+    try {
+      const created = await h.api<Rec>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          hook_url: receiver.url,
+          object_type: 'crm_contact',
+          event: 'updated',
+          interval: 100_000,
+        },
+      })
+      expect(created.status, created.text).toBe(200)
+      const id = created.body.id as string
+      const checkedAt = async () => (await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.checked_at
+      const checked = async (after?: unknown) => {
+        for (let i = 0; i < 600; i++) {
+          const at = await checkedAt()
+          if (at && (!after || String(at) > String(after))) return at
+          await new Promise((r) => setTimeout(r, 25))
+        }
+        throw new Error('the webhook was never checked')
+      }
+      const trigger = async () => {
+        const before = await checkedAt()
+        expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+        await checked(before)
+      }
+      await checked()
+      // HubSpot's clock and ours share a millisecond resolution: change strictly after the baseline.
+      await new Promise((r) => setTimeout(r, 5))
+      const delivered = (contactId: string) =>
+        receiver.accepted(id).flatMap((d) => d.data.filter((r) => r.id === contactId))
+      emu.state.searchLagMs = 300
+      const contact = emu.state.liveContacts()[7]!
+      const patched = await h.api('PATCH', `${base()}/${contact.id}`, { body: { title: 'Webhook tester' } })
+      expect(patched.status).toBe(200)
+      emu.clearRequests()
+      // Checked before search lists the change: nothing for this contact yet.
+      await trigger()
+      expect(delivered(contact.id)).toEqual([])
+      const first = (searches()[0]!.body as { filterGroups: { filters: Rec[] }[] }).filterGroups[0]!.filters
+      expect(first[0]).toMatchObject({ propertyName: 'lastmodifieddate', operator: 'GTE' })
+      // Once search lists it, the next check reads back far enough to find it, and delivers it once.
+      await new Promise((r) => setTimeout(r, 350))
+      await trigger()
+      await receiver.waitFor(() => delivered(contact.id).length > 0, 15_000, 'the updated contact')
+      await trigger()
+      expect(delivered(contact.id)).toMatchObject([{ id: contact.id, title: 'Webhook tester' }])
+      await h.api('DELETE', `/unified/webhook/${id}`)
+    } finally {
+      emu.state.searchLagMs = 0
+      await receiver.close()
+    }
+  })
+})

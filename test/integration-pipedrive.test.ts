@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest'
+import {
+  DEFAULT_PIPEDRIVE_TOKEN,
+  type PipedriveEmulator,
+  startPipedriveEmulator,
+} from '../emulators/pipedrive/index.js'
+import type { Harness } from './support/harness.js'
+import {
+  createConnection,
+  expectSupportMatrixAnswers,
+  supportMatrixOf,
+  useEmulatorSuite,
+} from './support/integration-suite.js'
+import { startWebhookReceiver } from './support/webhook-receiver.js'
+
+type Rec = Record<string, unknown>
+
+describe('Pipedrive through Unigate', () => {
+  let h: Harness
+  let emu: PipedriveEmulator
+  let conn: string
+  const base = () => `/crm/${conn}/contact`
+  const sent = (method: string, path: string) =>
+    emu.requests().filter((r) => r.method === method && r.path === path)
+
+  useEmulatorSuite({
+    start: () => startPipedriveEmulator({ seed: 6, persons: 260, burst: 1000 }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'pipedrive',
+        auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: emu.url },
+      })
+    },
+  })
+
+  it('claims exactly the operations that work', async () => {
+    const support = await supportMatrixOf(h, 'pipedrive')
+    await expectSupportMatrixAnswers(h, `/crm/${conn}`, support, {
+      body: () => ({ name: 'Matrix Person' }),
+      id: async (step) =>
+        step.method === 'get' || step.created === '' ? String(emu.state.livePersons()[0]!.id) : step.created,
+    })
+  })
+
+  it('pages persons by cursor, remembering it, with the token in x-api-token only', async () => {
+    const ids = emu.state.livePersons().map((p) => String(p.id))
+    const page = async (offset: number, limit: number) =>
+      (await h.api<Rec[]>('GET', base(), { query: { offset, limit, fields: 'id' } })).body.map((c) => c.id)
+    expect(await page(0, 40)).toEqual(ids.slice(0, 40))
+    const first = sent('GET', '/api/v2/persons')
+    expect(first.map((r) => r.query)).toEqual([{ limit: '40' }])
+    expect(first[0]?.headers['x-api-token']).toBe(DEFAULT_PIPEDRIVE_TOKEN)
+    expect(JSON.stringify(first[0]?.query)).not.toContain(DEFAULT_PIPEDRIVE_TOKEN)
+    emu.clearRequests()
+    expect(await page(40, 40)).toEqual(ids.slice(40, 80))
+    expect(sent('GET', '/api/v2/persons')).toHaveLength(1)
+    emu.clearRequests()
+    expect(await page(200, 100)).toEqual(ids.slice(200, 260))
+    // From the nearest cursor (100, where the matrix test's default page of 100 ended) to 200, then the page.
+    expect(sent('GET', '/api/v2/persons').map((r) => r.query.limit)).toEqual(['100', '100'])
+  })
+
+  it('maps persons, and passes raw and custom fields through', async () => {
+    const p = emu.state.livePersons().find((x) => x.orgId !== null && Object.keys(x.customFields).length > 0)!
+    const res = await h.api<Rec>('GET', `${base()}/${p.id}`, {
+      query: { fields: 'id,name,emails,company_ids,user_id,metadata,raw' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({
+      id: String(p.id),
+      name: p.name,
+      emails: [{ email: p.emails[0]!.value, type: 'WORK' }],
+      company_ids: [String(p.orgId)],
+      user_id: String(p.ownerId),
+      raw: { id: p.id, custom_fields: p.customFields },
+    })
+    expect((res.body.metadata as Rec[])[0]).toMatchObject({ value: Object.values(p.customFields)[0] })
+  })
+
+  it('filters by owner, organization, deal and update time at Pipedrive, and sorts there', async () => {
+    const live = emu.state.livePersons()
+    const since = live.map((p) => p.updateTime).sort((a, b) => a - b)[130]!
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: { user_id: '1002', company_id: '502', updated_gte: new Date(since).toISOString(), fields: 'id' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.map((c) => c.id)).toEqual(
+      live
+        .filter((p) => p.ownerId === 1002 && p.orgId === 502 && p.updateTime >= since)
+        .map((p) => String(p.id)),
+    )
+    expect(sent('GET', '/api/v2/persons')[0]?.query).toMatchObject({
+      owner_id: '1002',
+      org_id: '502',
+      updated_since: new Date(since).toISOString().replace('.000Z', 'Z'),
+    })
+    const deal = [...emu.state.dealPersons.entries()].find(([, s]) => s.size > 0)!
+    const byDeal = await h.api<Rec[]>('GET', base(), { query: { deal_id: String(deal[0]), fields: 'id' } })
+    expect(byDeal.body.map((c) => c.id)).toEqual([...deal[1]].sort((a, b) => a - b).map(String))
+    emu.clearRequests()
+    const sorted = await h.api<Rec[]>('GET', base(), {
+      query: { sort: 'updated_at', order: 'desc', limit: 5, fields: 'id' },
+    })
+    expect(sorted.body.map((c) => c.id)).toEqual(
+      [...live]
+        .sort((a, b) => b.updateTime - a.updateTime || b.id - a.id)
+        .slice(0, 5)
+        .map((p) => String(p.id)),
+    )
+    expect(sent('GET', '/api/v2/persons')[0]?.query).toMatchObject({
+      sort_by: 'update_time',
+      sort_direction: 'desc',
+    })
+    const bad = await h.api<Rec>('GET', base(), { query: { user_id: 'ann' } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toContain('user_id')
+    expect((await h.api('GET', base(), { query: { query: 'ada', user_id: '1001' } })).status).toBe(501)
+  })
+
+  it('searches with query, then reads the found persons whole, in search order', async () => {
+    const live = emu.state.livePersons()
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: { query: 'lovelace', company_id: '501', limit: 4 },
+    })
+    expect(res.status, res.text).toBe(200)
+    const expected = live.filter((p) => p.name.toLowerCase().includes('lovelace') && p.orgId === 501)
+    expect(res.body.map((c) => c.id)).toEqual(expected.slice(0, 4).map((p) => String(p.id)))
+    expect(res.body[0]).toMatchObject({ emails: [{ email: expected[0]!.emails[0]!.value, type: 'WORK' }] })
+    expect(sent('GET', '/api/v2/persons/search')[0]?.query).toMatchObject({
+      term: 'lovelace',
+      organization_id: '501',
+      limit: '4',
+    })
+    expect(sent('GET', '/api/v2/persons')[0]?.query.ids).toBe(
+      expected
+        .slice(0, 4)
+        .map((p) => p.id)
+        .join(','),
+    )
+    const next = await h.api<Rec[]>('GET', base(), {
+      query: { query: 'lovelace', company_id: '501', limit: 4, offset: 4 },
+    })
+    expect(next.body.map((c) => c.id)).toEqual(expected.slice(4, 8).map((p) => String(p.id)))
+    const short = await h.api<Rec>('GET', base(), { query: { query: 'a' } })
+    expect(short.status).toBe(400)
+    expect(short.body.message).toContain('query')
+  })
+
+  it('creates, reads, updates and removes a person; a removed one is 404', async () => {
+    const created = await h.api<Rec>('POST', base(), {
+      body: {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        emails: [{ email: 'grace@example.com', type: 'WORK' }],
+        telephones: [{ telephone: '+1 555 0100', type: 'MOBILE' }],
+        company_ids: ['503'],
+        user_id: '1003',
+      },
+    })
+    expect(created.status, created.text).toBe(200)
+    const id = created.body.id as string
+    expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({
+      name: 'Grace Hopper',
+      emails: [{ value: 'grace@example.com', primary: true, label: 'work' }],
+      phones: [{ value: '+1 555 0100', primary: true, label: 'mobile' }],
+      owner_id: 1003,
+      org_id: 503,
+    })
+    expect(created.body).toMatchObject({ name: 'Grace Hopper', company_ids: ['503'], user_id: '1003' })
+    const patched = await h.api<Rec>('PATCH', `${base()}/${id}`, { body: { name: 'Grace Brewster Hopper' } })
+    expect(patched.body).toMatchObject({ id, name: 'Grace Brewster Hopper' })
+    expect(sent('PATCH', `/api/v2/persons/${id}`)[0]?.body).toEqual({ name: 'Grace Brewster Hopper' })
+    expect((await h.api('DELETE', `${base()}/${id}`)).status).toBe(200)
+    const gone = await h.api<Rec>('GET', `${base()}/${id}`)
+    expect(gone.status).toBe(404)
+    // Pipedrive still answers it, marked deleted: Unigate says it is gone.
+    expect(sent('GET', `/api/v2/persons/${id}`)).toHaveLength(1)
+  })
+
+  it('answers bad input with a 4xx naming it, before or at Pipedrive', async () => {
+    const noName = await h.api<Rec>('POST', base(), { body: { emails: [{ email: 'x@example.com' }] } })
+    expect(noName.status).toBe(400)
+    expect(noName.body.message).toContain('name')
+    const owner = await h.api<Rec>('POST', base(), { body: { name: 'X', user_id: '424242' } })
+    expect(owner.status).toBe(400)
+    expect(owner.body.message).toContain('User with id 424242 not found')
+    const half = await h.api<Rec>('PATCH', `${base()}/${emu.state.livePersons()[0]!.id}`, {
+      body: { last_name: 'Only' },
+    })
+    expect(half.status).toBe(400)
+    expect((await h.api('GET', `${base()}/not-a-number`)).status).toBe(404)
+    expect((await h.api('GET', `${base()}/99999999`)).status).toBe(404)
+  })
+
+  it('waits out a 429 by x-ratelimit-reset, and passes a longer one on with retry-after', async () => {
+    emu.fault({ status: 429, headers: { 'x-ratelimit-reset': '0' } })
+    expect((await h.api('GET', base(), { query: { limit: 2 } })).status).toBe(200)
+    expect(sent('GET', '/api/v2/persons')).toHaveLength(2)
+    emu.fault({ status: 429, times: 3, headers: { 'x-ratelimit-reset': '30' } })
+    const limited = await h.api('GET', base(), { query: { limit: 2 } })
+    expect(limited.status).toBe(429)
+    expect(limited.headers['retry-after']).toBe('30')
+  })
+
+  it('answers 403 asking to re-authorize when Pipedrive refuses the token', async () => {
+    const old = 'ffffffffffffffffffffffffffffffffffffffff'
+    emu.state.apiTokens.add(old)
+    const id = await createConnection(h, {
+      integration_type: 'pipedrive',
+      auth: { api_token: old, api_url: emu.url },
+    })
+    emu.state.apiTokens.delete(old)
+    const res = await h.api<Rec>('GET', `/crm/${id}/contact`)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toMatch(/re-authorize/)
+    expect(JSON.stringify(res.body)).not.toContain(old)
+  })
+
+  it('delivers a change made in the second a check started once, though Pipedrive times are whole seconds', async () => {
+    const receiver = await startWebhookReceiver(h.secret)
+    try {
+      const created = await h.api<Rec>('POST', '/unified/webhook', {
+        body: {
+          connection_id: conn,
+          hook_url: receiver.url,
+          object_type: 'crm_contact',
+          event: 'updated',
+          interval: 100_000,
+        },
+      })
+      expect(created.status, created.text).toBe(200)
+      const id = created.body.id as string
+      const checkedAt = async () => (await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.checked_at
+      const checked = async (after?: unknown) => {
+        for (let i = 0; i < 600; i++) {
+          const at = await checkedAt()
+          if (at && (!after || String(at) > String(after))) return at
+          await new Promise((r) => setTimeout(r, 25))
+        }
+        throw new Error('the webhook was never checked')
+      }
+      const trigger = async () => {
+        const before = await checkedAt()
+        expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+        await checked(before)
+      }
+      await checked()
+      // Start of a fresh second after the baseline: the change and the next check share that second.
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5))
+      const person = emu.state.livePersons()[11]!
+      person.name = 'Changed In This Second'
+      person.updateTime = Math.floor(Date.now() / 1000) * 1000
+      await trigger()
+      await trigger()
+      // Deliveries go out oldest first: once a later change arrives, every earlier one has.
+      const marker = emu.state.livePersons()[12]!
+      marker.name = 'Marker'
+      marker.updateTime = Math.floor(Date.now() / 1000) * 1000 + 1000
+      await new Promise((r) => setTimeout(r, marker.updateTime - Date.now() + 5))
+      await trigger()
+      const of = (personId: number) =>
+        receiver.accepted(id).flatMap((d) => d.data.filter((r) => r.id === String(personId)))
+      await receiver.waitFor(() => of(marker.id).length > 0, 15_000, 'the marker change')
+      expect(of(person.id)).toMatchObject([{ id: String(person.id), name: 'Changed In This Second' }])
+      await h.api('DELETE', `/unified/webhook/${id}`)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
