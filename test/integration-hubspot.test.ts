@@ -134,6 +134,41 @@ describe('HubSpot through Unigate', () => {
     expect(sent('/crm/v4/associations/contacts/companies/batch/read')).toHaveLength(0)
   })
 
+  it('reads every associated id of a contact, past the v3 read cap of 100 and across v4 batch pages', async () => {
+    const c = emu.state.liveContacts()[4]!
+    const saved = new Set(c.deals)
+    c.deals.clear()
+    for (let i = 0; i < 130; i++) c.deals.add(String(90_000 + i))
+    emu.state.associationPageSize = 50
+    try {
+      const want = [...c.deals]
+      const one = await h.api<Rec>('GET', `${base()}/${c.id}`, { query: { fields: 'id,deal_ids' } })
+      expect(one.status, one.text).toBe(200)
+      expect(one.body.deal_ids).toEqual(want)
+      const listed = await h.api<Rec[]>('GET', base(), { query: { fields: 'id,deal_ids', limit: 10 } })
+      expect(listed.body.find((r) => r.id === c.id)?.deal_ids).toEqual(want)
+      // The rest is read only for the contact whose v3 list was paged, in pages followed by their cursor.
+      const batches = sent('/crm/v4/associations/contacts/deals/batch/read')
+      expect(batches.map((r) => (r.body as { inputs: Rec[] }).inputs.map((i) => i.id))).toEqual([
+        [c.id],
+        [c.id],
+        [c.id],
+        [c.id],
+        [c.id],
+        [c.id],
+      ])
+      emu.clearRequests()
+      const searched = await h.api<Rec[]>('GET', base(), {
+        query: { user_id: c.properties.hubspot_owner_id!, fields: 'id,deal_ids', limit: 100 },
+      })
+      expect(searched.body.find((r) => r.id === c.id)?.deal_ids).toEqual(want)
+    } finally {
+      c.deals.clear()
+      for (const id of saved) c.deals.add(id)
+      emu.state.associationPageSize = 500
+    }
+  })
+
   it('sorts and searches text through search, paging by its cursor', async () => {
     const live = emu.state.liveContacts()
     const byUpdate = [...live].sort((a, b) => b.updatedAt - a.updatedAt || Number(a.id) - Number(b.id))

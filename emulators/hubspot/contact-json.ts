@@ -35,22 +35,51 @@ export function propertiesJson(
 }
 
 /**
- * Association type names as the v3 read answers them: a contact's primary company shows under both the
- * labelled and the unlabelled type (https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4, "Association type ID values").
+ * A v3 contact read answers at most 100 associations per type and record; past them `paging.next` points
+ * at the rest (https://developers.hubspot.com/changelog/announcing-a-change-to-how-v3-crm-apis-return-association-data;
+ * HubSpot/hubspot-api-nodejs#29: "paging data that will be returned when there are more than 100
+ * association results"; `CollectionResponseAssociatedId.paging` in the contacts spec).
+ */
+export const V3_ASSOCIATIONS_PER_RECORD = 100
+
+/** The opaque cursor of an association page: here the base64 of the offset. */
+const associationCursor = (offset: number) => Buffer.from(`assoc-${offset}`).toString('base64')
+
+/**
+ * Association type names as the v3 read answers them: the contact's primary company (the first here)
+ * shows under both the labelled and the unlabelled type, other companies only unlabelled (CRM
+ * associations v4 guide, "Association type ID values": 1 primary, 279 unlabelled).
  */
 function associationsJson(c: ContactRecord, asked: readonly string[]) {
-  const out: Record<string, { results: { id: string; type: string }[] }> = {}
+  const out: Record<string, { results: { id: string; type: string }[]; paging?: unknown }> = {}
+  const page = (all: { id: string; type: string }[], objectType: string) => ({
+    results: all.slice(0, V3_ASSOCIATIONS_PER_RECORD),
+    ...(all.length > V3_ASSOCIATIONS_PER_RECORD
+      ? {
+          paging: {
+            next: {
+              after: associationCursor(V3_ASSOCIATIONS_PER_RECORD),
+              link: `/crm/v3/objects/contacts/${c.id}/associations/${objectType}?after=${associationCursor(V3_ASSOCIATIONS_PER_RECORD)}`,
+            },
+          },
+        }
+      : {}),
+  })
   for (const type of asked) {
     if ((type === 'companies' || type === 'company') && c.companies.size > 0) {
-      out.companies = {
-        results: [...c.companies].flatMap((id) => [
-          { id, type: 'contact_to_company' },
+      out.companies = page(
+        [...c.companies].flatMap((id, i) => [
+          ...(i === 0 ? [{ id, type: 'contact_to_company' }] : []),
           { id, type: 'contact_to_company_unlabeled' },
         ]),
-      }
+        'companies',
+      )
     }
     if ((type === 'deals' || type === 'deal') && c.deals.size > 0) {
-      out.deals = { results: [...c.deals].map((id) => ({ id, type: 'contact_to_deal' })) }
+      out.deals = page(
+        [...c.deals].map((id) => ({ id, type: 'contact_to_deal' })),
+        'deals',
+      )
     }
   }
   return out

@@ -61,6 +61,36 @@ describe('HubSpot emulator', () => {
     expect((await call('GET', '/crm/v3/objects/contacts?limit=101')).status).toBe(400)
   })
 
+  it('caps a v3 read at 100 associations per type with paging, and pages the v4 batch read per contact', async () => {
+    const c = emu.state.liveContacts()[0]!
+    const saved = new Set(c.deals)
+    c.deals.clear()
+    for (let i = 0; i < 130; i++) c.deals.add(String(90_000 + i))
+    emu.state.associationPageSize = 50
+    try {
+      const v3 = await call('GET', `/crm/v3/objects/contacts/${c.id}?associations=deals`)
+      expect(v3.body.associations.deals.results).toHaveLength(100)
+      expect(typeof v3.body.associations.deals.paging.next.after).toBe('string')
+      const read = (inputs: unknown[]) =>
+        call('POST', '/crm/v4/associations/contacts/deals/batch/read', { inputs })
+      const first = await read([{ id: c.id }])
+      expect(first.status).toBe(200)
+      expect(first.body.results[0].to).toHaveLength(50)
+      const seen = first.body.results[0].to.map((t: { toObjectId: number }) => String(t.toObjectId))
+      let after = first.body.results[0].paging?.next?.after as string | undefined
+      while (after) {
+        const next = await read([{ id: c.id, after }])
+        seen.push(...next.body.results[0].to.map((t: { toObjectId: number }) => String(t.toObjectId)))
+        after = next.body.results[0].paging?.next?.after
+      }
+      expect(seen).toEqual([...c.deals])
+    } finally {
+      c.deals.clear()
+      for (const id of saved) c.deals.add(id)
+      emu.state.associationPageSize = 500
+    }
+  })
+
   it('validates written properties and refuses a duplicate email with 409', async () => {
     const bad = await call('POST', '/crm/v3/objects/contacts', {
       properties: { email: 'nope', createdate: '1', favourite_colour: 'red' },

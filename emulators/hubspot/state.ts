@@ -121,6 +121,12 @@ export class HubspotState {
   readonly daily = new Map<string, number>()
   /** How long a write takes to show in search; starts at the option, a test may change it. */
   searchLagMs: number
+  /**
+   * Associated ids per contact in one page of a v4 batch read. HubSpot pages them (the result's `paging`,
+   * associations v4 spec) without documenting the size; 500 is the per-call limit of the same spec's
+   * single-record read. A test may lower it.
+   */
+  associationPageSize = 500
   private nextId: number
 
   constructor(readonly options: HubspotStateOptions) {

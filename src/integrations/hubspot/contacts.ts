@@ -1,11 +1,12 @@
 import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
+import { completeAssociations } from './associations.js'
 import { fromHubspotContact, toHubspotAssociations, toHubspotContactProperties } from './mappers.js'
 import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
 import { MAX_SEARCH_PAGE, needsSearch, SEARCH_RESULT_CAP, searchRequest } from './search.js'
 import { paceSearch } from './search-pace.js'
-import type { HubspotAssociationBatch, HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
+import type { HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
 
 const CONTACTS = '/crm/v3/objects/contacts'
 const contactPath = (id: string) => `${CONTACTS}/${encodeURIComponent(id)}`
@@ -52,43 +53,7 @@ async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Pr
     if (!after || page.results.length === 0) break
     ctx.cursors.set(scope, position, after)
   }
-  return mapAll(ctx, rows)
-}
-
-/**
- * Association ids of searched contacts: search answers no associations, so they are read in one batch per
- * association type (`POST /crm/v4/associations/contacts/{type}/batch/read`, CRM/Associations v4 spec).
- */
-async function withAssociations(
-  ctx: HandlerContext,
-  rows: HubspotContact[],
-  types: readonly ('companies' | 'deals')[],
-): Promise<HubspotContact[]> {
-  if (rows.length === 0 || types.length === 0) return rows
-  const byType = await Promise.all(
-    types.map(async (type) => {
-      const batch = await ctx.client.json<HubspotAssociationBatch>({
-        method: 'POST',
-        path: `/crm/v4/associations/contacts/${type}/batch/read`,
-        body: { inputs: rows.map((c) => ({ id: c.id })) },
-        idempotent: true,
-      })
-      const ids = new Map<string, string[]>()
-      for (const r of batch.results ?? [])
-        ids.set(
-          String(r.from.id),
-          r.to.map((t) => String(t.toObjectId)),
-        )
-      return { type, ids }
-    }),
-  )
-  return rows.map((c) => {
-    const associations = { ...(c.associations ?? {}) }
-    for (const { type, ids } of byType) {
-      associations[type] = { results: (ids.get(String(c.id)) ?? []).map((id) => ({ id, type })) }
-    }
-    return { ...c, associations }
-  })
+  return mapAll(ctx, await completeAssociations(ctx, rows, ask.associations, 'paged'))
 }
 
 /**
@@ -126,7 +91,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     if (position >= SEARCH_RESULT_CAP && position < end) throw searchCapError(q)
     ctx.cursors.set(scope, position, after)
   }
-  return mapAll(ctx, await withAssociations(ctx, rows, ask.associations))
+  return mapAll(ctx, await completeAssociations(ctx, rows, ask.associations, 'all'))
 }
 
 function searchCapError(q: ListQuery): ApiError {
@@ -195,11 +160,13 @@ export const contactHandlers: ObjectHandlers = {
   },
 
   async get(ctx, id) {
+    const ask = askOf(ctx)
     const contact = await ctx.client.json<HubspotContact>({
       path: contactPath(id),
-      query: { ...askParams(askOf(ctx)), ...ctx.rawParams },
+      query: { ...askParams(ask), ...ctx.rawParams },
     })
-    return fromHubspotContact(contact, ctx.fields.rawNames)
+    const [complete] = await completeAssociations(ctx, [contact], ask.associations, 'paged')
+    return fromHubspotContact(complete ?? contact, ctx.fields.rawNames)
   },
 
   async create(ctx, body) {

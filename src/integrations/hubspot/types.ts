@@ -29,10 +29,19 @@ export type HubspotPage = { results: HubspotContact[]; paging?: HubspotPaging }
 /** `CollectionResponseWithTotalSimplePublicObject` (a search). */
 export type HubspotSearchPage = { total: number; results: HubspotContact[]; paging?: HubspotPaging }
 
-/** `BatchResponsePublicAssociationMultiWithLabel` (CRM/Associations/Rollouts/130902/v4/associations.json). */
+/**
+ * `BatchResponsePublicAssociationMultiWithLabel(WithErrors)` (CRM/Associations/Rollouts/130902/v4/associations.json):
+ * a result per contact with its page of ids (`paging` while more remain), errors in a 207.
+ */
 export type HubspotAssociationBatch = {
   status: string
-  results: { from: { id: string }; to: { toObjectId: string | number }[] }[]
+  results: { from: { id: string }; to: { toObjectId: string | number }[]; paging?: HubspotPaging }[]
+  errors?: {
+    message?: string
+    category?: string
+    subCategory?: string
+    context?: Record<string, string[] | undefined>
+  }[]
 }
 
 /** `PortalInformationResponse` (Account/Account Info/Rollouts/144923/v3/accountInfo.json). */
