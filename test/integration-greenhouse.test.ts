@@ -62,6 +62,17 @@ describe('Greenhouse through Unigate', () => {
     expect(res.body.every((a) => !('offers' in a) && !('raw' in a))).toBe(true)
     expect(listCalls()).toHaveLength(1)
     expect(listCalls()[0]?.query).toEqual({ per_page: '5', page: '1', skip_count: 'true' })
+    // A prospect has not applied: created_at is when it was added, applied_at stays empty.
+    const rows = (await h.api<Rec[]>('GET', path(), { query: { limit: 100 } })).body
+    const prospects = ordered()
+      .slice(0, 100)
+      .filter((a) => a.prospect)
+    expect(prospects.length).toBeGreaterThan(0)
+    for (const p of prospects) {
+      const row = rows.find((a) => a.id === String(p.id))
+      expect(row?.created_at).toBe(new Date(p.appliedAt).toISOString())
+      expect(row?.applied_at).toBeUndefined()
+    }
     expect(listCalls()[0]?.headers.authorization).toBe(basic)
   })
 
