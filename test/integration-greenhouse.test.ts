@@ -197,6 +197,14 @@ describe('Greenhouse through Unigate', () => {
     const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: String(candidate?.id) } })
     expect(mine.body.map((a) => a.id)).toEqual(candidate?.applicationIds.map(String))
     expect(calls(/^\/v1\/candidates\/\d+$/)).toHaveLength(1)
+    // The candidate embeds its applications without custom fields: the rows are read in full for metadata.
+    for (const row of mine.body) {
+      const app = emu.state.applications.get(Number(row.id))
+      expect(row.metadata).toEqual(
+        app?.customFields.map((f) => expect.objectContaining({ id: f.key, value: f.value })),
+      )
+    }
+    expect(calls(/^\/v1\/applications\/\d+$/)).toHaveLength(2)
     const nobody = await h.api<Rec[]>('GET', path(), { query: { candidate_id: '1' } })
     expect([nobody.status, nobody.body]).toEqual([200, []])
     const second = await h.api<Rec[]>('GET', path(), {
