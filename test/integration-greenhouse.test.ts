@@ -62,6 +62,17 @@ describe('Greenhouse through Unigate', () => {
     expect(res.body.every((a) => !('offers' in a) && !('raw' in a))).toBe(true)
     expect(listCalls()).toHaveLength(1)
     expect(listCalls()[0]?.query).toEqual({ per_page: '5', page: '1', skip_count: 'true' })
+    // A prospect has not applied: created_at is when it was added, applied_at stays empty.
+    const rows = (await h.api<Rec[]>('GET', path(), { query: { limit: 100 } })).body
+    const prospects = ordered()
+      .slice(0, 100)
+      .filter((a) => a.prospect)
+    expect(prospects.length).toBeGreaterThan(0)
+    for (const p of prospects) {
+      const row = rows.find((a) => a.id === String(p.id))
+      expect(row?.created_at).toBe(new Date(p.appliedAt).toISOString())
+      expect(row?.applied_at).toBeUndefined()
+    }
     expect(listCalls()[0]?.headers.authorization).toBe(basic)
   })
 
@@ -186,6 +197,14 @@ describe('Greenhouse through Unigate', () => {
     const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: String(candidate?.id) } })
     expect(mine.body.map((a) => a.id)).toEqual(candidate?.applicationIds.map(String))
     expect(calls(/^\/v1\/candidates\/\d+$/)).toHaveLength(1)
+    // The candidate embeds its applications without custom fields: the rows are read in full for metadata.
+    for (const row of mine.body) {
+      const app = emu.state.applications.get(Number(row.id))
+      expect(row.metadata).toEqual(
+        app?.customFields.map((f) => expect.objectContaining({ id: f.key, value: f.value })),
+      )
+    }
+    expect(calls(/^\/v1\/applications\/\d+$/)).toHaveLength(2)
     const nobody = await h.api<Rec[]>('GET', path(), { query: { candidate_id: '1' } })
     expect([nobody.status, nobody.body]).toEqual([200, []])
     const second = await h.api<Rec[]>('GET', path(), {

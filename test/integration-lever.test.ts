@@ -152,6 +152,19 @@ describe('Lever through Unigate', () => {
     })
   })
 
+  it('lists confidential opportunities too: Lever leaves them out unless asked for all', async () => {
+    const confidential = ordered().filter((o) => o.confidentiality === 'confidential')
+    expect(confidential.length).toBeGreaterThan(0)
+    const posting = confidential[0]?.applications[0]?.posting as string
+    const res = await h.api<Rec[]>('GET', path(), { query: { job_id: posting, limit: 1000 } })
+    expect(res.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((o) => o.applications.some((a) => a.posting === posting))
+        .map((o) => o.id),
+    )
+    expect(listCalls()[0]?.query.confidentiality).toBe('all')
+  })
+
   it('filters by posting, contact, updated_gte and status at Lever', async () => {
     const posting = emu.state.postings[0] as string
     const byJob = await h.api<Rec[]>('GET', path(), { query: { job_id: posting, limit: 1000 } })

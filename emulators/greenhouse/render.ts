@@ -74,7 +74,7 @@ export function renderOffer(offer: OfferRecord, state: GreenhouseState): Record<
   }
 }
 
-/** The candidate object, its `applications` embedded in full (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, "The candidate object"). */
+/** The candidate object, its `applications` embedded (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, "The candidate object"). */
 export function renderCandidate(candidate: CandidateRecord, state: GreenhouseState): Record<string, unknown> {
   const applications = candidate.applicationIds
     .map((id) => state.applications.get(id))
@@ -101,7 +101,12 @@ export function renderCandidate(candidate: CandidateRecord, state: GreenhouseSta
     coordinator: null,
     can_email: true,
     tags: [],
-    applications: applications.map(renderApplication),
+    // Embedded applications come without `custom_fields`/`keyed_custom_fields`: the candidate object's
+    // example leaves them out of its applications (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, "The candidate object").
+    applications: applications.map((a) => {
+      const { custom_fields: _fields, keyed_custom_fields: _keyed, ...embedded } = renderApplication(a)
+      return embedded
+    }),
     custom_fields: {},
     keyed_custom_fields: {},
   }

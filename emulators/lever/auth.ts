@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { tooMany, unauthorized } from './errors.js'
 import type { LeverState } from './state.js'
 
@@ -25,6 +25,13 @@ function credentialOf(header: string | undefined, state: LeverState): string | u
   return key !== undefined && state.keys.has(key) ? key : undefined
 }
 
+const credentialOfRequest = new WeakMap<FastifyRequest, string>()
+
+/** The credential (API key, or `bearer:<token>`) a request authenticated with, set by the auth hook. */
+export function requestCredential(request: FastifyRequest): string {
+  return credentialOfRequest.get(request) ?? ''
+}
+
 /**
  * Auth, then a token bucket per key: `ratePerSecond` tokens a second up to `burst`; an empty bucket is 429
  * (https://hire.lever.co/developer/documentation#rate-limits). Lever documents no rate-limit or Retry-After
@@ -42,5 +49,6 @@ export function installLeverAuth(app: FastifyInstance, state: LeverState): void 
     state.buckets.set(key, bucket)
     if (bucket.tokens < 1) throw tooMany()
     bucket.tokens -= 1
+    credentialOfRequest.set(request, key)
   })
 }

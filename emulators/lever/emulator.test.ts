@@ -17,7 +17,7 @@ describe('Lever emulator', () => {
       const denied = await get('/opportunities', 'nope')
       expect(denied.status).toBe(401)
       expect(await denied.json()).toMatchObject({ code: 'UnauthorizedError' })
-      const first = (await (await get('/opportunities?limit=3')).json()) as Page
+      const first = (await (await get('/opportunities?limit=3&confidentiality=all')).json()) as Page
       expect(first.hasNext).toBe(true)
       expect(first.next).toMatch(/^%5B1%2C\d+%2C%22/)
       expect(first.data.flatMap((o) => o.applications).every((a) => typeof a === 'string')).toBe(true)
@@ -25,7 +25,9 @@ describe('Lever emulator', () => {
       expect(first.data.map((o) => o.id)).toEqual(ordered.slice(0, 3))
       // The token as a client sends it: encoded once more as a query parameter.
       const second = (await (
-        await get(`/opportunities?limit=3&offset=${encodeURIComponent(first.next as string)}`)
+        await get(
+          `/opportunities?limit=3&confidentiality=all&offset=${encodeURIComponent(first.next as string)}`,
+        )
       ).json()) as Page
       expect(second.data.map((o) => o.id)).toEqual(ordered.slice(3, 6))
       expect((await get('/opportunities?limit=101')).status).toBe(400)
@@ -46,9 +48,12 @@ describe('Lever emulator', () => {
     try {
       const auth = { authorization: basic(DEFAULT_LEVER_API_KEY) }
       const [a, b] = emu.state.stages
-      const res = await fetch(`${emu.url}/v1/opportunities?stage_id=${a?.id}&stage_id=${b?.id}`, {
-        headers: auth,
-      })
+      const res = await fetch(
+        `${emu.url}/v1/opportunities?stage_id=${a?.id}&stage_id=${b?.id}&confidentiality=all`,
+        {
+          headers: auth,
+        },
+      )
       const body = (await res.json()) as Page
       expect(body.data.map((o) => o.id)).toEqual(
         emu.state
@@ -60,6 +65,34 @@ describe('Lever emulator', () => {
       for (let i = 0; i < 5; i++)
         statuses.push((await fetch(`${emu.url}/v1/stages`, { headers: auth })).status)
       expect(statuses).toEqual([200, 200, 200, 429, 429])
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('lists confidential opportunities only when asked for all, and only to a key with confidential access', async () => {
+    const emu = await startLeverEmulator({
+      contacts: 40,
+      apiKeys: [DEFAULT_LEVER_API_KEY, 'no_confidential'],
+      keysWithoutConfidentialAccess: ['no_confidential'],
+    })
+    try {
+      const ids = async (query: string, key = DEFAULT_LEVER_API_KEY) => {
+        const res = await fetch(`${emu.url}/v1/opportunities?limit=100${query}`, {
+          headers: { authorization: basic(key) },
+        })
+        return ((await res.json()) as Page).data.map((o) => o.id)
+      }
+      const all = emu.state.ordered()
+      const open = all.filter((o) => o.confidentiality === 'non-confidential').map((o) => o.id)
+      expect(open.length).toBeLessThan(all.length)
+      expect(await ids('')).toEqual(open)
+      expect(await ids('&confidentiality=all')).toEqual(all.map((o) => o.id))
+      expect(await ids('&confidentiality=all', 'no_confidential')).toEqual(open)
+      const wrong = await fetch(`${emu.url}/v1/opportunities?confidentiality=secret`, {
+        headers: { authorization: basic(DEFAULT_LEVER_API_KEY) },
+      })
+      expect(wrong.status).toBe(400)
     } finally {
       await emu.close()
     }

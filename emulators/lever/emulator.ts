@@ -17,6 +17,8 @@ export interface LeverEmulatorOptions extends ListenOptions {
   /** Contacts to seed (default 40), each with one or two opportunities. */
   readonly contacts?: number
   readonly apiKeys?: readonly string[]
+  /** Of those, the keys created without access to confidential data. */
+  readonly keysWithoutConfidentialAccess?: readonly string[]
   /** OAuth access tokens accepted as bearers. */
   readonly accessTokens?: readonly string[]
   /** Token bucket refill per second and size (default 10 and 20). */
@@ -40,6 +42,7 @@ export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Pr
     contacts: Math.max(1, options.contacts ?? 40),
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     apiKeys: options.apiKeys ?? [DEFAULT_LEVER_API_KEY],
+    keysWithoutConfidentialAccess: options.keysWithoutConfidentialAccess,
     accessTokens: options.accessTokens,
     ratePerSecond: options.ratePerSecond,
     burst: options.burst,

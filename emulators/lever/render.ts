@@ -42,7 +42,7 @@ export function renderOpportunity(
     contact: o.contact,
     headline: '',
     stage: o.stage,
-    confidentiality: 'non-confidential',
+    confidentiality: o.confidentiality,
     location: '',
     phones: [],
     emails: [],

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { requestCredential } from './auth.js'
 import { badRequest, notFound } from './errors.js'
 import { many, millis, one, page } from './paging.js'
 import { renderOffer, renderOpportunity } from './render.js'
@@ -7,8 +8,29 @@ import type { LeverState, OpportunityRecord } from './state.js'
 type Query = Readonly<Record<string, string | string[] | undefined>>
 
 /**
+ * `confidentiality`: "If unspecified, defaults to non-confidential. To get both confidential and
+ * non-confidential opportunities you must specify all" (Lever's parameter text as carried by
+ * tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts; https://hire.lever.co/developer/documentation#confidential-data).
+ * Only a key created with "Allow access to confidential data" sees confidential records
+ * (https://help.lever.co/hc/en-us/articles/360042364412); what Lever answers a key without it that asks for
+ * them is not documented: here it gets the non-confidential ones.
+ */
+function confidentialityFilter(state: LeverState, request: FastifyRequest) {
+  const text = one((request.query as Query).confidentiality) ?? 'non-confidential'
+  if (text !== 'non-confidential' && text !== 'confidential' && text !== 'all') {
+    throw badRequest('Invalid confidentiality: expected non-confidential, confidential or all')
+  }
+  const allowed = !state.keysWithoutConfidentialAccess.has(requestCredential(request))
+  return (o: OpportunityRecord) =>
+    o.confidentiality === 'non-confidential'
+      ? text !== 'confidential'
+      : allowed && (text === 'confidential' || text === 'all')
+}
+
+/**
  * GET /v1/opportunities filters (https://hire.lever.co/developer/documentation#list-all-opportunities):
- * `posting_id`, `contact_id`, `stage_id`, `archive_reason_id` (each repeatable), `archived` (true/false),
+ * `posting_id`, `contact_id`, `stage_id`, `archive_reason_id` (each repeatable), `archived` (true/false;
+ * "If unspecified, results include both archived and unarchived Opportunities", tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts),
  * `created_at_start`/`_end` and `updated_at_start`/`_end` in milliseconds, inclusive.
  */
 function filtered(state: LeverState, query: Query): OpportunityRecord[] {
@@ -45,7 +67,7 @@ const expansions = (request: FastifyRequest) => new Set(many(request.query as Qu
 export function registerRoutes(app: FastifyInstance, state: LeverState): void {
   app.get('/v1/opportunities', async (request) =>
     page(
-      filtered(state, request.query as Query),
+      filtered(state, request.query as Query).filter(confidentialityFilter(state, request)),
       request.query as Query,
       (o) => [o.createdAt, o.id],
       (o) => renderOpportunity(o, expansions(request)),

@@ -46,6 +46,12 @@ export interface OpportunityRecord {
   readonly sources: readonly string[]
   readonly origin: string
   readonly applications: readonly ApplicationRecord[]
+  /**
+   * An opportunity on a confidential posting is confidential; lists leave it out unless asked for
+   * (https://help.lever.co/hc/en-us/articles/360042364412: "By default, a list of all requests to the
+   * /postings, /opportunities, /candidates, or /requisitions endpoints will exclude confidential data").
+   */
+  readonly confidentiality: 'confidential' | 'non-confidential'
 }
 
 export interface LeverStateOptions {
@@ -57,6 +63,8 @@ export interface LeverStateOptions {
   readonly accessTokens?: readonly string[]
   readonly ratePerSecond?: number
   readonly burst?: number
+  /** API keys created without "Allow access to confidential data" (every other key and token has it). */
+  readonly keysWithoutConfidentialAccess?: readonly string[]
 }
 
 const NAMES = [
@@ -73,6 +81,7 @@ const ORIGINS = ['applied', 'sourced', 'referred']
 /** The emulated Lever account, drawn from a seed: the same seed always yields the same data. */
 export class LeverState {
   readonly keys: Set<string>
+  readonly keysWithoutConfidentialAccess: Set<string>
   readonly accessTokens: Set<string>
   readonly ratePerSecond: number
   readonly burst: number
@@ -87,6 +96,7 @@ export class LeverState {
 
   constructor(readonly options: LeverStateOptions) {
     this.keys = new Set(options.apiKeys)
+    this.keysWithoutConfidentialAccess = new Set(options.keysWithoutConfidentialAccess ?? [])
     this.accessTokens = new Set(options.accessTokens ?? [])
     this.ratePerSecond = options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND
     this.burst = options.burst ?? DEFAULT_BURST
@@ -149,6 +159,9 @@ export class LeverState {
         applications: posting
           ? [{ id: uuidV4(r), opportunityId: id, createdAt, type: 'posting', posting, user: null }]
           : [],
+        // The last posting is a confidential one (an executive search), and so are its opportunities.
+        confidentiality:
+          posting !== null && posting === this.postings[3] ? 'confidential' : 'non-confidential',
       }
       this.opportunities.set(id, opportunity)
       if (opportunity.stage === 'offer') this.seedOffers(opportunity)

@@ -12,7 +12,7 @@ const OFFER_FIELDS = ['offers', 'raw.offers'] as const
 /** Offers of one application read at most this many pages of 500; more fails naming the cap, never cut short. */
 const MAX_OFFER_PAGES = 20
 
-/** Applications whose offers are read at once: a page of 100 must not spend Harvest's 50 calls per 10 s in a burst. */
+/** Applications whose offers (or full rows) are read at once: a page of 100 must not spend Harvest's 50 calls per 10 s in a burst. */
 const OFFER_CONCURRENCY = 4
 
 const numericId = (name: string, value: string) => {
@@ -112,7 +112,11 @@ function statusFilter(value: string): string {
   return status
 }
 
-/** The applications of one candidate: Harvest embeds them in the candidate, so the other filters apply here. */
+/**
+ * The applications of one candidate: Harvest embeds them in the candidate, so the other filters apply here.
+ * The embedded rows lack `keyed_custom_fields` (harvest.html#the-candidate-object), so the window's rows are
+ * then read in full, as the list has them, or their metadata would be silently empty.
+ */
 async function listForCandidate(ctx: HandlerContext, q: ListQuery, candidateId: string) {
   const job = q.filters.job_id as string | undefined
   const status = q.filters.status === undefined ? undefined : statusFilter(q.filters.status as string)
@@ -136,7 +140,31 @@ async function listForCandidate(ctx: HandlerContext, q: ListQuery, candidateId: 
         (since === undefined || Date.parse(a.last_activity_at ?? '') >= since),
     )
     .sort((a, b) => a.id - b.id)
-  return apps.slice(q.offset, q.offset + q.limit)
+  return inFull(ctx, apps.slice(q.offset, q.offset + q.limit))
+}
+
+/** Each application as Retrieve Application answers it; one deleted meanwhile is left out. */
+async function inFull(
+  ctx: HandlerContext,
+  apps: readonly GreenhouseApplication[],
+): Promise<GreenhouseApplication[]> {
+  const out: (GreenhouseApplication | undefined)[] = new Array(apps.length)
+  let next = 0
+  const worker = async () => {
+    while (next < apps.length) {
+      const i = next++
+      try {
+        out[i] = await ctx.client.json<GreenhouseApplication>({
+          path: applicationPath(String(apps[i]?.id)),
+          query: { ...ctx.rawParams },
+        })
+      } catch (err) {
+        if (!(err instanceof ProviderError && err.status === 404)) throw err
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(OFFER_CONCURRENCY, apps.length) }, worker))
+  return out.filter((a): a is GreenhouseApplication => a !== undefined)
 }
 
 async function listApplications(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {

@@ -69,6 +69,12 @@ describe('fromGreenhouseApplication', () => {
     expect(out.job_id).toBeUndefined()
     expect(out.user_id).toBeUndefined()
   })
+
+  it('gives a prospect, who has not applied yet, no applied_at; created_at is still when it was added', () => {
+    const out = fromGreenhouseApplication({ ...app, prospect: true } as GreenhouseApplication)
+    expect(out.applied_at).toBeUndefined()
+    expect(out.created_at).toEqual(new Date(app.applied_at as string))
+  })
 })
 
 describe('unifiedStatusOf', () => {

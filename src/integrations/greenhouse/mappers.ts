@@ -83,7 +83,9 @@ export function fromGreenhouseOffer(offer: GreenhouseOffer): Record<string, unkn
 /**
  * An application as the unified model has it. Harvest has no `created_at`/`updated_at` on applications:
  * `created_at` is `applied_at` (what `created_after` filters on) and `updated_at` is `last_activity_at`
- * (what `last_activity_after` filters on). A prospect considered for several jobs (or none) has no single
+ * (what `last_activity_after` filters on). A prospect "has not yet applied for this job"
+ * (harvest.html#the-application-object, `prospect`): its `applied_at` is only when it was added, so the
+ * unified `applied_at` stays empty for it. A prospect considered for several jobs (or none) has no single
  * `job_id`; all its jobs stay in `raw.jobs`. Answers carry no question id: the question text stands in.
  */
 export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRecord {
@@ -93,7 +95,7 @@ export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRe
     id: String(app.id),
     created_at: applied,
     updated_at: parseGreenhouseTime(app.last_activity_at),
-    applied_at: applied,
+    applied_at: app.prospect === true ? undefined : applied,
     candidate_id: idText(app.candidate_id),
     job_id: jobs.length === 1 ? idText(jobs[0]?.id) : undefined,
     user_id: idText(app.recruiter?.id),

@@ -11,7 +11,8 @@ const API_KEY_FIELD: AuthField = {
   required: true,
   description:
     'A Lever API key (Settings > Integrations and API > API credentials) with read access to ' +
-    'opportunities, offers, stages and archive reasons',
+    'opportunities, offers, stages and archive reasons; created with "Allow access to confidential data" ' +
+    'or confidential opportunities are not listed',
 }
 
 const API_URL_FIELD: AuthField = {

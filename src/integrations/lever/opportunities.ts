@@ -155,7 +155,13 @@ async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promis
 
 async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const lookups = lookupsOf(ctx)
-  const params: [string, string][] = [['expand', 'applications']]
+  // Lever leaves confidential opportunities out of a list unless it is asked for `all`
+  // (https://hire.lever.co/developer/documentation#confidential-data); a key without confidential access
+  // still sees only the others, which the connection's description says.
+  const params: [string, string][] = [
+    ['expand', 'applications'],
+    ['confidentiality', 'all'],
+  ]
   if (q.filters.job_id !== undefined) params.push(['posting_id', q.filters.job_id as string])
   if (q.filters.candidate_id !== undefined) params.push(['contact_id', q.filters.candidate_id as string])
   if (q.updated_gte) params.push(['updated_at_start', String(q.updated_gte.getTime())])
