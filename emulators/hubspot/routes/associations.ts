@@ -24,7 +24,8 @@ function offsetOf(after: unknown): number {
 }
 
 /**
- * `POST /crm/v4/associations/{fromObjectType}/{toObjectType}/batch/read` (CRM/Associations/Rollouts/130902/
+ * `POST /crm/v4/associations/{fromObjectType}/{toObjectType}/batch/read`
+ * (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Associations/Rollouts/130902/
  * v4/associations.json, "Retrieve associations"): `{inputs: [{id, after?}]}` to `{status, results: [{from:
  * {id}, to: [{toObjectId, associationTypes}], paging?}]}`; a contact's ids come in pages, `paging.next.after`
  * (only while more remain) asked again beside its id. Ids without associations come back as errors in a
