@@ -14,7 +14,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { request } from 'undici'
-import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_PERSONAL_API_KEY,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
@@ -23,6 +27,12 @@ import { type BenchProcess, freePort, startProcess, startUnigate } from './proce
 import { startRecorder } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
+/**
+ * The list names its window: without `start_gte` the HogQL query would carry "30 days before now", a new
+ * text every millisecond that the replay has never recorded. The window is the emulator's last 30 days.
+ */
+const LIST_WINDOW = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
+const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
 const PAGE_BYTES = 40_000
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 /** BENCH_CPU_PROF=<dir> runs the server under test with `node --cpu-prof` and leaves the profiles there. */
@@ -94,7 +104,7 @@ export async function benchGateway(): Promise<Section[]> {
     const recorder = await startRecorder(replayPort, emulator.url)
     const ws = await provision(sqliteEnv, replayUrl)
     const auth = { authorization: `Bearer ${ws.apiKey}` }
-    const listPath = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
+    const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
     const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
       authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
     })
@@ -154,7 +164,7 @@ export async function benchGateway(): Promise<Section[]> {
         { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
       ])) as [LoadResult, LoadResult]
       sections.push({
-        title: `unified list: GET /analytics/{connection}/event?limit=100&fields=${FIELDS}`,
+        title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
         rows: [base, ours],
         lines: [`Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)`],
       })
@@ -232,7 +242,7 @@ async function scaleOut(replayUrl: string): Promise<Section> {
   const stops: (() => Promise<void>)[] = []
   try {
     const ws = await provision(env, replayUrl)
-    const path = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
+    const path = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
     const headers = { authorization: `Bearer ${ws.apiKey}` }
     const a = await startUnigate(env)
     stops.push(a.stop)

@@ -6,6 +6,7 @@ import { type EventColumn, eventsListQuery } from './hogql.js'
 import {
   EVENT_FIELD_PROPERTIES,
   EVENT_MAPPED_PROPERTIES,
+  eventMapperFor,
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
@@ -152,9 +153,9 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
-  return res.results.map((row) =>
-    fromPosthogEvent(eventFromRow(columns, row, ctx.fields.rawNames), projectId),
-  )
+  // Only the listed fields are built: the response leaves out every other one (recordShaper).
+  const toRecord = eventMapperFor(ctx.fields.listed)
+  return res.results.map((row) => toRecord(eventFromRow(columns, row, ctx.fields.rawNames), projectId))
 }
 
 async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
