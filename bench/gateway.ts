@@ -35,8 +35,13 @@ const LIST_WINDOW = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 
 const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
 const PAGE_BYTES = 40_000
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-/** BENCH_CPU_PROF=<dir> runs the server under test with `node --cpu-prof` and leaves the profiles there. */
+/**
+ * BENCH_CPU_PROF=<dir> runs the server under test and the Node baselines with `node --cpu-prof`, each
+ * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/undici-proxy`),
+ * so Unigate's profile can be read against the least a Node gateway does for the same call.
+ */
 const CPU_PROF = process.env.BENCH_CPU_PROF
+const profiled = (name: string) => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : [])
 /** BENCH_ONLY=list,passthrough,startup,scaleout,webhooks runs only those parts (all by default). */
 export const only = (part: string) => {
   const chosen = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
@@ -145,19 +150,23 @@ export async function benchGateway(): Promise<Section[]> {
     }
     // The median start; its CPU time (user + system) says more than wall time on a busy machine.
     const startup = [...starts].sort((a, b) => a.startupMs - b.startupMs)[1]!
-    unigate = await startUnigate(sqliteEnv, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])
+    unigate = await startUnigate(sqliteEnv, profiled('unigate'))
     stops.push(unigate.stop)
     await new Promise((r) => setTimeout(r, 2000))
     const idleRss = unigate.rssMb()
 
     // 3. Unified list vs the minimal gateway.
     if (only('list')) {
-      const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
-        UPSTREAM: replayUrl,
-        UPSTREAM_PATH: hogql.url,
-        UPSTREAM_BODY: hogql.body,
-        UPSTREAM_AUTH: providerAuth,
-      })
+      const minimal = await startProcess(
+        process.execPath,
+        [...profiled('minimal-gateway'), 'bench/baselines/minimal-gateway.mjs'],
+        {
+          UPSTREAM: replayUrl,
+          UPSTREAM_PATH: hogql.url,
+          UPSTREAM_BODY: hogql.body,
+          UPSTREAM_AUTH: providerAuth,
+        },
+      )
       stops.push(minimal.stop)
       const [base, ours] = (await compare([
         { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
@@ -173,10 +182,14 @@ export async function benchGateway(): Promise<Section[]> {
 
     // 4. Passthrough vs a bare undici proxy and nginx.
     if (only('passthrough')) {
-      const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
-        UPSTREAM: replayUrl,
-        UPSTREAM_AUTH: providerAuth,
-      })
+      const proxy = await startProcess(
+        process.execPath,
+        [...profiled('undici-proxy'), 'bench/baselines/undici-proxy.mjs'],
+        {
+          UPSTREAM: replayUrl,
+          UPSTREAM_AUTH: providerAuth,
+        },
+      )
       stops.push(proxy.stop)
       const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
       if (nginx) stops.push(nginx.stop)

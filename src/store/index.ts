@@ -1,3 +1,4 @@
+export { bulkInserter } from './bulk-insert.js'
 export { type DatabaseOptions, type Db, migrateToLatest, nowIso, openDatabase } from './database.js'
 export { type PageRequest, paged } from './paging.js'
 export type {
