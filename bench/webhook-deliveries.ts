@@ -76,6 +76,8 @@ export async function benchWebhookDeliveries(): Promise<{ rows: LoadResult[]; su
     UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
     UNIGATE_WEBHOOK_TICK_MS: '50',
+    // As many deliveries in flight as the baseline has POSTs in flight: one per webhook.
+    UNIGATE_WEBHOOK_CONCURRENCY: String(WEBHOOKS),
     LOG_LEVEL: 'warn',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   })

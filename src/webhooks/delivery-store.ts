@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { newId } from '../crypto/ids.js'
-import type { Db, WebhookDeliveryTable } from '../store/index.js'
+import { type Db, type PreparedQuery, preparedQuery, type WebhookDeliveryTable } from '../store/index.js'
 import type { DeliveryPage } from './pages.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
@@ -35,33 +35,42 @@ export function pendingDeliveryRows(
  * the receiver accepted it or its attempts ran out.
  */
 export class DeliveryStore {
-  constructor(private readonly db: Db) {}
-
   /** The oldest undelivered page of a webhook: deliveries of one webhook go out in order. */
+  private readonly headQuery: PreparedQuery<{ webhookId: string }, WebhookDeliveryTable>
+  private readonly deliveredQuery: PreparedQuery<{ id: string; status: number; now: string }, unknown>
+
+  constructor(private readonly db: Db) {
+    this.headQuery = preparedQuery(db, (arg) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', arg('webhookId'))
+        .where('status', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('position')
+        .limit(1),
+    )
+    this.deliveredQuery = preparedQuery(db, (arg) =>
+      db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          last_status: arg('status'),
+          last_error: null,
+          delivered_at: arg('now'),
+        }))
+        .where('id', '=', arg('id')),
+    )
+  }
+
+  // Both run once per delivery: compiled and prepared once (preparedQuery).
   async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
-    return this.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .where('status', '=', 'pending')
-      .orderBy('created_at')
-      .orderBy('position')
-      .limit(1)
-      .executeTakeFirst()
+    return this.headQuery.first({ webhookId })
   }
 
   async markDelivered(id: string, status: number, now: string): Promise<void> {
-    await this.db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'delivered',
-        attempts: eb('attempts', '+', 1),
-        last_status: status,
-        last_error: null,
-        delivered_at: now,
-      }))
-      .where('id', '=', id)
-      .execute()
+    await this.deliveredQuery.run({ id, status, now })
   }
 
   async markFailed(

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { API_CALL_COLUMNS, apiCallRow } from '../src/apicalls/api-call.js'
-import { bulkInserter, type Db, migrateToLatest, openDatabase } from '../src/store/index.js'
+import { bulkInserter, type Db, migrateToLatest, openDatabase, preparedQuery } from '../src/store/index.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 
-describe.each(storeKinds())('bulk inserts on %s', (store) => {
+describe.each(storeKinds())('bulk inserts and prepared queries on %s', (store) => {
   let db: Db
   let schema: string | undefined
 
@@ -94,5 +94,65 @@ describe.each(storeKinds())('bulk inserts on %s', (store) => {
     const workspace = await db.selectFrom('workspaces').select('name').executeTakeFirstOrThrow()
     expect(workspace.name).toBe('bulk')
     expect(await db.selectFrom('api_calls').select('id').execute()).toHaveLength(5)
+  })
+
+  it("runs a prepared query with each call's arguments and keeps the constants written in it", async () => {
+    await bulkInserter(db, 'api_calls', API_CALL_COLUMNS)(rowsOf(6))
+    const byStatus = preparedQuery<{ status: string; workspace: string }, { id: string; status: string }>(
+      db,
+      (arg) =>
+        db
+          .selectFrom('api_calls')
+          .select(['id', 'status'])
+          .where('workspace_id', '=', arg('workspace'))
+          .where('status', '=', arg('status'))
+          .where('type', '=', 'inbound')
+          .orderBy('id')
+          .limit(2),
+    )
+    expect(await byStatus.all({ status: '200', workspace: 'ws_1' })).toEqual([
+      { id: 'ac_00000', status: '200' },
+      { id: 'ac_00002', status: '200' },
+    ])
+    expect(await byStatus.first({ status: '502', workspace: 'ws_1' })).toEqual({
+      id: 'ac_00001',
+      status: '502',
+    })
+    expect(await byStatus.first({ status: '200', workspace: 'ws_other' })).toBeUndefined()
+
+    const rename = preparedQuery<{ id: string; name: string }, unknown>(db, (arg) =>
+      db
+        .updateTable('api_calls')
+        .set({ name: arg('name'), error: null })
+        .where('id', '=', arg('id')),
+    )
+    await rename.run({ id: 'ac_00001', name: 'renamed' })
+    await rename.run({ id: 'ac_00003', name: 'again' })
+    const rows = await db.selectFrom('api_calls').select(['id', 'name', 'error']).orderBy('id').execute()
+    expect(rows.filter((r) => r.error === null && r.name !== 'listAnalyticsEvents')).toEqual([
+      { id: 'ac_00001', name: 'renamed', error: null },
+      { id: 'ac_00003', name: 'again', error: null },
+    ])
+  })
+
+  it('runs a prepared write after an open transaction, never inside it', async () => {
+    await bulkInserter(db, 'api_calls', API_CALL_COLUMNS)(rowsOf(1))
+    const rename = preparedQuery<{ name: string }, unknown>(db, (arg) =>
+      db
+        .updateTable('api_calls')
+        .set({ name: arg('name') })
+        .where('id', '=', 'ac_00000'),
+    )
+    let renamed: Promise<void> | undefined
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('workspaces').set({ name: 'renamed' }).where('id', '=', 'ws_1').execute()
+        renamed = rename.run({ name: 'kept' })
+        await new Promise((r) => setTimeout(r, 20))
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    await renamed
+    expect((await db.selectFrom('api_calls').select('name').executeTakeFirstOrThrow()).name).toBe('kept')
   })
 })
