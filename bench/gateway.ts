@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { request } from 'undici'
 import {
   DEFAULT_DATA_UNTIL,
@@ -21,6 +20,7 @@ import {
 } from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
+import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
@@ -34,7 +34,6 @@ const FIELDS = 'id,name,event_type,created_at'
 const LIST_WINDOW = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
 const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
 const PAGE_BYTES = 40_000
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 /**
  * BENCH_CPU_PROF=<dir> runs the server under test and the Node baselines with `node --cpu-prof`, each
  * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/undici-proxy`),
@@ -237,49 +236,37 @@ async function scaleOut(replayUrl: string): Promise<Section> {
   const title = 'scale-out: unified list, processes on PostgreSQL behind nginx'
   if (!NGINX)
     return { title, rows: [], lines: ['skipped: no nginx binary found (apt-get install nginx-light)'] }
-  const admin = new pg.Client({ connectionString: DATABASE_URL })
-  try {
-    await admin.connect()
-  } catch (err) {
-    return {
-      title,
-      rows: [],
-      lines: [`skipped: PostgreSQL at BENCH_DATABASE_URL unreachable (${String(err)})`],
+  const outcome = await withFreshDatabase(async (databaseUrl) => {
+    const env = serverEnv({ DATABASE_URL: databaseUrl })
+    const stops: (() => Promise<void>)[] = []
+    try {
+      const ws = await provision(env, replayUrl)
+      const path = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
+      const headers = { authorization: `Bearer ${ws.apiKey}` }
+      const a = await startUnigate(env)
+      stops.push(a.stop)
+      const b = await startUnigate(env)
+      stops.push(b.stop)
+      const one = await startNginx([a.url])
+      stops.push(one.stop)
+      const two = await startNginx([a.url, b.url])
+      stops.push(two.stop)
+      return (await compare([
+        { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
+        { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
+      ])) as [LoadResult, LoadResult]
+    } finally {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined)
     }
-  }
-  const database = `unigate_bench_${randomBytes(4).toString('hex')}`
-  await admin.query(`CREATE DATABASE ${database}`)
-  const url = new URL(DATABASE_URL)
-  url.pathname = `/${database}`
-  const env = serverEnv({ DATABASE_URL: url.toString() })
-  const stops: (() => Promise<void>)[] = []
-  try {
-    const ws = await provision(env, replayUrl)
-    const path = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
-    const headers = { authorization: `Bearer ${ws.apiKey}` }
-    const a = await startUnigate(env)
-    stops.push(a.stop)
-    const b = await startUnigate(env)
-    stops.push(b.stop)
-    const one = await startNginx([a.url])
-    stops.push(one.stop)
-    const two = await startNginx([a.url, b.url])
-    stops.push(two.stop)
-    const [single, both] = (await compare([
-      { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
-      { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
-    ])) as [LoadResult, LoadResult]
-    const errors = both.errors + both.non2xx + single.errors + single.non2xx
-    return {
-      title,
-      rows: [single, both],
-      lines: [
-        `two processes / one: **${fmt(ratio(both, single))}**, ${errors === 0 ? 'no errors' : `${errors} errors or non-2xx answers`}`,
-      ],
-    }
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined)
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
-    await admin.end()
+  })
+  if ('unreachable' in outcome) return { title, rows: [], lines: [`skipped: ${outcome.unreachable}`] }
+  const [single, both] = outcome.result
+  const errors = both.errors + both.non2xx + single.errors + single.non2xx
+  return {
+    title,
+    rows: [single, both],
+    lines: [
+      `two processes / one: **${fmt(ratio(both, single))}**, ${errors === 0 ? 'no errors' : `${errors} errors or non-2xx answers`}`,
+    ],
   }
 }

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { withFreshDatabase } from './fresh-database.js'
 import { benchGateway, only, type Section } from './gateway.js'
 import { CONNECTIONS, DURATION_S, ROUNDS, table } from './load.js'
 import { ROOT } from './processes.js'
@@ -20,12 +21,19 @@ const sections: Section[] = []
 console.error('[bench] gateway: unified list, passthrough, start-up, scale-out…')
 sections.push(...(await benchGateway()))
 if (only('webhooks')) {
-  console.error('[bench] signed webhook deliveries…')
-  const webhooks = await benchWebhookDeliveries()
+  console.error('[bench] signed webhook deliveries, SQLite…')
+  const sqlite = await benchWebhookDeliveries()
+  console.error('[bench] signed webhook deliveries, PostgreSQL…')
+  const postgres = await withFreshDatabase((url) => benchWebhookDeliveries(url))
   sections.push({
-    title: 'signed webhook deliveries (in-process, SQLite)',
-    rows: webhooks.rows,
-    lines: [webhooks.summary],
+    title: 'signed webhook deliveries (in-process, target >= 5,000 signed deliveries/s on each store)',
+    rows: [...sqlite.rows, ...('result' in postgres ? postgres.result.rows : [])],
+    lines: [
+      `SQLite: ${sqlite.summary}`,
+      'result' in postgres
+        ? `PostgreSQL: ${postgres.result.summary}`
+        : `PostgreSQL: skipped, ${postgres.unreachable}`,
+    ],
   })
 }
 

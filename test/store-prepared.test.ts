@@ -126,8 +126,9 @@ describe.each(storeKinds())('bulk inserts and prepared queries on %s', (store) =
         .set({ name: arg('name'), error: null })
         .where('id', '=', arg('id')),
     )
-    await rename.run({ id: 'ac_00001', name: 'renamed' })
-    await rename.run({ id: 'ac_00003', name: 'again' })
+    expect(await rename.run({ id: 'ac_00001', name: 'renamed' })).toBe(1)
+    expect(await rename.run({ id: 'ac_00003', name: 'again' })).toBe(1)
+    expect(await rename.run({ id: 'ac_missing', name: 'nobody' })).toBe(0)
     const rows = await db.selectFrom('api_calls').select(['id', 'name', 'error']).orderBy('id').execute()
     expect(rows.filter((r) => r.error === null && r.name !== 'listAnalyticsEvents')).toEqual([
       { id: 'ac_00001', name: 'renamed', error: null },
@@ -143,7 +144,7 @@ describe.each(storeKinds())('bulk inserts and prepared queries on %s', (store) =
         .set({ name: arg('name') })
         .where('id', '=', 'ac_00000'),
     )
-    let renamed: Promise<void> | undefined
+    let renamed: Promise<number> | undefined
     await expect(
       db.transaction().execute(async (trx) => {
         await trx.updateTable('workspaces').set({ name: 'renamed' }).where('id', '=', 'ws_1').execute()

@@ -11,8 +11,8 @@ export interface PreparedQuery<Args, Row> {
   all(args: Args): Promise<Row[]>
   /** The first row, or undefined. */
   first(args: Args): Promise<Row | undefined>
-  /** Runs a write; answers nothing. */
-  run(args: Args): Promise<void>
+  /** Runs a write; answers how many rows it changed. */
+  run(args: Args): Promise<number>
 }
 
 type Slot = { readonly arg: string } | { readonly value: unknown }
@@ -57,9 +57,7 @@ export function preparedQuery<Args extends Record<string, unknown>, Row>(
     return {
       all: (args) => onConnection((s) => s.all(parametersOf(args)) as Row[]),
       first: (args) => onConnection((s) => s.get(parametersOf(args)) as Row | undefined),
-      run: async (args) => {
-        await onConnection((s) => s.run(parametersOf(args)))
-      },
+      run: (args) => onConnection((s) => s.run(parametersOf(args)).changes),
     }
   }
 
@@ -67,8 +65,6 @@ export function preparedQuery<Args extends Record<string, unknown>, Row>(
   return {
     all: async (args) => [...(await execute(args)).rows],
     first: async (args) => (await execute(args)).rows[0],
-    run: async (args) => {
-      await execute(args)
-    },
+    run: async (args) => Number((await execute(args)).numAffectedRows ?? 0),
   }
 }

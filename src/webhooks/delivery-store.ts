@@ -35,12 +35,11 @@ export function pendingDeliveryRows(
  * the receiver accepted it or its attempts ran out.
  */
 export class DeliveryStore {
-  /** The oldest undelivered page of a webhook: deliveries of one webhook go out in order. */
-  private readonly headQuery: PreparedQuery<{ webhookId: string }, WebhookDeliveryTable>
+  private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
   private readonly deliveredQuery: PreparedQuery<{ id: string; status: number; now: string }, unknown>
 
   constructor(private readonly db: Db) {
-    this.headQuery = preparedQuery(db, (arg) =>
+    this.pendingQuery = preparedQuery(db, (arg) =>
       db
         .selectFrom('webhook_deliveries')
         .selectAll()
@@ -48,7 +47,7 @@ export class DeliveryStore {
         .where('status', '=', 'pending')
         .orderBy('created_at')
         .orderBy('position')
-        .limit(1),
+        .limit(arg('limit')),
     )
     this.deliveredQuery = preparedQuery(db, (arg) =>
       db
@@ -64,13 +63,21 @@ export class DeliveryStore {
     )
   }
 
-  // Both run once per delivery: compiled and prepared once (preparedQuery).
-  async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
-    return this.headQuery.first({ webhookId })
+  // Both run once or more per delivery: compiled and prepared once (preparedQuery).
+
+  /** The oldest undelivered pages of a webhook, in the order they go out: deliveries of one webhook keep it. */
+  async pending(webhookId: string, limit: number): Promise<WebhookDeliveryTable[]> {
+    return this.pendingQuery.all({ webhookId, limit })
   }
 
-  async markDelivered(id: string, status: number, now: string): Promise<void> {
-    await this.deliveredQuery.run({ id, status, now })
+  /** The oldest undelivered page of a webhook. */
+  async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
+    return (await this.pending(webhookId, 1))[0]
+  }
+
+  /** False when the delivery is gone: its webhook was deleted meanwhile. */
+  async markDelivered(id: string, status: number, now: string): Promise<boolean> {
+    return (await this.deliveredQuery.run({ id, status, now })) > 0
   }
 
   async markFailed(
