@@ -13,6 +13,8 @@ export interface PreparedQuery<Args, Row> {
   first(args: Args): Promise<Row | undefined>
   /** Runs a write; answers how many rows it changed. */
   run(args: Args): Promise<number>
+  /** Runs the write once for each argument set, all in one transaction; answers each run's changed rows. */
+  runAll(argSets: readonly Args[]): Promise<number[]>
 }
 
 type Slot = { readonly arg: string } | { readonly value: unknown }
@@ -54,17 +56,29 @@ export function preparedQuery<Args extends Record<string, unknown>, Row>(
         statement ??= sqlite.prepare(compile().sql)
         return use(statement)
       })
+    const runAll = sqlite.transaction((s: SQLite.Statement, argSets: readonly Args[]) =>
+      argSets.map((args) => s.run(parametersOf(args)).changes),
+    )
     return {
       all: (args) => onConnection((s) => s.all(parametersOf(args)) as Row[]),
       first: (args) => onConnection((s) => s.get(parametersOf(args)) as Row | undefined),
       run: (args) => onConnection((s) => s.run(parametersOf(args)).changes),
+      runAll: (argSets) => onConnection((s) => runAll(s, argSets)),
     }
   }
 
-  const execute = (args: Args) => db.executeQuery<Row>(CompiledQuery.raw(compile().sql, parametersOf(args)))
+  const execute = (args: Args, on: Pick<Db, 'executeQuery'> = db) =>
+    on.executeQuery<Row>(CompiledQuery.raw(compile().sql, parametersOf(args)))
+  const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0)
   return {
     all: async (args) => [...(await execute(args)).rows],
     first: async (args) => (await execute(args)).rows[0],
-    run: async (args) => Number((await execute(args)).numAffectedRows ?? 0),
+    run: async (args) => changed(await execute(args)),
+    runAll: (argSets) =>
+      db.transaction().execute(async (trx) => {
+        const counts: number[] = []
+        for (const args of argSets) counts.push(changed(await execute(args, trx)))
+        return counts
+      }),
   }
 }

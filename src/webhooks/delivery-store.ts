@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
 import { newId } from '../crypto/ids.js'
-import { type Db, type PreparedQuery, preparedQuery, type WebhookDeliveryTable } from '../store/index.js'
+import {
+  type Db,
+  groupedWrites,
+  type PreparedQuery,
+  preparedQuery,
+  sqliteHandleOf,
+  type WebhookDeliveryTable,
+} from '../store/index.js'
 import type { DeliveryPage } from './pages.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
@@ -34,9 +42,13 @@ export function pendingDeliveryRows(
  * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when
  * the receiver accepted it or its attempts ran out.
  */
+type DeliveredMark = { readonly id: string; readonly status: number; readonly now: string }
+
 export class DeliveryStore {
   private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
-  private readonly deliveredQuery: PreparedQuery<{ id: string; status: number; now: string }, unknown>
+  private readonly deliveredQuery: PreparedQuery<DeliveredMark, unknown>
+  /** Deliveries of different webhooks accepted at the same moment are marked with one commit. */
+  private readonly delivered: (mark: DeliveredMark) => Promise<number>
 
   constructor(private readonly db: Db) {
     this.pendingQuery = preparedQuery(db, (arg) =>
@@ -61,6 +73,26 @@ export class DeliveryStore {
         }))
         .where('id', '=', arg('id')),
     )
+    this.delivered = groupedWrites((marks) =>
+      sqliteHandleOf(db) ? this.deliveredQuery.runAll(marks) : this.markAllDeliveredOnPostgres(marks),
+    )
+  }
+
+  /**
+   * One statement for the whole group: a transaction of one update each would cost a round trip per
+   * delivery again. Answers, per mark, how many rows it changed (0 when the delivery is gone).
+   */
+  private async markAllDeliveredOnPostgres(marks: readonly DeliveredMark[]): Promise<number[]> {
+    const { rows } = await sql<{ id: string }>`
+      update webhook_deliveries as d
+      set status = 'delivered', attempts = d.attempts + 1, last_status = v.status, last_error = null,
+          delivered_at = v.now
+      from unnest(${marks.map((m) => m.id)}::text[], ${marks.map((m) => m.status)}::int[],
+                  ${marks.map((m) => m.now)}::text[]) as v(id, status, now)
+      where d.id = v.id
+      returning d.id`.execute(this.db)
+    const changed = new Set(rows.map((r) => r.id))
+    return marks.map((m) => (changed.has(m.id) ? 1 : 0))
   }
 
   // Both run once or more per delivery: compiled and prepared once (preparedQuery).
@@ -77,7 +109,7 @@ export class DeliveryStore {
 
   /** False when the delivery is gone: its webhook was deleted meanwhile. */
   async markDelivered(id: string, status: number, now: string): Promise<boolean> {
-    return (await this.deliveredQuery.run({ id, status, now })) > 0
+    return (await this.delivered({ id, status, now })) > 0
   }
 
   async markFailed(

@@ -1,15 +1,12 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../config.js'
-import { createServices, type Services } from '../services.js'
-import { Deliverer } from './deliverer.js'
-import { WebhookHealth } from './health.js'
-import type { SendOutcome, WebhookSender } from './http-sender.js'
-import { commitNativeDeliveries } from './native-store.js'
-import { deliveryPages } from './pages.js'
+import { createServices, type Services } from '../src/services.js'
+import { Deliverer } from '../src/webhooks/deliverer.js'
+import { WebhookHealth } from '../src/webhooks/health.js'
+import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
+import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
+import { deliveryPages } from '../src/webhooks/pages.js'
+import { testConfig } from './support/config.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 
 /** A sender that records what it was given and may act while a delivery is "on the wire". */
 function recordingSender(onSend: (count: number) => Promise<void> = async () => undefined) {
@@ -24,21 +21,20 @@ function recordingSender(onSend: (count: number) => Promise<void> = async () => 
   return { sender, sent }
 }
 
-describe('Deliverer', () => {
+describe.each(storeKinds())('the deliverer on %s', (store) => {
   let services: Services | undefined
+  let schema: string | undefined
   afterEach(async () => {
     await services?.close()
+    if (schema) await dropSchema(schema)
   })
 
   async function webhookWithPages(pages: number) {
-    services = await createServices(
-      loadConfig({
-        UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-deliverer-')),
-        UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-        LOG_LEVEL: 'silent',
-      }),
-      { background: false },
-    )
+    schema = store === 'postgres' ? uniqueSchema() : undefined
+    services = await createServices(testConfig(store), {
+      background: false,
+      ...(schema ? { pgSchema: schema } : {}),
+    })
     const { workspace } = await services.workspaces.create('deliverer')
     const now = new Date().toISOString()
     const connection = await services.connectionStore.insert({
