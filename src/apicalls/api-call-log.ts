@@ -1,4 +1,4 @@
-import { newId } from '../crypto/ids.js'
+import { newTimeOrderedId } from '../crypto/ids.js'
 import { bulkInserter, type Db, paged } from '../store/index.js'
 import { API_CALL_COLUMNS, type ApiCallView, apiCallRow, apiCallView, type NewApiCall } from './api-call.js'
 
@@ -46,7 +46,8 @@ export class ApiCallLog {
   }
 
   record(call: NewApiCall): void {
-    this.queue.push(apiCallRow(newId('ac'), new Date().toISOString(), call))
+    const now = Date.now()
+    this.queue.push(apiCallRow(newTimeOrderedId('ac', now), new Date(now).toISOString(), call))
     if (this.queue.length >= this.maxBatch) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.flushDelayMs)
   }
