@@ -201,9 +201,16 @@ export async function benchWebhookDeliveries(
   }
 }
 
+/** What a run in a child process prints on stdout, on one line, for bench/run.ts to pick up. */
+export const RESULT_MARKER = 'BENCH_WEBHOOK_RESULT '
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { table } = await import('./load.js')
-  const { rows, summary } = await benchWebhookDeliveries(process.env.DATABASE_URL)
-  console.log(`${table(rows)}\n\n${summary}`)
+  const result = await benchWebhookDeliveries(process.env.DATABASE_URL)
+  if (process.argv.includes('--json')) {
+    console.log(`${RESULT_MARKER}${JSON.stringify(result)}`)
+  } else {
+    const { table } = await import('./load.js')
+    console.log(`${table(result.rows)}\n\n${result.summary}`)
+  }
   process.exit(0)
 }
