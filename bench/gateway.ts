@@ -12,21 +12,35 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { request } from 'undici'
-import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_PERSONAL_API_KEY,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
+import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
 import { startRecorder } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
+/**
+ * The list names its window: without `start_gte` the HogQL query would carry "30 days before now", a new
+ * text every millisecond that the replay has never recorded. The window is the emulator's last 30 days.
+ */
+const LIST_WINDOW = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
+const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
 const PAGE_BYTES = 40_000
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-/** BENCH_CPU_PROF=<dir> runs the server under test with `node --cpu-prof` and leaves the profiles there. */
+/**
+ * BENCH_CPU_PROF=<dir> runs the server under test and the Node baselines with `node --cpu-prof`, each
+ * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/undici-proxy`),
+ * so Unigate's profile can be read against the least a Node gateway does for the same call.
+ */
 const CPU_PROF = process.env.BENCH_CPU_PROF
+const profiled = (name: string) => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : [])
 /** BENCH_ONLY=list,passthrough,startup,scaleout,webhooks runs only those parts (all by default). */
 export const only = (part: string) => {
   const chosen = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
@@ -94,7 +108,7 @@ export async function benchGateway(): Promise<Section[]> {
     const recorder = await startRecorder(replayPort, emulator.url)
     const ws = await provision(sqliteEnv, replayUrl)
     const auth = { authorization: `Bearer ${ws.apiKey}` }
-    const listPath = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
+    const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
     const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
       authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
     })
@@ -135,26 +149,30 @@ export async function benchGateway(): Promise<Section[]> {
     }
     // The median start; its CPU time (user + system) says more than wall time on a busy machine.
     const startup = [...starts].sort((a, b) => a.startupMs - b.startupMs)[1]!
-    unigate = await startUnigate(sqliteEnv, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])
+    unigate = await startUnigate(sqliteEnv, profiled('unigate'))
     stops.push(unigate.stop)
     await new Promise((r) => setTimeout(r, 2000))
     const idleRss = unigate.rssMb()
 
     // 3. Unified list vs the minimal gateway.
     if (only('list')) {
-      const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
-        UPSTREAM: replayUrl,
-        UPSTREAM_PATH: hogql.url,
-        UPSTREAM_BODY: hogql.body,
-        UPSTREAM_AUTH: providerAuth,
-      })
+      const minimal = await startProcess(
+        process.execPath,
+        [...profiled('minimal-gateway'), 'bench/baselines/minimal-gateway.mjs'],
+        {
+          UPSTREAM: replayUrl,
+          UPSTREAM_PATH: hogql.url,
+          UPSTREAM_BODY: hogql.body,
+          UPSTREAM_AUTH: providerAuth,
+        },
+      )
       stops.push(minimal.stop)
       const [base, ours] = (await compare([
         { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
         { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
       ])) as [LoadResult, LoadResult]
       sections.push({
-        title: `unified list: GET /analytics/{connection}/event?limit=100&fields=${FIELDS}`,
+        title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
         rows: [base, ours],
         lines: [`Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)`],
       })
@@ -163,10 +181,14 @@ export async function benchGateway(): Promise<Section[]> {
 
     // 4. Passthrough vs a bare undici proxy and nginx.
     if (only('passthrough')) {
-      const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
-        UPSTREAM: replayUrl,
-        UPSTREAM_AUTH: providerAuth,
-      })
+      const proxy = await startProcess(
+        process.execPath,
+        [...profiled('undici-proxy'), 'bench/baselines/undici-proxy.mjs'],
+        {
+          UPSTREAM: replayUrl,
+          UPSTREAM_AUTH: providerAuth,
+        },
+      )
       stops.push(proxy.stop)
       const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
       if (nginx) stops.push(nginx.stop)
@@ -214,49 +236,37 @@ async function scaleOut(replayUrl: string): Promise<Section> {
   const title = 'scale-out: unified list, processes on PostgreSQL behind nginx'
   if (!NGINX)
     return { title, rows: [], lines: ['skipped: no nginx binary found (apt-get install nginx-light)'] }
-  const admin = new pg.Client({ connectionString: DATABASE_URL })
-  try {
-    await admin.connect()
-  } catch (err) {
-    return {
-      title,
-      rows: [],
-      lines: [`skipped: PostgreSQL at BENCH_DATABASE_URL unreachable (${String(err)})`],
+  const outcome = await withFreshDatabase(async (databaseUrl) => {
+    const env = serverEnv({ DATABASE_URL: databaseUrl })
+    const stops: (() => Promise<void>)[] = []
+    try {
+      const ws = await provision(env, replayUrl)
+      const path = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
+      const headers = { authorization: `Bearer ${ws.apiKey}` }
+      const a = await startUnigate(env)
+      stops.push(a.stop)
+      const b = await startUnigate(env)
+      stops.push(b.stop)
+      const one = await startNginx([a.url])
+      stops.push(one.stop)
+      const two = await startNginx([a.url, b.url])
+      stops.push(two.stop)
+      return (await compare([
+        { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
+        { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
+      ])) as [LoadResult, LoadResult]
+    } finally {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined)
     }
-  }
-  const database = `unigate_bench_${randomBytes(4).toString('hex')}`
-  await admin.query(`CREATE DATABASE ${database}`)
-  const url = new URL(DATABASE_URL)
-  url.pathname = `/${database}`
-  const env = serverEnv({ DATABASE_URL: url.toString() })
-  const stops: (() => Promise<void>)[] = []
-  try {
-    const ws = await provision(env, replayUrl)
-    const path = `/analytics/${ws.connectionId}/event?limit=100&fields=${FIELDS}`
-    const headers = { authorization: `Bearer ${ws.apiKey}` }
-    const a = await startUnigate(env)
-    stops.push(a.stop)
-    const b = await startUnigate(env)
-    stops.push(b.stop)
-    const one = await startNginx([a.url])
-    stops.push(one.stop)
-    const two = await startNginx([a.url, b.url])
-    stops.push(two.stop)
-    const [single, both] = (await compare([
-      { name: 'one process behind nginx', url: `${one.url}${path}`, headers },
-      { name: 'two processes behind nginx', url: `${two.url}${path}`, headers },
-    ])) as [LoadResult, LoadResult]
-    const errors = both.errors + both.non2xx + single.errors + single.non2xx
-    return {
-      title,
-      rows: [single, both],
-      lines: [
-        `two processes / one: **${fmt(ratio(both, single))}**, ${errors === 0 ? 'no errors' : `${errors} errors or non-2xx answers`}`,
-      ],
-    }
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined)
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
-    await admin.end()
+  })
+  if ('unreachable' in outcome) return { title, rows: [], lines: [`skipped: ${outcome.unreachable}`] }
+  const [single, both] = outcome.result
+  const errors = both.errors + both.non2xx + single.errors + single.non2xx
+  return {
+    title,
+    rows: [single, both],
+    lines: [
+      `two processes / one: **${fmt(ratio(both, single))}**, ${errors === 0 ? 'no errors' : `${errors} errors or non-2xx answers`}`,
+    ],
   }
 }

@@ -4,28 +4,59 @@
  * them into BENCHMARKS.md between the `bench:results` markers with the command that produced them.
  * BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (32), BENCH_WARMUP_S (2) tune the load.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { withFreshDatabase } from './fresh-database.js'
 import { benchGateway, only, type Section } from './gateway.js'
-import { CONNECTIONS, DURATION_S, ROUNDS, table } from './load.js'
+import { CONNECTIONS, DURATION_S, type LoadResult, ROUNDS, table } from './load.js'
 import { ROOT } from './processes.js'
-import { benchWebhookDeliveries } from './webhook-deliveries.js'
+import { RESULT_MARKER } from './webhook-deliveries.js'
 
 console.error('[bench] npm run build…')
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+
+/**
+ * The webhook benchmark (in-process by design: Unigate's job runner and the receiver share one loop) runs
+ * in a process of its own per store, so whatever it leaves behind (a pool the dropped database cuts off)
+ * cannot end this run and lose the other results.
+ */
+async function webhookDeliveriesInChild(
+  databaseUrl?: string,
+): Promise<{ rows: LoadResult[]; summary: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/webhook-deliveries.ts', '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString()
+  })
+  await new Promise((resolve) => child.once('exit', resolve))
+  const line = output.split('\n').find((l) => l.startsWith(RESULT_MARKER))
+  if (!line) throw new Error(`the webhook benchmark printed no result:\n${output.slice(-2000)}`)
+  return JSON.parse(line.slice(RESULT_MARKER.length)) as { rows: LoadResult[]; summary: string }
+}
 
 const sections: Section[] = []
 console.error('[bench] gateway: unified list, passthrough, start-up, scale-out…')
 sections.push(...(await benchGateway()))
 if (only('webhooks')) {
-  console.error('[bench] signed webhook deliveries…')
-  const webhooks = await benchWebhookDeliveries()
+  console.error('[bench] signed webhook deliveries, SQLite…')
+  const sqlite = await webhookDeliveriesInChild()
+  console.error('[bench] signed webhook deliveries, PostgreSQL…')
+  const postgres = await withFreshDatabase((url) => webhookDeliveriesInChild(url))
   sections.push({
-    title: 'signed webhook deliveries (in-process, SQLite)',
-    rows: webhooks.rows,
-    lines: [webhooks.summary],
+    title: 'signed webhook deliveries (in-process, target >= 5,000 signed deliveries/s on each store)',
+    rows: [...sqlite.rows, ...('result' in postgres ? postgres.result.rows : [])],
+    lines: [
+      `SQLite: ${sqlite.summary}`,
+      'result' in postgres
+        ? `PostgreSQL: ${postgres.result.summary}`
+        : `PostgreSQL: skipped, ${postgres.unreachable}`,
+    ],
   })
 }
 

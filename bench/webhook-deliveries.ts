@@ -3,8 +3,8 @@
  * of the same pre-signed bodies POSTed straight to that receiver with the same concurrency. The ratio is
  * what Unigate's delivery path costs: reading the stored delivery, signing, sending, recording the outcome.
  *
- * Wire-in: add `{ name: 'webhook deliveries', run: benchWebhookDeliveries }` to BENCHMARKS in bench/run.ts.
- * BENCH_WEBHOOKS (default 20) webhooks each hold BENCH_DELIVERIES_PER_WEBHOOK (default 100) pages of 10 records.
+ * `npm run bench` runs it on SQLite and on a fresh PostgreSQL database (pg-boss job runner).
+ * BENCH_WEBHOOKS (default 20) webhooks each hold BENCH_DELIVERIES_PER_WEBHOOK (default 250) pages of 10 records.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
@@ -21,7 +21,7 @@ import { deliveryPages } from '../src/webhooks/pages.js'
 import type { LoadResult } from './load.js'
 
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20)
-const PER_WEBHOOK = Number(process.env.BENCH_DELIVERIES_PER_WEBHOOK ?? 100)
+const PER_WEBHOOK = Number(process.env.BENCH_DELIVERIES_PER_WEBHOOK ?? 250)
 const TOTAL = WEBHOOKS * PER_WEBHOOK
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -70,14 +70,18 @@ function percentile(sorted: readonly number[], p: number): number {
     : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!)
 }
 
-export async function benchWebhookDeliveries(): Promise<{ rows: LoadResult[]; summary: string }> {
+export async function benchWebhookDeliveries(
+  databaseUrl?: string,
+): Promise<{ rows: LoadResult[]; summary: string }> {
   const config = loadConfig({
     UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-bench-')),
     UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
     UNIGATE_WEBHOOK_TICK_MS: '50',
+    // As many deliveries in flight as the baseline has POSTs in flight: one per webhook.
+    UNIGATE_WEBHOOK_CONCURRENCY: String(WEBHOOKS),
     LOG_LEVEL: 'warn',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   })
   const services = await createServices(config, { background: false })
   const { workspace, secret } = await services.workspaces.create('bench')
@@ -197,9 +201,16 @@ export async function benchWebhookDeliveries(): Promise<{ rows: LoadResult[]; su
   }
 }
 
+/** What a run in a child process prints on stdout, on one line, for bench/run.ts to pick up. */
+export const RESULT_MARKER = 'BENCH_WEBHOOK_RESULT '
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { table } = await import('./load.js')
-  const { rows, summary } = await benchWebhookDeliveries()
-  console.log(`${table(rows)}\n\n${summary}`)
+  const result = await benchWebhookDeliveries(process.env.DATABASE_URL)
+  if (process.argv.includes('--json')) {
+    console.log(`${RESULT_MARKER}${JSON.stringify(result)}`)
+  } else {
+    const { table } = await import('./load.js')
+    console.log(`${table(result.rows)}\n\n${result.summary}`)
+  }
   process.exit(0)
 }

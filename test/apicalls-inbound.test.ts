@@ -102,6 +102,8 @@ describe.each(storeKinds())('inbound API calls are recorded on %s', (store) => {
       is_billable: true,
       ip_address: '127.0.0.1',
       endapi_response_time: expect.any(Number),
+      // The relayed answer's size, as the provider declared it.
+      size: Buffer.byteLength(get.text),
     })
     // The provider's error body is not ours to keep: only its status is.
     expect(calls.find((c) => c.name === 'createPassthroughJson')).toMatchObject({

@@ -90,6 +90,20 @@ describe('OpenAPI and the reference page', () => {
     expect(res.text).toContain('swagger')
   })
 
+  it('gives the reference page the same document as /openapi.json, built once for both', async () => {
+    // Both are built on first use by one documented instance of the app (src/http/documentation.ts).
+    const [fromPage, again] = await Promise.all([
+      h.api<OpenApi>('GET', '/docs/json', { key: null }),
+      h.api<OpenApi>('GET', '/openapi.json', { key: null }),
+    ])
+    expect(fromPage.status).toBe(200)
+    expect(fromPage.body).toEqual(doc)
+    expect(again.body).toEqual(doc)
+    const css = await h.api('GET', '/docs/static/index.css', { key: null })
+    expect(css.status).toBe(200)
+    expect(css.headers['content-type']).toMatch(/text\/css/)
+  })
+
   it('answers an unknown route with a 404 JSON body that says where to look', async () => {
     const res = await h.api('GET', '/nope', { key: null })
     expect(res.status).toBe(404)

@@ -1,6 +1,6 @@
-import { newId } from '../crypto/ids.js'
-import { type Db, paged } from '../store/index.js'
-import { type ApiCallView, apiCallRow, apiCallView, type NewApiCall } from './api-call.js'
+import { newTimeOrderedId } from '../crypto/ids.js'
+import { bulkInserter, type Db, paged } from '../store/index.js'
+import { API_CALL_COLUMNS, type ApiCallView, apiCallRow, apiCallView, type NewApiCall } from './api-call.js'
 
 export interface ApiCallFilter {
   readonly workspaceId: string
@@ -34,16 +34,20 @@ export class ApiCallLog {
   private queue: ReturnType<typeof apiCallRow>[] = []
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
+  private readonly insert: (rows: ReturnType<typeof apiCallRow>[]) => Promise<void>
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger = { error: (obj, msg) => console.error(msg, obj) },
     private readonly flushDelayMs = 200,
     private readonly maxBatch = 200,
-  ) {}
+  ) {
+    this.insert = bulkInserter(db, 'api_calls', API_CALL_COLUMNS)
+  }
 
   record(call: NewApiCall): void {
-    this.queue.push(apiCallRow(newId('ac'), new Date().toISOString(), call))
+    const now = Date.now()
+    this.queue.push(apiCallRow(newTimeOrderedId('ac', now), new Date(now).toISOString(), call))
     if (this.queue.length >= this.maxBatch) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.flushDelayMs)
   }
@@ -58,7 +62,7 @@ export class ApiCallLog {
     this.writing = this.writing.then(async () => {
       if (batch.length === 0) return
       try {
-        await this.db.insertInto('api_calls').values(batch).execute()
+        await this.insert(batch)
       } catch (err) {
         this.logger.error({ err, dropped: batch.length }, 'could not record API calls')
       }

@@ -79,6 +79,31 @@ export function apiCallView(row: ApiCallRow): ApiCallView {
   return view
 }
 
+const COLUMN_SET: Record<keyof ApiCallRow, true> = {
+  id: true,
+  workspace_id: true,
+  connection_id: true,
+  integration_type: true,
+  external_xref: true,
+  environment: true,
+  webhook_id: true,
+  type: true,
+  name: true,
+  method: true,
+  path: true,
+  status: true,
+  error: true,
+  size: true,
+  ip_address: true,
+  user_agent: true,
+  is_billable: true,
+  unified_response_time: true,
+  endapi_response_time: true,
+  created_at: true,
+}
+/** Every column of an `api_calls` row (the record type makes the list complete). */
+export const API_CALL_COLUMNS = Object.keys(COLUMN_SET) as (keyof ApiCallRow)[]
+
 export function apiCallRow(id: string, createdAt: string, call: NewApiCall): ApiCallRow {
   return {
     id,

@@ -9,6 +9,8 @@ interface Note {
   endapiMs?: number
   error?: string
   ip?: string
+  /** The answer's size, when a handler wrote the answer itself (the reply has no headers to read it from). */
+  size?: number
 }
 
 // A WeakMap rather than a request decoration: nothing outlives the request, and no route has to know.
@@ -31,6 +33,17 @@ export function noteConnection(request: FastifyRequest, resolved: ResolvedConnec
 /** Called by a handler that measured the provider's own time (passthrough: until its response headers). */
 export function noteProviderTime(request: FastifyRequest, ms: number): void {
   noteOf(request).endapiMs = Math.round(ms)
+}
+
+/**
+ * Called by a handler that writes the provider's answer to the socket itself (a hijacked reply, which
+ * skips the onSend hooks): records what `onSend` would have, from the status and size it relayed.
+ */
+export function noteRelayedAnswer(request: FastifyRequest, status: number, size: number | undefined): void {
+  const note = noteOf(request)
+  note.ip = request.ip
+  if (status >= 400) note.error = errorMessage(status, undefined)
+  if (size !== undefined) note.size = size
 }
 
 /** The SDK's passthrough operationIds; the JSON and raw variants differ only in the body's type. */
@@ -124,7 +137,7 @@ export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog
       const params = request.params as { connection_id?: string } | undefined
       const connectionId = c?.id ?? params?.connection_id
       const status = reply.statusCode
-      const size = responseSize(reply)
+      const size = note.size ?? responseSize(reply)
       apiCalls.record({
         workspace_id: request.workspaceId,
         ...(connectionId ? { connection_id: clip(connectionId) } : {}),

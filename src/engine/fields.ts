@@ -1,6 +1,7 @@
 import { badRequest } from '../errors.js'
 import type { FieldPlan } from '../integrations/types.js'
 import type { ObjectModel, UnifiedRecord } from '../models/index.js'
+import { isoString } from './dates.js'
 
 /** What the caller listed in `fields` (spec section 7), validated against the model. */
 export interface FieldSelection {
@@ -70,7 +71,7 @@ function clean(value: unknown): unknown {
       return undefined
   }
   if (value === null) return undefined
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString()
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : isoString(value)
   if (Array.isArray(value)) {
     const out: unknown[] = []
     for (const item of value) {

@@ -1,11 +1,10 @@
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { installInboundCallLog } from '../apicalls/index.js'
 import { authorizationRoutes } from '../authorization/index.js'
 import { toolServerRoutes } from '../mcp/index.js'
 import type { Services } from '../services.js'
 import { webhookRoutes } from '../webhooks/index.js'
+import { serveDocumentationOnFirstUse } from './documentation.js'
 import { installErrorHandling } from './errors.js'
 import { loggerOptions } from './logging.js'
 import { connectionRoutes } from './routes/connections.js'
@@ -13,6 +12,7 @@ import { integrationRoutes } from './routes/integrations.js'
 import { passthroughRoutes } from './routes/passthrough.js'
 import { unifiedObjectRoutes } from './routes/unified-objects.js'
 import { workspaceRoutes } from './routes/workspace.js'
+import { buildSerializerOnFirstUse } from './serialization.js'
 import { buildValidatorPerPart } from './validation.js'
 
 export interface AppOptions {
@@ -23,12 +23,29 @@ export interface AppOptions {
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  return assembleApp(services, options, 'on-first-use')
+}
+
+/**
+ * The app, with its documentation served `on-first-use` (the server), or with the swagger plugins registered
+ * before every route (`documented`: the instance that builds the OpenAPI document and the /docs page).
+ */
+async function assembleApp(
+  services: Services,
+  options: AppOptions,
+  documentation: 'on-first-use' | 'documented',
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(services.config.logLevel, options.logStream),
     bodyLimit: services.config.bodyLimitBytes,
     // Keep ids such as `a%2Fb` intact as one path parameter (sdk-contract R12).
     routerOptions: { maxParamLength: 500 },
-    schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildValidatorPerPart(),
+        buildSerializer: buildSerializerOnFirstUse(),
+      },
+    },
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -41,22 +58,29 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     },
   })
   installErrorHandling(app)
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Unigate API',
-        version: '1.0',
-        description:
-          'A self-hostable server speaking the Unified.to API: analytics, connections, passthrough.',
+  if (documentation === 'documented') {
+    const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
+      import('@fastify/swagger'),
+      import('@fastify/swagger-ui'),
+    ])
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Unigate API',
+          version: '1.0',
+          description:
+            'A self-hostable server speaking the Unified.to API: analytics, connections, passthrough.',
+        },
+        servers: [{ url: services.config.publicUrl }],
+        components: { securitySchemes: { jwt: { type: 'apiKey', in: 'header', name: 'authorization' } } },
       },
-      servers: [{ url: services.config.publicUrl }],
-      components: { securitySchemes: { jwt: { type: 'apiKey', in: 'header', name: 'authorization' } } },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    })
+    await app.register(swaggerUi, { routePrefix: '/docs' })
+  } else {
+    serveDocumentationOnFirstUse(app, () => assembleApp(services, { logger: false }, 'documented'))
+  }
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   // Before the routes: it attaches its hooks to the logged routes as they register.
   if (services.config.logInboundCalls) installInboundCallLog(app, services.apiCalls)

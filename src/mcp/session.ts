@@ -40,7 +40,7 @@ export async function openToolSession(
     ...(request.headers['user-agent'] ? { userAgent: request.headers['user-agent'] } : {}),
   }
   if (!options.connection) {
-    const doc = app.swagger() as OpenApiDocument
+    const doc = (await app.openApiDocument()) as unknown as OpenApiDocument
     const tools = workspaceTools({ app, services, apiKey, workspaceId }, doc)
     return {
       mode: 'workspace',

@@ -17,5 +17,4 @@ export {
   outboundFailure,
   ProviderTransport,
   type ProviderTransportSettings,
-  type StreamedAnswer,
 } from './provider-transport.js'

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ProviderAnswerTooLargeError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
 import { ProviderTransport, type ProviderTransportSettings } from './provider-transport.js'
@@ -101,10 +102,19 @@ describe('ProviderTransport', () => {
       expect(err, path).toBeInstanceOf(ProviderAnswerTooLargeError)
       expect((err as Error).message).toMatch(/4096 bytes.*UNIGATE_PROVIDER_MAX_BODY_BYTES/)
     }
-    // Streaming is not capped: the caller reads it as it comes.
-    const streamed = await t.stream(`${provider.url}/big-chunked`)
+    // Relaying is not capped: the answer goes on as it comes.
     let total = 0
-    for await (const chunk of streamed.body) total += (chunk as Buffer).length
+    await t.pipe(
+      `${provider.url}/big-chunked`,
+      {},
+      () =>
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            total += chunk.length
+            done()
+          },
+        }),
+    )
     expect(total).toBe(10_000)
   })
 
@@ -115,14 +125,28 @@ describe('ProviderTransport', () => {
     expect(err).toBeInstanceOf(ProviderTimeoutError)
   })
 
-  it('holds a connection slot while a streamed answer is read, and frees it when the body closes', async () => {
+  it('holds a connection slot while an answer is relayed, and frees it once it is written', async () => {
     const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
-    const res = await t.stream(`${provider.url}/ok`, { limitKey: 'cn_1' })
-    expect(t.limiter.load('cn_1').active).toBe(1)
-    await expect(t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' })).rejects.toThrow(/retry later/)
-    res.body.resume()
-    await new Promise((r) => res.body.once('close', r))
+    let whileRelaying: Promise<unknown> | undefined
+    let active = -1
+    await t.pipe(`${provider.url}/ok`, { limitKey: 'cn_1' }, ({ status }) => {
+      expect(status).toBe(200)
+      active = t.limiter.load('cn_1').active
+      whileRelaying = t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' }).catch((e: unknown) => e)
+      return new Writable({ write: (_chunk, _encoding, done) => done() })
+    })
+    expect(active).toBe(1)
+    expect(String(await whileRelaying)).toMatch(/retry later/)
     expect(t.limiter.load('cn_1').active).toBe(0)
     expect((await t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' })).status).toBe(200)
+  })
+
+  it('frees the slot of a relay that fails before the answer, and says it timed out', async () => {
+    const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
+    const err = await t
+      .pipe(`${provider.url}/hang`, { limitKey: 'cn_1', timeoutMs: 100 }, () => new Writable())
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+    expect(t.limiter.load('cn_1').active).toBe(0)
   })
 })

@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream'
-import { type Agent, type Dispatcher, request } from 'undici'
+import type { Readable, Writable } from 'node:stream'
+import { type Agent, type Dispatcher, request, stream } from 'undici'
 import {
   ProviderAnswerTooLargeError,
   ProviderError,
@@ -46,13 +46,6 @@ export interface BufferedAnswer {
   readonly body: Buffer
 }
 
-export interface StreamedAnswer {
-  readonly status: number
-  readonly headers: AnswerHeaders
-  /** The provider's body as it arrives; the connection's slot is held until it closes. */
-  readonly body: Readable
-}
-
 /**
  * The one way the server talks to providers and OAuth token endpoints on a caller's behalf: every socket
  * checked by the address policy (after DNS, on connect), every call bounded in time, buffered answers
@@ -90,20 +83,35 @@ export class ProviderTransport {
     }
   }
 
-  /** One exchange whose answer body is streamed to the caller, never buffered (passthrough). */
-  async stream(url: URL | string, call: OutboundCall = {}): Promise<StreamedAnswer> {
+  /**
+   * One exchange whose answer body is written straight into the writable `into` gives once the status and
+   * headers are in (undici's stream API: no Readable in between, the cheapest way to relay an answer).
+   * Settles when the body has been written, or with the failure; the connection's slot is held until then.
+   */
+  async pipe(
+    url: URL | string,
+    call: OutboundCall,
+    into: (answer: { status: number; headers: AnswerHeaders }) => Writable,
+  ): Promise<void> {
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
-      const res = await this.send(url, call, timeoutMs)
-      if (release) {
-        res.body.once('close', release)
-        if (res.body.destroyed) release()
-      }
-      return { status: res.statusCode, headers: res.headers, body: res.body }
+      await stream(
+        url,
+        {
+          method: call.method ?? 'GET',
+          headers: call.headers ?? {},
+          body: call.body ?? null,
+          dispatcher: this.agent,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        ({ statusCode, headers }) => into({ status: statusCode, headers }),
+      )
     } catch (err) {
-      release?.()
       throw outboundFailure(err, timeoutMs)
+    } finally {
+      release?.()
     }
   }
 

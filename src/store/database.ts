@@ -8,6 +8,14 @@ import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
 
+/** The embedded store's own handle behind each SQLite `Db`, for the few writes that prepare statements once. */
+const sqliteHandles = new WeakMap<Db, SQLite.Database>()
+
+/** The better-sqlite3 handle of an embedded store; undefined for PostgreSQL. Use only inside `db.connection()`. */
+export function sqliteHandleOf(db: Db): SQLite.Database | undefined {
+  return sqliteHandles.get(db)
+}
+
 export interface DatabaseOptions {
   /** A postgres:// URL, or undefined for the embedded SQLite file. */
   readonly databaseUrl?: string
@@ -31,7 +39,9 @@ export function openDatabase(options: DatabaseOptions): Db {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  sqliteHandles.set(db, sqlite)
+  return db
 }
 
 export async function migrateToLatest(db: Db, pgSchema?: string): Promise<void> {

@@ -1,5 +1,15 @@
-export { type DatabaseOptions, type Db, migrateToLatest, nowIso, openDatabase } from './database.js'
+export { bulkInserter } from './bulk-insert.js'
+export {
+  type DatabaseOptions,
+  type Db,
+  migrateToLatest,
+  nowIso,
+  openDatabase,
+  sqliteHandleOf,
+} from './database.js'
+export { groupedWrites } from './grouped.js'
 export { type PageRequest, paged } from './paging.js'
+export { type ArgOf, type PreparedQuery, preparedQuery } from './prepared.js'
 export type {
   ApiKeyTable,
   AuthStateTable,

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
 import { newId } from '../crypto/ids.js'
-import type { Db, WebhookDeliveryTable } from '../store/index.js'
+import {
+  type Db,
+  groupedWrites,
+  type PreparedQuery,
+  preparedQuery,
+  sqliteHandleOf,
+  type WebhookDeliveryTable,
+} from '../store/index.js'
 import type { DeliveryPage } from './pages.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
@@ -34,34 +42,74 @@ export function pendingDeliveryRows(
  * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when
  * the receiver accepted it or its attempts ran out.
  */
-export class DeliveryStore {
-  constructor(private readonly db: Db) {}
+type DeliveredMark = { readonly id: string; readonly status: number; readonly now: string }
 
-  /** The oldest undelivered page of a webhook: deliveries of one webhook go out in order. */
-  async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
-    return this.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .where('status', '=', 'pending')
-      .orderBy('created_at')
-      .orderBy('position')
-      .limit(1)
-      .executeTakeFirst()
+export class DeliveryStore {
+  private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
+  private readonly deliveredQuery: PreparedQuery<DeliveredMark, unknown>
+  /** Deliveries of different webhooks accepted at the same moment are marked with one commit. */
+  private readonly delivered: (mark: DeliveredMark) => Promise<number>
+
+  constructor(private readonly db: Db) {
+    this.pendingQuery = preparedQuery(db, (arg) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', arg('webhookId'))
+        .where('status', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('position')
+        .limit(arg('limit')),
+    )
+    this.deliveredQuery = preparedQuery(db, (arg) =>
+      db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          last_status: arg('status'),
+          last_error: null,
+          delivered_at: arg('now'),
+        }))
+        .where('id', '=', arg('id')),
+    )
+    this.delivered = groupedWrites((marks) =>
+      sqliteHandleOf(db) ? this.deliveredQuery.runAll(marks) : this.markAllDeliveredOnPostgres(marks),
+    )
   }
 
-  async markDelivered(id: string, status: number, now: string): Promise<void> {
-    await this.db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'delivered',
-        attempts: eb('attempts', '+', 1),
-        last_status: status,
-        last_error: null,
-        delivered_at: now,
-      }))
-      .where('id', '=', id)
-      .execute()
+  /**
+   * One statement for the whole group: a transaction of one update each would cost a round trip per
+   * delivery again. Answers, per mark, how many rows it changed (0 when the delivery is gone).
+   */
+  private async markAllDeliveredOnPostgres(marks: readonly DeliveredMark[]): Promise<number[]> {
+    const { rows } = await sql<{ id: string }>`
+      update webhook_deliveries as d
+      set status = 'delivered', attempts = d.attempts + 1, last_status = v.status, last_error = null,
+          delivered_at = v.now
+      from unnest(${marks.map((m) => m.id)}::text[], ${marks.map((m) => m.status)}::int[],
+                  ${marks.map((m) => m.now)}::text[]) as v(id, status, now)
+      where d.id = v.id
+      returning d.id`.execute(this.db)
+    const changed = new Set(rows.map((r) => r.id))
+    return marks.map((m) => (changed.has(m.id) ? 1 : 0))
+  }
+
+  // Both run once or more per delivery: compiled and prepared once (preparedQuery).
+
+  /** The oldest undelivered pages of a webhook, in the order they go out: deliveries of one webhook keep it. */
+  async pending(webhookId: string, limit: number): Promise<WebhookDeliveryTable[]> {
+    return this.pendingQuery.all({ webhookId, limit })
+  }
+
+  /** The oldest undelivered page of a webhook. */
+  async head(webhookId: string): Promise<WebhookDeliveryTable | undefined> {
+    return (await this.pending(webhookId, 1))[0]
+  }
+
+  /** False when the delivery is gone: its webhook was deleted meanwhile. */
+  async markDelivered(id: string, status: number, now: string): Promise<boolean> {
+    return (await this.delivered({ id, status, now })) > 0
   }
 
   async markFailed(

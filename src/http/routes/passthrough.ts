@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { noteConnection, noteProviderTime } from '../../apicalls/index.js'
+import { noteConnection, noteProviderTime, noteRelayedAnswer } from '../../apicalls/index.js'
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
-import type { OutboundMethod, StreamedAnswer } from '../../outbound/index.js'
+import type { OutboundMethod } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 
@@ -162,29 +162,40 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     Object.assign(headers, await resolved.client.currentAuthHeaders())
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
     const started = performance.now()
-    let res: StreamedAnswer
+    let relaying = false
     try {
-      res = await services.transport.stream(url, {
-        method: request.method as OutboundMethod,
-        headers,
-        body: hasBody ? (request.body as Readable) : null,
-        limitKey: connection.id,
-      })
+      // The answer goes straight from the provider's socket into ours: the reply is taken over from Fastify
+      // (no onSend hooks, no stream in between) once the provider's status and headers are in.
+      await services.transport.pipe(
+        url,
+        {
+          method: request.method as OutboundMethod,
+          headers,
+          body: hasBody ? (request.body as Readable) : null,
+          limitKey: connection.id,
+        },
+        ({ status, headers: answered }) => {
+          relaying = true
+          noteProviderTime(request, performance.now() - started)
+          const out: Record<string, string | string[]> = {}
+          for (const [k, v] of Object.entries(answered)) {
+            if (v !== undefined && !NOT_RETURNED.has(k)) out[k] = v
+          }
+          const length = Number(answered['content-length'])
+          noteRelayedAnswer(request, status, Number.isFinite(length) && length >= 0 ? length : undefined)
+          reply.hijack()
+          reply.raw.writeHead(status, out)
+          return reply.raw
+        },
+      )
     } catch (err) {
-      throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
-    }
-    noteProviderTime(request, performance.now() - started)
-    try {
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined && !NOT_RETURNED.has(k)) void reply.header(k, v)
+      if (!relaying) {
+        throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
       }
-      return reply.code(res.status).send(res.body)
-    } catch (err) {
-      // Unread, the body would hold its socket and the connection's slot. Destroying it emits undici's
-      // "aborted" error, expected here.
-      res.body.on('error', () => undefined)
-      res.body.destroy()
-      throw err
+      // The status line went out already: all that is left is to cut the answer short, as the provider did
+      // (or nothing, when the caller went away first).
+      if (!reply.raw.destroyed) request.log.warn({ err }, 'the provider answer ended early')
+      reply.raw.destroy()
     }
   }
 

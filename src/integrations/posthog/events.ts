@@ -6,6 +6,7 @@ import { type EventColumn, eventsListQuery } from './hogql.js'
 import {
   EVENT_FIELD_PROPERTIES,
   EVENT_MAPPED_PROPERTIES,
+  eventMapperFor,
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
@@ -156,9 +157,11 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
+  // Only the listed fields are built: the response leaves out every other one (recordShaper).
+  const toRecord = eventMapperFor(ctx.fields.listed)
   return res.results.map((row) => {
     const event = eventFromRow(columns, row, ctx.fields.rawNames)
-    return fromPosthogEvent(event, projectId, visitorIdOf(ctx, projectId, event))
+    return toRecord(event, projectId, visitorIdOf(ctx, projectId, event))
   })
 }
 

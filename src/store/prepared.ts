@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto'
+import type SQLite from 'better-sqlite3'
+import { type Compilable, CompiledQuery } from 'kysely'
+import { type Db, sqliteHandleOf } from './database.js'
+
+/** Stands for the argument `name` while the query is built; the real value takes its place at each run. */
+export type ArgOf<Args> = <K extends keyof Args & string>(name: K) => Args[K]
+
+export interface PreparedQuery<Args, Row> {
+  /** Every row the query answers. */
+  all(args: Args): Promise<Row[]>
+  /** The first row, or undefined. */
+  first(args: Args): Promise<Row | undefined>
+  /** Runs a write; answers how many rows it changed. */
+  run(args: Args): Promise<number>
+  /** Runs the write once for each argument set, all in one transaction; answers each run's changed rows. */
+  runAll(argSets: readonly Args[]): Promise<number[]>
+}
+
+type Slot = { readonly arg: string } | { readonly value: unknown }
+
+/**
+ * A query of the hot paths (webhook deliveries) built and compiled by Kysely once, then run with new
+ * arguments: on SQLite as one statement prepared once (on the store's connection, taken through Kysely,
+ * so never inside another caller's open transaction), on PostgreSQL with the compiled text. Kysely's
+ * compilation and better-sqlite3's `prepare` cost more than a small indexed read or update itself.
+ *
+ * `build` receives `arg(name)`, a placeholder for each argument; constants written in the query stay
+ * constants. Do not use it inside a transaction of the same store: it waits for the connection.
+ */
+export function preparedQuery<Args extends Record<string, unknown>, Row>(
+  db: Db,
+  build: (arg: ArgOf<Args>) => Compilable<Row>,
+): PreparedQuery<Args, Row> {
+  let compiled: { sql: string; slots: Slot[] } | undefined
+  const compile = () => {
+    if (compiled) return compiled
+    const marker = `\u0000arg:${randomBytes(6).toString('hex')}:`
+    const query = build(((name: string) => `${marker}${name}`) as ArgOf<Args>).compile()
+    const slots = query.parameters.map(
+      (p): Slot =>
+        typeof p === 'string' && p.startsWith(marker) ? { arg: p.slice(marker.length) } : { value: p },
+    )
+    compiled = { sql: query.sql, slots }
+    return compiled
+  }
+  const parametersOf = (args: Args) =>
+    compile().slots.map((s) => ('arg' in s ? (args[s.arg] ?? null) : s.value))
+
+  const sqlite = sqliteHandleOf(db)
+  if (sqlite) {
+    let statement: SQLite.Statement | undefined
+    const onConnection = <T>(use: (statement: SQLite.Statement) => T) =>
+      db.connection().execute(async () => {
+        // Prepared on first use: the tables exist once migrations ran, which is after the store opened.
+        statement ??= sqlite.prepare(compile().sql)
+        return use(statement)
+      })
+    const runAll = sqlite.transaction((s: SQLite.Statement, argSets: readonly Args[]) =>
+      argSets.map((args) => s.run(parametersOf(args)).changes),
+    )
+    return {
+      all: (args) => onConnection((s) => s.all(parametersOf(args)) as Row[]),
+      first: (args) => onConnection((s) => s.get(parametersOf(args)) as Row | undefined),
+      run: (args) => onConnection((s) => s.run(parametersOf(args)).changes),
+      runAll: (argSets) => onConnection((s) => runAll(s, argSets)),
+    }
+  }
+
+  const execute = (args: Args, on: Pick<Db, 'executeQuery'> = db) =>
+    on.executeQuery<Row>(CompiledQuery.raw(compile().sql, parametersOf(args)))
+  const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0)
+  return {
+    all: async (args) => [...(await execute(args)).rows],
+    first: async (args) => (await execute(args)).rows[0],
+    run: async (args) => changed(await execute(args)),
+    runAll: (argSets) =>
+      db.transaction().execute(async (trx) => {
+        const counts: number[] = []
+        for (const args of argSets) counts.push(changed(await execute(args, trx)))
+        return counts
+      }),
+  }
+}

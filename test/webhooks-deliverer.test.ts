@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createServices, type Services } from '../src/services.js'
+import { Deliverer } from '../src/webhooks/deliverer.js'
+import { WebhookHealth } from '../src/webhooks/health.js'
+import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
+import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
+import { deliveryPages } from '../src/webhooks/pages.js'
+import { testConfig } from './support/config.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+
+/** A sender that records what it was given and may act while a delivery is "on the wire". */
+function recordingSender(onSend: (count: number) => Promise<void> = async () => undefined) {
+  const sent: { body: string; id: string }[] = []
+  const sender = {
+    async send(_url: string, body: string, headers: Readonly<Record<string, string>>): Promise<SendOutcome> {
+      sent.push({ body, id: headers['x-unigate-delivery-id']! })
+      await onSend(sent.length)
+      return { ok: true, status: 200 }
+    },
+  } as unknown as WebhookSender
+  return { sender, sent }
+}
+
+describe.each(storeKinds())('the deliverer on %s', (store) => {
+  let services: Services | undefined
+  let schema: string | undefined
+  afterEach(async () => {
+    await services?.close()
+    if (schema) await dropSchema(schema)
+  })
+
+  async function webhookWithPages(pages: number) {
+    schema = store === 'postgres' ? uniqueSchema() : undefined
+    services = await createServices(testConfig(store), {
+      background: false,
+      ...(schema ? { pgSchema: schema } : {}),
+    })
+    const { workspace } = await services.workspaces.create('deliverer')
+    const now = new Date().toISOString()
+    const connection = await services.connectionStore.insert({
+      id: 'cn_deliverer',
+      workspace_id: workspace.id,
+      integration_type: 'umami',
+      categories: ['analytics'],
+      permissions: ['analytics_property_read'],
+      environment: 'Production',
+      credentials: {},
+      settings: {},
+      created_at: now,
+      updated_at: now,
+    })
+    const webhook = await services.webhooks.store.insert({
+      id: 'wh_deliverer',
+      workspace_id: workspace.id,
+      connection_id: connection.id,
+      integration_type: 'umami',
+      object_type: 'analytics_property',
+      event: 'created',
+      hook_url: 'http://127.0.0.1:9/hook',
+      interval: 100_000,
+      page_max_limit: 1,
+      filters: {},
+      webhook_type: 'virtual',
+      environment: 'Production',
+      include_all: false,
+      is_paused: false,
+      created_at: now,
+    })
+    const records = Array.from({ length: pages }, (_, i) => ({ id: `p${i}`, name: `Property ${i}` }))
+    await commitNativeDeliveries(services.db, webhook.id, deliveryPages(records, 1, 'VIRTUAL'), now)
+    return { services, webhook }
+  }
+
+  function delivererOf(s: Services, sender: WebhookSender) {
+    const { webhooks } = s
+    return new Deliverer(
+      s.db,
+      webhooks.store,
+      webhooks.deliveries,
+      s.connectionStore,
+      s.workspaces,
+      sender,
+      new WebhookHealth(s.db, webhooks.notifications, 3),
+      { minuteMs: 60_000, maxAttempts: 3, leaseMs: 60_000 },
+    )
+  }
+
+  it('sends every pending page once, in order, past the pages it reads at a time', async () => {
+    const { services: s, webhook } = await webhookWithPages(23)
+    const { sender, sent } = recordingSender()
+    await delivererOf(s, sender).deliver(webhook.id)
+    expect(sent.map((d) => JSON.parse(d.body).data[0].id)).toEqual(
+      Array.from({ length: 23 }, (_, i) => `p${i}`),
+    )
+    const stored = await s.webhooks.deliveries.byWebhook(webhook.id)
+    expect(stored.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true)
+  })
+
+  it('stops once the webhook is deleted while a page is on its way', async () => {
+    const { services: s, webhook } = await webhookWithPages(6)
+    const { sender, sent } = recordingSender(async (count) => {
+      if (count === 2) await s.db.deleteFrom('webhooks').where('id', '=', webhook.id).execute()
+    })
+    await delivererOf(s, sender).deliver(webhook.id)
+    expect(sent).toHaveLength(2)
+  })
+})
