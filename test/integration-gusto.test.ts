@@ -216,6 +216,38 @@ describe('Gusto through Unigate', () => {
     )
   })
 
+  it('finds an off-cycle payroll processed lately for an old pay period, with and without updated_gte', async () => {
+    const correction = emu.state.payrolls.find((p) => p.offCycle)
+    expect(correction?.processed).toBe(true)
+    const ids = (correction?.compensations ?? []).map((c) => `${correction?.uuid}:${c.employee_uuid}`)
+    expect(ids.length).toBeGreaterThan(0)
+    const all = await h.api<Rec[]>('GET', `${base()}/payslip`, { query: { limit: 1000, fields: 'id' } })
+    expect(all.body.map((p) => p.id)).toEqual(paid().slice(0, 1000))
+    const since = `${correction?.processedDate}T00:00:00Z`
+    const recent = await h.api<Rec[]>('GET', `${base()}/payslip`, {
+      query: { updated_gte: since, limit: 1000 },
+    })
+    expect(recent.status).toBe(200)
+    expect(recent.body.map((p) => p.id)).toEqual(expect.arrayContaining(ids))
+    const slip = recent.body.find((p) => p.id === ids[0]) as Rec
+    // Its pay period is the old one it corrects; it was paid on its own check date.
+    expect(slip).toMatchObject({
+      start_at: `${correction?.periodStart}T00:00:00.000Z`,
+      end_at: `${correction?.periodEnd}T00:00:00.000Z`,
+      paid_at: `${correction?.checkDate}T00:00:00.000Z`,
+    })
+  })
+
+  it('keeps an employee working out a scheduled termination active', async () => {
+    const scheduled = emu.state.employees[1]
+    expect(String(scheduled?.terminatedOn) > new Date().toISOString().slice(0, 10)).toBe(true)
+    const got = await h.api<Rec>('GET', `${base()}/employee/${scheduled?.uuid}`)
+    expect(got.body).toMatchObject({
+      employment_status: 'ACTIVE',
+      terminated_at: `${scheduled?.terminatedOn}T00:00:00.000Z`,
+    })
+  })
+
   it('serves benefits, and deductions per employee or per benefit; a list naming neither is a 400 naming employees', async () => {
     const benefits = await h.api<Rec[]>('GET', `${base()}/benefit`)
     expect(benefits.body.map((b) => b.type)).toEqual([
