@@ -41,7 +41,7 @@ const row: BamboohrEmployee = {
   country: 'United States',
   payRate: '120000.00 USD',
   payType: 'Salary',
-  payPer: 'Year',
+  paidPer: 'Year',
   lastChanged: '2024-05-01T10:00:00+00:00',
 }
 
@@ -94,6 +94,10 @@ describe('BambooHR employees', () => {
     expect(e.employment_type).toBeUndefined()
     expect(e.gender).toBeUndefined()
     expect(e.compensation).toEqual([{ amount: 25.5, currency: 'USD', type: 'SALARY' }])
+    // An account answering the other spelling still says what the rate is per.
+    expect(
+      fromBamboohrEmployee({ id: '4', payRate: '25.50 USD', payPer: 'Hour' }, 'acme').compensation,
+    ).toEqual([{ amount: 25.5, currency: 'USD', frequency: 'HOUR', type: 'SALARY' }])
     expect(e.name).toBeUndefined()
   })
 

@@ -42,6 +42,7 @@ export const EMPLOYEE_FIELDS = [
   'country',
   'payRate',
   'payType',
+  'paidPer',
   'payPer',
   'photoUrl',
   'lastChanged',
@@ -82,7 +83,11 @@ const EMPLOYMENT_TYPES: Record<string, string> = {
   seasonal: 'SEASONAL',
   volunteer: 'VOLUNTEER',
 }
-/** `payPer` values (Hour, Day, Week, Month, Quarter, Year); "Pay Period" has no unified frequency. */
+/**
+ * What `payRate` is per (Hour, Day, Week, Month, Quarter, Year; "Pay Period" and "Piece" have no unified
+ * frequency). BambooHR's field list names it `paidPer` (documentation.bamboohr.com/docs/list-of-field-names);
+ * its OpenAPI also mentions `payPer` (create-employee), so both are asked for and `paidPer` wins.
+ */
 const PAY_PER: Record<string, string> = {
   hour: 'HOUR',
   day: 'DAY',
@@ -109,7 +114,7 @@ export function parseBamboohrMoney(
 function compensationOf(e: BamboohrEmployee) {
   const pay = parseBamboohrMoney(e.payRate)
   if (!pay) return undefined
-  const frequency = lookup(PAY_PER, e.payPer)
+  const frequency = lookup(PAY_PER, e.paidPer ?? e.payPer)
   return [
     {
       amount: pay.amount,
