@@ -175,7 +175,8 @@ export class BamboohrState {
           country: r.pick(['United States', 'Germany']),
           payRate: hourly ? `${r.int(18, 60)}.00 USD` : `${r.int(50, 200) * 1000}.00 USD`,
           payType: hourly ? 'Hourly' : 'Salary',
-          // What payRate is per: `paidPer` in BambooHR's field list (documentation.bamboohr.com/docs/list-of-field-names).
+          // What payRate is per: `paidPer` in BambooHR's field list
+          // (documentation.bamboohr.com/docs/list-of-field-names).
           paidPer: hourly ? 'Hour' : 'Year',
           photoUrl: `https://images.example/photos/${id}.jpg`,
           lastChanged: changed === null ? null : timestamp(changed),
