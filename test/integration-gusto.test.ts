@@ -137,7 +137,10 @@ describe('Gusto through Unigate', () => {
       }),
     ])
     expect((await h.api<Rec>('GET', `${base()}/company/${company()}`)).body.id).toBe(company())
+    emu.clearRequests()
     expect((await h.api('GET', `${base()}/company/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+    // Another company is outside the grant: answered without asking Gusto (which may call it forbidden).
+    expect(requests('/v1/companies/')).toHaveLength(0)
     const locations = await h.api<Rec[]>('GET', `${base()}/location`)
     expect(locations.body.map((l) => [l.id, l.is_active])).toEqual(
       emu.state.locations.map((l) => [l.uuid, l.active]),
