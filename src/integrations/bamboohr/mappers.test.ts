@@ -101,6 +101,17 @@ describe('BambooHR employees', () => {
     expect(e.name).toBeUndefined()
   })
 
+  it('leave out a termination that ended an earlier employment of a rehired employee', () => {
+    const rehired = { id: '5', status: 'Active', hireDate: '2023-03-01', terminationDate: '2022-08-31' }
+    expect(fromBamboohrEmployee(rehired, 'acme')).toMatchObject({
+      employment_status: 'ACTIVE',
+      hired_at: new Date('2023-03-01T00:00:00Z'),
+    })
+    expect(fromBamboohrEmployee(rehired, 'acme').terminated_at).toBeUndefined()
+    const leaving = { ...rehired, terminationDate: '2099-01-31' }
+    expect(fromBamboohrEmployee(leaving, 'acme').terminated_at).toEqual(new Date('2099-01-31T00:00:00Z'))
+  })
+
   it('read dates and money strictly', () => {
     expect(parseBamboohrDate('0000-00-00')).toBeUndefined()
     expect(parseBamboohrDate('2024-13-45')).toBeUndefined()

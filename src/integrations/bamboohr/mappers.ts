@@ -135,6 +135,15 @@ function contactList<T extends string>(pairs: readonly [string | null | undefine
 }
 
 /**
+ * A rehired employee's `hireDate` is the rehire (the first hire is `originalHireDate`, "the date the employee
+ * was originally hired", documentation.bamboohr.com/docs/list-of-field-names) while `terminationDate` may still
+ * hold the earlier termination: one before the current hire ended an earlier employment, not this one.
+ */
+function terminatedAt(hired: Date | undefined, terminated: Date | undefined): Date | undefined {
+  return terminated && hired && terminated < hired ? undefined : terminated
+}
+
+/**
  * One employee read from a custom report or `GET /v1/employees/{id}`. Departments, divisions and locations
  * arrive as option names, not ids, so the employee's groups and location carry names only.
  */
@@ -154,6 +163,7 @@ export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): Un
     country: text(e.country),
   }
   const status = text(e.status)?.toLowerCase()
+  const hired = parseBamboohrDate(e.hireDate)
   return {
     id: String(e.id),
     company_id: companyId,
@@ -180,8 +190,8 @@ export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): Un
     date_of_birth: parseBamboohrDate(e.dateOfBirth),
     gender: lookup(GENDERS, e.gender),
     marital_status: lookup(MARITAL, e.maritalStatus),
-    hired_at: parseBamboohrDate(e.hireDate),
-    terminated_at: parseBamboohrDate(e.terminationDate),
+    hired_at: hired,
+    terminated_at: terminatedAt(hired, parseBamboohrDate(e.terminationDate)),
     employment_status: status === 'active' ? 'ACTIVE' : status === 'inactive' ? 'INACTIVE' : undefined,
     employment_type: lookup(EMPLOYMENT_TYPES, e.employmentHistoryStatus),
     manager_id: text(e.supervisorEId),
