@@ -75,6 +75,33 @@ describe('BambooHR through Unigate', () => {
     ).toBe(true)
   })
 
+  it('says what each pay rate is per, as BambooHR names it (paidPer)', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { limit: 1000 } })
+    expect(reportBody().fields).toContain('paidPer')
+    const per: Record<string, string> = { Hour: 'HOUR', Year: 'YEAR' }
+    for (const e of res.body) {
+      const seeded = emu.state.employees.get(Number(e.id))?.fields as Record<string, string>
+      expect(e.compensation).toEqual([
+        expect.objectContaining({
+          amount: Number.parseFloat(seeded.payRate as string),
+          currency: 'USD',
+          frequency: per[seeded.paidPer as string],
+        }),
+      ])
+    }
+  })
+
+  it('leaves out the earlier termination of a rehired employee', async () => {
+    const seeded = emu.state.employees.get(102)?.fields as Record<string, string>
+    expect(String(seeded.terminationDate) < String(seeded.hireDate)).toBe(true)
+    const got = await h.api<Rec>('GET', `${base()}/employee/102`)
+    expect(got.body).toMatchObject({
+      employment_status: 'ACTIVE',
+      hired_at: `${seeded.hireDate}T00:00:00.000Z`,
+    })
+    expect(got.body.terminated_at).toBeUndefined()
+  })
+
   it('reads one employee by the id a list gave, with the same fields; 404 for an unknown id', async () => {
     const list = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { limit: 3 } })
     const id = list.body[2]?.id as string

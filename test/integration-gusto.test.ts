@@ -137,7 +137,10 @@ describe('Gusto through Unigate', () => {
       }),
     ])
     expect((await h.api<Rec>('GET', `${base()}/company/${company()}`)).body.id).toBe(company())
+    emu.clearRequests()
     expect((await h.api('GET', `${base()}/company/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+    // Another company is outside the grant: answered without asking Gusto (which may call it forbidden).
+    expect(requests('/v1/companies/')).toHaveLength(0)
     const locations = await h.api<Rec[]>('GET', `${base()}/location`)
     expect(locations.body.map((l) => [l.id, l.is_active])).toEqual(
       emu.state.locations.map((l) => [l.uuid, l.active]),
@@ -214,6 +217,38 @@ describe('Gusto through Unigate', () => {
         .filter((p) => p.processed && String(p.processedDate) >= String(recent?.processedDate))
         .reduce((n, p) => n + p.compensations.length, 0),
     )
+  })
+
+  it('finds an off-cycle payroll processed lately for an old pay period, with and without updated_gte', async () => {
+    const correction = emu.state.payrolls.find((p) => p.offCycle)
+    expect(correction?.processed).toBe(true)
+    const ids = (correction?.compensations ?? []).map((c) => `${correction?.uuid}:${c.employee_uuid}`)
+    expect(ids.length).toBeGreaterThan(0)
+    const all = await h.api<Rec[]>('GET', `${base()}/payslip`, { query: { limit: 1000, fields: 'id' } })
+    expect(all.body.map((p) => p.id)).toEqual(paid().slice(0, 1000))
+    const since = `${correction?.processedDate}T00:00:00Z`
+    const recent = await h.api<Rec[]>('GET', `${base()}/payslip`, {
+      query: { updated_gte: since, limit: 1000 },
+    })
+    expect(recent.status).toBe(200)
+    expect(recent.body.map((p) => p.id)).toEqual(expect.arrayContaining(ids))
+    const slip = recent.body.find((p) => p.id === ids[0]) as Rec
+    // Its pay period is the old one it corrects; it was paid on its own check date.
+    expect(slip).toMatchObject({
+      start_at: `${correction?.periodStart}T00:00:00.000Z`,
+      end_at: `${correction?.periodEnd}T00:00:00.000Z`,
+      paid_at: `${correction?.checkDate}T00:00:00.000Z`,
+    })
+  })
+
+  it('keeps an employee working out a scheduled termination active', async () => {
+    const scheduled = emu.state.employees[1]
+    expect(String(scheduled?.terminatedOn) > new Date().toISOString().slice(0, 10)).toBe(true)
+    const got = await h.api<Rec>('GET', `${base()}/employee/${scheduled?.uuid}`)
+    expect(got.body).toMatchObject({
+      employment_status: 'ACTIVE',
+      terminated_at: `${scheduled?.terminatedOn}T00:00:00.000Z`,
+    })
   })
 
   it('serves benefits, and deductions per employee or per benefit; a list naming neither is a 400 naming employees', async () => {

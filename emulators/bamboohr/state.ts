@@ -141,7 +141,7 @@ export class BamboohrState {
         ? this.options.untilMs - r.int(1, 400) * DAY_MS - r.int(0, 86_399) * 1000
         : null
       const hourly = r.chance(0.2)
-      this.employees.set(id, {
+      const record: EmployeeRecord = {
         id,
         fields: {
           employeeNumber: String(id).padStart(4, '0'),
@@ -175,12 +175,16 @@ export class BamboohrState {
           country: r.pick(['United States', 'Germany']),
           payRate: hourly ? `${r.int(18, 60)}.00 USD` : `${r.int(50, 200) * 1000}.00 USD`,
           payType: hourly ? 'Hourly' : 'Salary',
-          payPer: hourly ? 'Hour' : 'Year',
+          // What payRate is per: `paidPer` in BambooHR's field list
+          // (documentation.bamboohr.com/docs/list-of-field-names).
+          paidPer: hourly ? 'Hour' : 'Year',
           photoUrl: `https://images.example/photos/${id}.jpg`,
           lastChanged: changed === null ? null : timestamp(changed),
           ssn: `${r.int(100, 899)}-${r.int(10, 99)}-${r.int(1000, 9999)}`,
         },
-      })
+      }
+      if (i === 2) rehire(record.fields, hired)
+      this.employees.set(id, record)
     }
   }
 
@@ -188,6 +192,16 @@ export class BamboohrState {
   keyEmployeeId(): number {
     return this.employees.keys().next().value ?? 0
   }
+}
+
+/**
+ * The third employee left and came back: `hireDate` is the rehire, `originalHireDate` "the date the employee
+ * was originally hired" (documentation.bamboohr.com/docs/list-of-field-names), and `terminationDate` still
+ * the earlier leaving date, since only a new termination replaces it.
+ */
+function rehire(fields: Record<string, string | null>, hired: number): void {
+  fields.originalHireDate = day(hired - 900 * DAY_MS)
+  fields.terminationDate = day(hired - 200 * DAY_MS)
 }
 
 function plan(

@@ -50,6 +50,22 @@ describe('Gusto emulator', () => {
     expect((await get('/v1/companies/00000000-0000-4000-8000-000000000000', access_token)).status).toBe(404)
   })
 
+  it('chooses off-cycle payrolls by pay period even when asked to filter by check date', async () => {
+    const { access_token } = emu.oauth.issueTokens()
+    const correction = emu.state.payrolls.find((p) => p.offCycle)
+    expect(correction?.checkDate).toBe('2025-06-28')
+    const uuids = async (q: string) =>
+      (
+        (await (
+          await get(`/v1/companies/${company()}/payrolls?payroll_types=regular,off_cycle&${q}`, access_token)
+        ).json()) as { payroll_uuid: string }[]
+      ).map((p) => p.payroll_uuid)
+    const byCheck = 'date_filter_by=check_date&start_date=2025-06-01&end_date=2025-06-30'
+    expect(await uuids(byCheck)).not.toContain(correction?.uuid)
+    const byPeriod = `date_filter_by=check_date&start_date=${correction?.periodStart}&end_date=${correction?.periodEnd}`
+    expect(await uuids(byPeriod)).toContain(correction?.uuid)
+  })
+
   it('refuses an endpoint outside the app scopes with 403, and an expired token with 401', async () => {
     const narrow = emu.oauth.issueTokens(DEFAULT_GUSTO_CLIENT.clientId, ['companies:read'])
     expect((await get(`/v1/companies/${company()}`, narrow.access_token)).status).toBe(200)

@@ -125,8 +125,9 @@ export function registerRoutes(app: FastifyInstance, state: GustoState, oauth: G
   /**
    * `GET /v1/companies/{company_id}/payrolls` (payrolls:read): processed regular payrolls of the past 6
    * months by default; `processing_statuses`, `payroll_types`, `start_date`/`end_date` (pay period, or check
-   * date with `date_filter_by=check_date`); "end_date can be at most 3 months in the future and start_date
-   * and end_date can't be more than 1 year apart" (422 here; the wording is ours).
+   * date with `date_filter_by=check_date`, for regular processed payrolls only); "end_date can be at most 3
+   * months in the future and start_date and end_date can't be more than 1 year apart" (422 here; the wording
+   * is ours).
    */
   app.get('/v1/companies/:company/payrolls', async (request, reply) => {
     company(request, 'payrolls:read')
@@ -149,7 +150,9 @@ export function registerRoutes(app: FastifyInstance, state: GustoState, oauth: G
     const rows = state.payrolls.filter((p: PayrollRecord) => {
       if (!statuses.includes(p.processed ? 'processed' : 'unprocessed')) return false
       if (!types.includes(p.offCycle ? 'off_cycle' : 'regular')) return false
-      return byCheck
+      // `date_filter_by` "applies only to regular processed payrolls and defaults to pay period": an
+      // off-cycle or unprocessed payroll is always chosen by its pay period (same operation).
+      return byCheck && !p.offCycle && p.processed
         ? p.checkDate >= start && p.checkDate <= end
         : p.periodStart >= start && p.periodEnd <= end
     })

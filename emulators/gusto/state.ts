@@ -159,8 +159,13 @@ export class GustoState {
     })
     for (let i = 0; i < options.employees; i++) {
       const hired = joined + r.int(0, Math.max(1, options.historyDays - 30)) * DAY_MS
+      // The second employee has a termination scheduled a month ahead: still working, not yet inactive.
       const terminated =
-        i > 1 && r.chance(0.15) ? Math.min(untilMs - DAY_MS, hired + r.int(60, 200) * DAY_MS) : null
+        i === 1
+          ? untilMs + 30 * DAY_MS
+          : i > 1 && r.chance(0.15)
+            ? Math.min(untilMs - DAY_MS, hired + r.int(60, 200) * DAY_MS)
+            : null
       const hourly = r.chance(0.3)
       const first = FIRST[i % FIRST.length] as string
       const last = LAST[(i * 3) % LAST.length] as string
@@ -225,7 +230,7 @@ export class GustoState {
           version: uuidV4(r).replace(/-/g, ''),
           employee_uuid: e.uuid,
           company_benefit_uuid: b.uuid,
-          active: e.terminatedOn === null,
+          active: e.terminatedOn === null || e.terminatedOn > this.options.until,
           employee_deduction: percent ? cents(r.int(2, 8)) : cents(r.int(20, 300)),
           deduct_as_percentage: percent,
           company_contribution: cents(r.int(0, 200)),
@@ -278,6 +283,32 @@ export class GustoState {
         compensations: paid.map((e) => this.compensation(e, r, processed)),
       })
     }
+    this.seedCorrection(untilMs, r)
+  }
+
+  /**
+   * An off-cycle correction payroll processed days ago for an old pay period (the fifth regular one): Gusto
+   * chooses off-cycle payrolls by pay period even with `date_filter_by=check_date`, so a reader looking for
+   * recently processed payrolls by check date alone misses it.
+   */
+  private seedCorrection(untilMs: number, r: SeededRandom): void {
+    const old = this.payrolls[4]
+    if (!old?.processed) return
+    const check = untilMs - 2 * DAY_MS
+    this.payrolls.push({
+      uuid: uuidV4(r),
+      checkDate: day(check),
+      periodStart: old.periodStart,
+      periodEnd: old.periodEnd,
+      processed: true,
+      processedDate: day(check - 2 * DAY_MS),
+      createdAt: stamp(check - 3 * DAY_MS),
+      offCycle: true,
+      compensations: old.compensations.slice(0, 3).map((c) => {
+        const e = this.employees.find((x) => x.uuid === c.employee_uuid) as GustoEmployeeRecord
+        return this.compensation(e, r, true)
+      }),
+    })
   }
 
   private compensation(e: GustoEmployeeRecord, r: SeededRandom, processed: boolean): Json {
@@ -364,14 +395,19 @@ export class GustoState {
       version: e.uuid.replace(/-/g, '').slice(0, 32),
       department: department ? department.title : null,
       department_uuid: e.department_uuid,
+      // `terminated` covers employees who "have been or are scheduled to be terminated" (the `terminated`
+      // filter of get-v1-companies-company_id-employees); a termination is `active` once it "has gone into
+      // effect" (`Termination`), so a scheduled one is terminated: true with an inactive termination.
       terminated: e.terminatedOn !== null,
       terminations: e.terminatedOn
         ? [
             {
               uuid: `${e.uuid.slice(0, 30)}aaaaaa`,
               employee_uuid: e.uuid,
-              active: true,
+              active: e.terminatedOn <= this.options.until,
+              cancelable: e.terminatedOn > this.options.until,
               effective_date: e.terminatedOn,
+              run_termination_payroll: false,
             },
           ]
         : [],
@@ -422,6 +458,7 @@ export class GustoState {
       payroll_uuid: p.uuid,
       company_uuid: this.companyUuid,
       off_cycle: p.offCycle,
+      off_cycle_reason: p.offCycle ? 'Correction' : null,
       auto_pilot: false,
       processed: p.processed,
       processed_date: p.processedDate,

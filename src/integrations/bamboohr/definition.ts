@@ -11,7 +11,8 @@ const DEFAULT_API_URL = 'https://api.bamboohr.com/api/gateway.php'
 /**
  * BambooHR with an API key: employees (custom reports and employee reads), the company, departments and
  * divisions as groups, locations and benefit plans from its list fields and benefits API. It has no payroll
- * or deduction API for keys: payslips and deductions answer 501.
+ * API for keys: payslips answer 501. Deductions answer 501 too, though keys may read enrollments
+ * (`GET /v1/benefit/employee_benefit`, filters in a JSON body on a GET): not read yet.
  */
 export default defineIntegration({
   type: 'bamboohr',

@@ -41,7 +41,7 @@ const row: BamboohrEmployee = {
   country: 'United States',
   payRate: '120000.00 USD',
   payType: 'Salary',
-  payPer: 'Year',
+  paidPer: 'Year',
   lastChanged: '2024-05-01T10:00:00+00:00',
 }
 
@@ -94,7 +94,22 @@ describe('BambooHR employees', () => {
     expect(e.employment_type).toBeUndefined()
     expect(e.gender).toBeUndefined()
     expect(e.compensation).toEqual([{ amount: 25.5, currency: 'USD', type: 'SALARY' }])
+    // An account answering the other spelling still says what the rate is per.
+    expect(
+      fromBamboohrEmployee({ id: '4', payRate: '25.50 USD', payPer: 'Hour' }, 'acme').compensation,
+    ).toEqual([{ amount: 25.5, currency: 'USD', frequency: 'HOUR', type: 'SALARY' }])
     expect(e.name).toBeUndefined()
+  })
+
+  it('leave out a termination that ended an earlier employment of a rehired employee', () => {
+    const rehired = { id: '5', status: 'Active', hireDate: '2023-03-01', terminationDate: '2022-08-31' }
+    expect(fromBamboohrEmployee(rehired, 'acme')).toMatchObject({
+      employment_status: 'ACTIVE',
+      hired_at: new Date('2023-03-01T00:00:00Z'),
+    })
+    expect(fromBamboohrEmployee(rehired, 'acme').terminated_at).toBeUndefined()
+    const leaving = { ...rehired, terminationDate: '2099-01-31' }
+    expect(fromBamboohrEmployee(leaving, 'acme').terminated_at).toEqual(new Date('2099-01-31T00:00:00Z'))
   })
 
   it('read dates and money strictly', () => {

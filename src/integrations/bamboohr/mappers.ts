@@ -42,6 +42,7 @@ export const EMPLOYEE_FIELDS = [
   'country',
   'payRate',
   'payType',
+  'paidPer',
   'payPer',
   'photoUrl',
   'lastChanged',
@@ -82,7 +83,11 @@ const EMPLOYMENT_TYPES: Record<string, string> = {
   seasonal: 'SEASONAL',
   volunteer: 'VOLUNTEER',
 }
-/** `payPer` values (Hour, Day, Week, Month, Quarter, Year); "Pay Period" has no unified frequency. */
+/**
+ * What `payRate` is per (Hour, Day, Week, Month, Quarter, Year; "Pay Period" and "Piece" have no unified
+ * frequency). BambooHR's field list names it `paidPer` (documentation.bamboohr.com/docs/list-of-field-names);
+ * its OpenAPI also mentions `payPer` (create-employee), so both are asked for and `paidPer` wins.
+ */
 const PAY_PER: Record<string, string> = {
   hour: 'HOUR',
   day: 'DAY',
@@ -109,7 +114,7 @@ export function parseBamboohrMoney(
 function compensationOf(e: BamboohrEmployee) {
   const pay = parseBamboohrMoney(e.payRate)
   if (!pay) return undefined
-  const frequency = lookup(PAY_PER, e.payPer)
+  const frequency = lookup(PAY_PER, e.paidPer ?? e.payPer)
   return [
     {
       amount: pay.amount,
@@ -127,6 +132,15 @@ function contactList<T extends string>(pairs: readonly [string | null | undefine
     return v ? [{ [key]: v, type }] : []
   })
   return out.length > 0 ? out : undefined
+}
+
+/**
+ * A rehired employee's `hireDate` is the rehire (the first hire is `originalHireDate`, "the date the employee
+ * was originally hired", documentation.bamboohr.com/docs/list-of-field-names) while `terminationDate` may still
+ * hold the earlier termination: one before the current hire ended an earlier employment, not this one.
+ */
+function terminatedAt(hired: Date | undefined, terminated: Date | undefined): Date | undefined {
+  return terminated && hired && terminated < hired ? undefined : terminated
 }
 
 /**
@@ -149,6 +163,7 @@ export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): Un
     country: text(e.country),
   }
   const status = text(e.status)?.toLowerCase()
+  const hired = parseBamboohrDate(e.hireDate)
   return {
     id: String(e.id),
     company_id: companyId,
@@ -175,8 +190,8 @@ export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): Un
     date_of_birth: parseBamboohrDate(e.dateOfBirth),
     gender: lookup(GENDERS, e.gender),
     marital_status: lookup(MARITAL, e.maritalStatus),
-    hired_at: parseBamboohrDate(e.hireDate),
-    terminated_at: parseBamboohrDate(e.terminationDate),
+    hired_at: hired,
+    terminated_at: terminatedAt(hired, parseBamboohrDate(e.terminationDate)),
     employment_status: status === 'active' ? 'ACTIVE' : status === 'inactive' ? 'INACTIVE' : undefined,
     employment_type: lookup(EMPLOYMENT_TYPES, e.employmentHistoryStatus),
     manager_id: text(e.supervisorEId),

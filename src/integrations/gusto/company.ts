@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.js'
+import { ApiError, notFound } from '../../errors.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { fromGustoCompany } from './mappers.js'
 import type { GustoCompany } from './types.js'
@@ -31,9 +31,16 @@ export const companyHandlers: ObjectHandlers = {
     })
     return [fromGustoCompany(company)].slice(q.offset, q.offset + q.limit)
   },
+  /**
+   * A token reaches its one company only: another id is not found here, without spending a call whose refusal
+   * (documented as 404, but a grant error could come back as 401/403) might read as a broken connection.
+   */
   async get(ctx, id) {
+    const own = companyOf(ctx)
+    if (id !== own)
+      throw notFound(`get hris_company ${id}: not found; this Gusto connection's company is '${own}'`)
     return fromGustoCompany(
-      await ctx.client.json<GustoCompany>({ path: companyPath(id), query: { ...ctx.rawParams } }),
+      await ctx.client.json<GustoCompany>({ path: companyPath(own), query: { ...ctx.rawParams } }),
     )
   },
 }

@@ -82,6 +82,24 @@ describe('Gusto employees and organization', () => {
     expect(e.compensation).toEqual([{ amount: 500, currency: 'USD', type: 'SALARY' }])
   })
 
+  it('keep an employee working out a scheduled termination ACTIVE, and date the latest termination', () => {
+    const scheduled = fromGustoEmployee({
+      ...employee,
+      terminations: [{ effective_date: '2099-01-31', active: false }],
+    })
+    expect(scheduled.employment_status).toBe('ACTIVE')
+    expect(scheduled.terminated_at).toEqual(new Date('2099-01-31T00:00:00Z'))
+    const rehiredAndLeft = fromGustoEmployee({
+      ...employee,
+      terminations: [
+        { effective_date: '2021-05-01', active: true },
+        { effective_date: '2025-03-31', active: true },
+      ],
+    })
+    expect(rehiredAndLeft.employment_status).toBe('INACTIVE')
+    expect(rehiredAndLeft.terminated_at).toEqual(new Date('2025-03-31T00:00:00Z'))
+  })
+
   it('map company, locations and departments', () => {
     const company = fromGustoCompany({
       uuid: 'c-1',

@@ -64,6 +64,26 @@ function compensationOf(e: GustoEmployee) {
   return [{ amount, currency: CURRENCY, ...(frequency ? { frequency } : {}), type: 'SALARY' }]
 }
 
+/** The termination with the latest effective date (a rehired employee keeps earlier ones). */
+function latestTermination(e: GustoEmployee) {
+  return [...(e.terminations ?? [])].sort((a, b) =>
+    String(b.effective_date ?? '').localeCompare(String(a.effective_date ?? '')),
+  )[0]
+}
+
+/**
+ * `terminated` is true for employees who "have been or are scheduled to be terminated" (the `terminated`
+ * filter of get-v1-companies-company_id-employees); a termination is `active` once it "has gone into effect"
+ * (`Termination`). So an employee still working out a scheduled termination is ACTIVE.
+ */
+function employmentStatusOf(e: GustoEmployee): string | undefined {
+  if (e.terminated === false) return 'ACTIVE'
+  if (e.terminated !== true) return undefined
+  const terminations = e.terminations ?? []
+  if (terminations.length === 0) return 'INACTIVE'
+  return terminations.some((t) => t.active !== false) ? 'INACTIVE' : 'ACTIVE'
+}
+
 export function fromGustoEmployee(e: GustoEmployee): UnifiedRecord {
   const job = primaryJob(e)
   const first = text(e.preferred_first_name) ?? text(e.first_name)
@@ -71,7 +91,7 @@ export function fromGustoEmployee(e: GustoEmployee): UnifiedRecord {
     ...(text(e.work_email) ? [{ email: text(e.work_email), type: 'WORK' }] : []),
     ...(text(e.email) ? [{ email: text(e.email), type: 'HOME' }] : []),
   ]
-  const termination = e.terminations?.find((t) => t.active !== false) ?? e.terminations?.[0]
+  const termination = latestTermination(e)
   return {
     id: e.uuid,
     first_name: text(e.first_name),
@@ -84,7 +104,7 @@ export function fromGustoEmployee(e: GustoEmployee): UnifiedRecord {
     manager_id: text(e.manager_uuid),
     employee_number: text(e.employee_code),
     title: text(e.title) ?? text(job?.title),
-    employment_status: e.terminated === true ? 'INACTIVE' : e.terminated === false ? 'ACTIVE' : undefined,
+    employment_status: employmentStatusOf(e),
     employment_type: e.current_employment_status ? EMPLOYMENT_TYPES[e.current_employment_status] : undefined,
     hired_at: parseGustoDate(e.hired_at ?? job?.hire_date),
     terminated_at: e.terminated ? parseGustoDate(termination?.effective_date) : undefined,

@@ -8,6 +8,13 @@ import type { GustoEmployeeCompensation, GustoPayroll, GustoPayrollSummary } fro
 const DAY_MS = 86_400_000
 /** `start_date` and `end_date` "can't be more than 1 year apart" (Gusto OpenAPI, get-v1-companies-company_id-payrolls). */
 const WINDOW_DAYS = 364
+/**
+ * How far each window reaches into the next. `date_filter_by=check_date` "applies only to regular processed
+ * payrolls": off-cycle payrolls are chosen by pay period (same operation), and one whose period straddles a
+ * window edge would fall in neither window. Overlapping by a quarter keeps every period up to a quarter long
+ * whole in some window (and makes the edges' inclusiveness moot); payrolls seen twice are kept once.
+ */
+const OVERLAP_DAYS = 91
 /** "end_date can be at most 3 months in the future" (same operation): payrolls already processed for later checks. */
 const AHEAD_DAYS = 90
 /** No Gusto payroll predates Gusto (founded as ZenPayroll in 2011): where a company has no join date, start there. */
@@ -16,14 +23,17 @@ const EARLIEST = '2011-01-01'
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /**
- * Every processed payroll, regular and off-cycle, whose check date is on or after `from`: Gusto lists one
- * year of check dates per call, so the span to three months ahead is read a year at a time. Sorted by check
- * date, then id, so positions are stable while new payrolls only add to the end.
+ * Every processed payroll, regular (by check date) and off-cycle (by pay period), from `from` on: Gusto lists
+ * one year per call, so the span to three months ahead is read a year at a time, windows overlapping. Sorted
+ * by check date, then id, so positions are stable while new payrolls only add to the end.
  */
 async function processedPayrolls(ctx: HandlerContext, company: string, from: string) {
   const end = Date.now() + AHEAD_DAYS * DAY_MS
   const found = new Map<string, GustoPayrollSummary>()
-  for (let start = Date.parse(`${from}T00:00:00Z`); start <= end; start += (WINDOW_DAYS + 1) * DAY_MS) {
+  const step = (WINDOW_DAYS - OVERLAP_DAYS) * DAY_MS
+  if (Date.parse(`${from}T00:00:00Z`) > end) return []
+  for (let start = Date.parse(`${from}T00:00:00Z`); ; start += step) {
+    const last = start + WINDOW_DAYS * DAY_MS >= end
     const page = await ctx.client.json<GustoPayrollSummary[]>({
       path: `${companyPath(company)}/payrolls`,
       query: {
@@ -36,6 +46,7 @@ async function processedPayrolls(ctx: HandlerContext, company: string, from: str
     })
     if (!Array.isArray(page)) throw new TypeError('payrolls answered something other than a list')
     for (const p of page) if (p.processed !== false) found.set(p.payroll_uuid ?? String(p.uuid), p)
+    if (last) break
   }
   return [...found.values()].sort(
     (a, b) =>
@@ -74,13 +85,15 @@ function nextPayroll(payrolls: readonly GustoPayrollSummary[], i: number): strin
 async function listPayslips(ctx: HandlerContext, q: ListQuery) {
   const company = companyOf(ctx)
   const user = typeof q.filters.user_id === 'string' ? q.filters.user_id : undefined
-  // Gusto gives the processed date only: `updated_gte` keeps payrolls processed on its day or later.
+  // Gusto gives the processed date only: `updated_gte` keeps payrolls processed on its day or later. It
+  // cannot narrow the windows: an off-cycle payroll processed today may be for a pay period of any age, and
+  // Gusto finds off-cycle payrolls by pay period only, so every window from the join date is read.
   const since = q.updated_gte ? day(q.updated_gte.getTime()) : undefined
-  const from = since ?? ctx.settings.join_date ?? EARLIEST
+  const from = ctx.settings.join_date ?? EARLIEST
   const payrolls = (await processedPayrolls(ctx, company, from)).filter(
     (p) => !since || (p.processed_date ?? '') >= since,
   )
-  const scope = `${ctx.connectionId}|gusto-payslips|${user ?? ''}|${from}`
+  const scope = `${ctx.connectionId}|gusto-payslips|${user ?? ''}|${from}|${since ?? ''}`
   const start = ctx.cursors.walkStart(scope, q.offset)
   const [cursorPayroll, cursorIndex] = (start.cursor ?? '').split('#')
   let first = start.cursor ? payrolls.findIndex((p) => p.payroll_uuid === cursorPayroll) : 0
