@@ -1,51 +1,38 @@
-/** Harvest v1 records as the connector reads them (developers.greenhouse.io/harvest.html); every field may be null. */
-
-export interface GreenhouseUser {
-  readonly id: number
-  readonly name?: string | null
-}
-
-export interface GreenhouseKeyedField {
-  readonly name?: string | null
-  readonly type?: string | null
-  readonly value?: unknown
-}
-
+/**
+ * Harvest v3 records as the connector reads them. The v3 reference pages were not available to us; the
+ * shapes follow the v3 conventions of https://harvestdocs.greenhouse.io/docs/standardizations (parent ids
+ * on children, `created_at`/`updated_at` on every resource, `_at` timestamps, `_on` dates) and are an
+ * assumption beyond that (see emulators/greenhouse/README.md). Every field may be null.
+ */
 export interface GreenhouseApplication {
   readonly id: number
   readonly candidate_id?: number | null
+  readonly job_id?: number | null
   readonly prospect?: boolean | null
+  readonly status?: string | null
+  readonly current_stage_id?: number | null
+  readonly source_id?: number | null
+  readonly recruiter_id?: number | null
+  readonly credited_to_id?: number | null
   readonly applied_at?: string | null
   readonly rejected_at?: string | null
   readonly last_activity_at?: string | null
-  readonly source?: { readonly id: number; readonly public_name?: string | null } | null
-  readonly credited_to?: GreenhouseUser | null
-  readonly recruiter?: GreenhouseUser | null
-  readonly rejection_reason?: { readonly id: number; readonly name?: string | null } | null
-  readonly jobs?: readonly { readonly id: number; readonly name?: string | null }[] | null
-  readonly status?: string | null
-  readonly current_stage?: { readonly id: number; readonly name?: string | null } | null
-  readonly answers?: readonly { readonly question?: string | null; readonly answer?: string | null }[] | null
-  readonly keyed_custom_fields?: Readonly<Record<string, GreenhouseKeyedField | null>> | null
+  readonly created_at?: string | null
+  readonly updated_at?: string | null
   readonly [other: string]: unknown
 }
 
 export interface GreenhouseOffer {
   readonly id: number
-  readonly version?: number | null
   readonly application_id?: number | null
+  readonly version?: number | null
+  readonly status?: string | null
   readonly created_at?: string | null
   readonly updated_at?: string | null
-  /** A calendar date, `YYYY-MM-DD`. */
-  readonly sent_at?: string | null
+  /** A calendar date, `YYYY-MM-DD` (date-only fields end in `_on`). */
+  readonly sent_on?: string | null
   readonly resolved_at?: string | null
   /** A calendar date, `YYYY-MM-DD`. */
-  readonly starts_at?: string | null
-  readonly status?: string | null
+  readonly start_on?: string | null
   readonly [other: string]: unknown
-}
-
-export interface GreenhouseCandidate {
-  readonly id: number
-  readonly applications?: readonly GreenhouseApplication[] | null
 }
