@@ -63,12 +63,20 @@ describe('Greenhouse through Unigate', () => {
     expect(res.body[0]).toMatchObject({
       id: String(first?.id),
       candidate_id: String(first?.candidateId),
-      applied_at: new Date(first?.appliedAt as number).toISOString(),
+      applied_at: new Date(first?.createdAt as number).toISOString(),
       created_at: new Date(first?.createdAt as number).toISOString(),
       updated_at: new Date(first?.updatedAt as number).toISOString(),
       original_status: first?.status,
     })
     expect(res.body.every((a) => !('offers' in a) && !('raw' in a))).toBe(true)
+    // An application in process takes its unified status from its stage's name.
+    const reviewing = ordered().find(
+      (a) => a.status === 'in_process' && a.currentStage?.name === 'Application Review',
+    )
+    const one = await h.api<Rec>('GET', path(String(reviewing?.id)))
+    expect(one.body).toMatchObject({ status: 'REVIEWING', original_substatus: 'Application Review' })
+    emu.clearRequests()
+    await h.api('GET', path(), { query: { limit: 5 } })
     expect(listCalls()).toHaveLength(1)
     expect(listCalls()[0]?.query).toEqual({ per_page: '5' })
     const bearer = String(listCalls()[0]?.headers.authorization)
@@ -170,7 +178,7 @@ describe('Greenhouse through Unigate', () => {
     for (const a of only.body)
       expect(Object.keys(a).every((k) => ['id', 'status', 'job_id'].includes(k))).toBe(true)
     const raw = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'id,raw' } })
-    expect((raw.body[0]?.raw as Rec | undefined)?.current_stage_id).toBeDefined()
+    expect((raw.body[0]?.raw as Rec | undefined)?.stage_id).toBeDefined()
     const named = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'raw.prospect' } })
     expect(named.body[0]).toEqual({ raw: { prospect: expect.any(Boolean) } })
     expect(offerCalls()).toHaveLength(0)
@@ -235,9 +243,10 @@ describe('Greenhouse through Unigate', () => {
   it('filters by job, candidate, status and updated_gte with v3 filters at Greenhouse', async () => {
     const job = String(ordered()[0]?.jobs[0]?.id)
     const byJob = await h.api<Rec[]>('GET', path(), { query: { job_id: job, limit: 1000 } })
+    // v3's job_ids reads job_id: a prospect's jobs are prospective_job_ids.
     expect(byJob.body.map((a) => a.id)).toEqual(
       ordered()
-        .filter((a) => a.jobs.some((j) => String(j.id) === job))
+        .filter((a) => !a.prospect && a.jobs.some((j) => String(j.id) === job))
         .map((a) => String(a.id)),
     )
     expect(listCalls()[0]?.query.job_ids).toBe(job)

@@ -24,11 +24,11 @@ function basicPair(header: string | undefined): [string, string] | undefined {
  * ("Step 2: Generate an access token"): HTTP Basic `client_id:client_secret`, an
  * `application/x-www-form-urlencoded` body with `grant_type=client_credentials` and `sub=<user_id>`.
  *
- * ASSUMPTIONS (the pages we could read do not show them): refusals are RFC 6749 section 5.2 bodies
- * (`invalid_client` 401, `unsupported_grant_type`/`invalid_request` 400); the answer is
- * `{access_token, token_type, expires_at}` with `expires_at` an ISO-8601 instant, as the public v3 clients
- * conductorone/baton-greenhouse (pkg/client/client.go, ensureToken) read it; `sub`, when given, must be a
- * numeric user id ("sub should be the numeric user_id of a user", ibid.).
+ * The answer is `{access_token, token_type: "Bearer", expires_in}` (public v3 clients require `expires_in`
+ * and treat an absolute `expires_at` as the legacy form; the generate-token reference was not readable to
+ * us). ASSUMPTIONS: refusals are RFC 6749 section 5.2 bodies (`invalid_client` 401,
+ * `unsupported_grant_type`/`invalid_request` 400); `sub`, when given, must be a numeric user id ("sub should
+ * be the numeric user_id of a user", ibid.).
  */
 export function registerTokenEndpoint(app: FastifyInstance, state: GreenhouseState): void {
   app.addContentTypeParser(
@@ -48,7 +48,7 @@ export function registerTokenEndpoint(app: FastifyInstance, state: GreenhouseSta
     const token = randomBytes(24).toString('base64url')
     const expiresAt = Date.now() + TOKEN_LIFETIME_MS
     state.tokens.set(token, { clientId: pair[0], expiresAt })
-    return { access_token: token, token_type: 'Bearer', expires_at: new Date(expiresAt).toISOString() }
+    return { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_MS / 1000 }
   })
 }
 
@@ -57,9 +57,9 @@ export function registerTokenEndpoint(app: FastifyInstance, state: GreenhouseSta
  * - "Call Harvest v3 endpoints with Authorization: Bearer <<ACCESS_TOKEN>>"
  *   (https://harvestdocs.greenhouse.io/docs/authentication); a missing, unknown or expired token is 401;
  * - a credential has the scopes configured for it (ibid., Step 1: "configure the scopes your integration
- *   needs"); a route outside them is 403 (ASSUMPTION: the status of a missing scope is not documented in
- *   what we read);
- * - rate limit: see constants.ts (ASSUMPTION).
+ *   needs"); a route outside them is 403 ("missing OAuth scope or authorizing user is not a Site Admin",
+ *   airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler);
+ * - rate limit: see constants.ts.
  */
 export function installGreenhouseAuth(app: FastifyInstance, state: GreenhouseState): void {
   app.addHook('preHandler', async (request, reply) => {

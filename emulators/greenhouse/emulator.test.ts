@@ -47,9 +47,8 @@ describe('Greenhouse emulator (Harvest v3)', () => {
     try {
       const ok = await tokenFrom(emu, undefined, undefined, 'grant_type=client_credentials&sub=92120')
       expect(ok.status).toBe(200)
-      const body = (await ok.json()) as Record<string, string>
-      expect(body.token_type).toBe('Bearer')
-      expect(Date.parse(body.expires_at ?? '') - Date.now()).toBeGreaterThan(59 * 60 * 1000)
+      const body = (await ok.json()) as Record<string, unknown>
+      expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 })
       const wrong = await tokenFrom(emu, DEFAULT_GREENHOUSE_CLIENT_ID, 'not-the-secret')
       expect([wrong.status, await wrong.json()]).toEqual([401, { error: 'invalid_client' }])
       expect((await tokenFrom(emu, 'nobody', 'x')).status).toBe(401)
@@ -82,6 +81,9 @@ describe('Greenhouse emulator (Harvest v3)', () => {
       expect(rows.map((r) => r.id)).toEqual(ordered.slice(0, 3).map((a) => a.id))
       expect(rows[0]?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
       expect(rows[0]).toHaveProperty('updated_at')
+      expect(rows[0]).not.toHaveProperty('applied_at')
+      expect(rows[0]).toHaveProperty('stage_name')
+      expect(['in_process', 'rejected', 'hired']).toContain(rows[0]?.status)
       const next = (/<([^>]+)>/.exec(link) as RegExpExecArray)[1] as string
       const second = await get(next)
       expect(((await second.json()) as { id: number }[]).map((r) => r.id)).toEqual(
@@ -95,6 +97,8 @@ describe('Greenhouse emulator (Harvest v3)', () => {
       expect(await tooBig.json()).toMatchObject({ errors: [{ field: 'per_page' }] })
       expect((await get('/applications?updated_at=yesterday')).status).toBe(422)
       expect((await get('/applications?job_ids=x')).status).toBe(422)
+      const tooMany = Array.from({ length: 51 }, (_, i) => i + 1).join(',')
+      expect((await get(`/applications?ids=${tooMany}`)).status).toBe(422)
       expect(await (await get('/applications?status=pending')).json()).toEqual([])
       const all = await get('/applications?per_page=500')
       expect(all.headers.get('link')).toBeNull()
@@ -134,7 +138,8 @@ describe('Greenhouse emulator (Harvest v3)', () => {
           .sort((p, q) => p - q),
       )
       expect(offers[0]).toHaveProperty('sent_on')
-      expect(offers[0]).toHaveProperty('start_on')
+      expect(offers[0]).toHaveProperty('starts_on')
+      expect(['created', 'accepted', 'deprecated']).toContain(offers[0]?.status)
     } finally {
       await emu.close()
     }

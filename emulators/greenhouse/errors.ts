@@ -14,7 +14,7 @@ export class GreenhouseHttpError extends Error {
 }
 
 /**
- * A parameter that fails validation. ASSUMPTION: v3 keeps v1's 422 with
+ * A parameter that fails validation: 422 (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). ASSUMPTION: the body keeps v1's
  * `{message: "Validation error", errors: [{message, field}]}`
  * (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Validation); the v3 error
  * bodies are not in the pages we could read. The messages are ours.

@@ -18,8 +18,9 @@ interface CursorState {
  * The query a list request stands for. v3 pages by cursor (https://harvestdocs.greenhouse.io/docs/pagination):
  * - "The cursor value is a URL-safe, Base64-encoded payload" holding the initial request's filters and
  *   `per_page`;
- * - "When you pass a cursor, it must be the only query parameter" (`?cursor=...&per_page=50` "will fail":
- *   422 here, ASSUMPTION on the status);
+ * - "When you pass a cursor, it must be the only query parameter" (`?cursor=...&per_page=50` "will fail";
+ *   422: "a cursor combined with other query parameters, an expired cursor, or per_page outside 1-500",
+ *   airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler);
  * - there is no `page` parameter ("The page parameter is no longer supported",
  *   https://harvestdocs.greenhouse.io/docs/step-by-step-migration-instructions): 422 here.
  */

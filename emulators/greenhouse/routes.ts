@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { MAX_IDS } from './constants.js'
 import { invalid } from './errors.js'
 import { listQuery, sendPage } from './paging.js'
 import { renderApplication, renderOffer } from './render.js'
@@ -6,12 +7,18 @@ import type { ApplicationRecord, GreenhouseState, OfferRecord } from './state.js
 
 type Filters = Readonly<Record<string, string>>
 
-/** `ids`, `candidate_ids`... : comma-separated whole numbers, or a 422 naming the parameter. */
+/**
+ * `ids`, `candidate_ids`...: comma-separated whole numbers, at most 50 ("Greenhouse caps every *_ids filter
+ * at maxItems: 50", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml's unit tests; "Return only records with these IDs (maximum 50)", Airbyte's v3
+ * agent connector reference), else a 422 naming the parameter.
+ */
 function idList(filters: Filters, name: string): Set<number> | undefined {
   const text = filters[name]
   if (text === undefined) return undefined
   if (!/^\d+(,\d+)*$/.test(text)) throw invalid(name, 'Must be a comma-separated list of integers')
-  return new Set(text.split(',').map(Number))
+  const ids = text.split(',').map(Number)
+  if (ids.length > MAX_IDS) throw invalid(name, `At most ${MAX_IDS} ids`)
+  return new Set(ids)
 }
 
 const OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const
@@ -19,7 +26,7 @@ const OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const
 /**
  * `created_at`/`updated_at` "supporting operators such as gte, lte, gt, and lt", written `gte|<ISO-8601>`
  * (https://harvestdocs.greenhouse.io/docs/list-endpoints: `created_at=gte|2024-01-01T00:00:00Z`). Several
- * operators chain as `gte|a|lte|b` (ASSUMPTION, as public v3 clients send ranges). Anything else is a 422.
+ * operators chain as `gte|a|lte|b` (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml: `'gte|' ~ start ~ '|lte|' ~ end`). Anything else is a 422.
  */
 function timeRange(filters: Filters, name: string): ((ms: number) => boolean) | undefined {
   const text = filters[name]
@@ -46,7 +53,8 @@ function timeRange(filters: Filters, name: string): ((ms: number) => boolean) | 
 
 /**
  * GET /v3/applications filters (https://harvestdocs.greenhouse.io/docs/list-endpoints): `ids`, parent
- * resources (`candidate_ids`, `job_ids`: "applications that involve this job", prospects' jobs included),
+ * resources (`candidate_ids`, `job_ids`; a prospect's jobs by `prospective_job_ids`, as public v3 clients
+ * filter them),
  * `created_at`/`updated_at` ranges and `status` (an unknown status lists nothing, as v1 did: ASSUMPTION).
  * The order is not documented: id ascending here.
  */
@@ -54,6 +62,7 @@ function applications(state: GreenhouseState, filters: Filters): ApplicationReco
   const ids = idList(filters, 'ids')
   const candidates = idList(filters, 'candidate_ids')
   const jobs = idList(filters, 'job_ids')
+  const prospectiveJobs = idList(filters, 'prospective_job_ids')
   const created = timeRange(filters, 'created_at')
   const updated = timeRange(filters, 'updated_at')
   const status = filters.status
@@ -63,7 +72,8 @@ function applications(state: GreenhouseState, filters: Filters): ApplicationReco
       (a) =>
         (!ids || ids.has(a.id)) &&
         (!candidates || candidates.has(a.candidateId)) &&
-        (!jobs || a.jobs.some((j) => jobs.has(j.id))) &&
+        (!jobs || (!a.prospect && a.jobs.some((j) => jobs.has(j.id)))) &&
+        (!prospectiveJobs || (a.prospect && a.jobs.some((j) => prospectiveJobs.has(j.id)))) &&
         (!created || created(a.createdAt)) &&
         (!updated || updated(a.updatedAt)) &&
         (status === undefined || a.status === status),
@@ -98,6 +108,8 @@ export function registerRoutes(app: FastifyInstance, state: GreenhouseState): vo
   })
   app.get('/v3/offers', async (request, reply) => {
     const q = listQuery(request)
-    return sendPage(request, reply, q, offers(state, q.query), renderOffer)
+    return sendPage(request, reply, q, offers(state, q.query), (o) =>
+      renderOffer(o, state.applications.get(o.applicationId)),
+    )
   })
 }

@@ -183,12 +183,12 @@ export class GreenhouseState {
     this.nextApplicationId += r.int(1, 40)
     const outcome = r.next()
     const status: ApplicationRecord['status'] = prospect
-      ? 'active'
+      ? 'in_process'
       : outcome < 0.15
         ? 'hired'
         : outcome < 0.4
           ? 'rejected'
-          : 'active'
+          : 'in_process'
     const stageIndex = status === 'hired' ? STAGES.length - 1 : r.int(0, STAGES.length - 1)
     const lastActivityAt = Math.min(this.options.untilMs - MINUTE_MS, appliedAt + r.int(1, 15) * DAY_MS)
     const jobs = prospect ? (r.chance(0.5) ? [] : this.jobs.slice(1, 3)) : [r.pick(this.jobs)]
@@ -259,7 +259,7 @@ export class GreenhouseState {
       sentAt: day(made),
       resolvedAt: accepted ? app.lastActivityAt : null,
       startsAt: day(made + 30 * DAY_MS),
-      status: accepted ? 'accepted' : 'unresolved',
+      status: accepted ? 'accepted' : 'created',
       customFields: [
         {
           key: 'salary',

@@ -11,8 +11,8 @@ import type { GreenhouseApplication, GreenhouseOffer } from './types.js'
 const OFFER_FIELDS = ['offers', 'raw.offers'] as const
 /**
  * Applications whose offers one call asks for (`application_ids`, a parent-resource filter of
- * https://harvestdocs.greenhouse.io/docs/list-endpoints). How many ids Greenhouse takes is not documented:
- * 50 keeps the address short.
+ * https://harvestdocs.greenhouse.io/docs/list-endpoints): Greenhouse takes at most 50 ids in an `*_ids`
+ * filter (airbytehq/airbyte@0481622:airbyte-integrations/connectors/source-greenhouse, unit tests).
  */
 const OFFER_IDS_PER_CALL = 50
 /** Offers of one batch read at most this many pages of 500; more fails naming the cap, never cut short. */

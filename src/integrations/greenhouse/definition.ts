@@ -22,7 +22,8 @@ export default defineIntegration({
   webUrl: 'https://www.greenhouse.com',
   apiDocsUrl: 'https://harvestdocs.greenhouse.io/',
   color: '#24A47F',
-  rateLimitDescription: 'Per credential, 429 with Retry-After when exceeded.',
+  rateLimitDescription:
+    'A fixed window per credential (50 calls per 30 seconds in practice), announced in X-RateLimit-* headers; 429 with Retry-After.',
   auth: {
     kind: 'api_key',
     fields: [

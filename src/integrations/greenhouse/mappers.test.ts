@@ -11,7 +11,7 @@ import type { GreenhouseApplication } from './types.js'
 const app = fixture as unknown as GreenhouseApplication
 
 describe('fromGreenhouseApplication (Harvest v3)', () => {
-  it('maps ids to strings and v3 created_at/updated_at to the unified ones', () => {
+  it('maps ids to strings; created_at is both created_at and applied_at (v3 has no applied_at)', () => {
     const out = fromGreenhouseApplication(app)
     expect(out).toMatchObject({
       id: '48206132',
@@ -20,36 +20,69 @@ describe('fromGreenhouseApplication (Harvest v3)', () => {
       user_id: '92120',
       status: 'REJECTED',
       original_status: 'rejected',
+      original_substatus: 'Phone Interview',
     })
     expect((out.created_at as Date).toISOString()).toBe('2024-03-04T09:15:22.481Z')
-    expect((out.applied_at as Date).toISOString()).toBe('2024-03-04T09:15:22.481Z')
+    expect(out.applied_at).toEqual(out.created_at)
     expect((out.updated_at as Date).toISOString()).toBe('2024-03-21T08:30:00.000Z')
     expect((out.rejected_at as Date).toISOString()).toBe('2024-03-20T16:02:10.004Z')
+    expect(out.rejected_reason).toBeUndefined()
     expect(out.raw).toBe(app)
   })
 
-  it('claims no stage it cannot name: v3 gives an active application only a stage id', () => {
-    const out = fromGreenhouseApplication({ ...app, status: 'active', rejected_at: null })
-    expect(out.status).toBeUndefined()
-    expect(out.original_substatus).toBeUndefined()
-    expect(out.rejected_at).toBeUndefined()
+  it('uses the question as the answer id, and an empty list for an unanswered question', () => {
+    expect(fromGreenhouseApplication(app).answers).toEqual([
+      {
+        question_id: 'How did you hear about this job?',
+        question: 'How did you hear about this job?',
+        answers: ['A friend'],
+      },
+      { question_id: 'Website', question: 'Website', answers: [] },
+    ])
   })
 
-  it('gives a prospect without a single job no job_id and no user_id without a recruiter', () => {
-    const out = fromGreenhouseApplication({ ...app, prospect: true, job_id: null, recruiter_id: null })
+  it('turns custom fields keyed by name_key into metadata with formats', () => {
+    expect(fromGreenhouseApplication(app).metadata).toEqual([
+      { id: 'bio', slug: 'bio', extra_data: { name: 'Bio' }, format: 'TEXTAREA', value: 'Likes Rust' },
+      {
+        id: 'salary_expectation',
+        slug: 'salary_expectation',
+        extra_data: { name: 'Salary expectation' },
+        format: 'CURRENCY',
+        value: { value: 90000, currency: 'EUR' },
+      },
+      { id: 'empty_one', slug: 'empty_one', extra_data: { name: 'Empty' }, format: 'TEXT', value: null },
+    ])
+  })
+
+  it('gives a prospect no job_id (its jobs are prospective_job_ids) and no user_id without a recruiter', () => {
+    const out = fromGreenhouseApplication({
+      ...app,
+      prospect: true,
+      job_id: null,
+      prospective_job_ids: [1, 2],
+      recruiter_id: null,
+      status: 'in_process',
+      stage_name: null,
+    })
     expect(out.job_id).toBeUndefined()
     expect(out.user_id).toBeUndefined()
+    expect(out.status).toBeUndefined()
   })
 })
 
 describe('unifiedStatusOf', () => {
   it.each([
-    ['hired', 'HIRED'],
-    ['rejected', 'REJECTED'],
-    ['active', undefined],
-    ['converted', undefined],
-  ])('%s is %s', (status, expected) => {
-    expect(unifiedStatusOf({ status })).toBe(expected)
+    ['hired', 'Offer', 'HIRED'],
+    ['rejected', 'Face to Face', 'REJECTED'],
+    ['in_process', 'Application Review', 'REVIEWING'],
+    ['in_process', 'Preliminary Phone Screen', 'SCREENING'],
+    ['in_process', 'Reference Check', 'BACKGROUND_CHECK'],
+    ['in_process', 'Offer', 'OFFERED'],
+    ['in_process', 'Face to Face', undefined],
+    ['converted', undefined, undefined],
+  ])('%s at %s is %s', (status, stage, expected) => {
+    expect(unifiedStatusOf({ status, stage_name: stage ?? null })).toBe(expected)
   })
 })
 
@@ -63,8 +96,8 @@ describe('fromGreenhouseOffer', () => {
         updated_at: '2024-03-12T12:00:00.000Z',
         sent_on: '2024-03-11',
         resolved_at: '2024-03-12T11:59:59.000Z',
-        start_on: '2024-04-01',
-        status: 'accepted',
+        starts_on: '2024-04-01',
+        status: 'Accepted',
       }),
     ).toEqual({
       id: '1142785',
@@ -77,9 +110,9 @@ describe('fromGreenhouseOffer', () => {
     })
   })
 
-  it('tells a sent unresolved offer from a draft, and passes deprecated through', () => {
-    expect(fromGreenhouseOffer({ id: 1, status: 'unresolved', sent_on: '2024-03-11' }).status).toBe('SENT')
-    expect(fromGreenhouseOffer({ id: 1, status: 'unresolved', sent_on: null }).status).toBe('CREATED')
+  it('tells a sent created offer from a draft, and passes deprecated through', () => {
+    expect(fromGreenhouseOffer({ id: 1, status: 'created', sent_on: '2024-03-11' }).status).toBe('SENT')
+    expect(fromGreenhouseOffer({ id: 1, status: 'Created', sent_on: null }).status).toBe('CREATED')
     expect(fromGreenhouseOffer({ id: 1, status: 'deprecated' }).status).toBe('deprecated')
     const rejected = fromGreenhouseOffer({ id: 1, status: 'rejected', resolved_at: '2024-03-12T00:00:00Z' })
     expect(rejected.rejected_at).toEqual(new Date('2024-03-12T00:00:00Z'))

@@ -1,5 +1,6 @@
 import type { UnifiedRecord } from '../../models/index.js'
-import type { GreenhouseApplication, GreenhouseOffer } from './types.js'
+import { statusOfStageName } from '../ats-stages.js'
+import type { GreenhouseApplication, GreenhouseCustomField, GreenhouseOffer } from './types.js'
 
 /** A Harvest timestamp (ISO-8601 UTC) or calendar date as a Date; undefined when absent or unreadable. */
 export function parseGreenhouseTime(value: string | null | undefined): Date | undefined {
@@ -12,34 +13,62 @@ export function parseGreenhouseTime(value: string | null | undefined): Date | un
 const idText = (value: number | null | undefined) =>
   value === null || value === undefined ? undefined : String(value)
 
-/**
- * The unified status of an application: hired and rejected as such. An active application's stage is only
- * an id in v3 (`current_stage_id`), so no unified stage status is claimed for it.
- */
-export function unifiedStatusOf(app: Pick<GreenhouseApplication, 'status'>): string | undefined {
+/** The unified status of an application: hired and rejected as such, one in process by its stage's name. */
+export function unifiedStatusOf(
+  app: Pick<GreenhouseApplication, 'status' | 'stage_name'>,
+): string | undefined {
   if (app.status === 'hired') return 'HIRED'
   if (app.status === 'rejected') return 'REJECTED'
-  return undefined
+  if (app.status !== 'in_process') return undefined
+  // Only a stage name that means a unified status gives one.
+  return statusOfStageName(app.stage_name ?? undefined)
 }
 
 /** The unified statuses Greenhouse can filter by, and its `status` for each. */
 export const STATUS_FILTERS: Readonly<Record<string, string>> = { HIRED: 'hired', REJECTED: 'rejected' }
 
+/** Custom field types (`value_type` of the custom field) onto metadata formats. */
+const FORMATS: Readonly<Record<string, string>> = {
+  short_text: 'TEXT',
+  long_text: 'TEXTAREA',
+  yes_no: 'YES_NO',
+  single_select: 'SINGLE_SELECT',
+  multi_select: 'MULTIPLE_SELECT',
+  currency: 'CURRENCY',
+  number: 'NUMBER',
+  date: 'DATE',
+  url: 'URL',
+}
+
+/** `custom_fields` as metadata: the `name_key` is the id and slug, the display name goes in extra_data. */
+export function metadataOf(
+  fields: Readonly<Record<string, GreenhouseCustomField | null>> | null | undefined,
+) {
+  return Object.entries(fields ?? {}).map(([key, field]) => ({
+    id: key,
+    slug: key,
+    ...(field?.name ? { extra_data: { name: field.name } } : {}),
+    ...(field?.type && FORMATS[field.type] ? { format: FORMATS[field.type] } : {}),
+    value: field?.value,
+  }))
+}
+
 /**
- * One offer version. Greenhouse's `unresolved` is SENT once it has a `sent_on`, else CREATED; `resolved_at`
- * is when it was accepted or rejected. `deprecated` (superseded by a newer version) has no unified
- * equivalent and passes through as Greenhouse names it.
+ * One offer version. A created offer is SENT once it has a `sent_on`, else CREATED; `resolved_at` is when
+ * it was accepted or rejected. `deprecated` (superseded by a newer version) has no unified equivalent and
+ * passes through as Greenhouse names it.
  */
 export function fromGreenhouseOffer(offer: GreenhouseOffer): Record<string, unknown> {
   const resolved = parseGreenhouseTime(offer.resolved_at)
+  const state = offer.status?.toLowerCase()
   const status =
-    offer.status === 'unresolved'
+    state === 'created'
       ? offer.sent_on
         ? 'SENT'
         : 'CREATED'
-      : offer.status === 'accepted'
+      : state === 'accepted'
         ? 'ACCEPTED'
-        : offer.status === 'rejected'
+        : state === 'rejected'
           ? 'REJECTED'
           : (offer.status ?? undefined)
   return {
@@ -47,31 +76,42 @@ export function fromGreenhouseOffer(offer: GreenhouseOffer): Record<string, unkn
     created_at: parseGreenhouseTime(offer.created_at),
     updated_at: parseGreenhouseTime(offer.updated_at),
     sent_at: parseGreenhouseTime(offer.sent_on),
-    start_at: parseGreenhouseTime(offer.start_on),
-    ...(offer.status === 'accepted' ? { accepted_at: resolved } : {}),
-    ...(offer.status === 'rejected' ? { rejected_at: resolved } : {}),
+    start_at: parseGreenhouseTime(offer.starts_on),
+    ...(state === 'accepted' ? { accepted_at: resolved } : {}),
+    ...(state === 'rejected' ? { rejected_at: resolved } : {}),
     status,
   }
 }
 
 /**
- * An application as the unified model has it. v3 gives every resource `created_at` and `updated_at`
- * (https://harvestdocs.greenhouse.io/docs/standardizations), which are what its `created_at`/`updated_at`
- * filters read. Related records are ids only in v3 (the source, the stage, the rejection details are
- * resources of their own), so `source`, `original_substatus` and `rejected_reason` are not filled.
+ * An application as the unified model has it. v3 has no `applied_at`: `created_at` is when the application
+ * was made, so it is both `created_at` and `applied_at`; `updated_at` is v3's own (what its `updated_at`
+ * filter reads). A prospect has no `job_id` (its jobs are `raw.prospective_job_ids`). Related records are
+ * ids in v3, so `source` and `rejected_reason` (names) are not filled; `original_substatus` is the stage.
+ * Answers carry no question id: the question text stands in.
  */
 export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRecord {
+  const created = parseGreenhouseTime(app.created_at)
   return {
     id: String(app.id),
-    created_at: parseGreenhouseTime(app.created_at),
+    created_at: created,
     updated_at: parseGreenhouseTime(app.updated_at),
-    applied_at: parseGreenhouseTime(app.applied_at),
+    applied_at: created,
     candidate_id: idText(app.candidate_id),
     job_id: idText(app.job_id),
     user_id: idText(app.recruiter_id),
     status: unifiedStatusOf(app),
     original_status: app.status ?? undefined,
+    original_substatus: app.stage_name ?? undefined,
     rejected_at: parseGreenhouseTime(app.rejected_at),
+    answers: (app.answers ?? [])
+      .filter((a) => typeof a.question === 'string' && a.question !== '')
+      .map((a) => ({
+        question_id: a.question as string,
+        question: a.question as string,
+        answers: typeof a.answer === 'string' ? [a.answer] : [],
+      })),
+    metadata: metadataOf(app.custom_fields),
     raw: app,
   }
 }
