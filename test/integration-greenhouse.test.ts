@@ -344,6 +344,22 @@ describe('Greenhouse through Unigate', () => {
     }
   })
 
+  it('a credential without the offers scope lists applications but cannot read offers', async () => {
+    emu.state.clients.set('apps_only', {
+      secret: 'only-apps',
+      scopes: new Set(['harvest:applications:list']),
+    })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('apps_only', 'only-apps'),
+    })
+    expect((await h.api('GET', `/ats/${c}/application`, { query: { limit: 2 } })).status).toBe(200)
+    const res = await h.api<Rec>('GET', `/ats/${c}/application`, { query: { limit: 2, fields: 'id,offers' } })
+    expect(res.status).toBe(403)
+    expect(String(res.body.message)).toContain('harvest:offers:list')
+    expect(res.text).not.toContain('only-apps')
+  })
+
   it('client credentials Greenhouse no longer accepts are a 403 asking to re-authorize', async () => {
     emu.state.clients.set('soon_revoked', { secret: 's3cret', scopes: new Set(SCOPES) })
     const c = await createConnection(h, {
