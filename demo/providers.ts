@@ -7,7 +7,11 @@ import {
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
 import { startGa4Emulator } from '../emulators/ga4/index.js'
 import { GoogleTokenAuthority, startGoogleAccountsEmulator } from '../emulators/google/index.js'
-import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from '../emulators/greenhouse/index.js'
+import {
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  startGreenhouseEmulator,
+} from '../emulators/greenhouse/index.js'
 import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
@@ -182,7 +186,13 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       const e = await startGreenhouseEmulator({ seed: 1 })
       return {
         url: e.url,
-        auth: { api_key: DEFAULT_GREENHOUSE_API_KEY, api_url: `${e.url}/v1` },
+        // Harvest v3 client credentials: the connection fetches its own tokens from the emulated auth host.
+        auth: {
+          client_id: DEFAULT_GREENHOUSE_CLIENT_ID,
+          client_secret: DEFAULT_GREENHOUSE_CLIENT_SECRET,
+          api_url: `${e.url}/v3`,
+          token_url: `${e.url}/token`,
+        },
         close: () => e.close(),
       }
     },

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  DEFAULT_GREENHOUSE_API_KEY,
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
   type GreenhouseEmulator,
+  SCOPES,
   startGreenhouseEmulator,
 } from '../emulators/greenhouse/index.js'
 import type { Harness } from './support/harness.js'
@@ -21,10 +23,17 @@ describe('Greenhouse through Unigate', () => {
   let conn: string
   const path = (id?: string) => `/ats/${conn}/application${id === undefined ? '' : `/${id}`}`
   const calls = (pattern: RegExp) => emu.requests().filter((r) => pattern.test(r.path))
-  const listCalls = () => calls(/^\/v1\/applications$/)
-  const offerCalls = () => calls(/^\/v1\/applications\/\d+\/offers$/)
+  const listCalls = () => calls(/^\/v3\/applications$/)
+  const offerCalls = () => calls(/^\/v3\/offers$/)
+  const tokenCalls = () => calls(/^\/token$/)
   const ordered = () => emu.state.orderedApplications()
-  const basic = `Basic ${Buffer.from(`${DEFAULT_GREENHOUSE_API_KEY}:`).toString('base64')}`
+  const clientAuth = (id: string, secret: string, extra: Record<string, string> = {}) => ({
+    client_id: id,
+    client_secret: secret,
+    api_url: `${emu.url}/v3`,
+    token_url: `${emu.url}/token`,
+    ...extra,
+  })
 
   useEmulatorSuite({
     // 400 candidates: more than 500 applications, so a list of 1000 spans pages of 500.
@@ -34,7 +43,7 @@ describe('Greenhouse through Unigate', () => {
       emu = emulator
       conn = await createConnection(h, {
         integration_type: 'greenhouse',
-        auth: { api_key: DEFAULT_GREENHOUSE_API_KEY, api_url: `${emu.url}/v1` },
+        auth: clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
       })
     },
   })
@@ -42,7 +51,7 @@ describe('Greenhouse through Unigate', () => {
     await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: false } })
   })
 
-  it('lists applications as a bare array in Greenhouse order, with Basic auth and skip_count', async () => {
+  it('lists applications in Greenhouse order with a client-credentials bearer token, fetched once', async () => {
     const res = await h.api<Rec[]>('GET', path(), { query: { limit: 5 } })
     expect(res.status).toBe(200)
     expect(res.body.map((a) => a.id)).toEqual(
@@ -54,55 +63,108 @@ describe('Greenhouse through Unigate', () => {
     expect(res.body[0]).toMatchObject({
       id: String(first?.id),
       candidate_id: String(first?.candidateId),
-      applied_at: new Date(first?.appliedAt as number).toISOString(),
-      created_at: new Date(first?.appliedAt as number).toISOString(),
-      updated_at: new Date(first?.lastActivityAt as number).toISOString(),
+      applied_at: new Date(first?.createdAt as number).toISOString(),
+      created_at: new Date(first?.createdAt as number).toISOString(),
+      updated_at: new Date(first?.updatedAt as number).toISOString(),
       original_status: first?.status,
     })
     expect(res.body.every((a) => !('offers' in a) && !('raw' in a))).toBe(true)
+    // An application in process takes its unified status from its stage's name.
+    const reviewing = ordered().find(
+      (a) => a.status === 'in_process' && a.currentStage?.name === 'Application Review',
+    )
+    const one = await h.api<Rec>('GET', path(String(reviewing?.id)))
+    expect(one.body).toMatchObject({ status: 'REVIEWING', original_substatus: 'Application Review' })
+    emu.clearRequests()
+    await h.api('GET', path(), { query: { limit: 5 } })
     expect(listCalls()).toHaveLength(1)
-    expect(listCalls()[0]?.query).toEqual({ per_page: '5', page: '1', skip_count: 'true' })
-    // A prospect has not applied: created_at is when it was added, applied_at stays empty.
-    const rows = (await h.api<Rec[]>('GET', path(), { query: { limit: 100 } })).body
-    const prospects = ordered()
-      .slice(0, 100)
-      .filter((a) => a.prospect)
-    expect(prospects.length).toBeGreaterThan(0)
-    for (const p of prospects) {
-      const row = rows.find((a) => a.id === String(p.id))
-      expect(row?.created_at).toBe(new Date(p.appliedAt).toISOString())
-      expect(row?.applied_at).toBeUndefined()
-    }
-    expect(listCalls()[0]?.headers.authorization).toBe(basic)
+    expect(listCalls()[0]?.query).toEqual({ per_page: '5' })
+    const bearer = String(listCalls()[0]?.headers.authorization)
+    expect(bearer).toMatch(/^Bearer \S+$/)
+    expect(emu.state.tokens.has(bearer.slice('Bearer '.length))).toBe(true)
+    // The token was cached: a second list asks the token endpoint nothing.
+    emu.clearRequests()
+    expect((await h.api('GET', path(), { query: { limit: 2 } })).status).toBe(200)
+    expect(tokenCalls()).toHaveLength(0)
+    expect(listCalls()[0]?.headers.authorization).toBe(bearer)
   })
 
-  it('pages: one call per window that fits a page, next links past 500', async () => {
+  it('asks the token endpoint as Greenhouse documents: Basic client, client_credentials grant, sub', async () => {
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET, { user_id: '92120' }),
+    })
+    const token = tokenCalls().at(-1)
+    expect(token?.method).toBe('POST')
+    expect(token?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${DEFAULT_GREENHOUSE_CLIENT_ID}:${DEFAULT_GREENHOUSE_CLIENT_SECRET}`).toString('base64')}`,
+    )
+    expect(String(token?.headers['content-type'])).toContain('application/x-www-form-urlencoded')
+    expect(token?.body).toEqual({
+      grant_type: 'client_credentials',
+      sub: '92120',
+    })
+    // The secret never comes back.
+    const shown = await h.api<Rec>('GET', `/unified/connection/${c}`)
+    expect(JSON.stringify(shown.body)).not.toContain(DEFAULT_GREENHOUSE_CLIENT_SECRET)
+  })
+
+  it('refuses a connection whose client credentials Greenhouse refuses', async () => {
+    const res = await h.api<Rec>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'greenhouse',
+        permissions: ['ats_application_read'],
+        auth: clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, 'not-the-secret'),
+      },
+    })
+    expect(res.status).toBe(400)
+    expect(String(res.body.message)).toContain('invalid_client')
+    expect(res.text).not.toContain('not-the-secret')
+    expect(listCalls()).toHaveLength(0)
+  })
+
+  it('fetches a new token when Greenhouse refuses the cached one (401), and retries once', async () => {
+    expect((await h.api('GET', path(), { query: { limit: 1 } })).status).toBe(200)
+    const used = String(listCalls().at(-1)?.headers.authorization).slice('Bearer '.length)
+    // Greenhouse forgets the token before its expiry (revoked, rotated).
+    emu.state.tokens.delete(used)
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', path(), { query: { limit: 1 } })
+    expect(res.status).toBe(200)
+    expect(listCalls().map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${used}`,
+      expect.not.stringContaining(used),
+    ])
+    expect(tokenCalls()).toHaveLength(1)
+  })
+
+  it('pages: one call for a first window, cursors past it, the cursor URL called alone', async () => {
     const ids = ordered().map((a) => String(a.id))
     const page = async (offset: number, limit: number) => {
       const res = await h.api<Rec[]>('GET', path(), { query: { offset, limit, fields: 'id' } })
       expect(res.status, res.text).toBe(200)
       return res.body.map((a) => a.id)
     }
-    expect(await page(10, 25)).toEqual(ids.slice(10, 35))
-    expect(listCalls().map((r) => [r.query.per_page, r.query.page])).toEqual([['35', '1']])
-    emu.clearRequests()
     expect(ids.length).toBeGreaterThan(500)
     expect(await page(0, 1000)).toEqual(ids.slice(0, 1000))
-    // Page 1 of 500 by number, then Greenhouse's own next link.
-    expect(listCalls().map((r) => [r.query.per_page, r.query.page])).toEqual([
-      ['500', '1'],
-      ['500', '2'],
-    ])
+    // per_page on the first request only, then Greenhouse's own next link with the cursor alone.
+    expect(listCalls().map((r) => r.query)).toEqual([{ per_page: '500' }, { cursor: expect.any(String) }])
     emu.clearRequests()
+    // The window after it starts from the remembered cursor: one call, no walk from the start.
+    expect(await page(1000, 10)).toEqual(ids.slice(1000, 1010))
+    expect(listCalls().map((r) => Object.keys(r.query))).toEqual([['cursor']])
+    emu.clearRequests()
+    expect(await page(10, 25)).toEqual(ids.slice(10, 35))
     expect(await page(ids.length - 2, 10)).toEqual(ids.slice(-2))
     expect(await page(ids.length + 5, 10)).toEqual([])
   })
 
-  it('gets one application; ids round-trip; an unknown or malformed id is 404', async () => {
+  it('gets one application through the ids filter; ids round-trip; an unknown or malformed id is 404', async () => {
     const id = String(ordered()[3]?.id)
     const got = await h.api<Rec>('GET', path(id))
     expect(got.status).toBe(200)
     expect(got.body.id).toBe(id)
+    expect(listCalls().at(-1)?.query).toEqual({ ids: id })
     expect((await h.api('GET', path('999'))).status).toBe(404)
     emu.clearRequests()
     const bad = await h.api<Rec>('GET', path('abc'))
@@ -116,7 +178,7 @@ describe('Greenhouse through Unigate', () => {
     for (const a of only.body)
       expect(Object.keys(a).every((k) => ['id', 'status', 'job_id'].includes(k))).toBe(true)
     const raw = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'id,raw' } })
-    expect((raw.body[0]?.raw as Rec | undefined)?.jobs).toBeDefined()
+    expect((raw.body[0]?.raw as Rec | undefined)?.stage_id).toBeDefined()
     const named = await h.api<Rec[]>('GET', path(), { query: { limit: 2, fields: 'raw.prospect' } })
     expect(named.body[0]).toEqual({ raw: { prospect: expect.any(Boolean) } })
     expect(offerCalls()).toHaveLength(0)
@@ -142,17 +204,26 @@ describe('Greenhouse through Unigate', () => {
         query: { offset, limit: 4, ...(fields ? { fields } : {}) },
       })
       expect(res.status).toBe(200)
-      // One call per listed application, and only when the table says so.
-      expect(offerCalls()).toHaveLength(fetched ? 4 : 0)
+      // One call to /v3/offers for the whole page of applications, and only when the table says so.
+      expect(offerCalls()).toHaveLength(fetched ? 1 : 0)
       for (const a of res.body) expect('offers' in a).toBe(fetched)
       if (fetched) {
+        expect(offerCalls()[0]?.query).toEqual({
+          application_ids: ordered()
+            .slice(offset, offset + 4)
+            .map((a) => a.id)
+            .join(','),
+          per_page: '500',
+        })
         const app = ordered()[offset]
         const offers = emu.state.offers.get(app?.id as number) ?? []
         const got = (res.body[0]?.offers ?? []) as Rec[]
         expect(got.map((o) => o.id)).toEqual(offers.map((o) => String(o.id)))
-        expect(got.at(-1)).toMatchObject({
-          status: expect.stringMatching(/SENT|ACCEPTED/),
-        })
+        expect(got.at(-1)).toMatchObject({ status: expect.stringMatching(/SENT|ACCEPTED/) })
+        for (const a of res.body.slice(1)) {
+          const mine = emu.state.offers.get(Number(a.id)) ?? []
+          expect(((a.offers ?? []) as Rec[]).map((o) => o.id)).toEqual(mine.map((o) => String(o.id)))
+        }
       }
     })
 
@@ -169,15 +240,16 @@ describe('Greenhouse through Unigate', () => {
     })
   })
 
-  it('filters by job, status and updated_gte at Greenhouse, and by candidate through the candidate', async () => {
+  it('filters by job, candidate, status and updated_gte with v3 filters at Greenhouse', async () => {
     const job = String(ordered()[0]?.jobs[0]?.id)
     const byJob = await h.api<Rec[]>('GET', path(), { query: { job_id: job, limit: 1000 } })
+    // v3's job_ids reads job_id: a prospect's jobs are prospective_job_ids.
     expect(byJob.body.map((a) => a.id)).toEqual(
       ordered()
-        .filter((a) => a.jobs.some((j) => String(j.id) === job))
+        .filter((a) => !a.prospect && a.jobs.some((j) => String(j.id) === job))
         .map((a) => String(a.id)),
     )
-    expect(listCalls()[0]?.query.job_id).toBe(job)
+    expect(listCalls()[0]?.query.job_ids).toBe(job)
     emu.clearRequests()
     const hired = await h.api<Rec[]>('GET', path(), { query: { status: 'HIRED', limit: 1000 } })
     expect(hired.body.length).toBeGreaterThan(0)
@@ -188,23 +260,15 @@ describe('Greenhouse through Unigate', () => {
     const recent = await h.api<Rec[]>('GET', path(), { query: { updated_gte: since, limit: 1000 } })
     expect(recent.body.map((a) => a.id)).toEqual(
       ordered()
-        .filter((a) => a.lastActivityAt >= Date.parse(since))
+        .filter((a) => a.updatedAt >= Date.parse(since))
         .map((a) => String(a.id)),
     )
-    expect(listCalls()[0]?.query.last_activity_after).toBe(since)
+    expect(listCalls()[0]?.query.updated_at).toBe(`gte|${since}`)
     emu.clearRequests()
     const candidate = [...emu.state.candidates.values()].find((c) => c.applicationIds.length === 2)
     const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: String(candidate?.id) } })
     expect(mine.body.map((a) => a.id)).toEqual(candidate?.applicationIds.map(String))
-    expect(calls(/^\/v1\/candidates\/\d+$/)).toHaveLength(1)
-    // The candidate embeds its applications without custom fields: the rows are read in full for metadata.
-    for (const row of mine.body) {
-      const app = emu.state.applications.get(Number(row.id))
-      expect(row.metadata).toEqual(
-        app?.customFields.map((f) => expect.objectContaining({ id: f.key, value: f.value })),
-      )
-    }
-    expect(calls(/^\/v1\/applications\/\d+$/)).toHaveLength(2)
+    expect(listCalls()[0]?.query.candidate_ids).toBe(String(candidate?.id))
     const nobody = await h.api<Rec[]>('GET', path(), { query: { candidate_id: '1' } })
     expect([nobody.status, nobody.body]).toEqual([200, []])
     const second = await h.api<Rec[]>('GET', path(), {
@@ -236,18 +300,18 @@ describe('Greenhouse through Unigate', () => {
   })
 
   it('retries a 429 after Retry-After, then passes a persistent one on with retry-after', async () => {
-    emu.fault({ status: 429, times: 1, pathPattern: '^/v1/applications$', headers: { 'retry-after': '1' } })
+    emu.fault({ status: 429, times: 1, pathPattern: '^/v3/applications$', headers: { 'retry-after': '1' } })
     expect((await h.api('GET', path(), { query: { limit: 2 } })).status).toBe(200)
     expect(listCalls()).toHaveLength(2)
     emu.clearRequests()
-    emu.fault({ status: 429, times: 5, pathPattern: '^/v1/applications$', headers: { 'retry-after': '1' } })
+    emu.fault({ status: 429, times: 5, pathPattern: '^/v3/applications$', headers: { 'retry-after': '1' } })
     const limited = await h.api<Rec>('GET', path(), { query: { limit: 2 } })
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('1')
     emu.clearFaults()
   })
 
-  it('delivers a virtual webhook for applications with new activity, read by last_activity_after', async () => {
+  it('delivers a virtual webhook for applications with new activity, read by updated_at', async () => {
     const receiver = await startWebhookReceiver(h.secret)
     try {
       const created = await h.api<Rec>('POST', '/unified/webhook', {
@@ -273,23 +337,41 @@ describe('Greenhouse through Unigate', () => {
       expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
       await receiver.waitFor(() => receiver.accepted(id).length === 1, 15_000, 'the update delivery')
       expect(receiver.accepted(id)[0]?.data.map((r) => r.id)).toEqual([String(moved)])
-      expect(listCalls()[0]?.query.last_activity_after).toBeDefined()
+      expect(String(listCalls()[0]?.query.updated_at)).toMatch(/^gte\|/)
       await h.api('DELETE', `/unified/webhook/${id}`)
     } finally {
       await receiver.close()
     }
   })
 
-  it('a key Greenhouse no longer accepts is a 403 asking to re-authorize', async () => {
-    emu.state.keys.set('soon_revoked', 'all')
+  it('a credential without the offers scope lists applications but cannot read offers', async () => {
+    emu.state.clients.set('apps_only', {
+      secret: 'only-apps',
+      scopes: new Set(['harvest:applications:list']),
+    })
     const c = await createConnection(h, {
       integration_type: 'greenhouse',
-      auth: { api_key: 'soon_revoked', api_url: `${emu.url}/v1` },
+      auth: clientAuth('apps_only', 'only-apps'),
     })
-    emu.state.keys.delete('soon_revoked')
+    expect((await h.api('GET', `/ats/${c}/application`, { query: { limit: 2 } })).status).toBe(200)
+    const res = await h.api<Rec>('GET', `/ats/${c}/application`, { query: { limit: 2, fields: 'id,offers' } })
+    expect(res.status).toBe(403)
+    expect(String(res.body.message)).toContain('harvest:offers:list')
+    expect(res.text).not.toContain('only-apps')
+  })
+
+  it('client credentials Greenhouse no longer accepts are a 403 asking to re-authorize', async () => {
+    emu.state.clients.set('soon_revoked', { secret: 's3cret', scopes: new Set(SCOPES) })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('soon_revoked', 's3cret'),
+    })
+    // The credential is deleted in Greenhouse: its tokens stop working and no new one is issued.
+    emu.state.clients.delete('soon_revoked')
     const res = await h.api<Rec>('GET', `/ats/${c}/application`)
     expect(res.status).toBe(403)
     expect(String(res.body.message)).toContain('re-authorize')
+    expect(res.text).not.toContain('s3cret')
     const connection = await h.api<Rec>('GET', `/unified/connection/${c}`)
     expect(connection.body.last_unhealthy_code).toBe('401')
   })

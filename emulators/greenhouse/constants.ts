@@ -1,15 +1,41 @@
-export const DEFAULT_GREENHOUSE_API_KEY = 'greenhouse_emulator_harvest_key'
+export const DEFAULT_GREENHOUSE_CLIENT_ID = 'greenhouse_emulator_client'
+export const DEFAULT_GREENHOUSE_CLIENT_SECRET = 'greenhouse_emulator_client_secret'
 export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00.000Z'
 
-/** `per_page`: "Must be an integer between 1 and 500. Defaults to 100." (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, _offers.md). */
+/**
+ * `per_page` is set on the first request only (https://harvestdocs.greenhouse.io/docs/pagination); 1-500,
+ * else 422 ("per_page outside 1-500", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). The default is not documented where we could
+ * read: v1's 100 (ASSUMPTION).
+ */
 export const MAX_PER_PAGE = 500
 export const DEFAULT_PER_PAGE = 100
 
-/** "limited to the amount specified in the returned X-RateLimit-Limit header, per 10 seconds" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Rate limiting); 50 in its example. */
-export const RATE_WINDOW_MS = 10_000
+/** "Access Token: 1 hour" (https://harvestdocs.greenhouse.io/docs/harvest-partner-oauth, Key Token Lifetimes). */
+export const TOKEN_LIFETIME_MS = 60 * 60 * 1000
+
+/**
+ * A fixed window of 30 seconds, 50 calls, reset announced in `X-RateLimit-Reset` (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml: api_budget
+ * FixedWindowCallRatePolicy call_limit 50, period PT30S). v3's own guide
+ * (https://harvestdocs.greenhouse.io/docs/api-rate-limiting) was not readable to us.
+ */
+export const RATE_WINDOW_MS = 30_000
 export const DEFAULT_RATE_LIMIT = 50
 
-/** Application `status`: "One of: active, rejected, hired, converted." (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, noteworthy attributes). */
-export const APPLICATION_STATUSES = ['active', 'rejected', 'hired', 'converted'] as const
-/** Offer `status`: "One of: unresolved, accepted, rejected, deprecated." (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_offers.md). */
-export const OFFER_STATUSES = ['unresolved', 'accepted', 'rejected', 'deprecated'] as const
+/** The scopes the emulated endpoints need: `harvest:<resource>:list` (the naming of https://harvestdocs.greenhouse.io/docs/harvest-partner-oauth, Step 1). */
+export const SCOPES = ['harvest:applications:list', 'harvest:offers:list'] as const
+
+/**
+ * Application `status`: "`in_process` for active candidates, `rejected`, `hired` ..., and `converted` for
+ * prospect applications that have been promoted" (Airbyte's Greenhouse agent connector reference, generated
+ * from Harvest v3's OpenAPI: airbytehq/airbyte-agent-connectors connectors/greenhouse/REFERENCE.md, v3
+ * edition); `status=hired` filters (https://harvestdocs.greenhouse.io/docs/list-endpoints).
+ */
+export const APPLICATION_STATUSES = ['in_process', 'rejected', 'hired', 'converted'] as const
+/**
+ * Offer `status`: `Created`, `Accepted`, `Rejected`, `Deprecated` (ibid.). ASSUMPTION: sent in lower case,
+ * as every other v3 enumeration we saw is.
+ */
+export const OFFER_STATUSES = ['created', 'accepted', 'rejected', 'deprecated'] as const
+
+/** Ids one `*_ids` filter takes (see routes.ts). */
+export const MAX_IDS = 50

@@ -1,10 +1,33 @@
-import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from './index.js'
+import {
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  type GreenhouseEmulator,
+  startGreenhouseEmulator,
+} from './index.js'
 
-const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
 
-describe('Greenhouse emulator', () => {
+async function tokenFrom(
+  emu: GreenhouseEmulator,
+  id = DEFAULT_GREENHOUSE_CLIENT_ID,
+  secret = DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  form = 'grant_type=client_credentials',
+): Promise<Response> {
+  return fetch(`${emu.url}/token`, {
+    method: 'POST',
+    headers: { authorization: basic(id, secret), 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  })
+}
+
+async function bearer(emu: GreenhouseEmulator, id?: string, secret?: string): Promise<string> {
+  const res = await tokenFrom(emu, id, secret)
+  expect(res.status).toBe(200)
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
+describe('Greenhouse emulator (Harvest v3)', () => {
   it('seeds the same organization from the same seed', async () => {
     const [a, b] = await Promise.all([
       startGreenhouseEmulator({ seed: 3, candidates: 12 }),
@@ -19,39 +42,64 @@ describe('Greenhouse emulator', () => {
     }
   })
 
-  it('takes Basic auth with the key as username, pages with Link headers and validates per_page', async () => {
+  it('issues tokens for client credentials only, and refuses a bad client, grant or sub', async () => {
+    const emu = await startGreenhouseEmulator({ candidates: 2 })
+    try {
+      const ok = await tokenFrom(emu, undefined, undefined, 'grant_type=client_credentials&sub=92120')
+      expect(ok.status).toBe(200)
+      const body = (await ok.json()) as Record<string, unknown>
+      expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 })
+      const wrong = await tokenFrom(emu, DEFAULT_GREENHOUSE_CLIENT_ID, 'not-the-secret')
+      expect([wrong.status, await wrong.json()]).toEqual([401, { error: 'invalid_client' }])
+      expect((await tokenFrom(emu, 'nobody', 'x')).status).toBe(401)
+      const grant = await tokenFrom(emu, undefined, undefined, 'grant_type=password')
+      expect([grant.status, await grant.json()]).toEqual([400, { error: 'unsupported_grant_type' }])
+      expect(
+        (await tokenFrom(emu, undefined, undefined, 'grant_type=client_credentials&sub=me')).status,
+      ).toBe(400)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('takes bearer tokens, pages by cursor with next links only, and validates parameters', async () => {
     const emu = await startGreenhouseEmulator({ candidates: 10 })
     try {
-      const get = (path: string, key = DEFAULT_GREENHOUSE_API_KEY) =>
-        fetch(`${emu.url}/v1${path}`, { headers: { authorization: basic(key) } })
-      expect((await fetch(`${emu.url}/v1/applications`)).status).toBe(401)
-      expect((await get('/applications', 'wrong')).status).toBe(401)
+      const token = await bearer(emu)
+      const get = (path: string, auth = `Bearer ${token}`) =>
+        fetch(path.startsWith('http') ? path : `${emu.url}/v3${path}`, { headers: { authorization: auth } })
+      expect((await fetch(`${emu.url}/v3/applications`)).status).toBe(401)
+      expect((await get('/applications', 'Bearer forged')).status).toBe(401)
+      // v1 is gone.
+      expect((await get(`${emu.url}/v1/applications`)).status).toBe(404)
       const first = await get('/applications?per_page=3')
       expect(first.status).toBe(200)
-      expect(first.headers.get('x-ratelimit-limit')).toBe('50')
       const link = first.headers.get('link') ?? ''
-      expect(link).toMatch(/<[^>]*page=2[^>]*>; rel="next"/)
-      expect(link).toMatch(/rel="last"/)
-      const rows = (await first.json()) as { id: number; applied_at: string; rejected_at: unknown }[]
-      expect(rows.map((r) => r.id)).toEqual(
-        emu.state
-          .orderedApplications()
-          .slice(0, 3)
-          .map((a) => a.id),
+      expect(link).toMatch(/^<[^>]*\/v3\/applications\?cursor=[^>&]+>; rel="next"$/)
+      const rows = (await first.json()) as Record<string, unknown>[]
+      const ordered = emu.state.orderedApplications()
+      expect(rows.map((r) => r.id)).toEqual(ordered.slice(0, 3).map((a) => a.id))
+      expect(rows[0]?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      expect(rows[0]).toHaveProperty('updated_at')
+      expect(rows[0]).not.toHaveProperty('applied_at')
+      expect(rows[0]).toHaveProperty('stage_name')
+      expect(['in_process', 'rejected', 'hired']).toContain(rows[0]?.status)
+      const next = (/<([^>]+)>/.exec(link) as RegExpExecArray)[1] as string
+      const second = await get(next)
+      expect(((await second.json()) as { id: number }[]).map((r) => r.id)).toEqual(
+        ordered.slice(3, 6).map((a) => a.id),
       )
-      expect(rows[0]?.applied_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-      expect('rejected_at' in (rows[0] ?? {})).toBe(true)
-      const skipCount = await get('/applications?per_page=3&skip_count=true')
-      expect(skipCount.headers.get('link')).not.toMatch(/rel="last"/)
+      // The cursor must be the only parameter; there is no page parameter.
+      expect((await get(`${next}&per_page=50`)).status).toBe(422)
+      expect((await get('/applications?page=2')).status).toBe(422)
       const tooBig = await get('/applications?per_page=501')
       expect(tooBig.status).toBe(422)
-      expect(await tooBig.json()).toMatchObject({
-        message: 'Validation error',
-        errors: [{ field: 'per_page' }],
-      })
-      expect((await get('/applications?created_after=yesterday')).status).toBe(422)
+      expect(await tooBig.json()).toMatchObject({ errors: [{ field: 'per_page' }] })
+      expect((await get('/applications?updated_at=yesterday')).status).toBe(422)
+      expect((await get('/applications?job_ids=x')).status).toBe(422)
+      const tooMany = Array.from({ length: 51 }, (_, i) => i + 1).join(',')
+      expect((await get(`/applications?ids=${tooMany}`)).status).toBe(422)
       expect(await (await get('/applications?status=pending')).json()).toEqual([])
-      expect((await get('/applications/abc')).status).toBe(404)
       const all = await get('/applications?per_page=500')
       expect(all.headers.get('link')).toBeNull()
     } finally {
@@ -59,36 +107,71 @@ describe('Greenhouse emulator', () => {
     }
   })
 
-  it('refuses endpoints a key lacks with 401, a GET with a body with 403, and rate limits per 10 seconds', async () => {
+  it('filters by ids, parents and updated_at ranges; lists offers by application', async () => {
+    const emu = await startGreenhouseEmulator({ candidates: 40 })
+    try {
+      const token = await bearer(emu)
+      const get = async (path: string) =>
+        (await (
+          await fetch(`${emu.url}/v3${path}`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as Record<string, unknown>[]
+      const ordered = emu.state.orderedApplications()
+      const a = ordered[5]
+      expect((await get(`/applications?ids=${a?.id}`)).map((r) => r.id)).toEqual([a?.id])
+      expect(
+        (await get(`/applications?candidate_ids=${a?.candidateId}&per_page=500`)).map((r) => r.id),
+      ).toEqual(ordered.filter((x) => x.candidateId === a?.candidateId).map((x) => x.id))
+      const since = ordered[10]?.updatedAt as number
+      const until = since + 30 * 86_400_000
+      const ranged = await get(
+        `/applications?per_page=500&updated_at=gte|${new Date(since).toISOString()}|lt|${new Date(until).toISOString()}`,
+      )
+      expect(ranged.map((r) => r.id)).toEqual(
+        ordered.filter((x) => x.updatedAt >= since && x.updatedAt < until).map((x) => x.id),
+      )
+      const withOffers = ordered.filter((x) => (emu.state.offers.get(x.id) ?? []).length > 0).slice(0, 2)
+      const offers = await get(`/offers?application_ids=${withOffers.map((x) => x.id).join(',')}`)
+      expect(offers.map((o) => o.id)).toEqual(
+        withOffers
+          .flatMap((x) => emu.state.offers.get(x.id) ?? [])
+          .map((o) => o.id)
+          .sort((p, q) => p - q),
+      )
+      expect(offers[0]).toHaveProperty('sent_on')
+      expect(offers[0]).toHaveProperty('starts_on')
+      expect(['created', 'accepted', 'deprecated']).toContain(offers[0]?.status)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('refuses routes outside the credential scopes with 403, and rate limits per 10 seconds', async () => {
     const emu = await startGreenhouseEmulator({
       candidates: 5,
       rateLimit: 3,
-      scopedKeys: { list_only: ['applications.list'] },
+      clients: {
+        apps_only: { secret: 's1', scopes: ['harvest:applications:list'] },
+        [DEFAULT_GREENHOUSE_CLIENT_ID]: {
+          secret: DEFAULT_GREENHOUSE_CLIENT_SECRET,
+          scopes: ['harvest:applications:list'],
+        },
+      },
     })
     try {
-      const id = emu.state.orderedApplications()[0]?.id
-      const scoped = { authorization: basic('list_only') }
-      expect((await fetch(`${emu.url}/v1/applications`, { headers: scoped })).status).toBe(200)
-      expect((await fetch(`${emu.url}/v1/applications/${id}/offers`, { headers: scoped })).status).toBe(401)
-      const withBody = await request(`${emu.url}/v1/applications`, {
-        method: 'GET',
-        headers: { authorization: basic(DEFAULT_GREENHOUSE_API_KEY), 'content-type': 'application/json' },
-        body: '{}',
-      })
-      await withBody.body.dump()
-      expect(withBody.statusCode).toBe(403)
-      const auth = { authorization: basic(DEFAULT_GREENHOUSE_API_KEY) }
+      const scoped = { authorization: `Bearer ${await bearer(emu, 'apps_only', 's1')}` }
+      expect((await fetch(`${emu.url}/v3/applications`, { headers: scoped })).status).toBe(200)
+      expect((await fetch(`${emu.url}/v3/offers`, { headers: scoped })).status).toBe(403)
+      const auth = { authorization: `Bearer ${await bearer(emu)}` }
       const statuses: number[] = []
       let limited: Response | undefined
       for (let i = 0; i < 6; i++) {
-        const res = await fetch(`${emu.url}/v1/applications?per_page=1`, { headers: auth })
+        const res = await fetch(`${emu.url}/v3/applications?per_page=1`, { headers: auth })
         statuses.push(res.status)
         if (res.status === 429) limited = res
       }
       expect(statuses).toContain(429)
       expect(limited?.headers.get('x-ratelimit-remaining')).toBe('0')
       expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-      expect(Number(limited?.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1)
     } finally {
       await emu.close()
     }

@@ -5,8 +5,13 @@ import {
   listenEmulator,
   parseUntil,
 } from '../kit/index.js'
-import { installGreenhouseAuth } from './auth.js'
-import { DEFAULT_DATA_UNTIL, DEFAULT_GREENHOUSE_API_KEY } from './constants.js'
+import { installGreenhouseAuth, registerTokenEndpoint } from './auth.js'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  SCOPES,
+} from './constants.js'
 import { greenhouseFaultResponse, installErrorHandler } from './errors.js'
 import { registerRoutes } from './routes.js'
 import { GreenhouseState } from './state.js'
@@ -15,18 +20,22 @@ export interface GreenhouseEmulatorOptions extends ListenOptions {
   readonly seed?: number
   /** Candidates to seed (default 40), each with one or two applications. */
   readonly candidates?: number
-  /** Keys with every endpoint permission. */
-  readonly apiKeys?: readonly string[]
-  /** Keys with only some endpoint permissions: `{key: ['applications.list']}`. */
-  readonly scopedKeys?: Readonly<Record<string, readonly string[]>>
-  /** Requests per key per 10 seconds (default 50). */
+  /**
+   * Harvest V3 (OAuth) credentials: client id -> secret and scopes. Default: the default client with every
+   * scope the emulator knows.
+   */
+  readonly clients?: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
+  /** Requests per credential per 10 seconds (default 50). */
   readonly rateLimit?: number
   readonly until?: string
 }
 
 export type GreenhouseEmulator = EmulatorHandle<GreenhouseState>
 
-/** Starts a Greenhouse Harvest (v1) emulator: applications, their offers, candidates. The API is under `${url}/v1`. */
+/**
+ * Starts a Greenhouse Harvest v3 emulator: the token endpoint at `${url}/token` (auth.greenhouse.io's) and
+ * applications and offers under `${url}/v3`.
+ */
 export async function startGreenhouseEmulator(
   options: GreenhouseEmulatorOptions = {},
 ): Promise<GreenhouseEmulator> {
@@ -34,12 +43,14 @@ export async function startGreenhouseEmulator(
     seed: options.seed ?? 1,
     candidates: Math.max(1, options.candidates ?? 40),
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
-    apiKeys: options.apiKeys ?? [DEFAULT_GREENHOUSE_API_KEY],
-    scopedKeys: options.scopedKeys,
+    clients: options.clients ?? {
+      [DEFAULT_GREENHOUSE_CLIENT_ID]: { secret: DEFAULT_GREENHOUSE_CLIENT_SECRET, scopes: SCOPES },
+    },
     rateLimit: options.rateLimit,
   })
   const server = createEmulatorServer({ faultResponse: greenhouseFaultResponse })
   installErrorHandler(server.app)
+  registerTokenEndpoint(server.app, state)
   installGreenhouseAuth(server.app, state)
   registerRoutes(server.app, state)
   return listenEmulator(server, state, options)

@@ -14,9 +14,10 @@ export class GreenhouseHttpError extends Error {
 }
 
 /**
- * A parameter that fails validation: 422 with `{message: "Validation error", errors: [{message, field}]}`
- * (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Validation). The messages
- * themselves are ours: the docs show only one ("Must be one of: candidate, prospect").
+ * A parameter that fails validation: 422 (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). ASSUMPTION: the body keeps v1's
+ * `{message: "Validation error", errors: [{message, field}]}`
+ * (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Validation); the v3 error
+ * bodies are not in the pages we could read. The messages are ours.
  */
 export const invalid = (field: string, message: string) =>
   new GreenhouseHttpError(422, 'Validation error', {
@@ -25,18 +26,21 @@ export const invalid = (field: string, message: string) =>
   })
 
 /**
- * 401, 403, 404 and 429 are documented by status only (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Errors); their bodies are not,
- * so these `{message}` bodies are our wording in the shape of the documented ones.
+ * 401, 403, 404 and 429: ASSUMPTION, their v3 bodies are not in the pages we could read; these `{message}`
+ * bodies are our wording in the shape of v1's documented ones.
  */
 export const unauthorized = () =>
-  new GreenhouseHttpError(401, 'Invalid Basic Auth credentials; use a Harvest API key as the username')
+  new GreenhouseHttpError(401, 'A valid access token is required: Authorization: Bearer <token>')
+
+/** A token endpoint refusal, RFC 6749 section 5.2 (ASSUMPTION, see auth.ts). */
+export const oauthError = (status: number, error: string) => new GreenhouseHttpError(status, error, { error })
 export const forbidden = (message: string) => new GreenhouseHttpError(403, message)
 export const notFound = () => new GreenhouseHttpError(404, 'Resource not found')
 
 /**
  * The 429 headers: "the X-RateLimit-Reset header is the timestamp indicating when you can try again while
- * the Retry-After header is the number of seconds" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Rate limiting). The reset is given
- * here in epoch seconds (the docs do not say which timestamp format).
+ * the Retry-After header is the number of seconds" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Rate limiting), kept for v3
+ * (ASSUMPTION, see constants.ts). The reset is given here in epoch seconds.
  */
 export function rateLimitHeaders(limit: number, resetAtMs: number, now: number): Record<string, string> {
   return {

@@ -1,4 +1,9 @@
-export { DEFAULT_DATA_UNTIL, DEFAULT_GREENHOUSE_API_KEY } from './constants.js'
+export {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  SCOPES,
+} from './constants.js'
 export {
   type GreenhouseEmulator,
   type GreenhouseEmulatorOptions,

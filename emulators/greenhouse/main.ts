@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util'
 import { closeOnSignals, wholeNumberArg } from '../kit/index.js'
-import { DEFAULT_GREENHOUSE_API_KEY, startGreenhouseEmulator } from './index.js'
+import {
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  startGreenhouseEmulator,
+} from './index.js'
 
 /** `tsx emulators/greenhouse/main.ts --port 8013 --candidates 5000`: a Greenhouse Harvest emulator. */
 const { values } = parseArgs({
@@ -10,7 +14,6 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     candidates: { type: 'string' },
     'rate-limit': { type: 'string' },
-    'api-key': { type: 'string', multiple: true },
   },
 })
 
@@ -20,12 +23,11 @@ const emulator = await startGreenhouseEmulator({
   seed: wholeNumberArg('seed', values.seed) ?? 1,
   candidates: wholeNumberArg('candidates', values.candidates),
   rateLimit: wholeNumberArg('rate-limit', values['rate-limit']),
-  apiKeys: values['api-key'] ?? [DEFAULT_GREENHOUSE_API_KEY],
 })
 
 console.log(emulator.url)
 console.error(
-  `Greenhouse emulator: Harvest API at ${emulator.url}/v1, Basic auth with username ${values['api-key']?.join(', ') ?? DEFAULT_GREENHOUSE_API_KEY}; control endpoints under ${emulator.url}/__emulator/`,
+  `Greenhouse emulator: Harvest v3 at ${emulator.url}/v3, tokens at ${emulator.url}/token for client ${DEFAULT_GREENHOUSE_CLIENT_ID} / ${DEFAULT_GREENHOUSE_CLIENT_SECRET}; control endpoints under ${emulator.url}/__emulator/`,
 )
 
 closeOnSignals(emulator)

@@ -2,47 +2,76 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './constants.js'
 import { invalid } from './errors.js'
 
-type Query = Readonly<Record<string, string | string[] | undefined>>
+export type Query = Readonly<Record<string, string | string[] | undefined>>
 
-const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value)
+export const one = (value: string | string[] | undefined) =>
+  Array.isArray(value) ? value[value.length - 1] : value
 
-function wholeNumber(query: Query, name: string, min: number, max: number, fallback: number): number {
-  const text = one(query[name])
-  if (text === undefined) return fallback
-  const n = Number(text)
-  if (!/^\d+$/.test(text) || n < min || n > max) {
-    throw invalid(name, `Must be an integer between ${min} and ${max}`)
-  }
-  return n
+/** What a cursor carries: "all filtering and pagination settings from the initial request". */
+interface CursorState {
+  readonly query: Record<string, string>
+  readonly perPage: number
+  readonly position: number
 }
 
 /**
- * Page-numbered lists: `per_page` "between 1 and 500. Defaults to 100", `page` "Returns the n-th chunk of
- * per_page objects", `skip_count` "will remove last from the link response header"
- * (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, List Applications). The
- * answer carries an RFC 5988 `Link` header with `next`, `prev` and `last`; "when this header is not set,
- * there is only one page" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, Pagination).
+ * The query a list request stands for. v3 pages by cursor (https://harvestdocs.greenhouse.io/docs/pagination):
+ * - "The cursor value is a URL-safe, Base64-encoded payload" holding the initial request's filters and
+ *   `per_page`;
+ * - "When you pass a cursor, it must be the only query parameter" (`?cursor=...&per_page=50` "will fail";
+ *   422: "a cursor combined with other query parameters, an expired cursor, or per_page outside 1-500",
+ *   airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler);
+ * - there is no `page` parameter ("The page parameter is no longer supported",
+ *   https://harvestdocs.greenhouse.io/docs/step-by-step-migration-instructions): 422 here.
+ */
+export function listQuery(request: FastifyRequest): CursorState {
+  const query = request.query as Query
+  const cursor = one(query.cursor)
+  if (cursor !== undefined) {
+    if (Object.keys(query).length > 1) invalidCursor('cursor must be the only query parameter')
+    try {
+      const state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState
+      if (typeof state.perPage !== 'number' || typeof state.position !== 'number') throw new Error()
+      return state
+    } catch {
+      return invalidCursor('Invalid cursor')
+    }
+  }
+  if (query.page !== undefined)
+    throw invalid('page', 'The page parameter is not supported; follow the Link header')
+  const text = one(query.per_page)
+  const perPage = text === undefined ? DEFAULT_PER_PAGE : Number(text)
+  if (text !== undefined && (!/^\d+$/.test(text) || perPage < 1 || perPage > MAX_PER_PAGE))
+    throw invalid('per_page', `Must be an integer between 1 and ${MAX_PER_PAGE}`)
+  const filters: Record<string, string> = {}
+  for (const [k, v] of Object.entries(query))
+    if (k !== 'per_page' && one(v) !== undefined) filters[k] = one(v) as string
+  return { query: filters, perPage, position: 0 }
+}
+
+function invalidCursor(message: string): never {
+  throw invalid('cursor', message)
+}
+
+/**
+ * One page from `position`, and an RFC 5988 `Link` header with only `rel="next"` when more follow: "Harvest
+ * v3 currently returns only a next link (no prev or last)"; "When the Link header is missing or empty,
+ * you're on the last page" (https://harvestdocs.greenhouse.io/docs/pagination).
  */
 export function sendPage<T>(
   request: FastifyRequest,
   reply: FastifyReply,
+  state: CursorState,
   rows: readonly T[],
   render: (row: T) => unknown,
 ): unknown[] {
-  const query = request.query as Query
-  const perPage = wholeNumber(query, 'per_page', 1, MAX_PER_PAGE, DEFAULT_PER_PAGE)
-  const page = wholeNumber(query, 'page', 1, Number.MAX_SAFE_INTEGER, 1)
-  const lastPage = Math.max(1, Math.ceil(rows.length / perPage))
-  const links: string[] = []
-  const link = (n: number, rel: string) => {
+  const end = state.position + state.perPage
+  if (end < rows.length) {
+    const next: CursorState = { ...state, position: end }
     const url = new URL(request.url, `http://${request.headers.host ?? '127.0.0.1'}`)
-    url.searchParams.set('page', String(n))
-    url.searchParams.set('per_page', String(perPage))
-    links.push(`<${url.toString()}>; rel="${rel}"`)
+    url.search = ''
+    url.searchParams.set('cursor', Buffer.from(JSON.stringify(next)).toString('base64url'))
+    reply.header('link', `<${url.toString()}>; rel="next"`)
   }
-  if (page < lastPage) link(page + 1, 'next')
-  if (page > 1) link(Math.min(page - 1, lastPage), 'prev')
-  if (lastPage > 1 && one(query.skip_count) !== 'true') link(lastPage, 'last')
-  if (links.length > 0) reply.header('link', links.join(', '))
-  return rows.slice((page - 1) * perPage, page * perPage).map(render)
+  return rows.slice(state.position, end).map(render)
 }

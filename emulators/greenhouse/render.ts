@@ -1,113 +1,71 @@
-import type {
-  ApplicationRecord,
-  CandidateRecord,
-  CustomFieldValue,
-  GreenhouseState,
-  OfferRecord,
-  UserRef,
-} from './state.js'
+import type { ApplicationRecord, CustomFieldValue, OfferRecord } from './state.js'
 
 /**
- * Records as Harvest prints them. "Properties without a value will use null instead of being undefined";
- * "Timestamps are rendered in ISO-8601 format (e.g. 2016-02-03T16:38:46.985Z)" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_introduction.md, General considerations).
+ * Records as Harvest v3 prints them (https://harvestdocs.greenhouse.io/docs/standardizations): "Date-time
+ * fields use ISO 8601 format in UTC (for example, 2024-12-15T03:55:00.000Z)", date-only fields end in
+ * `_on`, date-times in `_at`; "All parent resource IDs are included in child resources"; every resource has
+ * `created_at` and `updated_at`. The fields are those of the documented v3 examples and schemas that
+ * Airbyte's Greenhouse source validates against (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml: schemas, and its unit test
+ * `test_documented_v3_examples_validate_against_stream_schemas`).
  */
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-const user = (u: UserRef | null) => (u ? { ...u, name: `${u.first_name} ${u.last_name}` } : null)
+/** "Org-defined custom fields keyed by the field's `name_key`. Each value carries the field's display `name`, its `type`, and its `value`" (ibid.). */
+const customFields = (values: readonly CustomFieldValue[]) =>
+  Object.fromEntries(values.map((f) => [f.key, { name: f.name, type: f.type, value: f.value }]))
 
-/** `custom_fields` (key -> value) and `keyed_custom_fields` (key -> {name, type, value}) (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, _offers.md). */
-function customFields(values: readonly CustomFieldValue[]) {
-  return {
-    custom_fields: Object.fromEntries(values.map((f) => [f.key, f.value])),
-    keyed_custom_fields: Object.fromEntries(
-      values.map((f) => [f.key, { name: f.name, type: f.type, value: f.value }]),
-    ),
-  }
-}
-
-/** The application object (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, "The application object"). */
+/**
+ * An application. `job_id` is "null for jobless prospect applications"; a prospect's jobs are
+ * `prospective_job_ids`; the stage is `stage_id`/`stage_name`, "null for prospect applications"; v3 has no
+ * `applied_at` (`created_at` is when it was made); related records are ids (ibid.).
+ */
 export function renderApplication(app: ApplicationRecord): Record<string, unknown> {
   return {
     id: app.id,
     candidate_id: app.candidateId,
+    job_id: app.prospect ? null : (app.jobs[0]?.id ?? null),
+    prospective_job_ids: app.prospect ? app.jobs.map((j) => j.id) : [],
     prospect: app.prospect,
-    applied_at: iso(app.appliedAt),
+    status: app.status,
+    stage_id: app.currentStage?.id ?? null,
+    stage_name: app.currentStage?.name ?? null,
+    job_interview_stage_id: app.currentStage?.id ?? null,
+    source_id: app.source?.id ?? null,
+    referrer_id: null,
+    agency_note_id: null,
+    recruiter_id: app.recruiter?.id ?? null,
+    coordinator_id: app.coordinator?.id ?? null,
+    rejection_reason_id: app.rejectionReason?.id ?? null,
     rejected_at: iso(app.rejectedAt),
     last_activity_at: iso(app.lastActivityAt),
-    location: app.prospect ? null : { address: 'New York, New York, USA' },
-    source: app.source,
-    credited_to: user(app.creditedTo),
-    recruiter: user(app.recruiter),
-    coordinator: user(app.coordinator),
-    rejection_reason: app.rejectionReason,
-    rejection_details: app.rejectionReason ? { custom_fields: {}, keyed_custom_fields: {} } : null,
-    jobs: app.jobs,
+    needs_decision: false,
     job_post_id: app.jobPostId,
-    status: app.status,
-    current_stage: app.currentStage,
+    location_address: app.prospect ? null : 'New York, New York, USA',
     answers: app.answers,
-    prospective_office: null,
-    prospective_department: null,
-    prospect_detail: { prospect_pool: null, prospect_stage: null, prospect_owner: null },
-    ...customFields(app.customFields),
-    attachments: [],
+    custom_fields: customFields(app.customFields),
+    created_at: iso(app.createdAt),
+    updated_at: iso(app.updatedAt),
   }
 }
 
-/** The offer object (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_offers.md, "The offer object"); `sent_at` and `starts_at` are dates, not timestamps. */
-export function renderOffer(offer: OfferRecord, state: GreenhouseState): Record<string, unknown> {
-  const app = state.applications.get(offer.applicationId)
+/**
+ * An offer: `application_id`, `candidate_id`, `job_id`, `opening_id`, `version`, `status`, `sent_on` and
+ * `starts_on` (dates, YYYY-MM-DD), `resolved_at` (an instant), `custom_fields` (ibid.).
+ */
+export function renderOffer(offer: OfferRecord, app: ApplicationRecord | undefined): Record<string, unknown> {
   return {
     id: offer.id,
-    version: offer.version,
     application_id: offer.applicationId,
-    job_id: app?.jobs[0]?.id ?? null,
     candidate_id: app?.candidateId ?? null,
-    opening: null,
+    job_id: app?.jobs[0]?.id ?? null,
+    opening_id: null,
+    version: offer.version,
+    status: offer.status,
+    sent_on: offer.sentAt,
+    starts_on: offer.startsAt,
+    resolved_at: iso(offer.resolvedAt),
+    custom_fields: customFields(offer.customFields),
     created_at: iso(offer.createdAt),
     updated_at: iso(offer.updatedAt),
-    sent_at: offer.sentAt,
-    resolved_at: iso(offer.resolvedAt),
-    starts_at: offer.startsAt,
-    status: offer.status,
-    ...customFields(offer.customFields),
-  }
-}
-
-/** The candidate object, its `applications` embedded (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, "The candidate object"). */
-export function renderCandidate(candidate: CandidateRecord, state: GreenhouseState): Record<string, unknown> {
-  const applications = candidate.applicationIds
-    .map((id) => state.applications.get(id))
-    .filter((a): a is ApplicationRecord => a !== undefined)
-  return {
-    id: candidate.id,
-    first_name: candidate.firstName,
-    last_name: candidate.lastName,
-    company: null,
-    title: null,
-    created_at: iso(candidate.createdAt),
-    updated_at: iso(candidate.updatedAt),
-    last_activity: iso(candidate.updatedAt),
-    is_private: false,
-    photo_url: null,
-    attachments: [],
-    application_ids: applications.map((a) => a.id),
-    phone_numbers: [],
-    addresses: [],
-    email_addresses: [{ value: `candidate${candidate.id}@example.com`, type: 'personal' }],
-    website_addresses: [],
-    social_media_addresses: [],
-    recruiter: null,
-    coordinator: null,
-    can_email: true,
-    tags: [],
-    // Embedded applications come without `custom_fields`/`keyed_custom_fields`: the candidate object's
-    // example leaves them out of its applications (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, "The candidate object").
-    applications: applications.map((a) => {
-      const { custom_fields: _fields, keyed_custom_fields: _keyed, ...embedded } = renderApplication(a)
-      return embedded
-    }),
-    custom_fields: {},
-    keyed_custom_fields: {},
   }
 }

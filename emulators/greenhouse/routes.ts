@@ -1,78 +1,115 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { invalid, notFound } from './errors.js'
-import { sendPage } from './paging.js'
-import { renderApplication, renderCandidate, renderOffer } from './render.js'
-import type { ApplicationRecord, GreenhouseState } from './state.js'
+import type { FastifyInstance } from 'fastify'
+import { MAX_IDS } from './constants.js'
+import { invalid } from './errors.js'
+import { listQuery, sendPage } from './paging.js'
+import { renderApplication, renderOffer } from './render.js'
+import type { ApplicationRecord, GreenhouseState, OfferRecord } from './state.js'
 
-type Query = Readonly<Record<string, string | string[] | undefined>>
-const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value)
+type Filters = Readonly<Record<string, string>>
 
-/** "Timestamp must be in in ISO-8601 format" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, List Applications); anything else is a 422. */
-function timestamp(query: Query, name: string): number | undefined {
-  const text = one(query[name])
+/**
+ * `ids`, `candidate_ids`...: comma-separated whole numbers, at most 50 ("Greenhouse caps every *_ids filter
+ * at maxItems: 50", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml's unit tests; "Return only records with these IDs (maximum 50)", Airbyte's v3
+ * agent connector reference), else a 422 naming the parameter.
+ */
+function idList(filters: Filters, name: string): Set<number> | undefined {
+  const text = filters[name]
   if (text === undefined) return undefined
-  const ms = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN
-  if (Number.isNaN(ms)) throw invalid(name, 'Must be an ISO-8601 timestamp')
-  return ms
+  if (!/^\d+(,\d+)*$/.test(text)) throw invalid(name, 'Must be a comma-separated list of integers')
+  const ids = text.split(',').map(Number)
+  if (ids.length > MAX_IDS) throw invalid(name, `At most ${MAX_IDS} ids`)
+  return new Set(ids)
 }
 
-/** Numeric ids: a path id that is not a number names no record. */
-function idOf(request: FastifyRequest): number {
-  const text = (request.params as { id: string }).id
-  if (!/^\d+$/.test(text)) throw notFound()
-  return Number(text)
+const OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const
+
+/**
+ * `created_at`/`updated_at` "supporting operators such as gte, lte, gt, and lt", written `gte|<ISO-8601>`
+ * (https://harvestdocs.greenhouse.io/docs/list-endpoints: `created_at=gte|2024-01-01T00:00:00Z`). Several
+ * operators chain as `gte|a|lte|b` (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml: `'gte|' ~ start ~ '|lte|' ~ end`). Anything else is a 422.
+ */
+function timeRange(filters: Filters, name: string): ((ms: number) => boolean) | undefined {
+  const text = filters[name]
+  if (text === undefined) return undefined
+  const parts = text.split('|')
+  const tests: ((ms: number) => boolean)[] = []
+  for (let i = 0; i < parts.length; i += 2) {
+    const op = parts[i] as (typeof OPERATORS)[number]
+    const at = Date.parse(parts[i + 1] ?? '')
+    if (!OPERATORS.includes(op) || !/^\d{4}-\d{2}-\d{2}T/.test(parts[i + 1] ?? '') || Number.isNaN(at))
+      throw invalid(name, 'Must be <gte|lte|gt|lt>|<ISO-8601 timestamp>, chained with |')
+    tests.push(
+      op === 'gte'
+        ? (ms) => ms >= at
+        : op === 'lte'
+          ? (ms) => ms <= at
+          : op === 'gt'
+            ? (ms) => ms > at
+            : (ms) => ms < at,
+    )
+  }
+  return (ms) => tests.every((t) => t(ms))
 }
 
 /**
- * GET /v1/applications filters (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, List Applications): `created_before` (before),
- * `created_after` and `last_activity_after` (at or after), `job_id` ("applications that involve this job",
- * candidates and prospects), `status` ("If anything else is used, an empty response will be returned rather
- * than an error"). The order is not documented: id ascending here.
+ * GET /v3/applications filters (https://harvestdocs.greenhouse.io/docs/list-endpoints): `ids`, parent
+ * resources (`candidate_ids`, `job_ids`; a prospect's jobs by `prospective_job_ids`, as public v3 clients
+ * filter them),
+ * `created_at`/`updated_at` ranges and `status` (an unknown status lists nothing, as v1 did: ASSUMPTION).
+ * The order is not documented: id ascending here.
  */
-function filtered(state: GreenhouseState, query: Query): ApplicationRecord[] {
-  const createdBefore = timestamp(query, 'created_before')
-  const createdAfter = timestamp(query, 'created_after')
-  const activityAfter = timestamp(query, 'last_activity_after')
-  const jobText = one(query.job_id)
-  if (jobText !== undefined && !/^\d+$/.test(jobText)) throw invalid('job_id', 'Must be an integer')
-  const status = one(query.status)
+function applications(state: GreenhouseState, filters: Filters): ApplicationRecord[] {
+  const ids = idList(filters, 'ids')
+  const candidates = idList(filters, 'candidate_ids')
+  const jobs = idList(filters, 'job_ids')
+  const prospectiveJobs = idList(filters, 'prospective_job_ids')
+  const created = timeRange(filters, 'created_at')
+  const updated = timeRange(filters, 'updated_at')
+  const status = filters.status
   return state
     .orderedApplications()
     .filter(
       (a) =>
-        (createdBefore === undefined || a.appliedAt < createdBefore) &&
-        (createdAfter === undefined || a.appliedAt >= createdAfter) &&
-        (activityAfter === undefined || a.lastActivityAt >= activityAfter) &&
-        (jobText === undefined || a.jobs.some((j) => j.id === Number(jobText))) &&
+        (!ids || ids.has(a.id)) &&
+        (!candidates || candidates.has(a.candidateId)) &&
+        (!jobs || (!a.prospect && a.jobs.some((j) => jobs.has(j.id)))) &&
+        (!prospectiveJobs || (a.prospect && a.jobs.some((j) => prospectiveJobs.has(j.id)))) &&
+        (!created || created(a.createdAt)) &&
+        (!updated || updated(a.updatedAt)) &&
         (status === undefined || a.status === status),
     )
 }
 
+/**
+ * GET /v3/offers: offers are their own resource, filtered by their parent (`application_ids`), `ids` and the
+ * time ranges (https://harvestdocs.greenhouse.io/docs/list-endpoints). Order: id ascending (ASSUMPTION).
+ */
+function offers(state: GreenhouseState, filters: Filters): OfferRecord[] {
+  const ids = idList(filters, 'ids')
+  const apps = idList(filters, 'application_ids')
+  const created = timeRange(filters, 'created_at')
+  const updated = timeRange(filters, 'updated_at')
+  return [...state.offers.values()]
+    .flat()
+    .filter(
+      (o) =>
+        (!ids || ids.has(o.id)) &&
+        (!apps || apps.has(o.applicationId)) &&
+        (!created || created(o.createdAt)) &&
+        (!updated || updated(o.updatedAt)),
+    )
+    .sort((a, b) => a.id - b.id)
+}
+
 export function registerRoutes(app: FastifyInstance, state: GreenhouseState): void {
-  app.get('/v1/applications', async (request, reply) =>
-    sendPage(request, reply, filtered(state, request.query as Query), renderApplication),
-  )
-
-  // "Retrieve an application by its id" (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_applications.md, Retrieve Application).
-  app.get('/v1/applications/:id', async (request) => {
-    const found = state.applications.get(idOf(request))
-    if (!found) throw notFound()
-    return renderApplication(found)
+  app.get('/v3/applications', async (request, reply) => {
+    const q = listQuery(request)
+    return sendPage(request, reply, q, applications(state, q.query), renderApplication)
   })
-
-  // "List the offers associated with an application", paged like every list (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_offers.md, List Offers for Application).
-  app.get('/v1/applications/:id/offers', async (request, reply) => {
-    const id = idOf(request)
-    if (!state.applications.has(id)) throw notFound()
-    return sendPage(request, reply, state.offers.get(id) ?? [], (o) => renderOffer(o, state))
-  })
-
-  // The candidate, with its applications embedded in full (grnhse/greenhouse-api-docs@0c37c31:source/includes/harvest/_candidates.md, Retrieve Candidate).
-  app.get('/v1/candidates/:id', async (request) => {
-    const found = state.candidates.get(idOf(request))
-    if (!found) throw notFound()
-    return renderCandidate(found, state)
+  app.get('/v3/offers', async (request, reply) => {
+    const q = listQuery(request)
+    return sendPage(request, reply, q, offers(state, q.query), (o) =>
+      renderOffer(o, state.applications.get(o.applicationId)),
+    )
   })
 }

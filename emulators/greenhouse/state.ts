@@ -36,12 +36,26 @@ export interface OfferRecord {
   readonly customFields: readonly CustomFieldValue[]
 }
 
+/** A Harvest V3 (OAuth) credential: its secret and the scopes configured for it. */
+export interface ClientRecord {
+  readonly secret: string
+  readonly scopes: ReadonlySet<string>
+}
+
+/** An access token the token endpoint issued. */
+export interface TokenRecord {
+  readonly clientId: string
+  readonly expiresAt: number
+}
+
 export interface ApplicationRecord {
   readonly id: number
   readonly candidateId: number
   readonly prospect: boolean
-  /** Greenhouse's `created_after`/`created_before` read the creation time, which it prints as `applied_at`. */
   readonly appliedAt: number
+  /** `created_at`/`updated_at`, on every v3 resource (https://harvestdocs.greenhouse.io/docs/standardizations). */
+  readonly createdAt: number
+  updatedAt: number
   lastActivityAt: number
   rejectedAt: number | null
   readonly source: { id: number; public_name: string } | null
@@ -70,10 +84,8 @@ export interface GreenhouseStateOptions {
   readonly seed: number
   readonly candidates: number
   readonly untilMs: number
-  /** Keys with every endpoint permission. */
-  readonly apiKeys: readonly string[]
-  /** Keys with only the named endpoint permissions (`applications.list`, `offers.list_for_application`...). */
-  readonly scopedKeys?: Readonly<Record<string, readonly string[]>>
+  /** Credentials: client id -> secret and scopes. */
+  readonly clients: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
   /** Requests per key per 10 seconds. */
   readonly rateLimit?: number
 }
@@ -106,7 +118,8 @@ const QUESTIONS = ['How did you hear about this job?', 'Website']
  * so the same seed always yields the same data.
  */
 export class GreenhouseState {
-  readonly keys = new Map<string, ReadonlySet<string> | 'all'>()
+  readonly clients = new Map<string, ClientRecord>()
+  readonly tokens = new Map<string, TokenRecord>()
   readonly rateLimit: number
   readonly users: UserRef[] = []
   readonly jobs: JobRef[] = []
@@ -114,16 +127,15 @@ export class GreenhouseState {
   readonly applications = new Map<number, ApplicationRecord>()
   /** Offers by application id, oldest version first. */
   readonly offers = new Map<number, OfferRecord[]>()
-  /** Requests counted per key in the current 10-second window. */
+  /** Requests counted per client in the current 10-second window. */
   readonly windows = new Map<string, { start: number; count: number }>()
   private nextApplicationId = 69_306_314
   private nextOfferId = 1_142_765
   private readonly random: SeededRandom
 
   constructor(readonly options: GreenhouseStateOptions) {
-    for (const key of options.apiKeys) this.keys.set(key, 'all')
-    for (const [key, endpoints] of Object.entries(options.scopedKeys ?? {}))
-      this.keys.set(key, new Set(endpoints))
+    for (const [id, client] of Object.entries(options.clients))
+      this.clients.set(id, { secret: client.secret, scopes: new Set(client.scopes) })
     this.rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
     this.random = new SeededRandom(hash32(options.seed, 0x67e))
     for (let i = 0; i < 4; i++) {
@@ -171,12 +183,12 @@ export class GreenhouseState {
     this.nextApplicationId += r.int(1, 40)
     const outcome = r.next()
     const status: ApplicationRecord['status'] = prospect
-      ? 'active'
+      ? 'in_process'
       : outcome < 0.15
         ? 'hired'
         : outcome < 0.4
           ? 'rejected'
-          : 'active'
+          : 'in_process'
     const stageIndex = status === 'hired' ? STAGES.length - 1 : r.int(0, STAGES.length - 1)
     const lastActivityAt = Math.min(this.options.untilMs - MINUTE_MS, appliedAt + r.int(1, 15) * DAY_MS)
     const jobs = prospect ? (r.chance(0.5) ? [] : this.jobs.slice(1, 3)) : [r.pick(this.jobs)]
@@ -185,6 +197,8 @@ export class GreenhouseState {
       candidateId: candidate.id,
       prospect,
       appliedAt,
+      createdAt: appliedAt,
+      updatedAt: lastActivityAt,
       lastActivityAt,
       rejectedAt: status === 'rejected' ? lastActivityAt : null,
       source: r.chance(0.8) ? r.pick(SOURCES) : null,
@@ -245,7 +259,7 @@ export class GreenhouseState {
       sentAt: day(made),
       resolvedAt: accepted ? app.lastActivityAt : null,
       startsAt: day(made + 30 * DAY_MS),
-      status: accepted ? 'accepted' : 'unresolved',
+      status: accepted ? 'accepted' : 'created',
       customFields: [
         {
           key: 'salary',
@@ -268,6 +282,7 @@ export class GreenhouseState {
     const app = this.applications.get(applicationId)
     if (!app) throw new Error(`no application ${applicationId}`)
     app.lastActivityAt = at
+    app.updatedAt = at
     const candidate = this.candidates.get(app.candidateId)
     if (candidate) candidate.updatedAt = Math.max(candidate.updatedAt, at)
   }

@@ -5,6 +5,7 @@ import type { Credentials, IntegrationDefinition } from '../integrations/types.j
 import type { ProviderTransport } from '../outbound/index.js'
 import type { ChangeNotifier } from '../store/change-notifier.js'
 import { nowIso } from '../store/index.js'
+import { ClientCredentialsAuth } from './client-credentials.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionStore } from './store.js'
 import { RefreshingAuth, type TokenRefresher } from './tokens.js'
@@ -30,10 +31,21 @@ export function providerClientFor(
   /** The connection's id, once it has one: its calls then share the connection's concurrency slots. */
   connectionId?: string,
 ): ProviderClient {
+  // A client credentials grant replaces stored tokens: the connection's client fetches its own.
+  const source =
+    auth ??
+    (integration.clientCredentials
+      ? new ClientCredentialsAuth(
+          integration.clientCredentials,
+          credentials,
+          settings.transport,
+          settings.timeoutMs,
+        )
+      : undefined)
   return new ProviderClient({
     baseUrl: integration.baseUrl(credentials),
     authHeaders: integration.authHeaders(credentials),
-    ...(auth ? { auth } : {}),
+    ...(source ? { auth: source } : {}),
     ...(connectionId !== undefined ? { limitKey: connectionId } : {}),
     retry: integration.retry,
     ...(integration.errorMessageHeader ? { errorMessageHeader: integration.errorMessageHeader } : {}),

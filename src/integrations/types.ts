@@ -44,6 +44,19 @@ export interface OAuth2Auth {
   readonly tokenFields?: readonly string[]
 }
 
+/** How a connection's stored client obtains an access token by itself, without a user in the loop. */
+export interface ClientCredentialsGrant {
+  readonly tokenUrl: (credentials: Credentials) => string
+  /** The client as HTTP Basic `id:secret` (RFC 6749 section 2.3.1). */
+  readonly client: (credentials: Credentials) => { readonly id: string; readonly secret: string }
+  /** Form parameters besides `grant_type` (a subject, a scope). */
+  readonly form?: (credentials: Credentials) => Readonly<Record<string, string | undefined>>
+  /** Lifetime assumed when the token answer names none. */
+  readonly defaultLifetimeMs: number
+  /** The provider's name in errors. */
+  readonly providerName: string
+}
+
 /** What a cheap verification call learned about the account, kept with the connection (not secret). */
 export type ConnectionSettings = Readonly<Record<string, string | undefined>>
 
@@ -248,6 +261,12 @@ export interface IntegrationDefinition {
   baseUrl(credentials: Credentials): string
   /** Headers that authenticate a request to the provider (also used by passthrough). */
   authHeaders(credentials: Credentials): Record<string, string>
+  /**
+   * An OAuth 2.0 client credentials grant (RFC 6749 section 4.4) made from the connection's stored client:
+   * every request then carries the bearer token it yields (cached until expiry, fetched again after a 401)
+   * instead of `authHeaders`.
+   */
+  readonly clientCredentials?: ClientCredentialsGrant
   /** A cheap call proving the credentials work; returns settings to keep with the connection. */
   verify(client: ProviderClient, credentials: Credentials): Promise<ConnectionSettings>
   readonly retry: RetryPolicy

@@ -1,103 +1,29 @@
-import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
+import { ApiError, badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import type { ProviderRequest } from '../http-client.js'
 import { linkOf } from '../link-header.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { fromGreenhouseApplication, fromGreenhouseOffer, STATUS_FILTERS } from './mappers.js'
-import { MAX_PER_PAGE, type PagePlan, planPages } from './pages.js'
-import type { GreenhouseApplication, GreenhouseCandidate, GreenhouseOffer } from './types.js'
+import { MAX_PER_PAGE } from './pages.js'
+import type { GreenhouseApplication, GreenhouseOffer } from './types.js'
 
-/** The slow fields: an application's offers are another call per application (`/applications/{id}/offers`). */
+/** The slow fields: offers are another resource (`GET /v3/offers`), read for a page of applications at once. */
 const OFFER_FIELDS = ['offers', 'raw.offers'] as const
-
-/** Offers of one application read at most this many pages of 500; more fails naming the cap, never cut short. */
+/**
+ * Applications whose offers one call asks for (`application_ids`, a parent-resource filter of
+ * https://harvestdocs.greenhouse.io/docs/list-endpoints): Greenhouse takes at most 50 ids in an `*_ids`
+ * filter (airbytehq/airbyte@0481622:airbyte-integrations/connectors/source-greenhouse, unit tests).
+ */
+const OFFER_IDS_PER_CALL = 50
+/** Offers of one batch read at most this many pages of 500; more fails naming the cap, never cut short. */
 const MAX_OFFER_PAGES = 20
 
-/** Applications whose offers (or full rows) are read at once: a page of 100 must not spend Harvest's 50 calls per 10 s in a burst. */
-const OFFER_CONCURRENCY = 4
+type Query = Readonly<Record<string, string | number | undefined>>
 
 const numericId = (name: string, value: string) => {
   if (!/^\d+$/.test(value))
     throw badRequest(`${name}: '${value}' is not a Greenhouse id; Greenhouse ids are whole numbers`)
   return value
-}
-
-const applicationPath = (id: string) => `/applications/${encodeURIComponent(id)}`
-
-/**
- * Reads a Harvest list from the planned page on, following the `Link: rel="next"` URLs as Greenhouse asks
- * ("use the Link headers and not page manually"), until `want` rows past `plan.skip` are in or no page follows.
- * A next link is followed only on the connection's own origin, so the key never goes anywhere else.
- */
-async function readPages<T>(
-  ctx: HandlerContext,
-  path: string,
-  query: Readonly<Record<string, string | number | undefined>>,
-  plan: PagePlan,
-  want: number,
-  maxPages = Number.POSITIVE_INFINITY,
-): Promise<T[]> {
-  const origin = new URL(ctx.client.baseUrl).origin
-  const rows: T[] = []
-  let request: { path: string; query?: Readonly<Record<string, string | number | undefined>> } = {
-    path,
-    query: { ...ctx.rawParams, ...query, per_page: plan.perPage, page: plan.page, skip_count: 'true' },
-  }
-  for (let pages = 1; ; pages++) {
-    const res = await ctx.client.send(request)
-    if (!Array.isArray(res.body)) throw new TypeError('a Harvest list answered something other than an array')
-    rows.push(...(res.body as T[]))
-    if (rows.length >= plan.skip + want) break
-    const next = linkOf(res.headers.link, 'next')
-    if (!next) break
-    if (new URL(next, origin).origin !== origin) {
-      throw new ApiError(
-        502,
-        `Greenhouse answered a next page on another address (${new URL(next, origin).origin}); not followed`,
-      )
-    }
-    if (pages >= maxPages) {
-      throw new ApiError(
-        502,
-        `Greenhouse lists more than ${maxPages * MAX_PER_PAGE} rows at ${path}; Unigate reads at most that many`,
-      )
-    }
-    request = { path: next }
-  }
-  return rows.slice(plan.skip, plan.skip + want)
-}
-
-async function offersOf(ctx: HandlerContext, applicationId: string): Promise<GreenhouseOffer[]> {
-  return readPages<GreenhouseOffer>(
-    ctx,
-    `${applicationPath(applicationId)}/offers`,
-    {},
-    { perPage: MAX_PER_PAGE, page: 1, skip: 0 },
-    Number.POSITIVE_INFINITY,
-    MAX_OFFER_PAGES,
-  )
-}
-
-/** Adds the slow fields the plan asks for (spec section 7): `offers`, and/or `raw.offers` (Greenhouse's own). */
-async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promise<UnifiedRecord[]> {
-  const unified = ctx.fields.slow.has('offers')
-  const raw = ctx.fields.slow.has('raw.offers')
-  if (!unified && !raw) return records
-  const out: UnifiedRecord[] = new Array(records.length)
-  let next = 0
-  const worker = async () => {
-    while (next < records.length) {
-      const i = next++
-      const record = records[i] as UnifiedRecord
-      const offers = await offersOf(ctx, record.id as string)
-      out[i] = {
-        ...record,
-        ...(unified ? { offers: offers.map(fromGreenhouseOffer) } : {}),
-        ...(raw ? { raw: { ...record.raw, offers } } : {}),
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(OFFER_CONCURRENCY, records.length) }, worker))
-  return out
 }
 
 /** Greenhouse's `status` for the unified one asked, or a 400 naming the values it can filter by. */
@@ -106,86 +32,137 @@ function statusFilter(value: string): string {
   if (!status) {
     throw badRequest(
       `status: Greenhouse can list applications by ${Object.keys(STATUS_FILTERS).join(' or ')} only; ` +
-        `'${value}' is a stage of an active application there (read original_substatus)`,
+        `'${value}' is a stage of an active application there`,
     )
   }
   return status
 }
 
-/**
- * The applications of one candidate: Harvest embeds them in the candidate, so the other filters apply here.
- * The embedded rows lack `keyed_custom_fields` (harvest.html#the-candidate-object), so the window's rows are
- * then read in full, as the list has them, or their metadata would be silently empty.
- */
-async function listForCandidate(ctx: HandlerContext, q: ListQuery, candidateId: string) {
-  const job = q.filters.job_id as string | undefined
-  const status = q.filters.status === undefined ? undefined : statusFilter(q.filters.status as string)
-  let candidate: GreenhouseCandidate
-  try {
-    candidate = await ctx.client.json<GreenhouseCandidate>({
-      path: `/candidates/${encodeURIComponent(candidateId)}`,
-      query: { ...ctx.rawParams },
-    })
-  } catch (err) {
-    // A list filtered by a candidate that does not exist is empty, as Greenhouse's own filters answer.
-    if (err instanceof ProviderError && err.status === 404) return []
-    throw err
-  }
-  const since = q.updated_gte?.getTime()
-  const apps = [...(candidate.applications ?? [])]
-    .filter(
-      (a) =>
-        (job === undefined || (a.jobs ?? []).some((j) => String(j.id) === job)) &&
-        (status === undefined || a.status === status) &&
-        (since === undefined || Date.parse(a.last_activity_at ?? '') >= since),
-    )
-    .sort((a, b) => a.id - b.id)
-  return inFull(ctx, apps.slice(q.offset, q.offset + q.limit))
-}
-
-/** Each application as Retrieve Application answers it; one deleted meanwhile is left out. */
-async function inFull(
-  ctx: HandlerContext,
-  apps: readonly GreenhouseApplication[],
-): Promise<GreenhouseApplication[]> {
-  const out: (GreenhouseApplication | undefined)[] = new Array(apps.length)
-  let next = 0
-  const worker = async () => {
-    while (next < apps.length) {
-      const i = next++
-      try {
-        out[i] = await ctx.client.json<GreenhouseApplication>({
-          path: applicationPath(String(apps[i]?.id)),
-          query: { ...ctx.rawParams },
-        })
-      } catch (err) {
-        if (!(err instanceof ProviderError && err.status === 404)) throw err
-      }
+/** One list page: the rows and the `rel="next"` address, followed only on the connection's own origin. */
+async function page<T>(ctx: HandlerContext, request: ProviderRequest): Promise<{ rows: T[]; next?: string }> {
+  const res = await ctx.client.send(request)
+  if (!Array.isArray(res.body)) throw new TypeError('a Harvest list answered something other than an array')
+  const next = linkOf(res.headers.link, 'next')
+  if (next) {
+    const origin = new URL(ctx.client.baseUrl).origin
+    if (new URL(next, origin).origin !== origin) {
+      throw new ApiError(
+        502,
+        `Greenhouse answered a next page on another address (${new URL(next, origin).origin}); not followed`,
+      )
     }
   }
-  await Promise.all(Array.from({ length: Math.min(OFFER_CONCURRENCY, apps.length) }, worker))
-  return out.filter((a): a is GreenhouseApplication => a !== undefined)
+  return { rows: res.body as T[], ...(next ? { next } : {}) }
+}
+
+/**
+ * The rows `offset`..`offset+limit` of a Harvest v3 list. v3 pages by cursor only: filters and `per_page`
+ * go on the first request, then the `rel="next"` URL is called exactly as given, as its only parameter
+ * (https://harvestdocs.greenhouse.io/docs/pagination). A window that starts the list and fits a page is one
+ * call; any other is read in pages of 500 from the remembered cursor nearest below it.
+ */
+async function readWindow<T>(
+  ctx: HandlerContext,
+  path: string,
+  filters: Query,
+  offset: number,
+  limit: number,
+): Promise<T[]> {
+  const first = { ...ctx.rawParams, ...filters }
+  if (offset === 0 && limit <= MAX_PER_PAGE) {
+    const { rows } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
+    return rows.slice(0, limit)
+  }
+  const defined = Object.entries(first).filter((e): e is [string, string | number] => e[1] !== undefined)
+  const scope = `${ctx.connectionId}|greenhouse|${path}|${new URLSearchParams(defined.map(([k, v]) => [k, String(v)]))}`
+  const start = ctx.cursors.walkStart(scope, Math.floor(offset / MAX_PER_PAGE) * MAX_PER_PAGE)
+  const end = offset + limit
+  const out: T[] = []
+  let position = start.offset
+  let request: ProviderRequest = start.cursor
+    ? { path: start.cursor }
+    : { path, query: { ...first, per_page: MAX_PER_PAGE } }
+  for (;;) {
+    const { rows, next } = await page<T>(ctx, request)
+    rows.forEach((row, i) => {
+      if (position + i >= offset && position + i < end) out.push(row)
+    })
+    position += rows.length
+    if (!next || rows.length === 0) break
+    ctx.cursors.set(scope, position, next)
+    if (position >= end) break
+    request = { path: next }
+  }
+  return out
+}
+
+/** Every row of a list, failing (never truncating) past `maxPages` pages of 500. */
+async function readAll<T>(ctx: HandlerContext, path: string, filters: Query, maxPages: number): Promise<T[]> {
+  const rows: T[] = []
+  let request: ProviderRequest = { path, query: { ...filters, per_page: MAX_PER_PAGE } }
+  for (let pages = 1; ; pages++) {
+    const got = await page<T>(ctx, request)
+    rows.push(...got.rows)
+    if (!got.next) return rows
+    if (pages >= maxPages) {
+      throw new ApiError(
+        502,
+        `Greenhouse lists more than ${maxPages * MAX_PER_PAGE} ${path.slice(1)} for these applications; Unigate reads at most that many`,
+      )
+    }
+    request = { path: got.next }
+  }
+}
+
+/** Adds the slow fields the plan asks for (spec section 7): `offers`, and/or `raw.offers` (Greenhouse's own). */
+async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promise<UnifiedRecord[]> {
+  const unified = ctx.fields.slow.has('offers')
+  const raw = ctx.fields.slow.has('raw.offers')
+  if (!unified && !raw) return records
+  const byApplication = new Map<string, GreenhouseOffer[]>()
+  // Batches one after another: a page of applications stays a handful of calls, never a burst.
+  for (let i = 0; i < records.length; i += OFFER_IDS_PER_CALL) {
+    const ids = records.slice(i, i + OFFER_IDS_PER_CALL).map((r) => r.id as string)
+    const offers = await readAll<GreenhouseOffer>(
+      ctx,
+      '/offers',
+      { application_ids: ids.join(',') },
+      MAX_OFFER_PAGES,
+    )
+    for (const offer of offers) {
+      const key = String(offer.application_id)
+      byApplication.set(key, [...(byApplication.get(key) ?? []), offer])
+    }
+  }
+  return records.map((record) => {
+    const offers = byApplication.get(record.id as string) ?? []
+    return {
+      ...record,
+      ...(unified ? { offers: offers.map(fromGreenhouseOffer) } : {}),
+      ...(raw ? { raw: { ...record.raw, offers } } : {}),
+    }
+  })
+}
+
+/**
+ * The unified filters as v3 list filters (https://harvestdocs.greenhouse.io/docs/list-endpoints): parent
+ * resources by plural id lists (`candidate_ids`, `job_ids`), `status`, and `updated_at` with an operator
+ * (`gte|<ISO-8601>`).
+ */
+function filtersOf(q: ListQuery): Query {
+  return {
+    job_ids: q.filters.job_id === undefined ? undefined : numericId('job_id', q.filters.job_id as string),
+    candidate_ids:
+      q.filters.candidate_id === undefined
+        ? undefined
+        : numericId('candidate_id', q.filters.candidate_id as string),
+    status: q.filters.status === undefined ? undefined : statusFilter(q.filters.status as string),
+    updated_at: q.updated_gte ? `gte|${q.updated_gte.toISOString()}` : undefined,
+  }
 }
 
 async function listApplications(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const job = q.filters.job_id === undefined ? undefined : numericId('job_id', q.filters.job_id as string)
-  const candidate =
-    q.filters.candidate_id === undefined
-      ? undefined
-      : numericId('candidate_id', q.filters.candidate_id as string)
-  const apps = candidate
-    ? await listForCandidate(ctx, q, candidate)
-    : await readPages<GreenhouseApplication>(
-        ctx,
-        '/applications',
-        {
-          job_id: job,
-          status: q.filters.status === undefined ? undefined : statusFilter(q.filters.status as string),
-          last_activity_after: q.updated_gte?.toISOString(),
-        },
-        planPages(q.offset, q.limit),
-        q.limit,
-      )
+  const apps = await readWindow<GreenhouseApplication>(ctx, '/applications', filtersOf(q), q.offset, q.limit)
   return withOffers(ctx, apps.map(fromGreenhouseApplication))
 }
 
@@ -196,14 +173,16 @@ export const applicationHandlers: ObjectHandlers = {
   // Without filters the list is every application of the organization.
   listIsComplete: true,
   list: listApplications,
-
   async get(ctx, id) {
     if (!/^\d+$/.test(id))
       throw notFound(`get ats_application ${id}: Greenhouse application ids are whole numbers`)
-    const app = await ctx.client.json<GreenhouseApplication>({
-      path: applicationPath(id),
-      query: { ...ctx.rawParams },
+    // One application is the list filtered by `ids` (https://harvestdocs.greenhouse.io/docs/list-endpoints).
+    const { rows } = await page<GreenhouseApplication>(ctx, {
+      path: '/applications',
+      query: { ...ctx.rawParams, ids: id },
     })
+    const app = rows.find((a) => String(a.id) === id)
+    if (!app) throw notFound(`get ats_application ${id}: Greenhouse has no application ${id}`)
     const [record] = await withOffers(ctx, [fromGreenhouseApplication(app)])
     return record as UnifiedRecord
   },

@@ -1,11 +1,11 @@
 import type { UnifiedRecord } from '../../models/index.js'
 import { statusOfStageName } from '../ats-stages.js'
-import type { GreenhouseApplication, GreenhouseKeyedField, GreenhouseOffer } from './types.js'
+import type { GreenhouseApplication, GreenhouseCustomField, GreenhouseOffer } from './types.js'
 
 /** A Harvest timestamp (ISO-8601 UTC) or calendar date as a Date; undefined when absent or unreadable. */
 export function parseGreenhouseTime(value: string | null | undefined): Date | undefined {
   if (!value) return undefined
-  // A bare date (an offer's sent_at/starts_at) is that calendar day; read as its UTC midnight.
+  // A bare date (an `_on` field) is that calendar day; read as its UTC midnight.
   const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value)
   return Number.isNaN(d.getTime()) ? undefined : d
 }
@@ -13,21 +13,21 @@ export function parseGreenhouseTime(value: string | null | undefined): Date | un
 const idText = (value: number | null | undefined) =>
   value === null || value === undefined ? undefined : String(value)
 
-/** The unified status of an application: hired and rejected as such, an active one by its stage. */
+/** The unified status of an application: hired and rejected as such, one in process by its stage's name. */
 export function unifiedStatusOf(
-  app: Pick<GreenhouseApplication, 'status' | 'current_stage'>,
+  app: Pick<GreenhouseApplication, 'status' | 'stage_name'>,
 ): string | undefined {
   if (app.status === 'hired') return 'HIRED'
   if (app.status === 'rejected') return 'REJECTED'
-  if (app.status !== 'active') return undefined
-  // An active application is in a stage; only a stage name that means a unified status gives one.
-  return statusOfStageName(app.current_stage?.name)
+  if (app.status !== 'in_process') return undefined
+  // Only a stage name that means a unified status gives one.
+  return statusOfStageName(app.stage_name ?? undefined)
 }
 
 /** The unified statuses Greenhouse can filter by, and its `status` for each. */
 export const STATUS_FILTERS: Readonly<Record<string, string>> = { HIRED: 'hired', REJECTED: 'rejected' }
 
-/** Custom field types (`value_type` of the custom field object) onto metadata formats. */
+/** Custom field types (`value_type` of the custom field) onto metadata formats. */
 const FORMATS: Readonly<Record<string, string>> = {
   short_text: 'TEXT',
   long_text: 'TEXTAREA',
@@ -40,8 +40,10 @@ const FORMATS: Readonly<Record<string, string>> = {
   url: 'URL',
 }
 
-/** `keyed_custom_fields` as metadata: the immutable key is the id and slug, the label the namespace-free name. */
-export function metadataOf(fields: Readonly<Record<string, GreenhouseKeyedField | null>> | null | undefined) {
+/** `custom_fields` as metadata: the `name_key` is the id and slug, the display name goes in extra_data. */
+export function metadataOf(
+  fields: Readonly<Record<string, GreenhouseCustomField | null>> | null | undefined,
+) {
   return Object.entries(fields ?? {}).map(([key, field]) => ({
     id: key,
     slug: key,
@@ -52,59 +54,57 @@ export function metadataOf(fields: Readonly<Record<string, GreenhouseKeyedField 
 }
 
 /**
- * One offer version. Greenhouse's `unresolved` is SENT once it has a `sent_at`, else CREATED; `resolved_at`
- * is when it was accepted or rejected. `deprecated` (superseded by a newer version) has no unified
- * equivalent and passes through as Greenhouse names it.
+ * One offer version. A created offer is SENT once it has a `sent_on`, else CREATED; `resolved_at` is when
+ * it was accepted or rejected. `deprecated` (superseded by a newer version) has no unified equivalent and
+ * passes through as Greenhouse names it.
  */
 export function fromGreenhouseOffer(offer: GreenhouseOffer): Record<string, unknown> {
   const resolved = parseGreenhouseTime(offer.resolved_at)
+  const state = offer.status?.toLowerCase()
   const status =
-    offer.status === 'unresolved'
-      ? offer.sent_at
+    state === 'created'
+      ? offer.sent_on
         ? 'SENT'
         : 'CREATED'
-      : offer.status === 'accepted'
+      : state === 'accepted'
         ? 'ACCEPTED'
-        : offer.status === 'rejected'
+        : state === 'rejected'
           ? 'REJECTED'
           : (offer.status ?? undefined)
   return {
     id: String(offer.id),
     created_at: parseGreenhouseTime(offer.created_at),
     updated_at: parseGreenhouseTime(offer.updated_at),
-    sent_at: parseGreenhouseTime(offer.sent_at),
-    start_at: parseGreenhouseTime(offer.starts_at),
-    ...(offer.status === 'accepted' ? { accepted_at: resolved } : {}),
-    ...(offer.status === 'rejected' ? { rejected_at: resolved } : {}),
+    sent_at: parseGreenhouseTime(offer.sent_on),
+    start_at: parseGreenhouseTime(offer.starts_on),
+    ...(state === 'accepted' ? { accepted_at: resolved } : {}),
+    ...(state === 'rejected' ? { rejected_at: resolved } : {}),
     status,
   }
 }
 
 /**
- * An application as the unified model has it. Harvest has no `created_at`/`updated_at` on applications:
- * `created_at` is `applied_at` (what `created_after` filters on) and `updated_at` is `last_activity_at`
- * (what `last_activity_after` filters on). A prospect "has not yet applied for this job"
- * (harvest.html#the-application-object, `prospect`): its `applied_at` is only when it was added, so the
- * unified `applied_at` stays empty for it. A prospect considered for several jobs (or none) has no single
- * `job_id`; all its jobs stay in `raw.jobs`. Answers carry no question id: the question text stands in.
+ * An application as the unified model has it. v3 has no `applied_at`: `created_at` is when the application
+ * was made, so it is both `created_at` and `applied_at` (a prospect, not yet applied, has no `applied_at`); `updated_at` is v3's own (what its `updated_at`
+ * filter reads). A prospect has no `job_id` (its jobs are `raw.prospective_job_ids`). Related records are
+ * ids in v3, so `source` and `rejected_reason` (names) are not filled; `original_substatus` is the stage.
+ * Answers carry no question id: the question text stands in.
  */
 export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRecord {
-  const jobs = app.jobs ?? []
-  const applied = parseGreenhouseTime(app.applied_at)
+  const created = parseGreenhouseTime(app.created_at)
   return {
     id: String(app.id),
-    created_at: applied,
-    updated_at: parseGreenhouseTime(app.last_activity_at),
-    applied_at: app.prospect === true ? undefined : applied,
+    created_at: created,
+    updated_at: parseGreenhouseTime(app.updated_at),
+    // A prospect "has not yet applied for this job" (Greenhouse's own words): it has no application date.
+    applied_at: app.prospect ? undefined : created,
     candidate_id: idText(app.candidate_id),
-    job_id: jobs.length === 1 ? idText(jobs[0]?.id) : undefined,
-    user_id: idText(app.recruiter?.id),
-    source: app.source?.public_name ?? undefined,
+    job_id: idText(app.job_id),
+    user_id: idText(app.recruiter_id),
     status: unifiedStatusOf(app),
     original_status: app.status ?? undefined,
-    original_substatus: app.current_stage?.name ?? undefined,
+    original_substatus: app.stage_name ?? undefined,
     rejected_at: parseGreenhouseTime(app.rejected_at),
-    rejected_reason: app.rejection_reason?.name ?? undefined,
     answers: (app.answers ?? [])
       .filter((a) => typeof a.question === 'string' && a.question !== '')
       .map((a) => ({
@@ -112,7 +112,7 @@ export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRe
         question: a.question as string,
         answers: typeof a.answer === 'string' ? [a.answer] : [],
       })),
-    metadata: metadataOf(app.keyed_custom_fields),
+    metadata: metadataOf(app.custom_fields),
     raw: app,
   }
 }

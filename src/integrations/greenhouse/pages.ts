@@ -1,25 +1,7 @@
-/** Harvest's largest page (`per_page` "between 1 and 500", developers.greenhouse.io/harvest.html#pagination). */
-export const MAX_PER_PAGE = 500
-
-export interface PagePlan {
-  readonly perPage: number
-  /** The 1-based page the window starts in. */
-  readonly page: number
-  /** Rows of that page before the window. */
-  readonly skip: number
-}
-
 /**
- * Unified `offset`/`limit` onto Harvest's numbered pages: the smallest page size that holds the whole window
- * in one page (one call, nothing wasted past the window's page), else pages of 500 from the one holding
- * `offset`, continued through the `next` links.
+ * Harvest v3's largest page: `per_page` 1-500, given on the first request only
+ * (https://harvestdocs.greenhouse.io/docs/pagination; the bound from
+ * airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml,
+ * whose 422 handling names "per_page outside 1-500").
  */
-export function planPages(offset: number, limit: number): PagePlan {
-  for (let size = Math.min(limit, MAX_PER_PAGE); size <= MAX_PER_PAGE; size++) {
-    const first = Math.floor(offset / size)
-    if (first === Math.floor((offset + limit - 1) / size))
-      return { perPage: size, page: first + 1, skip: offset - first * size }
-  }
-  const first = Math.floor(offset / MAX_PER_PAGE)
-  return { perPage: MAX_PER_PAGE, page: first + 1, skip: offset - first * MAX_PER_PAGE }
-}
+export const MAX_PER_PAGE = 500
