@@ -733,6 +733,43 @@ describe('capture', () => {
     ])
   })
 
+  it('takes entry values from page views first and each campaign field from the first event that has it', async () => {
+    const session = '01940000-0000-7000-8000-00000000b002'
+    const capture = (event: string, timestamp: string, properties: Record<string, unknown>) =>
+      call(
+        'POST',
+        '/i/v0/e/',
+        {
+          api_key: DEFAULT_PROJECT_API_KEY,
+          event,
+          distinct_id: 'entry-user',
+          timestamp,
+          properties: { $session_id: session, ...properties },
+        },
+        {},
+      )
+    // An autocapture before the first page view, a landing page without UTM, then one with it, then a click.
+    await capture('$autocapture', '2024-12-29T11:00:00Z', {
+      $current_url: 'https://shop.example/banner',
+      utm_medium: 'click',
+    })
+    await capture('$pageview', '2024-12-29T11:00:05Z', {
+      $current_url: 'https://shop.example/landing',
+      $referring_domain: 'www.google.com',
+    })
+    await capture('$pageview', '2024-12-29T11:01:00Z', {
+      $current_url: 'https://shop.example/offer',
+      utm_source: 'newsletter',
+    })
+    await capture('$autocapture', '2024-12-29T11:02:00Z', { $current_url: 'https://shop.example/buy' })
+    expect(
+      await rows(`SELECT $entry_current_url, $end_current_url, $entry_referring_domain, $entry_utm_source,
+        $entry_utm_medium FROM sessions WHERE session_id = '${session}'`),
+    ).toEqual([
+      ['https://shop.example/landing', 'https://shop.example/offer', 'www.google.com', 'newsletter', 'click'],
+    ])
+  })
+
   it("pages persons created at the same instant by uuid descending, as PostHog's ClickHouse query does", async () => {
     // Newer than every other person (some are created now), but within the day ahead lists still show.
     const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 12 * 3600_000).toISOString()

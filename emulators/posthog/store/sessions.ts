@@ -58,16 +58,55 @@ export function channelTypeOf(first: Campaign | undefined): string {
   return 'Referral'
 }
 
+const YEAR_MS = 365 * 86_400_000
+const CAMPAIGN_FIELDS = [
+  'referringDomain',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'utmTerm',
+  'utmContent',
+  'gclid',
+  'fbclid',
+] as const satisfies readonly (keyof Campaign)[]
+
+/**
+ * The order the raw sessions table picks entry and end values in: page views and screens first, other
+ * events a year later for the entry (a year earlier for the end), so an autocapture or custom event before
+ * the first page view does not become the landing page or the source
+ * (PostHog/posthog@01c7abb7b9e6:posthog/models/raw_sessions/sql_v3.py `pageview_prio_timestamp_min`/`_max`).
+ */
+function entryKey(facts: SessionFacts): number {
+  return facts.event === '$pageview' || facts.event === '$screen' ? facts.ts : facts.ts + YEAR_MS
+}
+function endKey(facts: SessionFacts): number {
+  return facts.event === '$pageview' || facts.event === '$screen' ? facts.ts : facts.ts - YEAR_MS
+}
+
 /**
  * One session, kept small (references to shared objects) because a million events make ~170k of them. Its
  * fields are the sessions table's aggregates of the session's events (first/last timestamp, entry and exit
- * URL, counts, campaign of the first event): PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py.
+ * URL, counts, entry campaign): PostHog/posthog@master:posthog/hogql/database/schema/sessions_v2.py.
+ * Each entry value is its own `argMin(value, pageview_prio_timestamp_min)` over a Nullable column, and
+ * ClickHouse's argMin skips NULLs: the entry URL is the first (page view's) URL, `$entry_utm_source` the
+ * first utm_source any event of the session carries, even when the entry page had none
+ * (PostHog/posthog@01c7abb7b9e6:posthog/models/raw_sessions/sql_v3.py `entry_url`, `entry_utm_source`, …;
+ * https://clickhouse.com/docs/sql-reference/aggregate-functions/reference/argmin "skip Null during processing").
  */
 export class SessionRecord {
   start = Number.POSITIVE_INFINITY
   end = Number.NEGATIVE_INFINITY
-  /** Campaign of the earliest event: the session's entry referrer and UTM parameters. */
+  /**
+   * Campaign of the first (page view) event as a whole: the channel type reads this one tuple
+   * (`entry_channel_type_properties`, an argMin of a non-Nullable tuple, same file).
+   */
   campaign?: Campaign
+  private campaignKey = Number.POSITIVE_INFINITY
+  /** The entry referrer and UTM parameters, each the first non-null one (see above). */
+  entryCampaign?: Campaign
+  /** Per-field keys of `entryCampaign`, kept only once its fields come from different events. */
+  private entryCampaignKeys?: Partial<Record<keyof Campaign, number>>
+  private entryCampaignKey = Number.POSITIVE_INFINITY
   entry?: PageLocation
   private entryTs = Number.POSITIVE_INFINITY
   exit?: PageLocation
@@ -95,30 +134,60 @@ export class SessionRecord {
   }
 
   apply(facts: SessionFacts): void {
-    if (facts.ts < this.start) {
-      this.start = facts.ts
-      this.campaign = facts.campaign
-    }
+    if (facts.ts < this.start) this.start = facts.ts
     if (facts.ts > this.end) this.end = facts.ts
+    const first = entryKey(facts)
+    if (first < this.campaignKey) {
+      this.campaign = facts.campaign
+      this.campaignKey = first
+    }
+    this.applyEntryCampaign(facts.campaign, first)
     if (facts.distinctId !== undefined && facts.ts >= this.distinctIdTs) {
       this.distinctId = facts.distinctId
       this.distinctIdTs = facts.ts
     }
     const location = facts.location
     if (location) {
-      if (facts.ts < this.entryTs) {
+      if (first < this.entryTs) {
         this.entry = location
-        this.entryTs = facts.ts
+        this.entryTs = first
       }
-      if (facts.ts >= this.exitTs) {
+      const last = endKey(facts)
+      if (last >= this.exitTs) {
         this.exit = location
-        this.exitTs = facts.ts
+        this.exitTs = last
       }
       if (!this.urlList.includes(location.currentUrl)) this.urlList.push(location.currentUrl)
     }
     if (facts.event === '$pageview') this.pageviews++
     else if (facts.event === '$autocapture') this.autocaptures++
     else if (facts.event === '$screen') this.screens++
+  }
+
+  /** Each entry campaign field takes the value of the earliest-keyed event that has one. */
+  private applyEntryCampaign(campaign: Campaign, key: number): void {
+    const current = this.entryCampaign
+    // One shared object (every seeded event of a session): no per-field bookkeeping needed.
+    if (!current || (campaign === current && !this.entryCampaignKeys)) {
+      this.entryCampaign = campaign
+      this.entryCampaignKey = Math.min(this.entryCampaignKey, key)
+      return
+    }
+    const keys =
+      this.entryCampaignKeys ??
+      Object.fromEntries(
+        CAMPAIGN_FIELDS.filter((f) => current[f] !== undefined).map((f) => [f, this.entryCampaignKey]),
+      )
+    const merged: Record<string, string | undefined> = { ...current }
+    for (const f of CAMPAIGN_FIELDS) {
+      const value = campaign[f]
+      if (value !== undefined && key < (keys[f] ?? Number.POSITIVE_INFINITY)) {
+        merged[f] = value
+        keys[f] = key
+      }
+    }
+    this.entryCampaign = merged as Campaign
+    this.entryCampaignKeys = keys
   }
 
   /** The distinct URLs visited, in first-visit order. */

@@ -64,7 +64,9 @@ export async function visitorFilterOf(
 
 /**
  * The person each distinct id belongs to now, in one HogQL query (sessions name a distinct id, not a person;
- * HogQL's `sessions` has no person column). Distinct ids without a person are left out.
+ * HogQL's `sessions` has no person column before v3, and v3's `person_id` is the id stamped at ingestion, an
+ * `argMax` not resolved after a merge: PostHog/posthog@04bbdcc0f517:posthog/hogql/database/schema/sessions_v3.py).
+ * Distinct ids without a person are left out.
  */
 export async function personsOfDistinctIds(
   ctx: HandlerContext,

@@ -16,6 +16,13 @@ import {
   type ReportTable,
 } from './report-catalog.js'
 import { projectIdOf, runHogQL, zoneOf } from './requests.js'
+import {
+  maxTimeBuckets,
+  type TimeDimension,
+  timeBucketKey,
+  timeBucketKeys,
+  ZERO_WHEN_EMPTY,
+} from './time-buckets.js'
 import { boundedRange } from './windows.js'
 
 /**
@@ -98,8 +105,14 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     byTable.set(table, [...(byTable.get(table) ?? []), t])
   }
   if (!dimension && query.offset > 0) return []
-  // One table pages in HogQL; two tables each answer their first offset+limit values, and the merge pages.
-  const single = byTable.size === 1
+  // DATE and HOUR answer every bucket of the range, empty ones too (time-buckets.ts): each table answers all
+  // of its buckets and the filled series pages here. Otherwise one table pages in HogQL; two tables each
+  // answer their first offset+limit values, and the merge pages.
+  const timeDimension: TimeDimension | undefined =
+    dimension === 'DATE' || dimension === 'HOUR' ? dimension : undefined
+  const seriesEnd = end ?? new Date()
+  const timeLimit = timeDimension ? maxTimeBuckets(timeDimension, start, seriesEnd) : 0
+  const single = byTable.size === 1 && !timeDimension
   const plans: TablePlan[] = [...byTable].map(([table, tableTypes]) => ({
     table,
     types: tableTypes,
@@ -109,7 +122,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       dimension: dimension ? REPORT_DIMENSIONS[dimension]?.[table] : undefined,
       start,
       end,
-      limit: dimension ? (single ? query.limit : query.offset + query.limit) : 1,
+      limit: timeDimension ? timeLimit : dimension ? (single ? query.limit : query.offset + query.limit) : 1,
       offset: dimension && single ? query.offset : 0,
     }),
   }))
@@ -118,15 +131,26 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   )
   // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
   // query's answer names (else the project says it).
-  const zoned = dimension === 'DATE' || dimension === 'HOUR'
-  const timeZone = zoned ? await zoneOf(ctx, projectId, answers[0]?.timezone) : 'UTC'
+  const timeZone = timeDimension ? await zoneOf(ctx, projectId, answers[0]?.timezone) : 'UTC'
+  if (timeDimension && answers.some((a) => a.hasMore)) {
+    // Only events stamped past end_lt's default (now) can outnumber the range's buckets.
+    throw badRequest(
+      `end_lt: PostHog has more ${timeDimension} buckets than the range holds (events dated in the future); give end_lt`,
+    )
+  }
 
   const buckets = new Map<string, Bucket>()
+  if (timeDimension) {
+    for (const key of timeBucketKeys(timeDimension, start, seriesEnd, timeZone)) {
+      buckets.set(key, { value: key, values: new Map(), rows: {} })
+    }
+  }
   plans.forEach((plan, i) => {
     const res = answers[i]!
     for (const row of res.results) {
-      const value = dimension ? row[0] : undefined
-      const key = JSON.stringify(value ?? null)
+      const timeKey = timeDimension ? timeBucketKey(timeDimension, row[0], timeZone) : undefined
+      const value = timeKey ?? (dimension ? row[0] : undefined)
+      const key = timeKey ?? JSON.stringify(value ?? null)
       const bucket: Bucket = buckets.get(key) ?? { value, values: new Map(), rows: {} }
       const metricValues = dimension ? row.slice(1) : row
       for (const [j, t] of plan.types.entries()) bucket.values.set(t, metricValues[j])
@@ -134,6 +158,10 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       buckets.set(key, bucket)
     }
   })
+  // A bucket a table has no row for holds none of its events or sessions: its counts are 0.
+  for (const bucket of buckets.values()) {
+    for (const t of types) if (!bucket.values.has(t) && ZERO_WHEN_EMPTY.has(t)) bucket.values.set(t, 0)
+  }
   let ordered = [...buckets.values()]
   if (dimension) {
     ordered.sort((a, b) => compareBucketValues(a.value, b.value))
