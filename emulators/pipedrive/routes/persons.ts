@@ -48,6 +48,9 @@ function time(q: Query, name: string): number | undefined {
   return ms
 }
 
+/** Persons found at most by a search narrowed by organization (searchPersons `organization_id`). */
+const ORG_SEARCH_CAP = 2000
+
 const SORT_FIELDS = ['id', 'update_time', 'add_time'] as const
 type SortField = (typeof SORT_FIELDS)[number]
 const sortValue = (p: PersonRecord, field: SortField) =>
@@ -225,6 +228,10 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
       })
       .filter((x) => x.score > 0)
       .sort((a, b) => b.score - a.score || a.p.id - b.p.id)
+      // With `organization_id`, at most 2000 persons are found: "The upper limit of found persons associated
+      // with the organization is 2000" (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+      // src/versions/v2/api/persons-api.ts, searchPersons). Which 2000 is not documented: the best scored here.
+      .slice(0, org === undefined ? undefined : ORG_SEARCH_CAP)
     const offset = q.cursor === undefined ? 0 : Number(Buffer.from(q.cursor, 'base64url').toString('utf8'))
     if (!Number.isInteger(offset) || offset < 0) throw invalid('Invalid cursor')
     const page = scored.slice(offset, offset + limit)
