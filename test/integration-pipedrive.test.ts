@@ -77,6 +77,18 @@ describe('Pipedrive through Unigate', () => {
       raw: { id: p.id, custom_fields: p.customFields },
     })
     expect((res.body.metadata as Rec[])[0]).toMatchObject({ value: Object.values(p.customFields)[0] })
+    // Contact sync's job title and postal address are the contact's title and address.
+    const synced = emu.state.livePersons().find((x) => x.jobTitle && x.postalAddress)!
+    const read = await h.api<Rec>('GET', `${base()}/${synced.id}`, { query: { fields: 'title,address' } })
+    expect(read.body).toEqual({
+      title: synced.jobTitle,
+      address: {
+        city: synced.postalAddress!.locality,
+        region: synced.postalAddress!.admin_area_level_1,
+        postal_code: synced.postalAddress!.postal_code,
+        country: synced.postalAddress!.country,
+      },
+    })
   })
 
   it('filters by owner, organization, deal and update time at Pipedrive, and sorts there', async () => {

@@ -8,8 +8,12 @@ type Query = Record<string, string | undefined>
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 /** A v2 person (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77: src/versions/v2 persons). */
-export function personJson(p: PersonRecord): Record<string, unknown> {
+export function personJson(p: PersonRecord, contactSync: boolean): Record<string, unknown> {
   const space = p.name.indexOf(' ')
+  // "Fields `ims`, `postal_address`, `notes`, `birthday`, and `job_title` are only included if contact sync
+  // is enabled for the company" (client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+  // src/versions/v2/api/persons-api.ts, getPerson and getPersons).
+  const synced = contactSync ? { job_title: p.jobTitle ?? null, postal_address: p.postalAddress ?? null } : {}
   return {
     id: p.id,
     name: p.name,
@@ -26,6 +30,7 @@ export function personJson(p: PersonRecord): Record<string, unknown> {
     label_ids: [],
     picture_id: null,
     custom_fields: p.customFields,
+    ...synced,
   }
 }
 
@@ -178,7 +183,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     const more = rows.length > limit && last !== undefined
     return {
       success: true,
-      data: page.map(personJson),
+      data: page.map((p) => personJson(p, state.options.contactSync)),
       additional_data: {
         next_cursor: more
           ? encodeCursor({
@@ -262,7 +267,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
 
   app.get('/api/v2/persons/:id', async (request) => ({
     success: true,
-    data: personJson(personOf(state, request)),
+    data: personJson(personOf(state, request), state.options.contactSync),
   }))
 
   /** Add a person: `name` is required (Persons API, "Add a person"). */
@@ -283,7 +288,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     }
     applyBody(state, p, body)
     state.persons.set(p.id, p)
-    return { success: true, data: personJson(p) }
+    return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
   /** Update a person: PATCH, only the fields sent change (v2 replaced v1's PUT). */
@@ -292,7 +297,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     if (p.deletedAt !== undefined) throw personNotFound()
     applyBody(state, p, (request.body ?? {}) as Record<string, unknown>)
     p.updateTime = Math.floor(Date.now() / 1000) * 1000
-    return { success: true, data: personJson(p) }
+    return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
   /** Delete: marked deleted, gone after 30 days; answers the id. Deleting a deleted person is 404 here. */
