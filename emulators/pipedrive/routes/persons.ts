@@ -175,6 +175,8 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
       .sort((a, b) => sign * (sortValue(a, sortBy) - sortValue(b, sortBy) || a.id - b.id))
     if (q.cursor !== undefined) {
       const c = decodeCursor(q.cursor)
+      // Ours: Pipedrive documents the cursor only as "an opaque string value" (getPersons `cursor`), not what
+      // a cursor answers under another sort; refusing it keeps a connector from relying on either.
       if (c.field !== sortBy || c.sortDirection !== direction) throw invalid('Cursor does not match the sort')
       rows = rows.filter((p) => sign * (sortValue(p, sortBy) - c.fieldValue || p.id - c.id) > 0)
     }
