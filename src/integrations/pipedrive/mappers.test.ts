@@ -114,6 +114,12 @@ describe('Pipedrive persons', () => {
     expect(() => toPipedrivePerson({ telephones: [{ telephone: '1', type: 'FAX' }] }, false)).toThrow(
       /telephones/,
     )
+    expect(() => toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Augusta' }, true)).toThrow(
+      /first_name, last_name/,
+    )
+    expect(
+      toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }, true).name,
+    ).toBe('Ada Lovelace')
     expect(() => toPipedrivePerson({ title: 'CTO' }, false)).toThrow(/title/)
     expect(() => toPipedrivePerson({ deal_ids: ['9'] }, false)).toThrow(/deal_ids/)
   })

@@ -140,6 +140,12 @@ export function toPipedrivePerson(body: WriteBody, creating: boolean): Record<st
     )
   }
   const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
+  // Pipedrive keeps `name` alone, so halves that say something else than `name` would be dropped unseen.
+  if (typeof body.name === 'string' && halves.length > 0 && joined !== body.name) {
+    throw badRequest(
+      `first_name, last_name: Pipedrive keeps one name; '${joined}' differs from name '${body.name}', send one or the other`,
+    )
+  }
   const name = typeof body.name === 'string' ? body.name : joined
   if (name !== '') out.name = name
   if (creating && !out.name)
