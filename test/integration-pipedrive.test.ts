@@ -77,6 +77,18 @@ describe('Pipedrive through Unigate', () => {
       raw: { id: p.id, custom_fields: p.customFields },
     })
     expect((res.body.metadata as Rec[])[0]).toMatchObject({ value: Object.values(p.customFields)[0] })
+    // Contact sync's job title and postal address are the contact's title and address.
+    const synced = emu.state.livePersons().find((x) => x.jobTitle && x.postalAddress)!
+    const read = await h.api<Rec>('GET', `${base()}/${synced.id}`, { query: { fields: 'title,address' } })
+    expect(read.body).toEqual({
+      title: synced.jobTitle,
+      address: {
+        city: synced.postalAddress!.locality,
+        region: synced.postalAddress!.admin_area_level_1,
+        postal_code: synced.postalAddress!.postal_code,
+        country: synced.postalAddress!.country,
+      },
+    })
   })
 
   it('filters by owner, organization, deal and update time at Pipedrive, and sorts there', async () => {
@@ -147,6 +159,64 @@ describe('Pipedrive through Unigate', () => {
     const short = await h.api<Rec>('GET', base(), { query: { query: 'a' } })
     expect(short.status).toBe(400)
     expect(short.body.message).toContain('query')
+  })
+
+  it('refuses a search page past the 2000 persons Pipedrive finds within an organization', async () => {
+    const added: number[] = []
+    for (let i = 0; i < 2001; i++) {
+      const id = emu.state.newPersonId()
+      added.push(id)
+      emu.state.persons.set(id, {
+        id,
+        name: `Capped Person ${i}`,
+        ownerId: 1001,
+        orgId: 504,
+        emails: [],
+        phones: [],
+        customFields: {},
+        addTime: 0,
+        updateTime: 0,
+      })
+    }
+    try {
+      const query = { query: 'capped', company_id: '504', limit: 10, fields: 'id' }
+      const last = await h.api<Rec[]>('GET', base(), { query: { ...query, offset: 1990 } })
+      expect(last.status, last.text).toBe(200)
+      expect(last.body).toHaveLength(10)
+      const past = await h.api<Rec>('GET', base(), { query: { ...query, offset: 2000 } })
+      expect(past.status).toBe(400)
+      expect(past.body.message).toContain('2000')
+      // Without the organization, search has no such cap: the same offset answers.
+      const unnarrowed = await h.api<Rec[]>('GET', base(), {
+        query: { query: 'capped', limit: 1, offset: 2000, fields: 'id' },
+      })
+      expect(unnarrowed.body).toEqual([{ id: String(added[2000]) }])
+    } finally {
+      for (const id of added) emu.state.persons.delete(id)
+    }
+  })
+
+  it('passes raw parameters on, but refuses those that would replace its paging or filters', async () => {
+    const live = emu.state.livePersons()
+    const direct = await fetch(`${emu.url}/api/v2/persons?limit=5`, {
+      headers: { 'x-api-token': DEFAULT_PIPEDRIVE_TOKEN },
+    })
+    const cursor = ((await direct.json()) as { additional_data: { next_cursor: string } }).additional_data
+      .next_cursor
+    const paged = await h.api<Rec>('GET', base(), { query: { raw: `cursor=${cursor}`, limit: 10 } })
+    expect(paged.status).toBe(400)
+    expect(paged.body.message).toContain("'cursor'")
+    const filtered = await h.api<Rec>('GET', base(), { query: { raw: 'filter_id=7', user_id: '1001' } })
+    expect(filtered.status).toBe(400)
+    expect(filtered.body.message).toContain('filter_id')
+    const until = live.map((p) => p.updateTime).sort((a, b) => a - b)[20]!
+    const narrowed = await h.api<Rec[]>('GET', base(), {
+      query: { raw: `updated_until=${new Date(until).toISOString().replace('.000Z', 'Z')}`, fields: 'id' },
+    })
+    expect(narrowed.status, narrowed.text).toBe(200)
+    expect(narrowed.body.map((c) => c.id)).toEqual(
+      live.filter((p) => p.updateTime < until).map((p) => String(p.id)),
+    )
   })
 
   it('creates, reads, updates and removes a person; a removed one is 404', async () => {

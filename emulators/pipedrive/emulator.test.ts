@@ -58,6 +58,37 @@ describe('Pipedrive emulator', () => {
     expect((await call('GET', '/api/v2/persons/999999')).status).toBe(404)
   })
 
+  it('finds at most 2000 persons when search is narrowed by organization', async () => {
+    for (let i = 0; i < 2005; i++) {
+      const id = emu.state.newPersonId()
+      emu.state.persons.set(id, {
+        id,
+        name: `Capped Person ${i}`,
+        ownerId: 1001,
+        orgId: 504,
+        emails: [],
+        phones: [],
+        customFields: {},
+        addTime: 0,
+        updateTime: 0,
+      })
+    }
+    let found = 0
+    let cursor: string | null = null
+    do {
+      const page = await call(
+        'GET',
+        `/api/v2/persons/search?term=capped&organization_id=504&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+      )
+      found += page.body.data.items.length
+      cursor = page.body.additional_data.next_cursor
+    } while (cursor)
+    expect(found).toBe(2000)
+    const unnarrowed = await call('GET', '/api/v2/persons/search?term=capped&limit=500')
+    expect(unnarrowed.body.additional_data.next_cursor).not.toBeNull()
+    for (const p of emu.state.livePersons()) if (p.name.startsWith('Capped')) emu.state.persons.delete(p.id)
+  })
+
   it('answers 429 past the 2-second burst, with the window headers', async () => {
     const limited = await startPipedriveEmulator({ burst: 2 })
     try {

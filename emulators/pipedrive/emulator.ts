@@ -20,6 +20,8 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
   readonly burst?: number
+  /** Whether the company has contact sync on, so persons answer `job_title` and `postal_address` (default on). */
+  readonly contactSync?: boolean
 }
 
 export interface PipedriveEmulator extends EmulatorHandle<PipedriveState> {
@@ -36,6 +38,7 @@ export async function startPipedriveEmulator(
     tokens: options.tokens ?? [DEFAULT_PIPEDRIVE_TOKEN],
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     burst: options.burst ?? API_TOKEN_BURST,
+    contactSync: options.contactSync ?? true,
   })
   const server = createEmulatorServer({ faultResponse: pipedriveFaultResponse })
   installErrorHandler(server.app)

@@ -19,6 +19,9 @@ export interface PersonRecord {
   addTime: number
   updateTime: number
   deletedAt?: number
+  /** Contact-sync fields (answered only when the company has contact sync on). */
+  jobTitle?: string
+  postalAddress?: Record<string, string>
 }
 
 export interface PipedriveStateOptions {
@@ -27,10 +30,35 @@ export interface PipedriveStateOptions {
   readonly tokens: readonly string[]
   readonly untilMs: number
   readonly burst: number
+  /** Whether the company has contact sync on (then persons answer `job_title`, `postal_address`). */
+  readonly contactSync: boolean
 }
 
 const FIRST = ['Ada', 'Grace', 'Alan', 'Katherine', 'Edsger', 'Barbara', 'Donald', 'Frances']
 const LAST = ['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Dijkstra', 'Liskov', 'Knuth', 'Allen']
+
+/** Postal addresses as contact sync answers them: formatted `value` and geocoded parts (getPerson v2 example, https://developers.pipedrive.com/docs/api/v1/Persons#getPerson). */
+const ADDRESSES: readonly Record<string, string>[] = [
+  {
+    value: '123 Main St, Sunnyvale, CA 94085, USA',
+    country: 'USA',
+    admin_area_level_1: 'CA',
+    admin_area_level_2: 'Santa Clara',
+    locality: 'Sunnyvale',
+    route: 'Main St',
+    street_number: '123',
+    postal_code: '94085',
+  },
+  {
+    value: 'Mustamäe tee 3a, 10615 Tallinn, Estonia',
+    country: 'Estonia',
+    admin_area_level_1: 'Harju maakond',
+    locality: 'Tallinn',
+    route: 'Mustamäe tee',
+    street_number: '3a',
+    postal_code: '10615',
+  },
+]
 
 /** A custom field key: Pipedrive names custom fields by a 40-character hash (https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide). */
 export const TIER_FIELD = 'd4de1c1518b4531717c676029a45911c340390a6'
@@ -82,6 +110,8 @@ export class PipedriveState {
         addTime,
         updateTime,
       }
+      if (rnd.chance(0.5)) person.jobTitle = rnd.pick(['Engineer', 'Analyst', 'Director'])
+      if (rnd.chance(0.4)) person.postalAddress = { ...rnd.pick(ADDRESSES) }
       this.persons.set(id, person)
       id += rnd.int(1, 2)
     }

@@ -8,8 +8,12 @@ type Query = Record<string, string | undefined>
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 /** A v2 person (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77: src/versions/v2 persons). */
-export function personJson(p: PersonRecord): Record<string, unknown> {
+export function personJson(p: PersonRecord, contactSync: boolean): Record<string, unknown> {
   const space = p.name.indexOf(' ')
+  // "Fields `ims`, `postal_address`, `notes`, `birthday`, and `job_title` are only included if contact sync
+  // is enabled for the company" (client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+  // src/versions/v2/api/persons-api.ts, getPerson and getPersons).
+  const synced = contactSync ? { job_title: p.jobTitle ?? null, postal_address: p.postalAddress ?? null } : {}
   return {
     id: p.id,
     name: p.name,
@@ -26,6 +30,7 @@ export function personJson(p: PersonRecord): Record<string, unknown> {
     label_ids: [],
     picture_id: null,
     custom_fields: p.customFields,
+    ...synced,
   }
 }
 
@@ -47,6 +52,9 @@ function time(q: Query, name: string): number | undefined {
   if (Number.isNaN(ms)) throw invalid(`Parameter '${name}' must be a date-time in RFC 3339 format`)
   return ms
 }
+
+/** Persons found at most by a search narrowed by organization (searchPersons `organization_id`). */
+const ORG_SEARCH_CAP = 2000
 
 const SORT_FIELDS = ['id', 'update_time', 'add_time'] as const
 type SortField = (typeof SORT_FIELDS)[number]
@@ -167,6 +175,8 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
       .sort((a, b) => sign * (sortValue(a, sortBy) - sortValue(b, sortBy) || a.id - b.id))
     if (q.cursor !== undefined) {
       const c = decodeCursor(q.cursor)
+      // Ours: Pipedrive documents the cursor only as "an opaque string value" (getPersons `cursor`), not what
+      // a cursor answers under another sort; refusing it keeps a connector from relying on either.
       if (c.field !== sortBy || c.sortDirection !== direction) throw invalid('Cursor does not match the sort')
       rows = rows.filter((p) => sign * (sortValue(p, sortBy) - c.fieldValue || p.id - c.id) > 0)
     }
@@ -175,7 +185,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     const more = rows.length > limit && last !== undefined
     return {
       success: true,
-      data: page.map(personJson),
+      data: page.map((p) => personJson(p, state.options.contactSync)),
       additional_data: {
         next_cursor: more
           ? encodeCursor({
@@ -225,6 +235,10 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
       })
       .filter((x) => x.score > 0)
       .sort((a, b) => b.score - a.score || a.p.id - b.p.id)
+      // With `organization_id`, at most 2000 persons are found: "The upper limit of found persons associated
+      // with the organization is 2000" (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+      // src/versions/v2/api/persons-api.ts, searchPersons). Which 2000 is not documented: the best scored here.
+      .slice(0, org === undefined ? undefined : ORG_SEARCH_CAP)
     const offset = q.cursor === undefined ? 0 : Number(Buffer.from(q.cursor, 'base64url').toString('utf8'))
     if (!Number.isInteger(offset) || offset < 0) throw invalid('Invalid cursor')
     const page = scored.slice(offset, offset + limit)
@@ -255,7 +269,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
 
   app.get('/api/v2/persons/:id', async (request) => ({
     success: true,
-    data: personJson(personOf(state, request)),
+    data: personJson(personOf(state, request), state.options.contactSync),
   }))
 
   /** Add a person: `name` is required (Persons API, "Add a person"). */
@@ -276,7 +290,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     }
     applyBody(state, p, body)
     state.persons.set(p.id, p)
-    return { success: true, data: personJson(p) }
+    return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
   /** Update a person: PATCH, only the fields sent change (v2 replaced v1's PUT). */
@@ -285,7 +299,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     if (p.deletedAt !== undefined) throw personNotFound()
     applyBody(state, p, (request.body ?? {}) as Record<string, unknown>)
     p.updateTime = Math.floor(Date.now() / 1000) * 1000
-    return { success: true, data: personJson(p) }
+    return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
   /** Delete: marked deleted, gone after 30 days; answers the id. Deleting a deleted person is 404 here. */

@@ -56,6 +56,29 @@ describe('Pipedrive persons', () => {
     expect(fromPipedrivePerson({ ...person, org_id: null }).company_ids).toEqual([])
   })
 
+  it('take job title and postal address from contact sync, without composing a street line', () => {
+    const synced = fromPipedrivePerson({
+      ...person,
+      job_title: 'Analyst',
+      postal_address: {
+        value: '123 Main St, Sunnyvale, CA 94085, USA',
+        country: 'USA',
+        admin_area_level_1: 'CA',
+        admin_area_level_2: 'Santa Clara',
+        locality: 'Sunnyvale',
+        route: 'Main St',
+        street_number: '123',
+        postal_code: '94085',
+      },
+    })
+    expect(synced).toMatchObject({
+      title: 'Analyst',
+      address: { city: 'Sunnyvale', region: 'CA', postal_code: '94085', country: 'USA' },
+    })
+    expect(synced.address).not.toHaveProperty('address1')
+    expect(fromPipedrivePerson({ ...person, postal_address: { value: '' } }).address).toBeUndefined()
+  })
+
   it('are written with one name, numeric ids and labelled channels', () => {
     expect(
       toPipedrivePerson(
@@ -91,6 +114,12 @@ describe('Pipedrive persons', () => {
     expect(() => toPipedrivePerson({ telephones: [{ telephone: '1', type: 'FAX' }] }, false)).toThrow(
       /telephones/,
     )
+    expect(() => toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Augusta' }, true)).toThrow(
+      /first_name, last_name/,
+    )
+    expect(
+      toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }, true).name,
+    ).toBe('Ada Lovelace')
     expect(() => toPipedrivePerson({ title: 'CTO' }, false)).toThrow(/title/)
     expect(() => toPipedrivePerson({ deal_ids: ['9'] }, false)).toThrow(/deal_ids/)
   })

@@ -1,7 +1,7 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
-import type { PipedriveChannel, PipedrivePerson } from './types.js'
+import type { PipedriveChannel, PipedrivePerson, PipedrivePostalAddress } from './types.js'
 
 const text = (v: string | null | undefined) =>
   v === null || v === undefined || v.trim() === '' ? undefined : v
@@ -44,6 +44,22 @@ function metadataOf(fields: PipedrivePerson['custom_fields']) {
   return out.length > 0 ? out : undefined
 }
 
+/**
+ * A contact-sync postal address by its parts: locality, first-level area, postal code, country (a name, so
+ * not `country_code`). The street line is left out: Pipedrive gives `route` and `street_number` apart and
+ * their order depends on the country, and its formatted `value` is the whole address, not a street line.
+ */
+function addressOf(a: PipedrivePostalAddress | null | undefined) {
+  if (!a) return undefined
+  const address = {
+    city: text(a.locality),
+    region: text(a.admin_area_level_1),
+    postal_code: text(a.postal_code),
+    country: text(a.country),
+  }
+  return Object.values(address).some((v) => v !== undefined) ? address : undefined
+}
+
 export function fromPipedrivePerson(person: PipedrivePerson): UnifiedRecord {
   return {
     id: String(person.id),
@@ -58,6 +74,8 @@ export function fromPipedrivePerson(person: PipedrivePerson): UnifiedRecord {
     telephones: person.phones
       ? channels(person.phones).map((p) => ({ telephone: p.value, type: typed(p.label, PHONE_TYPES) }))
       : undefined,
+    title: text(person.job_title),
+    address: addressOf(person.postal_address),
     company_ids: person.org_id ? [String(person.org_id)] : person.org_id === null ? [] : undefined,
     user_id: person.owner_id ? String(person.owner_id) : undefined,
     metadata: metadataOf(person.custom_fields),
@@ -122,6 +140,12 @@ export function toPipedrivePerson(body: WriteBody, creating: boolean): Record<st
     )
   }
   const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
+  // Pipedrive keeps `name` alone, so halves that say something else than `name` would be dropped unseen.
+  if (typeof body.name === 'string' && halves.length > 0 && joined !== body.name) {
+    throw badRequest(
+      `first_name, last_name: Pipedrive keeps one name; '${joined}' differs from name '${body.name}', send one or the other`,
+    )
+  }
   const name = typeof body.name === 'string' ? body.name : joined
   if (name !== '') out.name = name
   if (creating && !out.name)

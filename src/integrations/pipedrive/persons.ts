@@ -33,6 +33,47 @@ function idFilter(name: string, value: string | Date | undefined): string | unde
 }
 
 /**
+ * `raw` parameters the connector sets itself: a raw `limit` or `cursor` would replace the paging (the same
+ * page read again and again), a raw `ids` would replace the found persons, and the unified filters have
+ * their own names. Refused, naming the parameter, rather than letting one silently win.
+ */
+const OWNED_RAW: Readonly<Record<string, string>> = {
+  limit: 'Unigate pages with limit and offset',
+  cursor: 'Unigate pages with limit and offset',
+  ids: 'read persons by id with GET /crm/{connection}/contact/{id}',
+  owner_id: 'use the user_id filter',
+  org_id: 'use the company_id filter',
+  organization_id: 'use the company_id filter',
+  deal_id: 'use the deal_id filter',
+  updated_since: 'use updated_gte',
+  sort_by: 'use sort',
+  sort_direction: 'use order',
+  term: 'use query',
+}
+
+/**
+ * `filter_id` makes Pipedrive ignore `ids`, `owner_id`, `org_id` and `deal_id` (getPersons in client-nodejs
+ * v2 persons-api.ts: "If filter_id is provided, this is ignored"), so it is refused with a unified filter
+ * or `query` (whose persons are read by `ids`) instead of answering persons those did not choose.
+ */
+function checkedRaw(ctx: HandlerContext, q: ListQuery): Record<string, string> {
+  for (const name of Object.keys(ctx.rawParams)) {
+    const why = OWNED_RAW[name]
+    if (why) throw badRequest(`raw: '${name}' is set by Unigate for Pipedrive; ${why}`)
+  }
+  if (ctx.rawParams.filter_id !== undefined) {
+    const unified = ['user_id', 'company_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
+    if (q.query !== undefined) unified.push('query')
+    if (unified.length > 0) {
+      throw badRequest(
+        `raw: Pipedrive ignores ${unified.join(', ')} when filter_id is given; send one or the other`,
+      )
+    }
+  }
+  return ctx.rawParams
+}
+
+/**
  * The list query: `owner_id`, `org_id`, `deal_id`, `updated_since` (RFC 3339, inclusive), `sort_by` and
  * `sort_direction` (getPersons in client-nodejs v2 persons-api.ts).
  */
@@ -54,6 +95,21 @@ function listParams(q: ListQuery): Record<string, string | undefined> {
 /** Search pages are read in ids lists of at most 100 (getPersons `ids`: "up to 100 entity ids"). */
 const MAX_SEARCH_PAGE = 100
 
+/**
+ * Search narrowed by `organization_id` finds at most 2000 persons (client-nodejs v2 persons-api.ts,
+ * searchPersons `organization_id`: "The upper limit of found persons associated with the organization is
+ * 2000"): a page reaching past them is refused, not answered short.
+ */
+const ORG_SEARCH_CAP = 2000
+
+function orgSearchCapError(q: ListQuery): ApiError {
+  return badRequest(
+    `offset: Pipedrive's person search narrowed by an organization finds at most ${ORG_SEARCH_CAP} persons, ` +
+      `and this page (offset ${q.offset}, limit ${q.limit}) reaches past them; use a narrower query, or ` +
+      'list with company_id alone, which has no cap',
+  )
+}
+
 type SearchPage = PipedriveEnvelope<{ items?: { item?: { id?: number } }[] } | null>
 
 /**
@@ -61,7 +117,12 @@ type SearchPage = PipedriveEnvelope<{ items?: { item?: { id?: number } }[] } | n
  * filter), then reads the found persons whole with `GET /api/v2/persons?ids=`, one call per page. Search
  * takes at least 2 characters; other filters, `updated_gte` and `sort` cannot narrow it (501).
  */
-async function searchPersons(ctx: HandlerContext, q: ListQuery, term: string): Promise<UnifiedRecord[]> {
+async function searchPersons(
+  ctx: HandlerContext,
+  q: ListQuery,
+  term: string,
+  raw: Record<string, string>,
+): Promise<UnifiedRecord[]> {
   const other = ['user_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
   if (q.updated_gte) other.push('updated_gte')
   if (q.sort || q.order) other.push(q.sort ? 'sort' : 'order')
@@ -92,7 +153,11 @@ async function searchPersons(ctx: HandlerContext, q: ListQuery, term: string): P
     })
     position += found.length
     cursor = page.additional_data?.next_cursor ?? undefined
-    if (!cursor || found.length === 0) break
+    if (!cursor || found.length === 0) {
+      // The end of a search narrowed by organization at its cap is not the end of the matches.
+      if (org && position >= ORG_SEARCH_CAP && position < end) throw orgSearchCapError(q)
+      break
+    }
     ctx.cursors.set(scope, position, cursor)
   }
   const persons = new Map<number, PipedrivePerson>()
@@ -100,7 +165,7 @@ async function searchPersons(ctx: HandlerContext, q: ListQuery, term: string): P
     const chunk = ids.slice(i, i + MAX_SEARCH_PAGE)
     const res = await ctx.client.json<PipedriveEnvelope<PipedrivePerson[] | null>>({
       path: PERSONS,
-      query: { ids: chunk.join(','), limit: chunk.length, ...ctx.rawParams },
+      query: { ...raw, ids: chunk.join(','), limit: chunk.length },
     })
     for (const p of res.data ?? []) persons.set(p.id, p)
   }
@@ -112,13 +177,14 @@ async function searchPersons(ctx: HandlerContext, q: ListQuery, term: string): P
 }
 
 async function listPersons(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  if (q.query !== undefined) return searchPersons(ctx, q, q.query)
+  const raw = checkedRaw(ctx, q)
+  if (q.query !== undefined) return searchPersons(ctx, q, q.query, raw)
   const params = listParams(q)
   const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<
     string,
     string
   >
-  const scope = `${ctx.connectionId}|pipedrive-persons|${new URLSearchParams({ ...defined, ...ctx.rawParams })}`
+  const scope = `${ctx.connectionId}|pipedrive-persons|${new URLSearchParams({ ...raw, ...defined })}`
   const start = ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: PipedrivePerson[] = []
@@ -128,7 +194,7 @@ async function listPersons(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     const size = Math.min(MAX_PAGE, position < q.offset ? q.offset - position : end - position)
     const page = await ctx.client.json<PipedriveEnvelope<PipedrivePerson[] | null>>({
       path: PERSONS,
-      query: { ...params, limit: size, cursor, ...ctx.rawParams },
+      query: { ...raw, ...params, limit: size, cursor },
     })
     const data = page.data ?? []
     data.forEach((p, i) => {

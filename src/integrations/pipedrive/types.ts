@@ -8,6 +8,19 @@
 /** An email or a phone: `label` is work, home, mobile (phones) or other. */
 export type PipedriveChannel = { value: string; primary?: boolean; label?: string }
 
+/** A person's postal address: the formatted `value` and its geocoded parts (getPerson v2 example). */
+export type PipedrivePostalAddress = {
+  value?: string | null
+  country?: string | null
+  admin_area_level_1?: string | null
+  admin_area_level_2?: string | null
+  locality?: string | null
+  sublocality?: string | null
+  route?: string | null
+  street_number?: string | null
+  postal_code?: string | null
+}
+
 export type PipedrivePerson = {
   id: number
   name?: string | null
@@ -22,6 +35,13 @@ export type PipedrivePerson = {
   is_deleted?: boolean
   visible_to?: number
   label_ids?: number[]
+  /**
+   * Contact-sync fields, present only when the company has contact sync on (getPersons/getPerson in
+   * client-nodejs v2 persons-api.ts: "Fields `ims`, `postal_address`, `notes`, `birthday`, and `job_title`
+   * are only included if contact sync is enabled for the company").
+   */
+  job_title?: string | null
+  postal_address?: PipedrivePostalAddress | null
   /** Custom fields by their 40-character key; a value, or an object (`{value, currency}`) for compound ones. */
   custom_fields?: Record<string, unknown> | null
   [key: string]: unknown
