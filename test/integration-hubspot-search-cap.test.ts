@@ -93,6 +93,18 @@ describe('HubSpot search past its 10,000-result cap', () => {
       })
       // The end of the list: what is left, then nothing.
       expect(await page(10_200, 1000)).toEqual(expected.slice(10_200))
+      // Descending id order goes on below the last id read, as far.
+      const desc = await h.api<Rec[]>('GET', base(), {
+        query: {
+          updated_gte: new Date(since).toISOString(),
+          order: 'desc',
+          offset: 9_950,
+          limit: 100,
+          fields: 'id',
+        },
+      })
+      expect(desc.status, desc.text).toBe(200)
+      expect(desc.body.map((c) => c.id)).toEqual([...expected].reverse().slice(9_950, 10_050))
     },
     WALK_TIMEOUT_MS,
   )
