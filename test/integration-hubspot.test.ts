@@ -186,8 +186,10 @@ describe('HubSpot through Unigate', () => {
     expect(text.body.every((c) => c.last_name === 'Lovelace')).toBe(true)
   })
 
-  it("refuses a page past search's 10,000-result cap naming it, before asking HubSpot", async () => {
-    const res = await h.api<Rec>('GET', base(), { query: { user_id: '9001', offset: 10_000, limit: 10 } })
+  it("refuses a sorted page past search's 10,000-result cap naming it, before asking HubSpot", async () => {
+    const res = await h.api<Rec>('GET', base(), {
+      query: { user_id: '9001', sort: 'created_at', offset: 10_000, limit: 10 },
+    })
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('10000')
     expect(searches()).toHaveLength(0)

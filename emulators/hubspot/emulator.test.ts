@@ -109,6 +109,24 @@ describe('HubSpot emulator', () => {
     expect(dup.body.message).toBe(`Contact already exists. Existing ID: ${taken.id}`)
   })
 
+  it('compares hs_object_id as a number, so searching past the last id read goes on in id order', async () => {
+    const ids = emu.state.liveContacts().map((c) => c.id)
+    // As text, '9' sorts after every two-digit id; as a number, before them all.
+    const res = await call('POST', '/crm/v3/objects/contacts/search', {
+      filterGroups: [{ filters: [{ propertyName: 'hs_object_id', operator: 'GT', value: '9' }] }],
+      sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+      limit: 5,
+    })
+    expect(res.status).toBe(200)
+    expect((res.body.results as { id: string }[]).map((c) => c.id)).toEqual(ids.slice(0, 5))
+    const past = await call('POST', '/crm/v3/objects/contacts/search', {
+      filterGroups: [{ filters: [{ propertyName: 'hs_object_id', operator: 'GT', value: ids[2] }] }],
+      sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+      limit: 2,
+    })
+    expect((past.body.results as { id: string }[]).map((c) => c.id)).toEqual(ids.slice(3, 5))
+  })
+
   it('searches with filters, refuses paging past 10,000 results, and limits searches per second', async () => {
     const owner = emu.state.liveContacts()[0]!.properties.hubspot_owner_id
     const res = await call('POST', '/crm/v3/objects/contacts/search', {
@@ -123,6 +141,8 @@ describe('HubSpot emulator', () => {
     expect(res.headers.get('x-hubspot-ratelimit-max')).toBeNull()
     const past = await call('POST', '/crm/v3/objects/contacts/search', { after: '9950', limit: 100 })
     expect(past.status).toBe(400)
+    expect(past.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' })
+    expect(past.body.message).toContain('10000')
     const limited = await startHubspotEmulator({ searchPerSecond: 1 })
     try {
       const search = () =>

@@ -30,6 +30,10 @@ const SEARCHABLE = [
 
 /** Date-time properties compare as instants; a filter value may be epoch milliseconds or ISO-8601 (https://developers.hubspot.com/docs/guides/api/crm/search). */
 const DATE_PROPERTIES = new Set(['createdate', 'lastmodifieddate'])
+/**
+ * Record ids compare as numbers: HubSpot's answer to the 10,000 cap is to sort by `hs_object_id` and search
+ * again with `hs_object_id GT <last id>` (https://community.hubspot.com/t5/APIs-Integrations/CRM-Record-ID-Sequencing-and-the-Search-API/td-p/927832).
+ */
 const NUMERIC = new Set(['hs_object_id'])
 
 interface Filter {
@@ -137,7 +141,9 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
     }
     const after = body.after === undefined ? 0 : Number(body.after)
     if (!Number.isInteger(after) || after < 0) throw validation(`Invalid after: ${String(body.after)}`)
-    // Wording ours: https://developers.hubspot.com/docs/guides/api/crm/search says paging past 10,000 results is refused with a 400.
+    // https://developers.hubspot.com/docs/guides/api/crm/search, "Limitations": "limited to 10,000 total results
+    // for any given query. Attempting to page beyond 10,000 will result in a 400 error." The wording of
+    // HubSpot's message is not published: ours.
     if (after + limit > RESULT_CAP) {
       throw validation(
         `The search API cannot return more than ${RESULT_CAP} results; after + limit must be at most ${RESULT_CAP}`,
@@ -155,10 +161,11 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
       .filter((c) => groups.length === 0 || groups.some((g) => g.every((f) => matches(c, f))))
       .filter((c) => query === undefined || textMatches(c, query))
     if (sort) {
-      const key = (c: ContactRecord) => comparable(sort.property, propertyValue(c, sort.property))
+      // Keys computed once per row: a search over ten thousand contacts sorts them on every page.
+      const keys = new Map(rows.map((c) => [c, comparable(sort.property, propertyValue(c, sort.property))]))
       rows = [...rows].sort((a, b) => {
-        const x = key(a)
-        const y = key(b)
+        const x = keys.get(a)
+        const y = keys.get(b)
         const order =
           x === y ? Number(a.id) - Number(b.id) : x === undefined ? 1 : y === undefined ? -1 : x < y ? -1 : 1
         return sort.descending && x !== y ? -order : order

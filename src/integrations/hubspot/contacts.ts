@@ -4,7 +4,7 @@ import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../ty
 import { completeAssociations } from './associations.js'
 import { fromHubspotContact, toHubspotAssociations, toHubspotContactProperties } from './mappers.js'
 import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
-import { MAX_SEARCH_PAGE, needsSearch, SEARCH_RESULT_CAP, searchRequest } from './search.js'
+import { MAX_SEARCH_PAGE, needsSearch, pagesById, SEARCH_RESULT_CAP, searchRequest } from './search.js'
 import { paceSearch } from './search-pace.js'
 import type { HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
 
@@ -58,26 +58,30 @@ async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Pr
 
 /**
  * A filtered, sorted or searched list goes through the search endpoint, which answers at most 10,000
- * results per query: a page past them is refused naming the cap, never cut short silently.
+ * results per query. In id order each page is a search of its own, bounded by the last id read (see
+ * `pagesById`), so the list goes on past 10,000; with a caller's sort a page past the cap is refused
+ * naming it, never cut short silently. The remembered cursor for a position is that last id, or the
+ * `after` offset with a sort.
  */
 async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
-  // No page of a search starts at or past the cap: refused before any call.
-  if (q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
+  const capped = !pagesById(q)
+  // No page of a capped search starts at or past the cap: refused before any call.
+  if (capped && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
   const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}|${new URLSearchParams(ctx.rawParams)}`
   const start = ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
   let position = start.offset
-  let after = start.cursor
+  let cursor = start.cursor
   while (position < end) {
     const wanted = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
-    const size = Math.min(wanted, SEARCH_RESULT_CAP - position)
+    const size = capped ? Math.min(wanted, SEARCH_RESULT_CAP - position) : wanted
     if (size <= 0) throw searchCapError(q)
     await paceSearch(ctx.connectionId)
     const page = await ctx.client.json<HubspotSearchPage>({
       method: 'POST',
       path: `${CONTACTS}/search`,
-      body: searchRequest(q, ask.properties, size, after),
+      body: searchRequest(q, ask.properties, size, cursor),
       query: { ...ctx.rawParams },
       // A search only reads.
       idempotent: true,
@@ -86,19 +90,21 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
       if (position + i >= q.offset && position + i < end) rows.push(c)
     })
     position += page.results.length
-    after = page.paging?.next?.after
-    if (!after || page.results.length === 0) break
-    if (position >= SEARCH_RESULT_CAP && position < end) throw searchCapError(q)
-    ctx.cursors.set(scope, position, after)
+    const last = page.results.at(-1)
+    // `paging.next` says more remain; in id order the next page starts past the last id read.
+    cursor = page.paging?.next?.after === undefined ? undefined : capped ? page.paging.next.after : last?.id
+    if (!cursor || page.results.length === 0) break
+    if (capped && position >= SEARCH_RESULT_CAP && position < end) throw searchCapError(q)
+    ctx.cursors.set(scope, position, cursor)
   }
   return mapAll(ctx, await completeAssociations(ctx, rows, ask.associations, 'all'))
 }
 
 function searchCapError(q: ListQuery): ApiError {
   return badRequest(
-    `offset: HubSpot's search answers at most ${SEARCH_RESULT_CAP} contacts per query, and this page ` +
+    `offset: HubSpot's search answers at most ${SEARCH_RESULT_CAP} contacts per query, and this sorted page ` +
       `(offset ${q.offset}, limit ${q.limit}) reaches past them; narrow the query (a later updated_gte, ` +
-      'a user_id, company_id or deal_id) or list without filters, which has no cap',
+      'a user_id, company_id or deal_id), or leave out sort: lists in id order go past the cap',
   )
 }
 

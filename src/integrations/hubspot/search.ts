@@ -9,6 +9,24 @@ import type { HubspotFilter, HubspotSearchRequest } from './types.js'
  */
 export const SEARCH_RESULT_CAP = 10_000
 
+/**
+ * Filters one group may hold (https://developers.hubspot.com/changelog/breaking-change-expanded-filtering-capabilities-and-error-messaging-in-hubspots-search-api).
+ * The unified filters fill at most four, so the id bound of a keyset page always fits beside them.
+ */
+export const MAX_FILTERS_PER_GROUP = 10
+
+/**
+ * Whether a search pages by id instead of by offset. In id order (no caller sort) ids never tie, so each
+ * page can be a fresh search for the ids past the last one seen: it is never more than one page into its
+ * query, so HubSpot's 10,000-result cap never applies. This is the workaround HubSpot's community gives for
+ * the cap (sort by `hs_object_id`, filter `hs_object_id GT <last id>`:
+ * https://community.hubspot.com/t5/APIs-Integrations/CRM-Record-ID-Sequencing-and-the-Search-API/td-p/927832).
+ * A caller's sort has ties, so no such bound exists and those searches keep the cap.
+ */
+export function pagesById(q: ListQuery): boolean {
+  return q.sort === undefined
+}
+
 /** A search page holds at most 200 results (`PublicObjectSearchRequest.limit`: "up to 200 objects"). */
 export const MAX_SEARCH_PAGE = 200
 
@@ -60,17 +78,24 @@ export function searchFilters(q: ListQuery): HubspotFilter[] {
 
 /**
  * The search body for one page. Without `sort`, results come in id order (`hs_object_id`), the plain list's
- * order, so a page of a filtered list is stable between calls; `order` alone reverses that.
+ * order, so a page of a filtered list is stable between calls; `order` alone reverses that. `cursor` is
+ * where the page starts: in id order the last id before it (an `hs_object_id` bound in the caller's filter
+ * group, so the filters stay ANDed), otherwise HubSpot's `after` offset.
  */
 export function searchRequest(
   q: ListQuery,
   properties: readonly string[],
   limit: number,
-  after: string | undefined,
+  cursor: string | undefined,
 ): HubspotSearchRequest {
   const filters = searchFilters(q)
   const sortProperty = q.sort === undefined ? 'hs_object_id' : SORT_PROPERTIES[q.sort]
   if (!sortProperty) throw badRequest(`sort: HubSpot cannot sort contacts by '${q.sort}'`)
+  const byId = pagesById(q)
+  if (byId && cursor !== undefined) {
+    filters.push({ propertyName: 'hs_object_id', operator: q.order === 'desc' ? 'LT' : 'GT', value: cursor })
+  }
+  const after = byId ? undefined : cursor
   return {
     filterGroups: filters.length > 0 ? [{ filters }] : [],
     sorts: [{ propertyName: sortProperty, direction: q.order === 'desc' ? 'DESCENDING' : 'ASCENDING' }],
