@@ -219,6 +219,29 @@ describe('Matomo through Unigate', () => {
     expect(res.body.landing_page).toBe(visit.actionDetails.find((a) => a.type === 'action')?.url)
   })
 
+  it('fails an event list reaching into the actions the visitor log leaves out, naming the setting', async () => {
+    const site = emu.state.addSite({ siteName: 'Busy' })
+    const idSite = String(site.idsite)
+    const startS = Date.parse('2024-05-20T08:00:00Z') / 1000
+    const visit = emu.state.newVisit(emu.state.nextRandom(509), idSite, '00112233aabbccdd', startS, 505)
+    emu.state.insertVisit(visit)
+    const cut = await h.api<Rec>('GET', `${base()}/event`, { query: { property_id: idSite, limit: 10 } })
+    expect(cut.status).toBe(502)
+    expect(cut.body.message).toContain('visitor_log_maximum_actions_per_visit')
+    // A window that ends before the 500th action is complete: Live lists every action in it.
+    const listed = visit.actionDetails[499]?.timestamp as number
+    const early = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        property_id: idSite,
+        start_gte: new Date(startS * 1000).toISOString(),
+        end_lt: new Date(listed * 1000).toISOString(),
+        limit: 1000,
+      },
+    })
+    expect(early.status).toBe(200)
+    expect(early.body).toHaveLength(499)
+  })
+
   it('gets a session by its composite id, and answers 404 for an unknown one', async () => {
     const visit = emu.state.visitsOf('2')[3]
     const res = await h.api<Rec>('GET', `${base()}/session/2:${visit?.idVisit}`, {

@@ -49,11 +49,34 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return true
   }
   const timezone = await siteTimezone(ctx, idSite)
-  const pick = (v: MatomoVisit) =>
-    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone)).filter(keep)
+  const pick = (v: MatomoVisit) => {
+    const all = (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone))
+    checkNoneCut(v, all, start, end)
+    return all.filter(keep)
+  }
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
   return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
+}
+
+/**
+ * The visitor log lists a visit's first `visitor_log_maximum_actions_per_visit` (500) actions and only
+ * counts the rest (matomo-org/matomo@f09912cb:plugins/Live/Visitor.php enrichVisitorArrayWithActions,
+ * config/global.ini.php), and Live has no way to page through a visit's actions. The missing ones
+ * happened between the last listed action and the visit's last action: a list whose window reaches
+ * into that time fails, naming the setting, rather than leaving them out.
+ */
+function checkNoneCut(v: MatomoVisit, listed: readonly UnifiedRecord[], start?: Date, end?: Date): void {
+  const cut = Number(v.truncatedActionsCount ?? 0)
+  if (!(cut > 0)) return
+  const from = (listed[listed.length - 1]?.created_at as Date | undefined)?.getTime() ?? 0
+  const until = Number(v.lastActionTimestamp) * 1000
+  if ((end && from >= end.getTime()) || (start && until < start.getTime())) return
+  throw new ProviderError(
+    502,
+    `Matomo's visitor log lists only the first ${listed.length} actions of visit ${v.idSite}:${v.idVisit} and leaves out ${cut}, so its events cannot all be listed. ` +
+      'The cap is the visitor_log_maximum_actions_per_visit setting (config/config.ini.php [General], 500 by default); a Matomo administrator can raise it. Otherwise narrow start_gte/end_lt around that visit.',
+  )
 }
 
 async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
