@@ -312,6 +312,21 @@ describe('Matomo through Unigate', () => {
     expect(listed.body.every((e) => e.created_at === got.body.created_at)).toBe(true)
   })
 
+  it('refuses a click, download or search Matomo would record as a page view, before sending it', async () => {
+    for (const [event_type, missing] of [
+      ['CLICK', 'page_url'],
+      ['FILE_DOWNLOAD', 'page_url'],
+      ['SEARCH', 'name'],
+    ] as const) {
+      const res = await h.api<Rec>('POST', `${base()}/event`, {
+        body: { property_id: '1', event_type, visitor_id: '1:0a0b0c0d0e0f0a0b', page_title: 'x' },
+      })
+      expect(res.status, event_type).toBe(400)
+      expect(res.body.message).toContain(missing)
+    }
+    expect(api('/matomo.php')).toHaveLength(0)
+  })
+
   it('gets one event, and records a new one under the id list and get give it', async () => {
     const visit = emu.state.visitsOf('1')[0]
     const one = await h.api<Rec>('GET', `${base()}/event/1:${visit?.idVisit}:0`)

@@ -182,6 +182,23 @@ async function findTracked(
 }
 
 /**
+ * Matomo records an outlink, a download or a site search only when its parameter (`link`, `download`,
+ * `search`) is not empty; otherwise the same request is recorded as a page view
+ * (matomo-org/matomo@f09912cb:plugins/Actions/Actions/ActionClickUrl.php, ActionDownloadUrl.php
+ * shouldHandle; ActionSiteSearch.php detectSiteSearch). Refused here, before anything is written.
+ */
+function checkTrackable(body: WriteBody): void {
+  const given = (k: string) => typeof body[k] === 'string' && body[k] !== ''
+  const type = body.event_type
+  if ((type === 'CLICK' || type === 'FILE_DOWNLOAD') && !given('page_url')) {
+    throw badRequest(`page_url is required for a Matomo ${type} event (the link's address)`)
+  }
+  if (type === 'SEARCH' && !given('name')) {
+    throw badRequest('name is required for a Matomo SEARCH event (the search keyword)')
+  }
+}
+
+/**
  * Sends one event through the bulk Tracking API (JSON body, token inside it, which also allows a past
  * `cdt` and geo overrides), then reads it back: Matomo answers no id. The request names the visitor
  * (`cid` for a Matomo visitor id, `uid` for a user id, a new random visitor id when the body has none)
@@ -190,6 +207,7 @@ async function findTracked(
 async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const idSite = typeof body.property_id === 'string' ? body.property_id : undefined
   if (!idSite || !/^\d+$/.test(idSite)) throw badRequest('property_id (the Matomo site id) is required')
+  checkTrackable(body)
   const tracking = toMatomoTrackingRequest(idSite, randomUUID(), body)
   for (const [k, v] of Object.entries(ctx.rawParams)) tracking.set(k, v)
   if (!['uid', 'cid', '_id'].some((k) => tracking.has(k))) tracking.set('cid', randomBytes(8).toString('hex'))
