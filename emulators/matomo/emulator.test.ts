@@ -44,6 +44,35 @@ describe('Matomo emulator strictness', () => {
     expect((badSegment.body as Record<string, string>).message).toContain('not a supported segment')
   })
 
+  it("carries filter_offset across Live's time windows as Matomo does, skipping visits past a full window", async () => {
+    // Five visits in the 7 days before now, five older: Matomo queries [now, …), the 7 days before, then
+    // the rest, and undercounts the 7-day window for an offset past it (plugins/Live/Model.php queryLogVisits).
+    const site = emu.state.addSite({ siteName: 'Windows' })
+    const idSite = String(site.idsite)
+    const now = Math.floor(Date.now() / 1000)
+    const r = emu.state.nextRandom(7)
+    for (const daysAgo of [1, 2, 3, 4, 5, 20, 21, 22, 23, 24]) {
+      emu.state.insertVisit(emu.state.newVisit(r, idSite, 'abcdef0123456789', now - daysAgo * 86_400, 1))
+    }
+    const live = async (offset: number, limit: number) =>
+      (
+        (
+          await post('module=API&format=JSON&method=Live.getLastVisitsDetails', {
+            ...token,
+            idSite,
+            filter_offset: String(offset),
+            filter_limit: String(limit),
+          })
+        ).body as Array<{ idVisit: string }>
+      ).map((v) => v.idVisit)
+    const all = await live(0, 10)
+    expect(all).toEqual(emu.state.visitsOf(idSite).map((v) => v.idVisit))
+    expect(await live(2, 2)).toEqual(all.slice(2, 4))
+    expect(await live(4, 2)).toEqual(all.slice(4, 6))
+    // Offset 6 is past the 5 recent visits; Matomo counts them as 3 (limit + 1) and skips 2 older ones.
+    expect(await live(6, 2)).toEqual(all.slice(8, 10))
+  })
+
   it('refuses a token in the URL, a wrong token, and no token', async () => {
     const inUrl = await post(
       `module=API&format=JSON&method=API.getMatomoVersion&token_auth=${DEFAULT_MATOMO_TOKEN}`,

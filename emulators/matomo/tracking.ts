@@ -194,7 +194,10 @@ function actionOf(q: URLSearchParams, at: number): MatomoActionRecord | string {
       timestamp: at,
     }
   }
-  if (q.get('search') !== null)
+  // An empty keyword is no site search: the request falls through to a page view
+  // (matomo-org/matomo@f09912cb:plugins/Actions/Actions/ActionSiteSearch.php detectSiteSearch); so do an
+  // empty `link` or `download` (ActionClickUrl.php, ActionDownloadUrl.php shouldHandle).
+  if (q.get('search'))
     return { type: 'search', siteSearchKeyword: q.get('search') as string, url, idpageview, timestamp: at }
   if (q.get('link')) return { type: 'outlink', url: q.get('link') as string, idpageview, timestamp: at }
   if (q.get('download'))

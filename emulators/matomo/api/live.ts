@@ -4,7 +4,8 @@ import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
 import { compileSegment } from '../segment.js'
 import type { MatomoState, MatomoVisitRecord } from '../state.js'
-import { applyLimit, type MethodHandler, type Params, siteParam } from './params.js'
+import { type LiveBounds, liveBounds, livePage } from './live-windows.js'
+import { type MethodHandler, type Params, siteParam } from './params.js'
 
 /**
  * The visits a Live query selects: site, optional period window (by the visit's last action, in the
@@ -33,6 +34,22 @@ export function selectVisits(state: MatomoState, params: Params): MatomoVisitRec
   return state
     .visitsOf(site.idsite as string)
     .filter((v) => inWindow(v) && (min === undefined || v.lastActionTimestamp > min) && matches(v))
+}
+
+/** The time bounds Live's SQL gets from `period`/`date` (see liveBounds); none without them. */
+function boundsOf(state: MatomoState, params: Params): LiveBounds {
+  if (params.period === undefined || params.date === undefined) return {}
+  const timezone = siteParam(state, params).timezone ?? 'UTC'
+  const { buckets } = bucketsOf(parsePeriod(params.period), params.date, timezone)
+  const nowS = Math.floor(Date.now() / 1000)
+  return liveBounds(
+    buckets[0]?.first ?? '',
+    buckets[buckets.length - 1]?.last ?? '',
+    params.date,
+    localDay(nowS, timezone),
+    timezone,
+    nowS,
+  )
 }
 
 /** A visit as Live answers it: its actions' `timestamp` on the site's wall clock (see siteWallSeconds). */
@@ -126,10 +143,19 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
   'Live.getLastVisitsDetails': (state, params) => {
     // Anything but "asc" sorts newest first (plugins/Live/Model.php makeLogVisitsQueryString).
     const visits = selectVisits(state, params)
-    if ((params.filter_sort_order ?? '').toLowerCase() === 'asc') visits.reverse()
-    // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails) only applies to internal
-    // calls: over HTTP the API controller has already set filter_limit to 100 (see applyLimit).
-    const page = applyLimit(visits, params, 10)
+    const asc = (params.filter_sort_order ?? '').toLowerCase() === 'asc'
+    if (asc) visits.reverse()
+    // Live's own default of 10 visits (plugins/Live/API.php getLastVisitsDetails, Common::getRequestVar
+    // with an int default) only applies to internal calls or a filter_limit that is no integer: over HTTP
+    // the API controller has already set filter_limit to 100 (see applyLimit in params.ts).
+    const limit =
+      params.filter_limit === undefined
+        ? 100
+        : /^-?\d+$/.test(params.filter_limit)
+          ? Number(params.filter_limit)
+          : 10
+    const offset = /^\d+$/.test(params.filter_offset ?? '') ? Number(params.filter_offset) : 0
+    const page = livePage(visits, boundsOf(state, params), offset, limit, asc, Math.floor(Date.now() / 1000))
     // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
     if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
     const timezone = siteParam(state, params).timezone ?? 'UTC'

@@ -45,6 +45,16 @@ function visitMetrics(visits: readonly MatomoVisitRecord[], period: Period): Row
     max_actions: visits.reduce((a, v) => Math.max(a, actions(v)), 0),
   }
   if (uniquesKept(period)) row.nb_uniq_visitors = new Set(visits.map((v) => v.visitorId)).size
+  // A row with conversions also gets their count over every goal and ecommerce orders (abandoned carts
+  // aside) and their revenue; a row without has neither column (matomo-org/matomo@f09912cb:
+  // core/DataTable/Filter/EnrichRecordWithGoalMetricSums.php enrichWithConversions).
+  const conversions = visits.flatMap((v) =>
+    v.actionDetails.filter((a) => a.type === 'goal' || a.type === 'ecommerceOrder'),
+  )
+  if (conversions.length > 0) {
+    row.nb_conversions = conversions.length
+    row.revenue = round(conversions.reduce((sum, a) => sum + Number(a.revenue ?? 0), 0))
+  }
   return row
 }
 
@@ -147,6 +157,8 @@ const VISIT_COLUMNS = new Set([
   'nb_visits',
   'nb_actions',
   'nb_visits_converted',
+  'nb_conversions',
+  'revenue',
   'sum_visit_length',
   'bounce_count',
   'max_actions',

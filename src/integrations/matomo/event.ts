@@ -49,11 +49,34 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return true
   }
   const timezone = await siteTimezone(ctx, idSite)
-  const pick = (v: MatomoVisit) =>
-    (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone)).filter(keep)
+  const pick = (v: MatomoVisit) => {
+    const all = (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone))
+    checkNoneCut(v, all, start, end)
+    return all.filter(keep)
+  }
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
   return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
+}
+
+/**
+ * The visitor log lists a visit's first `visitor_log_maximum_actions_per_visit` (500) actions and only
+ * counts the rest (matomo-org/matomo@f09912cb:plugins/Live/Visitor.php enrichVisitorArrayWithActions,
+ * config/global.ini.php), and Live has no way to page through a visit's actions. The missing ones
+ * happened between the last listed action and the visit's last action: a list whose window reaches
+ * into that time fails, naming the setting, rather than leaving them out.
+ */
+function checkNoneCut(v: MatomoVisit, listed: readonly UnifiedRecord[], start?: Date, end?: Date): void {
+  const cut = Number(v.truncatedActionsCount ?? 0)
+  if (!(cut > 0)) return
+  const from = (listed[listed.length - 1]?.created_at as Date | undefined)?.getTime() ?? 0
+  const until = Number(v.lastActionTimestamp) * 1000
+  if ((end && from >= end.getTime()) || (start && until < start.getTime())) return
+  throw new ProviderError(
+    502,
+    `Matomo's visitor log lists only the first ${listed.length} actions of visit ${v.idSite}:${v.idVisit} and leaves out ${cut}, so its events cannot all be listed. ` +
+      'The cap is the visitor_log_maximum_actions_per_visit setting (config/config.ini.php [General], 500 by default); a Matomo administrator can raise it. Otherwise narrow start_gte/end_lt around that visit.',
+  )
 }
 
 async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
@@ -159,6 +182,23 @@ async function findTracked(
 }
 
 /**
+ * Matomo records an outlink, a download or a site search only when its parameter (`link`, `download`,
+ * `search`) is not empty; otherwise the same request is recorded as a page view
+ * (matomo-org/matomo@f09912cb:plugins/Actions/Actions/ActionClickUrl.php, ActionDownloadUrl.php
+ * shouldHandle; ActionSiteSearch.php detectSiteSearch). Refused here, before anything is written.
+ */
+function checkTrackable(body: WriteBody): void {
+  const given = (k: string) => typeof body[k] === 'string' && body[k] !== ''
+  const type = body.event_type
+  if ((type === 'CLICK' || type === 'FILE_DOWNLOAD') && !given('page_url')) {
+    throw badRequest(`page_url is required for a Matomo ${type} event (the link's address)`)
+  }
+  if (type === 'SEARCH' && !given('name')) {
+    throw badRequest('name is required for a Matomo SEARCH event (the search keyword)')
+  }
+}
+
+/**
  * Sends one event through the bulk Tracking API (JSON body, token inside it, which also allows a past
  * `cdt` and geo overrides), then reads it back: Matomo answers no id. The request names the visitor
  * (`cid` for a Matomo visitor id, `uid` for a user id, a new random visitor id when the body has none)
@@ -167,6 +207,7 @@ async function findTracked(
 async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const idSite = typeof body.property_id === 'string' ? body.property_id : undefined
   if (!idSite || !/^\d+$/.test(idSite)) throw badRequest('property_id (the Matomo site id) is required')
+  checkTrackable(body)
   const tracking = toMatomoTrackingRequest(idSite, randomUUID(), body)
   for (const [k, v] of Object.entries(ctx.rawParams)) tracking.set(k, v)
   if (!['uid', 'cid', '_id'].some((k) => tracking.has(k))) tracking.set('cid', randomBytes(8).toString('hex'))

@@ -3,11 +3,17 @@ import type { Dimension, MetricType } from '../../models/analytics.js'
 /** Matomo column → unified metric type (providers.md 12.2); other columns stay in `raw`. */
 export type MetricMap = Readonly<Record<string, MetricType>>
 
+/**
+ * CONVERSIONS is `nb_conversions`, the conversions of every goal and ecommerce orders, which archiving
+ * adds to a row that has any (matomo-org/matomo@f09912cb:core/DataTable/Filter/
+ * EnrichRecordWithGoalMetricSums.php, with `revenue`); not `nb_visits_converted`, which counts a visit
+ * converting three times once.
+ */
 const VISIT_ROW_METRICS: MetricMap = {
   nb_visits: 'SESSIONS',
   nb_uniq_visitors: 'USERS',
   nb_actions: 'EVENTS',
-  nb_visits_converted: 'CONVERSIONS',
+  nb_conversions: 'CONVERSIONS',
   revenue: 'REVENUE',
 }
 
@@ -24,7 +30,7 @@ export const SUMMARY_METRICS: MetricMap = {
   bounce_rate: 'BOUNCE_RATE',
   avg_time_on_site: 'AVERAGE_SESSION_DURATION',
   nb_actions_per_visit: 'EVENTS_PER_SESSION',
-  nb_visits_converted: 'CONVERSIONS',
+  // No CONVERSIONS: VisitsSummary.get has only nb_visits_converted, visits rather than conversions.
 }
 
 export const ACTIONS_METRICS: MetricMap = {

@@ -5,6 +5,14 @@ import type { MatomoVisit } from './provider-types.js'
 /** What narrows `Live.getLastVisitsDetails` at Matomo; anything finer is trimmed by the caller's `pick`. */
 export type VisitParams = MatomoParams & { readonly idSite: string }
 
+/**
+ * Visits `offset` to `offset + limit` in Matomo's order. Matomo is never given an offset: over more than
+ * a day it queries time windows one after the other and carries an offset across them with a count
+ * capped at the limit, so a window holding more visits than the limit but fewer than the offset makes the
+ * next window skip visits silently (matomo-org/matomo@f09912cb:plugins/Live/Model.php queryLogVisits,
+ * splitDatesIntoMultipleQueries; matomo-org/matomo#16394). From offset 0 every window is read in full, so
+ * the first `offset + limit` visits are exact; the ones before the page are dropped here.
+ */
 export async function fetchVisits(
   ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>,
   params: VisitParams,
@@ -14,10 +22,10 @@ export async function fetchVisits(
   const visits = await callMatomo<MatomoVisit[]>(ctx, 'Live.getLastVisitsDetails', {
     ...ctx.rawParams,
     ...params,
-    filter_offset: offset,
-    filter_limit: limit,
+    filter_offset: 0,
+    filter_limit: offset + limit,
   })
-  return Array.isArray(visits) ? visits : []
+  return Array.isArray(visits) ? visits.slice(offset) : []
 }
 
 /**
