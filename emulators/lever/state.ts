@@ -87,7 +87,7 @@ export class LeverState {
   readonly accessTokens: Set<string>
   readonly ratePerSecond: number
   readonly burst: number
-  readonly postingFilterKeepsArchived: boolean
+  postingFilterKeepsArchived: boolean
   readonly buckets = new Map<string, { tokens: number; at: number }>()
   readonly users: string[] = []
   readonly postings: string[] = []
