@@ -173,7 +173,10 @@ describe('Lever through Unigate', () => {
         .filter((o) => o.applications.some((a) => a.posting === posting))
         .map((o) => o.id),
     )
-    expect(listCalls()[0]?.query.posting_id).toBe(posting)
+    expect(listCalls().map((r) => [r.query.posting_id, r.query.archived_posting_id])).toEqual([
+      [posting, undefined],
+      [undefined, posting],
+    ])
     emu.clearRequests()
     const contact = ordered()[0]?.contact as string
     const mine = await h.api<Rec[]>('GET', path(), { query: { candidate_id: contact } })
@@ -211,6 +214,77 @@ describe('Lever through Unigate', () => {
     const none = await h.api<Rec[]>('GET', path(), { query: { status: 'THIRD_INTERVIEW' } })
     expect(none.body).toEqual([])
     expect(listCalls()).toHaveLength(0)
+  })
+
+  it('a job’s applications include its hired and rejected ones, from archived_posting_id, each once', async () => {
+    const posting = emu.state.postings[1] as string
+    const applied = ordered().filter((o) => o.applications.some((a) => a.posting === posting))
+    const archived = applied.filter((o) => o.archived !== null)
+    expect(archived.length).toBeGreaterThan(2)
+    const window = async (offset: number, limit: number) => {
+      const res = await h.api<Rec[]>('GET', path(), {
+        query: { job_id: posting, offset, limit, fields: 'id,status' },
+      })
+      expect(res.status, res.text).toBe(200)
+      return res.body
+    }
+    // Lever's posting_id as the emulator answers by default: the archived ones only under archived_posting_id.
+    const all = await window(0, 1000)
+    expect(all.map((a) => a.id)).toEqual(applied.map((o) => o.id))
+    expect(all.filter((a) => a.status === 'HIRED' || a.status === 'REJECTED')).toHaveLength(archived.length)
+    // Windows of the merged list join up; the next window resumes both lists from remembered positions.
+    const pages: Rec[] = []
+    for (let offset = 0; offset < applied.length + 7; offset += 7) {
+      emu.clearRequests()
+      pages.push(...(await window(offset, 7)))
+      expect(listCalls().length).toBeLessThanOrEqual(2)
+    }
+    expect(pages.map((a) => a.id)).toEqual(applied.map((o) => o.id))
+    // Had Lever's posting_id kept the archived ones too, the lists overlap: still each opportunity once.
+    emu.state.postingFilterKeepsArchived = true
+    try {
+      emu.clearRequests()
+      const overlapping = await h.api<Rec[]>('GET', path(), {
+        query: { job_id: posting, limit: 1000, fields: 'id' },
+      })
+      expect(overlapping.body.map((a) => a.id)).toEqual(applied.map((o) => o.id))
+      expect(listCalls()).toHaveLength(2)
+      const small: Rec[] = []
+      for (let offset = 0; offset < applied.length; offset += 5) {
+        const res = await h.api<Rec[]>('GET', path(), {
+          query: { job_id: posting, offset, limit: 5, fields: 'id', updated_gte: '2000-01-01' },
+        })
+        small.push(...res.body)
+      }
+      expect(small.map((a) => a.id)).toEqual(applied.map((o) => o.id))
+    } finally {
+      emu.state.postingFilterKeepsArchived = false
+    }
+  })
+
+  it('an opportunity archived with a deactivated reason is still REJECTED, and status=REJECTED finds it', async () => {
+    // Lever lists inactive reasons too (https://hire.lever.co/developer/documentation#list-all-archive-reasons).
+    const inactive = emu.state.archiveReasons.find((r) => r.status === 'inactive')
+    expect(inactive?.type).toBe('non-hired')
+    const target = ordered().find((o) => o.archived === null && o.confidentiality === 'non-confidential')
+    if (!target || !inactive) throw new Error('seed has no active opportunity')
+    target.archived = { archivedAt: target.updatedAt, reason: inactive.id }
+    try {
+      const one = await h.api<Rec>('GET', path(target.id))
+      expect(one.body).toMatchObject({
+        status: 'REJECTED',
+        rejected_reason: 'Position filled',
+        rejected_at: new Date(target.updatedAt).toISOString(),
+      })
+      emu.clearRequests()
+      const rejected = await h.api<Rec[]>('GET', path(), {
+        query: { status: 'REJECTED', limit: 1000, fields: 'id' },
+      })
+      expect(rejected.body.map((a) => a.id)).toContain(target.id)
+      expect(listCalls()[0]?.query.archive_reason_id).toContain(inactive.id)
+    } finally {
+      target.archived = null
+    }
   })
 
   it('answers 400 naming bad input and 501 for what Lever cannot do, before listing', async () => {

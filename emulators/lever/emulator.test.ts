@@ -97,4 +97,40 @@ describe('Lever emulator', () => {
       await emu.close()
     }
   })
+
+  it('posting_id leaves archived opportunities to archived_posting_id; archive reasons list inactive ones and filter by type', async () => {
+    const emu = await startLeverEmulator({ contacts: 60 })
+    try {
+      const get = async (path: string) => {
+        const res = await fetch(`${emu.url}/v1${path}`, {
+          headers: { authorization: basic(DEFAULT_LEVER_API_KEY) },
+        })
+        return {
+          status: res.status,
+          body: (await res.json()) as { data: { id: string; status?: string; type?: string }[] },
+        }
+      }
+      const posting = emu.state.postings[0] as string
+      const applied = emu.state.ordered().filter((o) => o.applications.some((a) => a.posting === posting))
+      const ids = async (filter: string) =>
+        (await get(`/opportunities?${filter}=${posting}`)).body.data.map((o) => o.id)
+      const active = applied.filter((o) => o.archived === null).map((o) => o.id)
+      const archived = applied.filter((o) => o.archived !== null).map((o) => o.id)
+      expect(active.length).toBeGreaterThan(0)
+      expect(archived.length).toBeGreaterThan(0)
+      expect(await ids('posting_id')).toEqual(active)
+      expect(await ids('archived_posting_id')).toEqual(archived)
+      emu.state.postingFilterKeepsArchived = true
+      expect(await ids('posting_id')).toEqual(applied.map((o) => o.id))
+
+      const reasons = await get('/archive_reasons')
+      expect(reasons.body.data.map((r) => r.status)).toContain('inactive')
+      expect(reasons.body.data).toHaveLength(emu.state.archiveReasons.length)
+      const hired = await get('/archive_reasons?type=hired')
+      expect(hired.body.data.map((r) => r.type)).toEqual(['hired'])
+      expect((await get('/archive_reasons?type=inactive')).status).toBe(400)
+    } finally {
+      await emu.close()
+    }
+  })
 })

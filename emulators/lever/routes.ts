@@ -27,7 +27,17 @@ function confidentialityFilter(state: LeverState, request: FastifyRequest) {
       : allowed && (text === 'confidential' || text === 'all')
 }
 
+const appliedTo = (o: OpportunityRecord, postings: readonly string[]) =>
+  o.applications.some((a) => a.posting !== null && postings.includes(a.posting))
+
 /**
+ * `posting_id`: "Opportunities that are applied to the specified posting"; `archived_posting_id`:
+ * "opportunities for candidates that applied to the specified posting and then the application was archived"
+ * (Lever's parameter texts, tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts). Lever does not say
+ * whether `posting_id` keeps the archived ones; the separate filter, and public clients that add both lists
+ * up to get a posting's every candidate, suggest it does not, so by default it leaves them out (the awkward
+ * reading); `postingFilterKeepsArchived` answers the other way, where the two lists overlap.
+ *
  * GET /v1/opportunities filters (https://hire.lever.co/developer/documentation#list-all-opportunities):
  * `posting_id`, `contact_id`, `stage_id`, `archive_reason_id` (each repeatable), `archived` (true/false;
  * "If unspecified, results include both archived and unarchived Opportunities", tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts),
@@ -35,6 +45,7 @@ function confidentialityFilter(state: LeverState, request: FastifyRequest) {
  */
 function filtered(state: LeverState, query: Query): OpportunityRecord[] {
   const postings = many(query, 'posting_id')
+  const archivedPostings = many(query, 'archived_posting_id')
   const contacts = many(query, 'contact_id')
   const stages = many(query, 'stage_id')
   const reasons = many(query, 'archive_reason_id')
@@ -51,7 +62,9 @@ function filtered(state: LeverState, query: Query): OpportunityRecord[] {
     .ordered()
     .filter(
       (o) =>
-        (!postings || o.applications.some((a) => a.posting !== null && postings.includes(a.posting))) &&
+        (!postings ||
+          (appliedTo(o, postings) && (o.archived === null || state.postingFilterKeepsArchived))) &&
+        (!archivedPostings || (o.archived !== null && appliedTo(o, archivedPostings))) &&
         (!contacts || contacts.includes(o.contact)) &&
         (!stages || stages.includes(o.stage)) &&
         (!reasons || (o.archived !== null && reasons.includes(o.archived.reason))) &&
@@ -99,13 +112,20 @@ export function registerRoutes(app: FastifyInstance, state: LeverState): void {
     ),
   )
 
-  // Archive reasons with their `type`, hired or non-hired (https://hire.lever.co/developer/documentation#list-all-archive-reasons).
-  app.get('/v1/archive_reasons', async (request) =>
-    page(
-      state.archiveReasons,
+  // "Lists all archive reasons in your Lever account", inactive ones too (its example lists "Position filled"
+  // with `status` inactive); the one parameter is `type`, hired or non-hired
+  // (https://hire.lever.co/developer/documentation#list-all-archive-reasons). Lever's example answers
+  // `type=hired` with a single object in `data`; a list is answered here, as for every list.
+  app.get('/v1/archive_reasons', async (request) => {
+    const type = one((request.query as Query).type)
+    if (type !== undefined && type !== 'hired' && type !== 'non-hired') {
+      throw badRequest('Invalid type: expected hired or non-hired')
+    }
+    return page(
+      state.archiveReasons.filter((r) => type === undefined || r.type === type),
       request.query as Query,
       (r) => [state.archiveReasons.indexOf(r), r.id],
       (r) => r,
-    ),
-  )
+    )
+  })
 }

@@ -65,6 +65,8 @@ export interface LeverStateOptions {
   readonly burst?: number
   /** API keys created without "Allow access to confidential data" (every other key and token has it). */
   readonly keysWithoutConfidentialAccess?: readonly string[]
+  /** `posting_id` keeps archived opportunities too (see routes.ts: Lever does not say; by default it does not). */
+  readonly postingFilterKeepsArchived?: boolean
 }
 
 const NAMES = [
@@ -85,6 +87,7 @@ export class LeverState {
   readonly accessTokens: Set<string>
   readonly ratePerSecond: number
   readonly burst: number
+  postingFilterKeepsArchived: boolean
   readonly buckets = new Map<string, { tokens: number; at: number }>()
   readonly users: string[] = []
   readonly postings: string[] = []
@@ -100,6 +103,7 @@ export class LeverState {
     this.accessTokens = new Set(options.accessTokens ?? [])
     this.ratePerSecond = options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND
     this.burst = options.burst ?? DEFAULT_BURST
+    this.postingFilterKeepsArchived = options.postingFilterKeepsArchived ?? false
     const r = new SeededRandom(hash32(options.seed, 0x1e7e))
     this.random = r
     for (let i = 0; i < 3; i++) this.users.push(uuidV4(r))
@@ -123,6 +127,15 @@ export class LeverState {
       { id: uuidV4(r), text: 'Withdrew', status: 'active', type: 'non-hired' },
     )
     for (let i = 0; i < options.contacts; i++) this.seedContact()
+    // A deactivated reason stays on the opportunities archived with it and in the list of reasons, as Lever's
+    // example shows ("Position filled", status inactive, https://hire.lever.co/developer/documentation#list-all-archive-reasons).
+    // Drawn after the contacts so the seeded data stays as it was; no seeded opportunity uses it.
+    this.archiveReasons.push({
+      id: uuidV4(r),
+      text: 'Position filled',
+      status: 'inactive',
+      type: 'non-hired',
+    })
   }
 
   private seedContact(): void {

@@ -3,10 +3,8 @@ import { ATS_APPLICATION_STATUSES, type UnifiedRecord } from '../../models/index
 import { statusOfStageName } from '../ats-stages.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { fromLeverOffer, fromLeverOpportunity, type LeverLookups } from './mappers.js'
+import { MAX_PAGE, readMergedWindow } from './merged-window.js'
 import type { LeverArchiveReason, LeverList, LeverOffer, LeverOpportunity, LeverStage } from './types.js'
-
-/** Lever's largest page ("limit ... between 1 and 100", https://hire.lever.co/developer/documentation#pagination). */
-const MAX_PAGE = 100
 
 /** Opportunities whose offers are read at once, well inside Lever's 10 requests per second. */
 const OFFER_CONCURRENCY = 4
@@ -97,35 +95,6 @@ async function statusParams(lookups: Lookups, status: string): Promise<[string, 
     : undefined
 }
 
-/**
- * Walks Lever's offset tokens to the unified window. Tokens are remembered at the end of every page read
- * (scoped to the connection and the query), so reading the next window costs one call.
- */
-async function readWindow(ctx: HandlerContext, path: string, q: ListQuery): Promise<LeverOpportunity[]> {
-  const scope = `${ctx.connectionId}|lever-opportunities|${path}|${new URLSearchParams(ctx.rawParams)}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
-  const end = q.offset + q.limit
-  const rows: LeverOpportunity[] = []
-  let position = start.offset
-  let offset = start.cursor
-  while (position < end) {
-    const size =
-      position < q.offset ? Math.min(MAX_PAGE, q.offset - position) : Math.min(MAX_PAGE, end - position)
-    const page = await ctx.client.json<LeverList<LeverOpportunity>>({
-      path,
-      query: { ...ctx.rawParams, limit: size, offset },
-    })
-    page.data.forEach((o, i) => {
-      if (position + i >= q.offset && position + i < end) rows.push(o)
-    })
-    position += page.data.length
-    if (!page.hasNext || !page.next || page.data.length === 0) break
-    offset = page.next
-    ctx.cursors.set(scope, position, offset)
-  }
-  return rows
-}
-
 async function offersOf(ctx: HandlerContext, id: string): Promise<LeverOffer[]> {
   return readAll<LeverOffer>(ctx, `${opportunityPath(id)}/offers`)
 }
@@ -162,7 +131,6 @@ async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<Uni
     ['expand', 'applications'],
     ['confidentiality', 'all'],
   ]
-  if (q.filters.job_id !== undefined) params.push(['posting_id', q.filters.job_id as string])
   if (q.filters.candidate_id !== undefined) params.push(['contact_id', q.filters.candidate_id as string])
   if (q.updated_gte) params.push(['updated_at_start', String(q.updated_gte.getTime())])
   if (q.filters.status !== undefined) {
@@ -170,7 +138,21 @@ async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<Uni
     if (!status) return []
     params.push(...status)
   }
-  const opportunities = await readWindow(ctx, withRepeated('/opportunities', params), q)
+  // Lever's `posting_id` is "Opportunities that are applied to the specified posting", and a separate
+  // `archived_posting_id` is "opportunities for candidates that applied to the specified posting and then the
+  // application was archived" (tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts, Lever's parameter
+  // texts). Whether the first leaves out the archived (hired, rejected) ones is not stated, and public Lever
+  // clients that want a posting's every candidate read both lists and add them up. So a job's applications
+  // are both lists merged in Lever's order, each opportunity once, whichever way Lever answers.
+  const job = q.filters.job_id as string | undefined
+  const paths =
+    job === undefined
+      ? [withRepeated('/opportunities', params)]
+      : [
+          withRepeated('/opportunities', [...params, ['posting_id', job]]),
+          withRepeated('/opportunities', [...params, ['archived_posting_id', job]]),
+        ]
+  const opportunities = await readMergedWindow(ctx, paths, q)
   const known = await lookups.for(opportunities)
   return withOffers(
     ctx,
