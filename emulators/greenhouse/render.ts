@@ -1,4 +1,10 @@
-import type { ApplicationRecord, CustomFieldValue, OfferRecord } from './state.js'
+import type {
+  ApplicationRecord,
+  CustomFieldValue,
+  OfferRecord,
+  RejectionReasonRecord,
+  SourceRecord,
+} from './state.js'
 
 /**
  * Records as Harvest v3 prints them (https://harvestdocs.greenhouse.io/docs/standardizations): "Date-time
@@ -68,4 +74,14 @@ export function renderOffer(offer: OfferRecord, app: ApplicationRecord | undefin
     created_at: iso(offer.createdAt),
     updated_at: iso(offer.updatedAt),
   }
+}
+
+/** A source: `id`, `name`, `type` `{id, name}` (see SourceRecord). */
+export function renderSource(source: SourceRecord): Record<string, unknown> {
+  return { id: source.id, name: source.name, type: source.type }
+}
+
+/** A rejection reason: `id`, `name`, `type` `{id, key, name}` (see RejectionReasonRecord). */
+export function renderRejectionReason(reason: RejectionReasonRecord): Record<string, unknown> {
+  return { id: reason.id, name: reason.name, type: reason.type }
 }
