@@ -4,8 +4,9 @@ export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00.000Z'
 
 /**
  * `per_page` is set on the first request only (https://harvestdocs.greenhouse.io/docs/pagination); 1-500,
- * else 422 ("per_page outside 1-500", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). The default is not documented where we could
- * read: v1's 100 (ASSUMPTION).
+ * else 422 ("per_page outside 1-500", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). Default 100: the
+ * v3 reference's `per_page` "integer, 1 to 500, Defaults to 100"
+ * (https://harvestdocs.greenhouse.io/reference/get_v3-rejection-details, the same on every list).
  */
 export const MAX_PER_PAGE = 500
 export const DEFAULT_PER_PAGE = 100

@@ -176,7 +176,7 @@ describe('Greenhouse emulator (Harvest v3)', () => {
     }
   })
 
-  it('refuses routes outside the credential scopes with 403, and rate limits per 10 seconds', async () => {
+  it('refuses routes outside the credential scopes with 403, and rate limits per 30-second window', async () => {
     const emu = await startGreenhouseEmulator({
       candidates: 5,
       rateLimit: 3,

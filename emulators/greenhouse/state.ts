@@ -110,7 +110,7 @@ export interface GreenhouseStateOptions {
   readonly untilMs: number
   /** Credentials: client id -> secret and scopes. */
   readonly clients: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
-  /** Requests per key per 10 seconds. */
+  /** Requests per credential per 30-second window. */
   readonly rateLimit?: number
 }
 
@@ -154,7 +154,7 @@ export class GreenhouseState {
   readonly applications = new Map<number, ApplicationRecord>()
   /** Offers by application id, oldest version first. */
   readonly offers = new Map<number, OfferRecord[]>()
-  /** Requests counted per client in the current 10-second window. */
+  /** Requests counted per client in the current 30-second window. */
   readonly windows = new Map<string, { start: number; count: number }>()
   private nextApplicationId = 69_306_314
   private nextOfferId = 1_142_765
