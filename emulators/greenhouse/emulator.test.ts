@@ -106,6 +106,17 @@ describe('Greenhouse emulator (Harvest v3)', () => {
       }[]
       expect(active.length).toBeGreaterThan(0)
       expect(active.every((a) => a.status === 'in_process')).toBe(true)
+      // An application's stage entry id is not the stage definition's; terminal applications have neither.
+      const staged = active.find((a) => (a as Record<string, unknown>).stage_id !== null) as Record<
+        string,
+        unknown
+      >
+      expect(staged.stage_id).not.toBe(staged.job_interview_stage_id)
+      const rejected = (await (await get('/applications?status=rejected&per_page=500')).json()) as Record<
+        string,
+        unknown
+      >[]
+      expect(rejected.every((a) => a.stage_id === null && a.job_interview_stage_id === null)).toBe(true)
       const all = await get('/applications?per_page=500')
       expect(all.headers.get('link')).toBeNull()
     } finally {
