@@ -184,6 +184,75 @@ describe('Greenhouse through Unigate', () => {
     expect(offerCalls()).toHaveLength(0)
   })
 
+  describe('source and rejected_reason: names from /v3/sources and /v3/rejection_reasons', () => {
+    const sourceCalls = () => calls(/^\/v3\/sources$/)
+    const reasonCalls = () => calls(/^\/v3\/rejection_reasons$/)
+
+    it('fills them with the names, built-in rejection reasons included, one lookup call per page', async () => {
+      const apps = ordered().slice(0, 300)
+      const builtIn = apps.find((a) => a.rejectionReason?.builtIn)
+      const custom = apps.find((a) => a.rejectionReason && !a.rejectionReason.builtIn)
+      expect(builtIn && custom).toBeTruthy()
+      emu.clearRequests()
+      const res = await h.api<Rec[]>('GET', path(), { query: { limit: 300 } })
+      expect(res.status, res.text).toBe(200)
+      res.body.forEach((got, i) => {
+        const app = apps[i]
+        expect(got.source).toBe(app?.source?.name)
+        expect(got.rejected_reason).toBe(app?.rejectionReason?.name)
+      })
+      const byId = new Map(res.body.map((a) => [a.id, a]))
+      expect(byId.get(String(builtIn?.id))?.rejected_reason).toBe(builtIn?.rejectionReason?.name)
+      expect(byId.get(String(custom?.id))?.rejected_reason).toBe(custom?.rejectionReason?.name)
+      // Once for the page: the distinct ids, and Greenhouse's own reasons asked for too.
+      const ids = (xs: (number | undefined)[]) =>
+        [...new Set(xs.filter((x): x is number => x !== undefined))].sort((a, b) => a - b).join(',')
+      expect(sourceCalls().map((r) => r.query)).toEqual([
+        { ids: ids(apps.map((a) => a.source?.id)), per_page: '500' },
+      ])
+      expect(reasonCalls().map((r) => r.query)).toEqual([
+        {
+          ids: ids(apps.map((a) => a.rejectionReason?.id)),
+          include_defaults: 'true',
+          per_page: '500',
+        },
+      ])
+      // One application: the same names.
+      const one = await h.api<Rec>('GET', path(String(builtIn?.id)))
+      expect(one.body).toMatchObject({ rejected_reason: builtIn?.rejectionReason?.name })
+    })
+
+    it('asks nothing more when the fields asked for leave them out', async () => {
+      emu.clearRequests()
+      const res = await h.api<Rec[]>('GET', path(), { query: { limit: 50, fields: 'id,status' } })
+      expect(res.status).toBe(200)
+      expect(sourceCalls()).toHaveLength(0)
+      expect(reasonCalls()).toHaveLength(0)
+      emu.clearRequests()
+      await h.api<Rec[]>('GET', path(), { query: { limit: 50, fields: 'id,source' } })
+      expect(sourceCalls()).toHaveLength(1)
+      expect(reasonCalls()).toHaveLength(0)
+    })
+
+    it('a credential without harvest:sources:list is a 403 naming the scope, not a list without sources', async () => {
+      emu.state.clients.set('no_sources', {
+        secret: 'no-sources',
+        scopes: new Set(['harvest:applications:list', 'harvest:rejection_reasons:list']),
+      })
+      const c = await createConnection(h, {
+        integration_type: 'greenhouse',
+        auth: clientAuth('no_sources', 'no-sources'),
+      })
+      const res = await h.api<Rec>('GET', `/ats/${c}/application`, { query: { limit: 20 } })
+      expect(res.status).toBe(403)
+      expect(String(res.body.message)).toContain('harvest:sources:list')
+      const without = await h.api<Rec[]>('GET', `/ats/${c}/application`, {
+        query: { limit: 20, fields: 'id,status,rejected_reason' },
+      })
+      expect(without.status).toBe(200)
+    })
+  })
+
   describe('offers, a slow field (spec section 7)', () => {
     // Applications 0..N in list order, some of which have offers in the emulator.
     const withOffer = () => ordered().findIndex((a) => (emu.state.offers.get(a.id) ?? []).length > 0)
@@ -347,7 +416,11 @@ describe('Greenhouse through Unigate', () => {
   it('a credential without the offers scope lists applications but cannot read offers', async () => {
     emu.state.clients.set('apps_only', {
       secret: 'only-apps',
-      scopes: new Set(['harvest:applications:list']),
+      scopes: new Set([
+        'harvest:applications:list',
+        'harvest:sources:list',
+        'harvest:rejection_reasons:list',
+      ]),
     })
     const c = await createConnection(h, {
       integration_type: 'greenhouse',

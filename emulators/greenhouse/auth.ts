@@ -94,6 +94,8 @@ function scopeOf(request: FastifyRequest): string {
   const names: Record<string, string> = {
     '/v3/applications': 'harvest:applications:list',
     '/v3/offers': 'harvest:offers:list',
+    '/v3/sources': 'harvest:sources:list',
+    '/v3/rejection_reasons': 'harvest:rejection_reasons:list',
   }
   return names[route] ?? route
 }

@@ -4,8 +4,9 @@ export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00.000Z'
 
 /**
  * `per_page` is set on the first request only (https://harvestdocs.greenhouse.io/docs/pagination); 1-500,
- * else 422 ("per_page outside 1-500", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). The default is not documented where we could
- * read: v1's 100 (ASSUMPTION).
+ * else 422 ("per_page outside 1-500", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler). Default 100: the
+ * v3 reference's `per_page` "integer, 1 to 500, Defaults to 100"
+ * (https://harvestdocs.greenhouse.io/reference/get_v3-rejection-details, the same on every list).
  */
 export const MAX_PER_PAGE = 500
 export const DEFAULT_PER_PAGE = 100
@@ -21,21 +22,47 @@ export const TOKEN_LIFETIME_MS = 60 * 60 * 1000
 export const RATE_WINDOW_MS = 30_000
 export const DEFAULT_RATE_LIMIT = 50
 
-/** The scopes the emulated endpoints need: `harvest:<resource>:list` (the naming of https://harvestdocs.greenhouse.io/docs/harvest-partner-oauth, Step 1). */
-export const SCOPES = ['harvest:applications:list', 'harvest:offers:list'] as const
+/**
+ * The scopes the emulated endpoints need: `harvest:<resource>:list` (the naming of
+ * https://harvestdocs.greenhouse.io/docs/harvest-partner-oauth, Step 1; `harvest:sources:list` and
+ * `harvest:rejection_reasons:list` as the v3 reference names them, per the endpoint inventory in
+ * samvangelos' notes quoted below, and the Harvest V3 credential permissions "Rejection reasons" of
+ * public v3 integrations).
+ */
+export const SCOPES = [
+  'harvest:applications:list',
+  'harvest:offers:list',
+  'harvest:sources:list',
+  'harvest:rejection_reasons:list',
+] as const
 
 /**
- * Application `status`: "`in_process` for active candidates, `rejected`, `hired` ..., and `converted` for
- * prospect applications that have been promoted" (Airbyte's Greenhouse agent connector reference, generated
- * from Harvest v3's OpenAPI: airbytehq/airbyte-agent-connectors connectors/greenhouse/REFERENCE.md, v3
- * edition); `status=hired` filters (https://harvestdocs.greenhouse.io/docs/list-endpoints).
+ * Application `status` in a RESPONSE: "`in_process` for active candidates, `rejected`, `hired` ..., and
+ * `converted` for prospect applications that have been promoted" (Airbyte's Greenhouse agent connector
+ * models, generated from Harvest v3's OpenAPI: airbytehq/airbyte-agent-connectors
+ * connectors/greenhouse/airbyte_agent_greenhouse/models.py, `status`).
  */
 export const APPLICATION_STATUSES = ['in_process', 'rejected', 'hired', 'converted'] as const
 /**
- * Offer `status`: `Created`, `Accepted`, `Rejected`, `Deprecated` (ibid.). ASSUMPTION: sent in lower case,
- * as every other v3 enumeration we saw is.
+ * The `status` FILTER of GET /v3/applications takes another enumeration: `rejected`, `hired`, `converted`,
+ * `active` ("`active` returns applications still in process"), so `status=in_process` is not a filter value
+ * (the v3 reference's query enum, quoted in a public field inventory of the v3 OpenAPI files,
+ * "0015 · GET /v3/applications": query `status` enum `["rejected","hired","converted","active"]`, response
+ * enum `[...,"in_process"]`). Another value is a 422 here (ASSUMPTION: the reference's enum is validated
+ * like the other parameters).
  */
-export const OFFER_STATUSES = ['created', 'accepted', 'rejected', 'deprecated'] as const
+export const APPLICATION_STATUS_FILTERS: Readonly<Record<string, (typeof APPLICATION_STATUSES)[number]>> = {
+  active: 'in_process',
+  rejected: 'rejected',
+  hired: 'hired',
+  converted: 'converted',
+}
+/**
+ * Offer `status`: `Created`, `Accepted`, `Rejected`, `Deprecated`, capitalized ("status (enum
+ * `Created|Accepted|Rejected|Deprecated`, capitalized)", the same inventory of the v3 reference, "0130 · GET
+ * /v3/offers"; Airbyte's agent connector reference lists the same values).
+ */
+export const OFFER_STATUSES = ['Created', 'Accepted', 'Rejected', 'Deprecated'] as const
 
 /** Ids one `*_ids` filter takes (see routes.ts). */
 export const MAX_IDS = 50

@@ -99,7 +99,24 @@ describe('Greenhouse emulator (Harvest v3)', () => {
       expect((await get('/applications?job_ids=x')).status).toBe(422)
       const tooMany = Array.from({ length: 51 }, (_, i) => i + 1).join(',')
       expect((await get(`/applications?ids=${tooMany}`)).status).toBe(422)
-      expect(await (await get('/applications?status=pending')).json()).toEqual([])
+      // The status filter has its own enumeration: `active` (in process), not the record's `in_process`.
+      expect((await get('/applications?status=in_process')).status).toBe(422)
+      const active = (await (await get('/applications?status=active&per_page=500')).json()) as {
+        status: string
+      }[]
+      expect(active.length).toBeGreaterThan(0)
+      expect(active.every((a) => a.status === 'in_process')).toBe(true)
+      // An application's stage entry id is not the stage definition's; terminal applications have neither.
+      const staged = active.find((a) => (a as Record<string, unknown>).stage_id !== null) as Record<
+        string,
+        unknown
+      >
+      expect(staged.stage_id).not.toBe(staged.job_interview_stage_id)
+      const rejected = (await (await get('/applications?status=rejected&per_page=500')).json()) as Record<
+        string,
+        unknown
+      >[]
+      expect(rejected.every((a) => a.stage_id === null && a.job_interview_stage_id === null)).toBe(true)
       const all = await get('/applications?per_page=500')
       expect(all.headers.get('link')).toBeNull()
     } finally {
@@ -139,13 +156,38 @@ describe('Greenhouse emulator (Harvest v3)', () => {
       )
       expect(offers[0]).toHaveProperty('sent_on')
       expect(offers[0]).toHaveProperty('starts_on')
-      expect(['created', 'accepted', 'deprecated']).toContain(offers[0]?.status)
+      expect(['Created', 'Accepted', 'Deprecated']).toContain(offers[0]?.status)
     } finally {
       await emu.close()
     }
   })
 
-  it('refuses routes outside the credential scopes with 403, and rate limits per 10 seconds', async () => {
+  it('lists sources and rejection reasons; built-in reasons only with include_defaults=true', async () => {
+    const emu = await startGreenhouseEmulator({ candidates: 5 })
+    try {
+      const token = await bearer(emu)
+      const get = async (path: string) =>
+        fetch(`${emu.url}/v3${path}`, { headers: { authorization: `Bearer ${token}` } })
+      const sources = (await (await get('/sources?ids=7,16')).json()) as Record<string, unknown>[]
+      expect(sources).toEqual([
+        { id: 7, name: 'Indeed', type: { id: 3, name: 'Third-party boards' } },
+        { id: 16, name: 'LinkedIn (Prospecting)', type: { id: 4, name: 'Prospecting' } },
+      ])
+      const custom = (await (await get('/rejection_reasons')).json()) as { id: number }[]
+      expect(custom.map((r) => r.id)).toEqual([31_002])
+      const all = (await (await get('/rejection_reasons?include_defaults=true&ids=8,31002')).json()) as {
+        id: number
+        type: { key: string }
+      }[]
+      expect(all.map((r) => r.id)).toEqual([8, 31_002])
+      expect(all[0]?.type.key).toBe('WE_REJECTED_THEM')
+      expect((await get('/rejection_reasons?include_defaults=yes')).status).toBe(422)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('refuses routes outside the credential scopes with 403, and rate limits per 30-second window', async () => {
     const emu = await startGreenhouseEmulator({
       candidates: 5,
       rateLimit: 3,

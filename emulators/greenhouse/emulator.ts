@@ -25,7 +25,7 @@ export interface GreenhouseEmulatorOptions extends ListenOptions {
    * scope the emulator knows.
    */
   readonly clients?: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
-  /** Requests per credential per 10 seconds (default 50). */
+  /** Requests per credential per 30-second window (default 50; see constants.ts). */
   readonly rateLimit?: number
   readonly until?: string
 }

@@ -1,4 +1,10 @@
-import type { ApplicationRecord, CustomFieldValue, OfferRecord } from './state.js'
+import type {
+  ApplicationRecord,
+  CustomFieldValue,
+  OfferRecord,
+  RejectionReasonRecord,
+  SourceRecord,
+} from './state.js'
 
 /**
  * Records as Harvest v3 prints them (https://harvestdocs.greenhouse.io/docs/standardizations): "Date-time
@@ -19,6 +25,9 @@ const customFields = (values: readonly CustomFieldValue[]) =>
  * `prospective_job_ids`; the stage is `stage_id`/`stage_name`, "null for prospect applications"; v3 has no
  * `applied_at` (`created_at` is when it was made); related records are ids (ibid.).
  */
+const inStage = (app: ApplicationRecord) =>
+  app.currentStage !== null && (app.status === 'in_process' || app.status === 'converted')
+
 export function renderApplication(app: ApplicationRecord): Record<string, unknown> {
   return {
     id: app.id,
@@ -27,9 +36,14 @@ export function renderApplication(app: ApplicationRecord): Record<string, unknow
     prospective_job_ids: app.prospect ? app.jobs.map((j) => j.id) : [],
     prospect: app.prospect,
     status: app.status,
-    stage_id: app.currentStage?.id ?? null,
+    // `stage_id` is the application's own stage entry ("the same value as `stage_id` on each application —
+    // NOT job interview stage definition IDs", the v3 reference's `stage_ids` filter as the public inventory
+    // quotes it); `job_interview_stage_id` is the definition. Both are "`null` for prospect applications and
+    // applications in a terminal state" (airbytehq/airbyte-agent-connectors@4443bf6074ef22f2bcd5644ca1988076d7457548:connectors/greenhouse/airbyte_agent_greenhouse/models.py);
+    // `stage_name` has no such note and stays.
+    stage_id: inStage(app) ? app.id * 10 + 1 : null,
     stage_name: app.currentStage?.name ?? null,
-    job_interview_stage_id: app.currentStage?.id ?? null,
+    job_interview_stage_id: inStage(app) ? (app.currentStage?.id ?? null) : null,
     source_id: app.source?.id ?? null,
     referrer_id: null,
     agency_note_id: null,
@@ -68,4 +82,14 @@ export function renderOffer(offer: OfferRecord, app: ApplicationRecord | undefin
     created_at: iso(offer.createdAt),
     updated_at: iso(offer.updatedAt),
   }
+}
+
+/** A source: `id`, `name`, `type` `{id, name}` (see SourceRecord). */
+export function renderSource(source: SourceRecord): Record<string, unknown> {
+  return { id: source.id, name: source.name, type: source.type }
+}
+
+/** A rejection reason: `id`, `name`, `type` `{id, key, name}` (see RejectionReasonRecord). */
+export function renderRejectionReason(reason: RejectionReasonRecord): Record<string, unknown> {
+  return { id: reason.id, name: reason.name, type: reason.type }
 }

@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify'
-import { MAX_IDS } from './constants.js'
+import { APPLICATION_STATUS_FILTERS, MAX_IDS } from './constants.js'
 import { invalid } from './errors.js'
 import { listQuery, sendPage } from './paging.js'
-import { renderApplication, renderOffer } from './render.js'
-import type { ApplicationRecord, GreenhouseState, OfferRecord } from './state.js'
+import { renderApplication, renderOffer, renderRejectionReason, renderSource } from './render.js'
+import {
+  type ApplicationRecord,
+  type GreenhouseState,
+  type OfferRecord,
+  REJECTION_REASONS,
+  SOURCES,
+} from './state.js'
 
 type Filters = Readonly<Record<string, string>>
 
@@ -51,11 +57,20 @@ function timeRange(filters: Filters, name: string): ((ms: number) => boolean) | 
   return (ms) => tests.every((t) => t(ms))
 }
 
+/** `status`: a value of the filter's own enumeration (see APPLICATION_STATUS_FILTERS), else 422. */
+function statusFilter(filters: Filters): string | undefined {
+  const text = filters.status
+  if (text === undefined) return undefined
+  const status = APPLICATION_STATUS_FILTERS[text]
+  if (!status) throw invalid('status', `Must be one of ${Object.keys(APPLICATION_STATUS_FILTERS).join(', ')}`)
+  return status
+}
+
 /**
  * GET /v3/applications filters (https://harvestdocs.greenhouse.io/docs/list-endpoints): `ids`, parent
  * resources (`candidate_ids`, `job_ids`; a prospect's jobs by `prospective_job_ids`, as public v3 clients
  * filter them),
- * `created_at`/`updated_at` ranges and `status` (an unknown status lists nothing, as v1 did: ASSUMPTION).
+ * `created_at`/`updated_at` ranges and `status` (`active` lists the applications `in_process`).
  * The order is not documented: id ascending here.
  */
 function applications(state: GreenhouseState, filters: Filters): ApplicationRecord[] {
@@ -65,7 +80,7 @@ function applications(state: GreenhouseState, filters: Filters): ApplicationReco
   const prospectiveJobs = idList(filters, 'prospective_job_ids')
   const created = timeRange(filters, 'created_at')
   const updated = timeRange(filters, 'updated_at')
-  const status = filters.status
+  const status = statusFilter(filters)
   return state
     .orderedApplications()
     .filter(
@@ -101,6 +116,30 @@ function offers(state: GreenhouseState, filters: Filters): OfferRecord[] {
     .sort((a, b) => a.id - b.id)
 }
 
+/**
+ * GET /v3/sources: the organization's sources, filtered by `ids` (every v3 list takes `ids`,
+ * https://harvestdocs.greenhouse.io/docs/list-endpoints). Order: id ascending (ASSUMPTION).
+ */
+function sources(filters: Filters) {
+  const ids = idList(filters, 'ids')
+  return SOURCES.filter((s) => !ids || ids.has(s.id))
+}
+
+/**
+ * GET /v3/rejection_reasons, filtered by `ids`. Greenhouse's built-in reasons are listed only with
+ * `include_defaults=true`: "`include_defaults` adds Greenhouse's built-in reasons to the organisation's own.
+ * Off by default" (a public v3 client's list-rejection-reasons action and its test "the defaults are
+ * opt-in"; the parameter is in the v3 reference's inventory, "0153 · GET /v3/rejection_reasons").
+ * ASSUMPTION: a value other than true/false is a 422.
+ */
+function rejectionReasons(filters: Filters) {
+  const ids = idList(filters, 'ids')
+  const flag = filters.include_defaults
+  if (flag !== undefined && flag !== 'true' && flag !== 'false')
+    throw invalid('include_defaults', 'Must be true or false')
+  return REJECTION_REASONS.filter((r) => (flag === 'true' || !r.builtIn) && (!ids || ids.has(r.id)))
+}
+
 export function registerRoutes(app: FastifyInstance, state: GreenhouseState): void {
   app.get('/v3/applications', async (request, reply) => {
     const q = listQuery(request)
@@ -111,5 +150,13 @@ export function registerRoutes(app: FastifyInstance, state: GreenhouseState): vo
     return sendPage(request, reply, q, offers(state, q.query), (o) =>
       renderOffer(o, state.applications.get(o.applicationId)),
     )
+  })
+  app.get('/v3/sources', async (request, reply) => {
+    const q = listQuery(request)
+    return sendPage(request, reply, q, sources(q.query), renderSource)
+  })
+  app.get('/v3/rejection_reasons', async (request, reply) => {
+    const q = listQuery(request)
+    return sendPage(request, reply, q, rejectionReasons(q.query), renderRejectionReason)
   })
 }

@@ -58,17 +58,41 @@ export interface ApplicationRecord {
   updatedAt: number
   lastActivityAt: number
   rejectedAt: number | null
-  readonly source: { id: number; public_name: string } | null
+  readonly source: SourceRecord | null
   readonly creditedTo: UserRef | null
   readonly recruiter: UserRef | null
   readonly coordinator: UserRef | null
-  rejectionReason: { id: number; name: string; type: { id: number; name: string } } | null
+  rejectionReason: RejectionReasonRecord | null
   readonly jobs: readonly JobRef[]
   readonly jobPostId: number | null
   status: (typeof APPLICATION_STATUSES)[number]
   currentStage: { id: number; name: string } | null
   readonly answers: readonly { question: string; answer: string }[]
   readonly customFields: readonly CustomFieldValue[]
+}
+
+/**
+ * A source as GET /v3/sources lists it: `id`, `name`, and `type` `{id, name}`, the sourcing strategy
+ * (Airbyte's agent connector models, generated from Harvest v3's OpenAPI:
+ * airbytehq/airbyte-agent-connectors@4443bf6074ef22f2bcd5644ca1988076d7457548:connectors/greenhouse/airbyte_agent_greenhouse/models.py;
+ * the same fields in the public inventory of the v3 reference, "0161 · GET /v3/sources").
+ */
+export interface SourceRecord {
+  readonly id: number
+  readonly name: string
+  readonly type: { readonly id: number; readonly name: string }
+}
+
+/**
+ * A rejection reason as GET /v3/rejection_reasons lists it: `id`, `name`, `type` `{id, key, name}` (the
+ * inventory of the v3 reference, "0153 · GET /v3/rejection_reasons"). `builtIn`: one of Greenhouse's own
+ * reasons, listed only with `include_defaults=true` (see routes.ts).
+ */
+export interface RejectionReasonRecord {
+  readonly id: number
+  readonly name: string
+  readonly type: { readonly id: number; readonly key: string; readonly name: string }
+  readonly builtIn: boolean
 }
 
 export interface CandidateRecord {
@@ -86,17 +110,17 @@ export interface GreenhouseStateOptions {
   readonly untilMs: number
   /** Credentials: client id -> secret and scopes. */
   readonly clients: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
-  /** Requests per key per 10 seconds. */
+  /** Requests per credential per 30-second window. */
   readonly rateLimit?: number
 }
 
 const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia', 'Linus']
 const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Perlman']
 const JOB_NAMES = ['Accounting Manager', 'UX Designer - Boston', 'Backend Engineer', 'Product Manager']
-const SOURCES = [
-  { id: 2, public_name: 'Jobs page on your website' },
-  { id: 7, public_name: 'Indeed' },
-  { id: 16, public_name: 'LinkedIn (Prospecting)' },
+export const SOURCES: readonly SourceRecord[] = [
+  { id: 2, name: 'Jobs page on your website', type: { id: 6, name: 'Company marketing' } },
+  { id: 7, name: 'Indeed', type: { id: 3, name: 'Third-party boards' } },
+  { id: 16, name: 'LinkedIn (Prospecting)', type: { id: 4, name: 'Prospecting' } },
 ]
 /** The stages of Greenhouse's default interview plan, in order. */
 const STAGES = [
@@ -107,9 +131,12 @@ const STAGES = [
   { id: 767362, name: 'Reference Check' },
   { id: 767363, name: 'Offer' },
 ]
-const REJECTION_REASONS = [
-  { id: 8, name: 'Lacking skill(s)/qualification(s)', type: { id: 1, name: 'We rejected them' } },
-  { id: 9504, name: 'Hired another candidate', type: { id: 1, name: 'We rejected them' } },
+const WE_REJECTED_THEM = { id: 1, key: 'WE_REJECTED_THEM', name: 'We rejected them' }
+/** Two of Greenhouse's built-in reasons and one the organization added. */
+export const REJECTION_REASONS: readonly RejectionReasonRecord[] = [
+  { id: 8, name: 'Lacking skill(s)/qualification(s)', type: WE_REJECTED_THEM, builtIn: true },
+  { id: 9504, name: 'Hired another candidate', type: WE_REJECTED_THEM, builtIn: true },
+  { id: 31_002, name: 'Cannot relocate to Boston', type: WE_REJECTED_THEM, builtIn: false },
 ]
 const QUESTIONS = ['How did you hear about this job?', 'Website']
 
@@ -127,7 +154,7 @@ export class GreenhouseState {
   readonly applications = new Map<number, ApplicationRecord>()
   /** Offers by application id, oldest version first. */
   readonly offers = new Map<number, OfferRecord[]>()
-  /** Requests counted per client in the current 10-second window. */
+  /** Requests counted per client in the current 30-second window. */
   readonly windows = new Map<string, { start: number; count: number }>()
   private nextApplicationId = 69_306_314
   private nextOfferId = 1_142_765
@@ -245,7 +272,7 @@ export class GreenhouseState {
         sentAt: null,
         resolvedAt: null,
         startsAt: day(made + 30 * DAY_MS),
-        status: 'deprecated',
+        status: 'Deprecated',
         customFields: [],
       })
     }
@@ -259,7 +286,7 @@ export class GreenhouseState {
       sentAt: day(made),
       resolvedAt: accepted ? app.lastActivityAt : null,
       startsAt: day(made + 30 * DAY_MS),
-      status: accepted ? 'accepted' : 'created',
+      status: accepted ? 'Accepted' : 'Created',
       customFields: [
         {
           key: 'salary',

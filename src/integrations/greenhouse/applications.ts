@@ -1,10 +1,10 @@
-import { ApiError, badRequest, notFound } from '../../errors.js'
+import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { ProviderRequest } from '../http-client.js'
-import { linkOf } from '../link-header.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
+import { namesFor } from './lookups.js'
 import { fromGreenhouseApplication, fromGreenhouseOffer, STATUS_FILTERS } from './mappers.js'
-import { MAX_PER_PAGE } from './pages.js'
+import { MAX_PER_PAGE, page, type Query, readAll } from './pages.js'
 import type { GreenhouseApplication, GreenhouseOffer } from './types.js'
 
 /** The slow fields: offers are another resource (`GET /v3/offers`), read for a page of applications at once. */
@@ -17,8 +17,6 @@ const OFFER_FIELDS = ['offers', 'raw.offers'] as const
 const OFFER_IDS_PER_CALL = 50
 /** Offers of one batch read at most this many pages of 500; more fails naming the cap, never cut short. */
 const MAX_OFFER_PAGES = 20
-
-type Query = Readonly<Record<string, string | number | undefined>>
 
 const numericId = (name: string, value: string) => {
   if (!/^\d+$/.test(value))
@@ -36,23 +34,6 @@ function statusFilter(value: string): string {
     )
   }
   return status
-}
-
-/** One list page: the rows and the `rel="next"` address, followed only on the connection's own origin. */
-async function page<T>(ctx: HandlerContext, request: ProviderRequest): Promise<{ rows: T[]; next?: string }> {
-  const res = await ctx.client.send(request)
-  if (!Array.isArray(res.body)) throw new TypeError('a Harvest list answered something other than an array')
-  const next = linkOf(res.headers.link, 'next')
-  if (next) {
-    const origin = new URL(ctx.client.baseUrl).origin
-    if (new URL(next, origin).origin !== origin) {
-      throw new ApiError(
-        502,
-        `Greenhouse answered a next page on another address (${new URL(next, origin).origin}); not followed`,
-      )
-    }
-  }
-  return { rows: res.body as T[], ...(next ? { next } : {}) }
 }
 
 /**
@@ -94,24 +75,6 @@ async function readWindow<T>(
     request = { path: next }
   }
   return out
-}
-
-/** Every row of a list, failing (never truncating) past `maxPages` pages of 500. */
-async function readAll<T>(ctx: HandlerContext, path: string, filters: Query, maxPages: number): Promise<T[]> {
-  const rows: T[] = []
-  let request: ProviderRequest = { path, query: { ...filters, per_page: MAX_PER_PAGE } }
-  for (let pages = 1; ; pages++) {
-    const got = await page<T>(ctx, request)
-    rows.push(...got.rows)
-    if (!got.next) return rows
-    if (pages >= maxPages) {
-      throw new ApiError(
-        502,
-        `Greenhouse lists more than ${maxPages * MAX_PER_PAGE} ${path.slice(1)} for these applications; Unigate reads at most that many`,
-      )
-    }
-    request = { path: got.next }
-  }
 }
 
 /** Adds the slow fields the plan asks for (spec section 7): `offers`, and/or `raw.offers` (Greenhouse's own). */
@@ -163,7 +126,11 @@ function filtersOf(q: ListQuery): Query {
 
 async function listApplications(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const apps = await readWindow<GreenhouseApplication>(ctx, '/applications', filtersOf(q), q.offset, q.limit)
-  return withOffers(ctx, apps.map(fromGreenhouseApplication))
+  const names = await namesFor(ctx, apps)
+  return withOffers(
+    ctx,
+    apps.map((app) => fromGreenhouseApplication(app, names)),
+  )
 }
 
 export const applicationHandlers: ObjectHandlers = {
@@ -183,7 +150,7 @@ export const applicationHandlers: ObjectHandlers = {
     })
     const app = rows.find((a) => String(a.id) === id)
     if (!app) throw notFound(`get ats_application ${id}: Greenhouse has no application ${id}`)
-    const [record] = await withOffers(ctx, [fromGreenhouseApplication(app)])
+    const [record] = await withOffers(ctx, [fromGreenhouseApplication(app, await namesFor(ctx, [app]))])
     return record as UnifiedRecord
   },
 }

@@ -12,7 +12,8 @@ const TOKEN_LIFETIME_MS = 60 * 60 * 1000
  * their offers as a slow field. A custom integration authenticates with OAuth 2.0 client credentials
  * (https://harvestdocs.greenhouse.io/docs/authentication): a "Harvest V3 (OAuth)" credential's client id and
  * secret, exchanged at auth.greenhouse.io for a bearer token. The credential needs the scopes
- * `harvest:applications:list` and `harvest:offers:list` (`offers`).
+ * `harvest:applications:list`, `harvest:sources:list` (`source`), `harvest:rejection_reasons:list`
+ * (`rejected_reason`) and `harvest:offers:list` (`offers`).
  */
 export default defineIntegration({
   type: 'greenhouse',
@@ -34,7 +35,8 @@ export default defineIntegration({
         required: true,
         description:
           'The Client ID of a Harvest V3 (OAuth) credential (Configure > Dev Center > API Credentials) with ' +
-          'the scopes harvest:applications:list and harvest:offers:list',
+          'the scopes harvest:applications:list, harvest:sources:list, harvest:rejection_reasons:list and ' +
+          'harvest:offers:list',
       },
       {
         name: 'client_secret',

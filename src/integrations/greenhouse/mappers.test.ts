@@ -77,6 +77,21 @@ describe('fromGreenhouseApplication (Harvest v3)', () => {
   })
 })
 
+describe('source and rejected_reason', () => {
+  it('are the looked-up names of source_id and rejection_reason_id; unknown or null ids give none', () => {
+    const names = {
+      sources: new Map([[7, 'Indeed']]),
+      rejectionReasons: new Map([[8, 'Lacking skill(s)/qualification(s)']]),
+    }
+    const out = fromGreenhouseApplication({ ...app, source_id: 7, rejection_reason_id: 8 }, names)
+    expect(out.source).toBe('Indeed')
+    expect(out.rejected_reason).toBe('Lacking skill(s)/qualification(s)')
+    const none = fromGreenhouseApplication({ ...app, source_id: 99, rejection_reason_id: null }, names)
+    expect(none.source).toBeUndefined()
+    expect(none.rejected_reason).toBeUndefined()
+  })
+})
+
 describe('unifiedStatusOf', () => {
   it.each([
     ['hired', 'Offer', 'HIRED'],

@@ -1,5 +1,6 @@
 import type { UnifiedRecord } from '../../models/index.js'
 import { statusOfStageName } from '../ats-stages.js'
+import { type ApplicationNames, NO_NAMES } from './lookups.js'
 import type { GreenhouseApplication, GreenhouseCustomField, GreenhouseOffer } from './types.js'
 
 /** A Harvest timestamp (ISO-8601 UTC) or calendar date as a Date; undefined when absent or unreadable. */
@@ -87,10 +88,14 @@ export function fromGreenhouseOffer(offer: GreenhouseOffer): Record<string, unkn
  * An application as the unified model has it. v3 has no `applied_at`: `created_at` is when the application
  * was made, so it is both `created_at` and `applied_at` (a prospect, not yet applied, has no `applied_at`); `updated_at` is v3's own (what its `updated_at`
  * filter reads). A prospect has no `job_id` (its jobs are `raw.prospective_job_ids`). Related records are
- * ids in v3, so `source` and `rejected_reason` (names) are not filled; `original_substatus` is the stage.
- * Answers carry no question id: the question text stands in.
+ * ids in v3: `source` and `rejected_reason` are the names of `source_id` and `rejection_reason_id`, looked
+ * up for the page (`names`, see lookups.ts), and left out when the id is null or has no name there;
+ * `original_substatus` is the stage. Answers carry no question id: the question text stands in.
  */
-export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRecord {
+export function fromGreenhouseApplication(
+  app: GreenhouseApplication,
+  names: ApplicationNames = NO_NAMES,
+): UnifiedRecord {
   const created = parseGreenhouseTime(app.created_at)
   return {
     id: String(app.id),
@@ -105,6 +110,9 @@ export function fromGreenhouseApplication(app: GreenhouseApplication): UnifiedRe
     original_status: app.status ?? undefined,
     original_substatus: app.stage_name ?? undefined,
     rejected_at: parseGreenhouseTime(app.rejected_at),
+    source: app.source_id == null ? undefined : names.sources.get(app.source_id),
+    rejected_reason:
+      app.rejection_reason_id == null ? undefined : names.rejectionReasons.get(app.rejection_reason_id),
     answers: (app.answers ?? [])
       .filter((a) => typeof a.question === 'string' && a.question !== '')
       .map((a) => ({
