@@ -51,7 +51,11 @@ export class Deliverer {
     return secret
   }
 
-  async deliver(webhookId: string): Promise<void> {
+  /**
+   * `abort` (the process is stopping) ends the run before the next attempt, or during one without recording
+   * it: the delivery stays pending, the lease is released, and another process sends it (at least once).
+   */
+  async deliver(webhookId: string, abort?: AbortSignal): Promise<void> {
     const token = randomBytes(12).toString('base64url')
     const now = this.iso()
     if (!(await claimLease(this.db, 'delivery', webhookId, token, now, this.iso(this.settings.leaseMs))))
@@ -59,7 +63,7 @@ export class Deliverer {
     try {
       let run = await this.runContext(webhookId)
       let renewedAt = this.clock()
-      while (run) {
+      while (run && !abort?.aborted) {
         // Renewing (and re-reading the webhook, which may have been paused or pointed elsewhere) once a
         // third of the lease is used keeps a long run safe without a write per delivery.
         if (this.clock() - renewedAt > this.settings.leaseMs / 3) {
@@ -71,7 +75,7 @@ export class Deliverer {
         }
         const head = await this.deliveries.head(webhookId)
         if (!head || head.next_attempt_at > this.iso()) return
-        if (!(await this.attempt(run, head))) return
+        if (!(await this.attempt(run, head, abort))) return
       }
     } finally {
       await releaseLease(this.db, 'delivery', webhookId, token)
@@ -95,7 +99,11 @@ export class Deliverer {
   }
 
   /** One attempt of the oldest pending delivery; true when it was accepted (or given up) and the next may go. */
-  private async attempt(run: RunContext, head: WebhookDeliveryTable): Promise<boolean> {
+  private async attempt(
+    run: RunContext,
+    head: WebhookDeliveryTable,
+    abort: AbortSignal | undefined,
+  ): Promise<boolean> {
     const { webhook } = run
     const body = deliveryBody({
       dataJson: head.data,
@@ -105,10 +113,13 @@ export class Deliverer {
       type: head.type,
       ...(run.externalXref !== undefined ? { externalXref: run.externalXref } : {}),
     })
-    const outcome = await this.sender.send(webhook.hook_url, body, {
-      'x-unigate-delivery-id': head.id,
-      'x-unigate-delivery-attempt': String(head.attempts + 1),
-    })
+    const outcome = await this.sender.send(
+      webhook.hook_url,
+      body,
+      { 'x-unigate-delivery-id': head.id, 'x-unigate-delivery-attempt': String(head.attempts + 1) },
+      abort,
+    )
+    if (outcome.aborted) return false
     if (outcome.ok) {
       await this.deliveries.markDelivered(head.id, outcome.status ?? 200, this.iso())
       if (run.needsHealthReset) {
