@@ -1,4 +1,4 @@
-import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, settleWithin } from './job-queue.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin } from './job-queue.js'
 
 /**
  * Jobs in this process's memory, for the embedded (SQLite, single-process) store. Nothing is persisted
@@ -15,8 +15,8 @@ export class InProcessJobQueue implements JobQueue {
   private readonly again = new Set<string>()
   private readonly running = new Set<Promise<void>>()
   private started = false
-  /** Aborts the jobs still running when stop() has waited its timeout. */
-  private abandon = new AbortController()
+  /** Tells running jobs that the queue is stopping, then that they are abandoned. */
+  private stopSignals = new JobStop()
 
   constructor(
     private readonly concurrency: number,
@@ -43,7 +43,7 @@ export class InProcessJobQueue implements JobQueue {
 
   async start(): Promise<void> {
     this.started = true
-    this.abandon = new AbortController()
+    this.stopSignals = new JobStop()
     this.pump()
   }
 
@@ -53,8 +53,9 @@ export class InProcessJobQueue implements JobQueue {
     this.waiting.length = 0
     this.waitingKeys.clear()
     this.again.clear()
+    this.stopSignals.begin()
     if (await settleWithin(this.running, this.stopTimeoutMs)) return
-    this.abandon.abort()
+    this.stopSignals.abandon()
     await settleWithin(this.running, ABANDON_GRACE_MS)
   }
 
@@ -72,12 +73,12 @@ export class InProcessJobQueue implements JobQueue {
     const [kind, subject] = key.split('\u0000') as [string, string]
     const handler = this.handlers.get(kind)
     this.runningKeys.add(key)
-    const signal = this.abandon.signal
+    const { signals } = this.stopSignals
     const job = (async () => {
       try {
-        if (handler) await handler(subject, signal)
+        if (handler) await handler(subject, signals)
       } catch (err) {
-        if (!signal.aborted) this.onError(err, kind, subject)
+        if (!signals.abandoned.aborted) this.onError(err, kind, subject)
       }
     })()
     this.running.add(job)

@@ -2,12 +2,42 @@
  * Runs work in the background. A job names a kind (`webhook-poll`) and a subject (a webhook id); the
  * handler looks up everything else in the database, so a job is only a wake-up call and losing one loses
  * no data: the webhooks module re-enqueues whatever the database says is due.
- *
- * `signal` aborts when the process stops and the job outlived the stop timeout: the handler then stops
- * at its next safe point and gives up its lease, so another process takes the work over at once. What it
- * throws after that is not reported (the abandoned work is expected to fail).
+
  */
-export type JobHandler = (subject: string, signal: AbortSignal) => Promise<void>
+export type JobHandler = (subject: string, signals: JobSignals) => Promise<void>
+
+/** How a running job learns that its process is stopping. */
+export interface JobSignals {
+  /**
+   * The process is stopping: finish the unit of work in hand (the delivery being sent, the poll being
+   * read) and return, rather than go on through a backlog another process can take over.
+   */
+  readonly stopping: AbortSignal
+  /**
+   * The job outlived the stop timeout: stop now, at the next HTTP or database step, without recording the
+   * unfinished attempt, and give the lease back so another process takes the work over at once. What the
+   * handler throws after this is not reported (abandoned work is expected to fail).
+   */
+  readonly abandoned: AbortSignal
+}
+
+/** The two stages of a stop, as signals for the jobs running when it happens. */
+export class JobStop {
+  private readonly stoppingController = new AbortController()
+  private readonly abandonedController = new AbortController()
+  readonly signals: JobSignals = {
+    stopping: this.stoppingController.signal,
+    abandoned: this.abandonedController.signal,
+  }
+
+  begin(): void {
+    this.stoppingController.abort()
+  }
+
+  abandon(): void {
+    this.abandonedController.abort()
+  }
+}
 
 export interface JobQueue {
   /** Which implementation runs the jobs (for logs and tests). */

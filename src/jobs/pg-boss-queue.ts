@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type PgBoss from 'pg-boss'
 import { pgBossModule, pgModule } from '../store/lazy-modules.js'
-import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, settleWithin } from './job-queue.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin } from './job-queue.js'
 
 export interface PgBossQueueOptions {
   readonly connectionString: string
@@ -41,7 +41,7 @@ export class PgBossJobQueue implements JobQueue {
   private readonly queries = new Set<Promise<unknown>>()
   /** Callbacks (one per fetched batch) still running. */
   private readonly running = new Set<Promise<void>>()
-  private readonly abandon = new AbortController()
+  private readonly stopSignals = new JobStop()
   private started = false
   private stopping = false
 
@@ -94,13 +94,13 @@ export class PgBossJobQueue implements JobQueue {
   private async runBatch(kind: string, handler: JobHandler, jobs: { data: { subject: string } }[]) {
     // Fetched as the stop began: left undone, not lost (the database still says the work is due).
     if (this.stopping) return
-    const signal = this.abandon.signal
+    const { signals } = this.stopSignals
     await Promise.all(
       jobs.map(async (job) => {
         try {
-          await handler(job.data.subject, signal)
+          await handler(job.data.subject, signals)
         } catch (err) {
-          if (!signal.aborted) this.options.onError(err, kind, job.data.subject)
+          if (!signals.abandoned.aborted) this.options.onError(err, kind, job.data.subject)
         }
       }),
     )
@@ -150,10 +150,11 @@ export class PgBossJobQueue implements JobQueue {
   async stop(): Promise<void> {
     if (this.stopping) return
     this.stopping = true
+    this.stopSignals.begin()
     // close: false because the pool is ours; the rest is pg-boss's graceful stop, described above.
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: this.options.stopTimeoutMs })
     if (!(await settleWithin(this.running, 0))) {
-      this.abandon.abort()
+      this.stopSignals.abandon()
       await settleWithin(this.running, ABANDON_GRACE_MS)
     }
     await this.drainQueries()

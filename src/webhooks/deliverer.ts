@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { ConnectionStore } from '../connections/index.js'
+import type { JobSignals } from '../jobs/index.js'
 import type { Db, WebhookDeliveryTable } from '../store/index.js'
 import type { WorkspaceStore } from '../workspaces/index.js'
 import type { DeliveryStore } from './delivery-store.js'
@@ -52,10 +53,12 @@ export class Deliverer {
   }
 
   /**
-   * `abort` (the process is stopping) ends the run before the next attempt, or during one without recording
-   * it: the delivery stays pending, the lease is released, and another process sends it (at least once).
+   * When the process is stopping, the run ends after the delivery in hand; when it abandons the run, the
+   * attempt in flight is cut off without being recorded. Either way the lease is released and the pending
+   * deliveries go to another process (at least once: a cut-off attempt may have reached the receiver).
    */
-  async deliver(webhookId: string, abort?: AbortSignal): Promise<void> {
+  async deliver(webhookId: string, signals?: JobSignals): Promise<void> {
+    const abort = signals?.abandoned
     const token = randomBytes(12).toString('base64url')
     const now = this.iso()
     if (!(await claimLease(this.db, 'delivery', webhookId, token, now, this.iso(this.settings.leaseMs))))
@@ -63,7 +66,7 @@ export class Deliverer {
     try {
       let run = await this.runContext(webhookId)
       let renewedAt = this.clock()
-      while (run && !abort?.aborted) {
+      while (run && !signals?.stopping.aborted) {
         // Renewing (and re-reading the webhook, which may have been paused or pointed elsewhere) once a
         // third of the lease is used keeps a long run safe without a write per delivery.
         if (this.clock() - renewedAt > this.settings.leaseMs / 3) {

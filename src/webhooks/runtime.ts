@@ -102,8 +102,10 @@ export class WebhookRuntime {
       { allowAddresses: deps.outbound.allowAddresses },
       requestPoll,
     )
-    this.jobs.handle(POLL_JOB, (id, signal) => poller.poll(id, signal))
-    this.jobs.handle(DELIVER_JOB, (id, signal) => deliverer.deliver(id, signal))
+    // A poll is one unit of work: only abandoning it stops it. A delivery run stops after the delivery in
+    // hand once the process is stopping; the rest of its backlog goes to another process.
+    this.jobs.handle(POLL_JOB, (id, signals) => poller.poll(id, signals.abandoned))
+    this.jobs.handle(DELIVER_JOB, (id, signals) => deliverer.deliver(id, signals))
     const scheduler = new WebhookScheduler(db, this.deliveries, this.jobs)
     this.ticker = new Ticker(
       settings.tickMs,
