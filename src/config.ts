@@ -153,8 +153,9 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     unhealthyAfter: int(env, 'UNIGATE_WEBHOOK_UNHEALTHY_AFTER', 3, 1),
     leaseMs: int(env, 'UNIGATE_WEBHOOK_LEASE_MS', 60_000, 500),
     concurrency: int(env, 'UNIGATE_WEBHOOK_CONCURRENCY', 16, 1),
-    // pg-boss waits at least 1 s; 30 s is its own default and leaves room inside systemd's 90 s stop.
-    stopTimeoutMs: int(env, 'UNIGATE_WEBHOOK_STOP_TIMEOUT_MS', 30_000, 1_000),
+    // Above the default delivery timeout, so a delivery in hand finishes; inside the README's systemd
+    // TimeoutStopSec=30 with room to release leases and close. pg-boss waits at least 1 s.
+    stopTimeoutMs: int(env, 'UNIGATE_WEBHOOK_STOP_TIMEOUT_MS', 20_000, 1_000),
     jobRunner: runner,
   }
 }

@@ -22,7 +22,7 @@ export class InProcessJobQueue implements JobQueue {
     private readonly concurrency: number,
     private readonly onError: (err: unknown, kind: string, subject: string) => void,
     /** How long stop() waits for running jobs before abandoning them. */
-    private readonly stopTimeoutMs = 30_000,
+    private readonly stopTimeoutMs = 20_000,
   ) {}
 
   handle(kind: string, handler: JobHandler): void {
