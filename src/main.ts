@@ -5,11 +5,9 @@ const server = await startServer(loadConfig())
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    // A second signal is the operator insisting: exit now; leases held expire after UNIGATE_WEBHOOK_LEASE_MS.
-    if (stopping) {
-      server.app.log.warn({ signal }, 'stopping at once, without waiting for running work')
-      process.exit(1)
-    }
+    // Wrappers and service managers may deliver the same stop twice (npm forwards what a process group
+    // already got); the stop is bounded, so a repeat is ignored rather than cutting it short.
+    if (stopping) return
     stopping = true
     server.app.log.info({ signal }, 'shutting down')
     // Waits (bounded by UNIGATE_WEBHOOK_STOP_TIMEOUT_MS) for running polls and deliveries, then closes.

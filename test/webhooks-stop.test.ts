@@ -1,16 +1,17 @@
+import { randomBytes } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import {
   DEFAULT_UMAMI_LOGIN_TOKEN,
   startUmamiEmulator,
   type UmamiEmulator,
 } from '../emulators/umami/index.js'
-import type { Config } from '../src/config.js'
+import { type Config, loadConfig } from '../src/config.js'
 import { buildApp } from '../src/http/app.js'
 import { createServices, type Services } from '../src/services.js'
 import { testConfig } from './support/config.js'
-import { callApi } from './support/server-process.js'
+import { callApi, killAllServerProcesses, startServerProcess } from './support/server-process.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
@@ -219,4 +220,100 @@ describe.each(storeKinds())('stopping a server on %s while it delivers', (store)
     expect(s.receiver.arrivals[0]!.deliveryId).toBe(stuck.id)
     expect(b.errors()).toEqual([])
   }, 60_000)
+})
+
+/**
+ * The same through `src/main.ts` as a deploy does it: SIGTERM to a server process on PostgreSQL while a
+ * delivery is in flight. The process waits for it, exits 0 without logging an error, and the lease is free.
+ */
+describe.skipIf(!storeKinds().includes('postgres'))('SIGTERM to a server process on PostgreSQL', () => {
+  const database = `unigate_stop_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  let emulator: UmamiEmulator | undefined
+  let receiver: WebhookReceiver | undefined
+  const release = deferred()
+
+  afterAll(async () => {
+    release.resolve()
+    await killAllServerProcesses()
+    await receiver?.close()
+    await emulator?.close()
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
+    await admin.end()
+  })
+
+  it('finishes the delivery in flight and exits 0', async () => {
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${database}`)
+    const url = new URL(process.env.TEST_DATABASE_URL!)
+    url.pathname = `/${database}`
+    const env = {
+      DATABASE_URL: url.toString(),
+      UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+      UNIGATE_WEBHOOK_TICK_MS: '50',
+    }
+    const setup = await createServices(loadConfig(env), { background: false })
+    const { workspace, secret } = await setup.workspaces.create('sigterm')
+    const { apiKey } = await setup.apiKeys.issue(workspace.id)
+    await setup.close()
+    emulator = await startUmamiEmulator({ websites: 1, sessions: 0 })
+    const first = deferred()
+    let arrived = 0
+    receiver = await startWebhookReceiver(secret, {
+      hold: () => {
+        if (++arrived !== 1) return undefined
+        first.resolve()
+        return release.promise
+      },
+    })
+    const server = await startServerProcess(env, 60_000)
+    const conn = await callApi<{ id: string }>(server.url, apiKey, 'POST', '/unified/connection', {
+      integration_type: 'umami',
+      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    const hook = await callApi<{ id: string }>(
+      server.url,
+      apiKey,
+      'POST',
+      '/unified/webhook?include_all=true',
+      {
+        connection_id: conn.body.id,
+        object_type: 'analytics_property',
+        event: 'created',
+        hook_url: receiver.url,
+        interval: 100_000,
+      },
+    )
+    expect(hook.status, hook.text).toBe(200)
+    await first.promise
+
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
+    server.child.kill('SIGTERM')
+    // The process is stopping (and waiting) before the receiver answers.
+    await new Promise((r) => setTimeout(r, 300))
+    release.resolve()
+    expect(await exited, server.output()).toBe(0)
+
+    expect(receiver.deliveries.map((d) => d.answered)).toEqual([200])
+    expect(server.output()).not.toMatch(/"level":(50|60)/)
+    const check = await createServices(loadConfig(env), { background: false })
+    try {
+      const row = await check.db
+        .selectFrom('webhooks')
+        .select('delivery_lease')
+        .where('id', '=', hook.body.id)
+        .executeTakeFirstOrThrow()
+      expect(row.delivery_lease).toBeNull()
+      const delivered = await check.db
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('id', '=', receiver.deliveries[0]!.deliveryId)
+        .executeTakeFirstOrThrow()
+      expect(delivered.status).toBe('delivered')
+    } finally {
+      await check.close()
+    }
+  }, 120_000)
 })
