@@ -113,6 +113,11 @@ export interface WebhookSettings {
   readonly leaseMs: number
   /** Polls and deliveries one process runs at once (UNIGATE_WEBHOOK_CONCURRENCY). */
   readonly concurrency: number
+  /**
+   * How long stopping the server waits for running polls and deliveries (UNIGATE_WEBHOOK_STOP_TIMEOUT_MS).
+   * Work still running then is aborted and its lease released, so another process takes it over at once.
+   */
+  readonly stopTimeoutMs: number
   /** `in-process` or `pg-boss` (UNIGATE_JOB_RUNNER); by default pg-boss on PostgreSQL, in-process otherwise. */
   readonly jobRunner: 'in-process' | 'pg-boss'
 }
@@ -148,6 +153,9 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     unhealthyAfter: int(env, 'UNIGATE_WEBHOOK_UNHEALTHY_AFTER', 3, 1),
     leaseMs: int(env, 'UNIGATE_WEBHOOK_LEASE_MS', 60_000, 500),
     concurrency: int(env, 'UNIGATE_WEBHOOK_CONCURRENCY', 16, 1),
+    // Above the default delivery timeout, so a delivery in hand finishes; inside the README's systemd
+    // TimeoutStopSec=30 with room to release leases and close. pg-boss waits at least 1 s.
+    stopTimeoutMs: int(env, 'UNIGATE_WEBHOOK_STOP_TIMEOUT_MS', 20_000, 1_000),
     jobRunner: runner,
   }
 }

@@ -167,9 +167,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     changes,
     transport,
     async close() {
+      // Running polls and deliveries finish first (bounded by UNIGATE_WEBHOOK_STOP_TIMEOUT_MS): they still
+      // need the database, the provider transport and change notifications to release their leases.
+      await webhooks.stop()
       apiKeys.stop()
       await changes.close()
-      await webhooks.stop()
       await apiCalls.flush()
       await db.destroy()
       await transport.close()

@@ -1,4 +1,4 @@
-import type { JobHandler, JobQueue } from './job-queue.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin } from './job-queue.js'
 
 /**
  * Jobs in this process's memory, for the embedded (SQLite, single-process) store. Nothing is persisted
@@ -15,10 +15,14 @@ export class InProcessJobQueue implements JobQueue {
   private readonly again = new Set<string>()
   private readonly running = new Set<Promise<void>>()
   private started = false
+  /** Tells running jobs that the queue is stopping, then that they are abandoned. */
+  private stopSignals = new JobStop()
 
   constructor(
     private readonly concurrency: number,
     private readonly onError: (err: unknown, kind: string, subject: string) => void,
+    /** How long stop() waits for running jobs before abandoning them. */
+    private readonly stopTimeoutMs = 20_000,
   ) {}
 
   handle(kind: string, handler: JobHandler): void {
@@ -39,15 +43,20 @@ export class InProcessJobQueue implements JobQueue {
 
   async start(): Promise<void> {
     this.started = true
+    this.stopSignals = new JobStop()
     this.pump()
   }
 
   async stop(): Promise<void> {
     this.started = false
+    // Waiting jobs are dropped, not lost: the database still says they are due.
     this.waiting.length = 0
     this.waitingKeys.clear()
     this.again.clear()
-    await Promise.allSettled([...this.running])
+    this.stopSignals.begin()
+    if (await settleWithin(this.running, this.stopTimeoutMs)) return
+    this.stopSignals.abandon()
+    await settleWithin(this.running, ABANDON_GRACE_MS)
   }
 
   private pump(): void {
@@ -64,11 +73,12 @@ export class InProcessJobQueue implements JobQueue {
     const [kind, subject] = key.split('\u0000') as [string, string]
     const handler = this.handlers.get(kind)
     this.runningKeys.add(key)
+    const { signals } = this.stopSignals
     const job = (async () => {
       try {
-        if (handler) await handler(subject)
+        if (handler) await handler(subject, signals)
       } catch (err) {
-        this.onError(err, kind, subject)
+        if (!signals.abandoned.aborted) this.onError(err, kind, subject)
       }
     })()
     this.running.add(job)

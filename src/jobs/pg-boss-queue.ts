@@ -1,6 +1,7 @@
+import type pg from 'pg'
 import type PgBoss from 'pg-boss'
-import { pgBossModule } from '../store/lazy-modules.js'
-import type { JobHandler, JobQueue } from './job-queue.js'
+import { pgBossModule, pgModule } from '../store/lazy-modules.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin } from './job-queue.js'
 
 export interface PgBossQueueOptions {
   readonly connectionString: string
@@ -10,6 +11,8 @@ export interface PgBossQueueOptions {
   readonly concurrency: number
   /** How often an idle worker asks for jobs (pg-boss allows no less than 0.5 s). */
   readonly pollingIntervalSeconds: number
+  /** How long stop() waits for running jobs before abandoning them (pg-boss counts at least 1 s). */
+  readonly stopTimeoutMs: number
   readonly onError: (err: unknown, kind: string, subject: string) => void
 }
 
@@ -19,19 +22,40 @@ export interface PgBossQueueOptions {
  * `singleton` and `stately` policies block a whole queue on a unique-key conflict in pg-boss 10, issue
  * #535.) That one job is not a lock: the handlers claim their webhook with a lease in the database, so a
  * job that pg-boss hands out twice still does the work once.
+ *
+ * Stopping uses pg-boss's graceful stop (its workers stop fetching; it waits up to the timeout while jobs
+ * are in progress, then marks the rest failed). Two things pg-boss leaves to us: a fetch already in flight
+ * when the stop begins still hands its jobs to our callback afterwards, and a job that outlives the timeout
+ * keeps running. So the callback refuses jobs once stopping, aborts the ones past the timeout, and the
+ * pool pg-boss queries through is ours: it closes only after every callback has returned, because pg-boss
+ * marks a batch complete (unawaited) right after its callback returns and would otherwise meet a closed
+ * pool.
  */
 export class PgBossJobQueue implements JobQueue {
   readonly kind = 'pg-boss' as const
   private readonly boss: PgBoss
+  private readonly pool: pg.Pool
   private readonly handlers = new Map<string, JobHandler>()
   private readonly workerIds = new Map<string, string>()
+  /** pg-boss's queries in flight, so the pool closes after the last (see drainQueries). */
+  private readonly queries = new Set<Promise<unknown>>()
+  /** Callbacks (one per fetched batch) still running. */
+  private readonly running = new Set<Promise<void>>()
+  private readonly stopSignals = new JobStop()
   private started = false
+  private stopping = false
 
   constructor(private readonly options: PgBossQueueOptions) {
-    this.boss = new (pgBossModule())({
+    this.pool = new (pgModule().Pool)({
       connectionString: options.connectionString,
-      schema: options.schema,
       max: 4,
+      // Names the schema, so an operator (and a test) can tell this process's job connections apart.
+      application_name: `pgboss ${options.schema}`.slice(0, 63),
+    })
+    this.pool.on('error', (err) => options.onError(err, 'pg-boss', '-'))
+    this.boss = new (pgBossModule())({
+      db: { executeSql: (text: string, values?: unknown[]) => this.query(text, values) },
+      schema: options.schema,
       // Jobs are wake-up calls; the database re-creates any that fail, so pg-boss need not retry them.
       retryLimit: 0,
       // Finished jobs are worth nothing; keep the tables small.
@@ -46,7 +70,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async enqueue(kind: string, subject: string): Promise<void> {
-    if (!this.started) return
+    if (!this.started || this.stopping) return
     await this.boss.send(kind, { subject }, { singletonKey: subject })
     const worker = this.workerIds.get(kind)
     // Wake this process's worker instead of waiting for its next poll.
@@ -60,21 +84,54 @@ export class PgBossJobQueue implements JobQueue {
       const id = await this.boss.work<{ subject: string }>(
         kind,
         { batchSize: this.options.concurrency, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
-        async (jobs) => {
-          await Promise.all(
-            jobs.map(async (job) => {
-              try {
-                await handler(job.data.subject)
-              } catch (err) {
-                this.options.onError(err, kind, job.data.subject)
-              }
-            }),
-          )
-        },
+        (jobs) => this.track(this.runBatch(kind, handler, jobs)),
       )
       this.workerIds.set(kind, id)
     }
     this.started = true
+  }
+
+  private async runBatch(kind: string, handler: JobHandler, jobs: { data: { subject: string } }[]) {
+    // Fetched as the stop began: left undone, not lost (the database still says the work is due).
+    if (this.stopping) return
+    const { signals } = this.stopSignals
+    await Promise.all(
+      jobs.map(async (job) => {
+        try {
+          await handler(job.data.subject, signals)
+        } catch (err) {
+          if (!signals.abandoned.aborted) this.options.onError(err, kind, job.data.subject)
+        }
+      }),
+    )
+  }
+
+  private query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    const running = this.pool.query(text, values)
+    this.queries.add(running)
+    void running.then(
+      () => this.queries.delete(running),
+      () => this.queries.delete(running),
+    )
+    return running
+  }
+
+  /**
+   * Waits until pg-boss sends no more queries: a fetch in flight when the stop began returns jobs, whose
+   * (refused) batch pg-boss then marks complete with a query of its own, in the turn after.
+   */
+  private async drainQueries(): Promise<void> {
+    for (let round = 0; round < 10; round++) {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (this.queries.size === 0) return
+      await Promise.allSettled([...this.queries])
+    }
+  }
+
+  private track(batch: Promise<void>): Promise<void> {
+    this.running.add(batch)
+    void batch.finally(() => this.running.delete(batch))
+    return batch
   }
 
   /** Several processes may create the same queue at once; the loser's conflict is harmless. */
@@ -91,8 +148,17 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async stop(): Promise<void> {
-    if (!this.started) return
+    if (this.stopping) return
+    this.stopping = true
+    this.stopSignals.begin()
+    // close: false because the pool is ours; the rest is pg-boss's graceful stop, described above.
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: this.options.stopTimeoutMs })
+    if (!(await settleWithin(this.running, 0))) {
+      this.stopSignals.abandon()
+      await settleWithin(this.running, ABANDON_GRACE_MS)
+    }
+    await this.drainQueries()
     this.started = false
-    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 })
+    await this.pool.end()
   }
 }

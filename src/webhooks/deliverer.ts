@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { ConnectionStore } from '../connections/index.js'
+import type { JobSignals } from '../jobs/index.js'
 import type { Db, WebhookDeliveryTable } from '../store/index.js'
 import type { WorkspaceStore } from '../workspaces/index.js'
 import type { DeliveryStore } from './delivery-store.js'
@@ -54,7 +55,13 @@ export class Deliverer {
     return secret
   }
 
-  async deliver(webhookId: string): Promise<void> {
+  /**
+   * When the process is stopping, the run ends after the delivery in hand; when it abandons the run, the
+   * attempt in flight is cut off without being recorded. Either way the lease is released and the pending
+   * deliveries go to another process (at least once: a cut-off attempt may have reached the receiver).
+   */
+  async deliver(webhookId: string, signals?: JobSignals): Promise<void> {
+    const abort = signals?.abandoned
     const token = randomBytes(12).toString('base64url')
     const now = this.iso()
     if (!(await claimLease(this.db, 'delivery', webhookId, token, now, this.iso(this.settings.leaseMs))))
@@ -63,7 +70,7 @@ export class Deliverer {
       let run = await this.runContext(webhookId)
       let renewedAt = this.clock()
       const renewalDue = () => this.clock() - renewedAt > this.settings.leaseMs / 3
-      while (run) {
+      while (run && !signals?.stopping.aborted) {
         // Renewing (and re-reading the webhook, which may have been paused or pointed elsewhere) once a
         // third of the lease is used keeps a long run safe without a write per delivery.
         if (renewalDue()) {
@@ -78,8 +85,10 @@ export class Deliverer {
         const due = await this.deliveries.pending(webhookId, WINDOW)
         if (due.length === 0) return
         for (const head of due) {
+          // A stopping process finishes the delivery it is sending and leaves the rest to the next one.
+          if (signals?.stopping.aborted) return
           if (head.next_attempt_at > this.iso()) return
-          if (!(await this.attempt(run, head))) return
+          if (!(await this.attempt(run, head, abort))) return
           if (renewalDue()) break
         }
       }
@@ -105,7 +114,11 @@ export class Deliverer {
   }
 
   /** One attempt of the oldest pending delivery; true when it was accepted (or given up) and the next may go. */
-  private async attempt(run: RunContext, head: WebhookDeliveryTable): Promise<boolean> {
+  private async attempt(
+    run: RunContext,
+    head: WebhookDeliveryTable,
+    abort: AbortSignal | undefined,
+  ): Promise<boolean> {
     const { webhook } = run
     const body = deliveryBody({
       dataJson: head.data,
@@ -115,10 +128,13 @@ export class Deliverer {
       type: head.type,
       ...(run.externalXref !== undefined ? { externalXref: run.externalXref } : {}),
     })
-    const outcome = await this.sender.send(webhook.hook_url, body, {
-      'x-unigate-delivery-id': head.id,
-      'x-unigate-delivery-attempt': String(head.attempts + 1),
-    })
+    const outcome = await this.sender.send(
+      webhook.hook_url,
+      body,
+      { 'x-unigate-delivery-id': head.id, 'x-unigate-delivery-attempt': String(head.attempts + 1) },
+      abort,
+    )
+    if (outcome.aborted) return false
     if (outcome.ok) {
       // Gone means its webhook was deleted while it was being sent: the rest of the window is gone too.
       if (!(await this.deliveries.markDelivered(head.id, outcome.status ?? 200, this.iso()))) return false

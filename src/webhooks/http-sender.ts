@@ -9,6 +9,8 @@ export interface SendOutcome {
   readonly error?: string
   /** The receiver's `retry-after`, when it sent one. */
   readonly retryAfterMs?: number
+  /** The caller aborted (the process is stopping): no attempt to record, the delivery is sent again later. */
+  readonly aborted?: true
 }
 
 export interface SenderSettings {
@@ -32,7 +34,12 @@ export class WebhookSender {
     })
   }
 
-  async send(url: string, body: string, headers: Readonly<Record<string, string>>): Promise<SendOutcome> {
+  async send(
+    url: string,
+    body: string,
+    headers: Readonly<Record<string, string>>,
+    abort?: AbortSignal,
+  ): Promise<SendOutcome> {
     let target: URL
     try {
       target = new URL(url)
@@ -50,7 +57,9 @@ export class WebhookSender {
         dispatcher: this.agent,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        signal: abort
+          ? AbortSignal.any([AbortSignal.timeout(this.settings.timeoutMs), abort])
+          : AbortSignal.timeout(this.settings.timeoutMs),
       })
       // The receiver's answer is not used; read it only to free the socket for keep-alive.
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined)
@@ -67,6 +76,7 @@ export class WebhookSender {
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       }
     } catch (err) {
+      if (abort?.aborted) return { ok: false, aborted: true }
       const e = err as { name?: string; code?: string; message?: string; cause?: { message?: string } }
       if (
         e.name === 'TimeoutError' ||

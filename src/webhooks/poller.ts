@@ -15,7 +15,7 @@ import {
   storedFingerprints,
 } from './change-store.js'
 import type { WebhookHealth } from './health.js'
-import { claimLease, renewLease } from './leases.js'
+import { claimLease, releaseLease, renewLease } from './leases.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
 import { readStrategyOf } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'
@@ -54,7 +54,11 @@ export class Poller {
     return new Date(this.clock() + offsetMs).toISOString()
   }
 
-  async poll(webhookId: string): Promise<void> {
+  /**
+   * `abort` (the process is stopping) ends the read at its next page without recording a failed check:
+   * the lease is released and the webhook stays due, so another process polls it at once.
+   */
+  async poll(webhookId: string, abort?: AbortSignal): Promise<void> {
     const before = await this.webhooks.byId(webhookId)
     if (!before?.next_check_at) return
     const token = randomBytes(12).toString('base64url')
@@ -74,7 +78,7 @@ export class Poller {
     const dueAt = webhook.next_check_at ?? startedAt
     const nextCheckAt = this.nextCheckAfter(webhook, startedAt)
     try {
-      const plan = await this.check(webhook, token, startedAt)
+      const plan = await this.check(webhook, token, startedAt, abort)
       const stored = await commitCheck(this.db, {
         webhookId,
         leaseToken: token,
@@ -88,6 +92,10 @@ export class Poller {
       await pruneRuns(this.db, webhookId)
       if (stored > 0) await this.onStored(webhookId)
     } catch (err) {
+      if (abort?.aborted) {
+        await releaseLease(this.db, 'poll', webhookId, token)
+        return
+      }
       const error = err instanceof Error ? err.message : String(err)
       await recordFailedCheck(this.db, {
         webhookId,
@@ -120,11 +128,19 @@ export class Poller {
     return regular
   }
 
-  private async check(webhook: StoredWebhook, token: string, startedAt: string): Promise<CheckPlan> {
+  private async check(
+    webhook: StoredWebhook,
+    token: string,
+    startedAt: string,
+    abort: AbortSignal | undefined,
+  ): Promise<CheckPlan> {
     const resolved = await this.reader.resolve(webhook)
     if (!resolved) throw new Error(`connection ${webhook.connection_id} is gone`)
     const strategy = readStrategyOf(webhook, resolved.integration)
-    const onPage = () => renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs))
+    const onPage = () => {
+      abort?.throwIfAborted()
+      return renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs))
+    }
     const readAll = (updatedGte?: string) =>
       this.reader.readAll(webhook, resolved, { ...(updatedGte ? { updatedGte } : {}), onPage })
 

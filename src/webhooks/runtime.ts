@@ -63,9 +63,10 @@ export class WebhookRuntime {
             schema: deps.jobSchema,
             concurrency: settings.concurrency,
             pollingIntervalSeconds: Math.max(0.5, settings.tickMs / 1000),
+            stopTimeoutMs: settings.stopTimeoutMs,
             onError: onJobError,
           })
-        : new InProcessJobQueue(settings.concurrency, onJobError)
+        : new InProcessJobQueue(settings.concurrency, onJobError, settings.stopTimeoutMs)
     const health = new WebhookHealth(db, this.notifications, settings.unhealthyAfter)
     this.sender = new WebhookSender({
       allowAddresses: deps.outbound.allowAddresses,
@@ -101,8 +102,10 @@ export class WebhookRuntime {
       { allowAddresses: deps.outbound.allowAddresses },
       requestPoll,
     )
-    this.jobs.handle(POLL_JOB, (id) => poller.poll(id))
-    this.jobs.handle(DELIVER_JOB, (id) => deliverer.deliver(id))
+    // A poll is one unit of work: only abandoning it stops it. A delivery run stops after the delivery in
+    // hand once the process is stopping; the rest of its backlog goes to another process.
+    this.jobs.handle(POLL_JOB, (id, signals) => poller.poll(id, signals.abandoned))
+    this.jobs.handle(DELIVER_JOB, (id, signals) => deliverer.deliver(id, signals))
     const scheduler = new WebhookScheduler(db, this.deliveries, this.jobs)
     this.ticker = new Ticker(
       settings.tickMs,

@@ -37,6 +37,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       unhealthyAfter: 3,
       leaseMs: 3_000,
       concurrency: 16,
+      stopTimeoutMs: 5_000,
       jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
     },
     authorization: {

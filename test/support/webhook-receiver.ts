@@ -21,12 +21,19 @@ export interface ReceiverOptions {
   ) => number | { status: number; headers?: Record<string, string> }
   /** Delay before answering, in ms. */
   readonly delayMs?: number
+  /**
+   * Awaited before answering a delivery, for holding it in flight (`undefined` answers at once). A held
+   * delivery is recorded only once answered; `arrivals` records it as it arrives.
+   */
+  readonly hold?: (d: Omit<ReceivedDelivery, 'answered'>) => Promise<void> | undefined
 }
 
 export interface WebhookReceiver {
   readonly url: string
   /** Deliveries whose sig256 verified, in arrival order (including those answered with an error). */
   readonly deliveries: ReceivedDelivery[]
+  /** Every delivery as it arrived, answered or not (a sender may give up on a held one). */
+  readonly arrivals: Omit<ReceivedDelivery, 'answered'>[]
   /** Bodies whose signature did not verify: must stay empty. */
   readonly badSignatures: string[]
   setResponder(respond: ReceiverOptions['respond']): void
@@ -54,6 +61,7 @@ export async function startWebhookReceiver(
   options: ReceiverOptions = {},
 ): Promise<WebhookReceiver> {
   const deliveries: ReceivedDelivery[] = []
+  const arrivals: Omit<ReceivedDelivery, 'answered'>[] = []
   const badSignatures: string[] = []
   let respond = options.respond
   const server: Server = createServer(async (req, res) => {
@@ -75,6 +83,8 @@ export async function startWebhookReceiver(
       webhookId: String((body.webhook as { id?: string }).id),
       body,
     }
+    arrivals.push(base)
+    await options.hold?.(base)
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs))
     const answer = respond ? respond(base) : 200
     const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer
@@ -86,6 +96,7 @@ export async function startWebhookReceiver(
   return {
     url: `http://127.0.0.1:${port}/hook`,
     deliveries,
+    arrivals,
     badSignatures,
     setResponder(r) {
       respond = r
