@@ -141,8 +141,20 @@ describe('BambooHR through Unigate', () => {
     for (const e of res.body)
       expect(Date.parse(String(e.updated_at))).toBeGreaterThanOrEqual(Date.parse(since))
     expect(reportBody().filters).toEqual({
-      lastChanged: { includeNull: 'no', value: '2024-03-01T00:00:00.000Z' },
+      lastChanged: { includeNull: 'no', value: '2024-03-01T00:00:00+00:00' },
     })
+    // Within a second: the filter goes to BambooHR to the second, and the answer is cut to the instant.
+    const changed = [...emu.state.employees.values()].find((e) => e.fields.lastChanged)
+    const at = Date.parse(String(changed?.fields.lastChanged))
+    const later = await h.api<Rec[]>('GET', `${base()}/employee`, {
+      query: { updated_gte: new Date(at + 500).toISOString(), limit: 1000 },
+    })
+    expect(later.status).toBe(200)
+    expect(reportBody(requests('/reports/custom').length - 1).filters).toEqual({
+      lastChanged: { includeNull: 'no', value: `${new Date(at).toISOString().slice(0, 19)}+00:00` },
+    })
+    expect(later.body.map((e) => e.id)).not.toContain(String(changed?.id))
+    for (const e of later.body) expect(Date.parse(String(e.updated_at))).toBeGreaterThan(at)
     const bad = await h.api<Rec>('GET', `${base()}/employee`, { query: { updated_gte: 'yesterday' } })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toContain('updated_gte')

@@ -94,6 +94,12 @@ describe('Gusto through Unigate', () => {
     const got = await h.api<Rec>('GET', `${base()}/employee/${listed?.id}`)
     expect(got.body).toEqual(listed)
     expect((await h.api('GET', `${base()}/employee/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+    // Gusto's `phone` says nothing of what kind of number it is, so none is claimed.
+    const withPhone = emu.state.employees.find((e) => e.phone) as { uuid: string; phone: string }
+    const phoned = await h.api<Rec>('GET', `${base()}/employee/${withPhone.uuid}`, {
+      query: { fields: 'telephones' },
+    })
+    expect(phoned.body.telephones).toEqual([{ telephone: withPhone.phone }])
     const raw = await h.api<Rec>('GET', `${base()}/employee/${listed?.id}`, {
       query: { fields: 'id,raw.jobs' },
     })
@@ -196,6 +202,21 @@ describe('Gusto through Unigate', () => {
     expect(slip).toMatchObject({ user_id: employee, company_id: company(), currency: 'USD' })
     expect(typeof slip.gross_amount).toBe('number')
     expect((slip.details as Rec[]).some((d) => d.type === 'TAX_FEDERAL')).toBe(true)
+    // `amount` is what the employee paid: the lines that are not earnings add up to gross minus net, and
+    // the employer's taxes are `company_amount` only.
+    const details = slip.details as Rec[]
+    const earning = (d: Rec) => /^EARNING|^REIMBURSEMENT$/.test(String(d.type ?? ''))
+    const withheld = details.filter((d) => !earning(d)).reduce((n, d) => n + Number(d.amount), 0)
+    expect(Math.abs(Number(slip.gross_amount) - Number(slip.net_amount) - withheld)).toBeLessThan(0.05)
+    expect(details.filter((d) => d.name === 'Medicare')).toEqual([
+      expect.objectContaining({
+        type: 'TAX_FEDERAL',
+        amount: expect.any(Number),
+        employee_amount: expect.any(Number),
+      }),
+      { name: 'Medicare', type: 'TAX_FEDERAL', amount: 0, company_amount: expect.any(Number) },
+    ])
+    expect(details.find((d) => d.name === 'CA State Income Tax')).toMatchObject({ type: 'TAX_REGION' })
     expect(requests(/\/payrolls\/[^/]+$/)[0]?.query).toMatchObject({
       include: 'taxes,benefits,deductions',
       per: '100',

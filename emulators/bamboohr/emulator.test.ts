@@ -57,6 +57,21 @@ describe('BambooHR emulator', () => {
     expect(((await loose.json()) as { employees: unknown[] }).employees).toHaveLength(
       changed.length + never.length,
     )
+    const compact = await report({
+      fields: ['id'],
+      filters: { lastChanged: { value: '2024-03-01T00:00:00+0000' } },
+    })
+    expect(((await compact.json()) as { employees: unknown[] }).employees).toHaveLength(
+      changed.length + never.length,
+    )
+    // Only the offset forms BambooHR documents: `Z`, milliseconds or no offset are refused.
+    for (const value of [
+      '2024-03-01T00:00:00.000Z',
+      '2024-03-01T00:00:00Z',
+      '2024-03-01T00:00:00',
+      '2024-03-01',
+    ])
+      expect((await report({ fields: ['id'], filters: { lastChanged: { value } } })).status).toBe(400)
     expect((await report({ fields: [] }, { 'content-type': 'application/json; charset=UTF-8' })).status).toBe(
       400,
     )

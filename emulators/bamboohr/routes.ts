@@ -9,6 +9,9 @@ type Query = Record<string, string | undefined>
 /** Fields an API key's user may not read through these endpoints (sensitive ones need more access). */
 const RESTRICTED = new Set(['ssn'])
 
+/** A `lastChanged` filter value in the one form BambooHR documents: seconds and a `+0000`/`+00:00` offset. */
+const LAST_CHANGED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:?\d{2}$/
+
 /**
  * JSON only when asked: these endpoints "can produce either JSON or XML" and choose by the Accept header
  * (specs/public.yaml, AcceptHeaderParameter; meta/lists also takes `format=json`). Without it, XML, which
@@ -99,8 +102,20 @@ export function registerRoutes(app: FastifyInstance, state: BamboohrState): void
     const changed = body.filters?.lastChanged
     let since: number | undefined
     if (changed !== undefined) {
-      since = typeof changed.value === 'string' ? Date.parse(changed.value) : Number.NaN
-      if (Number.isNaN(since)) throw new BamboohrHttpError(400, 'lastChanged must be an ISO 8601 date-time')
+      // "ISO 8601 date-time string (offset format `+0000` or `+00:00`)" (request-custom-report,
+      // BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml): a value in
+      // another form (`Z`, fractions of a second, no offset) is refused as a bad request, the 400 that
+      // operation documents for a request it cannot read (the message is ours).
+      const value = typeof changed.value === 'string' ? changed.value : ''
+      since = LAST_CHANGED.test(value)
+        ? Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+        : Number.NaN
+      if (Number.isNaN(since)) {
+        throw new BamboohrHttpError(
+          400,
+          'lastChanged must be an ISO 8601 date-time with an offset such as +0000 or +00:00 (2025-01-01T00:00:00+0000)',
+        )
+      }
     }
     // `includeNull` defaults to `yes`: employees never changed stay in a lastChanged report unless `no`.
     const includeNull = changed?.includeNull !== 'no'

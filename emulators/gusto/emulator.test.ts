@@ -32,6 +32,41 @@ describe('Gusto emulator', () => {
     expect(forced.headers.get('x-per-page')).toBe('100')
   })
 
+  it('gives employer and employee taxes apart under Gusto names; only the employee ones leave net pay', async () => {
+    const { access_token } = emu.oauth.issueTokens()
+    const payroll = emu.state.payrolls.find((p) => p.processed)
+    const res = await get(
+      `/v1/companies/${company()}/payrolls/${payroll?.uuid}?include=taxes,benefits,deductions`,
+      access_token,
+    )
+    type Tax = { name: string; employer: boolean; amount: number }
+    type Comp = {
+      gross_pay: number
+      net_pay: number
+      taxes: Tax[]
+      benefits: { employee_deduction: number }[]
+      deductions: { amount: number }[]
+    }
+    const { employee_compensations: comps } = (await res.json()) as { employee_compensations: Comp[] }
+    expect(comps.length).toBeGreaterThan(0)
+    for (const c of comps) {
+      expect(c.taxes.map((t) => `${t.employer ? 'employer' : 'employee'} ${t.name}`).sort()).toEqual([
+        'employee CA State Income Tax',
+        'employee Federal Income Tax',
+        'employee Medicare',
+        'employee Social Security',
+        'employer FUTA',
+        'employer Medicare',
+        'employer Social Security',
+      ])
+      const withheld =
+        c.taxes.filter((t) => !t.employer).reduce((n, t) => n + t.amount, 0) +
+        c.benefits.reduce((n, b) => n + b.employee_deduction, 0) +
+        c.deductions.reduce((n, d) => n + d.amount, 0)
+      expect(Math.abs(c.gross_pay - withheld - c.net_pay)).toBeLessThan(0.05)
+    }
+  })
+
   it('refuses payroll windows Gusto refuses, and another company', async () => {
     const { access_token } = emu.oauth.issueTokens()
     const list = (q: string) => get(`/v1/companies/${company()}/payrolls?${q}`, access_token)

@@ -369,12 +369,20 @@ export class GustoState {
       paid_time_off: [],
       reimbursements: r.chance(0.1) ? [{ amount: cents(r.int(10, 120)), description: 'Home office' }] : [],
       deductions: garnished,
+      // Employer and employee taxes side by side, told apart by `employer` ("An array of employer and
+      // employee taxes for the pay period", Payroll-Employee-Compensations-Included), under the names of
+      // Gusto's examples (get-v1-payrolls-payroll_uuid, post-v1-companies-company_id-payrolls: "Federal
+      // Income Tax", "Social Security", "Medicare", "FUTA", "CA State Income Tax"),
+      // Gusto/gusto-typescript-client@1fa8f82cfc47d70873cf22d57b14691e29879b2f:.speakeasy/logs/changes/new.openapi.yaml.
+      // Only the employee's (`employer: false`) come out of net pay.
       taxes: [
         { name: 'Federal Income Tax', employer: false, amount: Number(cents(federal)) },
         { name: 'Social Security', employer: false, amount: Number(cents(gross * 0.062)) },
         { name: 'Medicare', employer: false, amount: Number(cents(gross * 0.0145)) },
         { name: 'Social Security', employer: true, amount: Number(cents(gross * 0.062)) },
-        { name: 'CA PIT', employer: false, amount: Number(cents(state)) },
+        { name: 'Medicare', employer: true, amount: Number(cents(gross * 0.0145)) },
+        { name: 'FUTA', employer: true, amount: Number(cents(gross * 0.006)) },
+        { name: 'CA State Income Tax', employer: false, amount: Number(cents(state)) },
       ],
       benefits,
     }

@@ -2,7 +2,7 @@ import { badRequest } from '../../errors.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
 import { optionName } from './lists.js'
-import { EMPLOYEE_FIELDS, fromBamboohrEmployee } from './mappers.js'
+import { EMPLOYEE_FIELDS, fromBamboohrEmployee, parseBamboohrTimestamp } from './mappers.js'
 import type { BamboohrEmployee, BamboohrReport } from './types.js'
 
 /** The provider fields a request reads: the mapped ones plus any `raw.<name>` the caller named. */
@@ -14,6 +14,14 @@ const fieldsFor = (ctx: HandlerContext) => [...new Set([...EMPLOYEE_FIELDS, ...c
  * takes OAuth only). The report has no paging, so it answers everyone at once; it is ordered by id here so
  * offsets are stable. `lastChanged` filters at BambooHR; employees never changed are left out then.
  */
+/**
+ * A `lastChanged` filter value as BambooHR documents it: "ISO 8601 date-time string (offset format `+0000`
+ * or `+00:00`)" (request-custom-report,
+ * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml), so whole seconds and
+ * `+00:00`, never `Z` or milliseconds. The second is rounded down; the report is then cut to the exact instant.
+ */
+export const lastChangedValue = (at: Date) => `${at.toISOString().slice(0, 19)}+00:00`
+
 async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<BamboohrEmployee[]> {
   const report = await ctx.client.json<BamboohrReport>({
     method: 'POST',
@@ -23,14 +31,20 @@ async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<Bamboo
       title: 'Unigate employees',
       fields: fieldsFor(ctx),
       ...(updatedGte
-        ? { filters: { lastChanged: { includeNull: 'no', value: updatedGte.toISOString() } } }
+        ? { filters: { lastChanged: { includeNull: 'no', value: lastChangedValue(updatedGte) } } }
         : {}),
     },
     // A report only reads.
     idempotent: true,
   })
   if (!Array.isArray(report.employees)) throw new TypeError('the custom report has no employees list')
-  return [...report.employees].sort((a, b) => Number(a.id) - Number(b.id) || String(a.id).localeCompare(b.id))
+  // The filter was sent to the whole second: leave out a change earlier than `updated_gte` within it.
+  const since = updatedGte?.getTime()
+  const kept =
+    since === undefined
+      ? report.employees
+      : report.employees.filter((e) => (parseBamboohrTimestamp(e.lastChanged)?.getTime() ?? -1) >= since)
+  return [...kept].sort((a, b) => Number(a.id) - Number(b.id) || String(a.id).localeCompare(b.id))
 }
 
 /** Reports print a department, division or location by name: a filter by id is matched through its name. */

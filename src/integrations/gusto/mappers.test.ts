@@ -70,6 +70,12 @@ describe('Gusto employees and organization', () => {
     })
   })
 
+  it('give the employee phone without a kind, as Gusto gives none (Employee.phone is a bare string)', () => {
+    expect(fromGustoEmployee({ ...employee, phone: '2065550100' }).telephones).toEqual([
+      { telephone: '2065550100' },
+    ])
+  })
+
   it('leave out what has no unified meaning: variable hours, per-paycheck rates', () => {
     const e = fromGustoEmployee({
       ...employee,
@@ -172,8 +178,14 @@ describe('Gusto payslips, benefits and deductions', () => {
         { name: 'Federal Income Tax', employer: false, amount: 300 },
         { name: 'CA SDI', employer: false, amount: 20 },
         { name: 'Social Security', employer: true, amount: 198.4 },
+        { name: 'Kansas City Earnings Tax', employer: false, amount: 32 },
+        { name: 'NY MCTMT', employer: true, amount: 5 },
+        { name: 'FUTA', employer: true, amount: 0 },
       ],
-      benefits: [{ name: 'Delta Dental', employee_deduction: 25, company_contribution: 10 }],
+      benefits: [
+        { name: 'Delta Dental', employee_deduction: 25, company_contribution: 10 },
+        { name: 'Life Insurance', employee_deduction: 0, company_contribution: 12 },
+      ],
       deductions: [{ name: 'Child support', amount: 150 }],
       reimbursements: [{ amount: '40.00', description: null }],
     })
@@ -196,10 +208,19 @@ describe('Gusto payslips, benefits and deductions', () => {
       { name: 'Reimbursement', amount: 40, type: 'REIMBURSEMENT' },
       { name: 'Federal Income Tax', amount: 300, type: 'TAX_FEDERAL', employee_amount: 300 },
       { name: 'CA SDI', amount: 20, type: 'TAX_REGION', employee_amount: 20 },
-      { name: 'Social Security', amount: 198.4, type: 'TAX_FEDERAL', company_amount: 198.4 },
-      { name: 'Delta Dental', amount: 35, employee_amount: 25, company_amount: 10 },
+      // The employer's share is `company_amount` only: `amount` is what left the employee's pay.
+      { name: 'Social Security', amount: 0, type: 'TAX_FEDERAL', company_amount: 198.4 },
+      { name: 'Kansas City Earnings Tax', amount: 32, type: 'TAX_LOCAL', employee_amount: 32 },
+      // Neither plainly state nor local by its name: no type rather than a wrong one.
+      { name: 'NY MCTMT', amount: 0, company_amount: 5 },
+      { name: 'Delta Dental', amount: 25, employee_amount: 25, company_amount: 10 },
+      { name: 'Life Insurance', amount: 0, company_amount: 12 },
       { name: 'Child support', amount: 150 },
     ])
+    const taxes = (slip.details as { type?: string; amount: number }[]).filter((d) =>
+      d.type?.startsWith('TAX_'),
+    )
+    expect(taxes.reduce((n, d) => n + d.amount, 0)).toBe(352)
     expect(parsePayslipId('p-1:e-1')).toEqual({ payroll: 'p-1', employee: 'e-1' })
     expect(parsePayslipId('p-1')).toBeUndefined()
   })

@@ -98,7 +98,8 @@ export function fromGustoEmployee(e: GustoEmployee): UnifiedRecord {
     last_name: text(e.last_name),
     name: [first, text(e.last_name)].filter(Boolean).join(' ') || undefined,
     emails: emails.length > 0 ? emails : undefined,
-    telephones: text(e.phone) ? [{ telephone: text(e.phone), type: 'MOBILE' }] : undefined,
+    // Gusto's `Employee.phone` is a bare string with no kind given, so the number carries no type.
+    telephones: text(e.phone) ? [{ telephone: text(e.phone) as string }] : undefined,
     date_of_birth: parseGustoDate(e.date_of_birth),
     company_id: text(e.company_uuid),
     manager_id: text(e.manager_uuid),
@@ -201,13 +202,37 @@ const hourlyType = (name: string | undefined) =>
       ? 'EARNING_SALARY'
       : 'EARNING'
 
-/** Federal taxes Gusto withholds or owes under these names; every other tax is a state or local one. */
-const FEDERAL_TAX = /federal|social security|medicare|futa/i
+/**
+ * Gusto names a tax in `employee_compensations[].taxes[].name`; its OpenAPI examples
+ * (Gusto/gusto-typescript-client@1fa8f82:.speakeasy/logs/changes/new.openapi.yaml) show "Federal Income Tax",
+ * "Social Security", "Medicare", "Additional Medicare", "FUTA" (federal), "CA State Income Tax", "TX SUTA"
+ * (a state's code, then a statewide tax) and "NY MCTMT", "MO Compensation Deduction" (neither plainly state
+ * nor local). A type is given only where the name says which government levies the tax; others get none.
+ */
+const FEDERAL_TAX = /^(federal\b.*|social security|medicare|additional medicare|futa)$/i
+const STATE_TAX =
+  /^[A-Z]{2} (state income tax|pit|suta|sui|sdi|ett|state unemployment( tax)?|state disability( insurance)?)$/i
+const LOCAL_TAX = /\b(local|city|county|municipal|school district)\b/i
 
+function taxType(name: string): string | undefined {
+  if (FEDERAL_TAX.test(name)) return 'TAX_FEDERAL'
+  if (STATE_TAX.test(name)) return 'TAX_REGION'
+  if (LOCAL_TAX.test(name)) return 'TAX_LOCAL'
+  return undefined
+}
+
+/**
+ * A line's `amount` is what the employee received or paid (the SDK requires it: `HrisPayslipDetail.amount`
+ * is a number), so summing `amount` over tax or deduction lines is what was withheld. What the company paid
+ * on top (an employer tax, a benefit contribution) is `company_amount` only: an employer-only line has
+ * `amount` 0.
+ */
 function detailsOf(c: GustoEmployeeCompensation) {
   const out: Record<string, unknown>[] = []
   const add = (entry: Record<string, unknown>) => {
-    if (typeof entry.amount === 'number' && entry.amount !== 0) out.push(entry)
+    const paid = typeof entry.amount === 'number' && entry.amount !== 0
+    const contributed = typeof entry.company_amount === 'number' && entry.company_amount !== 0
+    if (paid || contributed) out.push(entry)
   }
   for (const f of c.fixed_compensations ?? [])
     add({ name: f.name, amount: money(f.amount), type: fixedType(f.name) })
@@ -217,18 +242,25 @@ function detailsOf(c: GustoEmployeeCompensation) {
     add({ name: text(r.description) ?? 'Reimbursement', amount: money(r.amount), type: 'REIMBURSEMENT' })
   for (const t of c.taxes ?? []) {
     const amount = money(t.amount)
+    if (amount === undefined) continue
+    const type = taxType(t.name)
+    // `employer`: "Whether this tax is an employer or employee tax" (Payroll-Company-Taxes-Type).
     add({
       name: t.name,
-      amount,
-      type: FEDERAL_TAX.test(t.name) ? 'TAX_FEDERAL' : 'TAX_REGION',
-      ...(t.employer ? { company_amount: amount } : { employee_amount: amount }),
+      ...(t.employer ? { amount: 0, company_amount: amount } : { amount, employee_amount: amount }),
+      ...(type ? { type } : {}),
     })
   }
   // Benefits and deductions carry no pre- or post-tax mark here: they get a name and no type.
   for (const b of c.benefits ?? []) {
     const employee = money(b.employee_deduction) ?? 0
     const company = money(b.company_contribution) ?? 0
-    add({ name: b.name, amount: employee + company, employee_amount: employee, company_amount: company })
+    add({
+      name: b.name,
+      amount: employee,
+      ...(employee !== 0 ? { employee_amount: employee } : {}),
+      ...(company !== 0 ? { company_amount: company } : {}),
+    })
   }
   for (const d of c.deductions ?? []) add({ name: d.name, amount: money(d.amount) })
   return out
