@@ -65,6 +65,29 @@ export interface DemoProvider {
 export const DEMO_OAUTH_CLIENT_ID = 'unigate-demo'
 export const DEMO_OAUTH_CLIENT_SECRET = 'unigate-demo-secret'
 
+/**
+ * Registers the demo's OAuth client (redirecting to `callbackUrl`) with an emulated authorization server,
+ * and answers the workspace's OAuth app for it at the given addresses.
+ */
+async function demoOAuthApp(
+  register: (client: {
+    clientId: string
+    clientSecret: string
+    redirectUris: string[]
+    name: string
+  }) => void,
+  callbackUrl: string,
+  addresses: Readonly<Record<string, string>>,
+): Promise<DemoOAuthApp> {
+  register({
+    clientId: DEMO_OAUTH_CLIENT_ID,
+    clientSecret: DEMO_OAUTH_CLIENT_SECRET,
+    redirectUris: [callbackUrl],
+    name: 'Unigate demo',
+  })
+  return { client_id: DEMO_OAUTH_CLIENT_ID, client_secret: DEMO_OAUTH_CLIENT_SECRET, ...addresses }
+}
+
 const G = 'https://www.googleapis.com/auth/'
 /** One Google token service for GA4 and YouTube; demo tokens last a month so a session never sees one expire. */
 const google = new GoogleTokenAuthority({ accessTokenTtlSeconds: 30 * 24 * 3600 })
@@ -141,22 +164,13 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: e.url },
-        async oauthApp(callbackUrl) {
-          e.oauth.registerClient({
-            clientId: DEMO_OAUTH_CLIENT_ID,
-            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
-            redirectUris: [callbackUrl],
-            name: 'Unigate demo',
-          })
-          return {
-            client_id: DEMO_OAUTH_CLIENT_ID,
-            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+        oauthApp: (callbackUrl) =>
+          demoOAuthApp((client) => e.oauth.registerClient(client), callbackUrl, {
             authorize_url: `${e.url}/oauth/authorize/`,
             token_url: `${e.url}/oauth/token/`,
             revoke_url: `${e.url}/oauth/revoke/`,
             api_url: e.url,
-          }
-        },
+          }),
         close: () => e.close(),
       }
     },
@@ -321,21 +335,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
           client_secret: DEFAULT_GUSTO_CLIENT.clientSecret,
           api_url: e.url,
         },
-        async oauthApp(callbackUrl) {
-          e.oauth.registerClient({
-            clientId: DEMO_OAUTH_CLIENT_ID,
-            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
-            redirectUris: [callbackUrl],
-            name: 'Unigate demo',
-          })
-          return {
-            client_id: DEMO_OAUTH_CLIENT_ID,
-            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+        oauthApp: (callbackUrl) =>
+          demoOAuthApp((client) => e.oauth.registerClient(client), callbackUrl, {
             authorize_url: `${e.url}/oauth/authorize`,
             token_url: `${e.url}/oauth/token`,
             api_url: e.url,
-          }
-        },
+          }),
         close: () => e.close(),
       }
     },
@@ -360,20 +365,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: e.url },
-        async oauthApp(callbackUrl) {
-          e.registerClient({
-            clientId: DEMO_OAUTH_CLIENT_ID,
-            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
-            redirectUris: [callbackUrl],
-          })
-          return {
-            client_id: DEMO_OAUTH_CLIENT_ID,
-            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+        oauthApp: (callbackUrl) =>
+          demoOAuthApp((client) => e.registerClient(client), callbackUrl, {
             authorize_url: `${e.url}/oauth/authorize`,
             token_url: `${e.url}/oauth/v1/token`,
             api_url: e.url,
-          }
-        },
+          }),
         close: () => e.close(),
       }
     },
@@ -386,20 +383,12 @@ export const DEMO_PROVIDERS: readonly DemoProvider[] = [
       return {
         url: e.url,
         auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: e.url },
-        async oauthApp(callbackUrl) {
-          e.registerClient({
-            clientId: DEMO_OAUTH_CLIENT_ID,
-            clientSecret: DEMO_OAUTH_CLIENT_SECRET,
-            redirectUris: [callbackUrl],
-          })
-          return {
-            client_id: DEMO_OAUTH_CLIENT_ID,
-            client_secret: DEMO_OAUTH_CLIENT_SECRET,
+        oauthApp: (callbackUrl) =>
+          demoOAuthApp((client) => e.registerClient(client), callbackUrl, {
             authorize_url: `${e.url}/oauth/authorize`,
             token_url: `${e.url}/oauth/token`,
             api_url: e.url,
-          }
-        },
+          }),
         close: () => e.close(),
       }
     },
