@@ -4,9 +4,9 @@ export const DEFAULT_BAMBOOHR_DOMAIN = 'acme'
 export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00.000Z'
 
 /**
- * Most fields one request may name, in a custom report or an employee read (BambooHR/bhr-api-php
- * @a6a10ca:specs/public.yaml, request-custom-report and get-employee: "The maximum number of fields per
- * request is 400").
+ * Most fields one request may name, in a custom report or an employee read
+ * (BambooHR/bhr-api-php@a6a10ca:specs/public.yaml, request-custom-report and get-employee: "The maximum
+ * number of fields per request is 400").
  */
 export const MAX_FIELDS = 400
 

@@ -38,10 +38,10 @@ export interface ApiAuthOptions {
 /**
  * Every `/v1/` call takes `Authorization: Bearer <company access token>`; a missing, unknown, revoked or
  * expired one is 401 ("If an access token is expired you will receive 401 Unauthorized errors",
- * docs.gusto.com/embedded-payroll/docs/company-access-tokens), with RFC 6750's WWW-Authenticate. Each grant
+ * https://docs.gusto.com/embedded-payroll/docs/company-access-tokens), with RFC 6750's WWW-Authenticate. Each grant
  * may make 200 calls in a 60-second window that opens with its first call; past that, 429 with Retry-After
  * (seconds to the window's end); X-RateLimit-Limit, -Remaining and -Reset on every answer
- * (docs.gusto.com/embedded-payroll/docs/rate-limits).
+ * (https://docs.gusto.com/embedded-payroll/docs/rate-limits).
  */
 export function installApiAuth(app: FastifyInstance, oauth: GustoOAuth, options: ApiAuthOptions = {}): void {
   const limit = options.rateLimit ?? RATE_LIMIT
@@ -82,7 +82,7 @@ export function callerOf(request: FastifyRequest): Caller {
 
 /**
  * The scope an endpoint needs (each operation's `scope:` in Gusto's OpenAPI): a call outside the app's
- * scopes is refused with 403 Forbidden (docs.gusto.com/embedded-payroll/docs/scopes).
+ * scopes is refused with 403 Forbidden (https://docs.gusto.com/embedded-payroll/docs/scopes).
  */
 export function requireScope(request: FastifyRequest, scope: string): Caller {
   const caller = callerOf(request)

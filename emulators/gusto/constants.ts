@@ -1,12 +1,12 @@
 /** The API version the emulator speaks (Gusto OpenAPI `X-Gusto-API-Version` enum). */
 export const GUSTO_API_VERSION = '2025-06-15'
 
-/** Access tokens "expire 2 hours after they are issued" (docs.gusto.com/embedded-payroll/docs/company-access-tokens). */
+/** Access tokens "expire 2 hours after they are issued" (https://docs.gusto.com/embedded-payroll/docs/company-access-tokens). */
 export const ACCESS_TOKEN_TTL_SECONDS = 7200
 
 /**
  * 200 requests per minute per OAuth grant, in a 60-second window that opens with the first call
- * (docs.gusto.com/app-integrations/docs/rate-limits, docs.gusto.com/embedded-payroll/docs/rate-limits).
+ * (https://docs.gusto.com/app-integrations/docs/rate-limits, https://docs.gusto.com/embedded-payroll/docs/rate-limits).
  */
 export const RATE_LIMIT = 200
 export const RATE_WINDOW_SECONDS = 60

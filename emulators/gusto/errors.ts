@@ -3,7 +3,7 @@ import type { FaultResponse } from '../kit/index.js'
 
 /**
  * Gusto's error object: `{errors: [{error_key, category, message}]}` (Gusto OpenAPI, `Not-Found-Error-Object`
- * and `Unprocessable-Entity-Error-Object`; docs.gusto.com/embedded-payroll/docs/error-categories).
+ * and `Unprocessable-Entity-Error-Object`; https://docs.gusto.com/embedded-payroll/docs/error-categories).
  */
 export class GustoHttpError extends Error {
   constructor(
@@ -30,7 +30,7 @@ export const invalid = (key: string, message: string) =>
 
 export function gustoFaultResponse(status: number): FaultResponse {
   if (status === 429) {
-    // "Retry-After ... only returned when you've hit your rate limit" (docs.gusto.com/embedded-payroll/docs/rate-limits).
+    // "Retry-After ... only returned when you've hit your rate limit" (https://docs.gusto.com/embedded-payroll/docs/rate-limits).
     return { body: '', headers: { 'retry-after': '1' } }
   }
   return {

@@ -4,10 +4,10 @@ import { CONTROL_PREFIX, formOf, installFormParser } from '../kit/index.js'
 import { ACCESS_TOKEN_TTL_SECONDS, DEFAULT_GUSTO_CLIENT, READ_SCOPES } from './constants.js'
 
 /**
- * Gusto's OAuth server as its guides describe it (docs.gusto.com/app-integrations/docs/oauth2,
- * docs.gusto.com/embedded-payroll/docs/company-access-tokens, and the `/oauth/token` operation of Gusto's
+ * Gusto's OAuth server as its guides describe it (https://docs.gusto.com/app-integrations/docs/oauth2,
+ * https://docs.gusto.com/embedded-payroll/docs/company-access-tokens, and the `/oauth/token` operation of Gusto's
  * OpenAPI): authorization codes for registered redirect URIs; the app's scopes fixed when Gusto reviewed
- * it, not asked per authorization (docs.gusto.com/app-integrations/docs/scopes); one company per token;
+ * it, not asked per authorization (https://docs.gusto.com/app-integrations/docs/scopes); one company per token;
  * access tokens that expire after 2 hours; every refresh answers a new refresh token, and "the previous
  * refresh_token will be revoked on the first usage of the new access_token" (refresh-access-token reference).
  */
@@ -93,7 +93,7 @@ export class GustoOAuth {
   }
 
   private mint(clientId: string, scopes: readonly string[], previous?: string): GustoTokenBody {
-    // URL-safe base64 tokens (docs.gusto.com/embedded-payroll/docs/company-access-tokens).
+    // URL-safe base64 tokens (https://docs.gusto.com/embedded-payroll/docs/company-access-tokens).
     const access = randomBytes(32).toString('base64url')
     const refresh = randomBytes(32).toString('base64url')
     const grant: Grant = {

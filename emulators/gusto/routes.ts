@@ -17,7 +17,7 @@ const positive = (v: string | undefined) => {
 /**
  * `page` and `per`: without `page` the whole list ("When unspecified, will load all objects unless endpoint
  * forces pagination"); with it, `per` rows (default 25) and X-Page, X-Total-Count, X-Total-Pages and
- * X-Per-Page headers (docs.gusto.com/app-integrations/docs/pagination).
+ * X-Per-Page headers (https://docs.gusto.com/app-integrations/docs/pagination).
  */
 function paged<T>(
   request: FastifyRequest,
