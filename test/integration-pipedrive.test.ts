@@ -11,6 +11,7 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import { watchedWebhook } from './support/watched-webhook.js'
 import { startWebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
@@ -292,32 +293,7 @@ describe('Pipedrive through Unigate', () => {
   it('delivers a change made in the second a check started once, though Pipedrive times are whole seconds', async () => {
     const receiver = await startWebhookReceiver(h.secret)
     try {
-      const created = await h.api<Rec>('POST', '/unified/webhook', {
-        body: {
-          connection_id: conn,
-          hook_url: receiver.url,
-          object_type: 'crm_contact',
-          event: 'updated',
-          interval: 100_000,
-        },
-      })
-      expect(created.status, created.text).toBe(200)
-      const id = created.body.id as string
-      const checkedAt = async () => (await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.checked_at
-      const checked = async (after?: unknown) => {
-        for (let i = 0; i < 600; i++) {
-          const at = await checkedAt()
-          if (at && (!after || String(at) > String(after))) return at
-          await new Promise((r) => setTimeout(r, 25))
-        }
-        throw new Error('the webhook was never checked')
-      }
-      const trigger = async () => {
-        const before = await checkedAt()
-        expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
-        await checked(before)
-      }
-      await checked()
+      const { id, trigger } = await watchedWebhook(h, conn, receiver.url, 'crm_contact')
       // Start of a fresh second after the baseline: the change and the next check share that second.
       await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5))
       const person = emu.state.livePersons()[11]!
