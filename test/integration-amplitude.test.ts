@@ -449,6 +449,30 @@ describe('Amplitude through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/new_user_1`)).status).toBe(404)
   })
 
+  it('does not answer a deletion Amplitude did not schedule as done', async () => {
+    const user = [...emu.state.users.values()].find((u) => u.user_id === 'user_0006')!
+    // With ignore_invalid_id Amplitude answers 200 and lists a user it has no data of in `invalid_ids`,
+    // scheduling nothing for it (user-privacy.md, "Response").
+    emu.fault({
+      status: 200,
+      times: 1,
+      pathPattern: '^/api/2/deletions/users$',
+      body: [{ day: '2024-06-01', amplitude_ids: [], status: 'staging', invalid_ids: [user.amplitude_id] }],
+    })
+    const res = await h.api<Rec>('DELETE', `${base()}/visitor/user_0006`)
+    expect(res.status).toBe(502)
+    expect(String(res.body.message)).toContain('did not schedule the deletion of visitor user_0006')
+    // A job without the user is no deletion either.
+    emu.fault({
+      status: 200,
+      times: 1,
+      pathPattern: '^/api/2/deletions/users$',
+      body: [{ day: '2024-06-01', amplitude_ids: [], status: 'staging' }],
+    })
+    expect((await h.api('DELETE', `${base()}/visitor/user_0006`)).status).toBe(502)
+    expect(user.deleted).toBe(false)
+  })
+
   it('reports users and events by day, and users by country from range totals', async () => {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
     const start = day(until - 6 * DAY_MS)

@@ -59,3 +59,12 @@ export interface AmplitudeSegmentation {
     readonly xValues: readonly string[]
   }
 }
+
+/** One deletion job of a User Privacy API answer (user-privacy.md, "Response"). */
+export interface AmplitudeDeletionJob {
+  readonly day?: string
+  readonly status?: string
+  readonly amplitude_ids?: ReadonlyArray<{ readonly amplitude_id?: number | string }>
+  /** With `ignore_invalid_id`: the users requested that the project has no data of, scheduled for nothing. */
+  readonly invalid_ids?: ReadonlyArray<number | string>
+}

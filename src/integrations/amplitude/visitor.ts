@@ -9,7 +9,7 @@ import {
   fromAmplitudeUser,
   toAmplitudeUserProperties,
 } from './mappers.js'
-import type { AmplitudeUserActivity, AmplitudeUserSearch } from './provider-types.js'
+import type { AmplitudeDeletionJob, AmplitudeUserActivity, AmplitudeUserSearch } from './provider-types.js'
 import { seenVisitors } from './seen-visitors.js'
 
 /** Fields only User Activity knows: one more call per visitor (User Search gives ids only). */
@@ -181,16 +181,27 @@ export const visitorHandlers: ObjectHandlers = {
   },
   /**
    * User Privacy API: the deletion is a job Amplitude runs later. `ignore_invalid_id` is a JSON boolean:
-   * without it, a user Amplitude cannot find fails the request.
+   * with it, Amplitude answers 200 even for a user it has no data of, listing it in `invalid_ids` and
+   * scheduling nothing; so the remove succeeds only when a job of the answer holds the user.
    */
   async remove(ctx, id) {
     const match = await findUser(ctx, id)
-    await ctx.client.json({
+    const jobs = await ctx.client.json<AmplitudeDeletionJob[]>({
       method: 'POST',
       path: '/api/2/deletions/users',
       baseUrl: amplitudeHosts(ctx.credentials).analytics,
       body: { amplitude_ids: [match.amplitude_id], requester: 'unigate', ignore_invalid_id: true },
     })
+    const wanted = String(match.amplitude_id)
+    const list = Array.isArray(jobs) ? jobs : []
+    const invalid = list.some((j) => (j.invalid_ids ?? []).some((i) => String(i) === wanted))
+    const scheduled = list.some((j) => (j.amplitude_ids ?? []).some((a) => String(a.amplitude_id) === wanted))
+    if (invalid || !scheduled) {
+      throw new ProviderError(
+        502,
+        `Amplitude did not schedule the deletion of visitor ${id} (Amplitude ID ${wanted})${invalid ? ': it has no data of that user in this project' : ''}`,
+      )
+    }
   },
   listParams: ['query'],
   filters: [],
