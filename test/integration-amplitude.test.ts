@@ -538,6 +538,12 @@ describe('Amplitude through Unigate', () => {
     })
     expect(twoDays.body[0]?.metrics as Rec[]).toHaveLength(48)
     expect((await h.api('GET', `${base()}/report`, { query: { type: 'BOUNCE_RATE' } })).status).toBe(501)
+    // Amplitude's `os` is os_name + os_version, the browser on the web: no operating system to report by.
+    const byOs = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { start_gte: start, end_lt: end, type: 'EVENTS', dimension: 'OS' },
+    })
+    expect(byOs.status).toBe(501)
+    expect(String(byOs.body.message)).toContain('browser')
     expect(
       (await h.api('GET', `${base()}/report`, { query: { type: 'NEW_USERS', dimension: 'COUNTRY' } })).status,
     ).toBe(501)

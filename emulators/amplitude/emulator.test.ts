@@ -156,6 +156,36 @@ describe('Amplitude emulator: export delay and size, revenue properties, group-b
     expect(days.at(-1)).toBe('2024-05-20')
   })
 
+  it('groups by os as os_name and os_version, the browser and its version on the web', async () => {
+    const sent = await request(`${emu.url}/2/httpapi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: DEFAULT_API_KEY,
+        events: [
+          {
+            user_id: 'os-user-1',
+            event_type: 'OsCheck',
+            os_name: 'Chrome',
+            os_version: '124',
+            time: Date.UTC(2024, 4, 21, 12),
+          },
+          { user_id: 'os-user-2', event_type: 'OsCheck', os_name: 'ios', time: Date.UTC(2024, 4, 21, 12) },
+        ],
+      }),
+    })
+    await sent.body.text()
+    const e = encodeURIComponent(JSON.stringify({ event_type: 'OsCheck' }))
+    const res = await call(
+      'GET',
+      `/api/2/events/segmentation?e=${e}&start=20240521&end=20240521&m=totals&g=os`,
+    )
+    expect((json(res.body).data as { seriesLabels: string[] }).seriesLabels.sort()).toEqual([
+      'Chrome 124',
+      'ios',
+    ])
+  })
+
   it("counts Dashboard REST days in the project's time zone", async () => {
     const sent = await request(`${emu.url}/2/httpapi`, {
       method: 'POST',

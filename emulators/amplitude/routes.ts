@@ -351,12 +351,17 @@ function wallBucketsOf(
   return undefined
 }
 
+/**
+ * Built-in group-by properties (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md,
+ * "Shared query parameters"). `os` is "`os_name` + `os_version`", the mobile OS or the browser: "ios 9.1",
+ * "Chrome 46" (…/get-started/en/user-property-definitions.md).
+ */
 const GROUPS: Readonly<Record<string, (e: AmplitudeEventRecord) => string>> = {
   country: (e) => e.country,
   city: (e) => e.city,
   region: (e) => e.region,
   device_type: (e) => e.device_type,
-  os: (e) => e.os_name,
+  os: (e) => [e.os_name, e.os_version].filter((v) => typeof v === 'string' && v !== '').join(' '),
   platform: (e) => e.platform,
   language: (e) => e.language,
 }

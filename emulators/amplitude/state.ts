@@ -201,6 +201,7 @@ export class AmplitudeState {
       user_properties: {},
       platform: String(e.platform ?? 'Web'),
       os_name: String(e.os_name ?? ''),
+      ...(typeof e.os_version === 'string' ? { os_version: e.os_version } : {}),
       device_type: String(e.device_model ?? ''),
       language: String(e.language ?? ''),
       country: String(e.country ?? ''),

@@ -24,7 +24,15 @@ const GROUPS: Readonly<Record<string, string>> = {
   COUNTRY: 'country',
   CITY: 'city',
   DEVICE_TYPE: 'device_type',
-  OS: 'os',
+}
+
+/**
+ * Dimensions a built-in property seems to serve but does not mean. Amplitude's `os` is "`os_name` +
+ * `os_version`", the mobile OS or the browser ("ios 9.1", "Chrome 46": amplitude/amplitude-docs@6e7e48e:
+ * content/collections/get-started/en/user-property-definitions.md), so on the web it names browsers.
+ */
+const NOT_MEANT: Readonly<Record<string, string>> = {
+  OS: "Amplitude's os property is the browser and its version on the web (os_name + os_version), not an operating system",
 }
 
 interface MetricSource {
@@ -138,6 +146,9 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   const wanted = types ? [...types] : ['USERS', 'EVENTS']
   const interval = INTERVALS[dimension]
   const group = GROUPS[dimension]
+  const notMeant = NOT_MEANT[dimension]
+  if (notMeant)
+    throw notImplemented(`Amplitude (amplitude) cannot break reports down by ${dimension}: ${notMeant}`)
   if (!interval && !group) {
     throw notImplemented(
       `Amplitude (amplitude) cannot break reports down by ${dimension}; it can by ${[...ALL_INTERVALS, ...Object.keys(GROUPS)].join(', ')}`,
