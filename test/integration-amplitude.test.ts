@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type AmplitudeEmulator,
   DEFAULT_API_KEY,
@@ -6,7 +6,8 @@ import {
   DEFAULT_SECRET_KEY,
   startAmplitudeEmulator,
 } from '../emulators/amplitude/index.js'
-import type { Harness } from './support/harness.js'
+import { testConfig } from './support/config.js'
+import { type Harness, startHarness } from './support/harness.js'
 import {
   createConnection,
   expectSupportMatrixAnswers,
@@ -600,5 +601,60 @@ describe('Amplitude through Unigate', () => {
     const created = await hook('created')
     expect(created.status, JSON.stringify(created.body)).toBe(200)
     expect(created.body.id).toMatch(/^wh_/)
+  })
+})
+
+describe('Amplitude through Unigate, with a small cap on provider answers', () => {
+  let h: Harness
+  let emu: AmplitudeEmulator
+  let conn: string
+  const until = Date.now() - 6 * HOUR_MS
+  /** Above the largest upload hour's archive of this seed, below a day's. */
+  const hourIso = (v: string) => `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}T${v.slice(9, 11)}:00:00Z`
+  const CAP = 4096
+
+  beforeAll(async () => {
+    emu = await startAmplitudeEmulator({
+      seed: 9,
+      users: 30,
+      events: 600,
+      until: new Date(until).toISOString(),
+    })
+    h = await startHarness('sqlite', { outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
+    conn = await createConnection(h, {
+      integration_type: 'amplitude',
+      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: emu.url },
+    })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+
+  it('halves the export range while its archive is over the cap, instead of failing the list', async () => {
+    const start = until - 20 * DAY_MS
+    const end = until - 19 * DAY_MS
+    const res = await h.api<Rec[]>('GET', `/analytics/${conn}/event`, {
+      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(end).toISOString(), limit: 1000 },
+    })
+    expect(res.status, res.text).toBe(200)
+    const expected = emu.state.events
+      .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
+      .sort(
+        (a, b) =>
+          a.eventTimeMs - b.eventTimeMs || (a.$insert_id ?? a.uuid).localeCompare(b.$insert_id ?? b.uuid),
+      )
+      .map((e) => e.$insert_id ?? e.uuid)
+    expect(expected.length).toBeGreaterThan(5)
+    expect(res.body.map((e) => e.id)).toEqual(expected)
+    const exports = emu.requests().filter((r) => r.path === '/api/2/export')
+    // A day whose archive was over the cap was asked again from the same hour, for half as many hours.
+    const hoursOf = (r: (typeof exports)[number]) =>
+      (Date.parse(hourIso(String(r.query.end))) - Date.parse(hourIso(String(r.query.start)))) / HOUR_MS + 1
+    const halved = exports.filter(
+      (r, i) =>
+        i > 0 && r.query.start === exports[i - 1]?.query.start && hoursOf(r) < hoursOf(exports[i - 1]!),
+    )
+    expect(halved.length).toBeGreaterThan(0)
   })
 })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
-import { badRequest, ProviderError } from '../../errors.js'
+import { badRequest, ProviderAnswerTooLargeError, ProviderError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
@@ -48,13 +48,18 @@ export function eventsOfExportArchive(zip: Buffer): AmplitudeExportEvent[] {
 /** The upload window one export request covers at first: a day (`T00` to `T23`, as Amplitude suggests). */
 export const EXPORT_CHUNK_MS = 24 * HOUR_MS
 
-/** The export's answers that mean "too much for one request": 400 over 4 GB, 504 on a timeout. */
+/**
+ * The answers that mean "too much for one request": Amplitude's 400 over 4 GB and 504 on a timeout, and an
+ * archive over the cap Unigate reads into memory (UNIGATE_PROVIDER_MAX_BODY_BYTES, 32 MiB by default,
+ * which a busy project's day of uploads passes long before 4 GB).
+ */
 const isTooLarge = (err: unknown) =>
-  err instanceof ProviderError && (err.status === 400 || err.status === 504)
+  err instanceof ProviderAnswerTooLargeError ||
+  (err instanceof ProviderError && (err.status === 400 || err.status === 504))
 
 /**
- * One export request for upload hours [from, to], halving `chunk` (down to an hour) while Amplitude answers
- * that the range is too large. Answers the events and the chunk size that worked.
+ * One export request for upload hours [from, to], halving `chunk` (down to an hour) while the range is too
+ * large (isTooLarge). Answers the events and the chunk size that worked.
  */
 export async function exportRange(
   ctx: HandlerContext,
@@ -78,6 +83,8 @@ export async function exportRange(
     } catch (err) {
       if (!isTooLarge(err)) throw err
       if (size === HOUR_MS) {
+        // One hour over Unigate's own cap: the error names the cap and the setting that raises it.
+        if (err instanceof ProviderAnswerTooLargeError) throw err
         throw new ProviderError(
           (err as ProviderError).status,
           `Amplitude's export refuses one hour (${exportHour(from)}) as too large (its limit is 4 GB and a request time); use Amplitude's Amazon S3 export for this volume`,
