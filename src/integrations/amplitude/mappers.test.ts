@@ -10,6 +10,7 @@ import {
   toAmplitudeUserProperties,
 } from './mappers.js'
 import { fromAmplitudeSeries } from './report.js'
+import { deletionOutcome } from './visitor.js'
 import { readZip, ZipError } from './zip.js'
 
 // A zip written by Python's zipfile: one stored and one deflated `.json.gz` entry, as the export sends.
@@ -186,5 +187,21 @@ describe('Amplitude mappers', () => {
       ingest: 'https://api.eu.amplitude.com',
     })
     expect(amplitudeHosts({}).ingest).toBe('https://api2.amplitude.com')
+  })
+})
+
+describe('Amplitude deletion answers', () => {
+  it('reads one job or a list of them, with ids as objects or numbers', () => {
+    const job = {
+      day: '2024-06-01',
+      status: 'staging',
+      amplitude_ids: [{ amplitude_id: 7, requester: 'unigate' }],
+    }
+    expect(deletionOutcome([job], 7)).toBe('scheduled')
+    expect(deletionOutcome(job, 7)).toBe('scheduled')
+    expect(deletionOutcome({ ...job, amplitude_ids: [7] }, 7)).toBe('scheduled')
+    expect(deletionOutcome([{ ...job, amplitude_ids: [], invalid_ids: [7] }], 7)).toBe('invalid')
+    expect(deletionOutcome([{ ...job, amplitude_ids: [{ amplitude_id: 8 }] }], 7)).toBe('absent')
+    expect(deletionOutcome('ok', 7)).toBe('absent')
   })
 })

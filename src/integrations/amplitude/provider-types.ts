@@ -64,7 +64,7 @@ export interface AmplitudeSegmentation {
 export interface AmplitudeDeletionJob {
   readonly day?: string
   readonly status?: string
-  readonly amplitude_ids?: ReadonlyArray<{ readonly amplitude_id?: number | string }>
+  readonly amplitude_ids?: ReadonlyArray<{ readonly amplitude_id?: number | string } | number | string>
   /** With `ignore_invalid_id`: the users requested that the project has no data of, scheduled for nothing. */
   readonly invalid_ids?: ReadonlyArray<number | string>
 }

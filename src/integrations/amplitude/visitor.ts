@@ -93,6 +93,22 @@ async function findUser(ctx: HandlerContext, id: string): Promise<Match> {
 type Identity = { user_id: string } | { device_id: string }
 
 /**
+ * What a User Privacy API answer says of one user: a job holds it (`scheduled`), it is one of the
+ * `invalid_ids` Amplitude has no data of (`invalid`), or neither (`absent`). The docs name the fields but
+ * show no example, so one job or a list of them, and ids as objects or plain numbers, are all read.
+ */
+export function deletionOutcome(answer: unknown, amplitudeId: number): 'scheduled' | 'invalid' | 'absent' {
+  const jobs = (
+    Array.isArray(answer) ? answer : answer && typeof answer === 'object' ? [answer] : []
+  ) as AmplitudeDeletionJob[]
+  const same = (v: unknown) => String(v) === String(amplitudeId)
+  if (jobs.some((j) => (j.invalid_ids ?? []).some(same))) return 'invalid'
+  const listed = (a: unknown) =>
+    same(a && typeof a === 'object' ? (a as { amplitude_id?: unknown }).amplitude_id : a)
+  return jobs.some((j) => (j.amplitude_ids ?? []).some(listed)) ? 'scheduled' : 'absent'
+}
+
+/**
  * Who `/identify` must name to change the user found: Identify knows only `user_id` and `device_id`, and a
  * `user_id` Amplitude has not seen makes a new user (identify.md). So a user found by its Amplitude ID is
  * named by its own user id, or, when it has none (an anonymous user), by one of its devices.
@@ -186,20 +202,17 @@ export const visitorHandlers: ObjectHandlers = {
    */
   async remove(ctx, id) {
     const match = await findUser(ctx, id)
-    const jobs = await ctx.client.json<AmplitudeDeletionJob[]>({
+    const jobs = await ctx.client.json<unknown>({
       method: 'POST',
       path: '/api/2/deletions/users',
       baseUrl: amplitudeHosts(ctx.credentials).analytics,
       body: { amplitude_ids: [match.amplitude_id], requester: 'unigate', ignore_invalid_id: true },
     })
-    const wanted = String(match.amplitude_id)
-    const list = Array.isArray(jobs) ? jobs : []
-    const invalid = list.some((j) => (j.invalid_ids ?? []).some((i) => String(i) === wanted))
-    const scheduled = list.some((j) => (j.amplitude_ids ?? []).some((a) => String(a.amplitude_id) === wanted))
-    if (invalid || !scheduled) {
+    const outcome = deletionOutcome(jobs, match.amplitude_id)
+    if (outcome !== 'scheduled') {
       throw new ProviderError(
         502,
-        `Amplitude did not schedule the deletion of visitor ${id} (Amplitude ID ${wanted})${invalid ? ': it has no data of that user in this project' : ''}`,
+        `Amplitude did not schedule the deletion of visitor ${id} (Amplitude ID ${match.amplitude_id})${outcome === 'invalid' ? ': it has no data of that user in this project' : ''}`,
       )
     }
   },
