@@ -262,6 +262,8 @@ export function registerUserRoutes(app: FastifyInstance, state: AmplitudeState, 
    * `ignore_invalid_id` is a Boolean, default false: then one unknown user fails the whole request with a
    * 400 and nothing is marked; with true, the known users are marked and the unknown listed in
    * `invalid_ids`. The docs' own examples also write it as the JSON string "true", accepted likewise.
+   * The answer's fields (`day`, `status`, `amplitude_ids` of `{ amplitude_id, requester, requested_on_day }`,
+   * `invalid_ids`) are documented without an example; it is a list of jobs here, as "Get deletion jobs" shows.
    */
   app.post('/api/2/deletions/users', async (request, reply) => {
     if (!basicOk(request, reply, keys)) return reply
