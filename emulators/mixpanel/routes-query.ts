@@ -217,6 +217,8 @@ export function registerQueryRoutes(app: FastifyInstance, state: MixpanelState):
     }
     const events = c.inRange.filter((e) => e.event === c.q.event)
     const series = seriesOf(c.range.from, c.range.to, c.unit, state.timezone)
+    // Events without the property are grouped as "undefined" (mixpanel/docs@ba22906:docs/data-structure/
+    // property-reference/data-type.mdx, "Undefined values").
     const groups = new Map<string, typeof events>()
     for (const e of events) {
       const key = onKey ? String(e.properties[onKey] ?? 'undefined') : (c.q.event as string)
