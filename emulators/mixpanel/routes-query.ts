@@ -26,6 +26,8 @@ function bucketOf(ms: number, unit: string, zone: string): string {
     case 'hour':
       return `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00:00`
     case 'week': {
+      // Calendar weeks starting on Monday, as Mixpanel's weekly buckets are ("buckets for calendar weeks,
+      // starting on Monday": mixpanel/docs@ba22906:docs/reports/apps/jql.mdx; the Query API says no more).
       const d = new Date(Date.parse(iso.slice(0, 10)))
       return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * DAY_MS).toISOString().slice(0, 10)
     }
