@@ -82,10 +82,6 @@ const SOURCES: Readonly<Record<string, MetricSource>> = {
 const ymd = (day: string) => day.replaceAll('-', '')
 
 /**
- * The day (`YYYY-MM-DD`, in `zone`) a window bound names: a date as written (which arrives as UTC
- * midnight) or the exact instant a day of `zone` starts; anything else is not a whole day there.
- */
-/**
  * Dashboard REST counts whole days of the project's time zone (the connection's `project_timezone`, since
  * Amplitude's API does not expose it): the window's days, and the instants they start and end there.
  */
