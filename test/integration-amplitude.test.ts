@@ -529,6 +529,12 @@ describe('Amplitude through Unigate', () => {
       expect(long.status).toBe(400)
       expect((long.body as unknown as Rec).message).toContain('365 days')
     }
+    // Seven days that hold the autumn clock change are 169 hours: more than Amplitude's 7 × 24 hourly buckets.
+    const autumn = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: '2024-10-21', end_lt: '2024-10-28', type: 'EVENTS', dimension: 'HOUR' },
+    })
+    expect(autumn.status).toBe(400)
+    expect((autumn.body as unknown as Rec).message).toContain('7 days')
     const twoDays = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: {
         start_gte: day(until - 3 * DAY_MS),

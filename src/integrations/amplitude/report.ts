@@ -7,7 +7,8 @@ import { addDays, isTimeZone } from '../zones.js'
 import { amplitudeHosts } from './hosts.js'
 import type { AmplitudeSegmentation } from './provider-types.js'
 
-const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
 /** Group-by values per answer: 100 unless `limit`, at most 1000 (Dashboard REST, Event Segmentation `limit`). */
 export const GROUP_LIMIT = 1000
 /**
@@ -163,9 +164,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   }
   const zone = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
   const { start, end, startMs, endMs } = windowOf(q, zone)
-  if (dimension === 'HOUR' && Math.round((endMs - startMs) / DAY_MS) > HOURLY_MAX_DAYS) {
+  // Counted in hours: seven days that hold an autumn clock change are 169 hours, one more than Amplitude's
+  // 7 × 24 hourly buckets, and the hour Amplitude leaves out would go missing silently.
+  if (dimension === 'HOUR' && endMs - startMs > HOURLY_MAX_DAYS * 24 * HOUR_MS) {
     throw badRequest(
-      `Amplitude reports hours for at most ${HOURLY_MAX_DAYS} days; narrow start_gte/end_lt or use DATE`,
+      `Amplitude reports hours for at most ${HOURLY_MAX_DAYS} days (${HOURLY_MAX_DAYS * 24} hours); narrow start_gte/end_lt or use DATE`,
     )
   }
   if ((dimension === 'DATE' || group) && Math.round((endMs - startMs) / DAY_MS) > DAILY_MAX_DAYS) {
