@@ -339,6 +339,33 @@ describe('Mixpanel through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
   })
 
+  it('refuses strings Mixpanel would cut short, naming the field, and sends nothing', async () => {
+    // 200 two-byte characters: within 255 characters (events) but over 255 bytes (profile values).
+    const long = 'é'.repeat(200)
+    const visitor = await h.api<Rec>('POST', `${base()}/visitor`, {
+      body: { name: long, raw: { $distinct_id: 'long-name-1' } },
+    })
+    expect(visitor.status).toBe(400)
+    expect(String(visitor.body.message)).toMatch(/^name: .*255 bytes/)
+    const nested = await h.api<Rec>('PATCH', `${base()}/visitor/long-name-1`, {
+      body: { metadata: { tags: { value: ['ok', long] } } },
+    })
+    expect(nested.status).toBe(400)
+    expect(String(nested.body.message)).toMatch(/^metadata\.tags: /)
+    expect(at('/engage')).toHaveLength(0)
+    const event = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { name: 'Long', visitor_id: 'a', page_title: 'x'.repeat(256) },
+    })
+    expect(event.status).toBe(400)
+    expect(String(event.body.message)).toMatch(/^page_title: .*255 characters/)
+    expect(at('/import')).toHaveLength(0)
+    // 255 characters of two bytes each is still an event value Mixpanel keeps whole.
+    const fits = await h.api<Rec>('POST', `${base()}/event`, {
+      body: { name: 'Long', visitor_id: 'a', page_title: 'é'.repeat(255) },
+    })
+    expect(fits.status, fits.text).toBe(200)
+  })
+
   it('reports a profile write Mixpanel accepted but cannot show back as a 504 that says so', async () => {
     emu.fault({ status: 400, times: 10, pathPattern: '^/api/query/engage$' })
     const res = await h.api<{ message: string }>('POST', `${base()}/visitor`, {

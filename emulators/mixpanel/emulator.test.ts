@@ -111,6 +111,28 @@ describe('Mixpanel emulator strictness', () => {
     ])
   })
 
+  it('cuts event strings to 255 characters and profile strings to 255 bytes', async () => {
+    const long = 'é'.repeat(300)
+    const imported = await call('POST', `/import?strict=1&project_id=${DEFAULT_PROJECT_ID}`, [
+      {
+        event: 'Long',
+        properties: { time: Date.now(), distinct_id: 'long-1', $insert_id: 'long-1', note: long },
+      },
+    ])
+    expect(imported.status).toBe(200)
+    const stored = emu.state.events.find((e) => e.properties.$insert_id === 'long-1')
+    expect(stored?.properties.note).toBe('é'.repeat(255))
+    const res = await request(`${emu.url}/engage?verbose=1&ip=0`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ $token: DEFAULT_PROJECT_TOKEN, $distinct_id: 'long-1', $set: { note: long } }]),
+    })
+    await res.body.text()
+    emu.state.settleProfiles(Number.POSITIVE_INFINITY)
+    // 'é' is two bytes: 127 of them fit in 255 bytes.
+    expect(emu.state.profiles.get('long-1')?.$properties.note).toBe('é'.repeat(127))
+  })
+
   it('needs the session_id of page 0 for later engage pages', async () => {
     const res = await request(`${emu.url}/api/query/engage?project_id=${DEFAULT_PROJECT_ID}`, {
       method: 'POST',

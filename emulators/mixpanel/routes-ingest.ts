@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkServiceAccount } from './auth.js'
 import { IMPORT_MAX_EVENTS, SERVER_LOCATION } from './constants.js'
 import type { MixpanelEventRecord, MixpanelState } from './state.js'
+import { truncatedEventProperties, truncatedProfileValues } from './truncate.js'
 
 /** "$insert_ids must be ≤ 36 bytes and contain only alphanumeric characters or "-"" (mixpanel/docs@ba22906:reference/import-events.mdx). */
 const INSERT_ID = /^[A-Za-z0-9-]{1,36}$/
@@ -59,7 +60,10 @@ function checkRecord(raw: unknown, index: number, now: number): MixpanelEventRec
     )
   }
   if (Object.keys(p).length > 255) return fail('properties', 'events may have at most 255 properties', id)
-  return { event: r.event, properties: { ...p, time: ms, distinct_id: p.distinct_id, $insert_id: id } }
+  return {
+    event: r.event,
+    properties: truncatedEventProperties({ ...p, time: ms, distinct_id: p.distinct_id, $insert_id: id }),
+  }
 }
 
 function bodyRecords(body: unknown): unknown[] | undefined {
@@ -141,7 +145,8 @@ export function registerIngestRoutes(app: FastifyInstance, state: MixpanelState)
       const set = r.$set
       if (!set || typeof set !== 'object')
         return answer(false, 'no supported operation ($set, $delete) in update')
-      const located = geolocate ? { ...set, ...SERVER_LOCATION } : { ...set }
+      const values = truncatedProfileValues(set as Record<string, unknown>)
+      const located = geolocate ? { ...values, ...SERVER_LOCATION } : values
       updates.push(() => {
         // `$created` "is not auto-populated" (mixpanel/docs@ba22906:docs/data-structure/property-reference/
         // reserved-properties.mdx); `$last_seen` ("Updated at") is maintained on every profile update

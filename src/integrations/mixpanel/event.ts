@@ -5,6 +5,7 @@ import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { addDays, dayIn, daysBetween } from '../zones.js'
 import { mixpanelHosts } from './hosts.js'
+import { refuseCutStrings } from './limits.js'
 import { fromMixpanelEvent, MIXPANEL_EVENT_OF, toMixpanelImportEvent } from './mappers.js'
 import type { MixpanelExportEvent } from './provider-types.js'
 import { zonesOf } from './time.js'
@@ -133,6 +134,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   const type = typeof body.event_type === 'string' ? (body.event_type as EventType) : undefined
   const name = (typeof body.name === 'string' && body.name) || (type ? MIXPANEL_EVENT_OF[type] : undefined)
   if (!name) throw badRequest('name is required (Mixpanel has no standard event name for this event_type)')
+  refuseCutStrings(body, 'characters')
   const id = randomUUID()
   const now = new Date()
   const record = toMixpanelImportEvent(id, name, body, now)

@@ -4,6 +4,7 @@ import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
+import { refuseCutStrings } from './limits.js'
 import { fromMixpanelProfile, toMixpanelProfileSet } from './mappers.js'
 import { untilShown } from './profile-settle.js'
 import type { MixpanelEngagePage, MixpanelProfile } from './provider-types.js'
@@ -109,6 +110,7 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
  * and the `$set` as raw.
  */
 async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+  refuseCutStrings(body, 'bytes')
   const set = toMixpanelProfileSet(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
   await sendProfileUpdate(ctx, { $distinct_id: id, $set: set })
