@@ -85,7 +85,7 @@ export async function personsOfDistinctIds(
  * The visitor id of each of a page's distinct ids (visitor-ids.ts): its person's uuid, else the distinct id
  * itself, scoped to the project. Events and sessions both use it, so one visitor has one id in both, whatever
  * the project's persons-on-events mode. Costs one `person_distinct_ids` query per page, skipped when
- * `visitor_id` is not read or the page was filtered to one person (every row is that person's).
+ * `visitor_id` is not read or the page was filtered to one visitor (every row is that visitor's).
  */
 export async function visitorsOfDistinctIds(
   ctx: HandlerContext,
@@ -97,6 +97,8 @@ export async function visitorsOfDistinctIds(
   const scoped = (id: string | undefined) =>
     id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
   if (visitor && 'personId' in visitor) return () => scoped(visitor.personId)
+  // Filtered to a distinct id no person has: every row is that distinct id's.
+  if (visitor) return () => scoped(visitor.unknownId)
   const ids = distinctIds.filter((d): d is string => typeof d === 'string' && d !== '')
   const persons = await personsOfDistinctIds(ctx, projectId, ids)
   return (distinctId) =>
