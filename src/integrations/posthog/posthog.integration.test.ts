@@ -672,6 +672,42 @@ describe('analytics_visitor', () => {
     })
   }
 
+  it('counts person-less events in reports whatever the persons-on-events mode; USERS counts them only with it', async () => {
+    const team = emulator.state.projects.get(1)!.project
+    const report = async (day: string) => {
+      const [r] = await handlers('analytics_report').list(
+        ctx(),
+        list({
+          filters: {
+            type: 'EVENTS,PAGE_VIEWS,USERS',
+            start_gte: new Date(`${day}T00:00:00Z`),
+            end_lt: new Date(`${day}T23:00:00Z`),
+          },
+        }),
+      )
+      return Object.fromEntries(
+        (r?.metrics as { type: string; value: number }[]).map((m) => [m.type, m.value]),
+      )
+    }
+    for (const [mode, day, users] of [
+      ['disabled', '2023-04-01', 0],
+      ['person_id_override_properties_joined', '2023-04-02', 1],
+    ] as const) {
+      team.personsOnEventsMode = mode
+      try {
+        for (const time of ['10:00:00Z', '10:05:00Z'])
+          await handlers('analytics_event').create(ctx(), {
+            event_type: 'PAGE_VIEW',
+            visitor_id: `ghost_report_${day}`,
+            raw: { timestamp: `${day}T${time}`, properties: { $process_person_profile: false } },
+          })
+        expect(await report(day)).toEqual({ EVENTS: 2, PAGE_VIEWS: 2, USERS: users })
+      } finally {
+        team.personsOnEventsMode = 'person_id_override_properties_joined'
+      }
+    }
+  })
+
   it('adds raw parameters to the persons query string', async () => {
     await handlers('analytics_visitor').list(ctx({}, { email: 'nobody@example.com' }), list({ limit: 1 }))
     expect(emulator.requests()[0]?.query).toMatchObject({ email: 'nobody@example.com', limit: '1' })
