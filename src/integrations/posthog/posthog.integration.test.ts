@@ -686,7 +686,7 @@ describe('analytics_visitor', () => {
         }),
       )
       return Object.fromEntries(
-        (r?.metrics as { type: string; value: number }[]).map((m) => [m.type, m.value]),
+        ((r?.metrics ?? []) as { type: string; value: number }[]).map((m) => [m.type, m.value]),
       )
     }
     for (const [mode, day, users] of [
