@@ -687,6 +687,33 @@ describe('capture', () => {
     expect(created?.uuid).toBe(personId)
   })
 
+  it('without persons-on-events, leaves person-less events out of any query that reads person_id', async () => {
+    const team = emulator.state.projects.get(1)!.project
+    await call(
+      'POST',
+      '/i/v0/e/',
+      {
+        api_key: DEFAULT_PROJECT_API_KEY,
+        event: 'ping',
+        distinct_id: 'personless-2',
+        properties: { $process_person_profile: false },
+      },
+      {},
+    )
+    const where = "WHERE distinct_id = 'personless-2'"
+    team.personsOnEventsMode = 'disabled'
+    try {
+      // HogQL INNER JOINs person_distinct_ids for events.person_id: no person, no row.
+      expect(await rows(`SELECT event, person_id FROM events ${where}`)).toEqual([])
+      expect(await rows(`SELECT person_id, count() FROM events ${where} GROUP BY person_id`)).toEqual([])
+      expect(await rows(`SELECT event, distinct_id FROM events ${where}`)).toEqual([['ping', 'personless-2']])
+    } finally {
+      team.personsOnEventsMode = 'person_id_override_properties_joined'
+    }
+    const [[stamped]] = (await rows(`SELECT person_id FROM events ${where}`)) as [[string]]
+    expect(stamped).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5/)
+  })
+
   it('refuses to merge a person that is already identified, and illegal distinct ids', async () => {
     const capture = (event: string, distinctId: string, properties = {}) =>
       call(
@@ -826,6 +853,55 @@ describe('capture', () => {
  * so a slashless `/api/…` path is served as is, not redirected by APPEND_SLASH; the capture service takes
  * both forms too. `redirect: 'manual'` makes a 301 visible instead of silently followed.
  */
+describe('environments', () => {
+  let ph: PosthogEmulator
+  const call2 = (method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) =>
+    call(method, `${ph.url}${path}`, body, headers)
+  beforeAll(async () => {
+    ph = await startPosthogEmulator({ seed: 3, size: { projects: 1, events: 30, sessions: 5, persons: 3 } })
+  })
+  afterAll(async () => ph.close())
+
+  it('keeps an environment apart from its project: own id, key and data; project routes read the first team', async () => {
+    const env = ph.state.createEnvironment(1, { name: 'Staging' })
+    ph.state.currentTeamId = env.project.id
+    const me = (await call2('GET', '/api/users/@me/')).body as {
+      team: { id: number; project_id: number; api_token: string }
+      organization: { teams: { id: number; project_id: number }[]; projects: { id: number }[] }
+    }
+    expect(me.team).toMatchObject({ id: env.project.id, project_id: 1, api_token: env.project.apiToken })
+    expect(me.organization.teams.map((t) => [t.id, t.project_id])).toEqual([
+      [1, 1],
+      [env.project.id, 1],
+    ])
+    expect(me.organization.projects.map((p) => p.id)).toEqual([1])
+    // The project API shows the first team (its key), and lists no environment as a project.
+    expect((await call2('GET', '/api/projects/1/')).body.api_token).toBe(DEFAULT_PROJECT_API_KEY)
+    expect((await call2('GET', `/api/projects/${env.project.id}/`)).status).toBe(404)
+    expect(
+      ((await call2('GET', '/api/projects/')).body.results as { id: number }[]).map((p) => p.id),
+    ).toEqual([1])
+    // Capture with the environment's key: the person's uuid derives from the environment's team id, and only
+    // the environment's routes see it.
+    await call2(
+      'POST',
+      '/i/v0/e/',
+      { api_key: env.project.apiToken, event: 'ping', distinct_id: 'test', properties: {} },
+      {},
+    )
+    const inEnv = await call2('GET', `/api/environments/${env.project.id}/persons/?distinct_id=test`)
+    const uuid = (inEnv.body.results as { uuid: string }[])[0]?.uuid
+    expect(uuid).not.toBe('246f7a43-5507-564f-b687-793ee3c2dd79') // team 1's uuid for 'test'
+    expect(ph.state.projects.get(env.project.id)?.persons.withDistinctId('test')?.uuid).toBe(uuid)
+    expect((await call2('GET', '/api/projects/1/persons/?distinct_id=test')).body.results).toEqual([])
+    // `@current` is the current team under /api/environments/, its project's first team under /api/projects/.
+    expect(
+      (await call2('GET', '/api/environments/@current/persons/?distinct_id=test')).body.results,
+    ).toHaveLength(1)
+    expect((await call2('GET', '/api/projects/@current/persons/?distinct_id=test')).body.results).toEqual([])
+  })
+})
+
 describe('trailing slashes', () => {
   async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) {
     return fetch(`${emulator.url}${path}`, {

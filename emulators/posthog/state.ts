@@ -5,6 +5,7 @@ import { QueryCache } from './query-cache.js'
 import { QueryLimiter, type QueryLimitOptions } from './query-limits.js'
 import type { ProjectRecord } from './store/projects.js'
 
+/** A team ("environment") and its data; a project's first team has the project's id (store/projects.ts). */
 export interface ProjectData extends ProjectDataset {
   readonly project: ProjectRecord
 }
@@ -51,13 +52,18 @@ export class PosthogState {
   readonly organization: OrganizationRecord
   readonly user: UserRecord
   readonly apiKeys: ReadonlySet<string>
+  /** Every team by its id: each project's first team (the project's id) and its other environments. */
   readonly projects = new Map<number, ProjectData>()
   /** The query API's result cache and its per-team limits. */
   readonly queryCache = new QueryCache()
   readonly queryLimiter: QueryLimiter
-  /** The project `@current` and the user's `team` refer to. */
-  currentProjectId = 1
-  private nextProjectId = 1
+  /**
+   * The user's current team (`@me`'s `team`, what `@current` names): a UI preference, so it may be any
+   * environment of any project.
+   */
+  currentTeamId = 1
+  /** Projects and teams share one id sequence (`Team.objects.increment_id_sequence`, store/projects.ts). */
+  private nextTeamId = 1
   private nextPersonId = 1
   private readonly random: SeededRandom
 
@@ -94,19 +100,48 @@ export class PosthogState {
     }
   }
 
-  /** Creates a project; `size` seeds its data (an API-created project starts empty). */
+  /**
+   * Creates a project and its first team, which shares its id; `size` seeds the team's data (an API-created
+   * project starts empty).
+   */
   createProject(
     fields: Partial<Pick<ProjectRecord, 'name' | 'timezone' | 'baseCurrency' | 'productDescription'>>,
     size: SeedSize = { persons: 0, sessions: 0, events: 0 },
     createdAt: number = Date.now(),
   ): ProjectData {
-    const id = this.nextProjectId++
+    return this.createTeam(undefined, fields, size, createdAt)
+  }
+
+  /**
+   * Adds an environment (a team with its own id, API key and data) to an existing project, as PostHog's
+   * `/api/environments/` create does (PostHog/posthog@223a76b30414:posthog/models/project.py: a project's
+   * other teams take the next ids of the shared sequence).
+   */
+  createEnvironment(
+    projectId: number,
+    fields: Partial<Pick<ProjectRecord, 'name' | 'timezone' | 'baseCurrency' | 'productDescription'>> = {},
+    size: SeedSize = { persons: 0, sessions: 0, events: 0 },
+  ): ProjectData {
+    const project = this.projects.get(projectId)?.project
+    if (!project || project.projectId !== projectId) throw new Error(`no project ${projectId}`)
+    return this.createTeam(projectId, fields, size, Date.now())
+  }
+
+  private createTeam(
+    projectId: number | undefined,
+    fields: Partial<Pick<ProjectRecord, 'name' | 'timezone' | 'baseCurrency' | 'productDescription'>>,
+    size: SeedSize,
+    createdAt: number,
+  ): ProjectData {
+    const id = this.nextTeamId++
     const random = new SeededRandom(hash32(this.options.seed, id))
     // A new team's defaults: name "Default project", time zone UTC, currency USD (`DEFAULT_CURRENCY`),
     // `anonymize_ips` off, no app URLs, `week_start_day` unset, and a `phc_` project token
     // (`generate_random_token_project`) (PostHog/posthog@00438e5ff46a:posthog/models/team/team.py `Team`).
     const project: ProjectRecord = {
       id,
+      projectId: projectId ?? id,
+      personsOnEventsMode: 'person_id_override_properties_joined',
       uuid: uuidV7(createdAt, random),
       organizationId: this.organization.id,
       name: fields.name ?? 'Default project',
@@ -134,8 +169,9 @@ export class PosthogState {
     return data
   }
 
-  deleteProject(id: number): void {
-    this.projects.delete(id)
+  /** Deletes a project with all of its teams. */
+  deleteProject(projectId: number): void {
+    for (const [id, data] of this.projects) if (data.project.projectId === projectId) this.projects.delete(id)
   }
 
   projectByToken(token: string): ProjectData | undefined {

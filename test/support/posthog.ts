@@ -33,6 +33,11 @@ export async function connectPosthog(
   return res.body.id
 }
 
+/** The HogQL list and report queries sent, without the per-page `person_distinct_ids` visitor lookups. */
+export function sentListHogQL(emulator: PosthogEmulator): string[] {
+  return sentHogQL(emulator).filter((q) => !q.includes('FROM person_distinct_ids'))
+}
+
 /** The HogQL texts that reached the emulator since its requests were last cleared. */
 export function sentHogQL(emulator: PosthogEmulator): string[] {
   return emulator

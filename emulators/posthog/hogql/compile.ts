@@ -44,6 +44,8 @@ export interface Scope {
   readonly grouping?: { readonly keys: readonly GroupKey[]; readonly slots: AggregateSlot[] }
   /** The clause, for messages ("WHERE"). */
   readonly clause: string
+  /** The INNER JOINs the query's columns read through (table.ts `innerJoin`), filled as they compile. */
+  readonly innerJoins?: Set<(row: number) => boolean>
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -136,6 +138,7 @@ function resolveField(chain: readonly string[], scope: Scope): Compiled {
   if (names.length > 1 && (names[0] === table.name || names[0] === scope.tableAlias)) names = names.slice(1)
   if (names.length === 1) {
     const column = table.column(names[0] as string)
+    if (column?.innerJoin) scope.innerJoins?.add(column.innerJoin)
     if (column) return { type: column.type, evaluate: (f) => column.get(f.row) }
   } else if (names.length === 2 && table.jsonKey) {
     const key = table.jsonKey(names[0] as string, names[1] as string)

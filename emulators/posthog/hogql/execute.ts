@@ -104,6 +104,7 @@ function executeInZone(
     table,
     aliases,
     clause: 'SELECT',
+    innerJoins: new Set(),
     ...(query.from.alias ? { tableAlias: query.from.alias } : {}),
   }
 
@@ -197,6 +198,12 @@ function orderingsOf(query: SelectQuery, scope: Scope): Ordering[] {
   }))
 }
 
+/** Whether a row survives the INNER JOINs the compiled query reads through (all compiled by now). */
+function joinedRow(scope: Scope): (row: number) => boolean {
+  const joins = [...(scope.innerJoins ?? [])]
+  return joins.length === 0 ? () => true : (row) => joins.every((matched) => matched(row))
+}
+
 function candidate(frame: Frame, orderings: readonly Ordering[]): Candidate {
   return { frame, sortKeys: orderings.map((o) => o.key.evaluate(frame)) }
 }
@@ -212,7 +219,8 @@ function runRows(
 ): RunOutput {
   const columns = project(items, scope)
   const orderings = orderingsOf(query, scope)
-  const passes = (frame: Frame) => !where || isTrue(where.evaluate(frame))
+  const joined = joinedRow(scope)
+  const passes = (frame: Frame) => joined(frame.row) && (!where || isTrue(where.evaluate(frame)))
   const wanted = offset + limit + 1
   let matched: Candidate[] = []
 
@@ -318,9 +326,10 @@ function runGrouped(
 
   const groups = new Map<string, { keys: Value[]; accumulators: Accumulator[] }>()
   const frame = frameFor(0)
+  const joined = joinedRow(base)
   for (const row of base.table.rows()) {
     frame.row = row
-    if (where && !isTrue(where.evaluate(frame))) continue
+    if (!joined(row) || (where && !isTrue(where.evaluate(frame)))) continue
     const values = keyCompiled.map((k) => k.evaluate(frame))
     const id = JSON.stringify(values)
     let group = groups.get(id)

@@ -25,20 +25,32 @@ function col(type: ValueType, get: (row: number) => Value): HogQLColumn {
 }
 
 /**
- * An event's person: the person its distinct id belongs to now, so the events of an anonymous id merged into
- * a person later are that person's, as HogQL resolves `events.person_id` in every persons-on-events mode:
- * through `person_distinct_ids` (mode `disabled`), or the id stamped at ingestion unless
- * `person_distinct_id_overrides` holds a newer one for the distinct id (the default override modes; a merge
- * writes the override). PostHog/posthog@006439298dc4:posthog/hogql/database/database.py
- * (`create_hogql_database`, `_use_person_id_from_person_overrides`), PostHog/posthog@0639fcc3773a:
- * posthog/hogql/database/schema/events.py (`person_id`: "Stable person identifier resolved from
- * `distinct_id`"). An event without a person (`$process_person_profile: false`, a deleted person) keeps the
- * stamped id, else the nil uuid.
+ * An event's person as HogQL resolves `events.person_id` in the team's persons-on-events mode
+ * (store/projects.ts `PersonsOnEventsMode`), so the events of an anonymous id merged into a person later are
+ * that person's in every mode:
+ * - `disabled`: `pdi.person_id`, through an INNER JOIN of `person_distinct_ids` on the distinct id: the person
+ *   the distinct id belongs to now; an event whose distinct id has no person (`$process_person_profile:
+ *   false`, a deleted person) has no row there, so a query reading `person_id` leaves it out
+ *   (PostHog/posthog@11ff0432f427:posthog/hogql/database/schema/events.py `person_id`: `["pdi",
+ *   "person_id"]`; PostHog/posthog@c1431f564603:posthog/hogql/database/schema/person_distinct_ids.py
+ *   `join_with_person_distinct_ids_table`, INNER JOIN);
+ * - the other modes: the id stamped at ingestion unless `person_distinct_id_overrides` holds a newer one for
+ *   the distinct id (a merge writes it), modelled as the distinct id's person now, else the stamped id (for a
+ *   person-less event the uuid derived from its distinct id), else the nil uuid
+ *   (PostHog/posthog@8351d962dd0d:posthog/hogql/database/database.py `create_hogql_database`,
+ *   `_use_person_id_from_person_overrides`).
  */
-function personIdOf(data: ProjectData, row: number): string {
-  return (
-    data.persons.withDistinctId(data.events.distinctId(row))?.uuid ?? data.events.personUuid(row) ?? NIL_UUID
-  )
+function personIdColumn(data: ProjectData): HogQLColumn {
+  const e = data.events
+  const person = (row: number) => data.persons.withDistinctId(e.distinctId(row))
+  if (data.project.personsOnEventsMode === 'disabled') {
+    return {
+      type: types.uuid(),
+      get: (r) => person(r)?.uuid ?? NIL_UUID,
+      innerJoin: (r) => person(r) !== undefined,
+    }
+  }
+  return col(types.uuid(), (r) => person(r)?.uuid ?? e.personUuid(r) ?? NIL_UUID)
 }
 
 /**
@@ -67,7 +79,7 @@ function eventsTable(data: ProjectData): HogQLTable {
       timestamp: col(types.datetime64(), (r) => e.timestamp(r)),
       created_at: col(types.datetime64(), (r) => e.createdAt(r)),
       properties: col(types.string(), properties),
-      person_id: col(types.uuid(), (r) => personIdOf(data, r)),
+      person_id: personIdColumn(data),
       elements_chain: col(types.string(), (r) => e.elementsChain(r)),
       $session_id: col(types.string(true), sessionId),
     }),

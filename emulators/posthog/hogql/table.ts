@@ -3,6 +3,11 @@ import type { Value, ValueType } from './values.js'
 export interface HogQLColumn {
   readonly type: ValueType
   get(row: number): Value
+  /**
+   * For a column HogQL reads through an INNER JOIN (`events.person_id` when persons-on-events is off):
+   * whether the row found a match. A query that reads the column anywhere drops the rows that did not.
+   */
+  readonly innerJoin?: (row: number) => boolean
 }
 
 /**

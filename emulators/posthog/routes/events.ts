@@ -16,7 +16,7 @@ interface EventParams extends ProjectParams {
 export function registerEventRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.get<{ Params: EventParams }>(`${prefix}/events/:eventId`, async (request) => {
-      const data = projectOf(state, request.params.projectId)
+      const data = projectOf(state, request.params.projectId, request.url)
       const id = request.params.eventId
       if (!isUuid(id))
         throw new PosthogHttpError(400, drfError('validation_error', 'invalid', 'Invalid UUID'))

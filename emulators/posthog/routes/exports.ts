@@ -21,7 +21,7 @@ export function registerExportRoutes(app: FastifyInstance, state: PosthogState):
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.get(`${prefix}/exports/:id/content`, async (request, reply) => {
       const { projectId, id } = request.params as ProjectParams & { id: string }
-      const project = projectOf(state, projectId)
+      const project = projectOf(state, projectId, request.url)
       if (id !== '1') throw notFound()
       return reply
         .header('content-type', 'image/png')

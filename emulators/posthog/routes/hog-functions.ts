@@ -128,12 +128,12 @@ function view(fn: HogFunction) {
 export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.get(`${prefix}/hog_functions/`, async (request) => {
-      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
       const results = [...functionsOf(state, data.project.id).values()].filter((f) => !f.deleted).map(view)
       return { count: results.length, next: null, previous: null, results }
     })
     app.post(`${prefix}/hog_functions/`, async (request) => {
-      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
       const body = bodyObject(request.body)
       if (body.type !== 'destination')
         throw validationError('Only destinations are supported here.', 'invalid', 'type')
@@ -158,14 +158,14 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
       return view(fn)
     })
     app.get(`${prefix}/hog_functions/:id/`, async (request) => {
-      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
       const fn = functionsOf(state, data.project.id).get((request.params as { id: string }).id)
       if (!fn || fn.deleted)
         throw new PosthogHttpError(404, drfError('invalid_request', 'not_found', 'Not found.'))
       return view(fn)
     })
     app.patch(`${prefix}/hog_functions/:id/`, async (request) => {
-      const data = projectOf(state, (request.params as ProjectParams).projectId)
+      const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
       const fn = functionsOf(state, data.project.id).get((request.params as { id: string }).id)
       if (!fn || fn.deleted)
         throw new PosthogHttpError(404, drfError('invalid_request', 'not_found', 'Not found.'))

@@ -10,12 +10,15 @@ export function registerMeRoutes(app: FastifyInstance, state: PosthogState): voi
   app.get('/api/users/@me', async () => {
     const org = state.organization
     const user = state.user
-    const current = state.projects.get(state.currentProjectId)?.project
+    const current = state.projects.get(state.currentTeamId)?.project
+    // `team` is the user's current team, any environment of any project; `organization.teams` lists every
+    // team and `organization.projects` the projects (TeamBasicSerializer, ProjectBasicSerializer:
+    // PostHog/posthog@5debee2fd96b:posthog/api/shared.py).
     const teams = [...state.projects.values()].map(({ project: p }) => ({
       id: p.id,
       uuid: p.uuid,
       organization: org.id,
-      project_id: p.id,
+      project_id: p.projectId,
       api_token: p.apiToken,
       name: p.name,
       completed_snippet_onboarding: true,
@@ -50,7 +53,9 @@ export function registerMeRoutes(app: FastifyInstance, state: PosthogState): voi
         membership_level: 15,
         plugins_access_level: 9,
         teams,
-        projects: teams.map((t) => ({ id: t.id, organization_id: org.id, name: t.name })),
+        projects: teams
+          .filter((t) => t.id === t.project_id)
+          .map((t) => ({ id: t.id, organization_id: org.id, name: t.name })),
         available_product_features: [],
         is_member_join_email_enabled: true,
         metadata: {},

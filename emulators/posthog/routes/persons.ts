@@ -155,7 +155,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     const base = `${prefix}/persons`
     app.get<{ Params: ProjectParams }>(base, async (request: FastifyRequest<{ Params: ProjectParams }>) => {
-      const store = projectOf(state, request.params.projectId).persons
+      const store = projectOf(state, request.params.projectId, request.url).persons
       const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
       const page = pageOf(filtered(store, request.query as Record<string, unknown>), offset, limit)
       const next =
@@ -179,12 +179,12 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
       )
     })
     app.get<{ Params: PersonParams }>(`${base}/:personId`, async (request) => {
-      const store = projectOf(state, request.params.projectId).persons
+      const store = projectOf(state, request.params.projectId, request.url).persons
       return serializePerson(personOf(store, request.params.personId))
     })
     for (const method of ['patch', 'put'] as const) {
       app[method]<{ Params: PersonParams }>(`${base}/:personId`, async (request, reply) => {
-        const store = projectOf(state, request.params.projectId).persons
+        const store = projectOf(state, request.params.projectId, request.url).persons
         const person = personOf(store, request.params.personId)
         const body = bodyObject(request.body)
         required(body, 'properties')
@@ -193,7 +193,10 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
       })
     }
     app.post<{ Params: PersonParams }>(`${base}/:personId/update_property`, async (request, reply) => {
-      const person = personOf(projectOf(state, request.params.projectId).persons, request.params.personId)
+      const person = personOf(
+        projectOf(state, request.params.projectId, request.url).persons,
+        request.params.personId,
+      )
       const body = bodyObject(request.body)
       required(body, 'value')
       required(body, 'key')
@@ -201,14 +204,17 @@ export function registerPersonRoutes(app: FastifyInstance, state: PosthogState):
       return reply.code(202).send()
     })
     app.post<{ Params: PersonParams }>(`${base}/:personId/delete_property`, async (request, reply) => {
-      const person = personOf(projectOf(state, request.params.projectId).persons, request.params.personId)
+      const person = personOf(
+        projectOf(state, request.params.projectId, request.url).persons,
+        request.params.personId,
+      )
       const key = bodyObject(request.body).$unset
       if (typeof key !== 'string') throw validationError('Unable to delete property', 'invalid', '$unset')
       applyPersonUpdate(person, { $unset: [key] })
       return reply.code(201).send({ success: true })
     })
     app.delete<{ Params: PersonParams }>(`${base}/:personId`, async (request, reply) => {
-      const store = projectOf(state, request.params.projectId).persons
+      const store = projectOf(state, request.params.projectId, request.url).persons
       store.remove(personOf(store, request.params.personId))
       return reply.code(202).send()
     })

@@ -3,7 +3,12 @@ import { REST_DEFAULT_LIMIT } from '../constants.js'
 import { notFound, validationError } from '../errors.js'
 import { limitOffset, limitOffsetPage } from '../pagination.js'
 import type { PosthogState } from '../state.js'
-import { type ProjectRecord, serializeProject, serializeProjectBasic } from '../store/projects.js'
+import {
+  isProjectTeam,
+  type ProjectRecord,
+  serializeProject,
+  serializeProjectBasic,
+} from '../store/projects.js'
 import { bodyObject, projectOf } from './scope.js'
 
 const TIMEZONES = new Set(['UTC', 'Etc/UTC', ...Intl.supportedValuesOf('timeZone')])
@@ -82,6 +87,18 @@ function checkOrganization(state: PosthogState, id: string): void {
   if (id !== '@current' && id !== state.organization.id) throw notFound()
 }
 
+/**
+ * The project a project route names, shown through its first team; another environment's id names no
+ * project (`Project.objects.get(id=…)`: PostHog/posthog@00f00ca85a4c:posthog/api/routing.py `project`;
+ * PostHog/posthog@5debee2fd96b:posthog/api/shared.py `ProjectBackwardCompatBasicSerializer`, whose team
+ * fields such as `api_token` come from `instance.passthrough_team`).
+ */
+function projectTeamOf(state: PosthogState, param: string, url: string): ProjectRecord {
+  const team = projectOf(state, param, url).project
+  if (!isProjectTeam(team)) throw notFound()
+  return team
+}
+
 export function registerProjectRoutes(app: FastifyInstance, state: PosthogState): void {
   const list = (request: FastifyRequest) => {
     const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
@@ -89,6 +106,7 @@ export function registerProjectRoutes(app: FastifyInstance, state: PosthogState)
     const needle = typeof search === 'string' ? search.toLowerCase() : ''
     const projects = [...state.projects.values()]
       .map((d) => d.project)
+      .filter(isProjectTeam)
       .filter((p) => needle === '' || p.name.toLowerCase().includes(needle))
       .sort((a, b) => a.id - b.id)
     const page = limitOffsetPage(request, projects, limit, offset)
@@ -101,7 +119,7 @@ export function registerProjectRoutes(app: FastifyInstance, state: PosthogState)
     return serializeProject(data.project)
   }
   const update = (request: FastifyRequest<{ Params: ProjectIdParams }>) => {
-    const project = projectOf(state, request.params.projectId).project
+    const project = projectTeamOf(state, request.params.projectId, request.url)
     Object.assign(project, writableFields(bodyObject(request.body)), { updatedAt: Date.now() })
     return serializeProject(project)
   }
@@ -121,7 +139,7 @@ export function registerProjectRoutes(app: FastifyInstance, state: PosthogState)
     })
     app.get<{ Params: ProjectIdParams }>(`${base}/:projectId`, async (request) => {
       orgCheck(request)
-      return serializeProject(projectOf(state, request.params.projectId).project)
+      return serializeProject(projectTeamOf(state, request.params.projectId, request.url))
     })
     for (const method of ['patch', 'put'] as const) {
       app[method]<{ Params: ProjectIdParams }>(`${base}/:projectId`, async (request) => {
@@ -131,7 +149,7 @@ export function registerProjectRoutes(app: FastifyInstance, state: PosthogState)
     }
     app.delete<{ Params: ProjectIdParams }>(`${base}/:projectId`, async (request, reply) => {
       orgCheck(request)
-      state.deleteProject(projectOf(state, request.params.projectId).project.id)
+      state.deleteProject(projectTeamOf(state, request.params.projectId, request.url).id)
       return reply.code(204).send()
     })
   }

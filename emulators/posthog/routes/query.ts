@@ -18,7 +18,7 @@ import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } fr
 export function registerQueryRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
     app.post<{ Params: ProjectParams }>(`${prefix}/query`, async (request) => {
-      const data = projectOf(state, request.params.projectId)
+      const data = projectOf(state, request.params.projectId, request.url)
       const body = bodyObject(request.body)
       const query = body.query
       if (!query || typeof query !== 'object' || Array.isArray(query)) {

@@ -1,8 +1,35 @@
 import { isoMicros } from '../../kit/index.js'
 
-/** A PostHog project (with the passthrough fields of its environment, as the API shows them). */
+/**
+ * How HogQL resolves `events.person_id` for a team (the `personsOnEventsMode` modifier): `disabled` reads it
+ * through an INNER JOIN of `person_distinct_ids` on the distinct id (so events whose distinct id has no
+ * person drop out of any query that reads `person_id`); the other modes read the id stamped on the event at
+ * ingestion, overridden after a merge. A team's `modifiers.personsOnEventsMode` chooses it, else a flag-based
+ * default of `person_id_override_properties_joined`
+ * (PostHog/posthog@802131113c8e:posthog/models/team/team.py `person_on_events_mode`,
+ * `person_on_events_mode_flag_based_default`; PostHog/posthog@8351d962dd0d:posthog/hogql/database/database.py
+ * `create_hogql_database`; PostHog/posthog@c1431f564603:posthog/hogql/database/schema/person_distinct_ids.py
+ * `join_with_person_distinct_ids_table`, `join_type = "INNER JOIN"`).
+ */
+export type PersonsOnEventsMode =
+  | 'disabled'
+  | 'person_id_no_override_properties_on_events'
+  | 'person_id_override_properties_on_events'
+  | 'person_id_override_properties_joined'
+
+/**
+ * A PostHog team ("environment"), which holds the data (events, persons) and has its own project API key.
+ * Teams belong to a project; a project's first team has the project's id (they share one id sequence), and
+ * the project API (`/api/projects/{id}/`) shows that team's fields and routes project-scoped paths to it
+ * (PostHog/posthog@223a76b30414:posthog/models/project.py `create_with_team`, `passthrough_team`;
+ * PostHog/posthog@00f00ca85a4c:posthog/api/routing.py `team_id`, "KLUDGE").
+ */
 export interface ProjectRecord {
+  /** The team id: ingestion stamps it on events and derives person uuids from it. */
   readonly id: number
+  /** The project the team belongs to (its own id for a project's first team). */
+  readonly projectId: number
+  personsOnEventsMode: PersonsOnEventsMode
   readonly uuid: string
   readonly organizationId: string
   name: string
@@ -16,6 +43,11 @@ export interface ProjectRecord {
   appUrls: string[]
   weekStartDay: number | null
   isDemo: boolean
+}
+
+/** Whether the team is its project's first ("passthrough") team, the one the project API shows. */
+export function isProjectTeam(p: ProjectRecord): boolean {
+  return p.id === p.projectId
 }
 
 /**

@@ -10,6 +10,24 @@ import { sessionHandlers } from './sessions.js'
 import type { PosthogUser } from './types.js'
 import { visitorHandlers } from './visitors.js'
 
+/**
+ * The default project is the user's current team's project. `/api/projects/{id}/` reads that project's first
+ * team, whose id is the project's (requests.ts `captureTeam`), which may not be the current team (another
+ * environment): so capture keeps that first team's key and id (`project_api_key`, `team_id`), found among the
+ * organization's teams; without it (an older PostHog's `@me`) the key is read from the project when needed.
+ */
+function defaultProjectOf(me: PosthogUser): Record<string, string | undefined> {
+  const current = me.team ?? undefined
+  if (!current) return {}
+  const projectId = current.project_id ?? current.id
+  const first = [current, ...(me.organization?.teams ?? [])].find((t) => t.id === projectId)
+  return {
+    project_id: String(projectId),
+    project_api_key: first?.api_token,
+    team_id: first?.api_token ? String(first.id) : undefined,
+  }
+}
+
 /** Where the account lives: the same for a personal key and an OAuth token. */
 const SHARED_FIELDS: readonly AuthField[] = [
   {
@@ -58,15 +76,9 @@ export default defineIntegration({
   oauth: posthogOAuth2(SHARED_FIELDS),
   baseUrl: apiBaseUrl,
   authHeaders,
-  /** `@me` names the organization, the current project and its project API key (needed for capture). */
   verify: async (client) => {
     const me = await client.json<PosthogUser>({ path: '/api/users/@me/' })
-    const team = me.team ?? undefined
-    return {
-      organization_id: me.organization?.id,
-      project_id: team ? String(team.project_id ?? team.id) : undefined,
-      project_api_key: team?.api_token,
-    }
+    return { organization_id: me.organization?.id, ...defaultProjectOf(me) }
   },
   // Not 504: PostHog answers it for a query stopped at its 60 s execution limit (ClickHouseQueryTimeOut,
   // posthog/exceptions.py), which the same query would hit again; retrying would only triple the load.

@@ -10,8 +10,13 @@ import {
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
-import { lookupPerson, personWithDistinctId, visitorFilterOf } from './person-lookup.js'
-import { capture, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
+import {
+  lookupPerson,
+  personWithDistinctId,
+  visitorFilterOf,
+  visitorsOfDistinctIds,
+} from './person-lookup.js'
+import { capture, captureTeam, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogEvent, PosthogPerson } from './types.js'
 import { personUuidOf, rowVisitorId, scopedVisitorId, UUID, unscopedVisitorId } from './visitor-ids.js'
 import { boundedRange } from './windows.js'
@@ -40,10 +45,8 @@ const BASE_COLUMNS: readonly EventColumn[] = ['uuid', 'event', 'distinct_id', 't
  */
 export function eventColumnsFor(fields: FieldPlan): EventColumn[] {
   const full = fields.raw || fields.slow.has('metadata')
+  // No `person_id`: visitor ids come from the distinct ids (visitor-ids.ts says why).
   const columns: EventColumn[] = [...BASE_COLUMNS]
-  // `person_id` is the person HogQL resolves the event to, its visitor id (visitor-ids.ts); resolving it
-  // may join person_distinct_ids, so it is selected only when visitor_id is read.
-  if (!fields.listed || fields.listed.has('visitor_id')) columns.push({ source: 'column', name: 'person_id' })
   const has = (c: EventColumn) => columns.some((x) => x.source === c.source && x.name === c.name)
   const add = (c: EventColumn) => {
     if (!has(c)) columns.push(c)
@@ -141,10 +144,11 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
   // Without start_gte the list covers the default window (windows.ts): never a scan of all time.
   const range = boundedRange(dateOf(f.start_gte), dateOf(f.end_lt))
   const visitorId = str(f.visitor_id)
+  const visitor = visitorId === undefined ? undefined : await visitorFilterOf(ctx, projectId, visitorId)
   const hogql = eventsListQuery({
     columns,
     filter: {
-      visitor: visitorId === undefined ? undefined : await visitorFilterOf(ctx, projectId, visitorId),
+      visitor,
       sessionId: str(f.session_id),
       types: eventTypesOf(f.type),
       start: range.start,
@@ -157,18 +161,16 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
+  const events = res.results.map((row) => eventFromRow(columns, row, ctx.fields.rawNames))
+  const visitorOf = await visitorsOfDistinctIds(
+    ctx,
+    projectId,
+    events.map((e) => e.distinct_id),
+    visitor,
+  )
   // Only the listed fields are built: the response leaves out every other one (recordShaper).
   const toRecord = eventMapperFor(ctx.fields.listed)
-  return res.results.map((row) => {
-    const event = eventFromRow(columns, row, ctx.fields.rawNames)
-    return toRecord(event, projectId, visitorIdOf(ctx, projectId, event))
-  })
-}
-
-/** The event's visitor id in the project (visitor-ids.ts). */
-function visitorIdOf(ctx: HandlerContext, projectId: string, event: PosthogEvent): string | undefined {
-  const id = rowVisitorId(event.person_id, event.distinct_id)
-  return id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
+  return events.map((event) => toRecord(event, projectId, visitorOf(event.distinct_id)))
 }
 
 /** Whether the caller reads `visitor_id` (it costs a request where PostHog does not answer it). */
@@ -183,11 +185,15 @@ async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord>
   })
   exposeRawNames(event, event.properties ?? {}, ctx.fields.rawNames)
   // The legacy event names its distinct id, not its person: the persons API says whose it is; without a
-  // person the event carries the uuid PostHog derives from the distinct id, as lists show it.
+  // person the distinct id is the visitor, as lists show it (visitor-ids.ts).
   if (!wantsVisitor(ctx)) return fromPosthogEvent(event, projectId, undefined)
   const person = await personWithDistinctId(ctx, projectId, event.distinct_id)
-  const personId = person?.uuid ?? personUuidOf(projectId, event.distinct_id)
-  return fromPosthogEvent(event, projectId, scopedVisitorId(ctx, projectId, personId))
+  const visitorId = rowVisitorId(person?.uuid, event.distinct_id)
+  return fromPosthogEvent(
+    event,
+    projectId,
+    visitorId === undefined ? undefined : scopedVisitorId(ctx, projectId, visitorId),
+  )
 }
 
 function timestampOf(raw: unknown): string {
@@ -201,7 +207,7 @@ function timestampOf(raw: unknown): string {
  * The event time is `raw.timestamp` when given (created_at is read-only), else now. `visitor_id` names a
  * person (its events are sent under one of its distinct ids: an identified one when it has one) or, when
  * no person has it, is the distinct id of a new visitor, whose id is the uuid PostHog derives for the person
- * it creates (visitor-ids.ts `personUuidOf`).
+ * it creates (visitor-ids.ts `personUuidOf`), or the distinct id itself when the event is person-less.
  */
 async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const visitorId = str(body.visitor_id)
@@ -210,17 +216,25 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   const projectId = projectIdOf(ctx, body.property_id)
   const person = await lookupPerson(ctx, projectId, visitorId)
   const distinctId = person ? preferredDistinctId(person) : unscopedVisitorId(projectId, visitorId)
-  const apiKey = await projectApiKey(ctx, projectId)
+  const team = await captureTeam(ctx, projectId)
   const uuid = randomUUID()
-  const payload = toPosthogCapture(body, { uuid, apiKey, distinctId, timestamp: timestampOf(body.raw) })
+  const payload = toPosthogCapture(body, {
+    uuid,
+    apiKey: team.apiKey,
+    distinctId,
+    timestamp: timestampOf(body.raw),
+  })
   if (!payload) throw badRequest('name or event_type is required to create a PostHog event')
   await capture(ctx, payload)
   const { event, distinct_id, timestamp, properties } = payload
-  const personId = person?.uuid ?? personUuidOf(projectId, distinctId)
+  // A person-less event (`$process_person_profile: false`) creates no person: its distinct id names it.
+  const visitor =
+    person?.uuid ??
+    (properties.$process_person_profile === false ? distinctId : personUuidOf(team.teamId, distinctId))
   return fromPosthogEvent(
     { uuid, event, distinct_id, timestamp, properties },
     projectId,
-    scopedVisitorId(ctx, projectId, personId),
+    scopedVisitorId(ctx, projectId, visitor),
   )
 }
 

@@ -52,10 +52,9 @@ describe('event templates', () => {
   it("filters a visitor's events by person, or by the id itself when no person has it", () => {
     const id = '0190a1b2-0000-7000-8000-000000000002'
     expect(eventConditions({ visitor: { unknownId: 'crm_1' } })).toEqual(["distinct_id = 'crm_1'"])
-    // A person-less event carries its own person id; a uuid may be that or an anonymous distinct id.
-    expect(eventConditions({ visitor: { unknownId: id } })).toEqual([
-      `(person_id = '${id}' OR distinct_id = '${id}')`,
-    ])
+    // Never `person_id` for an id without a person: without persons-on-events PostHog INNER JOINs
+    // person_distinct_ids for it, which drops exactly the person-less events the id names.
+    expect(eventConditions({ visitor: { unknownId: id } })).toEqual([`distinct_id = '${id}'`])
   })
 
   it('reverse-maps event types, including clicks and everything custom', () => {

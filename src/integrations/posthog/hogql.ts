@@ -85,22 +85,20 @@ export interface EventColumn {
 
 /**
  * Whose events or sessions: a person (its uuid and distinct ids), or, when no person has the visitor id, the
- * id itself (the distinct id of events without a person, or the person id PostHog stamped on them).
+ * id itself: the distinct id of events without a person (visitor-ids.ts).
  */
 export type VisitorFilter =
   | { readonly personId: string; readonly distinctIds: readonly string[] }
   | { readonly unknownId: string }
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Every event of the person, whichever of its distinct ids it was sent under (HogQL resolves `person_id`). */
+/**
+ * Every event of the person, whichever of its distinct ids it was sent under (HogQL resolves `person_id`);
+ * a person-less visitor's events by their distinct id alone: naming `person_id` would make a project without
+ * persons-on-events INNER JOIN `person_distinct_ids` and so drop exactly those events (visitor-ids.ts).
+ */
 function eventVisitorCondition(visitor: VisitorFilter): string {
   if ('personId' in visitor) return `person_id = ${hogqlString(visitor.personId)}`
-  const id = hogqlString(visitor.unknownId)
-  // person_id is a UUID column: comparing it with other text is a type error in HogQL.
-  return UUID_TEXT.test(visitor.unknownId)
-    ? `(person_id = ${id} OR distinct_id = ${id})`
-    : `distinct_id = ${id}`
+  return `distinct_id = ${hogqlString(visitor.unknownId)}`
 }
 
 export interface EventFilter {

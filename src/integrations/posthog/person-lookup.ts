@@ -3,7 +3,7 @@ import type { HandlerContext } from '../types.js'
 import { personsOfDistinctIdsQuery, type VisitorFilter } from './hogql.js'
 import { restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
-import { UUID, unscopedVisitorId } from './visitor-ids.js'
+import { rowVisitorId, scopedVisitorId, UUID, unscopedVisitorId } from './visitor-ids.js'
 
 export const personsPath = (projectId: string) => `/api/projects/${projectId}/persons/`
 
@@ -79,4 +79,28 @@ export async function personsOfDistinctIds(
   const res = await runHogQL(ctx, projectId, personsOfDistinctIdsQuery(unique), 'unigate session persons')
   for (const [distinctId, personId] of res.results) persons.set(String(distinctId), String(personId))
   return persons
+}
+
+/**
+ * The visitor id of each of a page's distinct ids (visitor-ids.ts): its person's uuid, else the distinct id
+ * itself, scoped to the project. Events and sessions both use it, so one visitor has one id in both, whatever
+ * the project's persons-on-events mode. Costs one `person_distinct_ids` query per page, skipped when
+ * `visitor_id` is not read or the page was filtered to one visitor (every row is that visitor's).
+ */
+export async function visitorsOfDistinctIds(
+  ctx: HandlerContext,
+  projectId: string,
+  distinctIds: readonly unknown[],
+  visitor: VisitorFilter | undefined,
+): Promise<(distinctId: unknown) => string | undefined> {
+  if (ctx.fields.listed && !ctx.fields.listed.has('visitor_id')) return () => undefined
+  const scoped = (id: string | undefined) =>
+    id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
+  if (visitor && 'personId' in visitor) return () => scoped(visitor.personId)
+  // Filtered to a distinct id no person has: every row is that distinct id's.
+  if (visitor) return () => scoped(visitor.unknownId)
+  const ids = distinctIds.filter((d): d is string => typeof d === 'string' && d !== '')
+  const persons = await personsOfDistinctIds(ctx, projectId, ids)
+  return (distinctId) =>
+    scoped(rowVisitorId(typeof distinctId === 'string' ? persons.get(distinctId) : undefined, distinctId))
 }

@@ -87,6 +87,11 @@ function sentQueries(): string[] {
     .map((r) => (r.body as { query: { query: string } }).query.query)
 }
 
+/** The same, without the per-page `person_distinct_ids` lookups that resolve visitor ids. */
+function sentListQueries(): string[] {
+  return sentQueries().filter((q) => !q.includes('FROM person_distinct_ids'))
+}
+
 async function directQuery(query: string): Promise<unknown[][]> {
   const res = await fetch(`${emulator.url}/api/projects/1/query/`, {
     method: 'POST',
@@ -111,6 +116,7 @@ describe('verify', () => {
       organization_id: emulator.state.organization.id,
       project_id: '1',
       project_api_key: DEFAULT_PROJECT_API_KEY,
+      team_id: '1',
     })
   })
 
@@ -204,7 +210,7 @@ describe('analytics_event', () => {
     expect([...first, ...second].map((e) => e.id)).toEqual(both.map((e) => e.id))
     const times = both.map((e) => (e.created_at as Date).getTime())
     expect([...times].sort((a, b) => b - a)).toEqual(times)
-    expect(sentQueries()[2]).toMatch(/ORDER BY timestamp DESC, uuid DESC\nLIMIT 5 OFFSET 5$/)
+    expect(sentListQueries()[2]).toMatch(/ORDER BY timestamp DESC, uuid DESC\nLIMIT 5 OFFSET 5$/)
     expect(both[0]).toMatchObject({
       property_id: '1',
       name: expect.any(String),
@@ -232,7 +238,7 @@ describe('analytics_event', () => {
     const pricing = await h.list(ctx(), list({ query: 'pricing' }))
     expect(pricing.length).toBeGreaterThan(0)
     expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)
-    const sent = sentQueries()
+    const sent = sentListQueries()
     expect(sent[1]).toContain(`AND person_id = '${visitor}'`)
     // No list is a scan of all time: without start_gte it covers the last 30 days.
     expect(sent[1]).toMatch(/WHERE timestamp >= toDateTime\('[^']+'\) AND person_id/)
@@ -363,7 +369,7 @@ describe('analytics_event', () => {
     const events = await handlers('analytics_event').list(ctx(), list({ limit: 2 }))
     expect(events).toHaveLength(2)
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
-    expect(sentQueries()).toHaveLength(2)
+    expect(sentListQueries()).toHaveLength(2)
   })
 
   it('passes a 429 on when PostHog asks to wait longer than the client may', async () => {
@@ -610,33 +616,162 @@ describe('analytics_visitor', () => {
     expect(visitor?.id).toMatch(/^2:[0-9a-f-]{36}$/)
   })
 
-  it('names person-less events by the uuid PostHog stamps on them, so their visitor id still filters them', async () => {
-    const session = '0186b16c-0000-7000-8000-00000000d001'
-    const created = await handlers('analytics_event').create(ctx(), {
-      name: 'ping',
-      visitor_id: 'ghost_1',
-      session_id: session,
-      page_url: 'https://shop.example/',
-      raw: { timestamp: '2023-03-05T10:00:00.000Z', properties: { $process_person_profile: false } },
+  // PostHog's HogQL reads `events.person_id` through an INNER JOIN of person_distinct_ids when
+  // persons-on-events is off (`disabled`), and the uuid stamped at ingestion otherwise (the default).
+  for (const [mode, n] of [
+    ['disabled', 1],
+    ['person_id_override_properties_joined', 2],
+  ] as const) {
+    it(`names a person-less distinct id by itself in events, sessions and filters (persons-on-events ${mode})`, async () => {
+      const team = emulator.state.projects.get(1)!.project
+      team.personsOnEventsMode = mode
+      try {
+        const ghost = `ghost_${n}`
+        const session = `0186b16c-0000-7000-8000-00000000d00${n}`
+        const day = `2023-03-0${n}`
+        const create = (name: string, time: string) =>
+          handlers('analytics_event').create(ctx(), {
+            name,
+            visitor_id: ghost,
+            session_id: session,
+            page_url: 'https://shop.example/',
+            raw: { timestamp: `${day}T${time}Z`, properties: { $process_person_profile: false } },
+          })
+        const created = await create('ping', '10:00:00.000')
+        await create('pong', '10:05:00.000')
+        expect(created.visitor_id).toBe(ghost)
+        const window = { start_gte: new Date(`${day}T00:00:00Z`), end_lt: new Date(`${day}T23:00:00Z`) }
+        const listed = await handlers('analytics_event').list(
+          ctx(),
+          list({ filters: { ...window, session_id: session } }),
+        )
+        expect(listed.map((e) => [e.name, e.visitor_id])).toEqual([
+          ['pong', ghost],
+          ['ping', ghost],
+        ])
+        const filtered = await handlers('analytics_event').list(
+          ctx(),
+          list({ filters: { ...window, visitor_id: ghost } }),
+        )
+        expect(filtered.map((e) => e.name)).toEqual(['pong', 'ping'])
+        expect((await handlers('analytics_event').get(ctx(), created.id as string)).visitor_id).toBe(ghost)
+        const sessions = await handlers('analytics_session').list(ctx(), list({ filters: window }))
+        expect(sessions.map((x) => [x.id, x.visitor_id])).toEqual([[session, ghost]])
+        const byVisitor = await handlers('analytics_session').list(
+          ctx(),
+          list({ filters: { ...window, visitor_id: ghost } }),
+        )
+        expect(byVisitor.map((x) => x.id)).toEqual([session])
+        // There is no person to read.
+        expect(
+          ((await failure(handlers('analytics_visitor').get(ctx(), ghost))) as ProviderError).status,
+        ).toBe(404)
+      } finally {
+        team.personsOnEventsMode = 'person_id_override_properties_joined'
+      }
     })
-    const id = created.visitor_id as string
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5/)
-    const window = { start_gte: new Date('2023-03-05T00:00:00Z'), end_lt: new Date('2023-03-06T00:00:00Z') }
-    const events = await handlers('analytics_event').list(
-      ctx(),
-      list({ filters: { ...window, visitor_id: id } }),
-    )
-    expect(events.map((e) => [e.id, e.visitor_id])).toEqual([[created.id, id]])
-    expect((await handlers('analytics_event').get(ctx(), created.id as string)).visitor_id).toBe(id)
-    const [listedSession] = await handlers('analytics_session').list(ctx(), list({ filters: window }))
-    expect(listedSession).toMatchObject({ id: session, visitor_id: id })
-    // There is no person to read.
-    expect(((await failure(handlers('analytics_visitor').get(ctx(), id))) as ProviderError).status).toBe(404)
+  }
+
+  it('counts person-less events in reports whatever the persons-on-events mode; USERS counts them only with it', async () => {
+    const team = emulator.state.projects.get(1)!.project
+    const report = async (day: string) => {
+      const [r] = await handlers('analytics_report').list(
+        ctx(),
+        list({
+          filters: {
+            type: 'EVENTS,PAGE_VIEWS,USERS',
+            start_gte: new Date(`${day}T00:00:00Z`),
+            end_lt: new Date(`${day}T23:00:00Z`),
+          },
+        }),
+      )
+      return Object.fromEntries(
+        ((r?.metrics ?? []) as { type: string; value: number }[]).map((m) => [m.type, m.value]),
+      )
+    }
+    for (const [mode, day, users] of [
+      ['disabled', '2023-04-01', 0],
+      ['person_id_override_properties_joined', '2023-04-02', 1],
+    ] as const) {
+      team.personsOnEventsMode = mode
+      try {
+        for (const time of ['10:00:00Z', '10:05:00Z'])
+          await handlers('analytics_event').create(ctx(), {
+            event_type: 'PAGE_VIEW',
+            visitor_id: `ghost_report_${day}`,
+            raw: { timestamp: `${day}T${time}`, properties: { $process_person_profile: false } },
+          })
+        expect(await report(day)).toEqual({ EVENTS: 2, PAGE_VIEWS: 2, USERS: users })
+      } finally {
+        team.personsOnEventsMode = 'person_id_override_properties_joined'
+      }
+    }
   })
 
   it('adds raw parameters to the persons query string', async () => {
     await handlers('analytics_visitor').list(ctx({}, { email: 'nobody@example.com' }), list({ limit: 1 }))
     expect(emulator.requests()[0]?.query).toMatchObject({ email: 'nobody@example.com', limit: '1' })
+  })
+})
+
+describe("a current team that is not its project's first (PostHog environments)", () => {
+  let ph: PosthogEmulator
+  let phClient: ProviderClient
+  let phCredentials: Credentials
+  beforeAll(async () => {
+    ph = await startPosthogEmulator({ seed: 5, size: { projects: 1, events: 60, sessions: 10, persons: 5 } })
+    phCredentials = { token: DEFAULT_PERSONAL_API_KEY, api_url: ph.url }
+    phClient = new ProviderClient({
+      baseUrl: definition.baseUrl(phCredentials),
+      authHeaders: definition.authHeaders(phCredentials),
+      retry: definition.retry,
+      timeoutMs: 5000,
+      maxRetries: 2,
+      maxRetryWaitMs: 3000,
+      transport,
+    })
+    // The user last looked at another environment of project 1: `@me`'s team is that one.
+    ph.state.currentTeamId = ph.state.createEnvironment(1, { name: 'Staging' }).project.id
+  })
+  afterAll(async () => ph?.close())
+  const envCtx = (s: ConnectionSettings): HandlerContext => ({
+    ...ctx(),
+    client: phClient,
+    credentials: phCredentials,
+    settings: s,
+  })
+
+  it("captures into the team the project's routes read, and names created visitors by that team's uuids", async () => {
+    const verified = await definition.verify(phClient, phCredentials)
+    // Project routes read the project's first team (id 1), so capture uses its key and id, not the current one's.
+    expect(verified).toMatchObject({
+      project_id: '1',
+      project_api_key: DEFAULT_PROJECT_API_KEY,
+      team_id: '1',
+    })
+    // A connection verified before kept the current team's key: it reads the project's key instead.
+    const staging = ph.state.projects.get(ph.state.currentTeamId)!.project
+    const legacy = { ...verified, project_api_key: staging.apiToken, team_id: undefined }
+    for (const [settingsUsed, distinctId] of [
+      [verified, 'crm_env_1'],
+      [legacy, 'crm_env_2'],
+    ] as const) {
+      const c = envCtx(settingsUsed)
+      const created = await handlers('analytics_visitor').create(c, {
+        name: 'Eve',
+        raw: { distinct_id: distinctId },
+      })
+      const person = ph.state.projects.get(1)!.persons.withDistinctId(distinctId)
+      expect(created.id).toBe(person?.uuid)
+      expect((await handlers('analytics_visitor').get(c, created.id as string)).id).toBe(created.id)
+      const event = await handlers('analytics_event').create(c, { name: 'ping', visitor_id: 'crm_env_new' })
+      const [listed] = await handlers('analytics_event').list(
+        c,
+        list({ limit: 1, filters: { visitor_id: event.visitor_id as string } }),
+      )
+      expect(listed).toMatchObject({ id: event.id, visitor_id: event.visitor_id })
+    }
+    expect(ph.state.projects.get(staging.id)!.persons.list).toEqual([])
   })
 })
 

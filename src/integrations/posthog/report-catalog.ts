@@ -2,11 +2,19 @@ import type { Dimension, MetricType } from '../../models/index.js'
 
 export type ReportTable = 'events' | 'sessions'
 
-/** providers.md §12.2: the unified metrics PostHog can compute, and over which HogQL table. */
+/**
+ * providers.md §12.2: the unified metrics PostHog can compute, and over which HogQL table. `ownQuery`: the
+ * metric reads `events.person_id`, which a project without persons-on-events resolves through an INNER
+ * JOIN of `person_distinct_ids` that drops person-less events from the whole query; alone in its query it
+ * cannot take them from the page views and events counted beside it (visitor-ids.ts). There USERS counts
+ * persons only, as PostHog does; with persons-on-events each person-less distinct id counts once.
+ */
 export const REPORT_METRICS: Readonly<
-  Partial<Record<MetricType, { readonly table: ReportTable; readonly expr: string }>>
+  Partial<
+    Record<MetricType, { readonly table: ReportTable; readonly expr: string; readonly ownQuery?: true }>
+  >
 > = {
-  USERS: { table: 'events', expr: 'count(DISTINCT person_id)' },
+  USERS: { table: 'events', expr: 'count(DISTINCT person_id)', ownQuery: true },
   PAGE_VIEWS: { table: 'events', expr: "countIf(event = '$pageview')" },
   SCREENS: { table: 'events', expr: "countIf(event = '$screen')" },
   EVENTS: { table: 'events', expr: 'count()' },

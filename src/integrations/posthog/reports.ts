@@ -28,7 +28,7 @@ import { boundedRange } from './windows.js'
 /**
  * Reports are HogQL aggregates. Without a dimension there is one report for the range; with one, one report
  * per dimension value (in ascending order, which is what limit/offset page over). Metrics over events and
- * over sessions are two queries merged by dimension value.
+ * over sessions are two queries merged by dimension value, USERS a third (report-catalog.ts `ownQuery`).
  */
 
 function metricTypesOf(value: unknown, dimension: Dimension | undefined): MetricType[] {
@@ -65,7 +65,9 @@ function dimensionOf(value: unknown): Dimension | undefined {
   return d as Dimension
 }
 
+/** One query: its metrics' table, named by the table or, for a metric in its own query, by the metric. */
 interface TablePlan {
+  readonly key: string
   readonly table: ReportTable
   readonly types: MetricType[]
   readonly hogql: string
@@ -96,24 +98,28 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     f.end_lt instanceof Date ? f.end_lt : undefined,
   )
 
-  const byTable = new Map<ReportTable, MetricType[]>()
+  const byQuery = new Map<string, { table: ReportTable; types: MetricType[] }>()
   for (const t of types) {
-    const { table } = REPORT_METRICS[t]!
+    const { table, ownQuery } = REPORT_METRICS[t]!
     if (dimension && !REPORT_DIMENSIONS[dimension]?.[table]) {
       throw notImplemented(`PostHog (posthog) cannot break ${t} down by ${dimension}`)
     }
-    byTable.set(table, [...(byTable.get(table) ?? []), t])
+    const key = ownQuery ? t.toLowerCase() : table
+    const group = byQuery.get(key) ?? { table, types: [] }
+    group.types.push(t)
+    byQuery.set(key, group)
   }
   if (!dimension && query.offset > 0) return []
   // DATE and HOUR answer every bucket of the range, empty ones too (time-buckets.ts): each table answers all
-  // of its buckets and the filled series pages here. Otherwise one table pages in HogQL; two tables each
+  // of its buckets and the filled series pages here. Otherwise one query pages in HogQL; several each
   // answer their first offset+limit values, and the merge pages.
   const timeDimension: TimeDimension | undefined =
     dimension === 'DATE' || dimension === 'HOUR' ? dimension : undefined
   const seriesEnd = end ?? new Date()
   const timeLimit = timeDimension ? maxTimeBuckets(timeDimension, start, seriesEnd) : 0
-  const single = byTable.size === 1 && !timeDimension
-  const plans: TablePlan[] = [...byTable].map(([table, tableTypes]) => ({
+  const single = byQuery.size === 1 && !timeDimension
+  const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => ({
+    key,
     table,
     types: tableTypes,
     hogql: reportQuery({
@@ -127,7 +133,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     }),
   }))
   const answers = await Promise.all(
-    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.table}`)),
+    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.key}`)),
   )
   // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
   // query's answer names (else the project says it).
@@ -154,7 +160,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       const bucket: Bucket = buckets.get(key) ?? { value, values: new Map(), rows: {} }
       const metricValues = dimension ? row.slice(1) : row
       for (const [j, t] of plan.types.entries()) bucket.values.set(t, metricValues[j])
-      bucket.rows[plan.table] = Object.fromEntries(res.columns.map((c, j) => [c, row[j]]))
+      bucket.rows[plan.key] = Object.fromEntries(res.columns.map((c, j) => [c, row[j]]))
       buckets.set(key, bucket)
     }
   })
@@ -167,7 +173,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     ordered.sort((a, b) => compareBucketValues(a.value, b.value))
     if (!single) ordered = ordered.slice(query.offset, query.offset + query.limit)
   }
-  const hogql = Object.fromEntries(plans.map((p) => [p.table, p.hogql]))
+  const hogql = Object.fromEntries(plans.map((p) => [p.key, p.hogql]))
   return ordered.map((bucket) =>
     fromPosthogReport({
       propertyId: projectId,

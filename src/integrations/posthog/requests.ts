@@ -109,14 +109,30 @@ export function notFoundAtPosthog(): ProviderError {
   return new ProviderError(404, 'Not found.')
 }
 
-/** The project API key capture needs: kept from verification for the default project, else read from the project. */
-export async function projectApiKey(ctx: HandlerContext, projectId: string): Promise<string> {
-  if (projectId === ctx.settings.project_id && ctx.settings.project_api_key)
-    return ctx.settings.project_api_key
+/** Where capture puts a project's events: the project API key and the id of the team that key belongs to. */
+export interface CaptureTeam {
+  readonly apiKey: string
+  /** Ingestion stamps events with it and derives new persons' uuids from it (visitor-ids.ts `personUuidOf`). */
+  readonly teamId: string
+}
+
+/**
+ * The team every `/api/projects/{id}/` call reads (PostHog routes it to the team with the project's id, the
+ * project's first environment: PostHog/posthog@00f00ca85a4c:posthog/api/routing.py `team_id`, "KLUDGE"),
+ * whose key capture must use so that created events and visitors land where lists read. Verification keeps
+ * that team's key and id for the default project (definition.ts); a connection verified before it kept the
+ * user's current team's key, which may be another environment's, so it reads the project like any other:
+ * the project's `api_token` is its first team's (PostHog/posthog@5debee2fd96b:posthog/api/shared.py
+ * `team_passthrough_fields`), and that team's id is the project's (PostHog/posthog@223a76b30414:
+ * posthog/models/project.py `create_with_team`, `passthrough_team`).
+ */
+export async function captureTeam(ctx: HandlerContext, projectId: string): Promise<CaptureTeam> {
+  const { project_api_key: apiKey, team_id: teamId } = ctx.settings
+  if (projectId === ctx.settings.project_id && apiKey && teamId) return { apiKey, teamId }
   const project = await ctx.client.json<PosthogProject>({ path: `/api/projects/${projectId}/` })
   if (typeof project.api_token !== 'string')
     throw new ProviderError(502, `PostHog project ${projectId} has no api_token`)
-  return project.api_token
+  return { apiKey: project.api_token, teamId: projectId }
 }
 
 /**

@@ -9,9 +9,8 @@ import {
   type VisitorFilter,
 } from './hogql.js'
 import { fromPosthogSession, type SessionDetails } from './mappers.js'
-import { personsOfDistinctIds, visitorFilterOf } from './person-lookup.js'
+import { visitorFilterOf, visitorsOfDistinctIds } from './person-lookup.js'
 import { notFoundAtPosthog, projectIdOf, runHogQL } from './requests.js'
-import { personUuidOf, rowVisitorId, scopedVisitorId } from './visitor-ids.js'
 import { boundedRange, sessionLookupRange } from './windows.js'
 
 /** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
@@ -58,29 +57,6 @@ async function detailsOf(
   return details
 }
 
-/**
- * The person of each session, its visitor id (visitor-ids.ts): a session names its latest distinct id, so
- * the persons come from `person_distinct_ids` in one query per page, unless the sessions were filtered to
- * one person already or `visitor_id` is not read.
- */
-async function personsOf(
-  ctx: HandlerContext,
-  projectId: string,
-  rows: readonly Record<string, unknown>[],
-  visitor: VisitorFilter | undefined,
-): Promise<(distinctId: string) => string | undefined> {
-  if (visitor && 'personId' in visitor) return () => visitor.personId
-  if (ctx.fields.listed && !ctx.fields.listed.has('visitor_id')) return () => undefined
-  const persons = await personsOfDistinctIds(
-    ctx,
-    projectId,
-    rows.map((r) => r.distinct_id).filter((d): d is string => typeof d === 'string' && d !== ''),
-  )
-  // A distinct id without a person sent its events person-less: PostHog stamps them with the uuid it derives
-  // from the distinct id (visitor-ids.ts `personUuidOf`), which is then their visitor id, the session's too.
-  return (distinctId) => persons.get(distinctId) ?? personUuidOf(projectId, distinctId)
-}
-
 async function readSessions(
   ctx: HandlerContext,
   projectId: string,
@@ -91,16 +67,19 @@ async function readSessions(
   const res = await runHogQL(ctx, projectId, query, 'unigate session list')
   const keys = [...SESSION_COLUMNS, ...extra]
   const rows = res.results.map((row) => zip(keys, row))
-  const [details, personOf] = await Promise.all([
+  // A session names its latest distinct id, not a person: its visitor is that distinct id's (visitor-ids.ts).
+  const [details, visitorOf] = await Promise.all([
     detailsOf(ctx, projectId, rows),
-    personsOf(ctx, projectId, rows, visitor),
+    visitorsOfDistinctIds(
+      ctx,
+      projectId,
+      rows.map((r) => r.distinct_id),
+      visitor,
+    ),
   ])
-  return rows.map((row) => {
-    const distinctId = typeof row.distinct_id === 'string' ? row.distinct_id : undefined
-    const id = rowVisitorId(distinctId && personOf(distinctId), distinctId)
-    const visitorId = id === undefined ? undefined : scopedVisitorId(ctx, projectId, id)
-    return fromPosthogSession(row, projectId, details.get(String(row.session_id)), visitorId)
-  })
+  return rows.map((row) =>
+    fromPosthogSession(row, projectId, details.get(String(row.session_id)), visitorOf(row.distinct_id)),
+  )
 }
 
 async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {

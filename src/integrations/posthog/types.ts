@@ -8,10 +8,18 @@ export interface PosthogTeam {
   readonly timezone?: string
 }
 
+/**
+ * `@me`: `team` is the user's current team (any environment of any project), `organization.teams` every team
+ * of the organization (PostHog/posthog@5debee2fd96b:posthog/api/shared.py `TeamBasicSerializer`).
+ */
 export interface PosthogUser {
   readonly uuid?: string
   readonly email?: string
-  readonly organization?: { readonly id: string; readonly name?: string } | null
+  readonly organization?: {
+    readonly id: string
+    readonly name?: string
+    readonly teams?: readonly PosthogTeam[]
+  } | null
   readonly team?: PosthogTeam | null
 }
 

@@ -2,15 +2,21 @@ import { createHash } from 'node:crypto'
 import type { HandlerContext } from '../types.js'
 
 /**
- * The unified visitor id of PostHog: the person's uuid, the id HogQL resolves every event to
- * (`events.person_id`, through the distinct id, so the events of an anonymous id merged into the person
- * later are the person's too). Persons, events and sessions all report it, so a visitor id read anywhere
- * filters events and sessions to every event of the person and GET /visitor/{id} finds the person.
+ * The unified visitor id of PostHog: the person's uuid, for every event whose distinct id belongs to a person
+ * now (the events of an anonymous id merged into the person later are the person's too). Persons, events and
+ * sessions all report it, so a visitor id read anywhere filters events and sessions to every event of the
+ * person and GET /visitor/{id} finds the person.
+ *
+ * A distinct id without a person (its events sent with `$process_person_profile: false`) is its own visitor
+ * id, in events and sessions alike. PostHog gives such events no stable person id: with persons-on-events
+ * on they carry the uuid ingestion derives from the distinct id (`personUuidOf`;
+ * PostHog/posthog@0fd722817c77:plugin-server/src/worker/ingestion/create-event.ts), with it off HogQL reads
+ * `events.person_id` through an INNER JOIN of `person_distinct_ids` and leaves them out of any query that
+ * reads it. So the integration never reads `events.person_id` for a visitor id: it resolves the page's
+ * distinct ids in `person_distinct_ids` (person-lookup.ts `visitorsOfDistinctIds`), and the distinct id is
+ * the one id a filter can find again in both modes (`distinct_id = …`).
  *
  * A person outside the connection's default project carries the project: `<project_id>:<uuid>`.
- * Events without a person (`$process_person_profile: false`) carry the uuid PostHog stamps on them, derived
- * from their distinct id (`personUuidOf`); no person has it, but the events filter finds them by it.
- * Distinct ids are still accepted wherever a visitor id is (they name one person at a time).
  */
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -27,7 +33,7 @@ export function unscopedVisitorId(projectId: string, id: string): string {
   return id.startsWith(prefix) ? id.slice(prefix.length) : id
 }
 
-/** The visitor id of an event or session row: its person, else (a nil or missing person id) its distinct id. */
+/** The visitor id of an event or session: its person, else (none, or the nil uuid) its distinct id. */
 export function rowVisitorId(personId: unknown, distinctId: unknown): string | undefined {
   if (typeof personId === 'string' && personId !== '' && personId !== NIL_UUID) return personId
   return typeof distinctId === 'string' && distinctId !== '' ? distinctId : undefined
@@ -37,13 +43,15 @@ export function rowVisitorId(personId: unknown, distinctId: unknown): string | u
 const PERSON_NAMESPACE = Buffer.from('932979b465c3442484670b66ec27bc22', 'hex')
 
 /**
- * The uuid PostHog gives the person it creates for a new distinct id: a UUIDv5 of `<team_id>:<distinct_id>`
+ * The uuid PostHog gives the person it creates for a new distinct id: a UUIDv5 of `<team_id>:<distinct_id>`,
+ * where the team is the one the capture key belongs to (an environment's id, which is the project's id only
+ * for the project's first team: requests.ts `captureTeam`)
  * (PostHog/posthog@0d0221014598:plugin-server/src/worker/ingestion/persons/person-create-service.ts
  * `createPerson` uses `uuidFromDistinctId(teamId, distinctIds[0])`, plugin-server/src/worker/ingestion/
  * person-uuid.ts). Capture answers no id, so this is how a created visitor's id is known at once.
  */
-export function personUuidOf(projectId: string, distinctId: string): string {
-  const hash = createHash('sha1').update(PERSON_NAMESPACE).update(`${projectId}:${distinctId}`).digest()
+export function personUuidOf(teamId: string, distinctId: string): string {
+  const hash = createHash('sha1').update(PERSON_NAMESPACE).update(`${teamId}:${distinctId}`).digest()
   hash[6] = ((hash[6] as number) & 0x0f) | 0x50
   hash[8] = ((hash[8] as number) & 0x3f) | 0x80
   const hex = hash.subarray(0, 16).toString('hex')

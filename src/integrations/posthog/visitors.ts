@@ -10,7 +10,7 @@ import {
   type VisitorTotals,
 } from './mappers.js'
 import { lookupPerson, personsPath, personWithDistinctId } from './person-lookup.js'
-import { capture, notFoundAtPosthog, projectApiKey, projectIdOf, restQuery, runHogQL } from './requests.js'
+import { capture, captureTeam, notFoundAtPosthog, projectIdOf, restQuery, runHogQL } from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
 import { personUuidOf, scopedVisitorId } from './visitor-ids.js'
 
@@ -107,7 +107,8 @@ async function getVisitor(ctx: HandlerContext, id: string): Promise<UnifiedRecor
 /**
  * PostHog has no REST create for persons: an `$identify` capture creates one. The distinct id is
  * `raw.distinct_id` or a new UUID. Capture answers no id, so the visitor id is the person the distinct id
- * already has, else the uuid PostHog derives for the person it creates (`personUuidOf`).
+ * already has, else the uuid PostHog derives for the person it creates (`personUuidOf`, from the id of the
+ * team the capture key belongs to).
  */
 async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const projectId = projectIdOf(ctx, body.property_id)
@@ -115,14 +116,15 @@ async function createVisitor(ctx: HandlerContext, body: WriteBody): Promise<Unif
   const given = typeof raw.distinct_id === 'string' && raw.distinct_id !== '' ? raw.distinct_id : undefined
   const distinctId = given ?? randomUUID()
   const existing = given === undefined ? undefined : await personWithDistinctId(ctx, projectId, given)
+  const team = await captureTeam(ctx, projectId)
   const payload = toPosthogIdentify(toPosthogPersonProperties(body), {
     uuid: randomUUID(),
-    apiKey: await projectApiKey(ctx, projectId),
+    apiKey: team.apiKey,
     distinctId,
     timestamp: new Date().toISOString(),
   })
   await capture(ctx, payload)
-  const personUuid = existing?.uuid ?? personUuidOf(projectId, distinctId)
+  const personUuid = existing?.uuid ?? personUuidOf(team.teamId, distinctId)
   return scopedId(ctx, fromPosthogIdentify(payload, projectId, personUuid), projectId)
 }
 
