@@ -99,7 +99,7 @@ describe('Matomo mappers', () => {
     const at = (tz: string, wall: number) => {
       const one = { ...visit, firstActionTimestamp: utc, lastActionTimestamp: utc }
       const [event] = fromMatomoActions({ ...one, actionDetails: [{ type: 'action', timestamp: wall }] }, tz)
-      return (event?.created_at as Date).toISOString()
+      return (event?.created_at as Date | undefined)?.toISOString()
     }
     expect(at('Europe/Paris', utc + 2 * 3600)).toBe('2024-05-01T18:43:05.000Z')
     expect(at('America/New_York', utc - 4 * 3600)).toBe('2024-05-01T18:43:05.000Z')

@@ -78,37 +78,39 @@ export function actionInstants(
     const n = ts === null || ts === '' ? Number.NaN : Number(ts)
     if (Number.isFinite(n)) steps.push({ index, candidates: instantsOfSiteWall(n, timezone) })
   })
-  // best[i][k]: the cheapest readings of actions 0..i ending with candidate k of action i.
-  const best: Array<Array<{ cost: Cost; from: number }>> = []
-  steps.forEach(({ candidates }, i) => {
-    const row = candidates.map((t) => {
-      let choice = { cost: [outside(t), 0] as Cost, from: -1 }
-      if (i > 0) {
-        const prev = steps[i - 1] as { candidates: number[] }
-        choice = { cost: [Number.POSITIVE_INFINITY, 0], from: -1 }
-        ;(best[i - 1] ?? []).forEach((p, k) => {
-          const cost: Cost = [
-            p.cost[0] + outside(t),
-            p.cost[1] + (t < (prev.candidates[k] as number) ? 1 : 0),
-          ]
-          // `<=` over ascending candidates: on a tie the later previous instant.
-          if (!cheaper(choice.cost, cost)) choice = { cost, from: k }
-        })
+  // best[i][k]: the cheapest readings of steps 0..i that end with candidate k of step i, and the
+  // candidate of step i - 1 it came from. Iterating candidates in ascending order and keeping the last
+  // of equal costs prefers the later instant on a tie.
+  interface Choice {
+    readonly cost: Cost
+    readonly from: number
+  }
+  const best: Choice[][] = []
+  let previous: { candidates: number[]; choices: Choice[] } | undefined
+  for (const { candidates } of steps) {
+    const choices = candidates.map((t): Choice => {
+      if (!previous) return { cost: [outside(t), 0], from: -1 }
+      let choice: Choice = { cost: [Number.POSITIVE_INFINITY, 0], from: -1 }
+      for (const [k, p] of previous.choices.entries()) {
+        const disorder = t < (previous.candidates[k] as number) ? 1 : 0
+        const cost: Cost = [p.cost[0] + outside(t), p.cost[1] + disorder]
+        if (!cheaper(choice.cost, cost)) choice = { cost, from: k }
       }
       return choice
     })
-    best.push(row)
-  })
+    best.push(choices)
+    previous = { candidates, choices }
+  }
   const out: Array<number | undefined> = timestamps.map(() => undefined)
   let k = -1
-  const lastRow = best[best.length - 1] ?? []
-  lastRow.forEach((c, j) => {
-    if (k < 0 || !cheaper((lastRow[k] as { cost: Cost }).cost, c.cost)) k = j
-  })
+  for (const [j, c] of (previous?.choices ?? []).entries()) {
+    const kept = previous?.choices[k]
+    if (!kept || !cheaper(kept.cost, c.cost)) k = j
+  }
   for (let i = steps.length - 1; i >= 0 && k >= 0; i--) {
     const step = steps[i] as { index: number; candidates: number[] }
     out[step.index] = step.candidates[k]
-    k = (best[i]?.[k] as { from: number }).from
+    k = best[i]?.[k]?.from ?? -1
   }
   return out
 }
