@@ -312,6 +312,33 @@ describe('Matomo through Unigate', () => {
     expect(listed.body.every((e) => e.created_at === got.body.created_at)).toBe(true)
   })
 
+  it('gives events in the hour repeated when daylight saving ends the instant inside their visit', async () => {
+    // Europe/Berlin, 27 October 2024: the wall clock reads 02:00-03:00 twice (CEST, then CET), and Live
+    // writes action times on that clock; the visit runs from 00:40 to 01:25 UTC.
+    const site = emu.state.addSite({ siteName: 'Berlin', timezone: 'Europe/Berlin' })
+    const idSite = String(site.idsite)
+    const times = ['00:40', '00:55', '01:10', '01:25'].map((hm) => Date.parse(`2024-10-27T${hm}:00Z`))
+    const visit = emu.state.newVisit(
+      emu.state.nextRandom(1027),
+      idSite,
+      '0123456789abcdef',
+      times[0]! / 1000,
+      4,
+    )
+    visit.actionDetails.forEach((a, i) => {
+      a.timestamp = times[i]! / 1000
+    })
+    emu.state.refresh(visit)
+    emu.state.insertVisit(visit)
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { property_id: idSite, session_id: `${idSite}:${visit.idVisit}` },
+    })
+    expect(listed.status).toBe(200)
+    expect(listed.body.map((e) => e.created_at)).toEqual(times.map((t) => new Date(t).toISOString()))
+    const one = await h.api<Rec>('GET', `${base()}/event/${idSite}:${visit.idVisit}:0`)
+    expect(one.body.created_at).toBe(new Date(times[0]!).toISOString())
+  })
+
   it('refuses a click, download or search Matomo would record as a page view, before sending it', async () => {
     for (const [event_type, missing] of [
       ['CLICK', 'page_url'],

@@ -73,6 +73,42 @@ describe('Matomo emulator strictness', () => {
     expect(await live(6, 2)).toEqual(all.slice(8, 10))
   })
 
+  it("writes action times on the site's wall clock, ambiguous in the hour repeated when DST ends", async () => {
+    // Europe/Berlin, 27 October 2024: 01:00 UTC turns 03:00 CEST back to 02:00 CET. Live writes an
+    // action's `timestamp` as the wall clock read as UTC and `serverTimePretty` as that clock written out
+    // (plugins/Actions/VisitorDetails.php extendActionDetails; plugins/Intl/lang/en.json); the visit's
+    // own timestamps stay UTC (plugins/Live/VisitorDetails.php).
+    const site = emu.state.addSite({ siteName: 'Berlin', timezone: 'Europe/Berlin' })
+    const idSite = String(site.idsite)
+    const utc = (hm: string) => Date.parse(`2024-10-27T${hm}:00Z`) / 1000
+    const visit = emu.state.newVisit(emu.state.nextRandom(27), idSite, '0123456789abcdef', utc('00:40'), 4)
+    ;['00:40', '00:55', '01:10', '01:25'].forEach((hm, i) => {
+      ;(visit.actionDetails[i] as { timestamp: number }).timestamp = utc(hm)
+    })
+    emu.state.refresh(visit)
+    emu.state.insertVisit(visit)
+    const [live] = (
+      await post('module=API&format=JSON&method=Live.getLastVisitsDetails', { ...token, idSite })
+    ).body as Array<Record<string, unknown> & { actionDetails: Array<Record<string, unknown>> }>
+    expect(live).toMatchObject({
+      firstActionTimestamp: utc('00:40'),
+      lastActionTimestamp: utc('01:25'),
+      serverTimestamp: utc('01:25'),
+      serverDate: '2024-10-27',
+      serverTimePretty: '02:25:00',
+      serverDatePretty: 'Sunday, October 27, 2024',
+      serverTimePrettyFirstAction: '02:40:00',
+      serverDatePrettyFirstAction: 'Sunday, October 27, 2024',
+    })
+    const wall = (hm: string) => Date.parse(`2024-10-27T${hm}:00Z`) / 1000
+    expect(live?.actionDetails.map((a) => [a.timestamp, a.serverTimePretty])).toEqual([
+      [wall('02:40'), 'Oct 27, 2024 02:40:00'],
+      [wall('02:55'), 'Oct 27, 2024 02:55:00'],
+      [wall('02:10'), 'Oct 27, 2024 02:10:00'],
+      [wall('02:25'), 'Oct 27, 2024 02:25:00'],
+    ])
+  })
+
   it('refuses a token in the URL, a wrong token, and no token', async () => {
     const inUrl = await post(
       `module=API&format=JSON&method=API.getMatomoVersion&token_auth=${DEFAULT_MATOMO_TOKEN}`,
