@@ -170,6 +170,78 @@ describe('Matomo through Unigate', () => {
     )
   })
 
+  describe('while a listed visit gets a new action between page reads', () => {
+    /**
+     * A site with eight visits of two actions each, the last a few minutes ago, each its own visitor;
+     * `track` records a new action in one of them through the Tracking API, which moves it to the front
+     * of Live's list (the end, oldest first).
+     */
+    async function busySite() {
+      const site = emu.state.addSite({ siteName: 'Busy' })
+      const idSite = String(site.idsite)
+      const now = Math.floor(Date.now() / 1000)
+      const r = emu.state.nextRandom(808)
+      for (let i = 0; i < 8; i++) {
+        const visitor = `00000000000000${String(i).padStart(2, '0')}`
+        emu.state.insertVisit(emu.state.newVisit(r, idSite, visitor, now - 600 + i * 60, 2))
+      }
+      const track = async (idVisit: string) => {
+        // In a later second than the page just read: Matomo's times are whole seconds.
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5))
+        const visit = emu.state.visitsOf(idSite).find((v) => v.idVisit === idVisit)!
+        const res = await fetch(`${emu.url}/matomo.php`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            requests: [`?idsite=${idSite}&rec=1&cid=${visit.visitorId}&url=https%3A%2F%2Fbusy.example%2Fnew`],
+            token_auth: DEFAULT_MATOMO_TOKEN,
+          }),
+        })
+        expect(await res.json()).toMatchObject({ tracked: 1 })
+        expect(visit.actionDetails).toHaveLength(3)
+      }
+      return { idSite, track }
+    }
+
+    it.each([['desc'], ['asc']])('lists each session once, %s', async (order) => {
+      const { idSite, track } = await busySite()
+      const before = emu.state.visitsOf(idSite).map((v) => `${idSite}:${v.idVisit}`)
+      const expected = order === 'asc' ? [...before].reverse() : before
+      const page = async (offset: number) => {
+        const res = await h.api<Rec[]>('GET', `${base()}/session`, {
+          query: { property_id: idSite, offset, limit: 3, order },
+        })
+        expect(res.status).toBe(200)
+        return res.body.map((s) => String(s.id))
+      }
+      const got = await page(0)
+      // The visit Live lists sixth (newest first) or third (oldest first) takes a new action.
+      const moved = (expected[order === 'asc' ? 2 : 5] as string).split(':')[1] as string
+      await track(moved)
+      expect(emu.state.visitsOf(idSite)[0]?.idVisit).toBe(moved)
+      got.push(...(await page(3)), ...(await page(6)))
+      expect(got).toEqual(expected)
+    })
+
+    it('lists each event once, and none the visit got after the first page', async () => {
+      const { idSite, track } = await busySite()
+      const expected = emu.state
+        .visitsOf(idSite)
+        .flatMap((v) => v.actionDetails.map((_, i) => `${idSite}:${v.idVisit}:${i}`))
+      const page = async (offset: number) => {
+        const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+          query: { property_id: idSite, offset, limit: 5 },
+        })
+        expect(res.status).toBe(200)
+        return res.body.map((e) => String(e.id))
+      }
+      const got = await page(0)
+      await track(emu.state.visitsOf(idSite)[5]?.idVisit as string)
+      for (let offset = 5; offset < 20; offset += 5) got.push(...(await page(offset)))
+      expect(got).toEqual(expected)
+    })
+  })
+
   it('filters sessions by visitor and source at Matomo, and by start time exactly', async () => {
     const visits = emu.state.visitsOf('1')
     const visitor = visits[0]?.visitorId as string

@@ -40,14 +40,15 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return true
   }
   const timezone = await siteTimezone(ctx, idSite)
-  const pick = (v: MatomoVisit) => {
+  // The actions a visit had when the listing was first read: later ones would shift every page after.
+  const pick = (v: MatomoVisit, asOf: number) => {
     const all = fromMatomoActions(v, timezone)
     checkNoneCut(v, all, start, end)
-    return all.filter(keep)
+    return all.filter((e) => keep(e) && ((e.created_at as Date | undefined)?.getTime() ?? 0) <= asOf * 1000)
   }
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
-  return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
+  return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize, async () => timezone)
 }
 
 /**

@@ -4,6 +4,7 @@ import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { parseVisitKey, siteOf, visitorIdOf } from './ids.js'
 import { fromMatomoVisit } from './mappers.js'
 import type { MatomoVisit } from './provider-types.js'
+import { siteTimezone } from './site-timezone.js'
 import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
 
 const dateFilter = (q: ListQuery, name: string): Date | undefined => {
@@ -26,17 +27,15 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
     ...(q.order ? { filter_sort_order: q.order } : {}),
     ...windowParams(start, end),
   }
-  if (!start && !end) {
-    // Sessions are visits one to one: the unified page is Matomo's page.
-    return (await fetchVisits(ctx, params, q.offset, q.limit)).map(fromMatomoVisit)
-  }
   // A session is in the window when it started in it; Matomo narrows by last action, so trim here.
   const inWindow = (v: MatomoVisit) => {
     const t = v.firstActionTimestamp * 1000
     return (!start || t >= start.getTime()) && (!end || t < end.getTime())
   }
   const scope = `matomo:${ctx.connectionId}:sessions:${JSON.stringify(params)}`
-  const pageSize = Math.min(100, Math.max(10, q.limit))
+  // Sessions are visits one to one: without a window, the unified page is Matomo's page.
+  const pageSize = start || end ? Math.min(100, Math.max(10, q.limit)) : q.limit
+  let timezone: Promise<string | undefined> | undefined
   const visits = await walkVisits(
     ctx,
     scope,
@@ -45,6 +44,10 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
     q.limit,
     (v) => (inWindow(v) ? [v] : []),
     pageSize,
+    () => {
+      timezone ??= siteTimezone(ctx, idSite)
+      return timezone
+    },
   )
   return visits.map(fromMatomoVisit)
 }
