@@ -3,6 +3,15 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from './index.js'
 
+/**
+ * A Matomo manual zone (`UTC±h`) where it is about noon now, so visits of the last minutes and an action
+ * tracked now share a site day (a visit does not continue past the site's midnight).
+ */
+function noonZone(): string {
+  const offset = 12 - new Date().getUTCHours()
+  return `UTC${offset >= 0 ? '+' : ''}${offset}`
+}
+
 const VIEWER = 'feed0000feed0000feed0000feed0000'
 
 describe('Matomo emulator strictness', () => {
@@ -107,6 +116,37 @@ describe('Matomo emulator strictness', () => {
       [wall('02:10'), 'Oct 27, 2024 02:10:00'],
       [wall('02:25'), 'Oct 27, 2024 02:25:00'],
     ])
+  })
+
+  it("moves a visit that gets a new action to the front of Live's list (the end, oldest first)", async () => {
+    // ORDER BY visit_last_action_time, idvisit (plugins/Live/Model.php makeLogVisitsQueryString), and a
+    // tracked action moves visit_last_action_time (plugins/CoreHome/Columns/VisitLastActionTime.php).
+    const site = emu.state.addSite({ siteName: 'Reorder', timezone: noonZone() })
+    const idSite = String(site.idsite)
+    const now = Math.floor(Date.now() / 1000)
+    const r = emu.state.nextRandom(99)
+    for (let i = 0; i < 4; i++) {
+      emu.state.insertVisit(emu.state.newVisit(r, idSite, `000000000000000${i}`, now - 900 + i * 60, 1))
+    }
+    const ids = async (order?: string) =>
+      (
+        (
+          await post('module=API&format=JSON&method=Live.getLastVisitsDetails', {
+            ...token,
+            idSite,
+            ...(order ? { filter_sort_order: order } : {}),
+          })
+        ).body as Array<{ idVisit: string }>
+      ).map((v) => v.idVisit)
+    const before = await ids()
+    const oldest = before[3] as string
+    const res = await request(
+      `${emu.url}/matomo.php?idsite=${idSite}&rec=1&cid=0000000000000000&url=https%3A%2F%2Fa.io%2F`,
+    )
+    expect(res.statusCode).toBe(200)
+    await res.body.dump()
+    expect(await ids()).toEqual([oldest, ...before.slice(0, 3)])
+    expect(await ids('asc')).toEqual([...before.slice(0, 3)].reverse().concat(oldest))
   })
 
   it('refuses a token in the URL, a wrong token, and no token', async () => {
