@@ -20,7 +20,9 @@ import type { VisitParams } from './visit-walk.js'
  * last action is later either began after `asOf` (it is not in the listing) or got actions since, and
  * then takes the place its last action at or before `asOf` gives it. Live's own order decides everything
  * else, and each visit is placed once (by idVisit), so pages read one after the other neither repeat nor
- * miss a visit. A visit deleted between pages is missed, as it is gone.
+ * miss a visit that gets actions. Not covered: a visit deleted between pages (GDPR tool) moves the ones
+ * after it back by one, so the first of the next page is missed; an action recorded between pages with a
+ * past `cdt` at or before `asOf` moves its visit without telling.
  */
 
 /**
