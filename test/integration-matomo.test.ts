@@ -8,6 +8,15 @@ import {
   useEmulatorSuite,
 } from './support/integration-suite.js'
 
+/**
+ * A Matomo manual zone (`UTC±h`) where it is about noon now, so visits of the last minutes and an action
+ * tracked now share a site day (a visit does not continue past the site's midnight).
+ */
+function noonZone(): string {
+  const offset = 12 - new Date().getUTCHours()
+  return `UTC${offset >= 0 ? '+' : ''}${offset}`
+}
+
 type Rec = Record<string, unknown>
 
 /** A view-only user's token, with access to site 1 only. */
@@ -170,6 +179,78 @@ describe('Matomo through Unigate', () => {
     )
   })
 
+  describe('while a listed visit gets a new action between page reads', () => {
+    /**
+     * A site with eight visits of two actions each, the last a few minutes ago, each its own visitor;
+     * `track` records a new action in one of them through the Tracking API, which moves it to the front
+     * of Live's list (the end, oldest first).
+     */
+    async function busySite() {
+      const site = emu.state.addSite({ siteName: 'Busy', timezone: noonZone() })
+      const idSite = String(site.idsite)
+      const now = Math.floor(Date.now() / 1000)
+      const r = emu.state.nextRandom(808)
+      for (let i = 0; i < 8; i++) {
+        const visitor = `00000000000000${String(i).padStart(2, '0')}`
+        emu.state.insertVisit(emu.state.newVisit(r, idSite, visitor, now - 600 + i * 60, 2))
+      }
+      const track = async (idVisit: string) => {
+        // In a later second than the page just read: Matomo's times are whole seconds.
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5))
+        const visit = emu.state.visitsOf(idSite).find((v) => v.idVisit === idVisit)!
+        const res = await fetch(`${emu.url}/matomo.php`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            requests: [`?idsite=${idSite}&rec=1&cid=${visit.visitorId}&url=https%3A%2F%2Fbusy.example%2Fnew`],
+            token_auth: DEFAULT_MATOMO_TOKEN,
+          }),
+        })
+        expect(await res.json()).toMatchObject({ tracked: 1 })
+        expect(visit.actionDetails).toHaveLength(3)
+      }
+      return { idSite, track }
+    }
+
+    it.each([['desc'], ['asc']])('lists each session once, %s', async (order) => {
+      const { idSite, track } = await busySite()
+      const before = emu.state.visitsOf(idSite).map((v) => `${idSite}:${v.idVisit}`)
+      const expected = order === 'asc' ? [...before].reverse() : before
+      const page = async (offset: number) => {
+        const res = await h.api<Rec[]>('GET', `${base()}/session`, {
+          query: { property_id: idSite, offset, limit: 3, order },
+        })
+        expect(res.status).toBe(200)
+        return res.body.map((s) => String(s.id))
+      }
+      const got = await page(0)
+      // The visit Live lists sixth (newest first) or third (oldest first) takes a new action.
+      const moved = (expected[order === 'asc' ? 2 : 5] as string).split(':')[1] as string
+      await track(moved)
+      expect(emu.state.visitsOf(idSite)[0]?.idVisit).toBe(moved)
+      got.push(...(await page(3)), ...(await page(6)))
+      expect(got).toEqual(expected)
+    })
+
+    it('lists each event once, and none the visit got after the first page', async () => {
+      const { idSite, track } = await busySite()
+      const expected = emu.state
+        .visitsOf(idSite)
+        .flatMap((v) => v.actionDetails.map((_, i) => `${idSite}:${v.idVisit}:${i}`))
+      const page = async (offset: number) => {
+        const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+          query: { property_id: idSite, offset, limit: 5 },
+        })
+        expect(res.status).toBe(200)
+        return res.body.map((e) => String(e.id))
+      }
+      const got = await page(0)
+      await track(emu.state.visitsOf(idSite)[5]?.idVisit as string)
+      for (let offset = 5; offset < 20; offset += 5) got.push(...(await page(offset)))
+      expect(got).toEqual(expected)
+    })
+  })
+
   it('filters sessions by visitor and source at Matomo, and by start time exactly', async () => {
     const visits = emu.state.visitsOf('1')
     const visitor = visits[0]?.visitorId as string
@@ -220,7 +301,7 @@ describe('Matomo through Unigate', () => {
   })
 
   it('fails an event list reaching into the actions the visitor log leaves out, naming the setting', async () => {
-    const site = emu.state.addSite({ siteName: 'Busy' })
+    const site = emu.state.addSite({ siteName: 'Busy', timezone: noonZone() })
     const idSite = String(site.idsite)
     const startS = Date.parse('2024-05-20T08:00:00Z') / 1000
     const visit = emu.state.newVisit(emu.state.nextRandom(509), idSite, '00112233aabbccdd', startS, 505)
@@ -310,6 +391,33 @@ describe('Matomo through Unigate', () => {
     })
     expect(listed.body.map((e) => e.id)).toContain(`2:${visit.idVisit}:1`)
     expect(listed.body.every((e) => e.created_at === got.body.created_at)).toBe(true)
+  })
+
+  it('gives events in the hour repeated when daylight saving ends the instant inside their visit', async () => {
+    // Europe/Berlin, 27 October 2024: the wall clock reads 02:00-03:00 twice (CEST, then CET), and Live
+    // writes action times on that clock; the visit runs from 00:40 to 01:25 UTC.
+    const site = emu.state.addSite({ siteName: 'Berlin', timezone: 'Europe/Berlin' })
+    const idSite = String(site.idsite)
+    const times = ['00:40', '00:55', '01:10', '01:25'].map((hm) => Date.parse(`2024-10-27T${hm}:00Z`))
+    const visit = emu.state.newVisit(
+      emu.state.nextRandom(1027),
+      idSite,
+      '0123456789abcdef',
+      times[0]! / 1000,
+      4,
+    )
+    visit.actionDetails.forEach((a, i) => {
+      a.timestamp = times[i]! / 1000
+    })
+    emu.state.refresh(visit)
+    emu.state.insertVisit(visit)
+    const listed = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: { property_id: idSite, session_id: `${idSite}:${visit.idVisit}` },
+    })
+    expect(listed.status).toBe(200)
+    expect(listed.body.map((e) => e.created_at)).toEqual(times.map((t) => new Date(t).toISOString()))
+    const one = await h.api<Rec>('GET', `${base()}/event/${idSite}:${visit.idVisit}:0`)
+    expect(one.body.created_at).toBe(new Date(times[0]!).toISOString())
   })
 
   it('refuses a click, download or search Matomo would record as a page view, before sending it', async () => {

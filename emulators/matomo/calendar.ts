@@ -60,3 +60,46 @@ export function siteWallSeconds(seconds: number, timezone: string): number {
   if (manual !== undefined) return seconds + manual * 3600
   return seconds + offsetAt(seconds * 1000, timezone) / 1000
 }
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/**
+ * The local strings Live writes, in English for a user on the default 24-hour clock, from a site
+ * wall-clock time (siteWallSeconds): Date::getLocalized with the Intl plugin's patterns
+ * (matomo-org/matomo@f09912cb:plugins/Intl/lang/en.json Format_DateTime_Short "MMM d, y {time}",
+ * Format_Date_Long "EEEE, MMMM d, y", Format_Time_24 "HH:mm:ss", Month_Short_N / Month_Long_N /
+ * Day_Long_N; plugins/Intl/DateTimeFormatProvider.php; core/Date.php formatToken: `d` is the day
+ * without a leading zero, `y` the four-digit year; LanguagesManager use_12_hour_clock defaults to 0).
+ */
+export const prettyTime = {
+  /** Date::DATETIME_FORMAT_SHORT, an action's `serverTimePretty`: `Oct 27, 2024 02:40:00`. */
+  dateTimeShort(wall: number): string {
+    const d = new Date(wall * 1000)
+    return `${MONTHS[d.getUTCMonth()]?.slice(0, 3)} ${d.getUTCDate()}, ${d.getUTCFullYear()} ${prettyTime.time(wall)}`
+  },
+  /** Date::DATE_FORMAT_LONG, a visit's `serverDatePretty`: `Sunday, October 27, 2024`. */
+  dateLong(wall: number): string {
+    const d = new Date(wall * 1000)
+    return `${DAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`
+  },
+  /** Date::TIME_FORMAT, a visit's `serverTimePretty`: `02:40:00`. */
+  time(wall: number): string {
+    const d = new Date(wall * 1000)
+    return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+  },
+}

@@ -3,6 +3,15 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MATOMO_TOKEN, type MatomoEmulator, startMatomoEmulator } from './index.js'
 
+/**
+ * A Matomo manual zone (`UTC±h`) where it is about noon now, so visits of the last minutes and an action
+ * tracked now share a site day (a visit does not continue past the site's midnight).
+ */
+function noonZone(): string {
+  const offset = 12 - new Date().getUTCHours()
+  return `UTC${offset >= 0 ? '+' : ''}${offset}`
+}
+
 const VIEWER = 'feed0000feed0000feed0000feed0000'
 
 describe('Matomo emulator strictness', () => {
@@ -71,6 +80,73 @@ describe('Matomo emulator strictness', () => {
     expect(await live(4, 2)).toEqual(all.slice(4, 6))
     // Offset 6 is past the 5 recent visits; Matomo counts them as 3 (limit + 1) and skips 2 older ones.
     expect(await live(6, 2)).toEqual(all.slice(8, 10))
+  })
+
+  it("writes action times on the site's wall clock, ambiguous in the hour repeated when DST ends", async () => {
+    // Europe/Berlin, 27 October 2024: 01:00 UTC turns 03:00 CEST back to 02:00 CET. Live writes an
+    // action's `timestamp` as the wall clock read as UTC and `serverTimePretty` as that clock written out
+    // (plugins/Actions/VisitorDetails.php extendActionDetails; plugins/Intl/lang/en.json); the visit's
+    // own timestamps stay UTC (plugins/Live/VisitorDetails.php).
+    const site = emu.state.addSite({ siteName: 'Berlin', timezone: 'Europe/Berlin' })
+    const idSite = String(site.idsite)
+    const utc = (hm: string) => Date.parse(`2024-10-27T${hm}:00Z`) / 1000
+    const visit = emu.state.newVisit(emu.state.nextRandom(27), idSite, '0123456789abcdef', utc('00:40'), 4)
+    ;['00:40', '00:55', '01:10', '01:25'].forEach((hm, i) => {
+      ;(visit.actionDetails[i] as { timestamp: number }).timestamp = utc(hm)
+    })
+    emu.state.refresh(visit)
+    emu.state.insertVisit(visit)
+    const [live] = (
+      await post('module=API&format=JSON&method=Live.getLastVisitsDetails', { ...token, idSite })
+    ).body as Array<Record<string, unknown> & { actionDetails: Array<Record<string, unknown>> }>
+    expect(live).toMatchObject({
+      firstActionTimestamp: utc('00:40'),
+      lastActionTimestamp: utc('01:25'),
+      serverTimestamp: utc('01:25'),
+      serverDate: '2024-10-27',
+      serverTimePretty: '02:25:00',
+      serverDatePretty: 'Sunday, October 27, 2024',
+      serverTimePrettyFirstAction: '02:40:00',
+      serverDatePrettyFirstAction: 'Sunday, October 27, 2024',
+    })
+    const wall = (hm: string) => Date.parse(`2024-10-27T${hm}:00Z`) / 1000
+    expect(live?.actionDetails.map((a) => [a.timestamp, a.serverTimePretty])).toEqual([
+      [wall('02:40'), 'Oct 27, 2024 02:40:00'],
+      [wall('02:55'), 'Oct 27, 2024 02:55:00'],
+      [wall('02:10'), 'Oct 27, 2024 02:10:00'],
+      [wall('02:25'), 'Oct 27, 2024 02:25:00'],
+    ])
+  })
+
+  it("moves a visit that gets a new action to the front of Live's list (the end, oldest first)", async () => {
+    // ORDER BY visit_last_action_time, idvisit (plugins/Live/Model.php makeLogVisitsQueryString), and a
+    // tracked action moves visit_last_action_time (plugins/CoreHome/Columns/VisitLastActionTime.php).
+    const site = emu.state.addSite({ siteName: 'Reorder', timezone: noonZone() })
+    const idSite = String(site.idsite)
+    const now = Math.floor(Date.now() / 1000)
+    const r = emu.state.nextRandom(99)
+    for (let i = 0; i < 4; i++) {
+      emu.state.insertVisit(emu.state.newVisit(r, idSite, `000000000000000${i}`, now - 900 + i * 60, 1))
+    }
+    const ids = async (order?: string) =>
+      (
+        (
+          await post('module=API&format=JSON&method=Live.getLastVisitsDetails', {
+            ...token,
+            idSite,
+            ...(order ? { filter_sort_order: order } : {}),
+          })
+        ).body as Array<{ idVisit: string }>
+      ).map((v) => v.idVisit)
+    const before = await ids()
+    const oldest = before[3] as string
+    const res = await request(
+      `${emu.url}/matomo.php?idsite=${idSite}&rec=1&cid=0000000000000000&url=https%3A%2F%2Fa.io%2F`,
+    )
+    expect(res.statusCode).toBe(200)
+    await res.body.dump()
+    expect(await ids()).toEqual([oldest, ...before.slice(0, 3)])
+    expect(await ids('asc')).toEqual([...before.slice(0, 3)].reverse().concat(oldest))
   })
 
   it('refuses a token in the URL, a wrong token, and no token', async () => {

@@ -166,7 +166,14 @@ export class MatomoState {
   private readonly sorted = new Map<string, readonly MatomoVisitRecord[]>()
   private readonly visitCounts = new Map<string, number>()
 
-  /** The site's visits newest first (by last action), as Live returns them by default. Do not mutate. */
+  /**
+   * The site's visits newest first by last action time, then by idvisit, as Live returns them by default
+   * (matomo-org/matomo@f09912cb:plugins/Live/Model.php makeLogVisitsQueryString: ORDER BY
+   * visit_last_action_time, idvisit, both DESC unless `filter_sort_order=asc`). The view is rebuilt after
+   * every change (`refresh`), so a visit that gets an action moves to the front, as in Matomo, where a
+   * tracked action sets visit_last_action_time to its time, never earlier than it was
+   * (plugins/CoreHome/Columns/VisitLastActionTime.php onExistingVisit). Do not mutate.
+   */
   visitsOf(idSite: string): readonly MatomoVisitRecord[] {
     let view = this.sorted.get(idSite)
     if (!view) {

@@ -1,4 +1,4 @@
-import { localDay, siteWallSeconds } from '../calendar.js'
+import { localDay, prettyTime, siteWallSeconds } from '../calendar.js'
 import { VISITOR_LOG_MAX_ACTIONS } from '../constants.js'
 import { MatomoApiError, MatomoNoAccessError, requireParam } from '../errors.js'
 import { bucketsOf, parsePeriod } from '../periods.js'
@@ -52,11 +52,28 @@ function boundsOf(state: MatomoState, params: Params): LiveBounds {
   )
 }
 
-/** A visit as Live answers it: its actions' `timestamp` on the site's wall clock (see siteWallSeconds). */
+/**
+ * A visit as Live answers it: its actions' `timestamp` on the site's wall clock (see siteWallSeconds)
+ * with `serverTimePretty` the same wall time written out (matomo-org/matomo@f09912cb:
+ * plugins/Actions/VisitorDetails.php extendActionDetails, DATETIME_FORMAT_SHORT), and the visit's own
+ * local strings from its UTC first and last action times (plugins/Live/VisitorDetails.php
+ * extendVisitorDetails: serverTimestamp, serverTimePretty, serverDatePretty, …FirstAction). In the hour
+ * a daylight-saving change repeats, two instants give one string, as in Matomo.
+ */
 function asLive(v: MatomoVisitRecord, timezone: string): MatomoVisitRecord {
+  const last = siteWallSeconds(v.lastActionTimestamp, timezone)
+  const first = siteWallSeconds(v.firstActionTimestamp, timezone)
   return {
     ...v,
-    actionDetails: v.actionDetails.map((a) => ({ ...a, timestamp: siteWallSeconds(a.timestamp, timezone) })),
+    serverTimestamp: v.lastActionTimestamp,
+    serverTimePretty: prettyTime.time(last),
+    serverDatePretty: prettyTime.dateLong(last),
+    serverDatePrettyFirstAction: prettyTime.dateLong(first),
+    serverTimePrettyFirstAction: prettyTime.time(first),
+    actionDetails: v.actionDetails.map((a) => {
+      const wall = siteWallSeconds(a.timestamp, timezone)
+      return { ...a, serverTimePretty: prettyTime.dateTimeShort(wall), timestamp: wall }
+    }),
   }
 }
 
@@ -156,18 +173,19 @@ export const LIVE_METHODS: Readonly<Record<string, MethodHandler>> = {
           : 10
     const offset = /^\d+$/.test(params.filter_offset ?? '') ? Number(params.filter_offset) : 0
     const page = livePage(visits, boundsOf(state, params), offset, limit, asc, Math.floor(Date.now() / 1000))
-    // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
-    if (params.doNotFetchActions === '1') return page.map((v) => ({ ...v, actionDetails: [] }))
     const timezone = siteParam(state, params).timezone ?? 'UTC'
     return page.map((v) =>
       asLive(
-        v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
-          ? {
-              ...v,
-              actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
-              truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
-            }
-          : v,
+        // doNotFetchActions leaves actionDetails empty (plugins/Live/API.php addFilterToCleanVisitors).
+        params.doNotFetchActions === '1'
+          ? { ...v, actionDetails: [] }
+          : v.actionDetails.length > VISITOR_LOG_MAX_ACTIONS
+            ? {
+                ...v,
+                actionDetails: v.actionDetails.slice(0, VISITOR_LOG_MAX_ACTIONS),
+                truncatedActionsCount: v.actionDetails.length - VISITOR_LOG_MAX_ACTIONS,
+              }
+            : v,
         timezone,
       ),
     )

@@ -3,11 +3,11 @@ import { badRequest, notFound, ProviderError } from '../../errors.js'
 import { EVENT_TYPES } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
-import { callMatomo } from './client.js'
 import { parseActionKey, siteOf, visitIdOf, visitorIdOf } from './ids.js'
-import { fromMatomoAction, toMatomoTrackingRequest } from './mappers.js'
-import type { MatomoAction, MatomoSite, MatomoVisit } from './provider-types.js'
+import { fromMatomoActions, toMatomoTrackingRequest } from './mappers.js'
+import type { MatomoAction, MatomoVisit } from './provider-types.js'
 import { getVisit } from './session.js'
+import { siteTimezone } from './site-timezone.js'
 import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
 
 /**
@@ -15,15 +15,6 @@ import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } fr
  * by type, exact time or text, so visits are walked (with remembered positions) and actions are kept or
  * dropped here; the filters the provider can apply (site, visit, visitor, time window) narrow the walk.
  */
-/**
- * The site's timezone, which Live's action times are written in (see instantOfSiteWall); one
- * SitesManager call per request.
- */
-async function siteTimezone(ctx: HandlerContext, idSite: string): Promise<string | undefined> {
-  const site = await callMatomo<MatomoSite>(ctx, 'SitesManager.getSiteFromId', { idSite })
-  return typeof site?.timezone === 'string' ? site.timezone : undefined
-}
-
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const idSite = siteOf(q.filters, 'events')
   const { session_id: session, visitor_id: visitor, type } = q.filters
@@ -49,14 +40,15 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return true
   }
   const timezone = await siteTimezone(ctx, idSite)
-  const pick = (v: MatomoVisit) => {
-    const all = (v.actionDetails ?? []).map((a, i) => fromMatomoAction(v, a, i, timezone))
+  // The actions a visit had when the listing was first read: later ones would shift every page after.
+  const pick = (v: MatomoVisit, asOf: number) => {
+    const all = fromMatomoActions(v, timezone)
     checkNoneCut(v, all, start, end)
-    return all.filter(keep)
+    return all.filter((e) => keep(e) && ((e.created_at as Date | undefined)?.getTime() ?? 0) <= asOf * 1000)
   }
   const scope = `matomo:${ctx.connectionId}:events:${JSON.stringify([params, type, text])}`
   const pageSize = Math.min(100, Math.max(5, Math.ceil(q.limit / 4)))
-  return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize)
+  return walkVisits(ctx, scope, params, q.offset, q.limit, pick, pageSize, async () => timezone)
 }
 
 /**
@@ -82,9 +74,8 @@ function checkNoneCut(v: MatomoVisit, listed: readonly UnifiedRecord[], start?: 
 async function getEvent(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
   const { idSite, idVisit, index } = parseActionKey(id)
   const visit = await getVisit(ctx, idSite, idVisit)
-  const action = visit.actionDetails?.[index]
-  if (!action) throw notFound(`Matomo event ${id} not found`)
-  return fromMatomoAction(visit, action, index, await siteTimezone(ctx, idSite))
+  if (!visit.actionDetails?.[index]) throw notFound(`Matomo event ${id} not found`)
+  return fromMatomoActions(visit, await siteTimezone(ctx, idSite))[index] as UnifiedRecord
 }
 
 interface BulkTrackingAnswer {
@@ -167,9 +158,7 @@ async function findTracked(
       const actions = visit.actionDetails ?? []
       // The last match: a caller's own pv_id may be shared with the page view it belongs to.
       for (let i = actions.length - 1; i >= 0; i--) {
-        if (matches(actions[i] as MatomoAction)) {
-          return fromMatomoAction(visit, actions[i] as MatomoAction, i, timezone)
-        }
+        if (matches(actions[i] as MatomoAction)) return fromMatomoActions(visit, timezone)[i] as UnifiedRecord
       }
     }
     if (visits.length < pageSize) break

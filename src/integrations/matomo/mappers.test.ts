@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeMatomoParams, matomoErrorOf } from './client.js'
 import visitFixture from './fixtures/visit.json' with { type: 'json' }
 import {
-  fromMatomoAction,
+  fromMatomoActions,
   fromMatomoSite,
   fromMatomoVisit,
   fromMatomoVisitorProfile,
@@ -74,7 +74,7 @@ describe('Matomo mappers', () => {
   })
 
   it('maps actions to events with the visit context', () => {
-    const [page, video] = (visit.actionDetails ?? []).map((a, i) => fromMatomoAction(visit, a, i, 'UTC'))
+    const [page, video] = fromMatomoActions(visit, 'UTC')
     expect(page).toMatchObject({
       id: '1:68536:0',
       event_type: 'PAGE_VIEW',
@@ -96,13 +96,63 @@ describe('Matomo mappers', () => {
   it("reads an action's wall-clock timestamp in the site's timezone", () => {
     // Live writes action times as UTC plus the site offset (plugins/Actions/VisitorDetails.php).
     const utc = Date.parse('2024-05-01T18:43:05Z') / 1000
-    const action = { type: 'action', url: 'https://acme.com/', timestamp: utc + 2 * 3600 }
-    const at = (tz: string, wall: number) =>
-      (fromMatomoAction(visit, { ...action, timestamp: wall }, 0, tz).created_at as Date).toISOString()
+    const at = (tz: string, wall: number) => {
+      const one = { ...visit, firstActionTimestamp: utc, lastActionTimestamp: utc }
+      const [event] = fromMatomoActions({ ...one, actionDetails: [{ type: 'action', timestamp: wall }] }, tz)
+      return (event?.created_at as Date | undefined)?.toISOString()
+    }
     expect(at('Europe/Paris', utc + 2 * 3600)).toBe('2024-05-01T18:43:05.000Z')
     expect(at('America/New_York', utc - 4 * 3600)).toBe('2024-05-01T18:43:05.000Z')
     expect(at('UTC+5.5', utc + 5.5 * 3600)).toBe('2024-05-01T18:43:05.000Z')
     expect(at('UTC', utc)).toBe('2024-05-01T18:43:05.000Z')
+  })
+
+  describe('in the hour the clocks repeat when daylight saving ends', () => {
+    // Europe/Berlin, Sunday 27 October 2024: 03:00 CEST (01:00 UTC) becomes 02:00 CET, so the wall
+    // clock reads 02:00 to 03:00 twice. Live writes each action's time on that clock.
+    const tz = 'Europe/Berlin'
+    const utc = (hm: string) => Date.parse(`2024-10-27T${hm}:00Z`) / 1000
+    const berlinWall = (t: number) => t + (t < utc('01:00') ? 7200 : 3600)
+    const eventsAt = (times: string[]) => {
+      const instants = times.map(utc)
+      const dst = {
+        ...visit,
+        firstActionTimestamp: instants[0] as number,
+        lastActionTimestamp: instants[instants.length - 1] as number,
+        actionDetails: instants.map((t) => ({
+          type: 'action',
+          url: 'https://acme.com/',
+          timestamp: berlinWall(t),
+        })),
+      }
+      return fromMatomoActions(dst, tz).map((e) => (e.created_at as Date).toISOString().slice(11, 16))
+    }
+
+    it("takes the instant inside the visit's own bounds", () => {
+      // 02:40 and 02:55 CEST, then 02:10 and 02:25 CET: the visit runs from 00:40 to 01:25 UTC.
+      expect(eventsAt(['00:40', '00:55', '01:10', '01:25'])).toEqual(['00:40', '00:55', '01:10', '01:25'])
+    })
+
+    it('keeps the actions in time order where both instants lie inside the bounds', () => {
+      const times = ['00:05', '00:20', '00:35', '00:50', '01:05', '01:20', '01:35', '01:50', '01:55']
+      expect(eventsAt(times)).toEqual(times)
+    })
+
+    it('keeps the actions in time order where neither instant lies inside the bounds', () => {
+      // Bounds that miss the repeated readings (a visit whose columns disagree with its actions).
+      const dst = {
+        ...visit,
+        firstActionTimestamp: utc('00:58'),
+        lastActionTimestamp: utc('01:02'),
+        actionDetails: [utc('00:50'), utc('01:20')].map((t) => ({
+          type: 'action',
+          timestamp: berlinWall(t),
+        })),
+      }
+      expect(
+        fromMatomoActions(dst, tz).map((e) => (e.created_at as Date).toISOString().slice(11, 16)),
+      ).toEqual(['00:50', '01:20'])
+    })
   })
 
   it('maps a visitor profile: first action time, and the most visited of the ascending countries', () => {

@@ -2,7 +2,7 @@ import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { actionKey, visitKey, visitorKey } from './ids.js'
 import type { MatomoAction, MatomoSite, MatomoVisit, MatomoVisitorProfile } from './provider-types.js'
-import { instantOfSiteWall } from './timezone.js'
+import { actionInstants } from './timezone.js'
 
 const nonEmpty = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined
@@ -162,17 +162,17 @@ function metadataOf(action: MatomoAction): Record<string, { value: unknown }> | 
 }
 
 /**
- * One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each. The
- * site's timezone turns the action's wall-clock `timestamp` into its instant (see instantOfSiteWall).
+ * One unified event per entry of a visit's `actionDetails`; visit-level context is copied onto each.
+ * `at` is the action's instant in unix seconds (see actionInstants: Live writes action times on the
+ * site's wall clock).
  */
 export function fromMatomoAction(
   visit: MatomoVisit,
   action: MatomoAction,
   index: number,
-  timezone: string | undefined,
+  at: number | undefined,
 ): UnifiedRecord {
-  const created =
-    num(action.timestamp) === undefined ? undefined : instantOfSiteWall(Number(action.timestamp), timezone)
+  const created = at === undefined ? undefined : new Date(at * 1000)
   const campaign = visit.referrerType === 'campaign' ? nonEmpty(visit.referrerName) : undefined
   const value = action.type === 'event' ? num(action.eventValue) : num(action.revenue)
   return {
@@ -205,6 +205,18 @@ export function fromMatomoAction(
     utm_content: nonEmpty(visit.campaignContent),
     raw: { ...action },
   }
+}
+
+/** Every action of a visit as a unified event, each at its instant in the site's timezone. */
+export function fromMatomoActions(visit: MatomoVisit, timezone: string | undefined): UnifiedRecord[] {
+  const actions = visit.actionDetails ?? []
+  const instants = actionInstants(
+    actions.map((a) => a.timestamp),
+    visit.firstActionTimestamp,
+    visit.lastActionTimestamp,
+    timezone,
+  )
+  return actions.map((a, i) => fromMatomoAction(visit, a, i, instants[i]))
 }
 
 /**

@@ -4,6 +4,8 @@ import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { parseVisitKey, siteOf, visitorIdOf } from './ids.js'
 import { fromMatomoVisit } from './mappers.js'
 import type { MatomoVisit } from './provider-types.js'
+import { siteTimezone } from './site-timezone.js'
+import { readVisitsAsOf, snapshotNow } from './visit-snapshot.js'
 import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
 
 const dateFilter = (q: ListQuery, name: string): Date | undefined => {
@@ -26,16 +28,25 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
     ...(q.order ? { filter_sort_order: q.order } : {}),
     ...windowParams(start, end),
   }
+  const scope = `matomo:${ctx.connectionId}:sessions:${JSON.stringify(params)}`
+  let zone: Promise<string | undefined> | undefined
+  const timezone = () => {
+    zone ??= siteTimezone(ctx, idSite)
+    return zone
+  }
   if (!start && !end) {
-    // Sessions are visits one to one: the unified page is Matomo's page.
-    return (await fetchVisits(ctx, params, q.offset, q.limit)).map(fromMatomoVisit)
+    // Sessions are visits one to one: the unified page is the listing's page, read as of the moment
+    // the page before it was (see walkVisits), or as of now.
+    const asOf = Number(ctx.cursors.get(scope, q.offset)?.split(':')[0]) || snapshotNow()
+    const visits = await readVisitsAsOf(ctx, params, asOf, q.offset, q.limit, timezone)
+    ctx.cursors.set(scope, q.offset + q.limit, `${asOf}:${q.offset + q.limit}:0`)
+    return visits.map(fromMatomoVisit)
   }
   // A session is in the window when it started in it; Matomo narrows by last action, so trim here.
   const inWindow = (v: MatomoVisit) => {
     const t = v.firstActionTimestamp * 1000
     return (!start || t >= start.getTime()) && (!end || t < end.getTime())
   }
-  const scope = `matomo:${ctx.connectionId}:sessions:${JSON.stringify(params)}`
   const pageSize = Math.min(100, Math.max(10, q.limit))
   const visits = await walkVisits(
     ctx,
@@ -45,6 +56,7 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
     q.limit,
     (v) => (inWindow(v) ? [v] : []),
     pageSize,
+    timezone,
   )
   return visits.map(fromMatomoVisit)
 }

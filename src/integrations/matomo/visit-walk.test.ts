@@ -5,16 +5,19 @@ import type { HandlerContext } from '../types.js'
 import type { MatomoVisit } from './provider-types.js'
 import { walkVisits, windowParams } from './visit-walk.js'
 
-/** Visits with 0..3 actions each, served by a fake Matomo that pages by filter_offset/filter_limit. */
+/**
+ * Visits with 0..3 actions each, newest first as Live lists them, served by a fake Matomo that pages by
+ * filter_offset/filter_limit.
+ */
 const visits: MatomoVisit[] = Array.from({ length: 40 }, (_, i) => ({
   idSite: '1',
-  idVisit: String(100 + i),
+  idVisit: String(200 - i),
   visitorId: '0123456789abcdef',
-  firstActionTimestamp: 1000 + i,
-  lastActionTimestamp: 1000 + i,
+  firstActionTimestamp: 2000 - i,
+  lastActionTimestamp: 2000 - i,
   actionDetails: Array.from({ length: i % 4 }, (_, j) => ({
     type: 'action',
-    timestamp: 1000 + i,
+    timestamp: 2000 - i,
     url: `/${i}/${j}`,
   })),
 }))
@@ -44,6 +47,7 @@ function fakeContext() {
 
 const urls = (v: MatomoVisit) => (v.actionDetails ?? []).map((a) => String(a.url))
 const all = visits.flatMap(urls)
+const utc = async () => 'UTC'
 
 describe('walkVisits', () => {
   it('reads items at an item offset across visit pages, exactly', async () => {
@@ -53,7 +57,7 @@ describe('walkVisits', () => {
       [5, 13],
       [50, 30],
     ] as const) {
-      const got = await walkVisits(ctx, `s${offset}`, { idSite: '1' }, offset, limit, urls, 10)
+      const got = await walkVisits(ctx, `s${offset}`, { idSite: '1' }, offset, limit, urls, 10, utc)
       expect(got).toEqual(all.slice(offset, offset + limit))
     }
   })
@@ -62,7 +66,7 @@ describe('walkVisits', () => {
     const { ctx, calls } = fakeContext()
     const pages: string[][] = []
     for (let offset = 0; offset < all.length; offset += 8) {
-      pages.push(await walkVisits(ctx, 'scope', { idSite: '1' }, offset, 8, urls, 5))
+      pages.push(await walkVisits(ctx, 'scope', { idSite: '1' }, offset, 8, urls, 5, utc))
     }
     expect(pages.flat()).toEqual(all)
     // Each visit page is fetched about once overall (plus one boundary re-read per unified page),

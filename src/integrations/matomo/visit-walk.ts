@@ -1,6 +1,7 @@
 import type { HandlerContext } from '../types.js'
 import { callMatomo, type MatomoParams } from './client.js'
 import type { MatomoVisit } from './provider-types.js'
+import { readVisitsAsOf, snapshotNow } from './visit-snapshot.js'
 
 /** What narrows `Live.getLastVisitsDetails` at Matomo; anything finer is trimmed by the caller's `pick`. */
 export type VisitParams = MatomoParams & { readonly idSite: string }
@@ -30,9 +31,13 @@ export async function fetchVisits(
 
 /**
  * Reads items derived from visits (a visit's actions, or the visit itself when it passes a filter) at an
- * item offset. Matomo's `filter_offset` counts visits, not items, so item offset N is reached by walking
- * visits; the visit position where each page ended is remembered in `ctx.cursors`, so the next page
- * starts there instead of walking again from the first visit.
+ * item offset, from the visitor log as it stood when the listing's first page was read (`asOf`, see
+ * readVisitsAsOf), so pages read one after another neither repeat nor miss a visit that gets new actions
+ * meanwhile; `pick` is given `asOf` too, to leave out what a visit did after it. Matomo's `filter_offset`
+ * counts visits, not items, so item offset N is reached by walking visits; where each page ended (visit
+ * position, items of that visit already given) is remembered in `ctx.cursors` with `asOf`, so the next
+ * page starts there instead of walking again from the first visit. A page with no remembered cursor
+ * starts a new listing as of now.
  */
 export async function walkVisits<T>(
   ctx: HandlerContext,
@@ -40,29 +45,34 @@ export async function walkVisits<T>(
   params: VisitParams,
   offset: number,
   limit: number,
-  pick: (visit: MatomoVisit) => readonly T[],
+  pick: (visit: MatomoVisit, asOf: number) => readonly T[],
   pageSize: number,
+  timezone: () => Promise<string | undefined>,
 ): Promise<T[]> {
   let position = 0
   let visitOffset = 0
   let skip = 0
+  let asOf = snapshotNow()
   const start = ctx.cursors.walkStart(scope, offset)
   if (start.cursor !== undefined) {
-    const [v, s] = start.cursor.split(':').map(Number)
+    const [t, v, s] = start.cursor.split(':').map(Number)
     position = start.offset
+    asOf = t ?? asOf
     visitOffset = v ?? 0
     skip = s ?? 0
   }
   const out: T[] = []
   for (;;) {
-    const page = await fetchVisits(ctx, params, visitOffset, pageSize)
+    const page = await readVisitsAsOf(ctx, params, asOf, visitOffset, pageSize, timezone)
     for (let i = 0; i < page.length; i++) {
-      const items = pick(page[i] as MatomoVisit)
+      const items = pick(page[i] as MatomoVisit, asOf)
       for (let j = i === 0 ? skip : 0; j < items.length; j++) {
         if (position >= offset) {
           out.push(items[j] as T)
           if (out.length === limit) {
-            ctx.cursors.set(scope, offset + limit, `${visitOffset + i}:${j + 1}`)
+            // A visit given in full: the next page starts at the next visit.
+            const next = j + 1 === items.length ? `${visitOffset + i + 1}:0` : `${visitOffset + i}:${j + 1}`
+            ctx.cursors.set(scope, offset + limit, `${asOf}:${next}`)
             return out
           }
         }
