@@ -129,22 +129,36 @@ export class DeliveryStore {
       .execute()
   }
 
-  /** Webhooks with a delivery due now whose delivery lease is free: what the scheduler wakes up. */
+  /**
+   * Webhooks whose oldest pending delivery is due now and whose delivery lease is free: what the scheduler
+   * wakes up. The deliverer sends a webhook's pages in order and stops at a head that is not due, so only the
+   * head counts. Driven from the webhooks, one index probe each (webhook_deliveries_queue_idx), rather than
+   * from every due pending row: a backlog of deliveries made each tick as slow as the backlog was long.
+   */
   async dueWebhooks(now: string, limit: number): Promise<string[]> {
     const rows = await this.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select('d.webhook_id')
-      .distinct()
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
+      .selectFrom('webhooks as w')
+      .select('w.id')
       .where('w.is_paused', '=', 0)
       .where((eb) =>
         eb.or([eb('w.delivery_lease_until', 'is', null), eb('w.delivery_lease_until', '<', now)]),
       )
+      .where(
+        (eb) =>
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.next_attempt_at')
+            .whereRef('d.webhook_id', '=', 'w.id')
+            .where('d.status', '=', 'pending')
+            .orderBy('d.created_at')
+            .orderBy('d.position')
+            .limit(1),
+        '<=',
+        now,
+      )
       .limit(limit)
       .execute()
-    return rows.map((r) => r.webhook_id)
+    return rows.map((r) => r.id)
   }
 
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {
