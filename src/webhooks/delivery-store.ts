@@ -84,11 +84,11 @@ export class DeliveryStore {
    *
    * Its commit does not wait for the WAL flush (`synchronous_commit` off for this transaction only, set
    * inside the statement so it stays one round trip): the next delivery of a webhook waits for its mark, and
-   * a flush per mark (milliseconds on a virtual disk) was most of each delivery's time. Only a PostgreSQL
-   * crash can lose such a commit, and then it loses the latest ones in commit order: those deliveries are
-   * sent again, in order, with their ids and nonces, as after a crash between a send and its mark. The
-   * deliveries themselves are written with a normal commit. (SQLite's WAL with synchronous=NORMAL makes the
-   * same trade for every commit.)
+   * a flush per mark (milliseconds on a virtual disk) was most of each delivery's time. Only a crash of the
+   * PostgreSQL server or its host (within about three wal_writer_delays) loses such commits, and then the
+   * latest ones in commit order: each webhook's deliveries from its first lost mark on are sent again, in
+   * order, with their ids and nonces (README, "Retries and repeats"). The deliveries themselves are written
+   * with a normal commit. (SQLite's WAL with synchronous=NORMAL makes the same trade for every commit.)
    */
   private async markAllDeliveredOnPostgres(marks: readonly DeliveredMark[]): Promise<number[]> {
     const { rows } = await sql<{ id: string }>`
