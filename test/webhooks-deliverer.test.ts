@@ -3,6 +3,7 @@ import { createServices, type Services } from '../src/services.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
 import { WebhookHealth } from '../src/webhooks/health.js'
 import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
+import { claimLease, releaseLease } from '../src/webhooks/leases.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
 import { testConfig } from './support/config.js'
@@ -94,6 +95,36 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     )
     const stored = await s.webhooks.deliveries.byWebhook(webhook.id)
     expect(stored.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true)
+  })
+
+  it('wakes a webhook for delivery only when its oldest pending page is due and its lease is free', async () => {
+    const { services: s, webhook } = await webhookWithPages(3)
+    const { deliveries } = s.webhooks
+    const now = new Date().toISOString()
+    const later = new Date(Date.now() + 60_000).toISOString()
+    expect(await deliveries.dueWebhooks(now, 10)).toEqual([webhook.id])
+    // The head failed and waits for its retry: the pages behind it wait too, so nothing is due.
+    const [head] = await deliveries.pending(webhook.id, 1)
+    await deliveries.markFailed(head!.id, {
+      error: 'receiver answered 500',
+      nextAttemptAt: later,
+      givenUp: false,
+    })
+    expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
+    expect(await deliveries.dueWebhooks(later, 10)).toEqual([webhook.id])
+    // Given up on, it no longer holds the next page back.
+    await deliveries.markFailed(head!.id, {
+      error: 'receiver answered 500',
+      nextAttemptAt: later,
+      givenUp: true,
+    })
+    expect(await deliveries.dueWebhooks(now, 10)).toEqual([webhook.id])
+    // A held lease or a pause keeps it asleep.
+    expect(await claimLease(s.db, 'delivery', webhook.id, 'token', now, later)).toBe(true)
+    expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
+    await releaseLease(s.db, 'delivery', webhook.id, 'token')
+    await s.webhooks.store.update(webhook.workspace_id, webhook.id, { is_paused: true }, now)
+    expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
   })
 
   it('stops once the webhook is deleted while a page is on its way', async () => {

@@ -8,7 +8,7 @@ import type { WebhookHealth } from './health.js'
 import type { WebhookSender } from './http-sender.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
 import { retryDelayMs } from './retry-schedule.js'
-import { deliveryBody, signDelivery } from './signature.js'
+import { type DeliveryPageEnvelope, deliveryBodyWriter, signDelivery } from './signature.js'
 import { type StoredWebhook, webhookView } from './webhook.js'
 import type { WebhookStore } from './webhook-store.js'
 
@@ -84,10 +84,12 @@ export class Deliverer {
         // meanwhile come after them. One read per window, not per delivery (a database round trip each).
         const due = await this.deliveries.pending(webhookId, WINDOW)
         if (due.length === 0) return
+        // Only a run's first page can be waiting for a retry (a failed attempt ends the run).
+        const readAt = this.iso()
         for (const head of due) {
           // A stopping process finishes the delivery it is sending and leaves the rest to the next one.
           if (signals?.stopping.aborted) return
-          if (head.next_attempt_at > this.iso()) return
+          if (head.next_attempt_at > readAt) return
           if (!(await this.attempt(run, head, abort))) return
           if (renewalDue()) break
         }
@@ -107,8 +109,7 @@ export class Deliverer {
     return {
       webhook,
       secret,
-      view: webhookView(webhook),
-      ...(connection.external_xref !== undefined ? { externalXref: connection.external_xref } : {}),
+      body: deliveryBodyWriter(webhookView(webhook), connection.external_xref),
       needsHealthReset: webhook.delivery_failures > 0 || !webhook.is_healthy,
     }
   }
@@ -120,13 +121,11 @@ export class Deliverer {
     abort: AbortSignal | undefined,
   ): Promise<boolean> {
     const { webhook } = run
-    const body = deliveryBody({
+    const body = run.body({
       dataJson: head.data,
-      webhook: run.view,
       nonce: head.nonce,
       sig256: signDelivery(run.secret, head.data, head.nonce),
       type: head.type,
-      ...(run.externalXref !== undefined ? { externalXref: run.externalXref } : {}),
     })
     const outcome = await this.sender.send(
       webhook.hook_url,
@@ -163,7 +162,7 @@ export class Deliverer {
 interface RunContext {
   readonly webhook: StoredWebhook
   readonly secret: string
-  readonly view: ReturnType<typeof webhookView>
-  readonly externalXref?: string
+  /** Writes a delivery body; the webhook and external_xref parts are serialised once a run. */
+  readonly body: (page: DeliveryPageEnvelope) => string
   needsHealthReset: boolean
 }

@@ -2,6 +2,7 @@ import type { Agent } from 'undici'
 import { request } from 'undici'
 import { type GuardedRange, guardedAgent, literalHostRefusal } from '../outbound/index.js'
 import { parseRetryAfterMs } from './retry-schedule.js'
+import { SharedDeadlines } from './shared-deadlines.js'
 
 export interface SendOutcome {
   readonly ok: boolean
@@ -18,13 +19,25 @@ export interface SenderSettings {
   readonly timeoutMs: number
 }
 
+/** A hook_url as the sender uses it: parsed, or why it cannot be sent to. */
+type Target = { readonly url: URL } | { readonly refusal: string }
+
+/** Distinct hook URLs remembered; past this the memory starts over (it only saves parsing). */
+const TARGETS_KEPT = 10_000
+
 /**
  * POSTs deliveries. Connections go only to addresses the policy allows, checked after DNS resolution on
  * every new socket; redirects are not followed (a 3xx is a failure), so a receiver cannot bounce a
  * delivery into the internal network either.
+ *
+ * An attempt is cut `timeoutMs` (up to a tenth more, see SharedDeadlines) after it began, whatever it
+ * waits for; undici's connect, headers and body timeouts (the same length) end a stalled socket sooner.
+ * Each hook URL is parsed and checked against the literal-address rule once, not per delivery.
  */
 export class WebhookSender {
   private readonly agent: Agent
+  private readonly deadlines: SharedDeadlines
+  private readonly targets = new Map<string, Target>()
 
   constructor(private readonly settings: SenderSettings) {
     this.agent = guardedAgent({
@@ -32,6 +45,24 @@ export class WebhookSender {
       connectTimeoutMs: settings.timeoutMs,
       connections: 64,
     })
+    this.deadlines = new SharedDeadlines(settings.timeoutMs)
+  }
+
+  private targetOf(url: string): Target {
+    const known = this.targets.get(url)
+    if (known) return known
+    let target: Target
+    try {
+      const parsed = new URL(url)
+      // The agent refuses it too; saying so here gives the delivery log a clear reason.
+      const literalRefusal = literalHostRefusal(parsed, this.settings.allowAddresses)
+      target = literalRefusal ? { refusal: `refused: ${literalRefusal}` } : { url: parsed }
+    } catch {
+      target = { refusal: `hook_url '${url}' is not a URL` }
+    }
+    if (this.targets.size >= TARGETS_KEPT) this.targets.clear()
+    this.targets.set(url, target)
+    return target
   }
 
   async send(
@@ -40,26 +71,17 @@ export class WebhookSender {
     headers: Readonly<Record<string, string>>,
     abort?: AbortSignal,
   ): Promise<SendOutcome> {
-    let target: URL
+    const target = this.targetOf(url)
+    if ('refusal' in target) return { ok: false, error: target.refusal }
     try {
-      target = new URL(url)
-    } catch {
-      return { ok: false, error: `hook_url '${url}' is not a URL` }
-    }
-    // The agent refuses it too; saying so here gives the delivery log a clear reason.
-    const literalRefusal = literalHostRefusal(target, this.settings.allowAddresses)
-    if (literalRefusal) return { ok: false, error: `refused: ${literalRefusal}` }
-    try {
-      const res = await request(target, {
+      const res = await request(target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Unigate-Webhooks/1', ...headers },
         body,
         dispatcher: this.agent,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,
-        signal: abort
-          ? AbortSignal.any([AbortSignal.timeout(this.settings.timeoutMs), abort])
-          : AbortSignal.timeout(this.settings.timeoutMs),
+        signal: this.deadlines.signal(abort),
       })
       // The receiver's answer is not used; read it only to free the socket for keep-alive.
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined)
@@ -89,6 +111,7 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
+    this.deadlines.close()
     await this.agent.close()
   }
 }

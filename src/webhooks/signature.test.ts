@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { dataJsonOf, deliveryBody, signDelivery, verifyDeliverySignature } from './signature.js'
+import {
+  dataJsonOf,
+  deliveryBody,
+  deliveryBodyWriter,
+  signDelivery,
+  verifyDeliverySignature,
+} from './signature.js'
 
 describe('sig256', () => {
   const secret = 'workspace-secret'
@@ -48,6 +54,24 @@ describe('deliveryBody', () => {
     const dataJson = '[{"id":"x","webhook":{"a":1}},{"id":"y","webhook":2}]'
     const body = deliveryBody({ dataJson, webhook: { id: 'wh' }, nonce: 'n', sig256: 's', type: 'VIRTUAL' })
     expect(dataJsonOf(body)).toBe(dataJson)
+  })
+
+  it('writes the same text as serialising the whole envelope, keys in the same order', () => {
+    const write = deliveryBodyWriter({ id: 'wh_1', name: 'a "quoted" \u2028 name' }, 'x"ref')
+    for (const [dataJson, nonce, type] of [
+      ['[]', 'n-1', 'VIRTUAL'],
+      ['[{"id":"e\\"1"}]', 'AbC_-9', 'INITIAL-COMPLETE'],
+    ] as const) {
+      const sig256 = signDelivery('secret', dataJson, nonce)
+      const rest = JSON.stringify({
+        webhook: { id: 'wh_1', name: 'a "quoted" \u2028 name' },
+        nonce,
+        sig256,
+        type,
+        external_xref: 'x"ref',
+      })
+      expect(write({ dataJson, nonce, sig256, type })).toBe(`{"data":${dataJson},${rest.slice(1)}`)
+    }
   })
 
   it('leaves external_xref out when the connection has none', () => {

@@ -20,29 +20,39 @@ export function verifyDeliverySignature(
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-export interface DeliveryEnvelope {
-  /** `data` as JSON text: inserted verbatim, so the bytes signed are the bytes sent. */
-  readonly dataJson: string
-  readonly webhook: unknown
-  readonly nonce: string
-  readonly sig256: string
-  readonly type: string
+export interface DeliveryEnvelope extends DeliveryPageEnvelope {
+  readonly webhook: object
   readonly externalXref?: string
 }
 
+/** What differs between the deliveries of one webhook. */
+export interface DeliveryPageEnvelope {
+  /** `data` as JSON text: inserted verbatim, so the bytes signed are the bytes sent. */
+  readonly dataJson: string
+  readonly nonce: string
+  readonly sig256: string
+  readonly type: string
+}
+
 /**
- * The delivery body `{data, webhook, nonce, sig256, type, external_xref}` (unified-behaviour.md 1.1).
- * Built as text rather than re-serialised, so `data` cannot drift from what was signed.
+ * Writes the delivery bodies `{data, webhook, nonce, sig256, type, external_xref}` (unified-behaviour.md
+ * 1.1) of one webhook: the webhook and external_xref are serialised once, not per delivery. Built as text
+ * rather than re-serialised, so `data` cannot drift from what was signed.
  */
+export function deliveryBodyWriter(
+  webhook: object,
+  externalXref?: string,
+): (page: DeliveryPageEnvelope) => string {
+  const webhookJson = JSON.stringify(webhook)
+  const tail = externalXref !== undefined ? `,"external_xref":${JSON.stringify(externalXref)}}` : '}'
+  return (p) =>
+    `{"data":${p.dataJson},"webhook":${webhookJson},"nonce":${JSON.stringify(p.nonce)},` +
+    `"sig256":${JSON.stringify(p.sig256)},"type":${JSON.stringify(p.type)}${tail}`
+}
+
+/** One delivery body; see deliveryBodyWriter. */
 export function deliveryBody(e: DeliveryEnvelope): string {
-  const rest = JSON.stringify({
-    webhook: e.webhook,
-    nonce: e.nonce,
-    sig256: e.sig256,
-    type: e.type,
-    ...(e.externalXref !== undefined ? { external_xref: e.externalXref } : {}),
-  })
-  return `{"data":${e.dataJson},${rest.slice(1)}`
+  return deliveryBodyWriter(e.webhook, e.externalXref)(e)
 }
 
 /**
