@@ -5,11 +5,8 @@ import {
   startPosthogEmulator,
 } from '../emulators/posthog/index.js'
 import { hogInvocations } from '../emulators/posthog/routes/hog-functions.js'
-import { buildApp } from '../src/http/app.js'
-import { createServices, type Services } from '../src/services.js'
-import { testConfig } from './support/config.js'
-import { freePort } from './support/server-process.js'
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
+import { type NativeServer, startNativeServer } from './support/native-server.js'
+import type { WebhookReceiver } from './support/webhook-receiver.js'
 
 // PostHog is offered here whether or not the shared registry lists it yet.
 
@@ -19,21 +16,11 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
  */
 describe('native webhooks with PostHog CDP destinations', () => {
   let emulator: PosthogEmulator
-  let services: Services
-  let receiver: WebhookReceiver
+  let server: NativeServer
   let base: string
-  let apiKey: string
-  let close: () => Promise<void>
+  let receiver: WebhookReceiver
 
-  const api = async <T>(method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text ? JSON.parse(text) : undefined) as T }
-  }
+  const api = <T>(method: string, path: string, body?: unknown) => server.api<T>(method, path, body)
   const destinations = async () => {
     const res = await fetch(`${emulator.url}/api/projects/@current/hog_functions/`, {
       headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
@@ -43,23 +30,12 @@ describe('native webhooks with PostHog CDP destinations', () => {
 
   beforeAll(async () => {
     emulator = await startPosthogEmulator({ size: { events: 20 } })
-    // The provider must reach Unigate at its public address: know the port before starting.
-    const port = await freePort()
-    base = `http://127.0.0.1:${port}`
-    services = await createServices(testConfig('sqlite', { publicUrl: base }))
-    const app = await buildApp(services, { logger: false })
-    await app.listen({ host: '127.0.0.1', port })
-    close = async () => {
-      await app.close()
-      await services.close()
-    }
-    const { workspace, secret } = await services.workspaces.create('native')
-    apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
-    receiver = await startWebhookReceiver(secret)
+    server = await startNativeServer('native')
+    base = server.base
+    receiver = server.receiver
   })
   afterAll(async () => {
-    await close?.()
-    await receiver?.close()
+    await server?.close()
     await emulator?.close()
   })
 

@@ -87,4 +87,123 @@ describe('BambooHR emulator', () => {
     expect(self.id).toBe('100')
     expect((await fetch(`${api}/employees/99999`, { headers: json })).status).toBe(404)
   })
+
+  it('creates webhooks only as the Webhooks API allows, with the private key once', async () => {
+    const hook = (body: Record<string, unknown>) =>
+      fetch(`${api}/webhooks/`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'h',
+          url: 'https://hooks.example/in',
+          format: 'json',
+          monitorFields: ['firstName'],
+          ...body,
+        }),
+      })
+    const insecure = await hook({ url: 'http://hooks.example/in' })
+    expect(insecure.status).toBe(400)
+    expect(await insecure.json()).toEqual({
+      errors: [{ error: 'Invalid request body', issues: ['url must begin with https://'] }],
+    })
+    expect((await hook({ monitorFields: [] })).status).toBe(400)
+    expect((await hook({ events: ['employee.created', 'employee_with_fields.created'] })).status).toBe(400)
+    const denied = await hook({ monitorFields: ['lastChanged', 'nope'], postFields: { ssn: 'ssn' } })
+    expect(denied.status).toBe(403)
+    expect(await denied.json()).toEqual({
+      errors: [
+        {
+          error: 'Permission denied to the following fields',
+          monitorFields: [{ id: null, name: 'lastChanged' }],
+          postFields: [{ id: null, name: 'ssn' }],
+          unknownFields: [{ id: null, name: 'nope' }],
+        },
+      ],
+    })
+    const made = await hook({ postFields: { firstName: 'First' } })
+    expect(made.status).toBe(201)
+    const created = (await made.json()) as Record<string, unknown>
+    expect(created).toMatchObject({
+      name: 'h',
+      format: 'json',
+      events: expect.arrayContaining(['employee_with_fields.updated']),
+    })
+    expect(String(created.privateKey)).toMatch(/^[0-9a-f]{64}$/)
+    const read = (await (await fetch(`${api}/webhooks/${created.id}/`, { headers: json })).json()) as Record<
+      string,
+      unknown
+    >
+    expect(read).not.toHaveProperty('privateKey')
+    const removed = await fetch(`${api}/webhooks/${created.id}/`, { method: 'DELETE', headers: json })
+    expect(await removed.text()).toBe('Web hook has been deleted.')
+    const again = await fetch(`${api}/webhooks/${created.id}/`, { method: 'DELETE', headers: json })
+    expect(again.status).toBe(404)
+  })
+
+  it('signs each employee change with the webhook key over the body and timestamp', async () => {
+    const { createHmac } = await import('node:crypto')
+    const { createServer } = await import('node:http')
+    const received: { body: string; headers: Record<string, unknown> }[] = []
+    const receiver = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => {
+        text += c
+      })
+      req.on('end', () => {
+        received.push({ body: text, headers: req.headers })
+        res.writeHead(200).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const local = await startBamboohrEmulator({ seed: 3, employees: 3, insecureHookUrls: true })
+    const localApi = `${local.url}/api/gateway.php/acme/v1`
+    try {
+      const made = await fetch(`${localApi}/webhooks/`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'all',
+          url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
+          format: 'json',
+          monitorFields: ['jobTitle'],
+          postFields: { firstName: 'First Name', jobTitle: 'jobTitle' },
+        }),
+      })
+      const { privateKey } = (await made.json()) as { privateKey: string }
+      const write = (path: string, body: unknown) =>
+        fetch(`${localApi}${path}`, {
+          method: 'POST',
+          headers: { ...json, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      expect((await write('/employees/', { firstName: 'Ann' })).status).toBe(400)
+      const added = await write('/employees/', { firstName: 'Ann', lastName: 'Lee', jobTitle: 'Clerk' })
+      expect(added.status).toBe(201)
+      const id = added.headers.get('location')!.split('/').pop()!
+      // A change to an unmonitored field sends nothing; a monitored one does.
+      expect((await write(`/employees/${id}`, { lastName: 'Li' })).status).toBe(200)
+      expect((await write(`/employees/${id}`, { jobTitle: 'Lead' })).status).toBe(200)
+      local.state.deleteEmployee(Number(id))
+      const deadline = Date.now() + 5000
+      while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      const entries = received.map(
+        (r) => (JSON.parse(r.body) as { employees: Record<string, unknown>[] }).employees[0],
+      )
+      expect(entries.map((e) => e?.action)).toEqual(['Created', 'Updated', 'Deleted'])
+      expect(entries[0]).toMatchObject({ id, fields: { 'First Name': 'Ann', jobTitle: 'Clerk' } })
+      expect(entries[1]).toMatchObject({ changedFields: ['jobTitle'], fields: { jobTitle: 'Lead' } })
+      for (const r of received) {
+        const ts = String(r.headers['x-bamboohr-timestamp'])
+        expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(60)
+        expect(r.headers['x-bamboohr-signature']).toBe(
+          createHmac('sha256', privateKey)
+            .update(r.body + ts)
+            .digest('hex'),
+        )
+      }
+    } finally {
+      receiver.close()
+      await local.close()
+    }
+  })
 })

@@ -7,9 +7,11 @@ import {
 } from '../kit/index.js'
 import { installBamboohrAuth } from './auth.js'
 import { DEFAULT_BAMBOOHR_API_KEY, DEFAULT_BAMBOOHR_DOMAIN, DEFAULT_DATA_UNTIL } from './constants.js'
+import { registerEmployeeWrites } from './employee-writes.js'
 import { bamboohrFaultResponse, installErrorHandler } from './errors.js'
 import { registerRoutes } from './routes.js'
 import { BamboohrState } from './state.js'
+import { registerWebhookRoutes } from './webhook-routes.js'
 
 export interface BamboohrEmulatorOptions extends ListenOptions {
   readonly seed?: number
@@ -19,6 +21,8 @@ export interface BamboohrEmulatorOptions extends ListenOptions {
   readonly domain?: string
   readonly apiKeys?: readonly string[]
   readonly until?: string
+  /** Lets webhooks use http:// addresses (BambooHR takes https:// only), for tests on one machine. */
+  readonly insecureHookUrls?: boolean
 }
 
 export type BamboohrEmulator = EmulatorHandle<BamboohrState>
@@ -33,10 +37,13 @@ export async function startBamboohrEmulator(
     domain: options.domain ?? DEFAULT_BAMBOOHR_DOMAIN,
     apiKeys: options.apiKeys ?? [DEFAULT_BAMBOOHR_API_KEY],
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
+    insecureHookUrls: options.insecureHookUrls ?? false,
   })
   const server = createEmulatorServer({ faultResponse: bamboohrFaultResponse })
   installErrorHandler(server.app)
   installBamboohrAuth(server.app, state)
   registerRoutes(server.app, state)
+  registerEmployeeWrites(server.app, state)
+  registerWebhookRoutes(server.app, state)
   return listenEmulator(server, state, options)
 }

@@ -12,10 +12,19 @@ export class BamboohrHttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** A JSON body, for the APIs that answer one (the Webhooks API's `{errors: [...]}`). */
+    readonly json?: unknown,
   ) {
     super(message)
   }
 }
+
+/**
+ * A Webhooks API failure: a JSON body `{errors: [{error, ...}]}` (`WebhookError`, `WebhookBadRequest` in
+ * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml).
+ */
+export const webhookError = (status: number, error: string, extra: Record<string, unknown> = {}) =>
+  new BamboohrHttpError(status, error, {}, { errors: [{ error, ...extra }] })
 
 export function sendError(
   reply: FastifyReply,
@@ -52,6 +61,8 @@ export function bamboohrFaultResponse(status: number): FaultResponse {
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, _request: FastifyRequest, reply) => {
+    if (err instanceof BamboohrHttpError && err.json !== undefined)
+      return reply.code(err.status).send(err.json)
     if (err instanceof BamboohrHttpError) return sendError(reply, err.status, err.message, { ...err.headers })
     if (err.statusCode && err.statusCode < 500) return sendError(reply, err.statusCode, err.message)
     return sendError(reply, 500, 'Internal error')

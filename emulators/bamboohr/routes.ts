@@ -2,12 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { GATEWAY } from './auth.js'
 import { MAX_FIELDS, REPORT_ACCEPTS, REPORT_FORMATS } from './constants.js'
 import { BamboohrHttpError } from './errors.js'
-import type { BamboohrState, EmployeeRecord } from './state.js'
+import { type BamboohrState, type EmployeeRecord, RESTRICTED_FIELDS as RESTRICTED } from './state.js'
 
 type Query = Record<string, string | undefined>
-
-/** Fields an API key's user may not read through these endpoints (sensitive ones need more access). */
-const RESTRICTED = new Set(['ssn'])
 
 /** A `lastChanged` filter value in the one form BambooHR documents: seconds and a `+0000`/`+00:00` offset. */
 const LAST_CHANGED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:?\d{2}$/

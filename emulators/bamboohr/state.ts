@@ -1,4 +1,5 @@
 import { DAY_MS, hash32, SeededRandom } from '../kit/index.js'
+import { BamboohrHooks, type EmployeeAction } from './hooks.js'
 
 /** One employee: BambooHR field name to value, as the API prints it (strings; `null` for never set). */
 export type EmployeeRecord = { id: number; fields: Record<string, string | null> }
@@ -38,7 +39,14 @@ export interface BamboohrStateOptions {
   readonly domain: string
   readonly apiKeys: readonly string[]
   readonly untilMs: number
+  /** Lets webhooks use http:// addresses (BambooHR takes https:// only): tests on one machine have no certificate. */
+  readonly insecureHookUrls?: boolean
 }
+
+/** Fields an API key's user may not read (sensitive ones need more access). */
+export const RESTRICTED_FIELDS: ReadonlySet<string> = new Set(['ssn'])
+/** Fields BambooHR computes rather than stores: readable and postable, never monitored. */
+const COMPUTED_FIELDS: ReadonlySet<string> = new Set(['lastChanged', 'photoUrl', 'displayName'])
 
 const FIRST = [
   'Ava',
@@ -92,6 +100,7 @@ class Lists {
 export class BamboohrState {
   readonly apiKeys: Set<string>
   readonly employees = new Map<number, EmployeeRecord>()
+  readonly hooks: BamboohrHooks
   readonly lists: ListField[]
   readonly benefits: BenefitPlan[]
   readonly company = {
@@ -103,6 +112,7 @@ export class BamboohrState {
 
   constructor(readonly options: BamboohrStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
+    this.hooks = new BamboohrHooks(options.domain)
     const lists = new Lists()
     // Stock list fields with their usual ids; the connector must find them by alias, not position.
     lists.add(16, 'employmentHistoryStatus', 'Employment Status', STATUSES)
@@ -186,6 +196,73 @@ export class BamboohrState {
       if (i === 2) rehire(record.fields, hired)
       this.employees.set(id, record)
     }
+  }
+
+  /** The field names an employee record has that the key's user may read. */
+  readableFields(): string[] {
+    const names = new Set<string>()
+    for (const e of this.employees.values()) for (const f of Object.keys(e.fields)) names.add(f)
+    return [...names].filter((f) => !RESTRICTED_FIELDS.has(f))
+  }
+
+  /** The readable fields a webhook may monitor (stored ones: `GET /v1/webhooks/monitor_fields`). */
+  monitorableFields(): string[] {
+    return this.readableFields().filter((f) => !COMPUTED_FIELDS.has(f))
+  }
+
+  addEmployee(fields: Readonly<Record<string, string | null>>): EmployeeRecord {
+    const id = Math.max(99, ...this.employees.keys()) + 1
+    const first = fields.firstName ?? ''
+    const last = fields.lastName ?? ''
+    const record: EmployeeRecord = {
+      id,
+      fields: {
+        employeeNumber: null,
+        preferredName: null,
+        status: 'Active',
+        terminationDate: '0000-00-00',
+        ...fields,
+        displayName: `${first} ${last}`.trim(),
+        photoUrl: null,
+        lastChanged: timestamp(Date.now()),
+      },
+    }
+    this.employees.set(id, record)
+    this.tell('Created', record)
+    return record
+  }
+
+  /** Sets the given fields; `lastChanged` moves, and webhooks monitoring a changed field are told. */
+  updateEmployee(employee: EmployeeRecord, fields: Readonly<Record<string, string | null>>): void {
+    const changed = Object.keys(fields).filter((f) => employee.fields[f] !== fields[f])
+    Object.assign(employee.fields, fields)
+    if (changed.includes('firstName') || changed.includes('lastName')) {
+      employee.fields.displayName =
+        `${employee.fields.firstName ?? ''} ${employee.fields.lastName ?? ''}`.trim()
+    }
+    if (changed.length === 0) return
+    employee.fields.lastChanged = timestamp(Date.now())
+    this.tell('Updated', employee, changed)
+  }
+
+  /** Deletes an employee, as an administrator does in BambooHR's web app (the API has no delete). */
+  deleteEmployee(id: number): void {
+    const employee = this.employees.get(id)
+    if (!employee) return
+    this.employees.delete(id)
+    this.tell('Deleted', employee)
+  }
+
+  private tell(action: EmployeeAction, employee: EmployeeRecord, changed: readonly string[] = []): void {
+    this.hooks.notify(
+      action,
+      employee.id,
+      (postFields) =>
+        Object.fromEntries(
+          Object.entries(postFields).map(([field, name]) => [name, employee.fields[field] ?? null]),
+        ),
+      changed,
+    )
   }
 
   /** The employee an API key acts as (`GET /employees/0`): the first one, for every emulated key. */

@@ -104,4 +104,100 @@ describe('Pipedrive emulator', () => {
       await limited.close()
     }
   })
+
+  it('validates webhook subscriptions as the Webhooks API does, 40 per user at most', async () => {
+    const target = 'http://127.0.0.1:9/hook'
+    const hook = (body: Record<string, unknown>) =>
+      call('POST', '/api/v1/webhooks', {
+        subscription_url: target,
+        event_action: 'create',
+        event_object: 'person',
+        name: 'n',
+        ...body,
+      })
+    const noName = await hook({ name: undefined })
+    expect(noName.status).toBe(400)
+    expect(noName.body).toEqual({ status: 'error', success: false, errors: { name: [expect.any(String)] } })
+    expect((await hook({ event_action: 'added' })).body.errors).toHaveProperty('event_action')
+    expect((await hook({ subscription_url: 'not a url' })).body.errors).toEqual({
+      subscription_url: ['invalid or non-reachable URL'],
+    })
+    expect((await hook({ subscription_url: `${emu.url}/api/v2/persons` })).status).toBe(400)
+    expect((await hook({ version: '1.0' })).status).toBe(400)
+    const made = await hook({ http_auth_user: 'u', http_auth_password: 'p' })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({
+      status: 'ok',
+      success: true,
+      data: { event_action: 'create', event_object: 'person', version: '2.0', subscription_url: target },
+    })
+    for (let i = 1; i < 40; i++) expect((await hook({})).status).toBe(201)
+    expect((await hook({})).body.errors).toHaveProperty('user_id')
+    for (const h of (await call('GET', '/api/v1/webhooks')).body.data) {
+      expect((await call('DELETE', `/api/v1/webhooks/${h.id}`)).body).toEqual({ status: 'ok', success: true })
+    }
+    expect((await call('DELETE', '/api/v1/webhooks/999')).status).toBe(404)
+  })
+
+  it('calls a person webhook with the v2 payload and Basic credentials, retrying a failed call', async () => {
+    const hooked = await startPipedriveEmulator({ persons: 3, hookRetryDelaysMs: [20, 20, 20] })
+    const received: { body: Answer; authorization: string | undefined }[] = []
+    let failedCreate = false
+    const { createServer } = await import('node:http')
+    const receiver = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => {
+        text += c
+      })
+      req.on('end', () => {
+        const body = JSON.parse(text)
+        received.push({ body, authorization: req.headers.authorization })
+        // The first call about the create fails, so Pipedrive's retry policy must send it again.
+        const fail = body.meta.action === 'create' && !failedCreate
+        if (fail) failedCreate = true
+        res.writeHead(fail ? 500 : 200).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const port = (receiver.address() as { port: number }).port
+    try {
+      const at = (method: string, path: string, body?: unknown) =>
+        fetch(`${hooked.url}${path}`, {
+          method,
+          headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }).then(async (r) => (await r.json()) as Answer)
+      await at('POST', '/api/v1/webhooks', {
+        subscription_url: `http://127.0.0.1:${port}/in`,
+        event_action: '*',
+        event_object: 'person',
+        name: 'all person events',
+        http_auth_user: 'me',
+        http_auth_password: 'pw',
+      })
+      const person = (await at('POST', '/api/v2/persons', { name: 'Hooked' })).data
+      await at('PATCH', `/api/v2/persons/${person.id}`, { name: 'Hooked Again' })
+      await at('DELETE', `/api/v2/persons/${person.id}`)
+      const deadline = Date.now() + 5000
+      while (received.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      // The create failed once (500) and came again as attempt 2.
+      const creates = received.filter((r) => r.body.meta.action === 'create')
+      expect(creates.map((r) => r.body.meta.attempt)).toEqual([1, 2])
+      expect(creates[1]?.body).toMatchObject({
+        meta: { entity: 'person', entity_id: String(person.id), version: '2.0', type: 'general' },
+        data: { id: person.id, name: 'Hooked' },
+        previous: null,
+      })
+      const change = received.find((r) => r.body.meta.action === 'change')
+      expect(change?.body.data.name).toBe('Hooked Again')
+      expect(change?.body.previous).toMatchObject({ name: 'Hooked' })
+      expect(change?.body.previous).not.toHaveProperty('id')
+      const removed = received.find((r) => r.body.meta.action === 'delete')
+      expect(removed?.body).toMatchObject({ data: null, previous: { id: person.id, name: 'Hooked Again' } })
+      expect(received[0]?.authorization).toBe(`Basic ${Buffer.from('me:pw').toString('base64')}`)
+    } finally {
+      receiver.close()
+      await hooked.close()
+    }
+  })
 })

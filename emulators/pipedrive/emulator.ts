@@ -10,6 +10,7 @@ import { API_TOKEN_BURST, DEFAULT_DATA_UNTIL, DEFAULT_PIPEDRIVE_TOKEN } from './
 import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
 import { registerOAuthRoutes } from './routes/oauth.js'
 import { registerPersonRoutes } from './routes/persons.js'
+import { registerWebhookRoutes } from './routes/webhooks.js'
 import { PipedriveState } from './state.js'
 
 export interface PipedriveEmulatorOptions extends ListenOptions {
@@ -22,13 +23,15 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly burst?: number
   /** Whether the company has contact sync on, so persons answer `job_title` and `postal_address` (default on). */
   readonly contactSync?: boolean
+  /** Waits before retrying a failed webhook call (default Pipedrive's 3, 30 and 150 seconds). */
+  readonly hookRetryDelaysMs?: readonly number[]
 }
 
 export interface PipedriveEmulator extends EmulatorHandle<PipedriveState> {
   registerClient(client: { clientId: string; clientSecret: string; redirectUris: readonly string[] }): void
 }
 
-/** Starts a Pipedrive emulator: API v2 persons, `GET /api/v1/users/me`, and its OAuth server. */
+/** Starts a Pipedrive emulator: API v2 persons, `GET /api/v1/users/me`, webhooks v2, and its OAuth server. */
 export async function startPipedriveEmulator(
   options: PipedriveEmulatorOptions = {},
 ): Promise<PipedriveEmulator> {
@@ -39,6 +42,7 @@ export async function startPipedriveEmulator(
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     burst: options.burst ?? API_TOKEN_BURST,
     contactSync: options.contactSync ?? true,
+    ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),
   })
   const server = createEmulatorServer({ faultResponse: pipedriveFaultResponse })
   installErrorHandler(server.app)
@@ -46,10 +50,15 @@ export async function startPipedriveEmulator(
   registerPersonRoutes(server.app, state)
   let url = ''
   registerOAuthRoutes(server.app, state, () => url)
+  registerWebhookRoutes(server.app, state, () => url)
   const handle = await listenEmulator(server, state, options)
   url = handle.url
   return {
     ...handle,
+    close: async () => {
+      state.hooks.close()
+      await handle.close()
+    },
     registerClient: (c) =>
       state.clients.set(c.clientId, { clientSecret: c.clientSecret, redirectUris: c.redirectUris }),
   }

@@ -16,7 +16,9 @@ export class PipedriveHttpError extends Error {
     super(message)
   }
 
+  /** Webhooks API failures name their fields in `errors` and carry no `error` (addWebhook's 400 example). */
   body(): Record<string, unknown> {
+    if ('errors' in this.extra) return { success: false, ...this.extra }
     return { success: false, error: this.message, ...this.extra }
   }
 }

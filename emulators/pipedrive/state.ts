@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { HOUR_MS, SeededRandom } from '../kit/index.js'
-import { DELETED_KEPT_MS } from './constants.js'
+import { DEFAULT_COMPANY_ID, DELETED_KEPT_MS } from './constants.js'
+import { PipedriveHooks } from './hooks.js'
 
 export interface Channel {
   value: string
@@ -32,6 +33,8 @@ export interface PipedriveStateOptions {
   readonly burst: number
   /** Whether the company has contact sync on (then persons answer `job_title`, `postal_address`). */
   readonly contactSync: boolean
+  /** Waits before the retries of a failed webhook call (default Pipedrive's 3, 30 and 150 seconds). */
+  readonly hookRetryDelaysMs?: readonly number[]
 }
 
 const FIRST = ['Ada', 'Grace', 'Alan', 'Katherine', 'Edsger', 'Barbara', 'Donald', 'Frances']
@@ -75,10 +78,14 @@ export class PipedriveState {
   readonly codes = new Map<string, { clientId: string; redirectUri: string }>()
   readonly accessTokens = new Map<string, { clientId: string; expiresAt: number }>()
   readonly refreshTokens = new Map<string, string>()
+  readonly companyId = DEFAULT_COMPANY_ID
+  readonly companyDomain = 'emulated'
+  readonly hooks: PipedriveHooks
   private nextId: number
 
   constructor(readonly options: PipedriveStateOptions) {
     this.apiTokens = new Set(options.tokens)
+    this.hooks = new PipedriveHooks(this.companyDomain, options.hookRetryDelaysMs)
     const rnd = new SeededRandom(options.seed)
     const span = 60 * 24 * HOUR_MS
     let id = 1

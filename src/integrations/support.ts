@@ -6,7 +6,8 @@ import {
   WEBHOOK_PERMISSION,
 } from '../models/index.js'
 import { authFieldsOf } from './auth-methods.js'
-import type { IntegrationDefinition } from './types.js'
+import type { IntegrationDefinition, WebhookEventName } from './types.js'
+import { type WebhookKind, webhookEventsOf } from './webhook-kinds.js'
 
 /** Unified.to's vocabulary: `supported-required` is a parameter the integration cannot do without. */
 type Support = 'supported' | 'supported-required' | 'not-supported'
@@ -16,6 +17,8 @@ export interface IntegrationSupport {
   readonly slow_fields: string[]
   /** Body fields `create` needs (`supported-required`); fields not named here are optional where writable. */
   readonly outbound_fields?: Record<string, Support>
+  /** Per event, how a webhook can watch the object: polled (`virtual`), pushed by the provider (`native`). */
+  readonly webhook_events?: Partial<Record<WebhookEventName, readonly WebhookKind[]>>
   /** The window (in days, ending today) a list without `start_gte`/`updated_gte` covers. */
   readonly default_window_days?: number
   readonly [listParam: `list_${string}`]: Support
@@ -61,6 +64,8 @@ export function supportMatrix(integration: IntegrationDefinition): Record<string
       for (const field of handlers.sortFields ?? []) support[`list_sort_by_${field}`] = 'supported'
       if (handlers.defaultWindowDays !== undefined) support.default_window_days = handlers.defaultWindowDays
     }
+    const webhookEvents = webhookEventsOf(handlers)
+    if (Object.keys(webhookEvents).length > 0) support.webhook_events = webhookEvents
     if (handlers.create && handlers.requiredFields?.length) {
       support.outbound_fields = Object.fromEntries(
         handlers.requiredFields.map((f) => [f, 'supported-required' as const]),

@@ -195,18 +195,34 @@ export interface NativeCall {
   readonly rawBody: string
 }
 
+/** What a provider's call is read against: the webhook's event and its connection's credentials. */
+export interface NativePush {
+  /** Only records of this event are delivered: a provider may push other actions on the same subscription. */
+  readonly event: WebhookEventName
+  readonly credentials: Credentials
+}
+
 /** A provider's push notifications for one object, used by native webhooks. */
 export interface NativeWebhookSupport {
   /** Events the provider can push for the object. */
   readonly events: readonly WebhookEventName[]
-  /** Creates the subscription at the provider; answers the provider's id for it. */
-  subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<{ externalId: string }>
+  /**
+   * Creates the subscription at the provider; answers the provider's id for it, and the provider's own
+   * signing key where the provider issues one (BambooHR's `privateKey`), kept instead of Unigate's secret.
+   */
+  subscribe(
+    ctx: HandlerContext,
+    request: NativeSubscriptionRequest,
+  ): Promise<{ readonly externalId: string; readonly secret?: string }>
   /** Removes it; a subscription already gone at the provider is not an error. */
   unsubscribe(ctx: HandlerContext, externalId: string): Promise<void>
-  /** True when the call proves it comes from this subscription (the provider's signature or the secret). */
-  authenticate(call: NativeCall, secret: string): boolean
-  /** The unified records the call carries (shaped as the object's list handler would return them). */
-  records(call: NativeCall): UnifiedRecord[]
+  /**
+   * True when the call proves it comes from this subscription (the provider's signature or the secret).
+   * `nowMs` is the receiving time, for providers that sign a timestamp.
+   */
+  authenticate(call: NativeCall, secret: string, nowMs: number): boolean
+  /** The unified records of `push.event` the call carries (shaped as the object's list handler returns them). */
+  records(call: NativeCall, push: NativePush): UnifiedRecord[]
 }
 
 /** One input of an external tool: where it goes in the provider request, and its JSON type. */

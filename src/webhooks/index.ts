@@ -1,5 +1,5 @@
 export { type DeliveredRecord, fingerprintOf, type WebhookEvent } from './change-detection.js'
-export { bearerSecretMatches, nativeReceiverPath } from './native.js'
+export { nativeReceiverPath } from './native.js'
 export { notificationView } from './notifications.js'
 export { webhookRoutes } from './routes.js'
 export { WebhookRuntime, type WebhookRuntimeDeps } from './runtime.js'

@@ -1,5 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
-import type { ResolvedConnection } from '../connections/index.js'
+import { randomBytes } from 'node:crypto'
+import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { cursorMemory } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
@@ -35,18 +35,6 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
   }
 }
 
-/**
- * For providers without signed calls: the secret is presented as `authorization: Bearer <secret>`
- * (a header the subscription sets at the provider) and compared in constant time.
- */
-export function bearerSecretMatches(call: NativeCall, secret: string): boolean {
-  const header = call.headers.authorization
-  const value = Array.isArray(header) ? header[0] : header
-  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(value ?? '')?.[1] ?? '')
-  const expected = Buffer.from(secret)
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
 export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated'
 
 /**
@@ -58,6 +46,7 @@ export class NativeWebhooks {
   constructor(
     private readonly db: Db,
     private readonly webhooks: WebhookStore,
+    private readonly resolver: ConnectionResolver,
     private readonly publicUrl: string,
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
@@ -66,13 +55,17 @@ export class NativeWebhooks {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
-    const { externalId } = await support.subscribe(handlerContext(resolved), {
+    const subscribed = await support.subscribe(handlerContext(resolved), {
       event: webhook.event,
       url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
       secret,
       name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
     })
-    await this.webhooks.setNativeSubscription(webhook.id, { externalId, secret })
+    // A provider that signs with a key of its own (BambooHR's privateKey) is checked with that key.
+    await this.webhooks.setNativeSubscription(webhook.id, {
+      externalId: subscribed.externalId,
+      secret: subscribed.secret ?? secret,
+    })
   }
 
   async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
@@ -88,11 +81,15 @@ export class NativeWebhooks {
     const support = webhook && nativeSupportOf(webhook.integration_type, webhook.object_type)
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
-    if (!support.authenticate(call, subscription.secret)) return 'unauthenticated'
+    if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
+    const resolved = await this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+    if (!resolved) return 'unknown'
     const selection = parseFields(webhook.fields, model)
     // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
     const plan = planFields(selection, [], false)
-    const records = support.records(call).map((r) => projectRecord(r, model, selection, plan, []))
+    const records = support
+      .records(call, { event: webhook.event, credentials: resolved.connection.credentials })
+      .map((r) => projectRecord(r, model, selection, plan, []))
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
     if (pages.length === 0) return 'stored'
     await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString())

@@ -92,7 +92,7 @@ export class WebhookRuntime {
       { minuteMs: settings.minuteMs, leaseMs: settings.leaseMs, runner: this.runner },
       requestDelivery,
     )
-    this.native = new NativeWebhooks(db, this.store, deps.publicUrl, requestDelivery)
+    this.native = new NativeWebhooks(db, this.store, deps.resolver, deps.publicUrl, requestDelivery)
     this.service = new WebhookService(
       this.store,
       deps.connectionStore,

@@ -19,6 +19,8 @@ export async function watchedWebhook(
       object_type: objectType,
       event: 'updated',
       interval: 100_000,
+      // Asked for by name: where the provider also pushes changes, a webhook is native by default.
+      webhook_type: 'virtual',
     },
   })
   expect(created.status, created.text).toBe(200)

@@ -127,6 +127,38 @@ function applyBody(state: PipedriveState, p: PersonRecord, body: Record<string, 
   }
 }
 
+/** The fields whose values differ, with their earlier values: webhooks v2's `previous` on a change. */
+function changedFrom(before: Record<string, unknown>, after: Record<string, unknown>) {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(before)) {
+    if (JSON.stringify(value) !== JSON.stringify(after[key])) out[key] = value
+  }
+  return out
+}
+
+/**
+ * Tells the company's webhooks of a person's change, made by the token's user through the API
+ * (guide-for-webhooks-v2, "Data and previous": create has `previous` null, delete has `data` null and the
+ * last state in `previous`, change has the changed fields' earlier values).
+ */
+function notifyHooks(
+  state: PipedriveState,
+  action: 'create' | 'change' | 'delete',
+  p: PersonRecord,
+  before?: Record<string, unknown>,
+): void {
+  const now = personJson(p, state.options.contactSync)
+  state.hooks.notify({
+    action,
+    personId: p.id,
+    data: action === 'delete' ? null : now,
+    previous:
+      action === 'create' ? null : action === 'delete' ? (before ?? now) : changedFrom(before ?? {}, now),
+    userId: state.userIds[0] as number,
+    permittedUserIds: [p.ownerId],
+  })
+}
+
 function personOf(state: PipedriveState, request: FastifyRequest): PersonRecord {
   const id = Number((request.params as { id: string }).id)
   const p = Number.isInteger(id) ? state.readable(id) : undefined
@@ -290,6 +322,7 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     }
     applyBody(state, p, body)
     state.persons.set(p.id, p)
+    notifyHooks(state, 'create', p)
     return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
@@ -297,8 +330,10 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
   app.patch('/api/v2/persons/:id', async (request) => {
     const p = personOf(state, request)
     if (p.deletedAt !== undefined) throw personNotFound()
+    const before = personJson(p, state.options.contactSync)
     applyBody(state, p, (request.body ?? {}) as Record<string, unknown>)
     p.updateTime = Math.floor(Date.now() / 1000) * 1000
+    notifyHooks(state, 'change', p, before)
     return { success: true, data: personJson(p, state.options.contactSync) }
   })
 
@@ -306,8 +341,10 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
   app.delete('/api/v2/persons/:id', async (request) => {
     const p = personOf(state, request)
     if (p.deletedAt !== undefined) throw personNotFound()
+    const before = personJson(p, state.options.contactSync)
     p.deletedAt = Date.now()
     p.updateTime = Math.floor(p.deletedAt / 1000) * 1000
+    notifyHooks(state, 'delete', p, before)
     return { success: true, data: { id: p.id } }
   })
 
@@ -318,9 +355,9 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
       id: state.userIds[0],
       name: 'Emulated User',
       email: 'owner@example.com',
-      company_id: 7_654_321,
+      company_id: state.companyId,
       company_name: 'Emulated Company',
-      company_domain: 'emulated',
+      company_domain: state.companyDomain,
       timezone_name: 'Europe/Tallinn',
       locale: 'en_US',
     },

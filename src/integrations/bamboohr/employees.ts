@@ -3,6 +3,7 @@ import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
 import { optionName } from './lists.js'
 import { EMPLOYEE_FIELDS, fromBamboohrEmployee, parseBamboohrTimestamp } from './mappers.js'
+import { bamboohrEmployeePushes } from './native-webhooks.js'
 import type { BamboohrEmployee, BamboohrReport } from './types.js'
 
 /** The provider fields a request reads: the mapped ones plus any `raw.<name>` the caller named. */
@@ -61,6 +62,7 @@ async function byOption(ctx: HandlerContext, filter: 'group_id' | 'location_id',
 
 export const employeeHandlers: ObjectHandlers = {
   listIsComplete: true,
+  nativeWebhooks: bamboohrEmployeePushes,
   listParams: ['updated_gte'],
   filters: ['group_id', 'location_id'],
   async list(ctx, q) {

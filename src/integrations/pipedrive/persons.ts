@@ -2,6 +2,7 @@ import { ApiError, badRequest, notImplemented, ProviderError } from '../../error
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromPipedrivePerson, toPipedrivePerson } from './mappers.js'
+import { pipedrivePersonPushes } from './native-webhooks.js'
 import type { PipedriveEnvelope, PipedrivePerson } from './types.js'
 
 const PERSONS = '/api/v2/persons'
@@ -241,6 +242,7 @@ export const personHandlers: ObjectHandlers = {
   listParams: ['updated_gte', 'sort', 'order', 'query'],
   filters: ['company_id', 'deal_id', 'user_id'],
   sortFields: Object.keys(SORT_BY),
+  nativeWebhooks: pipedrivePersonPushes,
 
   list: listPersons,
 

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto'
 import { ProviderError } from '../../errors.js'
-import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../types.js'
+import { bearerSecretMatches } from '../native-auth.js'
+import type { HandlerContext, NativeWebhookSupport } from '../types.js'
 import { fromPosthogEvent } from './mappers.js'
 import type { PosthogEvent } from './types.js'
 import { rowVisitorId } from './visitor-ids.js'
@@ -15,14 +15,6 @@ function projectIdOf(ctx: HandlerContext): string {
   const id = ctx.settings.project_id
   if (!id) throw new Error('the connection has no PostHog project id; update the connection to re-verify it')
   return id
-}
-
-function bearerMatches(call: NativeCall, secret: string): boolean {
-  const header = call.headers.authorization
-  const value = Array.isArray(header) ? header[0] : header
-  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(value ?? '')?.[1] ?? '')
-  const expected = Buffer.from(secret)
-  return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
 interface DestinationCall {
@@ -71,8 +63,9 @@ export const posthogEventPushes: NativeWebhookSupport = {
     }
   },
 
-  authenticate: bearerMatches,
+  authenticate: (call, secret) => bearerSecretMatches(call, secret),
 
+  // A destination pushes captured events only: every call is a `created`.
   records(call) {
     const body = (call.body ?? {}) as DestinationCall
     if (!body.event?.event) return []

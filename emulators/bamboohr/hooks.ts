@@ -1,0 +1,126 @@
+import { createHmac, randomBytes } from 'node:crypto'
+
+/**
+ * BambooHR's permissioned webhooks (created through the API) with the field-based events
+ * (`employee_with_fields.created`, `.updated`, `.deleted`, the default set): each change is `POST`ed as
+ * `{"employees": [{id, action, timestamp, fields, changedFields}]}`, `fields` keyed by the webhook's
+ * `postFields` names, signed with the webhook's private key: `X-BambooHR-Signature` is the hex HMAC-SHA256
+ * of the raw body followed by the `X-BambooHR-Timestamp` value (unix seconds)
+ * (https://documentation.bamboohr.com/docs/webhooks, "Security"; its PHP sample hashes `$body .
+ * $timestamp`; https://documentation.bamboohr.com/docs/field-based-webhooks).
+ */
+export type HookEvent =
+  | 'employee_with_fields.created'
+  | 'employee_with_fields.updated'
+  | 'employee_with_fields.deleted'
+
+export interface Hook {
+  readonly id: string
+  readonly name: string
+  readonly url: string
+  readonly format: 'json'
+  readonly monitorFields: readonly string[]
+  readonly postFields: Readonly<Record<string, string>>
+  readonly events: readonly HookEvent[]
+  readonly includeCompanyDomain: boolean
+  readonly privateKey: string
+  readonly created: number
+  lastSent: number | null
+}
+
+/** One call the emulator made, for tests asserting what BambooHR sent. */
+export interface HookCall {
+  readonly hookId: string
+  readonly url: string
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly status: number | 'error'
+}
+
+export type EmployeeAction = 'Created' | 'Updated' | 'Deleted'
+
+const EVENT_OF: Readonly<Record<EmployeeAction, HookEvent>> = {
+  Created: 'employee_with_fields.created',
+  Updated: 'employee_with_fields.updated',
+  Deleted: 'employee_with_fields.deleted',
+}
+
+/** The hex HMAC-SHA256 of the body followed by the timestamp, keyed with the webhook's private key. */
+export function bamboohrSignature(privateKey: string, body: string, timestamp: string): string {
+  return createHmac('sha256', privateKey)
+    .update(body + timestamp)
+    .digest('hex')
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, as the Webhooks API prints `created` and `lastSent`. */
+export const hookTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+
+export class BamboohrHooks {
+  readonly hooks = new Map<string, Hook>()
+  readonly calls: HookCall[] = []
+  private nextId = 1
+
+  constructor(private readonly companyDomain: string) {}
+
+  add(hook: Omit<Hook, 'id' | 'privateKey' | 'created' | 'lastSent'>): Hook {
+    const created: Hook = {
+      ...hook,
+      id: String(this.nextId++),
+      privateKey: randomBytes(32).toString('hex'),
+      created: Date.now(),
+      lastSent: null,
+    }
+    this.hooks.set(created.id, created)
+    return created
+  }
+
+  /**
+   * Sends a change to each webhook subscribed to its event; an update only where a monitored field changed
+   * (`changedFields` lists those). `fields(hook)` renders the employee under the hook's post names.
+   */
+  notify(
+    action: EmployeeAction,
+    employeeId: number,
+    fieldsOf: (postFields: Readonly<Record<string, string>>) => Record<string, string | null>,
+    changed: readonly string[] = [],
+  ): void {
+    for (const hook of this.hooks.values()) {
+      if (!hook.events.includes(EVENT_OF[action])) continue
+      const changedFields = hook.monitorFields.filter((f) => changed.includes(f))
+      if (action === 'Updated' && changedFields.length === 0) continue
+      const body = JSON.stringify({
+        employees: [
+          {
+            id: String(employeeId),
+            action,
+            timestamp: `${new Date().toISOString().slice(0, 19)}+00:00`,
+            fields: fieldsOf(hook.postFields),
+            ...(action === 'Updated' ? { changedFields } : {}),
+          },
+        ],
+      })
+      void this.send(hook, body)
+    }
+  }
+
+  private async send(hook: Hook, body: string): Promise<void> {
+    const timestamp = String(Math.floor(Date.now() / 1000))
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-bamboohr-timestamp': timestamp,
+      'x-bamboohr-signature': bamboohrSignature(hook.privateKey, body, timestamp),
+      // "If set to true, the company domain will be added to the webhook request header" (NewWebHook).
+      ...(hook.includeCompanyDomain ? { 'company-domain': this.companyDomain } : {}),
+    }
+    let status: number | 'error'
+    try {
+      const res = await fetch(hook.url, { method: 'POST', headers, body, redirect: 'manual' })
+      await res.arrayBuffer().catch(() => undefined)
+      status = res.status
+    } catch {
+      status = 'error'
+    }
+    hook.lastSent = Date.now()
+    this.calls.push({ hookId: hook.id, url: hook.url, body, headers, status })
+  }
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto'
+
+/**
+ * Pipedrive's webhooks v2 for persons: the subscriptions a company's users made, and the calls Pipedrive
+ * makes when a person changes (https://pipedrive.readme.io/docs/guide-for-webhooks-v2).
+ */
+export interface Hook {
+  readonly id: number
+  readonly ownerId: number
+  readonly companyId: number
+  readonly eventAction: 'create' | 'change' | 'delete' | '*'
+  readonly eventObject: string
+  readonly subscriptionUrl: string
+  readonly name: string
+  readonly httpAuthUser: string | null
+  readonly httpAuthPassword: string | null
+  readonly addTime: number
+  lastDeliveryTime: number | null
+  lastHttpStatus: number | null
+}
+
+/** One call the emulator made to a subscription URL, for tests asserting what Pipedrive sent. */
+export interface HookCall {
+  readonly hookId: number
+  readonly url: string
+  readonly body: Record<string, unknown>
+  readonly attempt: number
+  readonly authorization: string | undefined
+  readonly status: number | 'error'
+}
+
+/** "The maximum limit of webhooks is 40 different webhooks per user" (guide-for-webhooks-v2). */
+export const MAX_HOOKS_PER_USER = 40
+
+/**
+ * "In case the original notification sending attempt fails (due to receiving a non-2XX response code or
+ * exceeding timeout of 10 seconds), we will try 3 more times: after 3, 30 and 150 seconds"
+ * (guide-for-webhooks-v2, "Retry logic").
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [3_000, 30_000, 150_000]
+export const HOOK_TIMEOUT_MS = 10_000
+
+export type PersonAction = 'create' | 'change' | 'delete'
+
+export interface PersonChange {
+  readonly action: PersonAction
+  readonly personId: number
+  /** The person as it is now (create, change); null on delete. */
+  readonly data: Record<string, unknown> | null
+  /** Changed fields' earlier values (change), the last state (delete), null (create). */
+  readonly previous: Record<string, unknown> | null
+  /** The user who made the change (the token's user) and who may see the person. */
+  readonly userId: number
+  readonly permittedUserIds: readonly number[]
+}
+
+export class PipedriveHooks {
+  readonly hooks = new Map<number, Hook>()
+  readonly calls: HookCall[] = []
+  private nextId = 1
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private closed = false
+
+  constructor(
+    private readonly companyDomain: string,
+    private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
+  ) {}
+
+  add(hook: Omit<Hook, 'id' | 'lastDeliveryTime' | 'lastHttpStatus'>): Hook {
+    const created: Hook = { ...hook, id: this.nextId++, lastDeliveryTime: null, lastHttpStatus: null }
+    this.hooks.set(created.id, created)
+    return created
+  }
+
+  ownedBy(userId: number): Hook[] {
+    return [...this.hooks.values()].filter((h) => h.ownerId === userId)
+  }
+
+  /** Sends one call per matching subscription; the API answer does not wait for them, as in Pipedrive. */
+  notify(change: PersonChange): void {
+    for (const hook of this.hooks.values()) {
+      const actionMatches = hook.eventAction === '*' || hook.eventAction === change.action
+      const objectMatches = hook.eventObject === '*' || hook.eventObject === 'person'
+      if (!actionMatches || !objectMatches) continue
+      const eventId = randomUUID()
+      const correlationId = randomUUID()
+      const timestamp = new Date().toISOString()
+      const bodyOf = (attempt: number) => ({
+        // The meta block (guide-for-webhooks-v2, "Webhook's meta block"): ids as strings.
+        meta: {
+          action: change.action,
+          entity: 'person',
+          company_id: String(hook.companyId),
+          correlation_id: correlationId,
+          entity_id: String(change.personId),
+          id: eventId,
+          is_bulk_edit: false,
+          timestamp,
+          type: 'general',
+          user_id: String(change.userId),
+          version: '2.0',
+          webhook_id: String(hook.id),
+          webhook_owner_id: String(hook.ownerId),
+          change_source: 'api',
+          attempt,
+          host: `${this.companyDomain}.pipedrive.com`,
+          permitted_user_ids: change.permittedUserIds.map(String),
+        },
+        data: change.data,
+        previous: change.previous,
+      })
+      void this.send(hook, bodyOf, 1)
+    }
+  }
+
+  private async send(
+    hook: Hook,
+    bodyOf: (attempt: number) => Record<string, unknown>,
+    attempt: number,
+  ): Promise<void> {
+    if (this.closed) return
+    const body = bodyOf(attempt)
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    // The HTTP Basic credentials given at subscription go with every call (addWebhookRequest
+    // `http_auth_user`, `http_auth_password`: "The HTTP basic auth username of the subscription URL endpoint").
+    if (hook.httpAuthUser !== null || hook.httpAuthPassword !== null) {
+      const pair = `${hook.httpAuthUser ?? ''}:${hook.httpAuthPassword ?? ''}`
+      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`
+    }
+    let status: number | 'error'
+    try {
+      const res = await fetch(hook.subscriptionUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(HOOK_TIMEOUT_MS),
+      })
+      await res.arrayBuffer().catch(() => undefined)
+      status = res.status
+    } catch {
+      status = 'error'
+    }
+    this.calls.push({
+      hookId: hook.id,
+      url: hook.subscriptionUrl,
+      body,
+      attempt,
+      authorization: headers.authorization,
+      status,
+    })
+    hook.lastDeliveryTime = Date.now()
+    hook.lastHttpStatus = typeof status === 'number' ? status : null
+    // "For a successful delivery, we'll accept any 2XX status code" (guide-for-webhooks-v2).
+    if (typeof status === 'number' && status >= 200 && status < 300) return
+    const delay = this.retryDelaysMs[attempt - 1]
+    if (delay === undefined || this.closed || !this.hooks.has(hook.id)) return
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      void this.send(hook, bodyOf, attempt + 1)
+    }, delay)
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  close(): void {
+    this.closed = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+  }
+}

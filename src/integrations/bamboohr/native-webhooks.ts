@@ -1,0 +1,127 @@
+import { createHmac } from 'node:crypto'
+import { ProviderError } from '../../errors.js'
+import type { UnifiedRecord } from '../../models/index.js'
+import { headerOf, secretsEqual } from '../native-auth.js'
+import type { NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
+import { companyIdOf } from './company.js'
+import { EMPLOYEE_FIELDS, fromBamboohrEmployee } from './mappers.js'
+import type { BamboohrEmployee } from './types.js'
+
+/**
+ * Employee changes pushed by a BambooHR permissioned webhook (`POST /v1/webhooks/`: `name`, `url`,
+ * `format`, `events`, `monitorFields`, `postFields`; 201 with `id` and the `privateKey`, "only returned at
+ * creation time"; `DELETE /v1/webhooks/{id}`: create-webhook, delete-webhook in
+ * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml).
+ *
+ * The field-based events (`employee_with_fields.*`) are used: they are deprecated in favour of `employee.*`,
+ * which "will remain available for the foreseeable future", but theirs is the payload that carries the
+ * employee's fields (`{"employees": [{id, action, timestamp, fields, changedFields}]}`,
+ * https://documentation.bamboohr.com/docs/field-based-webhooks), so no push costs a read back, and a deleted
+ * employee, which can no longer be read, still arrives with its fields. `postFields` name each field by its
+ * own API name, so `fields` reads like a report row.
+ *
+ * Calls are signed: `X-BambooHR-Signature` is the hex HMAC-SHA256, keyed with the private key, of the raw
+ * body followed by `X-BambooHR-Timestamp` (https://documentation.bamboohr.com/docs/webhooks, "Security").
+ */
+const ACTIONS: Readonly<Record<WebhookEventName, string>> = {
+  created: 'Created',
+  updated: 'Updated',
+  deleted: 'Deleted',
+}
+
+/**
+ * The fields a webhook posts: those reads ask for, except `payPer`, which BambooHR's field list does not
+ * name (`paidPer` is its name there): a report leaves an unknown field out, a webhook naming one is refused
+ * with a 403 listing it (create-webhook, `unknownFields`).
+ */
+export const POSTED_FIELDS = EMPLOYEE_FIELDS.filter((f) => f !== 'payPer')
+/** Computed fields are posted but cannot be monitored: a change shows in the stored fields behind them. */
+const NOT_MONITORED: ReadonlySet<string> = new Set(['lastChanged', 'photoUrl', 'displayName'])
+export const MONITORED_FIELDS = POSTED_FIELDS.filter((f) => !NOT_MONITORED.has(f))
+
+/**
+ * How far the signed timestamp may be from now. BambooHR gives no window; five minutes (ours) bounds a
+ * replay of a captured call while leaving room for clock skew and BambooHR's queueing.
+ */
+export const SIGNATURE_TOLERANCE_MS = 5 * 60_000
+
+/** True when the call carries BambooHR's signature of its exact body and a timestamp near `nowMs`. */
+export function bamboohrSignatureValid(call: NativeCall, privateKey: string, nowMs: number): boolean {
+  const timestamp = headerOf(call, 'x-bamboohr-timestamp') ?? ''
+  const signature = headerOf(call, 'x-bamboohr-signature') ?? ''
+  if (!/^\d{1,12}$/.test(timestamp)) return false
+  if (Math.abs(nowMs - Number(timestamp) * 1000) > SIGNATURE_TOLERANCE_MS) return false
+  const expected = createHmac('sha256', privateKey)
+    .update(call.rawBody + timestamp)
+    .digest('hex')
+  return secretsEqual(signature.toLowerCase(), expected)
+}
+
+interface FieldBasedCall {
+  readonly employees?: readonly {
+    readonly id?: string | number
+    readonly action?: string
+    readonly fields?: Record<string, string | null> | null
+  }[]
+}
+
+function employeeOf(
+  entry: NonNullable<FieldBasedCall['employees']>[number],
+  companyId: string,
+): UnifiedRecord | undefined {
+  if (entry.id === undefined || entry.id === null || String(entry.id) === '') return undefined
+  const fields = entry.fields && typeof entry.fields === 'object' ? entry.fields : {}
+  if (Object.keys(fields).length === 0) return { id: String(entry.id) }
+  const employee: BamboohrEmployee = { ...fields, id: String(entry.id) }
+  return fromBamboohrEmployee(employee, companyId)
+}
+
+export const bamboohrEmployeePushes: NativeWebhookSupport = {
+  events: ['created', 'updated', 'deleted'],
+
+  async subscribe(ctx, request) {
+    const created = await ctx.client.json<{ id?: string | number; privateKey?: string }>({
+      method: 'POST',
+      path: '/webhooks/',
+      body: {
+        name: request.name,
+        url: request.url,
+        format: 'json',
+        events: [`employee_with_fields.${request.event}`],
+        monitorFields: MONITORED_FIELDS,
+        postFields: Object.fromEntries(POSTED_FIELDS.map((f) => [f, f])),
+      },
+    })
+    if (created.id === undefined || !created.privateKey) {
+      throw new TypeError('BambooHR created the webhook without an id or private key')
+    }
+    // BambooHR signs with the key it issued: Unigate's own secret is not used.
+    return { externalId: String(created.id), secret: created.privateKey }
+  },
+
+  async unsubscribe(ctx, externalId) {
+    try {
+      await ctx.client.send({
+        method: 'DELETE',
+        path: `/webhooks/${encodeURIComponent(externalId)}/`,
+        idempotent: true,
+      })
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.status === 404)) throw err
+    }
+  },
+
+  authenticate: bamboohrSignatureValid,
+
+  records(call, push) {
+    const body = (call.body ?? {}) as FieldBasedCall
+    if (!Array.isArray(body.employees)) return []
+    const companyId = companyIdOf(push.credentials)
+    return body.employees
+      .filter((e) => e?.action === ACTIONS[push.event])
+      .flatMap((e): UnifiedRecord[] => {
+        const record = employeeOf(e, companyId)
+        return record ? [record] : []
+      })
+  },
+}

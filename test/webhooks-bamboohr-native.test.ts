@@ -1,0 +1,215 @@
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type BamboohrEmulator,
+  DEFAULT_BAMBOOHR_API_KEY,
+  DEFAULT_BAMBOOHR_DOMAIN,
+  startBamboohrEmulator,
+} from '../emulators/bamboohr/index.js'
+import { type NativeServer, startNativeServer } from './support/native-server.js'
+
+type Rec = Record<string, unknown>
+
+/**
+ * Native webhooks against the BambooHR emulator: Unigate creates a permissioned webhook (field-based
+ * events), keeps the private key BambooHR answers with, and accepts BambooHR's calls only with a fresh
+ * signature of their exact body; the receiver gets the employee typed NATIVE, signed.
+ */
+describe('native webhooks with BambooHR permissioned webhooks', () => {
+  let emu: BamboohrEmulator
+  let server: NativeServer
+  let conn: string
+  const basic = `Basic ${Buffer.from(`${DEFAULT_BAMBOOHR_API_KEY}:x`).toString('base64')}`
+  const gateway = () => `${emu.url}/api/gateway.php/${DEFAULT_BAMBOOHR_DOMAIN}/v1`
+  const providerHooks = async () => {
+    const res = await fetch(`${gateway()}/webhooks/`, {
+      headers: { authorization: basic, accept: 'application/json' },
+    })
+    return ((await res.json()) as { webhooks: Rec[] }).webhooks
+  }
+  const employeeWrite = (path: string, body: Rec) =>
+    fetch(`${gateway()}${path}`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  const hookFor = async (event: string) => {
+    const hook = await server.api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'hris_employee',
+      event,
+      hook_url: server.receiver.url,
+      fields: 'id,first_name,last_name,title,company_id',
+    })
+    expect(hook.status, hook.text).toBe(200)
+    expect(hook.body.webhook_type).toBe('native')
+    return hook.body.id
+  }
+
+  beforeAll(async () => {
+    // BambooHR sends only to https:// addresses; Unigate listens on plain http on this machine.
+    emu = await startBamboohrEmulator({ seed: 2, employees: 4, insecureHookUrls: true })
+    server = await startNativeServer('bamboohr-native')
+    const created = await server.api<{ id: string }>('POST', '/unified/connection', {
+      integration_type: 'bamboohr',
+      auth: {
+        api_key: DEFAULT_BAMBOOHR_API_KEY,
+        company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+        api_url: `${emu.url}/api/gateway.php`,
+      },
+    })
+    expect(created.status, created.text).toBe(200)
+    conn = created.body.id
+  })
+  afterAll(async () => {
+    await server?.close()
+    await emu?.close()
+  })
+
+  it('subscribes per event, keeps the private key secret, delivers each change NATIVE, and unsubscribes', async () => {
+    const hooks = {
+      created: await hookFor('created'),
+      updated: await hookFor('updated'),
+      deleted: await hookFor('deleted'),
+    }
+    // What reached BambooHR: one field-based webhook per event, to Unigate, posting fields by API name.
+    const bodies = emu
+      .requests()
+      .filter((r) => r.method === 'POST' && /\/webhooks\/?$/.test(r.path))
+      .map((r) => r.body as Rec)
+    expect(bodies).toHaveLength(3)
+    for (const [i, event] of (['created', 'updated', 'deleted'] as const).entries()) {
+      expect(bodies[i]).toMatchObject({
+        url: `${server.base}/native-webhooks/${hooks[event]}`,
+        format: 'json',
+        events: [`employee_with_fields.${event}`],
+        postFields: expect.objectContaining({ firstName: 'firstName', jobTitle: 'jobTitle' }),
+      })
+      expect(bodies[i]!.monitorFields).toEqual(expect.arrayContaining(['firstName', 'jobTitle']))
+    }
+    const keys = [...emu.state.hooks.hooks.values()].map((h) => h.privateKey)
+    for (const path of [`/unified/webhook/${hooks.created}`, '/unified/webhook']) {
+      const text = (await server.api('GET', path)).text
+      for (const key of keys) expect(text).not.toContain(key)
+    }
+
+    // An employee added through BambooHR's API.
+    const added = await employeeWrite('/employees/', {
+      firstName: 'Grace',
+      lastName: 'Native',
+      jobTitle: 'Analyst',
+    })
+    expect(added.status).toBe(201)
+    const id = added.headers.get('location')!.split('/').pop()!
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hooks.created).length === 1,
+      15_000,
+      'created',
+    )
+    expect(server.receiver.accepted(hooks.created)[0]).toMatchObject({
+      type: 'NATIVE',
+      data: [{ id, first_name: 'Grace', last_name: 'Native', title: 'Analyst', company_id: 'acme' }],
+    })
+
+    expect((await employeeWrite(`/employees/${id}`, { jobTitle: 'Director' })).status).toBe(200)
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hooks.updated).length === 1,
+      15_000,
+      'updated',
+    )
+    expect(server.receiver.accepted(hooks.updated)[0]).toMatchObject({
+      type: 'NATIVE',
+      data: [{ id, title: 'Director' }],
+    })
+
+    emu.state.deleteEmployee(Number(id))
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hooks.deleted).length === 1,
+      15_000,
+      'deleted',
+    )
+    expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({
+      type: 'NATIVE',
+      data: [{ id, first_name: 'Grace', title: 'Director' }],
+    })
+    expect(server.receiver.accepted(hooks.created)).toHaveLength(1)
+    expect(server.receiver.accepted(hooks.updated)).toHaveLength(1)
+    expect(emu.state.hooks.calls.map((c) => c.status)).toEqual([200, 200, 200])
+    expect(server.receiver.badSignatures).toEqual([])
+
+    for (const hook of Object.values(hooks)) {
+      expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+    }
+    expect(await providerHooks()).toEqual([])
+  })
+
+  it('refuses a call not signed with the private key, with another body, or with a stale timestamp', async () => {
+    const hook = await hookFor('created')
+    const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
+    const body = JSON.stringify({
+      employees: [
+        {
+          id: '901',
+          action: 'Created',
+          timestamp: '2026-01-01T00:00:00+00:00',
+          fields: { firstName: 'Signed' },
+        },
+      ],
+    })
+    const sign = (k: string, text: string, ts: string) =>
+      createHmac('sha256', k)
+        .update(text + ts)
+        .digest('hex')
+    const call = (text: string, ts: string, signature: string) =>
+      fetch(`${server.base}/native-webhooks/${hook}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-bamboohr-timestamp': ts,
+          'x-bamboohr-signature': signature,
+        },
+        body: text,
+      })
+    const now = String(Math.floor(Date.now() / 1000))
+    const stale = String(Math.floor(Date.now() / 1000) - 3600)
+    expect((await call(body, now, sign('not-the-key', body, now))).status).toBe(401)
+    expect((await call(body, now, sign(key, body.replace('Signed', 'Forged'), now))).status).toBe(401)
+    expect((await call(body, stale, sign(key, body, stale))).status).toBe(401)
+    expect((await call(body, now, '')).status).toBe(401)
+    expect((await call(body, now, sign(key, body, now))).status).toBe(200)
+    await server.receiver.waitFor(() => server.receiver.accepted(hook).length === 1, 15_000, 'signed push')
+    expect(server.receiver.accepted(hook)[0]?.data).toEqual([
+      { id: '901', first_name: 'Signed', company_id: 'acme' },
+    ])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+  })
+
+  it('passes on BambooHR refusing a subscription to an address that is not https', async () => {
+    const strict = await startBamboohrEmulator({ seed: 2, employees: 2 })
+    try {
+      const created = await server.api<{ id: string }>('POST', '/unified/connection', {
+        integration_type: 'bamboohr',
+        auth: {
+          api_key: DEFAULT_BAMBOOHR_API_KEY,
+          company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+          api_url: `${strict.url}/api/gateway.php`,
+        },
+      })
+      expect(created.status, created.text).toBe(200)
+      const hook = await server.api<{ message: string }>('POST', '/unified/webhook', {
+        connection_id: created.body.id,
+        object_type: 'hris_employee',
+        event: 'created',
+        hook_url: server.receiver.url,
+        webhook_type: 'native',
+      })
+      expect(hook.status, hook.text).toBe(400)
+      expect(hook.body.message).toContain('url must begin with https://')
+      expect(
+        (await server.api<Rec[]>('GET', `/unified/webhook?connection_id=${created.body.id}`)).body,
+      ).toEqual([])
+    } finally {
+      await strict.close()
+    }
+  })
+})
