@@ -1,6 +1,7 @@
 # Unigate: a multi-stage build. The build stage needs the dev dependencies (TypeScript checks src/, esbuild
-# bundles it into dist/, scripts/build.ts); the runtime stage gets dist/ and the production dependencies only, pruned in the build stage so
-# better-sqlite3's native module is installed once. Build: docker build -t unigate .
+# bundles it into dist/: scripts/build.ts); the runtime stage gets dist/ and the production dependencies
+# only (the packages the bundle leaves outside), pruned in the build stage so better-sqlite3's native module
+# is installed once. Build: docker build -t unigate .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
