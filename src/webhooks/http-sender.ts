@@ -1,6 +1,4 @@
-import type { Agent } from 'undici'
-import { request } from 'undici'
-import { type GuardedRange, guardedAgent, literalHostRefusal } from '../outbound/index.js'
+import { GuardedAgentOnFirstUse, type GuardedRange, literalHostRefusal } from '../outbound/index.js'
 import { parseRetryAfterMs } from './retry-schedule.js'
 
 export interface SendOutcome {
@@ -24,10 +22,10 @@ export interface SenderSettings {
  * delivery into the internal network either.
  */
 export class WebhookSender {
-  private readonly agent: Agent
+  private readonly agent: GuardedAgentOnFirstUse
 
   constructor(private readonly settings: SenderSettings) {
-    this.agent = guardedAgent({
+    this.agent = new GuardedAgentOnFirstUse({
       allowAddresses: settings.allowAddresses,
       connectTimeoutMs: settings.timeoutMs,
       connections: 64,
@@ -50,11 +48,12 @@ export class WebhookSender {
     const literalRefusal = literalHostRefusal(target, this.settings.allowAddresses)
     if (literalRefusal) return { ok: false, error: `refused: ${literalRefusal}` }
     try {
-      const res = await request(target, {
+      const { undici, agent } = await this.agent.kit()
+      const res = await undici.request(target, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Unigate-Webhooks/1', ...headers },
         body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,
         signal: abort
