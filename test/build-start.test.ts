@@ -6,6 +6,12 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
 import { connectMcp } from './support/mcp-client.js'
@@ -18,26 +24,35 @@ const run = promisify(execFile)
 /**
  * `npm start` runs the compiled server with plain node: `npm run build` (scripts/build.ts) must type-check
  * and bundle it, and the bundle must serve on its own, including what it loads only on first use (the
- * documentation packages, the MCP SDK and our chunk around it) from outside the bundle.
+ * documentation packages, the MCP SDK and our chunk around it, undici for the first provider call).
  */
 describe('the compiled server', () => {
   let server: ChildProcess | undefined
   let url = ''
   let apiKey = ''
+  let connectionId = ''
   let output = ''
+  let posthog: PosthogEmulator | undefined
 
   beforeAll(async () => {
     await run(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts'], {
       cwd: ROOT,
     })
+    posthog = await startPosthogEmulator({ size: { events: 20 } })
     const env = {
       UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-build-')),
       UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
     }
     const services = await createServices(loadConfig(env), { background: false })
     try {
       const { workspace } = await services.workspaces.create('build')
       apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
+      const connection = await services.connections.create(workspace.id, {
+        integration_type: 'posthog',
+        auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: posthog.url },
+      })
+      connectionId = connection.id
     } finally {
       await services.close()
     }
@@ -71,6 +86,7 @@ describe('the compiled server', () => {
 
   afterAll(async () => {
     if (server) await stopGroup(server, 'SIGTERM')
+    await posthog?.close()
   })
 
   it('serves /health and the OpenAPI document from dist/main.js without tsx', async () => {
@@ -106,6 +122,21 @@ describe('the compiled server', () => {
     })
     expect(call.statusCode).toBe(200)
     await call.body.dump()
+  })
+
+  it('calls the provider: a unified list and a passthrough reach the PostHog emulator', async () => {
+    const auth = { authorization: `Bearer ${apiKey}` }
+    const window = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
+    const list = await request(`${url}/analytics/${connectionId}/event?limit=5&${window}`, { headers: auth })
+    expect(list.statusCode).toBe(200)
+    expect(Array.isArray(await list.body.json())).toBe(true)
+    const pass = await request(`${url}/passthrough/${connectionId}/api/projects/1/persons/?limit=2`, {
+      headers: auth,
+    })
+    expect(pass.statusCode).toBe(200)
+    const persons = ((await pass.body.json()) as { results: unknown[] }).results
+    expect(persons.length).toBeGreaterThan(0)
+    expect(persons.length).toBeLessThanOrEqual(2)
   })
 
   it('answers bad input with a 4xx JSON error naming the parameter', async () => {

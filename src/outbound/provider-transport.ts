@@ -96,8 +96,8 @@ export class ProviderTransport {
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
-      const { undici, agent } = await this.agent.kit()
-      await undici.stream(
+      const { stream, agent } = await this.agent.kit()
+      await stream(
         url,
         {
           method: call.method ?? 'GET',
@@ -117,8 +117,8 @@ export class ProviderTransport {
   }
 
   private async send(url: URL | string, call: OutboundCall, timeoutMs: number) {
-    const { undici, agent } = await this.agent.kit()
-    return undici.request(url, {
+    const { request, agent } = await this.agent.kit()
+    return request(url, {
       method: call.method ?? 'GET',
       headers: call.headers ?? {},
       body: call.body ?? null,

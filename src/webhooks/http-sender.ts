@@ -48,8 +48,8 @@ export class WebhookSender {
     const literalRefusal = literalHostRefusal(target, this.settings.allowAddresses)
     if (literalRefusal) return { ok: false, error: `refused: ${literalRefusal}` }
     try {
-      const { undici, agent } = await this.agent.kit()
-      const res = await undici.request(target, {
+      const { request, agent } = await this.agent.kit()
+      const res = await request(target, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Unigate-Webhooks/1', ...headers },
         body,
