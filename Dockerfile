@@ -1,11 +1,13 @@
-# Unigate: a multi-stage build. The build stage needs the dev dependencies (TypeScript compiles src/ to
-# dist/); the runtime stage gets dist/ and the production dependencies only, pruned in the build stage so
-# better-sqlite3's native module is installed once. Build: docker build -t unigate .
+# Unigate: a multi-stage build. The build stage needs the dev dependencies (TypeScript checks src/, esbuild
+# bundles it into dist/: scripts/build.ts); the runtime stage gets dist/ and the production dependencies
+# only (the packages the bundle leaves outside), pruned in the build stage so better-sqlite3's native module
+# is installed once. Build: docker build -t unigate .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 

@@ -1,52 +1,79 @@
 import { type ChildProcess, execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { request } from 'undici'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
+import { loadConfig } from '../src/config.js'
+import { createServices } from '../src/services.js'
+import { connectMcp } from './support/mcp-client.js'
 import { spawnTestProcess, stopGroup } from './support/process-group.js'
 import { freePort } from './support/server-process.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const run = promisify(execFile)
 
-/** `npm start` runs the compiled server with plain node: the build must compile and start on its own. */
+/**
+ * `npm start` runs the compiled server with plain node: `npm run build` (scripts/build.ts) must type-check
+ * and bundle it, and the bundle must serve on its own, including what it loads only on first use (the
+ * documentation packages, the MCP SDK and our chunk around it, undici for the first provider call).
+ */
 describe('the compiled server', () => {
   let server: ChildProcess | undefined
+  let url = ''
+  let apiKey = ''
+  let connectionId = ''
+  let output = ''
+  let posthog: PosthogEmulator | undefined
 
-  afterAll(async () => {
-    if (server) await stopGroup(server, 'SIGTERM')
-  })
-
-  it('builds to dist/ and serves from dist/main.js without tsx', async () => {
-    await run(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: ROOT,
-      },
-    )
+  beforeAll(async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts'], {
+      cwd: ROOT,
+    })
+    posthog = await startPosthogEmulator({ size: { events: 20 } })
+    const env = {
+      UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-build-')),
+      UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+      UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
+    }
+    const services = await createServices(loadConfig(env), { background: false })
+    try {
+      const { workspace } = await services.workspaces.create('build')
+      apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
+      const connection = await services.connections.create(workspace.id, {
+        integration_type: 'posthog',
+        auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: posthog.url },
+      })
+      connectionId = connection.id
+    } finally {
+      await services.close()
+    }
     const port = await freePort()
-    let output = ''
+    url = `http://127.0.0.1:${port}`
     server = spawnTestProcess(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-build-')),
-      },
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     server.stderr?.on('data', (c: Buffer) => {
+      output += c.toString()
+    })
+    server.stdout?.on('data', (c: Buffer) => {
       output += c.toString()
     })
     const deadline = Date.now() + 30_000
     for (;;) {
       if (server.exitCode !== null) throw new Error(`the compiled server exited:\n${output}`)
       try {
-        const res = await request(`http://127.0.0.1:${port}/health`)
+        const res = await request(`${url}/health`)
         expect(res.statusCode).toBe(200)
         await res.body.dump()
         break
@@ -55,8 +82,69 @@ describe('the compiled server', () => {
         await new Promise((r) => setTimeout(r, 100))
       }
     }
-    const spec = await request(`http://127.0.0.1:${port}/openapi.json`)
+  }, 240_000)
+
+  afterAll(async () => {
+    if (server) await stopGroup(server, 'SIGTERM')
+    await posthog?.close()
+  })
+
+  it('serves /health and the OpenAPI document from dist/main.js without tsx', async () => {
+    const health = await request(`${url}/health`)
+    expect(health.statusCode).toBe(200)
+    expect(await health.body.json()).toEqual({ status: 'ok' })
+    const spec = await request(`${url}/openapi.json`)
     expect(spec.statusCode).toBe(200)
     expect(((await spec.body.json()) as { openapi: string }).openapi).toMatch(/^3\.1/)
-  }, 180_000)
+  })
+
+  it('serves the /docs page and its static files, which stay in their own package', async () => {
+    const page = await request(`${url}/docs`)
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-type']).toMatch(/text\/html/)
+    await page.body.dump()
+    const css = await request(`${url}/docs/static/index.css`)
+    expect(css.statusCode).toBe(200)
+    expect(css.headers['content-type']).toMatch(/text\/css/)
+    await css.body.dump()
+  })
+
+  it('answers MCP and plain tool calls, loaded on first use', async () => {
+    const client = await connectMcp(url, { apiKey })
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('list_unified_connections')
+    const listed = await client.callTool({ name: 'list_unified_connections', arguments: {} })
+    expect(listed.isError).toBeFalsy()
+    await client.close()
+    const call = await request(`${url}/tools/list_unified_connections/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(call.statusCode).toBe(200)
+    await call.body.dump()
+  })
+
+  it('calls the provider: a unified list and a passthrough reach the PostHog emulator', async () => {
+    const auth = { authorization: `Bearer ${apiKey}` }
+    const window = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
+    const list = await request(`${url}/analytics/${connectionId}/event?limit=5&${window}`, { headers: auth })
+    expect(list.statusCode).toBe(200)
+    expect(Array.isArray(await list.body.json())).toBe(true)
+    const pass = await request(`${url}/passthrough/${connectionId}/api/projects/1/persons/?limit=2`, {
+      headers: auth,
+    })
+    expect(pass.statusCode).toBe(200)
+    const persons = ((await pass.body.json()) as { results: unknown[] }).results
+    expect(persons.length).toBeGreaterThan(0)
+    expect(persons.length).toBeLessThanOrEqual(2)
+  })
+
+  it('answers bad input with a 4xx JSON error naming the parameter', async () => {
+    const res = await request(`${url}/analytics/nope/event?limit=abc`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    })
+    expect(res.statusCode).toBe(400)
+    expect(((await res.body.json()) as { message: string }).message).toMatch(/limit/)
+    expect(output).not.toContain(apiKey)
+  })
 })

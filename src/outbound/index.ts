@@ -8,8 +8,10 @@ export {
   refusedReason,
   type UrlRules,
 } from './address-policy.js'
+export { GuardedAgentOnFirstUse, type OutboundKit } from './agent-on-first-use.js'
 export { ConnectionLimiter, type ConnectionLimits } from './connection-limiter.js'
-export { type GuardedAgentOptions, guardedAgent } from './guarded-agent.js'
+// Not `guardedAgent` itself: importing it loads undici, which agent-on-first-use.ts defers to a first call.
+export type { GuardedAgentOptions } from './guarded-agent.js'
 export {
   type BufferedAnswer,
   type OutboundCall,

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
-import { type Agent, type Dispatcher, request, stream } from 'undici'
+import type { Dispatcher } from 'undici'
 import {
   ProviderAnswerTooLargeError,
   ProviderError,
@@ -7,8 +7,8 @@ import {
   ProviderUnreachableError,
 } from '../errors.js'
 import { type GuardedRange, POLICY_REFUSAL_CODE } from './address-policy.js'
+import { GuardedAgentOnFirstUse } from './agent-on-first-use.js'
 import { ConnectionLimiter } from './connection-limiter.js'
-import { guardedAgent } from './guarded-agent.js'
 
 export interface ProviderTransportSettings {
   readonly allowAddresses: readonly GuardedRange[]
@@ -53,11 +53,11 @@ export interface BufferedAnswer {
  * `request` does not), so a provider's 3xx is its answer and cannot bounce a call into the internal network.
  */
 export class ProviderTransport {
-  readonly agent: Agent
+  private readonly agent: GuardedAgentOnFirstUse
   readonly limiter: ConnectionLimiter
 
   constructor(readonly settings: ProviderTransportSettings) {
-    this.agent = guardedAgent({
+    this.agent = new GuardedAgentOnFirstUse({
       allowAddresses: settings.allowAddresses,
       connectTimeoutMs: settings.timeoutMs,
       connections: SOCKETS_PER_ORIGIN,
@@ -96,13 +96,14 @@ export class ProviderTransport {
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
+      const { stream, agent } = await this.agent.kit()
       await stream(
         url,
         {
           method: call.method ?? 'GET',
           headers: call.headers ?? {},
           body: call.body ?? null,
-          dispatcher: this.agent,
+          dispatcher: agent,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },
@@ -115,12 +116,13 @@ export class ProviderTransport {
     }
   }
 
-  private send(url: URL | string, call: OutboundCall, timeoutMs: number) {
+  private async send(url: URL | string, call: OutboundCall, timeoutMs: number) {
+    const { request, agent } = await this.agent.kit()
     return request(url, {
       method: call.method ?? 'GET',
       headers: call.headers ?? {},
       body: call.body ?? null,
-      dispatcher: this.agent,
+      dispatcher: agent,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })

@@ -1,6 +1,4 @@
-import type { Agent } from 'undici'
-import { request } from 'undici'
-import { type GuardedRange, guardedAgent, literalHostRefusal } from '../outbound/index.js'
+import { GuardedAgentOnFirstUse, type GuardedRange, literalHostRefusal } from '../outbound/index.js'
 import { parseRetryAfterMs } from './retry-schedule.js'
 import { SharedDeadlines } from './shared-deadlines.js'
 
@@ -35,12 +33,12 @@ const TARGETS_KEPT = 10_000
  * Each hook URL is parsed and checked against the literal-address rule once, not per delivery.
  */
 export class WebhookSender {
-  private readonly agent: Agent
+  private readonly agent: GuardedAgentOnFirstUse
   private readonly deadlines: SharedDeadlines
   private readonly targets = new Map<string, Target>()
 
   constructor(private readonly settings: SenderSettings) {
-    this.agent = guardedAgent({
+    this.agent = new GuardedAgentOnFirstUse({
       allowAddresses: settings.allowAddresses,
       connectTimeoutMs: settings.timeoutMs,
       connections: 64,
@@ -74,11 +72,12 @@ export class WebhookSender {
     const target = this.targetOf(url)
     if ('refusal' in target) return { ok: false, error: target.refusal }
     try {
+      const { request, agent } = await this.agent.kit()
       const res = await request(target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Unigate-Webhooks/1', ...headers },
         body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,
         signal: this.deadlines.signal(abort),
