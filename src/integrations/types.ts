@@ -195,19 +195,46 @@ export interface NativeCall {
   readonly rawBody: string
 }
 
-/** A provider's push notifications for one object, used by native webhooks. */
-export interface NativeWebhookSupport {
+/** What subscribing made at the provider. */
+export interface NativeSubscriptionResult {
+  /** The provider's id for the subscription (to remove it). */
+  readonly externalId: string
+  /**
+   * A signing secret the provider issued for it, where the provider makes its own (Lever's
+   * `signatureToken`): kept instead of the one Unigate offered, and handed to `authenticate`.
+   */
+  readonly secret?: string
+}
+
+/** What a call names as changed, where the provider pushes ids only. */
+export interface NativeChangedIds {
+  readonly ids: readonly string[]
+  /** The records are gone: each is delivered as `{ id }`, without reading it. */
+  readonly removed: boolean
+}
+
+interface NativeSubscriptionSupport {
   /** Events the provider can push for the object. */
   readonly events: readonly WebhookEventName[]
-  /** Creates the subscription at the provider; answers the provider's id for it. */
-  subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<{ externalId: string }>
+  /** Creates the subscription at the provider. */
+  subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<NativeSubscriptionResult>
   /** Removes it; a subscription already gone at the provider is not an error. */
   unsubscribe(ctx: HandlerContext, externalId: string): Promise<void>
   /** True when the call proves it comes from this subscription (the provider's signature or the secret). */
   authenticate(call: NativeCall, secret: string): boolean
-  /** The unified records the call carries (shaped as the object's list handler would return them). */
-  records(call: NativeCall): UnifiedRecord[]
 }
+
+/**
+ * A provider's push notifications for one object, used by native webhooks. A call either carries the
+ * records (`records`, shaped as the object's list handler would return them), or names changed ids only
+ * (`changedIds`): Unigate then reads each through the object's `get`, as `GET /{category}/{connection}/{object}/{id}`
+ * would, with the webhook's `fields`.
+ */
+export type NativeWebhookSupport = NativeSubscriptionSupport &
+  (
+    | { records(call: NativeCall): UnifiedRecord[]; readonly changedIds?: undefined }
+    | { changedIds(call: NativeCall): NativeChangedIds; readonly records?: undefined }
+  )
 
 /** One input of an external tool: where it goes in the provider request, and its JSON type. */
 export interface ExternalToolParameter {

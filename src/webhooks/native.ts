@@ -3,11 +3,17 @@ import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { cursorMemory } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
-import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../integrations/types.js'
-import { modelOf } from '../models/index.js'
+import type {
+  HandlerContext,
+  NativeCall,
+  NativeChangedIds,
+  NativeWebhookSupport,
+} from '../integrations/types.js'
+import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
 import { commitNativeDeliveries } from './native-store.js'
 import { deliveryPages } from './pages.js'
+import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
 import type { WebhookStore } from './webhook-store.js'
 
@@ -47,7 +53,8 @@ export function bearerSecretMatches(call: NativeCall, secret: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated'
+/** `unavailable`: the changed records could not be read back now; the provider should call again. */
+export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
 
 /**
  * Native webhooks: the subscription at the provider, and the provider's calls turned into deliveries typed
@@ -58,6 +65,7 @@ export class NativeWebhooks {
   constructor(
     private readonly db: Db,
     private readonly webhooks: WebhookStore,
+    private readonly reader: RecordReader,
     private readonly publicUrl: string,
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
@@ -66,13 +74,16 @@ export class NativeWebhooks {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
-    const { externalId } = await support.subscribe(handlerContext(resolved), {
+    const made = await support.subscribe(handlerContext(resolved), {
       event: webhook.event,
       url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
       secret,
       name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
     })
-    await this.webhooks.setNativeSubscription(webhook.id, { externalId, secret })
+    await this.webhooks.setNativeSubscription(webhook.id, {
+      externalId: made.externalId,
+      secret: made.secret ?? secret,
+    })
   }
 
   async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
@@ -89,14 +100,42 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret)) return 'unauthenticated'
-    const selection = parseFields(webhook.fields, model)
-    // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
-    const plan = planFields(selection, [], false)
-    const records = support.records(call).map((r) => projectRecord(r, model, selection, plan, []))
+    let records: UnifiedRecord[]
+    if (support.records) {
+      const selection = parseFields(webhook.fields, model)
+      // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
+      const plan = planFields(selection, [], false)
+      records = support.records(call).map((r) => projectRecord(r, model, selection, plan, []))
+    } else {
+      const read = await this.readBack(webhook, support.changedIds(call))
+      if (!read) return 'unavailable'
+      records = read
+    }
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
     if (pages.length === 0) return 'stored'
     await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString())
     await this.onStored(webhookId)
     return 'stored'
+  }
+
+  /**
+   * The records a call names, read now through the object's `get` (so they are as current as a read, shaped
+   * by the webhook's `fields`); one gone since is left out. Undefined when the connection or the provider
+   * cannot answer now.
+   */
+  private async readBack(
+    webhook: StoredWebhook,
+    changed: NativeChangedIds,
+  ): Promise<UnifiedRecord[] | undefined> {
+    const ids = [...new Set(changed.ids)]
+    if (changed.removed) return ids.map((id) => ({ id }))
+    const resolved = await this.reader.resolve(webhook)
+    if (!resolved) return undefined
+    try {
+      const read = await Promise.all(ids.map((id) => this.reader.readOne(webhook, resolved, id)))
+      return read.filter((r): r is UnifiedRecord => r !== undefined)
+    } catch {
+      return undefined
+    }
   }
 }
