@@ -32,7 +32,11 @@ function categoryTable(category: Category, integrations: readonly IntegrationDef
           .map(([op]) => OP_LETTERS[op])
           .join('')
         const slow = support.slow_fields.length > 0 ? ` (slow: ${support.slow_fields.join(', ')})` : ''
-        return ops ? `${ops}${slow}` : '–'
+        const pushed = Object.entries(support.webhook_events ?? {})
+          .filter(([, kinds]) => kinds?.includes('native'))
+          .map(([event]) => event)
+        const native = pushed.length > 0 ? ` (native webhooks: ${pushed.join(', ')})` : ''
+        return ops ? `${ops}${slow}${native}` : '–'
       })
       return `| ${integration.name} (\`${integration.type}\`) | ${authKindsOf(integration)} | ${cells.join(' | ')} |`
     })

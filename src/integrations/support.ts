@@ -6,7 +6,7 @@ import {
   WEBHOOK_PERMISSION,
 } from '../models/index.js'
 import { authFieldsOf } from './auth-methods.js'
-import type { IntegrationDefinition } from './types.js'
+import type { IntegrationDefinition, ObjectHandlers, WebhookEventName } from './types.js'
 
 /** Unified.to's vocabulary: `supported-required` is a parameter the integration cannot do without. */
 type Support = 'supported' | 'supported-required' | 'not-supported'
@@ -18,7 +18,41 @@ export interface IntegrationSupport {
   readonly outbound_fields?: Record<string, Support>
   /** The window (in days, ending today) a list without `start_gte`/`updated_gte` covers. */
   readonly default_window_days?: number
+  /** Which kinds of webhook can watch each event (Unified.to's `webhook_events`). */
+  readonly webhook_events?: Partial<Record<WebhookEventName, ('virtual' | 'native')[]>>
   readonly [listParam: `list_${string}`]: Support
+}
+
+const WEBHOOK_EVENTS: readonly WebhookEventName[] = ['created', 'updated', 'deleted']
+
+/**
+ * Which kinds of webhook can watch `event` on an object: virtual (polling) where it can be listed, and
+ * `deleted` only where its listing is the complete set; native where the provider pushes that event. None
+ * for `updated` on records that never change once listed.
+ */
+export function webhookKindsOf(
+  handlers: ObjectHandlers | undefined,
+  event: WebhookEventName,
+): { readonly virtual: boolean; readonly native: boolean } {
+  if (!handlers || (event === 'updated' && handlers.recordsNeverChange))
+    return { virtual: false, native: false }
+  return {
+    virtual: typeof handlers.list === 'function' && (event !== 'deleted' || handlers.listIsComplete === true),
+    native: handlers.nativeWebhooks?.events.includes(event) ?? false,
+  }
+}
+
+function webhookEventsOf(handlers: ObjectHandlers): IntegrationSupport['webhook_events'] {
+  const out: Partial<Record<WebhookEventName, ('virtual' | 'native')[]>> = {}
+  for (const event of WEBHOOK_EVENTS) {
+    const kinds = webhookKindsOf(handlers, event)
+    const list = [
+      ...(kinds.virtual ? ['virtual' as const] : []),
+      ...(kinds.native ? ['native' as const] : []),
+    ]
+    if (list.length > 0) out[event] = list
+  }
+  return Object.keys(out).length > 0 ? out : undefined
 }
 
 /** The SDK's `Integration` shape, generated from the definition so the matrix cannot drift from the code. */
@@ -61,6 +95,8 @@ export function supportMatrix(integration: IntegrationDefinition): Record<string
       for (const field of handlers.sortFields ?? []) support[`list_sort_by_${field}`] = 'supported'
       if (handlers.defaultWindowDays !== undefined) support.default_window_days = handlers.defaultWindowDays
     }
+    const webhookEvents = webhookEventsOf(handlers)
+    if (webhookEvents) support.webhook_events = webhookEvents
     if (handlers.create && handlers.requiredFields?.length) {
       support.outbound_fields = Object.fromEntries(
         handlers.requiredFields.map((f) => [f, 'supported-required' as const]),

@@ -2,6 +2,7 @@ import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '..
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
 import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
+import { webhookKindsOf } from '../integrations/support.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
 import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
 import type { WebhookEvent } from './change-detection.js'
@@ -229,10 +230,8 @@ export class WebhookService {
         `this connection was not granted ${needed}; update its permissions or re-authorize it`,
       )
     }
-    const nativeOk = native?.events.includes(event) ?? false
+    const { native: nativeOk, virtual: virtualOk } = webhookKindsOf(handlers, event)
     const nativeGranted = connection.permissions.includes(WEBHOOK_PERMISSION)
-    const virtualOk =
-      typeof handlers?.list === 'function' && (event !== 'deleted' || handlers.listIsComplete === true)
     if (requested === 'native' && !nativeOk) {
       throw badRequest(
         `${integration.name} cannot push ${objectType} ${event} changes; leave webhook_type out or use virtual`,
