@@ -125,6 +125,14 @@ describe('native webhooks with Lever', () => {
       },
     })
     expect(bodies.slice(1).every((b) => b.url === `${base}/native-webhooks/${updated}`)).toBe(true)
+    // Lever's signing keys are kept sealed: neither the webhook's answer nor its stored row shows them.
+    const tokens = leverHooks().map((h) => h.signatureToken)
+    const shown = await api('GET', `/unified/webhook/${updated}`)
+    const rows = await services.db.selectFrom('webhooks').selectAll().execute()
+    for (const token of tokens) {
+      expect(shown.text).not.toContain(token)
+      expect(JSON.stringify(rows)).not.toContain(token)
+    }
 
     const posting = emulator.state.postings[0] as string
     const user = emulator.state.users[0] as string
