@@ -276,6 +276,35 @@ describe('HubSpot through Unigate', () => {
     expect(limited.headers['retry-after']).toBe('10')
   })
 
+  it('says the daily limit is spent and when it resets, without retrying, when HubSpot answers 429 DAILY', async () => {
+    const limit = emu.state.dailyLimit
+    try {
+      // Today's requests so far, then the limit set just under them: the next request is past it.
+      emu.state.dailyLimit = [...emu.state.daily.values()].reduce((a, b) => Math.max(a, b), 0)
+      emu.clearRequests()
+      const spent = await h.api<Rec>('GET', base(), { query: { limit: 2 } })
+      expect(spent.status).toBe(429)
+      // One call: the 10 s window header of HubSpot's answer would only lead to pointless retries.
+      expect(sent('/crm/v3/objects/contacts')).toHaveLength(1)
+      expect(spent.body.message).toMatch(/daily API limit for this account is spent/)
+      expect(spent.body.message).toMatch(/midnight in the account's time zone \(US\/Eastern\)/)
+      // retry-after is the time until that midnight, which the message names.
+      const seconds = Number(spent.headers['retry-after'])
+      const resetAt = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)/.exec(spent.body.message as string)?.[1]
+      expect(seconds).toBeGreaterThan(0)
+      expect(seconds).toBeLessThanOrEqual(25 * 3600)
+      const wall = new Intl.DateTimeFormat('en-US', {
+        timeZone: 'US/Eastern',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(resetAt as string))
+      expect(wall).toBe('00:00')
+    } finally {
+      emu.state.dailyLimit = limit
+    }
+  })
+
   it('answers 403 asking to re-authorize when HubSpot refuses the token', async () => {
     const revoked = 'pat-na1-revoked-0000'
     emu.state.privateAppTokens.add(revoked)

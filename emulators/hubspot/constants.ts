@@ -13,6 +13,13 @@ export const TEN_SECONDLY_LIMIT = 100
 export const TEN_SECONDS_MS = 10_000
 export const DAILY_LIMIT = 250_000
 
+/**
+ * The emulated account's time zone (Account Info's `timeZone`). The daily limit is counted per day in it:
+ * "Daily limits reset at midnight based on your time zone setting"
+ * (https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines).
+ */
+export const ACCOUNT_TIME_ZONE = 'US/Eastern'
+
 /** CRM search: four requests per second per token (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). */
 export const SEARCH_PER_SECOND = 4
 

@@ -7,6 +7,7 @@ import {
 } from '../kit/index.js'
 import { installHubspotAuth } from './auth.js'
 import {
+  DAILY_LIMIT,
   DEFAULT_DATA_UNTIL,
   DEFAULT_HUBSPOT_TOKEN,
   DEFAULT_PORTAL_ID,
@@ -35,6 +36,8 @@ export interface HubspotEmulatorOptions extends ListenOptions {
   readonly searchPerSecond?: number
   /** How long a write takes to show in search (default SEARCH_LAG_MS, a few seconds, as HubSpot's index lags). */
   readonly searchLagMs?: number
+  /** Requests a day per private app token (default 250,000, a Free or Starter account). */
+  readonly dailyLimit?: number
 }
 
 export interface HubspotEmulator extends EmulatorHandle<HubspotState> {
@@ -52,6 +55,7 @@ export async function startHubspotEmulator(options: HubspotEmulatorOptions = {})
     tenSecondlyLimit: options.tenSecondlyLimit ?? TEN_SECONDLY_LIMIT,
     searchPerSecond: options.searchPerSecond ?? SEARCH_PER_SECOND,
     searchLagMs: options.searchLagMs ?? SEARCH_LAG_MS,
+    dailyLimit: options.dailyLimit ?? DAILY_LIMIT,
   })
   const server = createEmulatorServer({ faultResponse: hubspotFaultResponse })
   const { app } = server

@@ -70,6 +70,12 @@ export interface RetryPolicy {
    * names only its rate-limit window, `X-HubSpot-RateLimit-Interval-Milliseconds`).
    */
   readonly afterMillisecondsHeaders?: readonly string[]
+  /**
+   * True when a refusal means the provider's daily quota is spent (HubSpot's 429 with `policyName` DAILY):
+   * it is not retried, whatever wait headers it carries, and the caller is told when the quota resets
+   * (`dailyQuotaTimeZone`).
+   */
+  readonly dailyQuotaSpent?: (status: number, body: unknown) => boolean
 }
 
 /** Unified list parameters after parsing and validation by the engine. */
@@ -297,6 +303,11 @@ export interface IntegrationDefinition {
   /** A cheap call proving the credentials work; returns settings to keep with the connection. */
   verify(client: ProviderClient, credentials: Credentials): Promise<ConnectionSettings>
   readonly retry: RetryPolicy
+  /**
+   * The time zone at whose midnight the provider's daily quota resets, from the connection's settings
+   * (HubSpot: the account's time zone). Used to tell a caller when to retry a spent daily quota.
+   */
+  readonly dailyQuotaTimeZone?: (settings: ConnectionSettings) => string | undefined
   /**
    * A response header in which the provider states what went wrong, read before the body (BambooHR answers
    * errors with an empty body and `X-BambooHR-Error-Message`). Absent: the message comes from the body.
