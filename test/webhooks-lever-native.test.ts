@@ -223,6 +223,13 @@ describe('native webhooks with Lever', () => {
     // Signed with a real key, but for an event this webhook's Lever webhook for it did not sign.
     expect((await call('applicationCreated', stageHook?.signatureToken as string)).status).toBe(401)
     expect(receiver.accepted(updated)).toEqual([])
+    // Signed, but Lever cannot answer the read back now: 503, so Lever sends the call again; nothing delivered.
+    emulator.fault({ status: 503, times: 10, pathPattern: `^/v1/opportunities/${opportunityId}$` })
+    const unavailable = await call('candidateStageChange', stageHook?.signatureToken as string)
+    expect(unavailable.status).toBe(503)
+    expect(((await unavailable.json()) as { message: string }).message).toMatch(/call again later/)
+    emulator.clearFaults()
+    expect(receiver.accepted(updated)).toEqual([])
     // The real key for its own event is accepted (the record is read back and delivered).
     expect((await call('candidateStageChange', stageHook?.signatureToken as string)).status).toBe(200)
     await receiver.waitFor(() => receiver.accepted(updated).length === 1, 15_000, 'the signed call')
