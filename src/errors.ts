@@ -27,6 +27,8 @@ export class ProviderError extends Error {
     readonly status: number,
     readonly providerMessage: string,
     readonly retryAfterSeconds?: number,
+    /** The refusal is a daily quota spent (the retry policy's `dailyQuotaSpent`): no wait within a day clears it. */
+    readonly dailyQuotaSpent = false,
   ) {
     super(`provider answered ${status}: ${providerMessage}`)
     this.name = 'ProviderError'

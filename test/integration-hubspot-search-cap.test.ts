@@ -35,9 +35,17 @@ describe('HubSpot search past its 10,000-result cap', () => {
   afterAll(() => restorePace())
 
   useEmulatorSuite({
-    // The real 10,000 cap stays; only the request rates are raised so a walk need not wait.
+    // The real 10,000 cap stays; only the request rates are raised so a walk need not wait. Search sees writes
+    // at once (searchLagMs 0): these tests change records in the emulator and check them in the same moment,
+    // and are about the cap; the index lag has its own test in integration-hubspot.test.ts.
     start: () =>
-      startHubspotEmulator({ seed: 4, contacts: 10_300, searchPerSecond: 1000, tenSecondlyLimit: 100_000 }),
+      startHubspotEmulator({
+        seed: 4,
+        contacts: 10_300,
+        searchPerSecond: 1000,
+        tenSecondlyLimit: 100_000,
+        searchLagMs: 0,
+      }),
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator

@@ -227,6 +227,15 @@ describe('HubSpot through Unigate', () => {
     })
     const got = await h.api<Rec>('GET', `${base()}/${id}`)
     expect(got.body).toMatchObject({ id, name: 'Grace Hopper', company_ids: [emu.state.companyIds[0]] })
+    // HubSpot's search index lags writes by a few seconds (the emulator's default): the write's answer, the read
+    // by id and the plain list show the contact at once, as none of them goes through search, while a search
+    // does not list it yet.
+    const listed = await h.api<Rec[]>('GET', base(), { query: { limit: 1000, fields: 'id' } })
+    expect(listed.body.map((c) => c.id)).toContain(id)
+    expect(searches()).toEqual([])
+    const searched = await h.api<Rec[]>('GET', base(), { query: { query: 'Grace', fields: 'id,first_name' } })
+    expect(searched.status).toBe(200)
+    expect(searched.body.map((c) => c.id)).not.toContain(id)
     const patched = await h.api<Rec>('PATCH', `${base()}/${id}`, { body: { title: 'Rear Admiral' } })
     expect(patched.body).toMatchObject({ id, title: 'Rear Admiral' })
     expect(sent(`/crm/v3/objects/contacts/${id}`, 'PATCH')[0]?.body).toEqual({
@@ -265,6 +274,35 @@ describe('HubSpot through Unigate', () => {
     const limited = await h.api<Rec>('GET', base(), { query: { limit: 2 } })
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('10')
+  })
+
+  it('says the daily limit is spent and when it resets, without retrying, when HubSpot answers 429 DAILY', async () => {
+    const limit = emu.state.dailyLimit
+    try {
+      // Today's requests so far, then the limit set just under them: the next request is past it.
+      emu.state.dailyLimit = [...emu.state.daily.values()].reduce((a, b) => Math.max(a, b), 0)
+      emu.clearRequests()
+      const spent = await h.api<Rec>('GET', base(), { query: { limit: 2 } })
+      expect(spent.status).toBe(429)
+      // One call: the 10 s window header of HubSpot's answer would only lead to pointless retries.
+      expect(sent('/crm/v3/objects/contacts')).toHaveLength(1)
+      expect(spent.body.message).toMatch(/daily API limit for this account is spent/)
+      expect(spent.body.message).toMatch(/midnight in the account's time zone \(US\/Eastern\)/)
+      // retry-after is the time until that midnight, which the message names.
+      const seconds = Number(spent.headers['retry-after'])
+      const resetAt = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)/.exec(spent.body.message as string)?.[1]
+      expect(seconds).toBeGreaterThan(0)
+      expect(seconds).toBeLessThanOrEqual(25 * 3600)
+      const wall = new Intl.DateTimeFormat('en-US', {
+        timeZone: 'US/Eastern',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(resetAt as string))
+      expect(wall).toBe('00:00')
+    } finally {
+      emu.state.dailyLimit = limit
+    }
   })
 
   it('answers 403 asking to re-authorize when HubSpot refuses the token', async () => {
@@ -318,6 +356,7 @@ describe('HubSpot through Unigate', () => {
   })
 
   it('delivers a contact updated just before a check once search lists it, though search lags', async () => {
+    const lag = emu.state.searchLagMs
     const receiver = await startWebhookReceiver(h.secret)
     try {
       const { id, trigger } = await watchedWebhook(h, conn, receiver.url, 'crm_contact')
@@ -325,6 +364,7 @@ describe('HubSpot through Unigate', () => {
       await new Promise((r) => setTimeout(r, 5))
       const delivered = (contactId: string) =>
         receiver.accepted(id).flatMap((d) => d.data.filter((r) => r.id === contactId))
+      // A shorter lag than the default, so the test waits it out quickly.
       emu.state.searchLagMs = 300
       const contact = emu.state.liveContacts()[7]!
       const patched = await h.api('PATCH', `${base()}/${contact.id}`, { body: { title: 'Webhook tester' } })
@@ -343,7 +383,7 @@ describe('HubSpot through Unigate', () => {
       expect(delivered(contact.id)).toMatchObject([{ id: contact.id, title: 'Webhook tester' }])
       await h.api('DELETE', `/unified/webhook/${id}`)
     } finally {
-      emu.state.searchLagMs = 0
+      emu.state.searchLagMs = lag
       await receiver.close()
     }
   })

@@ -276,6 +276,26 @@ describe('Pipedrive through Unigate', () => {
     expect(limited.headers['retry-after']).toBe('30')
   })
 
+  it("answers a clear 429 once the company's daily token budget is spent, after a bounded number of tries", async () => {
+    const budget = emu.state.dailyTokenBudget
+    const day = new Date().toISOString().slice(0, 10)
+    try {
+      // Everything but one list's cost is spent: the first list of the day goes through, the next is refused.
+      emu.state.dailyTokenBudget = (emu.state.spentTokens.get(day) ?? 0) + 20
+      expect((await h.api('GET', base(), { query: { limit: 2 } })).status).toBe(200)
+      emu.clearRequests()
+      const spent = await h.api<{ message: string }>('GET', base(), { query: { limit: 2 } })
+      expect(spent.status).toBe(429)
+      expect(spent.body.message).toMatch(/Pipedrive is rate limiting this connection/)
+      expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0)
+      // Retried within the client's bounds (its 2-second window says so), then passed on: never a hang or a 500.
+      expect(sent('GET', '/api/v2/persons').length).toBeGreaterThan(1)
+      expect(sent('GET', '/api/v2/persons').length).toBeLessThanOrEqual(4)
+    } finally {
+      emu.state.dailyTokenBudget = budget
+    }
+  })
+
   it('answers 403 asking to re-authorize when Pipedrive refuses the token', async () => {
     const old = 'ffffffffffffffffffffffffffffffffffffffff'
     emu.state.apiTokens.add(old)

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DAILY_LIMIT, TEN_SECONDS_MS } from './constants.js'
+import { wallIso } from '../kit/zones.js'
+import { ACCOUNT_TIME_ZONE, TEN_SECONDS_MS } from './constants.js'
 import { HubspotHttpError, rateLimited } from './errors.js'
 import type { HubspotState } from './state.js'
 
@@ -84,10 +85,16 @@ function limit(state: HubspotState, request: FastifyRequest, reply: FastifyReply
     'x-hubspot-ratelimit-interval-milliseconds': String(TEN_SECONDS_MS),
   }
   if (caller.privateApp) {
-    const day = (state.daily.get(caller.token) ?? 0) + 1
-    state.daily.set(caller.token, day)
-    headers['x-hubspot-ratelimit-daily'] = String(DAILY_LIMIT)
-    headers['x-hubspot-ratelimit-daily-remaining'] = String(Math.max(0, DAILY_LIMIT - day))
+    // Counted per day of the account's time zone: the limit resets at its midnight (usage guidelines).
+    const key = `${caller.token}|${wallIso(Date.now(), ACCOUNT_TIME_ZONE).slice(0, 10)}`
+    const day = (state.daily.get(key) ?? 0) + 1
+    state.daily.set(key, day)
+    const dailyLimit = state.dailyLimit
+    headers['x-hubspot-ratelimit-daily'] = String(dailyLimit)
+    headers['x-hubspot-ratelimit-daily-remaining'] = String(Math.max(0, dailyLimit - day))
+    // A spent day is a 429 with policyName DAILY; its ten-second headers still name a 10 s window, which
+    // clears nothing (usage guidelines, "Rate limit headers" and the 429 body's `policyName`).
+    if (day > dailyLimit) throw rateLimited('DAILY', headers)
   }
   if (!ok) throw rateLimited('TEN_SECONDLY_ROLLING', headers)
   reply.headers(headers)

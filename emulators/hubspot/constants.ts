@@ -13,8 +13,23 @@ export const TEN_SECONDLY_LIMIT = 100
 export const TEN_SECONDS_MS = 10_000
 export const DAILY_LIMIT = 250_000
 
+/**
+ * The emulated account's time zone (Account Info's `timeZone`). The daily limit is counted per day in it:
+ * "Daily limits reset at midnight based on your time zone setting"
+ * (https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines).
+ */
+export const ACCOUNT_TIME_ZONE = 'US/Eastern'
+
 /** CRM search: four requests per second per token (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). */
 export const SEARCH_PER_SECOND = 4
+
+/**
+ * How long a write takes to show in CRM search: "it may take a few moments for newly created or updated CRM
+ * objects to appear in search results" (https://developers.hubspot.com/docs/guides/api/crm/search,
+ * "Limitations"). HubSpot gives no number; a few seconds is what its developers report, and what a connector
+ * must cope with (a write read back through search misses the record).
+ */
+export const SEARCH_LAG_MS = 3000
 
 /** OAuth access tokens last 30 minutes (`expires_in: 1800`, https://developers.hubspot.com/docs/guides/apps/authentication/working-with-oauth). */
 export const ACCESS_TOKEN_TTL_S = 1800

@@ -7,9 +7,11 @@ import {
 } from '../kit/index.js'
 import { installHubspotAuth } from './auth.js'
 import {
+  DAILY_LIMIT,
   DEFAULT_DATA_UNTIL,
   DEFAULT_HUBSPOT_TOKEN,
   DEFAULT_PORTAL_ID,
+  SEARCH_LAG_MS,
   SEARCH_PER_SECOND,
   TEN_SECONDLY_LIMIT,
 } from './constants.js'
@@ -32,8 +34,10 @@ export interface HubspotEmulatorOptions extends ListenOptions {
   readonly tenSecondlyLimit?: number
   /** Searches per second per token (default 4). */
   readonly searchPerSecond?: number
-  /** How long a write takes to show in search (default 0: at once; HubSpot takes a few seconds). */
+  /** How long a write takes to show in search (default SEARCH_LAG_MS, a few seconds, as HubSpot's index lags). */
   readonly searchLagMs?: number
+  /** Requests a day per private app token (default 250,000, a Free or Starter account). */
+  readonly dailyLimit?: number
 }
 
 export interface HubspotEmulator extends EmulatorHandle<HubspotState> {
@@ -50,7 +54,8 @@ export async function startHubspotEmulator(options: HubspotEmulatorOptions = {})
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     tenSecondlyLimit: options.tenSecondlyLimit ?? TEN_SECONDLY_LIMIT,
     searchPerSecond: options.searchPerSecond ?? SEARCH_PER_SECOND,
-    searchLagMs: options.searchLagMs ?? 0,
+    searchLagMs: options.searchLagMs ?? SEARCH_LAG_MS,
+    dailyLimit: options.dailyLimit ?? DAILY_LIMIT,
   })
   const server = createEmulatorServer({ faultResponse: hubspotFaultResponse })
   const { app } = server

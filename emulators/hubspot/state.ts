@@ -104,6 +104,8 @@ export interface HubspotStateOptions {
   readonly searchPerSecond: number
   /** How long a write takes to show in search results (the search index lags the records). */
   readonly searchLagMs: number
+  /** Requests a day per private app token (HubSpot's daily limit), counted per day of the account's time zone. */
+  readonly dailyLimit: number
 }
 
 export class HubspotState {
@@ -118,9 +120,12 @@ export class HubspotState {
   /** Request times per token, for the rolling ten-second limit and the search limit. */
   readonly calls = new Map<string, number[]>()
   readonly searches = new Map<string, number[]>()
+  /** Requests per `token|day` (the day in the account's time zone). */
   readonly daily = new Map<string, number>()
   /** How long a write takes to show in search; starts at the option, a test may change it. */
   searchLagMs: number
+  /** Requests a day per private app token; starts at the option, a test may change it. */
+  dailyLimit: number
   /**
    * Associated ids per contact in one page of a v4 batch read. HubSpot pages them (the result's `paging`,
    * associations v4 spec) without documenting the size; 500 is the per-call limit of the same spec's
@@ -132,6 +137,7 @@ export class HubspotState {
   constructor(readonly options: HubspotStateOptions) {
     this.privateAppTokens = new Set(options.tokens)
     this.searchLagMs = options.searchLagMs
+    this.dailyLimit = options.dailyLimit
     const rnd = new SeededRandom(options.seed)
     for (let i = 0; i < 5; i++) this.companyIds.push(String(7000 + i))
     for (let i = 0; i < 8; i++) this.dealIds.push(String(8000 + i))

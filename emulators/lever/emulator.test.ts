@@ -1,3 +1,6 @@
+import { createHmac } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from './index.js'
 
@@ -131,6 +134,100 @@ describe('Lever emulator', () => {
       expect((await get('/archive_reasons?type=inactive')).status).toBe(400)
     } finally {
       await emu.close()
+    }
+  })
+
+  it('makes webhooks with a signature token, refuses http and unknown events, and signs its calls to groups turned on', async () => {
+    const calls: { body: Record<string, unknown>; attempt: number }[] = []
+    let failFirst = true
+    const receiver = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c: Buffer) => {
+        text += c.toString('utf8')
+      })
+      req.on('end', () => {
+        calls.push({ body: JSON.parse(text) as Record<string, unknown>, attempt: calls.length })
+        // The first call fails: Lever tries again.
+        res.writeHead(failFirst ? 500 : 200).end()
+        failFirst = false
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    const emu = await startLeverEmulator({
+      contacts: 5,
+      webhooks: { groupsOn: ['candidateStageChange'], plainHttp: true, retryBaseMs: 10 },
+    })
+    const strict = await startLeverEmulator({ contacts: 1 })
+    try {
+      const send = (e: typeof emu, method: string, path: string, body?: unknown) =>
+        fetch(`${e.url}/v1${path}`, {
+          method,
+          headers: {
+            authorization: basic(DEFAULT_LEVER_API_KEY),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+      // Lever only calls HTTPS endpoints.
+      const http = await send(strict, 'POST', '/webhooks', { url, event: 'candidateStageChange' })
+      expect(http.status).toBe(400)
+      expect(await http.json()).toMatchObject({ code: 'BadRequestError' })
+      expect((await send(emu, 'POST', '/webhooks', { url, event: 'candidateMoved' })).status).toBe(400)
+      const badOrigin = {
+        url,
+        event: 'candidateStageChange',
+        configuration: { conditions: { origins: ['x'] } },
+      }
+      expect((await send(emu, 'POST', '/webhooks', badOrigin)).status).toBe(400)
+
+      const made = await send(emu, 'POST', '/webhooks', { url, event: 'candidateStageChange' })
+      expect(made.status).toBe(201)
+      const hook = (
+        (await made.json()) as { data: { id: string; configuration: { signatureToken: string } } }
+      ).data
+      expect(hook.configuration.signatureToken).toMatch(/^[0-9a-f]{48}$/)
+      const listed = (await (await send(emu, 'GET', '/webhooks')).json()) as {
+        data: { configuration: object }[]
+      }
+      expect(listed.data[0]?.configuration).toEqual({})
+      // A group not turned on sends nothing: this one's archive change is not called.
+      await send(emu, 'POST', '/webhooks', { url, event: 'candidateArchiveChange' })
+
+      const opportunity = emu.state.ordered()[0] as { id: string; contact: string; stage: string }
+      const from = opportunity.stage
+      const to = from === 'offer' ? 'lead-new' : 'offer'
+      const moved = await send(emu, 'PUT', `/opportunities/${opportunity.id}/stage`, { stage: to })
+      expect(moved.status).toBe(200)
+      const reason = emu.state.archiveReasons[1]?.id
+      expect((await send(emu, 'PUT', `/opportunities/${opportunity.id}/archived`, { reason })).status).toBe(
+        200,
+      )
+      for (let i = 0; i < 200 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 10))
+      expect(calls).toHaveLength(2)
+      const [first, retried] = calls.map((c) => c.body)
+      expect(first?.data).toEqual({
+        opportunityId: opportunity.id,
+        candidateId: opportunity.id,
+        contactId: opportunity.contact,
+        toStageId: to,
+        fromStageId: from,
+      })
+      expect(retried?.event).toBe('candidateStageChange')
+      for (const body of [first, retried]) {
+        const signed = createHmac('sha256', hook.configuration.signatureToken)
+          .update(`${body?.token}${body?.triggeredAt}`)
+          .digest('hex')
+        expect(body?.signature).toBe(signed)
+      }
+
+      expect((await send(emu, 'DELETE', `/webhooks/${hook.id}`)).status).toBe(204)
+      expect((await send(emu, 'DELETE', `/webhooks/${hook.id}`)).status).toBe(404)
+      expect((await send(emu, 'POST', '/opportunities', { name: 'No perform_as' })).status).toBe(400)
+    } finally {
+      await emu.close()
+      await strict.close()
+      await new Promise((resolve) => receiver.close(resolve))
     }
   })
 })

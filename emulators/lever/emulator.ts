@@ -11,6 +11,8 @@ import { installErrorHandler, leverFaultResponse } from './errors.js'
 import { LeverOAuth, registerOAuthRoutes } from './oauth.js'
 import { registerRoutes } from './routes.js'
 import { LeverState } from './state.js'
+import { type LeverWebhookOptions, registerWebhookRoutes } from './webhooks.js'
+import { deleteOpportunity, registerWriteRoutes } from './writes.js'
 
 export interface LeverEmulatorOptions extends ListenOptions {
   readonly seed?: number
@@ -25,16 +27,21 @@ export interface LeverEmulatorOptions extends ListenOptions {
   readonly ratePerSecond?: number
   readonly burst?: number
   readonly until?: string
+  /** Webhook groups toggled on, plain-HTTP receivers, retry waits (see webhooks.ts). */
+  readonly webhooks?: LeverWebhookOptions
 }
 
 export interface LeverEmulator extends EmulatorHandle<LeverState> {
   /** The emulated auth.lever.co: its `/authorize` and `/oauth/token` live on the same origin. */
   readonly oauth: LeverOAuth
+  /** The emulator's own hook: deletes an opportunity as a user would in Lever's app (fires `candidateDeleted`). */
+  deleteOpportunity(id: string): boolean
 }
 
 /**
- * Starts a Lever API (v1) emulator: opportunities, their offers, stages and archive reasons under `${url}/v1`,
- * and Lever's OAuth server (`/authorize`, `/oauth/token`) at its root.
+ * Starts a Lever API (v1) emulator: opportunities (read, create, stage and archive changes), their offers,
+ * stages, archive reasons and webhooks under `${url}/v1`, and Lever's OAuth server (`/authorize`,
+ * `/oauth/token`) at its root.
  */
 export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Promise<LeverEmulator> {
   const state = new LeverState({
@@ -46,12 +53,24 @@ export async function startLeverEmulator(options: LeverEmulatorOptions = {}): Pr
     accessTokens: options.accessTokens,
     ratePerSecond: options.ratePerSecond,
     burst: options.burst,
+    webhooks: options.webhooks,
   })
   const server = createEmulatorServer({ faultResponse: leverFaultResponse })
   installErrorHandler(server.app)
   installLeverAuth(server.app, state)
   registerRoutes(server.app, state)
+  registerWriteRoutes(server.app, state)
+  registerWebhookRoutes(server.app, state.webhooks)
   const oauth = new LeverOAuth(state)
   registerOAuthRoutes(server.app, oauth)
-  return { ...(await listenEmulator(server, state, options)), oauth }
+  const handle = await listenEmulator(server, state, options)
+  return {
+    ...handle,
+    oauth,
+    deleteOpportunity: (id) => deleteOpportunity(state, id),
+    close: async () => {
+      state.webhooks.close()
+      await handle.close()
+    },
+  }
 }

@@ -1,5 +1,6 @@
 import { DAY_MS, HOUR_MS, hash32, MINUTE_MS, SeededRandom, uuidV4 } from '../kit/index.js'
 import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from './constants.js'
+import { type LeverWebhookOptions, LeverWebhooks } from './webhooks.js'
 
 export interface Stage {
   readonly id: string
@@ -67,6 +68,8 @@ export interface LeverStateOptions {
   readonly keysWithoutConfidentialAccess?: readonly string[]
   /** `posting_id` keeps archived opportunities too (see routes.ts: Lever does not say; by default it does not). */
   readonly postingFilterKeepsArchived?: boolean
+  /** The account's webhook settings (see webhooks.ts). */
+  readonly webhooks?: LeverWebhookOptions
 }
 
 const NAMES = [
@@ -95,6 +98,7 @@ export class LeverState {
   readonly archiveReasons: ArchiveReason[] = []
   readonly opportunities = new Map<string, OpportunityRecord>()
   readonly offers = new Map<string, OfferRecord[]>()
+  readonly webhooks: LeverWebhooks
   private readonly random: SeededRandom
 
   constructor(readonly options: LeverStateOptions) {
@@ -104,6 +108,7 @@ export class LeverState {
     this.ratePerSecond = options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND
     this.burst = options.burst ?? DEFAULT_BURST
     this.postingFilterKeepsArchived = options.postingFilterKeepsArchived ?? false
+    this.webhooks = new LeverWebhooks(options.webhooks)
     const r = new SeededRandom(hash32(options.seed, 0x1e7e))
     this.random = r
     for (let i = 0; i < 3; i++) this.users.push(uuidV4(r))
@@ -172,9 +177,8 @@ export class LeverState {
         applications: posting
           ? [{ id: uuidV4(r), opportunityId: id, createdAt, type: 'posting', posting, user: null }]
           : [],
-        // The last posting is a confidential one (an executive search), and so are its opportunities.
         confidentiality:
-          posting !== null && posting === this.postings[3] ? 'confidential' : 'non-confidential',
+          posting !== null && this.isConfidentialPosting(posting) ? 'confidential' : 'non-confidential',
       }
       this.opportunities.set(id, opportunity)
       if (opportunity.stage === 'offer') this.seedOffers(opportunity)
@@ -212,6 +216,16 @@ export class LeverState {
     return [...this.opportunities.values()].sort(
       (a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1),
     )
+  }
+
+  /** The last posting is a confidential one (an executive search), and so are its opportunities. */
+  isConfidentialPosting(posting: string): boolean {
+    return posting === this.postings[3]
+  }
+
+  contactExists(contact: string): boolean {
+    for (const o of this.opportunities.values()) if (o.contact === contact) return true
+    return false
   }
 
   stageText(id: string): string | undefined {

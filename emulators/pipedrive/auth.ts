@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { WINDOW_MS } from './constants.js'
+import { TOKEN_COST, WINDOW_MS } from './constants.js'
 import { overLimit, unauthorized } from './errors.js'
 import type { PipedriveState } from './state.js'
 
@@ -22,9 +22,15 @@ function tokenOf(state: PipedriveState, request: FastifyRequest): { token: strin
 /**
  * Requests per token per rolling 2-second window, with `x-ratelimit-limit`, `x-ratelimit-remaining` and
  * `x-ratelimit-reset` (seconds until the window resets) on every answer, and a 429 past the limit
- * (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting). The daily token budget is not modelled.
+ * (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting); then the company's daily token budget.
  */
-function limit(state: PipedriveState, token: string, oauth: boolean, reply: FastifyReply): void {
+function limit(
+  state: PipedriveState,
+  request: FastifyRequest,
+  token: string,
+  oauth: boolean,
+  reply: FastifyReply,
+): void {
   const now = Date.now()
   const times = (state.calls.get(token) ?? []).filter((t) => t > now - WINDOW_MS)
   // OAuth tokens get four times an API token's burst on every plan (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, its tables).
@@ -39,13 +45,35 @@ function limit(state: PipedriveState, token: string, oauth: boolean, reply: Fast
     'x-ratelimit-reset': String(reset),
   }
   if (!allowed) throw overLimit(headers)
+  spend(state, request, headers)
   reply.headers(headers)
+}
+
+/** What a request costs from the daily budget: a single record, a list, a search or a write (see constants.ts). */
+function costOf(request: FastifyRequest): number {
+  const path = request.url.split('?')[0] ?? ''
+  if (request.method !== 'GET') return TOKEN_COST.write
+  if (path.endsWith('/search')) return TOKEN_COST.search
+  return /\/\d+$/.test(path) || path.endsWith('/users/me') ? TOKEN_COST.get : TOKEN_COST.list
+}
+
+/**
+ * Spends the request's cost from the company's budget for the UTC day; once spent, every request is a 429 until
+ * the next day. What Pipedrive's refusal then carries beyond the 429 is not documented where it could be read:
+ * here it is the burst refusal's body with the burst window's headers as they stand.
+ */
+function spend(state: PipedriveState, request: FastifyRequest, headers: Record<string, string>): void {
+  const day = new Date().toISOString().slice(0, 10)
+  const spent = state.spentTokens.get(day) ?? 0
+  const cost = costOf(request)
+  if (spent + cost > state.dailyTokenBudget) throw overLimit(headers)
+  state.spentTokens.set(day, spent + cost)
 }
 
 export function installPipedriveAuth(app: FastifyInstance, state: PipedriveState): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
     const { token, oauth } = tokenOf(state, request)
-    limit(state, token, oauth, reply)
+    limit(state, request, token, oauth, reply)
   })
 }

@@ -200,4 +200,25 @@ describe('Pipedrive emulator', () => {
       await hooked.close()
     }
   })
+
+  it("spends each request's tokens from the company's daily budget, shared by its tokens, then answers 429", async () => {
+    const other = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    const limited = await startPipedriveEmulator({
+      dailyTokenBudget: 42,
+      tokens: [DEFAULT_PIPEDRIVE_TOKEN, other],
+    })
+    try {
+      const get = (path: string, token = DEFAULT_PIPEDRIVE_TOKEN) =>
+        fetch(`${limited.url}${path}`, { headers: { 'x-api-token': token } })
+      const id = limited.state.livePersons()[0]?.id
+      expect((await get('/api/v2/persons')).status).toBe(200) // a list: 20
+      expect((await get(`/api/v2/persons/${id}`, other)).status).toBe(200) // one record: 2, same budget
+      expect((await get('/api/v2/persons', other)).status).toBe(200) // 42 spent
+      const refused = await get(`/api/v2/persons/${id}`)
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toMatchObject({ success: false, errorCode: 429 })
+    } finally {
+      await limited.close()
+    }
+  })
 })

@@ -6,7 +6,12 @@ import {
   parseUntil,
 } from '../kit/index.js'
 import { installPipedriveAuth } from './auth.js'
-import { API_TOKEN_BURST, DEFAULT_DATA_UNTIL, DEFAULT_PIPEDRIVE_TOKEN } from './constants.js'
+import {
+  API_TOKEN_BURST,
+  DAILY_TOKEN_BUDGET,
+  DEFAULT_DATA_UNTIL,
+  DEFAULT_PIPEDRIVE_TOKEN,
+} from './constants.js'
 import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
 import { registerOAuthRoutes } from './routes/oauth.js'
 import { registerPersonRoutes } from './routes/persons.js'
@@ -21,6 +26,8 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
   readonly burst?: number
+  /** The company's daily token budget (default 30,000: one seat on the lowest plan). */
+  readonly dailyTokenBudget?: number
   /** Whether the company has contact sync on, so persons answer `job_title` and `postal_address` (default on). */
   readonly contactSync?: boolean
   /** Waits before retrying a failed webhook call (default Pipedrive's 3, 30 and 150 seconds). */
@@ -41,6 +48,7 @@ export async function startPipedriveEmulator(
     tokens: options.tokens ?? [DEFAULT_PIPEDRIVE_TOKEN],
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     burst: options.burst ?? API_TOKEN_BURST,
+    dailyTokenBudget: options.dailyTokenBudget ?? DAILY_TOKEN_BUDGET,
     contactSync: options.contactSync ?? true,
     ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),
   })

@@ -31,6 +31,8 @@ export interface PipedriveStateOptions {
   readonly tokens: readonly string[]
   readonly untilMs: number
   readonly burst: number
+  /** The company's daily token budget (see constants.ts). */
+  readonly dailyTokenBudget: number
   /** Whether the company has contact sync on (then persons answer `job_title`, `postal_address`). */
   readonly contactSync: boolean
   /** Waits before the retries of a failed webhook call (default Pipedrive's 3, 30 and 150 seconds). */
@@ -67,6 +69,10 @@ const ADDRESSES: readonly Record<string, string>[] = [
 export const TIER_FIELD = 'd4de1c1518b4531717c676029a45911c340390a6'
 
 export class PipedriveState {
+  /** Tokens the company spent per UTC day (`YYYY-MM-DD`); a test may set or read it. */
+  readonly spentTokens = new Map<string, number>()
+  /** The company's daily token budget; starts at the option, a test may change it. */
+  dailyTokenBudget: number
   readonly persons = new Map<number, PersonRecord>()
   readonly userIds = [1001, 1002, 1003]
   readonly orgIds = [501, 502, 503, 504]
@@ -86,6 +92,7 @@ export class PipedriveState {
   constructor(readonly options: PipedriveStateOptions) {
     this.apiTokens = new Set(options.tokens)
     this.hooks = new PipedriveHooks(this.companyDomain, options.hookRetryDelaysMs)
+    this.dailyTokenBudget = options.dailyTokenBudget
     const rnd = new SeededRandom(options.seed)
     const span = 60 * 24 * HOUR_MS
     let id = 1

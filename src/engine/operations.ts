@@ -75,7 +75,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     return Array.isArray(result) ? result.map(shape) : shape(result)
   } catch (err) {
     if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
-    throw apiErrorFromConnector(err, resolved.integration, what)
+    throw apiErrorFromConnector(err, resolved.integration, what, resolved.connection.settings)
   }
 }
 

@@ -6,7 +6,8 @@ import {
   ProviderTimeoutError,
   ProviderUnreachableError,
 } from '../errors.js'
-import type { IntegrationDefinition } from '../integrations/types.js'
+import type { ConnectionSettings, IntegrationDefinition } from '../integrations/types.js'
+import { isTimeZone, secondsUntilMidnightIn } from '../integrations/zones.js'
 
 /**
  * The one guard between the engine and a connector: anything a connector or its mappers throw that is
@@ -19,10 +20,11 @@ export function apiErrorFromConnector(
   err: unknown,
   integration: IntegrationDefinition,
   what: string,
+  settings?: ConnectionSettings,
 ): ApiError {
   if (err instanceof ApiError) return err
   return (
-    apiErrorFromProvider(err, integration, what) ??
+    apiErrorFromProvider(err, integration, what, settings) ??
     new ApiError(
       502,
       `${integration.name} (${integration.type}) answered ${what} with a response of an unexpected shape, ` +
@@ -42,6 +44,7 @@ export function apiErrorFromProvider(
   err: unknown,
   integration: IntegrationDefinition,
   what: string,
+  settings?: ConnectionSettings,
 ): ApiError | undefined {
   const name = integration.name
   if (err instanceof ProviderTimeoutError)
@@ -81,6 +84,7 @@ export function apiErrorFromProvider(
         { provider_status: err.status },
       )
     case 429:
+      if (err.dailyQuotaSpent) return dailyQuotaSpent(err, integration, settings)
       return new ApiError(
         429,
         `${name} is rate limiting this connection; retry later`,
@@ -90,4 +94,30 @@ export function apiErrorFromProvider(
     default:
       return new ApiError(502, detail, {}, { provider_status: err.status })
   }
+}
+
+/**
+ * A spent daily quota: retrying within seconds cannot help, so the answer says so and when it resets (the
+ * next midnight in the provider's quota time zone), with `retry-after` until then. Without the time zone
+ * (a connection verified before it was kept), the message still names the daily limit, and no wait is given.
+ */
+function dailyQuotaSpent(
+  err: ProviderError,
+  integration: IntegrationDefinition,
+  settings: ConnectionSettings | undefined,
+  now: number = Date.now(),
+): ApiError {
+  const zone = settings ? integration.dailyQuotaTimeZone?.(settings) : undefined
+  const known = zone !== undefined && isTimeZone(zone)
+  const seconds = known ? secondsUntilMidnightIn(zone, now) : undefined
+  const when =
+    seconds !== undefined
+      ? `it resets at midnight in the account's time zone (${zone}), ${new Date(now + seconds * 1000).toISOString()}`
+      : "it resets at midnight in the account's time zone"
+  return new ApiError(
+    429,
+    `${integration.name}'s daily API limit for this account is spent (${integration.name} answered 429: ${err.providerMessage}); ${when}. Retrying sooner will not help.`,
+    seconds !== undefined ? { 'retry-after': String(seconds) } : {},
+    { provider_status: 429 },
+  )
 }

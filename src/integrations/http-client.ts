@@ -109,6 +109,9 @@ export class ProviderClient {
         attempt--
         continue
       }
+      if (this.options.retry.dailyQuotaSpent?.(res.status, res.body)) {
+        throw new ProviderError(res.status, this.errorMessageOf(res), undefined, true)
+      }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)
       if (
         idempotent &&

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import amplitude from './amplitude/definition.js'
 import ga4 from './ga4/definition.js'
+import lever from './lever/definition.js'
 import mixpanel from './mixpanel/definition.js'
 import posthog from './posthog/definition.js'
 import { supportMatrix } from './support.js'
@@ -36,5 +37,18 @@ describe('the support matrix says what a call cannot do without', () => {
       'raw.domain': 'supported-required',
     })
     expect(supportMatrix(posthog).analytics_event?.outbound_fields).toBeUndefined()
+  })
+
+  it('says which webhook kinds can watch each event (webhook_events)', () => {
+    expect(supportMatrix(lever).ats_application?.webhook_events).toEqual({
+      created: ['virtual', 'native'],
+      updated: ['virtual', 'native'],
+      deleted: ['virtual', 'native'],
+    })
+    // PostHog pushes captured events; their listing is a time window, so a deletion cannot be seen.
+    expect(supportMatrix(posthog).analytics_event?.webhook_events).toEqual({
+      created: ['virtual', 'native'],
+      updated: ['virtual'],
+    })
   })
 })

@@ -70,6 +70,12 @@ export interface RetryPolicy {
    * names only its rate-limit window, `X-HubSpot-RateLimit-Interval-Milliseconds`).
    */
   readonly afterMillisecondsHeaders?: readonly string[]
+  /**
+   * True when a refusal means the provider's daily quota is spent (HubSpot's 429 with `policyName` DAILY):
+   * it is not retried, whatever wait headers it carries, and the caller is told when the quota resets
+   * (`dailyQuotaTimeZone`).
+   */
+  readonly dailyQuotaSpent?: (status: number, body: unknown) => boolean
 }
 
 /** Unified list parameters after parsing and validation by the engine. */
@@ -197,32 +203,53 @@ export interface NativeCall {
 
 /** What a provider's call is read against: the webhook's event and its connection's credentials. */
 export interface NativePush {
-  /** Only records of this event are delivered: a provider may push other actions on the same subscription. */
+  /** Only changes of this event are delivered: a provider may push other actions on the same subscription. */
   readonly event: WebhookEventName
   readonly credentials: Credentials
 }
+
+/** What subscribing made at the provider, kept sealed with the webhook. */
+export interface NativeSubscriptionResult {
+  /** The provider's id for the subscription, handed back to `unsubscribe` (several joined by the provider's code). */
+  readonly externalId: string
+  /**
+   * The signing key the provider issued, where it makes its own (BambooHR's `privateKey`; Lever's
+   * `signatureToken`, one per Lever webhook, kept as a JSON map by Lever event): stored sealed instead of the
+   * secret Unigate offered, and handed to `authenticate` as it was returned.
+   */
+  readonly secret?: string
+}
+
+/** What a call names as changed, where the provider pushes ids only (Lever). */
+export interface NativeChangedIds {
+  readonly ids: readonly string[]
+  /** The records are gone: each is delivered as `{ id }`, without reading it. */
+  readonly removed: boolean
+}
+
+/**
+ * What one call brings: the unified records of the webhook's event (shaped as the object's list handler
+ * returns them), or only the ids of changed records, which Unigate reads back through the object's `get`
+ * (as `GET /{category}/{connection}/{object}/{id}` would, with the webhook's `fields`).
+ */
+export type NativeChanges = readonly UnifiedRecord[] | NativeChangedIds
 
 /** A provider's push notifications for one object, used by native webhooks. */
 export interface NativeWebhookSupport {
   /** Events the provider can push for the object. */
   readonly events: readonly WebhookEventName[]
-  /**
-   * Creates the subscription at the provider; answers the provider's id for it, and the provider's own
-   * signing key where the provider issues one (BambooHR's `privateKey`), kept instead of Unigate's secret.
-   */
-  subscribe(
-    ctx: HandlerContext,
-    request: NativeSubscriptionRequest,
-  ): Promise<{ readonly externalId: string; readonly secret?: string }>
+  /** Creates the subscription at the provider. */
+  subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<NativeSubscriptionResult>
   /** Removes it; a subscription already gone at the provider is not an error. */
   unsubscribe(ctx: HandlerContext, externalId: string): Promise<void>
   /**
-   * True when the call proves it comes from this subscription (the provider's signature or the secret).
-   * `nowMs` is the receiving time, for providers that sign a timestamp.
+   * True when the call proves it comes from this subscription (the provider's signature or the secret),
+   * checked with the helpers of `native-auth.ts`. `nowMs` is the receiving time, for providers that sign a
+   * timestamp.
    */
   authenticate(call: NativeCall, secret: string, nowMs: number): boolean
-  /** The unified records of `push.event` the call carries (shaped as the object's list handler returns them). */
-  records(call: NativeCall, push: NativePush): UnifiedRecord[]
+  /** The changes of `push.event` the call carries: records, or the ids of changed records. */
+  records(call: NativeCall, push: NativePush): NativeChanges
 }
 
 /** One input of an external tool: where it goes in the provider request, and its JSON type. */
@@ -286,6 +313,11 @@ export interface IntegrationDefinition {
   /** A cheap call proving the credentials work; returns settings to keep with the connection. */
   verify(client: ProviderClient, credentials: Credentials): Promise<ConnectionSettings>
   readonly retry: RetryPolicy
+  /**
+   * The time zone at whose midnight the provider's daily quota resets, from the connection's settings
+   * (HubSpot: the account's time zone). Used to tell a caller when to retry a spent daily quota.
+   */
+  readonly dailyQuotaTimeZone?: (settings: ConnectionSettings) => string | undefined
   /**
    * A response header in which the provider states what went wrong, read before the body (BambooHR answers
    * errors with an empty body and `X-BambooHR-Error-Message`). Absent: the message comes from the body.

@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto'
-import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
+import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { cursorMemory } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
-import type { HandlerContext, NativeCall, NativeWebhookSupport } from '../integrations/types.js'
-import { modelOf } from '../models/index.js'
+import type {
+  HandlerContext,
+  NativeCall,
+  NativeChangedIds,
+  NativeChanges,
+  NativeWebhookSupport,
+} from '../integrations/types.js'
+import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
 import { commitNativeDeliveries } from './native-store.js'
 import { deliveryPages } from './pages.js'
+import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
 import type { WebhookStore } from './webhook-store.js'
 
@@ -35,7 +42,12 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
   }
 }
 
-export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated'
+/** `unavailable`: the changed records could not be read back now; the provider should call again. */
+export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
+
+function isChangedIds(changes: NativeChanges): changes is NativeChangedIds {
+  return !Array.isArray(changes)
+}
 
 /**
  * Native webhooks: the subscription at the provider, and the provider's calls turned into deliveries typed
@@ -46,7 +58,7 @@ export class NativeWebhooks {
   constructor(
     private readonly db: Db,
     private readonly webhooks: WebhookStore,
-    private readonly resolver: ConnectionResolver,
+    private readonly reader: RecordReader,
     private readonly publicUrl: string,
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
@@ -55,16 +67,17 @@ export class NativeWebhooks {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
-    const subscribed = await support.subscribe(handlerContext(resolved), {
+    const made = await support.subscribe(handlerContext(resolved), {
       event: webhook.event,
       url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
       secret,
       name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
     })
-    // A provider that signs with a key of its own (BambooHR's privateKey) is checked with that key.
+    // A provider that signs with keys of its own (BambooHR's privateKey, Lever's signature tokens) is
+    // checked with those: the one place a provider-issued secret is kept, sealed with the webhook.
     await this.webhooks.setNativeSubscription(webhook.id, {
-      externalId: subscribed.externalId,
-      secret: subscribed.secret ?? secret,
+      externalId: made.externalId,
+      secret: made.secret ?? secret,
     })
   }
 
@@ -82,18 +95,46 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
-    const resolved = await this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+    const resolved = await this.reader.resolve(webhook)
     if (!resolved) return 'unknown'
-    const selection = parseFields(webhook.fields, model)
-    // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
-    const plan = planFields(selection, [], false)
-    const records = support
-      .records(call, { event: webhook.event, credentials: resolved.connection.credentials })
-      .map((r) => projectRecord(r, model, selection, plan, []))
+    const changes = support.records(call, {
+      event: webhook.event,
+      credentials: resolved.connection.credentials,
+    })
+    let records: UnifiedRecord[]
+    if (isChangedIds(changes)) {
+      const read = await this.readBack(webhook, resolved, changes)
+      if (!read) return 'unavailable'
+      records = read
+    } else {
+      const selection = parseFields(webhook.fields, model)
+      // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
+      const plan = planFields(selection, [], false)
+      records = changes.map((r) => projectRecord(r, model, selection, plan, []))
+    }
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
     if (pages.length === 0) return 'stored'
     await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString())
     await this.onStored(webhookId)
     return 'stored'
+  }
+
+  /**
+   * The records a call names, read now through the object's `get` (so they are as current as a read, shaped
+   * by the webhook's `fields`); one gone since is left out. Undefined when the provider cannot answer now.
+   */
+  private async readBack(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    changed: NativeChangedIds,
+  ): Promise<UnifiedRecord[] | undefined> {
+    const ids = [...new Set(changed.ids)]
+    if (changed.removed) return ids.map((id) => ({ id }))
+    try {
+      const read = await Promise.all(ids.map((id) => this.reader.readOne(webhook, resolved, id)))
+      return read.filter((r): r is UnifiedRecord => r !== undefined)
+    } catch {
+      return undefined
+    }
   }
 }

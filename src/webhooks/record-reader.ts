@@ -1,5 +1,6 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
+import { ApiError } from '../errors.js'
 import { modelOf, type ObjectModel } from '../models/index.js'
 import type { DeliveredRecord } from './change-detection.js'
 import type { StoredWebhook } from './webhook.js'
@@ -24,6 +25,32 @@ export class RecordReader {
 
   async resolve(webhook: StoredWebhook): Promise<ResolvedConnection | undefined> {
     return this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+  }
+
+  /**
+   * One record by id, through the same engine path as `GET /{category}/{connection}/{object}/{id}`, shaped by
+   * the webhook's `fields`; undefined when the provider no longer has it.
+   */
+  async readOne(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    id: string,
+  ): Promise<DeliveredRecord | undefined> {
+    const model = modelOf(webhook.object_type)
+    if (!model) throw new Error(`unknown object type ${webhook.object_type}`)
+    try {
+      return (await runOperation(this.resolver, {
+        resolved,
+        model,
+        operation: 'get',
+        id,
+        query: webhook.fields ? { fields: webhook.fields } : {},
+        slowFieldsOptIn: false,
+      })) as DeliveredRecord
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return undefined
+      throw err
+    }
   }
 
   async readAll(

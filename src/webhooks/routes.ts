@@ -270,6 +270,13 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
         if (receipt === 'stored') return reply.code(200).send({ status: 'ok' })
         if (receipt === 'unauthenticated')
           return reply.code(401).send(errorBody(401, 'not signed for this webhook'))
+        // A provider retries a call it did not get a 2xx for: the change is read again then.
+        if (receipt === 'unavailable')
+          return reply
+            .code(503)
+            .send(
+              errorBody(503, 'the changed records could not be read from the provider now; call again later'),
+            )
         return reply.code(404).send(errorBody(404, 'no native webhook here'))
       },
     )

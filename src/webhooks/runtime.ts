@@ -84,15 +84,16 @@ export class WebhookRuntime {
       health,
       { minuteMs: settings.minuteMs, maxAttempts: settings.maxAttempts, leaseMs: settings.leaseMs },
     )
+    const reader = new RecordReader(deps.resolver)
     const poller = new Poller(
       db,
       this.store,
-      new RecordReader(deps.resolver),
+      reader,
       health,
       { minuteMs: settings.minuteMs, leaseMs: settings.leaseMs, runner: this.runner },
       requestDelivery,
     )
-    this.native = new NativeWebhooks(db, this.store, deps.resolver, deps.publicUrl, requestDelivery)
+    this.native = new NativeWebhooks(db, this.store, reader, deps.publicUrl, requestDelivery)
     this.service = new WebhookService(
       this.store,
       deps.connectionStore,

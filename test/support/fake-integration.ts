@@ -1,5 +1,6 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto'
-import type { IntegrationDefinition, ListQuery, NativeCall } from '../../src/integrations/types.js'
+import { randomUUID } from 'node:crypto'
+import { bearerSecretMatches } from '../../src/integrations/native-auth.js'
+import type { IntegrationDefinition, ListQuery } from '../../src/integrations/types.js'
 import type { UnifiedRecord } from '../../src/models/index.js'
 
 export interface FakeRecord {
@@ -44,13 +45,6 @@ export class FakeProvider {
     map.set(id, record)
     return record
   }
-}
-
-/** The fake signs nothing: its calls carry the subscription secret as a bearer token. */
-function bearerMatches(call: NativeCall, secret: string): boolean {
-  const given = Buffer.from(String(call.headers.authorization ?? '').replace(/^Bearer /, ''))
-  const expected = Buffer.from(secret)
-  return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
 function page(records: FakeRecord[], q: ListQuery): FakeRecord[] {
@@ -120,7 +114,8 @@ export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
           async unsubscribe(_ctx, externalId) {
             p.subscriptions.delete(externalId)
           },
-          authenticate: bearerMatches,
+          // The fake signs nothing: its calls carry the subscription secret as a bearer token.
+          authenticate: (call, secret) => bearerSecretMatches(call, secret),
           records(call) {
             const events =
               (call.body as { events?: { uuid: string; event: string; ts: string }[] }).events ?? []

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { ACCOUNT_TIME_ZONE } from '../constants.js'
 import type { HubspotState } from '../state.js'
 
 /**
@@ -10,7 +11,7 @@ export function registerAccountRoutes(app: FastifyInstance, state: HubspotState)
   app.get('/account-info/v3/details', async () => ({
     portalId: state.options.portalId,
     accountType: 'STANDARD',
-    timeZone: 'US/Eastern',
+    timeZone: ACCOUNT_TIME_ZONE,
     companyCurrency: 'USD',
     additionalCurrencies: [],
     utcOffset: '-05:00',

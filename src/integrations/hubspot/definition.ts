@@ -65,7 +65,13 @@ export default defineIntegration({
     on: [429, 502, 503, 504],
     afterHeaders: ['retry-after'],
     afterMillisecondsHeaders: ['x-hubspot-ratelimit-interval-milliseconds'],
+    // A 429 naming `policyName` DAILY is the day's requests spent; its 10 s window header clears nothing
+    // (usage guidelines: "Daily limits reset at midnight based on your time zone setting").
+    dailyQuotaSpent: (status, body) =>
+      status === 429 && (body as { policyName?: unknown } | undefined)?.policyName === 'DAILY',
   },
+  // The account's time zone, kept by verification from Account Info.
+  dailyQuotaTimeZone: (settings) => settings.time_zone,
   objects: {
     crm_contact: contactHandlers,
   },

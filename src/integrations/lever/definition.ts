@@ -1,4 +1,5 @@
 import { type AuthField, defineIntegration } from '../types.js'
+import { leverApplicationPushes } from './native-webhooks.js'
 import { leverOAuth2 } from './oauth.js'
 import { opportunityHandlers } from './opportunities.js'
 
@@ -11,8 +12,8 @@ const API_KEY_FIELD: AuthField = {
   required: true,
   description:
     'A Lever API key (Settings > Integrations and API > API credentials) with read access to ' +
-    'opportunities, offers, stages and archive reasons; created with "Allow access to confidential data" ' +
-    'or confidential opportunities are not listed',
+    'opportunities, offers, stages and archive reasons (and to webhooks, for native webhooks); created with ' +
+    '"Allow access to confidential data" or confidential opportunities are not listed',
 }
 
 const API_URL_FIELD: AuthField = {
@@ -25,7 +26,8 @@ const API_URL_FIELD: AuthField = {
 
 /**
  * Lever through its API v1: opportunities (a candidate considered for a job) as applications, read-only, with
- * their offers as a slow field. A key needs read access to opportunities, offers, stages and archive reasons.
+ * their offers as a slow field, and pushed to native webhooks through Lever's webhooks. A key needs read access
+ * to opportunities, offers, stages and archive reasons (and webhooks access for native webhooks).
  */
 export default defineIntegration({
   type: 'lever',
@@ -52,5 +54,5 @@ export default defineIntegration({
   },
   // Lever documents no wait header on its 429: backoff then.
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
-  objects: { ats_application: opportunityHandlers },
+  objects: { ats_application: { ...opportunityHandlers, nativeWebhooks: leverApplicationPushes } },
 })

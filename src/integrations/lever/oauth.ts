@@ -40,7 +40,11 @@ const TOKEN_FIELDS: readonly AuthField[] = [
   },
 ]
 
-/** What each unified permission reads at Lever: opportunities, their offers, and the stages and archive reasons that give them a status. */
+/**
+ * What each unified permission needs at Lever: reading opportunities, their offers, and the stages and archive
+ * reasons that give them a status; `webhook` (native webhooks) manages webhooks, "webhooks:write:admin: Manage
+ * all webhooks" (https://hire.lever.co/developer/documentation#scopes).
+ */
 export const LEVER_SCOPES: OAuth2Auth['scopes'] = {
   ats_application_read: [
     'opportunities:read:admin',
@@ -48,6 +52,7 @@ export const LEVER_SCOPES: OAuth2Auth['scopes'] = {
     'stages:read:admin',
     'archive_reasons:read:admin',
   ],
+  webhook: ['webhooks:write:admin'],
 }
 
 export function leverOAuth2(extraFields: readonly AuthField[]): OAuth2Auth {

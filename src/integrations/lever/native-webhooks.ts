@@ -1,0 +1,162 @@
+import { createHmac } from 'node:crypto'
+import { ProviderError } from '../../errors.js'
+import { secretsEqual } from '../native-auth.js'
+import type { HandlerContext, NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
+
+/**
+ * Lever's webhooks, made through its API (https://hire.lever.co/developer/documentation#webhooks-via-the-api):
+ * `POST /webhooks {url, event, configuration}` answers the webhook with `configuration.signatureToken`, its own
+ * signing key; `DELETE /webhooks/:id` removes it (204). One Lever webhook watches one event, so a unified
+ * webhook may hold several; their ids are kept comma-joined and their signing keys as a JSON map by event.
+ *
+ * Each call is `{id, event, triggeredAt, token, signature, data}`, where `signature` is the hex HMAC-SHA256 of
+ * `token + triggeredAt` keyed with the signature token (#securing-webhooks), and `data` names ids only
+ * (`opportunityId`, `contactId`, …; #event-payloads): the opportunity is read back to build the record.
+ */
+export type LeverWebhookEvent =
+  | 'applicationCreated'
+  | 'candidateStageChange'
+  | 'candidateArchiveChange'
+  | 'candidateHired'
+  | 'candidateDeleted'
+
+/**
+ * Which Lever events mean which unified change to an application (an opportunity). A hire archives the
+ * opportunity with a `hired` reason; Lever documents `candidateHired` apart from `candidateArchiveChange` and
+ * does not say whether a hire fires both, so `updated` watches both (a repeated delivery of the same record
+ * is harmless; a missed hire is not).
+ */
+export const LEVER_EVENTS: Readonly<Record<WebhookEventName, readonly LeverWebhookEvent[]>> = {
+  created: ['applicationCreated'],
+  updated: ['candidateStageChange', 'candidateArchiveChange', 'candidateHired'],
+  deleted: ['candidateDeleted'],
+}
+
+/**
+ * "Some events can be configured with certain triggers/conditions … only available on candidate source"
+ * (#event-configuration), for these four events. Unigate asks for every origin Lever lists, so no
+ * application is left out whatever Lever's default is.
+ */
+const CONFIGURABLE: readonly LeverWebhookEvent[] = [
+  'applicationCreated',
+  'candidateArchiveChange',
+  'candidateHired',
+  'candidateStageChange',
+]
+const ALL_ORIGINS = ['applied', 'sourced', 'referred', 'university', 'agency', 'internal'] as const
+
+interface LeverWebhook {
+  readonly id: string
+  readonly configuration?: { readonly signatureToken?: string }
+}
+
+/**
+ * The created webhook. Lever's prose says a 201 carries it in the top-level `data` (#responses-and-errors),
+ * while its "Create a Webhook" example nests it once more (`{data: {data: {…}}}`): both are read.
+ */
+function createdWebhook(body: unknown): LeverWebhook | undefined {
+  const data = (body as { data?: { data?: unknown } } | undefined)?.data
+  const hook = (data && typeof data.data === 'object' ? data.data : data) as LeverWebhook | undefined
+  return typeof hook?.id === 'string' ? hook : undefined
+}
+
+async function deleteWebhook(ctx: HandlerContext, id: string): Promise<void> {
+  try {
+    await ctx.client.json({
+      method: 'DELETE',
+      path: `/webhooks/${encodeURIComponent(id)}`,
+      idempotent: true,
+    })
+  } catch (err) {
+    if (!(err instanceof ProviderError && err.status === 404)) throw err
+  }
+}
+
+/** The signing keys of one unified webhook's Lever webhooks, by event. */
+type SigningKeys = Partial<Record<LeverWebhookEvent, string>>
+
+function signingKeysOf(secret: string): SigningKeys {
+  try {
+    const parsed = JSON.parse(secret) as unknown
+    return parsed && typeof parsed === 'object' ? (parsed as SigningKeys) : {}
+  } catch {
+    return {}
+  }
+}
+
+interface LeverCall {
+  readonly event?: unknown
+  readonly triggeredAt?: unknown
+  readonly token?: unknown
+  readonly signature?: unknown
+  readonly data?: { readonly opportunityId?: unknown } | null
+}
+
+/** Lever's signature: hex HMAC-SHA256 of `token + triggeredAt`, keyed with the webhook's signature token. */
+export function leverSignature(signatureToken: string, token: string, triggeredAt: string | number): string {
+  return createHmac('sha256', signatureToken).update(`${token}${triggeredAt}`).digest('hex')
+}
+
+/** True when the call is signed with the key of the Lever webhook for its event, compared in constant time. */
+export function leverCallIsSigned(call: NativeCall, secret: string): boolean {
+  const body = (call.body ?? {}) as LeverCall
+  if (typeof body.event !== 'string' || typeof body.token !== 'string') return false
+  if (typeof body.triggeredAt !== 'number' && typeof body.triggeredAt !== 'string') return false
+  if (typeof body.signature !== 'string') return false
+  const key = signingKeysOf(secret)[body.event as LeverWebhookEvent]
+  if (!key) return false
+  return secretsEqual(body.signature, leverSignature(key, body.token, body.triggeredAt))
+}
+
+export const leverApplicationPushes: NativeWebhookSupport = {
+  events: ['created', 'updated', 'deleted'],
+
+  async subscribe(ctx, request) {
+    const ids: string[] = []
+    const keys: SigningKeys = {}
+    try {
+      for (const event of LEVER_EVENTS[request.event]) {
+        const body = await ctx.client.json({
+          method: 'POST',
+          path: '/webhooks',
+          body: {
+            url: request.url,
+            event,
+            ...(CONFIGURABLE.includes(event)
+              ? { configuration: { conditions: { origins: [...ALL_ORIGINS] } } }
+              : {}),
+          },
+        })
+        const hook = createdWebhook(body)
+        if (hook) ids.push(hook.id)
+        const signatureToken = hook?.configuration?.signatureToken
+        if (!signatureToken) {
+          throw new Error(`Lever created a ${event} webhook without the signature token that signs its calls`)
+        }
+        keys[event] = signatureToken
+      }
+    } catch (err) {
+      // Nothing half-made stays at Lever: the webhooks made so far are removed before failing.
+      await Promise.all(ids.map((id) => deleteWebhook(ctx, id).catch(() => undefined)))
+      throw err
+    }
+    return { externalId: ids.join(','), secret: JSON.stringify(keys) }
+  },
+
+  async unsubscribe(ctx, externalId) {
+    for (const id of externalId.split(',').filter(Boolean)) await deleteWebhook(ctx, id)
+  },
+
+  authenticate: leverCallIsSigned,
+
+  // Lever's calls name the opportunity only: Unigate reads it back (or, deleted, delivers its id).
+  records(call, push) {
+    const body = (call.body ?? {}) as LeverCall
+    const id = body.data?.opportunityId
+    const ofEvent = LEVER_EVENTS[push.event].includes(body.event as LeverWebhookEvent)
+    return {
+      ids: ofEvent && typeof id === 'string' && id !== '' ? [id] : [],
+      removed: body.event === 'candidateDeleted',
+    }
+  },
+}
