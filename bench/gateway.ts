@@ -55,6 +55,11 @@ export interface Section {
 
 const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
 const fmt = (r: number) => `${r.toFixed(2)}x`
+/** The same comparison in CPU per request (baseline / ours), which a busy machine moves far less than req/s. */
+function cpuLine(base: LoadResult, ours: LoadResult): string {
+  if (base.cpuUsPerRequest === undefined || ours.cpuUsPerRequest === undefined) return ''
+  return `; in CPU per request ${fmt(base.cpuUsPerRequest / ours.cpuUsPerRequest)}`
+}
 
 interface Workspace {
   readonly apiKey: string
@@ -168,13 +173,15 @@ export async function benchGateway(): Promise<Section[]> {
       )
       stops.push(minimal.stop)
       const [base, ours] = (await compare([
-        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
-        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
+        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events`, pid: minimal.child.pid },
+        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth, pid: unigate.child.pid },
       ])) as [LoadResult, LoadResult]
       sections.push({
         title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
         rows: [base, ours],
-        lines: [`Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)`],
+        lines: [
+          `Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)${cpuLine(base, ours)}`,
+        ],
       })
       await minimal.stop()
     }
@@ -193,10 +200,19 @@ export async function benchGateway(): Promise<Section[]> {
       const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
       if (nginx) stops.push(nginx.stop)
       const targets: LoadTarget[] = [
-        { name: 'bare undici streaming proxy (baseline)', url: `${proxy.url}${providerPage}` },
-        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth },
+        {
+          name: 'bare undici streaming proxy (baseline)',
+          url: `${proxy.url}${providerPage}`,
+          pid: proxy.child.pid,
+        },
+        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth, pid: unigate.child.pid },
       ]
-      if (nginx) targets.push({ name: 'nginx, one worker, proxy_pass', url: `${nginx.url}${providerPage}` })
+      if (nginx)
+        targets.push({
+          name: 'nginx, one worker, proxy_pass',
+          url: `${nginx.url}${providerPage}`,
+          pid: nginx.child.pid,
+        })
       const rows = await compare(targets)
       const [bare, passOurs, nginxRow] = rows as [LoadResult, LoadResult, LoadResult | undefined]
       await nginx?.stop()
@@ -204,9 +220,9 @@ export async function benchGateway(): Promise<Section[]> {
         title: `passthrough: GET /passthrough/{connection}${providerPage} (${passProbe.body.length} bytes)`,
         rows,
         lines: [
-          `Unigate / bare undici proxy: **${fmt(ratio(passOurs, bare))}** (target >= 0.90x)`,
+          `Unigate / bare undici proxy: **${fmt(ratio(passOurs, bare))}** (target >= 0.90x)${cpuLine(bare, passOurs)}`,
           nginxRow
-            ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)`
+            ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)${cpuLine(nginxRow, passOurs)}`
             : 'nginx: skipped, no nginx binary found (apt-get install nginx-light)',
         ],
       })
