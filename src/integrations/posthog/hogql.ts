@@ -20,8 +20,12 @@ const STRING_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
 }
 
-/** The characters STRING_ESCAPES rewrites: a value without any is quoted as it is. */
-const NEEDS_ESCAPE = /[\\'\n\r\t\0\b\f\v\x07]/
+/** Any character STRING_ESCAPES rewrites (each written as \uXXXX): a value without one is quoted as it is. */
+const NEEDS_ESCAPE = new RegExp(
+  `[${Object.keys(STRING_ESCAPES)
+    .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('')}]`,
+)
 
 /**
  * A HogQL string literal (ClickHouse escaping: backslash sequences). Most values (dates, ids, names) need
