@@ -40,8 +40,9 @@ const PAGE_BYTES = 40_000
  * so Unigate's profile can be read against the least a Node gateway does for the same call.
  */
 const CPU_PROF = process.env.BENCH_CPU_PROF
-const profiled = (name: string) => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : [])
-/** BENCH_ONLY=list,passthrough,startup,scaleout,webhooks runs only those parts (all by default). */
+export const profiled = (name: string) =>
+  CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : []
+/** BENCH_ONLY=list,passthrough,startup,scaleout,crm,webhooks runs only those parts (all by default). */
 export const only = (part: string) => {
   const chosen = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
   return !chosen || chosen.includes(part)
@@ -53,10 +54,10 @@ export interface Section {
   readonly lines: string[]
 }
 
-const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
-const fmt = (r: number) => `${r.toFixed(2)}x`
+export const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
+export const fmt = (r: number) => `${r.toFixed(2)}x`
 /** The same comparison in CPU per request (baseline / ours), which a busy machine moves far less than req/s. */
-function cpuLine(base: LoadResult, ours: LoadResult): string {
+export function cpuLine(base: LoadResult, ours: LoadResult): string {
   if (base.cpuUsPerRequest === undefined || ours.cpuUsPerRequest === undefined) return ''
   return `; in CPU per request ${fmt(base.cpuUsPerRequest / ours.cpuUsPerRequest)}`
 }
@@ -66,15 +67,19 @@ interface Workspace {
   readonly connectionId: string
 }
 
-/** A workspace, key and PostHog connection in the store the server processes will open. */
-async function provision(env: Record<string, string>, apiUrl: string): Promise<Workspace> {
+/** A workspace, key and connection (PostHog unless told) in the store the server processes will open. */
+export async function provision(
+  env: Record<string, string>,
+  apiUrl: string,
+  integration: { type: string; token: string } = { type: 'posthog', token: DEFAULT_PERSONAL_API_KEY },
+): Promise<Workspace> {
   const services = await createServices(loadConfig(env), { background: false })
   try {
     const { workspace } = await services.workspaces.create('bench')
     const { apiKey } = await services.apiKeys.issue(workspace.id)
     const connection = await services.connections.create(workspace.id, {
-      integration_type: 'posthog',
-      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: apiUrl },
+      integration_type: integration.type,
+      auth: { token: integration.token, api_url: apiUrl },
     })
     return { apiKey, connectionId: connection.id }
   } finally {
@@ -82,13 +87,13 @@ async function provision(env: Record<string, string>, apiUrl: string): Promise<W
   }
 }
 
-async function get(url: string, headers: Record<string, string>) {
+export async function get(url: string, headers: Record<string, string>) {
   const res = await request(url, { headers })
   const body = Buffer.from(await res.body.arrayBuffer())
   return { status: res.statusCode, body }
 }
 
-function serverEnv(extra: Record<string, string>): Record<string, string> {
+export function serverEnv(extra: Record<string, string>): Record<string, string> {
   return {
     UNIGATE_MASTER_KEY: MASTER_KEY,
     // The replay listens on loopback; the whole load goes to one connection, so its lane must not bind.
