@@ -40,8 +40,9 @@ const PAGE_BYTES = 40_000
  * so Unigate's profile can be read against the least a Node gateway does for the same call.
  */
 const CPU_PROF = process.env.BENCH_CPU_PROF
-const profiled = (name: string) => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : [])
-/** BENCH_ONLY=list,passthrough,startup,scaleout,webhooks runs only those parts (all by default). */
+export const profiled = (name: string) =>
+  CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : []
+/** BENCH_ONLY=list,passthrough,startup,scaleout,crm,webhooks runs only those parts (all by default). */
 export const only = (part: string) => {
   const chosen = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
   return !chosen || chosen.includes(part)
@@ -53,23 +54,32 @@ export interface Section {
   readonly lines: string[]
 }
 
-const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
-const fmt = (r: number) => `${r.toFixed(2)}x`
+export const ratio = (a: LoadResult, b: LoadResult) => a.requestsPerSecond / b.requestsPerSecond
+export const fmt = (r: number) => `${r.toFixed(2)}x`
+/** The same comparison in CPU per request (baseline / ours), which a busy machine moves far less than req/s. */
+export function cpuLine(base: LoadResult, ours: LoadResult): string {
+  if (base.cpuUsPerRequest === undefined || ours.cpuUsPerRequest === undefined) return ''
+  return `; in CPU per request ${fmt(base.cpuUsPerRequest / ours.cpuUsPerRequest)}`
+}
 
 interface Workspace {
   readonly apiKey: string
   readonly connectionId: string
 }
 
-/** A workspace, key and PostHog connection in the store the server processes will open. */
-async function provision(env: Record<string, string>, apiUrl: string): Promise<Workspace> {
+/** A workspace, key and connection (PostHog unless told) in the store the server processes will open. */
+export async function provision(
+  env: Record<string, string>,
+  apiUrl: string,
+  integration: { type: string; token: string } = { type: 'posthog', token: DEFAULT_PERSONAL_API_KEY },
+): Promise<Workspace> {
   const services = await createServices(loadConfig(env), { background: false })
   try {
     const { workspace } = await services.workspaces.create('bench')
     const { apiKey } = await services.apiKeys.issue(workspace.id)
     const connection = await services.connections.create(workspace.id, {
-      integration_type: 'posthog',
-      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: apiUrl },
+      integration_type: integration.type,
+      auth: { token: integration.token, api_url: apiUrl },
     })
     return { apiKey, connectionId: connection.id }
   } finally {
@@ -77,13 +87,13 @@ async function provision(env: Record<string, string>, apiUrl: string): Promise<W
   }
 }
 
-async function get(url: string, headers: Record<string, string>) {
+export async function get(url: string, headers: Record<string, string>) {
   const res = await request(url, { headers })
   const body = Buffer.from(await res.body.arrayBuffer())
   return { status: res.statusCode, body }
 }
 
-function serverEnv(extra: Record<string, string>): Record<string, string> {
+export function serverEnv(extra: Record<string, string>): Record<string, string> {
   return {
     UNIGATE_MASTER_KEY: MASTER_KEY,
     // The replay listens on loopback; the whole load goes to one connection, so its lane must not bind.
@@ -168,13 +178,15 @@ export async function benchGateway(): Promise<Section[]> {
       )
       stops.push(minimal.stop)
       const [base, ours] = (await compare([
-        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events` },
-        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth },
+        { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events`, pid: minimal.child.pid },
+        { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth, pid: unigate.child.pid },
       ])) as [LoadResult, LoadResult]
       sections.push({
         title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
         rows: [base, ours],
-        lines: [`Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)`],
+        lines: [
+          `Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)${cpuLine(base, ours)}`,
+        ],
       })
       await minimal.stop()
     }
@@ -193,10 +205,19 @@ export async function benchGateway(): Promise<Section[]> {
       const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
       if (nginx) stops.push(nginx.stop)
       const targets: LoadTarget[] = [
-        { name: 'bare undici streaming proxy (baseline)', url: `${proxy.url}${providerPage}` },
-        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth },
+        {
+          name: 'bare undici streaming proxy (baseline)',
+          url: `${proxy.url}${providerPage}`,
+          pid: proxy.child.pid,
+        },
+        { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth, pid: unigate.child.pid },
       ]
-      if (nginx) targets.push({ name: 'nginx, one worker, proxy_pass', url: `${nginx.url}${providerPage}` })
+      if (nginx)
+        targets.push({
+          name: 'nginx, one worker, proxy_pass',
+          url: `${nginx.url}${providerPage}`,
+          pid: nginx.child.pid,
+        })
       const rows = await compare(targets)
       const [bare, passOurs, nginxRow] = rows as [LoadResult, LoadResult, LoadResult | undefined]
       await nginx?.stop()
@@ -204,9 +225,9 @@ export async function benchGateway(): Promise<Section[]> {
         title: `passthrough: GET /passthrough/{connection}${providerPage} (${passProbe.body.length} bytes)`,
         rows,
         lines: [
-          `Unigate / bare undici proxy: **${fmt(ratio(passOurs, bare))}** (target >= 0.90x)`,
+          `Unigate / bare undici proxy: **${fmt(ratio(passOurs, bare))}** (target >= 0.90x)${cpuLine(bare, passOurs)}`,
           nginxRow
-            ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)`
+            ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)${cpuLine(nginxRow, passOurs)}`
             : 'nginx: skipped, no nginx binary found (apt-get install nginx-light)',
         ],
       })

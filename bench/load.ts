@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import { cpuTimeMs } from './processes.js'
 
 export interface LoadResult {
   readonly name: string
@@ -7,6 +8,11 @@ export interface LoadResult {
   readonly p99Ms: number
   readonly non2xx: number
   readonly errors: number
+  /**
+   * CPU time (user + system) the serving process used per answered request during the measured run, in
+   * µs: on a shared machine it moves far less than req/s, since waiting for a core costs no CPU time.
+   */
+  readonly cpuUsPerRequest?: number
 }
 
 export interface LoadTarget {
@@ -15,6 +21,8 @@ export interface LoadTarget {
   readonly method?: 'GET' | 'POST'
   readonly headers?: Record<string, string>
   readonly body?: string
+  /** The serving process (its child processes count too: nginx's worker); its CPU per request is reported. */
+  readonly pid?: number
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10)
@@ -35,6 +43,7 @@ export async function load(target: LoadTarget, warmUp = true): Promise<LoadResul
       duration: WARMUP_S,
     })
   }
+  const cpuBefore = target.pid === undefined ? undefined : cpuTimeMs(target.pid, { children: true })
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
@@ -50,6 +59,12 @@ export async function load(target: LoadTarget, warmUp = true): Promise<LoadResul
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    ...(cpuBefore !== undefined && result.requests.total > 0
+      ? {
+          cpuUsPerRequest:
+            ((cpuTimeMs(target.pid!, { children: true }) - cpuBefore) * 1000) / result.requests.total,
+        }
+      : {}),
   }
 }
 
@@ -79,10 +94,11 @@ export async function compare(targets: readonly LoadTarget[]): Promise<LoadResul
 }
 
 export function table(rows: readonly LoadResult[]): string {
-  const head = '| target | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---|---|---|---|---|'
+  const head =
+    '| target | req/s | p50 ms | p99 ms | CPU µs/req | non-2xx | errors |\n|---|---|---|---|---|---|---|'
   const lines = rows.map(
     (r) =>
-      `| ${r.name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} |`,
+      `| ${r.name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.cpuUsPerRequest?.toFixed(0) ?? '–'} | ${r.non2xx} | ${r.errors} |`,
   )
   return [head, ...lines].join('\n')
 }

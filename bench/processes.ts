@@ -108,11 +108,17 @@ export async function startProcess(
   }
 }
 
-/** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
-function cpuTimeMs(pid: number | undefined): number {
+/**
+ * utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms); with
+ * `children`, plus those of its live child processes (nginx's workers), one level down.
+ */
+export function cpuTimeMs(pid: number | undefined, options: { children?: boolean } = {}): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  const own = (Number(fields[11]) + Number(fields[12])) * 10
+  if (!options.children) return own
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)
+  return children.reduce((sum, child) => sum + cpuTimeMs(Number(child)), own)
 }
 
 /** The compiled server (`dist/main.js`, built by `npm run build`) with the given environment. */

@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { benchCrmList } from './crm-list.js'
 import { withFreshDatabase } from './fresh-database.js'
 import { benchGateway, only, type Section } from './gateway.js'
 import { CONNECTIONS, DURATION_S, type LoadResult, ROUNDS, table } from './load.js'
@@ -43,6 +44,10 @@ async function webhookDeliveriesInChild(
 const sections: Section[] = []
 console.error('[bench] gateway: unified list, passthrough, start-up, scale-out…')
 sections.push(...(await benchGateway()))
+if (only('crm')) {
+  console.error('[bench] unified CRM list (HubSpot)…')
+  sections.push(await benchCrmList())
+}
 if (only('webhooks')) {
   console.error('[bench] signed webhook deliveries, SQLite…')
   const sqlite = await webhookDeliveriesInChild()

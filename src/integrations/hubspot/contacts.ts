@@ -2,7 +2,12 @@ import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { completeAssociations } from './associations.js'
-import { fromHubspotContact, toHubspotAssociations, toHubspotContactProperties } from './mappers.js'
+import {
+  fromHubspotContact,
+  hubspotContactMapperFor,
+  toHubspotAssociations,
+  toHubspotContactProperties,
+} from './mappers.js'
 import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
 import { MAX_SEARCH_PAGE, needsSearch, pagesById, SEARCH_RESULT_CAP, searchRequest } from './search.js'
 import { paceSearch } from './search-pace.js'
@@ -24,8 +29,9 @@ function askParams(ask: ContactAsk): Record<string, string> {
   }
 }
 
+/** A page of contacts, each built with only the fields the caller listed (see hubspotContactMapperFor). */
 const mapAll = (ctx: HandlerContext, rows: readonly HubspotContact[]) =>
-  rows.map((c) => fromHubspotContact(c, ctx.fields.rawNames))
+  rows.map(hubspotContactMapperFor(ctx.fields.listed, ctx.fields.rawNames))
 
 /**
  * The plain list pages with an opaque `after` cursor (`paging.next.after`). The cursor for a position is

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { fromHubspotContact, toHubspotAssociations, toHubspotContactProperties } from './mappers.js'
+import {
+  fromHubspotContact,
+  hubspotContactMapperFor,
+  toHubspotAssociations,
+  toHubspotContactProperties,
+} from './mappers.js'
 import { contactAsk } from './properties.js'
 import { searchRequest } from './search.js'
 import type { HubspotContact } from './types.js'
@@ -78,6 +83,23 @@ describe('HubSpot contacts', () => {
 
   it('put a property asked with raw.<name> at the top of raw', () => {
     expect(fromHubspotContact(contact, ['hs_lead_status']).raw).toMatchObject({ hs_lead_status: 'OPEN' })
+  })
+
+  it('build only the listed fields of a list page, each as the full mapping builds it', () => {
+    const full = fromHubspotContact(contact, ['hs_lead_status'])
+    const fields = Object.keys(full)
+    expect(fields).toContain('updated_at')
+    for (const field of fields) {
+      const one = hubspotContactMapperFor(new Set([field]))(contact)
+      expect(Object.keys(one)).toEqual([field])
+      if (field !== 'raw') expect(one[field]).toEqual(full[field])
+    }
+    const page = hubspotContactMapperFor(new Set(['id', 'created_at', 'emails']))(contact)
+    expect(page).toEqual({ id: full.id, created_at: full.created_at, emails: full.emails })
+    // raw comes with `raw`, or with a raw.<name>, and then carries the named property as the full mapping does.
+    const named = hubspotContactMapperFor(new Set(['id', 'raw.hs_lead_status']), ['hs_lead_status'])(contact)
+    expect(named).toEqual({ id: full.id, raw: full.raw })
+    expect(hubspotContactMapperFor(undefined, ['hs_lead_status'])(contact)).toEqual(full)
   })
 
   it('leave out what was not asked rather than answering it empty', () => {

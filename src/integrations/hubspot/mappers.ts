@@ -19,16 +19,23 @@ function associatedIds(list: HubspotAssociatedIds | undefined): string[] | undef
   return [...new Set(list.results.map((r) => String(r.id)))]
 }
 
-/**
- * A HubSpot contact as a unified contact. `raw` is the contact as HubSpot sent it; a property asked with
- * `raw.<name>` is also put at the top of `raw` under its name, where `fields=raw.<name>` picks it.
- */
-export function fromHubspotContact(contact: HubspotContact, rawNames: readonly string[] = []): UnifiedRecord {
-  const p = contact.properties ?? {}
-  const first = text(p.firstname)
-  const last = text(p.lastname)
-  const name = [first, last].filter(Boolean).join(' ')
-  const emails = [
+type ContactProperties = HubspotContact['properties']
+
+/** Reads one unified field of a contact; `p` is its properties, `rawNames` the `raw.<name>` names asked. */
+type ContactFieldReader = (
+  contact: HubspotContact,
+  p: ContactProperties,
+  rawNames: readonly string[],
+) => unknown
+
+function nameOf(p: ContactProperties): string | undefined {
+  const name = [text(p.firstname), text(p.lastname)].filter(Boolean).join(' ')
+  return name === '' ? undefined : name
+}
+
+function unifiedEmailsOf(p: ContactProperties): { email: string }[] | undefined {
+  if (!('email' in p) && !('hs_additional_emails' in p)) return undefined
+  return [
     ...(text(p.email) ? [{ email: p.email as string }] : []),
     // `hs_additional_emails` is a semicolon-separated list (HubSpot's default contact properties).
     ...(text(p.hs_additional_emails)
@@ -37,11 +44,18 @@ export function fromHubspotContact(contact: HubspotContact, rawNames: readonly s
       .filter(Boolean)
       .map((email) => ({ email })) ?? []),
   ]
-  const telephones = [
+}
+
+function unifiedTelephonesOf(p: ContactProperties): { telephone: string; type?: string }[] | undefined {
+  if (!('phone' in p) && !('mobilephone' in p) && !('fax' in p)) return undefined
+  return [
     ...(text(p.phone) ? [{ telephone: p.phone as string }] : []),
     ...(text(p.mobilephone) ? [{ telephone: p.mobilephone as string, type: 'MOBILE' }] : []),
     ...(text(p.fax) ? [{ telephone: p.fax as string, type: 'FAX' }] : []),
   ]
+}
+
+function unifiedAddressOf(p: ContactProperties): Record<string, string | undefined> | undefined {
   const address = {
     address1: text(p.address),
     city: text(p.city),
@@ -49,27 +63,67 @@ export function fromHubspotContact(contact: HubspotContact, rawNames: readonly s
     postal_code: text(p.zip),
     country: text(p.country),
   }
-  const hasAddress = Object.values(address).some((v) => v !== undefined)
+  return Object.values(address).some((v) => v !== undefined) ? address : undefined
+}
+
+/** `raw` is the contact as HubSpot sent it, plus each `raw.<name>` property at its top, where `fields=raw.<name>` picks it. */
+function rawOf(contact: HubspotContact, p: ContactProperties, rawNames: readonly string[]) {
   const raw: Record<string, unknown> = { ...contact }
   for (const n of rawNames) if (p[n] !== undefined && !(n in raw)) raw[n] = p[n]
-  return {
-    id: String(contact.id),
-    created_at: instant(contact.createdAt),
-    updated_at: instant(contact.updatedAt),
-    first_name: first,
-    last_name: last,
-    name: name === '' ? undefined : name,
-    emails: 'email' in p || 'hs_additional_emails' in p ? emails : undefined,
-    telephones: 'phone' in p || 'mobilephone' in p || 'fax' in p ? telephones : undefined,
-    company: text(p.company),
-    title: text(p.jobtitle),
-    address: hasAddress ? address : undefined,
-    link_urls: text(p.website) ? [p.website as string] : undefined,
-    user_id: text(p.hubspot_owner_id),
-    company_ids: associatedIds(contact.associations?.companies),
-    deal_ids: associatedIds(contact.associations?.deals),
-    raw,
+  return raw
+}
+
+/**
+ * How each unified contact field is read from a HubSpot contact: the one definition behind the full mapping
+ * (`fromHubspotContact`) and the mapping of only the fields a list asked for (`hubspotContactMapperFor`).
+ */
+const CONTACT_FIELD_READERS: Readonly<Record<string, ContactFieldReader>> = {
+  id: (c) => String(c.id),
+  created_at: (c) => instant(c.createdAt),
+  updated_at: (c) => instant(c.updatedAt),
+  first_name: (_c, p) => text(p.firstname),
+  last_name: (_c, p) => text(p.lastname),
+  name: (_c, p) => nameOf(p),
+  emails: (_c, p) => unifiedEmailsOf(p),
+  telephones: (_c, p) => unifiedTelephonesOf(p),
+  company: (_c, p) => text(p.company),
+  title: (_c, p) => text(p.jobtitle),
+  address: (_c, p) => unifiedAddressOf(p),
+  link_urls: (_c, p) => (text(p.website) ? [p.website as string] : undefined),
+  user_id: (_c, p) => text(p.hubspot_owner_id),
+  company_ids: (c) => associatedIds(c.associations?.companies),
+  deal_ids: (c) => associatedIds(c.associations?.deals),
+  raw: rawOf,
+}
+
+export type ContactMapper = (contact: HubspotContact) => UnifiedRecord
+
+/**
+ * A mapping that builds only the `listed` unified fields (every field when undefined), and `raw` only when
+ * it is listed or a `raw.<name>` is asked; made once per request. The response leaves out every other field
+ * (the engine's recordShaper), so building them, the second date and the copy of the contact in `raw`
+ * above all, was work nobody read. Each field built is what `fromHubspotContact` builds.
+ */
+export function hubspotContactMapperFor(
+  listed: ReadonlySet<string> | undefined,
+  rawNames: readonly string[] = [],
+): ContactMapper {
+  const wanted = (field: string) => !listed || listed.has(field) || (field === 'raw' && rawNames.length > 0)
+  const readers = Object.entries(CONTACT_FIELD_READERS).filter(([field]) => wanted(field))
+  return (contact) => {
+    const p = contact.properties ?? {}
+    const record: Record<string, unknown> = {}
+    for (const [field, read] of readers) record[field] = read(contact, p, rawNames)
+    return record as UnifiedRecord
   }
+}
+
+/**
+ * A HubSpot contact as a unified contact, every field. `raw` is the contact as HubSpot sent it; a property
+ * asked with `raw.<name>` is also put at the top of `raw` under its name, where `fields=raw.<name>` picks it.
+ */
+export function fromHubspotContact(contact: HubspotContact, rawNames: readonly string[] = []): UnifiedRecord {
+  return hubspotContactMapperFor(undefined, rawNames)(contact)
 }
 
 /** Fields HubSpot contacts have no property for, or that this API cannot set. */

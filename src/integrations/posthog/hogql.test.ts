@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   eventConditions,
@@ -16,6 +17,30 @@ describe('escaping', () => {
     expect(hogqlString('back\\slash')).toBe("'back\\\\slash'")
     expect(hogqlString("x' OR 1=1 --")).toBe("'x\\' OR 1=1 --'")
     expect(hogqlString('line\nbreak')).toBe("'line\\nbreak'")
+  })
+
+  it('quotes any text exactly as escaping it character by character does', () => {
+    const ESCAPES: Record<string, string> = {
+      '\\': '\\\\',
+      "'": "\\'",
+      '\n': '\\n',
+      '\r': '\\r',
+      '\t': '\\t',
+      '\0': '\\0',
+      '\b': '\\b',
+      '\f': '\\f',
+      '\v': '\\v',
+      '\x07': '\\a',
+    }
+    const byCharacter = (v: string) => `'${Array.from(v, (c) => ESCAPES[c] ?? c).join('')}'`
+    const tricky = fc.constantFrom(...Object.keys(ESCAPES), 'a', 'é', '😀', '\u2028', '`', '"', '%')
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: tricky })), (v) => {
+        expect(hogqlString(v)).toBe(byCharacter(v))
+      }),
+    )
+    expect(hogqlString('2024-12-02T00:00:00.000Z')).toBe("'2024-12-02T00:00:00.000Z'")
+    for (const c of Object.keys(ESCAPES)) expect(hogqlString(`a${c}b`)).toBe(`'a${ESCAPES[c]}b'`)
   })
 
   it('quotes odd or reserved identifiers with backticks', () => {
