@@ -184,6 +184,74 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
 
+  it('polls a webhook with filters (BambooHR cannot filter what it pushes), and refuses native with filters', async () => {
+    const locations = (await server.api<Rec[]>('GET', `/hris/${conn}/location`)).body
+    const all = (await server.api<Rec[]>('GET', `/hris/${conn}/employee?fields=id`)).body
+    const inLocation = async (id: unknown) =>
+      (await server.api<Rec[]>('GET', `/hris/${conn}/employee?fields=id&location_id=${id}`)).body
+    let location: unknown
+    let expected: Rec[] = []
+    for (const l of locations) {
+      const listed = await inLocation(l.id)
+      if (listed.length > 0 && listed.length < all.length) {
+        location = l.id
+        expected = listed
+        break
+      }
+    }
+    expect(location, 'a location holding some but not all employees').toBeDefined()
+
+    const made = await server.api<{ id: string; webhook_type: string; filters: Rec }>(
+      'POST',
+      '/unified/webhook?include_all=true',
+      {
+        connection_id: conn,
+        object_type: 'hris_employee',
+        event: 'created',
+        hook_url: server.receiver.url,
+        fields: 'id',
+        filters: { location_id: String(location) },
+      },
+    )
+    expect(made.status, made.text).toBe(200)
+    expect(made.body.webhook_type).toBe('virtual')
+    expect(made.body.filters).toEqual({ location_id: String(location) })
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(made.body.id).some((d) => d.type === 'INITIAL-COMPLETE'),
+      15_000,
+      'filtered backfill',
+    )
+    const delivered = server.receiver.accepted(made.body.id).flatMap((d) => d.data as Rec[])
+    expect(delivered.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort())
+
+    const native = await server.api<{ message: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'hris_employee',
+      event: 'created',
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+      filters: { location_id: String(location) },
+    })
+    expect(native.status, native.text).toBe(400)
+    expect(native.body.message).toMatch(/^filters: /)
+    expect(native.body.message).toContain('BambooHR')
+
+    // Filters cannot be added to a native webhook later either.
+    const pushed = await hookFor('updated')
+    const patched = await server.api<{ message: string }>('PATCH', `/unified/webhook/${pushed}`, {
+      connection_id: conn,
+      object_type: 'hris_employee',
+      event: 'updated',
+      hook_url: server.receiver.url,
+      filters: { location_id: String(location) },
+    })
+    expect(patched.status, patched.text).toBe(400)
+    expect(patched.body.message).toMatch(/^filters: /)
+    for (const id of [made.body.id, pushed]) {
+      expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    }
+  })
+
   it('passes on BambooHR refusing a subscription to an address that is not https', async () => {
     const strict = await startBamboohrEmulator({ seed: 2, employees: 2 })
     try {
