@@ -171,7 +171,8 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
         body: text,
       })
     const now = String(Math.floor(Date.now() / 1000))
-    const stale = String(Math.floor(Date.now() / 1000) - 3600)
+    // Older than the 155 minutes of retries BambooHR documents (and five more).
+    const stale = String(Math.floor(Date.now() / 1000) - 4 * 3600)
     expect((await call(body, now, sign('not-the-key', body, now))).status).toBe(401)
     expect((await call(body, now, sign(key, body.replace('Signed', 'Forged'), now))).status).toBe(401)
     expect((await call(body, stale, sign(key, body, stale))).status).toBe(401)
@@ -181,6 +182,42 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect(server.receiver.accepted(hook)[0]?.data).toEqual([
       { id: '901', first_name: 'Signed', company_id: 'acme' },
     ])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+  })
+
+  it("accepts BambooHR's late retries with their first timestamp and ISO 8601 timestamps, and delivers a call sent twice once", async () => {
+    const hook = await hookFor('created')
+    const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
+    const bodyOf = (id: string) =>
+      JSON.stringify({
+        employees: [
+          { id, action: 'Created', timestamp: '2026-01-01T00:00:00+00:00', fields: { firstName: id } },
+        ],
+      })
+    const send = (text: string, ts: string) =>
+      fetch(`${server.base}/native-webhooks/${hook}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-bamboohr-timestamp': ts,
+          'x-bamboohr-signature': createHmac('sha256', key)
+            .update(text + ts)
+            .digest('hex'),
+        },
+        body: text,
+      })
+    // BambooHR's fifth retry comes 5 + 10 + 20 + 40 + 80 minutes after the first call.
+    const lastRetry = String(Math.floor(Date.now() / 1000) - 155 * 60)
+    expect((await send(bodyOf('902'), lastRetry)).status).toBe(200)
+    // The same signed call again (a replay, or BambooHR repeating itself) is acknowledged, not delivered.
+    expect((await send(bodyOf('902'), lastRetry)).status).toBe(200)
+    expect((await send(bodyOf('903'), new Date().toISOString())).status).toBe(200)
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hook).some((d) => d.data.some((r) => r.id === '903')),
+      15_000,
+      'the call after the replay',
+    )
+    expect(server.receiver.accepted(hook).flatMap((d) => d.data.map((r) => r.id))).toEqual(['902', '903'])
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
 
