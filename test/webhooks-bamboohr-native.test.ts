@@ -171,7 +171,8 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
         body: text,
       })
     const now = String(Math.floor(Date.now() / 1000))
-    const stale = String(Math.floor(Date.now() / 1000) - 3600)
+    // Older than the 155 minutes of retries BambooHR documents (and five more).
+    const stale = String(Math.floor(Date.now() / 1000) - 4 * 3600)
     expect((await call(body, now, sign('not-the-key', body, now))).status).toBe(401)
     expect((await call(body, now, sign(key, body.replace('Signed', 'Forged'), now))).status).toBe(401)
     expect((await call(body, stale, sign(key, body, stale))).status).toBe(401)
@@ -182,6 +183,110 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       { id: '901', first_name: 'Signed', company_id: 'acme' },
     ])
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+  })
+
+  it("accepts BambooHR's late retries with their first timestamp and ISO 8601 timestamps, and delivers a call sent twice once", async () => {
+    const hook = await hookFor('created')
+    const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
+    const bodyOf = (id: string) =>
+      JSON.stringify({
+        employees: [
+          { id, action: 'Created', timestamp: '2026-01-01T00:00:00+00:00', fields: { firstName: id } },
+        ],
+      })
+    const send = (text: string, ts: string) =>
+      fetch(`${server.base}/native-webhooks/${hook}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-bamboohr-timestamp': ts,
+          'x-bamboohr-signature': createHmac('sha256', key)
+            .update(text + ts)
+            .digest('hex'),
+        },
+        body: text,
+      })
+    // BambooHR's fifth retry comes 5 + 10 + 20 + 40 + 80 minutes after the first call.
+    const lastRetry = String(Math.floor(Date.now() / 1000) - 155 * 60)
+    expect((await send(bodyOf('902'), lastRetry)).status).toBe(200)
+    // The same signed call again (a replay, or BambooHR repeating itself) is acknowledged, not delivered.
+    expect((await send(bodyOf('902'), lastRetry)).status).toBe(200)
+    expect((await send(bodyOf('903'), new Date().toISOString())).status).toBe(200)
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hook).some((d) => d.data.some((r) => r.id === '903')),
+      15_000,
+      'the call after the replay',
+    )
+    expect(server.receiver.accepted(hook).flatMap((d) => d.data.map((r) => r.id))).toEqual(['902', '903'])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+  })
+
+  it('polls a webhook with filters (BambooHR cannot filter what it pushes), and refuses native with filters', async () => {
+    const locations = (await server.api<Rec[]>('GET', `/hris/${conn}/location`)).body
+    const all = (await server.api<Rec[]>('GET', `/hris/${conn}/employee?fields=id`)).body
+    const inLocation = async (id: unknown) =>
+      (await server.api<Rec[]>('GET', `/hris/${conn}/employee?fields=id&location_id=${id}`)).body
+    let location: unknown
+    let expected: Rec[] = []
+    for (const l of locations) {
+      const listed = await inLocation(l.id)
+      if (listed.length > 0 && listed.length < all.length) {
+        location = l.id
+        expected = listed
+        break
+      }
+    }
+    expect(location, 'a location holding some but not all employees').toBeDefined()
+
+    const made = await server.api<{ id: string; webhook_type: string; filters: Rec }>(
+      'POST',
+      '/unified/webhook?include_all=true',
+      {
+        connection_id: conn,
+        object_type: 'hris_employee',
+        event: 'created',
+        hook_url: server.receiver.url,
+        fields: 'id',
+        filters: { location_id: String(location) },
+      },
+    )
+    expect(made.status, made.text).toBe(200)
+    expect(made.body.webhook_type).toBe('virtual')
+    expect(made.body.filters).toEqual({ location_id: String(location) })
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(made.body.id).some((d) => d.type === 'INITIAL-COMPLETE'),
+      15_000,
+      'filtered backfill',
+    )
+    const delivered = server.receiver.accepted(made.body.id).flatMap((d) => d.data as Rec[])
+    expect(delivered.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort())
+
+    const native = await server.api<{ message: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'hris_employee',
+      event: 'created',
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+      filters: { location_id: String(location) },
+    })
+    expect(native.status, native.text).toBe(400)
+    expect(native.body.message).toMatch(/^filters: /)
+    expect(native.body.message).toContain('BambooHR')
+
+    // Filters cannot be added to a native webhook later either.
+    const pushed = await hookFor('updated')
+    const patched = await server.api<{ message: string }>('PATCH', `/unified/webhook/${pushed}`, {
+      connection_id: conn,
+      object_type: 'hris_employee',
+      event: 'updated',
+      hook_url: server.receiver.url,
+      filters: { location_id: String(location) },
+    })
+    expect(patched.status, patched.text).toBe(400)
+    expect(patched.body.message).toMatch(/^filters: /)
+    for (const id of [made.body.id, pushed]) {
+      expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    }
   })
 
   it('passes on BambooHR refusing a subscription to an address that is not https', async () => {

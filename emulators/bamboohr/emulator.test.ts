@@ -206,4 +206,77 @@ describe('BambooHR emulator', () => {
       await local.close()
     }
   })
+
+  it('retries a call answered 5xx five times with the same timestamp and signature, and none answered 4xx', async () => {
+    const { createServer } = await import('node:http')
+    // What the receiver answers, by the employee's first name, call after call.
+    const answers: Record<string, number[]> = { Five: [500], Twice: [500, 502, 200], Refused: [400] }
+    const received: { name: string; body: string; headers: Record<string, unknown> }[] = []
+    const receiver = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => {
+        text += c
+      })
+      req.on('end', () => {
+        const name = String(JSON.parse(text).employees[0].fields.firstName)
+        const seen = received.filter((r) => r.name === name).length
+        received.push({ name, body: text, headers: req.headers })
+        const plan = answers[name] ?? [200]
+        res.writeHead(plan[Math.min(seen, plan.length - 1)]!).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const local = await startBamboohrEmulator({
+      seed: 3,
+      employees: 3,
+      insecureHookUrls: true,
+      hookRetryDelaysMs: [20, 20, 20, 20, 20],
+    })
+    const localApi = `${local.url}/api/gateway.php/acme/v1`
+    try {
+      const made = await fetch(`${localApi}/webhooks/`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'retried',
+          url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
+          format: 'json',
+          events: ['employee_with_fields.created'],
+          postFields: { firstName: 'firstName' },
+        }),
+      })
+      expect(made.status).toBe(201)
+      for (const firstName of Object.keys(answers)) {
+        const added = await fetch(`${localApi}/employees/`, {
+          method: 'POST',
+          headers: { ...json, 'content-type': 'application/json' },
+          body: JSON.stringify({ firstName, lastName: 'Retry' }),
+        })
+        expect(added.status).toBe(201)
+      }
+      const count = (name: string) => received.filter((r) => r.name === name).length
+      const deadline = Date.now() + 5000
+      while (
+        (count('Five') < 6 || count('Twice') < 3 || local.state.hooks.pendingRetries > 0) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(local.state.hooks.pendingRetries).toBe(0)
+      // The first call and five retries; three calls until a 2xx; a 4xx is not retried.
+      expect([count('Five'), count('Twice'), count('Refused')]).toEqual([6, 3, 1])
+      for (const name of ['Five', 'Twice']) {
+        const calls = received.filter((r) => r.name === name)
+        for (const call of calls.slice(1)) {
+          expect(call.body).toBe(calls[0]?.body)
+          expect(call.headers['x-bamboohr-timestamp']).toBe(calls[0]?.headers['x-bamboohr-timestamp'])
+          expect(call.headers['x-bamboohr-signature']).toBe(calls[0]?.headers['x-bamboohr-signature'])
+        }
+      }
+      expect(local.state.hooks.calls.map((c) => c.attempt).filter((a) => a > 1)).toHaveLength(5 + 2)
+    } finally {
+      receiver.close()
+      await local.close()
+    }
+  })
 })

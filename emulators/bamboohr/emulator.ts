@@ -23,6 +23,8 @@ export interface BamboohrEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Lets webhooks use http:// addresses (BambooHR takes https:// only), for tests on one machine. */
   readonly insecureHookUrls?: boolean
+  /** Shortens BambooHR's retry delays (5, 10, 20, 40, 80 minutes) for tests. */
+  readonly hookRetryDelaysMs?: readonly number[]
 }
 
 export type BamboohrEmulator = EmulatorHandle<BamboohrState>
@@ -38,6 +40,7 @@ export async function startBamboohrEmulator(
     apiKeys: options.apiKeys ?? [DEFAULT_BAMBOOHR_API_KEY],
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     insecureHookUrls: options.insecureHookUrls ?? false,
+    ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),
   })
   const server = createEmulatorServer({ faultResponse: bamboohrFaultResponse })
   installErrorHandler(server.app)
@@ -45,5 +48,12 @@ export async function startBamboohrEmulator(
   registerRoutes(server.app, state)
   registerEmployeeWrites(server.app, state)
   registerWebhookRoutes(server.app, state)
-  return listenEmulator(server, state, options)
+  const handle = await listenEmulator(server, state, options)
+  return {
+    ...handle,
+    close: async () => {
+      state.hooks.close()
+      await handle.close()
+    },
+  }
 }

@@ -34,8 +34,19 @@ export interface HookCall {
   readonly url: string
   readonly body: string
   readonly headers: Readonly<Record<string, string>>
+  /** 1 for the first call, 2 to 6 for its retries. */
+  readonly attempt: number
   readonly status: number | 'error'
 }
+
+/**
+ * A call answered with a 5xx is retried "up to 5 times using exponential backoff (5min, 10min, 20min, 40min,
+ * 80min intervals)"; one answered with a 4xx is not retried
+ * (https://documentation.bamboohr.com/reference/employee-updated-webhook, responses 400 and 500; the same on
+ * every webhook event's page). BambooHR does not say whether a retry is signed anew: the emulator sends the
+ * first call again as it was, timestamp and signature too (ours: the case a receiver's window must admit).
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [5, 10, 20, 40, 80].map((m) => m * 60_000)
 
 export type EmployeeAction = 'Created' | 'Updated' | 'Deleted'
 
@@ -59,8 +70,18 @@ export class BamboohrHooks {
   readonly hooks = new Map<string, Hook>()
   readonly calls: HookCall[] = []
   private nextId = 1
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private closed = false
 
-  constructor(private readonly companyDomain: string) {}
+  constructor(
+    private readonly companyDomain: string,
+    private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
+  ) {}
+
+  /** Retries waiting for their time. */
+  get pendingRetries(): number {
+    return this.timers.size
+  }
 
   add(hook: Omit<Hook, 'id' | 'privateKey' | 'created' | 'lastSent'>): Hook {
     const created: Hook = {
@@ -99,19 +120,25 @@ export class BamboohrHooks {
           },
         ],
       })
-      void this.send(hook, body)
+      const timestamp = String(Math.floor(Date.now() / 1000))
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-bamboohr-timestamp': timestamp,
+        'x-bamboohr-signature': bamboohrSignature(hook.privateKey, body, timestamp),
+        // "If set to true, the company domain will be added to the webhook request header" (NewWebHook).
+        ...(hook.includeCompanyDomain ? { 'company-domain': this.companyDomain } : {}),
+      }
+      void this.send(hook, body, headers, 1)
     }
   }
 
-  private async send(hook: Hook, body: string): Promise<void> {
-    const timestamp = String(Math.floor(Date.now() / 1000))
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'x-bamboohr-timestamp': timestamp,
-      'x-bamboohr-signature': bamboohrSignature(hook.privateKey, body, timestamp),
-      // "If set to true, the company domain will be added to the webhook request header" (NewWebHook).
-      ...(hook.includeCompanyDomain ? { 'company-domain': this.companyDomain } : {}),
-    }
+  private async send(
+    hook: Hook,
+    body: string,
+    headers: Readonly<Record<string, string>>,
+    attempt: number,
+  ): Promise<void> {
+    if (this.closed) return
     let status: number | 'error'
     try {
       const res = await fetch(hook.url, { method: 'POST', headers, body, redirect: 'manual' })
@@ -121,6 +148,22 @@ export class BamboohrHooks {
       status = 'error'
     }
     hook.lastSent = Date.now()
-    this.calls.push({ hookId: hook.id, url: hook.url, body, headers, status })
+    this.calls.push({ hookId: hook.id, url: hook.url, body, headers, attempt, status })
+    // Only a 5xx answer is documented as retried: no answer at all is not (ours: BambooHR says nothing of it).
+    if (typeof status !== 'number' || status < 500) return
+    const delay = this.retryDelaysMs[attempt - 1]
+    if (delay === undefined || this.closed || !this.hooks.has(hook.id)) return
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      void this.send(hook, body, headers, attempt + 1)
+    }, delay)
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  close(): void {
+    this.closed = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
   }
 }

@@ -41,6 +41,8 @@ export interface BamboohrStateOptions {
   readonly untilMs: number
   /** Lets webhooks use http:// addresses (BambooHR takes https:// only): tests on one machine have no certificate. */
   readonly insecureHookUrls?: boolean
+  /** Delays before each retry of a call answered 5xx (default BambooHR's 5, 10, 20, 40 and 80 minutes). */
+  readonly hookRetryDelaysMs?: readonly number[]
 }
 
 /** Fields an API key's user may not read (sensitive ones need more access). */
@@ -112,7 +114,7 @@ export class BamboohrState {
 
   constructor(readonly options: BamboohrStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
-    this.hooks = new BamboohrHooks(options.domain)
+    this.hooks = new BamboohrHooks(options.domain, options.hookRetryDelaysMs)
     const lists = new Lists()
     // Stock list fields with their usual ids; the connector must find them by alias, not position.
     lists.add(16, 'employmentHistoryStatus', 'Employment Status', STATUSES)

@@ -235,6 +235,11 @@ export interface NativeChangedIds {
 export type NativeChanges = readonly UnifiedRecord[] | NativeChangedIds
 
 /** A provider's push notifications for one object, used by native webhooks. */
+export interface NativeReplayGuard {
+  callId(call: NativeCall): string | undefined
+  readonly keepMs: number
+}
+
 export interface NativeWebhookSupport {
   /** Events the provider can push for the object. */
   readonly events: readonly WebhookEventName[]
@@ -248,6 +253,12 @@ export interface NativeWebhookSupport {
    * timestamp.
    */
   authenticate(call: NativeCall, secret: string, nowMs: number): boolean
+  /**
+   * For a provider whose signed calls stay valid long enough to be sent again (its retries keep the first
+   * timestamp): names a call, the same for the same call sent again, so its changes are stored once. The name
+   * is kept `keepMs` after the call was stored: as long as a copy of it could still authenticate.
+   */
+  readonly replayGuard?: NativeReplayGuard
   /** The changes of `push.event` the call carries: records, or the ids of changed records. */
   records(call: NativeCall, push: NativePush): NativeChanges
 }

@@ -168,6 +168,7 @@ export interface Database {
   auth_states: AuthStateTable
   oauth_apps: OAuthAppTable
   connection_locks: ConnectionLockTable
+  native_call_receipts: NativeCallReceiptTable
 }
 
 /** A pending authorization (the `state` sent to the provider): single-use, expiring, bound to a workspace. */
@@ -200,5 +201,12 @@ export interface OAuthAppTable {
 export interface ConnectionLockTable {
   connection_id: string
   holder: string
+  expires_at: string
+}
+
+/** A provider call a native webhook stored, named by the call itself, kept while a copy could authenticate. */
+export interface NativeCallReceiptTable {
+  webhook_id: string
+  call_id: string
   expires_at: string
 }

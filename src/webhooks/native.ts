@@ -12,7 +12,7 @@ import type {
 } from '../integrations/types.js'
 import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
-import { commitNativeDeliveries } from './native-store.js'
+import { commitNativeDeliveries, type NativeCallReceipt } from './native-store.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
@@ -40,6 +40,18 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
     rawParams: {},
     cursors: cursorMemory,
   }
+}
+
+/** The name under which a call is stored, for a provider whose signed calls can arrive more than once. */
+function receiptOf(
+  support: NativeWebhookSupport,
+  call: NativeCall,
+  now: Date,
+): NativeCallReceipt | undefined {
+  const guard = support.replayGuard
+  const callId = guard?.callId(call)
+  if (!guard || !callId) return undefined
+  return { callId, expiresAt: new Date(now.getTime() + guard.keepMs).toISOString() }
 }
 
 /** `unavailable`: the changed records could not be read back now; the provider should call again. */
@@ -114,7 +126,11 @@ export class NativeWebhooks {
     }
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
     if (pages.length === 0) return 'stored'
-    await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString())
+    const now = new Date()
+    // A copy of a call already stored is acknowledged and not delivered again.
+    const receipt = receiptOf(support, call, now)
+    if (!(await commitNativeDeliveries(this.db, webhookId, pages, now.toISOString(), receipt)))
+      return 'stored'
     await this.onStored(webhookId)
     return 'stored'
   }

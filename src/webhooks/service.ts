@@ -2,6 +2,7 @@ import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '..
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
 import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
+import { integrationOf } from '../integrations/registry.js'
 import { webhookKinds } from '../integrations/webhook-kinds.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
 import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
@@ -58,7 +59,8 @@ export class WebhookService {
     if (!resolved) throw notFound(`connection ${connectionId} not found`)
     const objectType = input.object_type!
     const event = input.event!
-    const webhookType = this.checkObject(resolved, objectType, event, input.webhook_type)
+    const filtered = Object.keys(input.filters ?? {}).length > 0
+    const webhookType = this.checkObject(resolved, objectType, event, input.webhook_type, filtered)
     const hookUrl = this.checkHookUrl(input.hook_url)
     const model = modelOf(objectType)!
     if (input.fields) parseFields(input.fields, model)
@@ -130,6 +132,9 @@ export class WebhookService {
       changes.fields = input.fields
     }
     if (input.filters !== undefined) {
+      if (current.webhook_type === 'native' && Object.keys(input.filters).length > 0) {
+        throw this.nativeCannotFilter(current.integration_type, current.object_type)
+      }
       const resolved = await this.resolver.resolve(workspaceId, current.connection_id)
       if (!resolved) throw notFound(`connection ${current.connection_id} not found`)
       this.checkFilters(resolved, current.object_type, input.filters)
@@ -199,12 +204,15 @@ export class WebhookService {
    * Decides native or virtual, and refuses what the integration cannot watch, saying why. Native needs the
    * `webhook` permission (it subscribes, so writes, at the provider): without it a webhook is virtual where
    * the object can be polled, and a 403 naming the permission where only a native one could watch it.
+   * Filters are list filters, so only polling applies them: a webhook with filters is virtual unless native
+   * is asked, which is then a 400 naming `filters` (a provider pushes every change of the object).
    */
   private checkObject(
     resolved: ResolvedConnection,
     objectType: string,
     event: WebhookEvent,
     requested: WebhookType | undefined,
+    filtered: boolean,
   ): WebhookType {
     const model = modelOf(objectType)
     if (!model) {
@@ -239,12 +247,14 @@ export class WebhookService {
         `${integration.name} cannot push ${objectType} ${event} changes; leave webhook_type out or use virtual`,
       )
     }
+    if (requested === 'native' && filtered) throw this.nativeCannotFilter(integration.name, objectType)
     if (requested === 'native' && !nativeGranted) throw this.webhookNotGranted(virtualOk)
     if (requested === 'virtual' && !virtualOk)
       throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
     if (requested) return requested
-    if (nativeOk && nativeGranted) return 'native'
+    if (nativeOk && nativeGranted && !filtered) return 'native'
     if (virtualOk) return 'virtual'
+    if (nativeOk && filtered) throw this.nativeCannotFilter(integration.name, objectType)
     if (nativeOk) throw this.webhookNotGranted(false)
     throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
   }
@@ -254,6 +264,14 @@ export class WebhookService {
       403,
       `this connection was not granted ${WEBHOOK_PERMISSION}, which native webhooks need; update its permissions or re-authorize it` +
         (canPoll ? ', or leave webhook_type out (or use virtual) to poll instead' : ''),
+    )
+  }
+
+  private nativeCannotFilter(integration: string, objectType: string): ApiError {
+    const name = integrationOf(integration)?.name ?? integration
+    return badRequest(
+      `filters: native webhooks of ${name} cannot filter (the provider pushes every ${objectType} change); ` +
+        'leave webhook_type out (or use virtual) to poll with these filters, or leave filters out',
     )
   }
 

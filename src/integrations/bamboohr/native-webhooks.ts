@@ -40,17 +40,42 @@ const NOT_MONITORED: ReadonlySet<string> = new Set(['lastChanged', 'photoUrl', '
 export const MONITORED_FIELDS = POSTED_FIELDS.filter((f) => !NOT_MONITORED.has(f))
 
 /**
- * How far the signed timestamp may be from now. BambooHR gives no window; five minutes (ours) bounds a
- * replay of a captured call while leaving room for clock skew and BambooHR's queueing.
+ * How far the signed timestamp may be from now. BambooHR gives no window, but retries a call answered with a
+ * 5xx "up to 5 times using exponential backoff (5min, 10min, 20min, 40min, 80min intervals)" and not one
+ * answered 4xx (https://documentation.bamboohr.com/reference/employee-updated-webhook, responses). Should a
+ * retry carry its first timestamp, the last one is signed 155 minutes before it arrives: the window admits
+ * that, plus five minutes for clock skew and BambooHR's queueing (ours). A copy of a stored call within the
+ * window is stored once (`replayGuard`), so the longer window does not let a captured call deliver again.
  */
-export const SIGNATURE_TOLERANCE_MS = 5 * 60_000
+export const RETRY_SPAN_MS = (5 + 10 + 20 + 40 + 80) * 60_000
+export const SIGNATURE_TOLERANCE_MS = RETRY_SPAN_MS + 5 * 60_000
 
-/** True when the call carries BambooHR's signature of its exact body and a timestamp near `nowMs`. */
+/**
+ * `X-BambooHR-Timestamp` as an instant. BambooHR says only "the timestamp when the request was sent"
+ * (https://documentation.bamboohr.com/docs/webhooks, "Security"); consumers check it as Unix seconds, and
+ * Prismatic's example call carries ISO 8601 (`2026-05-21T14:00:00Z`,
+ * prismatic-io/components@8938214f41bc0ec2bdd32d3e6d46495474e42d6d:components/bamboohr/src/examplePayloads.ts),
+ * so both are taken; an ISO time must name its offset, or the instant would be a guess.
+ */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})$/
+
+export function bamboohrTimestampMs(header: string): number | undefined {
+  if (/^\d{1,12}$/.test(header)) return Number(header) * 1000
+  if (!ISO_INSTANT.test(header)) return undefined
+  // Date.parse takes `+00:00` and `Z`; BambooHR also prints offsets as `+0000` (event-based-webhooks).
+  const ms = Date.parse(header.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+/**
+ * True when the call carries BambooHR's signature of its exact body and of the timestamp header as sent, and
+ * that timestamp is within `SIGNATURE_TOLERANCE_MS` of `nowMs`.
+ */
 export function bamboohrSignatureValid(call: NativeCall, privateKey: string, nowMs: number): boolean {
   const timestamp = headerOf(call, 'x-bamboohr-timestamp') ?? ''
   const signature = headerOf(call, 'x-bamboohr-signature') ?? ''
-  if (!/^\d{1,12}$/.test(timestamp)) return false
-  if (Math.abs(nowMs - Number(timestamp) * 1000) > SIGNATURE_TOLERANCE_MS) return false
+  const sentMs = bamboohrTimestampMs(timestamp)
+  if (sentMs === undefined || Math.abs(nowMs - sentMs) > SIGNATURE_TOLERANCE_MS) return false
   const expected = createHmac('sha256', privateKey)
     .update(call.rawBody + timestamp)
     .digest('hex')
@@ -112,6 +137,13 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
   },
 
   authenticate: bamboohrSignatureValid,
+
+  // The signature covers body and timestamp, so it names the call; a copy authenticates for as long as its
+  // timestamp is within the window, at most twice the window after the first one arrived.
+  replayGuard: {
+    callId: (call) => headerOf(call, 'x-bamboohr-signature')?.toLowerCase() || undefined,
+    keepMs: 2 * SIGNATURE_TOLERANCE_MS,
+  },
 
   records(call, push) {
     const body = (call.body ?? {}) as FieldBasedCall

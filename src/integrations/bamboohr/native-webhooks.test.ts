@@ -1,0 +1,61 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { NativeCall } from '../types.js'
+import { bamboohrEmployeePushes, bamboohrSignatureValid } from './native-webhooks.js'
+
+const KEY = 'private-key'
+const BODY = '{"employees":[{"id":"7","action":"Created","fields":{"firstName":"Ada"}}]}'
+const NOW = Date.parse('2026-05-21T14:00:00Z')
+
+function call(timestamp: string, body = BODY, key = KEY): NativeCall {
+  const signature = createHmac('sha256', key)
+    .update(body + timestamp)
+    .digest('hex')
+  return {
+    headers: { 'x-bamboohr-timestamp': timestamp, 'x-bamboohr-signature': signature },
+    rawBody: body,
+    body: JSON.parse(body),
+  } as NativeCall
+}
+
+const minutes = (n: number) => n * 60_000
+const unixSeconds = (ms: number) => String(Math.floor(ms / 1000))
+
+describe("BambooHR's signed calls", () => {
+  it('takes the timestamp as Unix seconds or ISO 8601, signed over the header text as sent', () => {
+    expect(bamboohrSignatureValid(call(unixSeconds(NOW)), KEY, NOW)).toBe(true)
+    expect(bamboohrSignatureValid(call('2026-05-21T14:00:00Z'), KEY, NOW)).toBe(true)
+    expect(bamboohrSignatureValid(call('2026-05-21T14:00:00+00:00'), KEY, NOW)).toBe(true)
+    expect(bamboohrSignatureValid(call('2026-05-21T16:00:00+0200'), KEY, NOW)).toBe(true)
+    // A signature over another rendering of the same instant is not this call's signature.
+    const other = call('2026-05-21T14:00:00Z')
+    const moved = {
+      ...other,
+      headers: { ...other.headers, 'x-bamboohr-timestamp': '2026-05-21T14:00:00+00:00' },
+    }
+    expect(bamboohrSignatureValid(moved, KEY, NOW)).toBe(false)
+  })
+
+  it('refuses a timestamp that is no instant, or one without its time zone', () => {
+    for (const ts of ['', 'yesterday', '2026-05-21', '2026-05-21T14:00:00', '2026-13-45T99:00:00Z']) {
+      expect(bamboohrSignatureValid(call(ts), KEY, NOW), ts).toBe(false)
+    }
+  })
+
+  it("admits BambooHR's last documented retry (80 minutes after the 5, 10, 20 and 40) but not a call older than that", () => {
+    const lastRetry = NOW - minutes(5 + 10 + 20 + 40 + 80)
+    expect(bamboohrSignatureValid(call(unixSeconds(lastRetry)), KEY, NOW)).toBe(true)
+    expect(bamboohrSignatureValid(call(new Date(lastRetry).toISOString()), KEY, NOW)).toBe(true)
+    expect(bamboohrSignatureValid(call(unixSeconds(NOW - minutes(4 * 60))), KEY, NOW)).toBe(false)
+    expect(bamboohrSignatureValid(call(unixSeconds(NOW + minutes(4 * 60))), KEY, NOW)).toBe(false)
+  })
+
+  it('names a call by its signature, so the same call sent again is known', () => {
+    const guard = bamboohrEmployeePushes.replayGuard
+    expect(guard).toBeDefined()
+    const once = call(unixSeconds(NOW))
+    expect(guard?.callId(once)).toBe(guard?.callId(call(unixSeconds(NOW))))
+    expect(guard?.callId(once)).not.toBe(guard?.callId(call(unixSeconds(NOW + 1000))))
+    expect(guard?.keepMs).toBeGreaterThanOrEqual(2 * minutes(155))
+  })
+})
