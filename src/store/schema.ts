@@ -130,6 +130,15 @@ export interface WebhookDeliveryTable {
   delivered_at: string | null
 }
 
+/** A native webhook call's one-time token, remembered once the call was acknowledged. */
+export interface NativeCallTokenTable {
+  webhook_id: string
+  /** sha256 (hex) of the provider's token. */
+  token_hash: string
+  /** ISO time after which the token may be forgotten (the call would be refused as stale). */
+  keep_until: string
+}
+
 /** One poll of a virtual webhook. */
 export interface WebhookRunTable {
   id: string
@@ -164,6 +173,7 @@ export interface Database {
   webhook_fingerprints: WebhookFingerprintTable
   webhook_deliveries: WebhookDeliveryTable
   webhook_runs: WebhookRunTable
+  native_call_tokens: NativeCallTokenTable
   notifications: NotificationTable
   auth_states: AuthStateTable
   oauth_apps: OAuthAppTable
