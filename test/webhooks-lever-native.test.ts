@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_LEVER_API_KEY, type LeverEmulator, startLeverEmulator } from '../emulators/lever/index.js'
 import { buildApp } from '../src/http/app.js'
@@ -205,35 +205,96 @@ describe('native webhooks with Lever', () => {
     expect(leverHooks()).toEqual([])
   })
 
+  /** A call as Lever makes it, signed with `signatureToken` (#securing-webhooks); its parts can be chosen. */
+  const leverCall = (
+    event: string,
+    signatureToken: string,
+    opportunityId: string,
+    { token = randomBytes(24).toString('hex'), triggeredAt = Date.now() } = {},
+  ) => {
+    const signature = createHmac('sha256', signatureToken).update(`${token}${triggeredAt}`).digest('hex')
+    return { id: randomUUID(), event, triggeredAt, token, signature, data: { opportunityId } }
+  }
+  const post = (webhookId: string, body: unknown) =>
+    fetch(`${base}/native-webhooks/${webhookId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  /** The signing key of the Lever webhook made for one unified webhook's Lever event. */
+  const keyOf = (webhookId: string, event: string) =>
+    leverHooks().find((h) => h.event === event && h.url.endsWith(`/native-webhooks/${webhookId}`))
+      ?.signatureToken as string
+  const deliveredIds = (webhookId: string) => receiver.accepted(webhookId).map((d) => d.data[0]?.id)
+
   it('refuses a call not signed with the webhook signature token, and one signed for another event', async () => {
     const updated = await subscribe('updated')
-    const [stageHook] = leverHooks().filter((h) => h.event === 'candidateStageChange')
+    const stageKey = keyOf(updated, 'candidateStageChange')
     const opportunityId = emulator.state.ordered()[1]?.id as string
-    const call = (event: string, signatureToken: string) => {
-      const token = 'a'.repeat(48)
-      const triggeredAt = Date.now()
-      const signature = createHmac('sha256', signatureToken).update(`${token}${triggeredAt}`).digest('hex')
-      return fetch(`${base}/native-webhooks/${updated}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 'x', event, triggeredAt, token, signature, data: { opportunityId } }),
-      })
-    }
-    expect((await call('candidateStageChange', 'guessed')).status).toBe(401)
+    expect((await post(updated, leverCall('candidateStageChange', 'guessed', opportunityId))).status).toBe(
+      401,
+    )
     // Signed with a real key, but for an event this webhook's Lever webhook for it did not sign.
-    expect((await call('applicationCreated', stageHook?.signatureToken as string)).status).toBe(401)
+    expect((await post(updated, leverCall('applicationCreated', stageKey, opportunityId))).status).toBe(401)
     expect(receiver.accepted(updated)).toEqual([])
     // Signed, but Lever cannot answer the read back now: 503, so Lever sends the call again; nothing delivered.
     emulator.fault({ status: 503, times: 10, pathPattern: `^/v1/opportunities/${opportunityId}$` })
-    const unavailable = await call('candidateStageChange', stageHook?.signatureToken as string)
+    const signed = leverCall('candidateStageChange', stageKey, opportunityId)
+    const unavailable = await post(updated, signed)
     expect(unavailable.status).toBe(503)
     expect(((await unavailable.json()) as { message: string }).message).toMatch(/call again later/)
     emulator.clearFaults()
     expect(receiver.accepted(updated)).toEqual([])
-    // The real key for its own event is accepted (the record is read back and delivered).
-    expect((await call('candidateStageChange', stageHook?.signatureToken as string)).status).toBe(200)
+    // Lever's retry of that same call (same token and time) is accepted: a refused call left no token behind.
+    expect((await post(updated, signed)).status).toBe(200)
     await receiver.waitFor(() => receiver.accepted(updated).length === 1, 15_000, 'the signed call')
-    expect(receiver.accepted(updated)[0]?.data[0]?.id).toBe(opportunityId)
+    expect(deliveredIds(updated)).toEqual([opportunityId])
     expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+  })
+
+  it('acknowledges a call whose read-back Lever refuses for good, delivering nothing, instead of 503 forever', async () => {
+    const updated = await subscribe('updated')
+    const stageKey = keyOf(updated, 'candidateStageChange')
+    const [refused, readable] = emulator.state.ordered().map((o) => o.id) as [string, string]
+    emulator.fault({ status: 403, times: 10, pathPattern: `^/v1/opportunities/${refused}$` })
+    expect((await post(updated, leverCall('candidateStageChange', stageKey, refused))).status).toBe(200)
+    emulator.clearFaults()
+    expect((await post(updated, leverCall('candidateStageChange', stageKey, readable))).status).toBe(200)
+    await receiver.waitFor(() => deliveredIds(updated).includes(readable), 15_000, 'the readable call')
+    expect(deliveredIds(updated)).toEqual([readable])
+    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+  })
+
+  it('refuses a signed call triggered more than a day ago, and delivers a call sent twice once', async () => {
+    const updated = await subscribe('updated')
+    const stageKey = keyOf(updated, 'candidateStageChange')
+    const [first, second] = emulator.state.ordered().map((o) => o.id) as [string, string]
+    const stale = leverCall('candidateStageChange', stageKey, first, {
+      triggeredAt: Date.now() - 25 * 60 * 60 * 1000,
+    })
+    expect((await post(updated, stale)).status).toBe(401)
+    // The same token and signature with another body (Lever signs `token + triggeredAt` only): delivered once.
+    const call = leverCall('candidateStageChange', stageKey, first)
+    expect((await post(updated, call)).status).toBe(200)
+    expect((await post(updated, call)).status).toBe(200)
+    expect((await post(updated, { ...call, data: { opportunityId: second } })).status).toBe(200)
+    // A later, distinct call: once it arrives, everything sent before it has been delivered or never will be.
+    expect((await post(updated, leverCall('candidateStageChange', stageKey, second))).status).toBe(200)
+    await receiver.waitFor(() => deliveredIds(updated).includes(second), 15_000, 'the distinct call')
+    expect(deliveredIds(updated)).toEqual([first, second])
+    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+  })
+
+  it('delivers nothing for a signed delete call naming an opportunity Lever still has', async () => {
+    const deleted = await subscribe('deleted')
+    const deleteKey = keyOf(deleted, 'candidateDeleted')
+    const [live, gone] = emulator.state.ordered().map((o) => o.id) as [string, string]
+    // A captured candidateDeleted call, sent again with a live opportunity's id and its own fresh token.
+    expect((await post(deleted, leverCall('candidateDeleted', deleteKey, live))).status).toBe(200)
+    expect(emulator.requests().some((r) => r.path === `/v1/opportunities/${live}`)).toBe(true)
+    expect(emulator.deleteOpportunity(gone)).toBe(true)
+    await receiver.waitFor(() => deliveredIds(deleted).includes(gone), 15_000, 'the real deletion')
+    expect(receiver.accepted(deleted).map((d) => d.data)).toEqual([[{ id: gone }]])
+    expect((await api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
   })
 })

@@ -129,11 +129,8 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
       15_000,
       'deleted',
     )
-    // A deleted person is delivered as Pipedrive last knew it.
-    expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({
-      type: 'NATIVE',
-      data: [{ id, name: 'Ada Renamed' }],
-    })
+    // A deleted person is delivered as its id, once Pipedrive's read answers that it is gone.
+    expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id }] })
     // Each webhook got its own event only; Pipedrive's calls carried the Basic credentials Unigate set.
     expect(server.receiver.accepted(hooks.created)).toHaveLength(1)
     expect(server.receiver.accepted(hooks.updated)).toHaveLength(1)
@@ -158,29 +155,108 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     })
     expect(hook.status, hook.text).toBe(200)
     const password = String(subscriptionBodies().at(-1)?.http_auth_password)
-    const call = (authorization: string | undefined, action: string, name = 'Forged') =>
+    const [known] = emu.state.livePersons()
+    const call = (authorization: string | undefined, action: string, entityId: string) =>
       fetch(`${server.base}/native-webhooks/${hook.body.id}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({
-          meta: { action, entity: 'person', entity_id: '77', version: '2.0' },
-          data: { id: 77, name },
+          meta: { action, entity: 'person', entity_id: entityId, version: '2.0' },
+          data: { id: Number(entityId), name: 'Forged' },
           previous: null,
         }),
       })
     const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`
-    expect((await call(undefined, 'create')).status).toBe(401)
-    expect((await call(basic('unigate', 'guessed'), 'create')).status).toBe(401)
-    expect((await call(basic('someone', password), 'create')).status).toBe(401)
-    expect((await call(`Bearer ${password}`, 'create')).status).toBe(401)
-    // With the credentials, a change pushed to a `created` webhook is acknowledged and not delivered.
-    expect((await call(basic('unigate', password), 'change', 'Changed')).status).toBe(200)
-    expect((await call(basic('unigate', password), 'create')).status).toBe(200)
+    expect((await call(undefined, 'create', '77')).status).toBe(401)
+    expect((await call(basic('unigate', 'guessed'), 'create', '77')).status).toBe(401)
+    expect((await call(basic('someone', password), 'create', '77')).status).toBe(401)
+    expect((await call(`Bearer ${password}`, 'create', '77')).status).toBe(401)
+    // With the credentials, a change pushed to a `created` webhook is acknowledged and not delivered; a
+    // person Pipedrive does not have is not delivered either.
+    expect((await call(basic('unigate', password), 'change', String(known?.id))).status).toBe(200)
+    expect((await call(basic('unigate', password), 'create', '77')).status).toBe(200)
+    // The body's record is not what is delivered: the person as Pipedrive answers a read of it is.
+    expect((await call(basic('unigate', password), 'create', String(known?.id))).status).toBe(200)
     await server.receiver.waitFor(() => server.receiver.accepted(hook.body.id).length === 1, 15_000, 'pushed')
-    expect(server.receiver.accepted(hook.body.id)[0]?.data).toEqual([
-      expect.objectContaining({ id: '77', name: 'Forged' }),
+    expect(server.receiver.accepted(hook.body.id).map((d) => d.data)).toEqual([
+      [expect.objectContaining({ id: String(known?.id), name: known?.name })],
     ])
     expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
     expect(await providerHooks()).toEqual([])
+  })
+
+  it('delivers the person as a read returns it (title, address, custom fields), which the v2 push leaves out', async () => {
+    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'updated',
+      hook_url: server.receiver.url,
+      fields: 'id,name,title,address,metadata',
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const person = emu.state.livePersons()[0]
+    if (!person) throw new Error('the emulator has no person')
+    person.jobTitle = 'Chief Engineer'
+    person.postalAddress = { locality: 'Tallinn', postal_code: '10615', country: 'Estonia' }
+    person.customFields = { d4de1c1518b4531717c676029a45911c340390a6: 'gold' }
+    const read = await server.api<Rec>(
+      'GET',
+      `/crm/${conn}/contact/${person.id}?fields=id,name,title,address,metadata`,
+    )
+    expect(read.status, read.text).toBe(200)
+    expect(read.body.title).toBe('Chief Engineer')
+    const calls = emu.state.hooks.calls.length
+    expect(
+      (await server.api('PATCH', `/crm/${conn}/contact/${person.id}`, { name: 'Renamed Person' })).status,
+    ).toBe(200)
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hook.body.id).length === 1,
+      15_000,
+      'updated',
+    )
+    // What Pipedrive pushed lacks them (webhooks v2 "only crucial information", custom fields as objects)…
+    const pushed = emu.state.hooks.calls.slice(calls).find((c) => c.url.endsWith(hook.body.id))?.body as Rec
+    expect(pushed.data).not.toHaveProperty('job_title')
+    expect(pushed.data).not.toHaveProperty('postal_address')
+    // …but the delivery is the contact as GET /crm/{connection}/contact/{id} answers it now.
+    expect(server.receiver.accepted(hook.body.id)[0]?.data).toEqual([
+      { ...read.body, name: 'Renamed Person' },
+    ])
+    expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+  })
+
+  it('delivers a delete only when Pipedrive no longer has the person', async () => {
+    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'deleted',
+      hook_url: server.receiver.url,
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const password = String(subscriptionBodies().at(-1)?.http_auth_password)
+    const [live, doomed] = emu.state.livePersons()
+    // Any user of the company can read the Basic password back from Pipedrive: a delete call it carries for
+    // a person Pipedrive still has is acknowledged and delivers nothing.
+    const forged = await fetch(`${server.base}/native-webhooks/${hook.body.id}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`unigate:${password}`).toString('base64')}`,
+      },
+      body: JSON.stringify({
+        meta: { action: 'delete', entity: 'person', entity_id: String(live?.id), version: '2.0' },
+        data: null,
+        previous: { id: live?.id, name: live?.name },
+      }),
+    })
+    expect(forged.status).toBe(200)
+    expect((await server.api('DELETE', `/crm/${conn}/contact/${doomed?.id}`)).status).toBe(200)
+    await server.receiver.waitFor(
+      () => server.receiver.accepted(hook.body.id).some((d) => d.data[0]?.id === String(doomed?.id)),
+      15_000,
+      'the real delete',
+    )
+    expect(server.receiver.accepted(hook.body.id).map((d) => d.data)).toEqual([[{ id: String(doomed?.id) }]])
+    expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
   })
 })

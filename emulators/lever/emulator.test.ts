@@ -214,6 +214,8 @@ describe('Lever emulator', () => {
         fromStageId: from,
       })
       expect(retried?.event).toBe('candidateStageChange')
+      // A retry is the same call again: same event id, time, token and signature.
+      expect(retried).toEqual(first)
       for (const body of [first, retried]) {
         const signed = createHmac('sha256', hook.configuration.signatureToken)
           .update(`${body?.token}${body?.triggeredAt}`)

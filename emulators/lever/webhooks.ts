@@ -136,24 +136,18 @@ export class LeverWebhooks {
     for (const hook of this.hooks.values()) {
       if (hook.event !== event) continue
       if (hook.origins && !hook.origins.includes(origin)) continue
-      this.send(hook, data, 0)
+      this.send(hook, signedCall(hook, data), 0)
     }
   }
 
-  private send(hook: StoredLeverWebhook, data: LeverEventData, attempt: number): void {
+  private send(hook: StoredLeverWebhook, body: Record<string, unknown>, attempt: number): void {
     if (this.closed) return
-    const triggeredAt = Date.now()
-    const token = randomBytes(24).toString('hex')
-    // "Concatenate token and triggeredAt values … HMAC … using your signature token as a key and SHA256
-    // digest mode … compare the resulting hexdigest to the signature" (#securing-webhooks).
-    const signature = createHmac('sha256', hook.signatureToken).update(`${token}${triggeredAt}`).digest('hex')
-    const body = { id: randomUUID(), event: hook.event, triggeredAt, token, signature, data }
     const retry = () => {
       if (attempt >= RETRIES || this.closed) return
       const timer = setTimeout(
         () => {
           this.pending.delete(timer)
-          this.send(hook, data, attempt + 1)
+          this.send(hook, body, attempt + 1)
         },
         (this.options.retryBaseMs ?? 1000) * 2 ** attempt,
       )
@@ -182,6 +176,21 @@ export class LeverWebhooks {
     for (const timer of this.pending) clearTimeout(timer)
     this.pending.clear()
   }
+}
+
+/**
+ * One event's call, signed: "Concatenate token and triggeredAt values … HMAC … using your signature token as a
+ * key and SHA256 digest mode … compare the resulting hexdigest to the signature" (#securing-webhooks).
+ * `triggeredAt` is "when webhook event was triggered" and `id` the "Unique ID for this event"
+ * (#receiving-webhooks); Lever does not say whether a retry is signed anew, so a retry here sends the same
+ * call again (same id, triggeredAt, token and signature), the harder case for a receiver: a freshness check
+ * must admit the retry's old time, and a token cache must not remember a call it refused.
+ */
+function signedCall(hook: StoredLeverWebhook, data: LeverEventData): Record<string, unknown> {
+  const triggeredAt = Date.now()
+  const token = randomBytes(24).toString('hex')
+  const signature = createHmac('sha256', hook.signatureToken).update(`${token}${triggeredAt}`).digest('hex')
+  return { id: randomUUID(), event: hook.event, triggeredAt, token, signature, data }
 }
 
 function originsOf(configuration: unknown): readonly string[] | undefined {

@@ -175,7 +175,14 @@ describe('Pipedrive emulator', () => {
         http_auth_user: 'me',
         http_auth_password: 'pw',
       })
-      const person = (await at('POST', '/api/v2/persons', { name: 'Hooked' })).data
+      const person = (
+        await at('POST', '/api/v2/persons', {
+          name: 'Hooked',
+          custom_fields: { d4de1c1518b4531717c676029a45911c340390a6: 'gold' },
+        })
+      ).data
+      const stored = hooked.state.persons.get(person.id)
+      if (stored) stored.jobTitle = 'Engineer'
       await at('PATCH', `/api/v2/persons/${person.id}`, { name: 'Hooked Again' })
       await at('DELETE', `/api/v2/persons/${person.id}`)
       const deadline = Date.now() + 5000
@@ -188,8 +195,28 @@ describe('Pipedrive emulator', () => {
         data: { id: person.id, name: 'Hooked' },
         previous: null,
       })
+      // v2's data is "only crucial information", custom fields as typed objects (webhooks-v2-migration-guide).
+      expect(Object.keys(creates[1]?.body.data ?? {}).sort()).toEqual([
+        'add_time',
+        'custom_fields',
+        'emails',
+        'first_name',
+        'id',
+        'label',
+        'last_name',
+        'name',
+        'org_id',
+        'owner_id',
+        'phones',
+        'update_time',
+        'visible_to',
+      ])
+      expect(creates[1]?.body.data.custom_fields).toEqual({
+        d4de1c1518b4531717c676029a45911c340390a6: { type: 'varchar', value: 'gold' },
+      })
       const change = received.find((r) => r.body.meta.action === 'change')
       expect(change?.body.data.name).toBe('Hooked Again')
+      expect(change?.body.data).not.toHaveProperty('job_title')
       expect(change?.body.previous).toMatchObject({ name: 'Hooked' })
       expect(change?.body.previous).not.toHaveProperty('id')
       const removed = received.find((r) => r.body.meta.action === 'delete')

@@ -54,6 +54,52 @@ export interface PersonChange {
   readonly permittedUserIds: readonly number[]
 }
 
+/**
+ * The person fields a v2 call's `data` carries: "only crucial information about the entity"
+ * (https://pipedrive.readme.io/docs/webhooks-v2-migration-guide, "Structure changes"), as its "Create person"
+ * example lists them (same page, "Webhooks v2 examples", Person): no `job_title`, `postal_address`,
+ * `is_deleted`, `label_ids` or `picture_id`.
+ */
+const WEBHOOK_PERSON_FIELDS = [
+  'add_time',
+  'custom_fields',
+  'emails',
+  'first_name',
+  'id',
+  'label',
+  'last_name',
+  'name',
+  'org_id',
+  'owner_id',
+  'phones',
+  'update_time',
+  'visible_to',
+] as const
+
+/**
+ * A custom field's value as a v2 call carries it: an object with its `type` (same page, "Custom fields format
+ * in webhooks v2": text `{type: 'varchar', value}`, numeric `{type: 'double', value}`, …). The emulator's
+ * custom fields are text or numbers; nothing tells it a field's other types, so objects pass as they are.
+ */
+function webhookCustomField(value: unknown): unknown {
+  if (typeof value === 'number') return { type: 'double', value }
+  if (typeof value === 'string') return { type: 'varchar', value }
+  return value
+}
+
+/** A v2 API person (`personJson`) as a webhooks v2 call carries it. */
+export function webhookPerson(person: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of WEBHOOK_PERSON_FIELDS) if (key in person) out[key] = person[key]
+  // `label` is in the example (null there); the emulator models no labels.
+  out.label = null
+  // "visible_to": "3" in every v2 example: a string, where the API answers a number.
+  if (out.visible_to !== undefined) out.visible_to = String(out.visible_to)
+  const custom = (person.custom_fields ?? {}) as Record<string, unknown>
+  out.custom_fields = Object.fromEntries(Object.entries(custom).map(([k, v]) => [k, webhookCustomField(v)]))
+  return out
+}
+
 export class PipedriveHooks {
   readonly hooks = new Map<number, Hook>()
   readonly calls: HookCall[] = []

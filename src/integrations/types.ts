@@ -220,11 +220,26 @@ export interface NativeSubscriptionResult {
   readonly secret?: string
 }
 
-/** What a call names as changed, where the provider pushes ids only (Lever). */
+/**
+ * What a call names as changed, where the provider pushes ids only (Lever) or its body cannot be trusted
+ * (Pipedrive: its credentials are readable by the company's users).
+ */
 export interface NativeChangedIds {
   readonly ids: readonly string[]
-  /** The records are gone: each is delivered as `{ id }`, without reading it. */
+  /**
+   * The call says the records are gone. Each is still read back: delivered as `{ id }` only when the provider's
+   * `get` answers not found, and not at all while it still has the record, so a forged or replayed call
+   * cannot report a live record deleted.
+   */
   readonly removed: boolean
+}
+
+/** A call's one-time token, for providers whose signature covers a token and a time but not the body (Lever). */
+export interface NativeCallToken {
+  /** Unique to the call; a call whose token was already acknowledged is acknowledged again and delivers nothing. */
+  readonly token: string
+  /** Until when (ms since the epoch) the token is remembered: at least as long as `authenticate` admits the call. */
+  readonly keepUntilMs: number
 }
 
 /**
@@ -235,11 +250,6 @@ export interface NativeChangedIds {
 export type NativeChanges = readonly UnifiedRecord[] | NativeChangedIds
 
 /** A provider's push notifications for one object, used by native webhooks. */
-export interface NativeReplayGuard {
-  callId(call: NativeCall): string | undefined
-  readonly keepMs: number
-}
-
 export interface NativeWebhookSupport {
   /** Events the provider can push for the object. */
   readonly events: readonly WebhookEventName[]
@@ -253,14 +263,14 @@ export interface NativeWebhookSupport {
    * timestamp.
    */
   authenticate(call: NativeCall, secret: string, nowMs: number): boolean
-  /**
-   * For a provider whose signed calls stay valid long enough to be sent again (its retries keep the first
-   * timestamp): names a call, the same for the same call sent again, so its changes are stored once. The name
-   * is kept `keepMs` after the call was stored: as long as a copy of it could still authenticate.
-   */
-  readonly replayGuard?: NativeReplayGuard
   /** The changes of `push.event` the call carries: records, or the ids of changed records. */
   records(call: NativeCall, push: NativePush): NativeChanges
+  /**
+   * The call's one-time token, where the provider's signature does not cover the body: remembered (in the
+   * database, so every process sees it) once the call is acknowledged, so a captured call cannot be sent again.
+   * A call answered otherwise (503) leaves no token behind, so the provider's retry of it still counts.
+   */
+  callToken?(call: NativeCall): NativeCallToken | undefined
 }
 
 /** One input of an external tool: where it goes in the provider request, and its JSON type. */

@@ -130,6 +130,15 @@ export interface WebhookDeliveryTable {
   delivered_at: string | null
 }
 
+/** A native webhook call's one-time token, remembered once the call was acknowledged. */
+export interface NativeCallTokenTable {
+  webhook_id: string
+  /** sha256 (hex) of the provider's token. */
+  token_hash: string
+  /** ISO time after which the token may be forgotten (the call would be refused as stale). */
+  keep_until: string
+}
+
 /** One poll of a virtual webhook. */
 export interface WebhookRunTable {
   id: string
@@ -164,11 +173,11 @@ export interface Database {
   webhook_fingerprints: WebhookFingerprintTable
   webhook_deliveries: WebhookDeliveryTable
   webhook_runs: WebhookRunTable
+  native_call_tokens: NativeCallTokenTable
   notifications: NotificationTable
   auth_states: AuthStateTable
   oauth_apps: OAuthAppTable
   connection_locks: ConnectionLockTable
-  native_call_receipts: NativeCallReceiptTable
 }
 
 /** A pending authorization (the `state` sent to the provider): single-use, expiring, bound to a workspace. */
@@ -201,12 +210,5 @@ export interface OAuthAppTable {
 export interface ConnectionLockTable {
   connection_id: string
   holder: string
-  expires_at: string
-}
-
-/** A provider call a native webhook stored, named by the call itself, kept while a copy could authenticate. */
-export interface NativeCallReceiptTable {
-  webhook_id: string
-  call_id: string
   expires_at: string
 }

@@ -1,38 +1,59 @@
+import { createHash } from 'node:crypto'
+import type { NativeCallToken } from '../integrations/types.js'
 import type { Db } from '../store/index.js'
 import { pendingDeliveryRows } from './delivery-store.js'
 import type { DeliveryPage } from './pages.js'
 
-/** The name of a provider call, kept until `expiresAt` so a copy of the call is not stored again. */
-export interface NativeCallReceipt {
-  readonly callId: string
-  readonly expiresAt: string
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
+
+/** True when a call with this token was already acknowledged for the webhook. */
+export async function callTokenSeen(db: Db, webhookId: string, token: NativeCallToken): Promise<boolean> {
+  const row = await db
+    .selectFrom('native_call_tokens')
+    .select('webhook_id')
+    .where('webhook_id', '=', webhookId)
+    .where('token_hash', '=', tokenHash(token.token))
+    .executeTakeFirst()
+  return row !== undefined
 }
 
 /**
- * Stores the deliveries of one provider call together: all of them or none. With a receipt, a call stored
- * before (by any process) stores nothing: false.
+ * Stores the deliveries of one provider call together: all of them or none. With the call's one-time token,
+ * the token is remembered in the same transaction, and nothing is stored when another process already
+ * remembered it (false): each token delivers once, however many processes receive it.
  */
 export async function commitNativeDeliveries(
   db: Db,
   webhookId: string,
   pages: readonly DeliveryPage[],
   now: string,
-  receipt?: NativeCallReceipt,
+  token?: NativeCallToken,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    if (receipt) {
-      await trx.deleteFrom('native_call_receipts').where('expires_at', '<', now).execute()
-      const claimed = await trx
-        .insertInto('native_call_receipts')
-        .values({ webhook_id: webhookId, call_id: receipt.callId, expires_at: receipt.expiresAt })
-        .onConflict((oc) => oc.columns(['webhook_id', 'call_id']).doNothing())
+    if (token) {
+      // Tokens past their time would be refused as stale anyway: forgotten here, so the table stays small.
+      await trx
+        .deleteFrom('native_call_tokens')
+        .where('webhook_id', '=', webhookId)
+        .where('keep_until', '<', now)
+        .execute()
+      const inserted = await trx
+        .insertInto('native_call_tokens')
+        .values({
+          webhook_id: webhookId,
+          token_hash: tokenHash(token.token),
+          keep_until: new Date(Math.max(token.keepUntilMs, Date.parse(now))).toISOString(),
+        })
+        .onConflict((oc) => oc.columns(['webhook_id', 'token_hash']).doNothing())
         .executeTakeFirst()
-      if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 0) return false
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false
     }
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(pendingDeliveryRows(webhookId, pages, now))
-      .execute()
+    if (pages.length > 0) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(pendingDeliveryRows(webhookId, pages, now))
+        .execute()
+    }
     return true
   })
 }

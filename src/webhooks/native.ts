@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
+import { ApiError } from '../errors.js'
 import { cursorMemory } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
 import type {
@@ -12,7 +13,8 @@ import type {
 } from '../integrations/types.js'
 import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
-import { commitNativeDeliveries, type NativeCallReceipt } from './native-store.js'
+import type { WebhookHealth } from './health.js'
+import { callTokenSeen, commitNativeDeliveries } from './native-store.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
@@ -42,18 +44,6 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
   }
 }
 
-/** The name under which a call is stored, for a provider whose signed calls can arrive more than once. */
-function receiptOf(
-  support: NativeWebhookSupport,
-  call: NativeCall,
-  now: Date,
-): NativeCallReceipt | undefined {
-  const guard = support.replayGuard
-  const callId = guard?.callId(call)
-  if (!guard || !callId) return undefined
-  return { callId, expiresAt: new Date(now.getTime() + guard.keepMs).toISOString() }
-}
-
 /** `unavailable`: the changed records could not be read back now; the provider should call again. */
 export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
 
@@ -71,6 +61,7 @@ export class NativeWebhooks {
     private readonly db: Db,
     private readonly webhooks: WebhookStore,
     private readonly reader: RecordReader,
+    private readonly health: WebhookHealth,
     private readonly publicUrl: string,
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
@@ -107,6 +98,9 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
+    const token = support.callToken?.(call)
+    // Acknowledged again, so the provider stops sending it; delivered once.
+    if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
     const resolved = await this.reader.resolve(webhook)
     if (!resolved) return 'unknown'
     const changes = support.records(call, {
@@ -125,19 +119,19 @@ export class NativeWebhooks {
       records = changes.map((r) => projectRecord(r, model, selection, plan, []))
     }
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
-    if (pages.length === 0) return 'stored'
-    const now = new Date()
-    // A copy of a call already stored is acknowledged and not delivered again.
-    const receipt = receiptOf(support, call, now)
-    if (!(await commitNativeDeliveries(this.db, webhookId, pages, now.toISOString(), receipt)))
-      return 'stored'
-    await this.onStored(webhookId)
+    if (pages.length === 0 && !token) return 'stored'
+    const stored = await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString(), token)
+    if (stored && pages.length > 0) await this.onStored(webhookId)
     return 'stored'
   }
 
   /**
    * The records a call names, read now through the object's `get` (so they are as current as a read, shaped
-   * by the webhook's `fields`); one gone since is left out. Undefined when the provider cannot answer now.
+   * by the webhook's `fields`); one gone since is left out. Ids the call says were removed are delivered as
+   * `{ id }` only when the provider no longer has them. Undefined when the provider cannot answer now (the
+   * provider should call again); a failure waiting cannot fix (the credentials lack access, the connection
+   * was not granted the read) delivers nothing and counts against the webhook's health, so it turns
+   * unhealthy with a notification instead of being called again forever.
    */
   private async readBack(
     webhook: StoredWebhook,
@@ -145,12 +139,30 @@ export class NativeWebhooks {
     changed: NativeChangedIds,
   ): Promise<UnifiedRecord[] | undefined> {
     const ids = [...new Set(changed.ids)]
-    if (changed.removed) return ids.map((id) => ({ id }))
+    if (ids.length === 0) return []
+    let read: (UnifiedRecord | undefined)[]
     try {
-      const read = await Promise.all(ids.map((id) => this.reader.readOne(webhook, resolved, id)))
-      return read.filter((r): r is UnifiedRecord => r !== undefined)
-    } catch {
-      return undefined
+      read = await Promise.all(ids.map((id) => this.reader.readOne(webhook, resolved, id)))
+    } catch (err) {
+      await this.health.failed(webhook, 'read', failureReason(err), new Date().toISOString())
+      return isPermanentReadFailure(err) ? [] : undefined
     }
+    await this.health.succeeded(webhook, 'read')
+    if (changed.removed) return ids.filter((_, i) => read[i] === undefined).map((id) => ({ id }))
+    return read.filter((r): r is UnifiedRecord => r !== undefined)
   }
+}
+
+/**
+ * Read failures that no retry of the call can fix: refused credentials or access (403, also a missing
+ * grant), a request the provider rejects (400), an operation the integration lacks (501). A 404 is not a
+ * failure: the record is gone.
+ */
+function isPermanentReadFailure(err: unknown): boolean {
+  return err instanceof ApiError && [400, 403, 501].includes(err.statusCode)
+}
+
+/** The API's own message (it names no secret); anything else only by kind. */
+function failureReason(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'the provider could not be read'
 }

@@ -269,7 +269,9 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
         })
         if (receipt === 'stored') return reply.code(200).send({ status: 'ok' })
         if (receipt === 'unauthenticated')
-          return reply.code(401).send(errorBody(401, 'not signed for this webhook'))
+          return reply
+            .code(401)
+            .send(errorBody(401, 'not signed for this webhook, or signed outside the time window it accepts'))
         // A provider retries a call it did not get a 2xx for: the change is read again then.
         if (receipt === 'unavailable')
           return reply

@@ -93,7 +93,7 @@ export class WebhookRuntime {
       { minuteMs: settings.minuteMs, leaseMs: settings.leaseMs, runner: this.runner },
       requestDelivery,
     )
-    this.native = new NativeWebhooks(db, this.store, reader, deps.publicUrl, requestDelivery)
+    this.native = new NativeWebhooks(db, this.store, reader, health, deps.publicUrl, requestDelivery)
     this.service = new WebhookService(
       this.store,
       deps.connectionStore,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid, personNotFound } from '../errors.js'
+import { webhookPerson } from '../hooks.js'
 import type { Channel, PersonRecord, PipedriveState } from '../state.js'
 
 type Query = Record<string, string | undefined>
@@ -147,13 +148,13 @@ function notifyHooks(
   p: PersonRecord,
   before?: Record<string, unknown>,
 ): void {
-  const now = personJson(p, state.options.contactSync)
+  const now = webhookPerson(personJson(p, state.options.contactSync))
+  const last = before ? webhookPerson(before) : now
   state.hooks.notify({
     action,
     personId: p.id,
     data: action === 'delete' ? null : now,
-    previous:
-      action === 'create' ? null : action === 'delete' ? (before ?? now) : changedFrom(before ?? {}, now),
+    previous: action === 'create' ? null : action === 'delete' ? last : changedFrom(last, now),
     userId: state.userIds[0] as number,
     permittedUserIds: [p.ownerId],
   })

@@ -45,7 +45,7 @@ export const MONITORED_FIELDS = POSTED_FIELDS.filter((f) => !NOT_MONITORED.has(f
  * answered 4xx (https://documentation.bamboohr.com/reference/employee-updated-webhook, responses). Should a
  * retry carry its first timestamp, the last one is signed 155 minutes before it arrives: the window admits
  * that, plus five minutes for clock skew and BambooHR's queueing (ours). A copy of a stored call within the
- * window is stored once (`replayGuard`), so the longer window does not let a captured call deliver again.
+ * window is stored once (`callToken`), so the longer window does not let a captured call deliver again.
  */
 export const RETRY_SPAN_MS = (5 + 10 + 20 + 40 + 80) * 60_000
 export const SIGNATURE_TOLERANCE_MS = RETRY_SPAN_MS + 5 * 60_000
@@ -138,11 +138,13 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
 
   authenticate: bamboohrSignatureValid,
 
-  // The signature covers body and timestamp, so it names the call; a copy authenticates for as long as its
-  // timestamp is within the window, at most twice the window after the first one arrived.
-  replayGuard: {
-    callId: (call) => headerOf(call, 'x-bamboohr-signature')?.toLowerCase() || undefined,
-    keepMs: 2 * SIGNATURE_TOLERANCE_MS,
+  // The signature covers body and timestamp, so it names the call: remembered as the call's one-time token for as
+  // long as a copy of it could still authenticate (its timestamp plus the window).
+  callToken(call) {
+    const signature = headerOf(call, 'x-bamboohr-signature')?.toLowerCase()
+    const sentMs = bamboohrTimestampMs(headerOf(call, 'x-bamboohr-timestamp') ?? '')
+    if (!signature || sentMs === undefined) return undefined
+    return { token: signature, keepUntilMs: sentMs + SIGNATURE_TOLERANCE_MS }
   },
 
   records(call, push) {

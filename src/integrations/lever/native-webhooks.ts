@@ -97,12 +97,38 @@ export function leverSignature(signatureToken: string, token: string, triggeredA
   return createHmac('sha256', signatureToken).update(`${token}${triggeredAt}`).digest('hex')
 }
 
-/** True when the call is signed with the key of the Lever webhook for its event, compared in constant time. */
-export function leverCallIsSigned(call: NativeCall, secret: string): boolean {
+/**
+ * How old a call's `triggeredAt` may be. Lever's signature covers only `token + triggeredAt`, not `data`, and
+ * Lever suggests checking "if the timestamp is not too far from the current time" (#securing-webhooks). The
+ * window must still admit Lever's retries: "five times, waiting longer and longer in between tries"
+ * (#responding-to-a-webhook), waits Lever does not give, and `triggeredAt` is "when webhook event was
+ * triggered" (#receiving-webhooks), so a retry may well carry the first try's time. A day admits any
+ * plausible five-step back-off; a call older than that (a manual "Rerun" from Lever's two-week delivery
+ * history, say) is refused. Tokens are remembered for as long (`callToken`), so within the window a
+ * captured call cannot be sent twice.
+ */
+export const LEVER_CALL_MAX_AGE_MS = 24 * 60 * 60 * 1000
+/** Clock skew allowed between Lever and Unigate for a `triggeredAt` in the future. */
+export const LEVER_CALL_MAX_SKEW_MS = 5 * 60 * 1000
+
+/** `triggeredAt` in ms since the epoch (Lever's examples send a number; a numeric string is read too). */
+function triggeredAtMs(body: LeverCall): number | undefined {
+  const value = typeof body.triggeredAt === 'string' ? Number(body.triggeredAt) : body.triggeredAt
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
+/**
+ * True when the call is signed with the key of the Lever webhook for its event (compared in constant time)
+ * and was triggered within the accepted window around `nowMs`.
+ */
+export function leverCallIsSigned(call: NativeCall, secret: string, nowMs: number): boolean {
   const body = (call.body ?? {}) as LeverCall
-  if (typeof body.event !== 'string' || typeof body.token !== 'string') return false
+  if (typeof body.event !== 'string' || typeof body.token !== 'string' || body.token === '') return false
   if (typeof body.triggeredAt !== 'number' && typeof body.triggeredAt !== 'string') return false
   if (typeof body.signature !== 'string') return false
+  const at = triggeredAtMs(body)
+  if (at === undefined || at < nowMs - LEVER_CALL_MAX_AGE_MS || at > nowMs + LEVER_CALL_MAX_SKEW_MS)
+    return false
   const key = signingKeysOf(secret)[body.event as LeverWebhookEvent]
   if (!key) return false
   return secretsEqual(body.signature, leverSignature(key, body.token, body.triggeredAt))
@@ -149,7 +175,16 @@ export const leverApplicationPushes: NativeWebhookSupport = {
 
   authenticate: leverCallIsSigned,
 
-  // Lever's calls name the opportunity only: Unigate reads it back (or, deleted, delivers its id).
+  // "Cache the token value locally and not honor any subsequent request with the same token" (#securing-webhooks).
+  callToken(call) {
+    const body = (call.body ?? {}) as LeverCall
+    const at = triggeredAtMs(body)
+    if (typeof body.token !== 'string' || at === undefined) return undefined
+    return { token: body.token, keepUntilMs: at + LEVER_CALL_MAX_AGE_MS }
+  },
+
+  // Lever's calls name the opportunity only: Unigate reads it back (deleted: delivers its id once Lever no
+  // longer has it).
   records(call, push) {
     const body = (call.body ?? {}) as LeverCall
     const id = body.data?.opportunityId

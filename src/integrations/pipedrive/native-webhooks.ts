@@ -1,9 +1,7 @@
 import { ProviderError } from '../../errors.js'
-import type { UnifiedRecord } from '../../models/index.js'
 import { basicCredentialsMatch } from '../native-auth.js'
 import type { NativeWebhookSupport, WebhookEventName } from '../types.js'
-import { fromPipedrivePerson } from './mappers.js'
-import type { PipedriveEnvelope, PipedrivePerson } from './types.js'
+import type { PipedriveEnvelope } from './types.js'
 
 /**
  * Person changes pushed by Pipedrive's webhooks v2 (the default version since 2025-03-17):
@@ -14,9 +12,16 @@ import type { PipedriveEnvelope, PipedrivePerson } from './types.js'
  * src/versions/v1/models/add-webhook-request.ts). Pipedrive signs nothing: its calls carry those
  * credentials, which Unigate sets per subscription and checks in constant time.
  *
- * A call is `{meta, data, previous}`: `meta.action` create/change/delete and `meta.entity`; `data` the
- * person as it is (null on delete), `previous` the changed fields' earlier values, or the last state on
- * delete (https://pipedrive.readme.io/docs/guide-for-webhooks-v2, "Webhook format", "Data and previous").
+ * A call is `{meta, data, previous}`: `meta.action` create/change/delete, `meta.entity` and `meta.entity_id`
+ * (https://pipedrive.readme.io/docs/guide-for-webhooks-v2, "Webhook format"). Its body is not used as the
+ * record: v2's `data` "contains only crucial information about the entity" (no `job_title`, no
+ * `postal_address`) and its custom fields are `{type, value}` / `{id, type}` objects, not the API's values
+ * (https://pipedrive.readme.io/docs/webhooks-v2-migration-guide, "Structure changes", "Custom fields format in
+ * webhooks v2": "Should a field no longer be available in webhook v2's payload, please query it from our
+ * API"); and the Basic password is no proof of origin, since any user of the company reads it back with
+ * `GET /v1/webhooks` (client-nodejs@97e5382: src/versions/v1/models/base-webhook.ts `http_auth_password`).
+ * So a call only names the person (`meta.entity_id`), read back through the contact's `get`; a delete is
+ * delivered once that read finds the person gone.
  */
 const ACTIONS: Readonly<Record<WebhookEventName, string>> = {
   created: 'create',
@@ -33,22 +38,14 @@ const MAX_NAME = 255
 type Hook = { id: number }
 
 interface WebhookV2Call {
-  readonly meta?: { readonly action?: string; readonly entity?: string; readonly entity_id?: string }
-  readonly data?: PipedrivePerson | null
-  readonly previous?: Partial<PipedrivePerson> | null
+  readonly meta?: { readonly action?: unknown; readonly entity?: unknown; readonly entity_id?: unknown }
 }
 
-/**
- * The person a call is about: as it is now (create, change), or as it was when deleted (`previous` holds
- * the last state); a delete without it names the person by `meta.entity_id` alone.
- */
-function personOf(call: WebhookV2Call): UnifiedRecord | undefined {
-  if (call.meta?.action === 'delete') {
-    const last = call.previous
-    if (last && typeof last.id === 'number') return fromPipedrivePerson(last as PipedrivePerson)
-    return call.meta.entity_id ? { id: String(call.meta.entity_id) } : undefined
-  }
-  return call.data && typeof call.data.id === 'number' ? fromPipedrivePerson(call.data) : undefined
+/** Pipedrive's person ids are integers; `meta.entity_id` carries one as a string (a number is read too). */
+function personIdOf(call: WebhookV2Call): string | undefined {
+  const id = call.meta?.entity_id
+  const text = typeof id === 'number' ? String(id) : id
+  return typeof text === 'string' && /^[1-9]\d{0,15}$/.test(text) ? text : undefined
 }
 
 export const pipedrivePersonPushes: NativeWebhookSupport = {
@@ -87,8 +84,8 @@ export const pipedrivePersonPushes: NativeWebhookSupport = {
 
   records(call, push) {
     const body = (call.body ?? {}) as WebhookV2Call
-    if (body.meta?.entity !== 'person' || body.meta.action !== ACTIONS[push.event]) return []
-    const person = personOf(body)
-    return person ? [person] : []
+    const id = personIdOf(body)
+    const ofEvent = body.meta?.entity === 'person' && body.meta.action === ACTIONS[push.event]
+    return { ids: ofEvent && id ? [id] : [], removed: push.event === 'deleted' }
   },
 }

@@ -3,7 +3,7 @@ import { coreMigration } from './0001-core.js'
 import { webhooksMigration } from './0002-webhooks.js'
 import { apiCallsMigration } from './0003-api-calls.js'
 import { authorizationMigration } from './0004-authorization.js'
-import { nativeReceiptsMigration } from './0005-native-receipts.js'
+import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -14,7 +14,7 @@ const migrations: Record<string, Migration> = {
   '0002_webhooks': webhooksMigration,
   '0003_api_calls': apiCallsMigration,
   '0004_authorization': authorizationMigration,
-  '0005_native_receipts': nativeReceiptsMigration,
+  '0005_native_call_tokens': nativeCallTokensMigration,
 }
 
 export const migrationProvider: MigrationProvider = {

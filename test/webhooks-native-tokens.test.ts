@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createServices, type Services } from '../src/services.js'
+import { callTokenSeen, commitNativeDeliveries } from '../src/webhooks/native-store.js'
+import { deliveryPages } from '../src/webhooks/pages.js'
+import { testConfig } from './support/config.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+
+/**
+ * A native call's one-time token (Lever's `token`) is stored with the call's deliveries in one transaction:
+ * the same token, received twice (by one process or two at once), stores its deliveries once.
+ */
+describe.each(storeKinds())('one-time native call tokens on %s', (store) => {
+  let services: Services | undefined
+  let schema: string | undefined
+  afterEach(async () => {
+    await services?.close()
+    if (schema) await dropSchema(schema)
+  })
+
+  async function nativeWebhook() {
+    schema = store === 'postgres' ? uniqueSchema() : undefined
+    services = await createServices(testConfig(store), {
+      background: false,
+      ...(schema ? { pgSchema: schema } : {}),
+    })
+    const { workspace } = await services.workspaces.create('tokens')
+    const now = new Date().toISOString()
+    const connection = await services.connectionStore.insert({
+      id: 'cn_tokens',
+      workspace_id: workspace.id,
+      integration_type: 'lever',
+      categories: ['ats'],
+      permissions: ['ats_application_read', 'webhook'],
+      environment: 'Production',
+      credentials: {},
+      settings: {},
+      created_at: now,
+      updated_at: now,
+    })
+    const webhook = await services.webhooks.store.insert({
+      id: 'wh_tokens',
+      workspace_id: workspace.id,
+      connection_id: connection.id,
+      integration_type: 'lever',
+      object_type: 'ats_application',
+      event: 'updated',
+      hook_url: 'http://127.0.0.1:9/hook',
+      interval: 0,
+      page_max_limit: 100,
+      filters: {},
+      webhook_type: 'native',
+      environment: 'Production',
+      include_all: false,
+      is_paused: false,
+      created_at: now,
+    })
+    return { s: services, webhookId: webhook.id }
+  }
+
+  const pagesOf = (id: string) => deliveryPages([{ id }], 100, 'NATIVE')
+
+  it('stores a token once: a second call with it stores nothing, even when both commit at once', async () => {
+    const { s, webhookId } = await nativeWebhook()
+    const now = new Date().toISOString()
+    const token = { token: 'a'.repeat(48), keepUntilMs: Date.now() + 60_000 }
+    expect(await callTokenSeen(s.db, webhookId, token)).toBe(false)
+    const results = await Promise.all([
+      commitNativeDeliveries(s.db, webhookId, pagesOf('first'), now, token),
+      commitNativeDeliveries(s.db, webhookId, pagesOf('second'), now, token),
+    ])
+    expect(results.filter(Boolean)).toHaveLength(1)
+    expect(await callTokenSeen(s.db, webhookId, token)).toBe(true)
+    expect(await commitNativeDeliveries(s.db, webhookId, pagesOf('third'), now, token)).toBe(false)
+    const stored = await s.webhooks.deliveries.byWebhook(webhookId)
+    expect(stored).toHaveLength(1)
+    // The token is kept as a hash, not as the provider sent it.
+    const rows = await s.db.selectFrom('native_call_tokens').selectAll().execute()
+    expect(JSON.stringify(rows)).not.toContain(token.token)
+  })
+
+  it('forgets tokens past their time when another call is stored, and stores a call without deliveries', async () => {
+    const { s, webhookId } = await nativeWebhook()
+    const now = new Date().toISOString()
+    const old = { token: 'old', keepUntilMs: Date.now() - 1 }
+    expect(
+      await commitNativeDeliveries(s.db, webhookId, [], new Date(Date.now() - 10_000).toISOString(), old),
+    ).toBe(true)
+    expect(await callTokenSeen(s.db, webhookId, old)).toBe(true)
+    const fresh = { token: 'fresh', keepUntilMs: Date.now() + 60_000 }
+    expect(await commitNativeDeliveries(s.db, webhookId, [], now, fresh)).toBe(true)
+    expect(await callTokenSeen(s.db, webhookId, old)).toBe(false)
+    expect(await callTokenSeen(s.db, webhookId, fresh)).toBe(true)
+    expect(await s.webhooks.deliveries.byWebhook(webhookId)).toEqual([])
+  })
+})
