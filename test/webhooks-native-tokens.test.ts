@@ -92,4 +92,13 @@ describe.each(storeKinds())('one-time native call tokens on %s', (store) => {
     expect(await callTokenSeen(s.db, webhookId, fresh)).toBe(true)
     expect(await s.webhooks.deliveries.byWebhook(webhookId)).toEqual([])
   })
+  it('stores a call of thousands of pages in one transaction (more rows than one SQLite statement can bind)', async () => {
+    const { s, webhookId } = await nativeWebhook()
+    const records = Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}` }))
+    const pages = deliveryPages(records, 1, 'NATIVE')
+    expect(pages).toHaveLength(3000)
+    expect(await commitNativeDeliveries(s.db, webhookId, pages, new Date().toISOString())).toBe(true)
+    const stored = await s.webhooks.deliveries.byWebhook(webhookId)
+    expect(stored).toHaveLength(3000)
+  })
 })

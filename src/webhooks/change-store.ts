@@ -1,6 +1,6 @@
 import { newId } from '../crypto/ids.js'
 import type { Db } from '../store/index.js'
-import { pendingDeliveryRows } from './delivery-store.js'
+import { insertPendingDeliveries } from './delivery-store.js'
 import type { DeliveryPage } from './pages.js'
 
 export class LeaseLostError extends Error {
@@ -46,13 +46,7 @@ export async function commitCheck(db: Db, r: CheckResult): Promise<number> {
       .executeTakeFirst()
     if (Number(claimed.numUpdatedRows) !== 1) throw new LeaseLostError(r.webhookId)
 
-    const rows = pendingDeliveryRows(r.webhookId, r.pages, r.run.finishedAt)
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + CHUNK))
-        .execute()
-    }
+    await insertPendingDeliveries(trx, r.webhookId, r.pages, r.run.finishedAt)
 
     if (r.fingerprints) {
       const upserts = [...r.fingerprints.upsert].map(([record_id, fingerprint]) => ({
@@ -93,7 +87,7 @@ export async function commitCheck(db: Db, r: CheckResult): Promise<number> {
         changes: r.pages.reduce((n, p) => n + p.records.length, 0),
       })
       .execute()
-    return rows.length
+    return r.pages.length
   })
 }
 

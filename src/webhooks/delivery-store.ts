@@ -37,6 +37,25 @@ export function pendingDeliveryRows(
   }))
 }
 
+/** Rows per insert: 14 columns each stays well under SQLite's 32,766 bound variables per statement. */
+const ROWS_PER_INSERT = 300
+
+/** Inserts the pending deliveries of `pages` inside the caller's transaction, in statements SQLite can bind. */
+export async function insertPendingDeliveries(
+  trx: Db,
+  webhookId: string,
+  pages: readonly DeliveryPage[],
+  createdAt: string,
+): Promise<void> {
+  const rows = pendingDeliveryRows(webhookId, pages, createdAt)
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .execute()
+  }
+}
+
 /**
  * Pending deliveries. A delivery is written (in the same transaction as the read position it comes from)
  * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { NativeCallToken } from '../integrations/types.js'
 import type { Db } from '../store/index.js'
-import { pendingDeliveryRows } from './delivery-store.js'
+import { insertPendingDeliveries } from './delivery-store.js'
 import type { DeliveryPage } from './pages.js'
 
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
@@ -48,12 +48,7 @@ export async function commitNativeDeliveries(
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false
     }
-    if (pages.length > 0) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(pendingDeliveryRows(webhookId, pages, now))
-        .execute()
-    }
+    await insertPendingDeliveries(trx, webhookId, pages, now)
     return true
   })
 }
