@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { HookRetries, postHookCall } from '../kit/hook-calls.js'
 
 /**
  * BambooHR's permissioned webhooks (created through the API) with the field-based events
@@ -70,8 +71,7 @@ export class BamboohrHooks {
   readonly hooks = new Map<string, Hook>()
   readonly calls: HookCall[] = []
   private nextId = 1
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private closed = false
+  private readonly retries = new HookRetries()
 
   constructor(
     private readonly companyDomain: string,
@@ -80,7 +80,7 @@ export class BamboohrHooks {
 
   /** Retries waiting for their time. */
   get pendingRetries(): number {
-    return this.timers.size
+    return this.retries.pending
   }
 
   add(hook: Omit<Hook, 'id' | 'privateKey' | 'created' | 'lastSent'>): Hook {
@@ -138,32 +138,18 @@ export class BamboohrHooks {
     headers: Readonly<Record<string, string>>,
     attempt: number,
   ): Promise<void> {
-    if (this.closed) return
-    let status: number | 'error'
-    try {
-      const res = await fetch(hook.url, { method: 'POST', headers, body, redirect: 'manual' })
-      await res.arrayBuffer().catch(() => undefined)
-      status = res.status
-    } catch {
-      status = 'error'
-    }
+    if (this.retries.closed) return
+    const status = await postHookCall(hook.url, headers, body)
     hook.lastSent = Date.now()
     this.calls.push({ hookId: hook.id, url: hook.url, body, headers, attempt, status })
     // Only a 5xx answer is documented as retried: no answer at all is not (ours: BambooHR says nothing of it).
     if (typeof status !== 'number' || status < 500) return
     const delay = this.retryDelaysMs[attempt - 1]
-    if (delay === undefined || this.closed || !this.hooks.has(hook.id)) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      void this.send(hook, body, headers, attempt + 1)
-    }, delay)
-    timer.unref()
-    this.timers.add(timer)
+    if (delay === undefined || !this.hooks.has(hook.id)) return
+    this.retries.after(delay, () => void this.send(hook, body, headers, attempt + 1))
   }
 
   close(): void {
-    this.closed = true
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    this.retries.close()
   }
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { HookRetries, postHookCall } from '../kit/hook-calls.js'
 import { badRequest, notFound } from './errors.js'
 
 /**
@@ -84,8 +85,7 @@ export class LeverWebhooks {
   readonly hooks = new Map<string, StoredLeverWebhook>()
   readonly calls: LeverWebhookCall[] = []
   readonly groupsOn: Set<LeverWebhookEvent>
-  private readonly pending = new Set<ReturnType<typeof setTimeout>>()
-  private closed = false
+  private readonly retries = new HookRetries()
 
   constructor(private readonly options: LeverWebhookOptions = {}) {
     this.groupsOn = new Set(options.groupsOn ?? [])
@@ -136,45 +136,30 @@ export class LeverWebhooks {
     for (const hook of this.hooks.values()) {
       if (hook.event !== event) continue
       if (hook.origins && !hook.origins.includes(origin)) continue
-      this.send(hook, signedCall(hook, data), 0)
+      void this.send(hook, signedCall(hook, data), 0)
     }
   }
 
-  private send(hook: StoredLeverWebhook, body: Record<string, unknown>, attempt: number): void {
-    if (this.closed) return
-    const retry = () => {
-      if (attempt >= RETRIES || this.closed) return
-      const timer = setTimeout(
-        () => {
-          this.pending.delete(timer)
-          this.send(hook, body, attempt + 1)
-        },
-        (this.options.retryBaseMs ?? 1000) * 2 ** attempt,
-      )
-      this.pending.add(timer)
-    }
+  private async send(
+    hook: StoredLeverWebhook,
+    body: Record<string, unknown>,
+    attempt: number,
+  ): Promise<void> {
+    if (this.retries.closed) return
     // The headers of Lever's example delivery (#example-delivery).
-    fetch(hook.url, {
-      method: 'POST',
-      headers: { 'user-agent': 'Lever-Webhooks', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(
-      async (res) => {
-        await res.arrayBuffer().catch(() => undefined)
-        this.calls.push({ webhookId: hook.id, url: hook.url, body, status: res.status })
-        if (res.status < 200 || res.status > 299) retry()
-      },
-      () => {
-        this.calls.push({ webhookId: hook.id, url: hook.url, body, status: 'error' })
-        retry()
-      },
+    const headers = { 'user-agent': 'Lever-Webhooks', 'content-type': 'application/json' }
+    const status = await postHookCall(hook.url, headers, JSON.stringify(body))
+    this.calls.push({ webhookId: hook.id, url: hook.url, body, status })
+    if (typeof status === 'number' && status >= 200 && status <= 299) return
+    if (attempt >= RETRIES) return
+    this.retries.after(
+      (this.options.retryBaseMs ?? 1000) * 2 ** attempt,
+      () => void this.send(hook, body, attempt + 1),
     )
   }
 
   close(): void {
-    this.closed = true
-    for (const timer of this.pending) clearTimeout(timer)
-    this.pending.clear()
+    this.retries.close()
   }
 }
 

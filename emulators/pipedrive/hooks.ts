@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { HookRetries, postHookCall } from '../kit/hook-calls.js'
 
 /**
  * Pipedrive's webhooks v2 for persons: the subscriptions a company's users made, and the calls Pipedrive
@@ -104,8 +105,7 @@ export class PipedriveHooks {
   readonly hooks = new Map<number, Hook>()
   readonly calls: HookCall[] = []
   private nextId = 1
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private closed = false
+  private readonly retries = new HookRetries()
 
   constructor(
     private readonly companyDomain: string,
@@ -164,7 +164,7 @@ export class PipedriveHooks {
     bodyOf: (attempt: number) => Record<string, unknown>,
     attempt: number,
   ): Promise<void> {
-    if (this.closed) return
+    if (this.retries.closed) return
     const body = bodyOf(attempt)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     // The HTTP Basic credentials given at subscription go with every call (addWebhookRequest
@@ -173,20 +173,7 @@ export class PipedriveHooks {
       const pair = `${hook.httpAuthUser ?? ''}:${hook.httpAuthPassword ?? ''}`
       headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`
     }
-    let status: number | 'error'
-    try {
-      const res = await fetch(hook.subscriptionUrl, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(HOOK_TIMEOUT_MS),
-      })
-      await res.arrayBuffer().catch(() => undefined)
-      status = res.status
-    } catch {
-      status = 'error'
-    }
+    const status = await postHookCall(hook.subscriptionUrl, headers, JSON.stringify(body), HOOK_TIMEOUT_MS)
     this.calls.push({
       hookId: hook.id,
       url: hook.subscriptionUrl,
@@ -200,18 +187,11 @@ export class PipedriveHooks {
     // "For a successful delivery, we'll accept any 2XX status code" (guide-for-webhooks-v2).
     if (typeof status === 'number' && status >= 200 && status < 300) return
     const delay = this.retryDelaysMs[attempt - 1]
-    if (delay === undefined || this.closed || !this.hooks.has(hook.id)) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      void this.send(hook, bodyOf, attempt + 1)
-    }, delay)
-    timer.unref()
-    this.timers.add(timer)
+    if (delay === undefined || !this.hooks.has(hook.id)) return
+    this.retries.after(delay, () => void this.send(hook, bodyOf, attempt + 1))
   }
 
   close(): void {
-    this.closed = true
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    this.retries.close()
   }
 }
