@@ -551,6 +551,12 @@ describe('Amplitude through Unigate', () => {
     })
     expect(byOs.status).toBe(501)
     expect(String(byOs.body.message)).toContain('browser')
+    // Amplitude's `device_type` is a model name ("Mac", "Apple iPhone 12"), not desktop/mobile/tablet.
+    const byDevice = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { start_gte: start, end_lt: end, type: 'EVENTS', dimension: 'DEVICE_TYPE' },
+    })
+    expect(byDevice.status).toBe(501)
+    expect(String(byDevice.body.message)).toContain('not desktop, mobile or tablet')
     expect(
       (await h.api('GET', `${base()}/report`, { query: { type: 'NEW_USERS', dimension: 'COUNTRY' } })).status,
     ).toBe(501)

@@ -24,7 +24,6 @@ const INTERVALS: Readonly<Record<string, string>> = { DATE: '1', WEEK: '7', MONT
 const GROUPS: Readonly<Record<string, string>> = {
   COUNTRY: 'country',
   CITY: 'city',
-  DEVICE_TYPE: 'device_type',
 }
 
 /**
@@ -34,6 +33,10 @@ const GROUPS: Readonly<Record<string, string>> = {
  */
 const NOT_MEANT: Readonly<Record<string, string>> = {
   OS: "Amplitude's os property is the browser and its version on the web (os_name + os_version), not an operating system",
+  // `device_type` is the device's model name ("Apple iPhone 12", "Mac", "Windows": the `device` and
+  // `device_family` rows of user-property-definitions.md above), not desktop/mobile/tablet.
+  DEVICE_TYPE:
+    "Amplitude's device_type property names the device's model or family (Mac, Apple iPhone 12), not desktop, mobile or tablet",
 }
 
 interface MetricSource {

@@ -32,7 +32,6 @@ const ON: Readonly<Record<string, string>> = {
   CITY: '$city',
   BROWSER: '$browser',
   OS: '$os',
-  DEVICE_TYPE: '$device',
   PAGE: '$current_url',
   SOURCE: 'utm_source',
   MEDIUM: 'utm_medium',
@@ -47,6 +46,16 @@ const COUNT_TYPES: Readonly<Record<string, 'general' | 'unique'>> = {
 }
 
 export const MIXPANEL_REPORT_DIMENSIONS = [...Object.keys(UNITS), ...Object.keys(ON)]
+
+/**
+ * Dimensions a default property seems to serve but does not mean. `$device` is the name of the device
+ * ("iPhone", "Android"), and the web library sets it for mobile browsers only
+ * (docs.mixpanel.com/docs/data-structure/property-reference/default-properties), not desktop/mobile/tablet.
+ */
+const NOT_MEANT: Readonly<Record<string, string>> = {
+  DEVICE_TYPE:
+    "Mixpanel's $device property names the device (iPhone, Android) and is left empty on desktop browsers; it is not desktop, mobile or tablet",
+}
 
 /**
  * The window as days of the project's zone (Mixpanel's `from_date`/`to_date`, inclusive) and as the
@@ -156,6 +165,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   const dimension = params.dimension ?? 'DATE'
   const unit = UNITS[dimension]
   const on = ON[dimension]
+  const notMeant = NOT_MEANT[dimension]
+  if (notMeant) throw notImplemented(`Mixpanel (mixpanel) cannot break reports down by ${dimension}: ${notMeant}`)
   if (!unit && !on) {
     throw notImplemented(
       `Mixpanel (mixpanel) cannot break reports down by ${dimension}; it can by ${MIXPANEL_REPORT_DIMENSIONS.join(', ')}`,
