@@ -441,7 +441,9 @@ describe('Mixpanel through Unigate', () => {
       501,
     )
     // `$device` names the device (iPhone, Android), not desktop/mobile/tablet: no DEVICE_TYPE to report by.
-    const byDevice = await h.api<Rec>('GET', `${base()}/report`, { query: { ...q, dimension: 'DEVICE_TYPE' } })
+    const byDevice = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { ...q, dimension: 'DEVICE_TYPE' },
+    })
     expect(byDevice.status).toBe(501)
     expect(String(byDevice.body.message)).toContain('not desktop, mobile or tablet')
     // Every event is countable only within the last 31 days, which Mixpanel names the events of.

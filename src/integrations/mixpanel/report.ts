@@ -166,7 +166,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   const unit = UNITS[dimension]
   const on = ON[dimension]
   const notMeant = NOT_MEANT[dimension]
-  if (notMeant) throw notImplemented(`Mixpanel (mixpanel) cannot break reports down by ${dimension}: ${notMeant}`)
+  if (notMeant)
+    throw notImplemented(`Mixpanel (mixpanel) cannot break reports down by ${dimension}: ${notMeant}`)
   if (!unit && !on) {
     throw notImplemented(
       `Mixpanel (mixpanel) cannot break reports down by ${dimension}; it can by ${MIXPANEL_REPORT_DIMENSIONS.join(', ')}`,
