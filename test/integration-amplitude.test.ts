@@ -670,3 +670,57 @@ describe('Amplitude through Unigate, with a small cap on provider answers', () =
     expect(halved.length).toBeGreaterThan(0)
   })
 })
+
+describe("Amplitude through Unigate, when an export outlasts Unigate's provider timeout", () => {
+  let h: Harness
+  let emu: AmplitudeEmulator
+  let conn: string
+  const until = Date.now() - 6 * HOUR_MS
+  const hourIso = (v: string) => `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}T${v.slice(9, 11)}:00:00Z`
+  const TIMEOUT_MS = 1000
+
+  beforeAll(async () => {
+    emu = await startAmplitudeEmulator({
+      seed: 9,
+      users: 30,
+      events: 600,
+      until: new Date(until).toISOString(),
+    })
+    h = await startHarness('sqlite', { providerTimeoutMs: TIMEOUT_MS })
+    conn = await createConnection(h, {
+      integration_type: 'amplitude',
+      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: emu.url },
+    })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emu?.close()
+  })
+
+  it('asks for fewer upload hours instead of failing the list', async () => {
+    // The first export answers after the timeout: a day of uploads that takes too long to arrive.
+    emu.fault({ delayMs: 3 * TIMEOUT_MS, times: 1, pathPattern: '^/api/2/export$' })
+    const start = until - 20 * DAY_MS
+    const end = until - 19 * DAY_MS
+    const res = await h.api<Rec[]>('GET', `/analytics/${conn}/event`, {
+      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(end).toISOString(), limit: 1000 },
+    })
+    expect(res.status, res.text).toBe(200)
+    const expected = emu.state.events
+      .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
+      .sort(
+        (a, b) =>
+          a.eventTimeMs - b.eventTimeMs || (a.$insert_id ?? a.uuid).localeCompare(b.$insert_id ?? b.uuid),
+      )
+      .map((e) => e.$insert_id ?? e.uuid)
+    expect(res.body.map((e) => e.id)).toEqual(expected)
+    const [slow, retried] = emu
+      .requests()
+      .filter((r) => r.path === '/api/2/export')
+      .map(
+        (r) =>
+          (Date.parse(hourIso(String(r.query.end))) - Date.parse(hourIso(String(r.query.start)))) / HOUR_MS,
+      )
+    expect([slow, retried]).toEqual([23, 11])
+  })
+})

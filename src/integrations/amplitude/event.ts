@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
-import { badRequest, ProviderAnswerTooLargeError, ProviderError } from '../../errors.js'
+import { badRequest, ProviderAnswerTooLargeError, ProviderError, ProviderTimeoutError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
@@ -49,12 +49,14 @@ export function eventsOfExportArchive(zip: Buffer): AmplitudeExportEvent[] {
 export const EXPORT_CHUNK_MS = 24 * HOUR_MS
 
 /**
- * The answers that mean "too much for one request": Amplitude's 400 over 4 GB and 504 on a timeout, and an
+ * The answers that mean "too much for one request": Amplitude's 400 over 4 GB and 504 on a timeout, an
  * archive over the cap Unigate reads into memory (UNIGATE_PROVIDER_MAX_BODY_BYTES, 32 MiB by default,
- * which a busy project's day of uploads passes long before 4 GB).
+ * which a busy project's day of uploads passes long before 4 GB), and Unigate's own provider timeout
+ * (UNIGATE_PROVIDER_TIMEOUT_MS, 30 s by default), which a large range's archive can take longer than to arrive.
  */
 const isTooLarge = (err: unknown) =>
   err instanceof ProviderAnswerTooLargeError ||
+  err instanceof ProviderTimeoutError ||
   (err instanceof ProviderError && (err.status === 400 || err.status === 504))
 
 /**
@@ -83,8 +85,8 @@ export async function exportRange(
     } catch (err) {
       if (!isTooLarge(err)) throw err
       if (size === HOUR_MS) {
-        // One hour over Unigate's own cap: the error names the cap and the setting that raises it.
-        if (err instanceof ProviderAnswerTooLargeError) throw err
+        // One hour over Unigate's own cap or time: the error names the cap or the time and what raises it.
+        if (err instanceof ProviderAnswerTooLargeError || err instanceof ProviderTimeoutError) throw err
         throw new ProviderError(
           (err as ProviderError).status,
           `Amplitude's export refuses one hour (${exportHour(from)}) as too large (its limit is 4 GB and a request time); use Amplitude's Amazon S3 export for this volume`,
