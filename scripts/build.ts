@@ -36,7 +36,9 @@ execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '
 rmSync(OUT, { recursive: true, force: true })
 await build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/main.ts'],
+  // The server, and the CLI (`dist/cli/index.js`), which bin/unigate.js runs where there is no src/ (the
+  // container image) and whose `serve` loads the server's own bundle.
+  entryPoints: ['src/main.ts', 'src/cli/index.ts'],
   outdir: OUT,
   bundle: true,
   splitting: true,

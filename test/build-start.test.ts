@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -33,13 +33,14 @@ describe('the compiled server', () => {
   let connectionId = ''
   let output = ''
   let posthog: PosthogEmulator | undefined
+  let env: Record<string, string> = {}
 
   beforeAll(async () => {
     await run(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts'], {
       cwd: ROOT,
     })
     posthog = await startPosthogEmulator({ size: { events: 20 } })
-    const env = {
+    env = {
       UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-build-')),
       UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
       UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
@@ -146,5 +147,28 @@ describe('the compiled server', () => {
     expect(res.statusCode).toBe(400)
     expect(((await res.body.json()) as { message: string }).message).toMatch(/limit/)
     expect(output).not.toContain(apiKey)
+  })
+
+  it('runs the CLI from the build where there is no src/ (the container image) and its key works', async () => {
+    // The image's layout: bin/, dist/ and node_modules, without src/ (Dockerfile).
+    const image = mkdtempSync(join(tmpdir(), 'unigate-image-'))
+    mkdirSync(join(image, 'bin'))
+    cpSync(join(ROOT, 'bin/unigate.js'), join(image, 'bin/unigate.js'))
+    cpSync(join(ROOT, 'dist'), join(image, 'dist'), { recursive: true })
+    cpSync(join(ROOT, 'package.json'), join(image, 'package.json'))
+    symlinkSync(join(ROOT, 'node_modules'), join(image, 'node_modules'))
+    const { stdout } = await run(
+      process.execPath,
+      [join(image, 'bin/unigate.js'), 'workspace', 'create', '--name', 'cli'],
+      {
+        cwd: image,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      },
+    )
+    const key = (JSON.parse(stdout) as { api_key?: string }).api_key
+    expect(key, stdout).toMatch(/^ey/)
+    const res = await request(`${url}/unified/connection`, { headers: { authorization: `Bearer ${key}` } })
+    expect(res.statusCode).toBe(200)
+    expect(await res.body.json()).toEqual([])
   })
 })
