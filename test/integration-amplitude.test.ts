@@ -6,6 +6,7 @@ import {
   DEFAULT_SECRET_KEY,
   startAmplitudeEmulator,
 } from '../emulators/amplitude/index.js'
+import type { Config } from '../src/config.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import {
@@ -616,111 +617,102 @@ describe('Amplitude through Unigate', () => {
   })
 })
 
-describe('Amplitude through Unigate, with a small cap on provider answers', () => {
-  let h: Harness
-  let emu: AmplitudeEmulator
-  let conn: string
+/**
+ * An Amplitude emulator and a Unigate harness with `config`, for the suites below that read one past day of
+ * events through an export that is too much at first: the day's events in export order, and each export
+ * request's width in hours.
+ */
+function exportSuite(config: Partial<Config>) {
   const until = Date.now() - 6 * HOUR_MS
-  /** Above the largest upload hour's archive of this seed, below a day's. */
   const hourIso = (v: string) => `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}T${v.slice(9, 11)}:00:00Z`
-  const CAP = 4096
-
+  const suite = {
+    h: undefined as unknown as Harness,
+    emu: undefined as unknown as AmplitudeEmulator,
+    conn: '',
+    start: until - 20 * DAY_MS,
+    end: until - 19 * DAY_MS,
+    /** The list of that day, as the caller sees it. */
+    listDay: () =>
+      suite.h.api<Rec[]>('GET', `/analytics/${suite.conn}/event`, {
+        query: {
+          start_gte: new Date(suite.start).toISOString(),
+          end_lt: new Date(suite.end).toISOString(),
+          limit: 1000,
+        },
+      }),
+    /** The emulator's events of that day, in the order the list gives them. */
+    expectedIds: () =>
+      suite.emu.state.events
+        .filter((e) => e.eventTimeMs >= suite.start && e.eventTimeMs < suite.end)
+        .sort(
+          (a, b) =>
+            a.eventTimeMs - b.eventTimeMs || (a.$insert_id ?? a.uuid).localeCompare(b.$insert_id ?? b.uuid),
+        )
+        .map((e) => e.$insert_id ?? e.uuid),
+    /** Each export request: its first upload hour and how many hours it spans. */
+    exports: () =>
+      suite.emu
+        .requests()
+        .filter((r) => r.path === '/api/2/export')
+        .map((r) => ({
+          start: String(r.query.start),
+          hours:
+            (Date.parse(hourIso(String(r.query.end))) - Date.parse(hourIso(String(r.query.start)))) /
+              HOUR_MS +
+            1,
+        })),
+  }
   beforeAll(async () => {
-    emu = await startAmplitudeEmulator({
+    suite.emu = await startAmplitudeEmulator({
       seed: 9,
       users: 30,
       events: 600,
       until: new Date(until).toISOString(),
     })
-    h = await startHarness('sqlite', { outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
-    conn = await createConnection(h, {
+    suite.h = await startHarness('sqlite', config)
+    suite.conn = await createConnection(suite.h, {
       integration_type: 'amplitude',
-      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: emu.url },
+      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: suite.emu.url },
     })
   })
   afterAll(async () => {
-    await h?.close()
-    await emu?.close()
+    await suite.h?.close()
+    await suite.emu?.close()
   })
+  return suite
+}
+
+describe('Amplitude through Unigate, with a small cap on provider answers', () => {
+  /** Above the largest upload hour's archive of this seed, below a day's. */
+  const CAP = 4096
+  const suite = exportSuite({ outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
 
   it('halves the export range while its archive is over the cap, instead of failing the list', async () => {
-    const start = until - 20 * DAY_MS
-    const end = until - 19 * DAY_MS
-    const res = await h.api<Rec[]>('GET', `/analytics/${conn}/event`, {
-      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(end).toISOString(), limit: 1000 },
-    })
+    const res = await suite.listDay()
     expect(res.status, res.text).toBe(200)
-    const expected = emu.state.events
-      .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
-      .sort(
-        (a, b) =>
-          a.eventTimeMs - b.eventTimeMs || (a.$insert_id ?? a.uuid).localeCompare(b.$insert_id ?? b.uuid),
-      )
-      .map((e) => e.$insert_id ?? e.uuid)
+    const expected = suite.expectedIds()
     expect(expected.length).toBeGreaterThan(5)
     expect(res.body.map((e) => e.id)).toEqual(expected)
-    const exports = emu.requests().filter((r) => r.path === '/api/2/export')
+    const exports = suite.exports()
     // A day whose archive was over the cap was asked again from the same hour, for half as many hours.
-    const hoursOf = (r: (typeof exports)[number]) =>
-      (Date.parse(hourIso(String(r.query.end))) - Date.parse(hourIso(String(r.query.start)))) / HOUR_MS + 1
     const halved = exports.filter(
-      (r, i) =>
-        i > 0 && r.query.start === exports[i - 1]?.query.start && hoursOf(r) < hoursOf(exports[i - 1]!),
+      (r, i) => i > 0 && r.start === exports[i - 1]?.start && r.hours < (exports[i - 1]?.hours ?? 0),
     )
     expect(halved.length).toBeGreaterThan(0)
   })
 })
 
 describe("Amplitude through Unigate, when an export outlasts Unigate's provider timeout", () => {
-  let h: Harness
-  let emu: AmplitudeEmulator
-  let conn: string
-  const until = Date.now() - 6 * HOUR_MS
-  const hourIso = (v: string) => `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}T${v.slice(9, 11)}:00:00Z`
   const TIMEOUT_MS = 1000
-
-  beforeAll(async () => {
-    emu = await startAmplitudeEmulator({
-      seed: 9,
-      users: 30,
-      events: 600,
-      until: new Date(until).toISOString(),
-    })
-    h = await startHarness('sqlite', { providerTimeoutMs: TIMEOUT_MS })
-    conn = await createConnection(h, {
-      integration_type: 'amplitude',
-      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: emu.url },
-    })
-  })
-  afterAll(async () => {
-    await h?.close()
-    await emu?.close()
-  })
+  const suite = exportSuite({ providerTimeoutMs: TIMEOUT_MS })
 
   it('asks for fewer upload hours instead of failing the list', async () => {
     // The first export answers after the timeout: a day of uploads that takes too long to arrive.
-    emu.fault({ delayMs: 3 * TIMEOUT_MS, times: 1, pathPattern: '^/api/2/export$' })
-    const start = until - 20 * DAY_MS
-    const end = until - 19 * DAY_MS
-    const res = await h.api<Rec[]>('GET', `/analytics/${conn}/event`, {
-      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(end).toISOString(), limit: 1000 },
-    })
+    suite.emu.fault({ delayMs: 3 * TIMEOUT_MS, times: 1, pathPattern: '^/api/2/export$' })
+    const res = await suite.listDay()
     expect(res.status, res.text).toBe(200)
-    const expected = emu.state.events
-      .filter((e) => e.eventTimeMs >= start && e.eventTimeMs < end)
-      .sort(
-        (a, b) =>
-          a.eventTimeMs - b.eventTimeMs || (a.$insert_id ?? a.uuid).localeCompare(b.$insert_id ?? b.uuid),
-      )
-      .map((e) => e.$insert_id ?? e.uuid)
-    expect(res.body.map((e) => e.id)).toEqual(expected)
-    const [slow, retried] = emu
-      .requests()
-      .filter((r) => r.path === '/api/2/export')
-      .map(
-        (r) =>
-          (Date.parse(hourIso(String(r.query.end))) - Date.parse(hourIso(String(r.query.start)))) / HOUR_MS,
-      )
-    expect([slow, retried]).toEqual([23, 11])
+    expect(res.body.map((e) => e.id)).toEqual(suite.expectedIds())
+    const [slow, retried] = suite.exports()
+    expect([slow?.hours, retried?.hours]).toEqual([24, 12])
   })
 })
