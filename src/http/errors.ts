@@ -1,29 +1,13 @@
+import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ApiError } from '../errors.js'
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-}
 
 export function errorBody(
   statusCode: number,
   message: string,
   extra: Readonly<Record<string, unknown>> = {},
 ) {
-  return { statusCode, error: REASONS[statusCode] ?? 'Error', message, ...extra }
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, ...extra }
 }
 
 interface AjvError {
