@@ -232,6 +232,35 @@ describe('Matomo through Unigate', () => {
       expect(got).toEqual(expected)
     })
 
+    it('misses no session or event when a visit already listed is deleted between page reads, and asks to start again when the last one listed is', async () => {
+      const { idSite } = await busySite()
+      const visits = emu.state.visitsOf(idSite).map((v) => v.idVisit)
+      const ids = async (object: 'session' | 'event', offset: number, limit: number) => {
+        const res = await h.api<Rec[]>('GET', `${base()}/${object}`, {
+          query: { property_id: idSite, offset, limit },
+        })
+        expect(res.status, res.text).toBe(200)
+        return res.body.map((r) => String(r.id))
+      }
+      const sessions = await ids('session', 0, 3)
+      // Three events: visits 0 and the first action of visit 1 (two actions each).
+      const events = await ids('event', 0, 3)
+      // The GDPR tool deletes the newest visit, listed on both first pages.
+      emu.state.deleteVisit(idSite, visits[0] as string)
+      sessions.push(...(await ids('session', 3, 3)))
+      events.push(...(await ids('event', 3, 3)))
+      expect(sessions).toEqual(visits.slice(0, 6).map((v) => `${idSite}:${v}`))
+      expect(events).toEqual(visits.slice(0, 3).flatMap((v) => [0, 1].map((i) => `${idSite}:${v}:${i}`)))
+      // The visit the last session page ended with is deleted: that list cannot go on where it was.
+      emu.state.deleteVisit(idSite, visits[5] as string)
+      const next = await h.api<{ message: string; error: string }>('GET', `${base()}/session`, {
+        query: { property_id: idSite, offset: 6, limit: 3 },
+      })
+      expect(next.status).toBe(409)
+      expect(next.body).toMatchObject({ statusCode: 409, error: 'Conflict' })
+      expect(next.body.message).toContain('from offset 0')
+    })
+
     it('lists each event once, and none the visit got after the first page', async () => {
       const { idSite, track } = await busySite()
       const expected = emu.state

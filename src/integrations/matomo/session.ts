@@ -6,7 +6,15 @@ import { fromMatomoVisit } from './mappers.js'
 import type { MatomoVisit } from './provider-types.js'
 import { siteTimezone } from './site-timezone.js'
 import { readVisitsAsOf, snapshotNow } from './visit-snapshot.js'
-import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } from './visit-walk.js'
+import {
+  fetchVisits,
+  parseWalkCursor,
+  segmentOf,
+  type VisitParams,
+  walkCursor,
+  walkVisits,
+  windowParams,
+} from './visit-walk.js'
 
 const dateFilter = (q: ListQuery, name: string): Date | undefined => {
   const v = q.filters[name]
@@ -37,9 +45,17 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
   if (!start && !end) {
     // Sessions are visits one to one: the unified page is the listing's page, read as of the moment
     // the page before it was (see walkVisits), or as of now.
-    const asOf = Number(ctx.cursors.get(scope, q.offset)?.split(':')[0]) || snapshotNow()
-    const visits = await readVisitsAsOf(ctx, params, asOf, q.offset, q.limit, timezone)
-    ctx.cursors.set(scope, q.offset + q.limit, `${asOf}:${q.offset + q.limit}:0`)
+    const remembered = ctx.cursors.get(scope, q.offset)
+    const cursor = remembered === undefined ? undefined : parseWalkCursor(remembered)
+    const asOf = cursor?.asOf ?? snapshotNow()
+    const visits = await readVisitsAsOf(ctx, params, asOf, q.offset, q.limit, timezone, cursor?.anchor)
+    const last = visits[visits.length - 1]
+    const anchor = last && { idVisit: String(last.idVisit), inclusive: false }
+    ctx.cursors.set(
+      scope,
+      q.offset + q.limit,
+      walkCursor({ asOf, visitOffset: q.offset + q.limit, skip: 0, anchor }),
+    )
     return visits.map(fromMatomoVisit)
   }
   // A session is in the window when it started in it; Matomo narrows by last action, so trim here.

@@ -101,4 +101,42 @@ describe('readVisitsAsOf', () => {
     expect(err).toMatchObject({ statusCode: 409 })
     expect((err as Error).message).toContain('from offset 0')
   })
+
+  describe('after the visit the page before ended with', () => {
+    // Newest first, as of 1000: 5, 4, 3, 2, 1. The first page of two ended with visit 4.
+    const settledVisits = () => [
+      visitAt(1, 100),
+      visitAt(2, 200),
+      visitAt(3, 300),
+      visitAt(4, 400),
+      visitAt(5, 500),
+    ]
+    const secondPage = async (visits: MatomoVisit[]) => {
+      const { ctx } = fakeLive(visits)
+      return ids(
+        await readVisitsAsOf(ctx, { idSite: '1' }, 1000, 2, 2, utc, { idVisit: '4', inclusive: false }),
+      )
+    }
+
+    it('misses nothing when a visit before it was deleted since', async () => {
+      const visits = settledVisits().filter((v) => v.idVisit !== '5')
+      expect(await secondPage(visits)).toEqual([3, 2])
+      // By position alone, visit 3 would be skipped.
+      const { ctx } = fakeLive(visits)
+      expect(ids(await readVisitsAsOf(ctx, { idSite: '1' }, 1000, 2, 2, utc))).toEqual([2, 1])
+    })
+
+    it('repeats nothing when visits were recorded before it since, with past times', async () => {
+      expect(
+        await secondPage([...settledVisits(), visitAt(7, 450), visitAt(8, 460), visitAt(9, 470)]),
+      ).toEqual([3, 2])
+    })
+
+    it('asks to start again when that visit itself is gone', async () => {
+      const err = await secondPage(settledVisits().filter((v) => v.idVisit !== '4')).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(ApiError)
+      expect(err).toMatchObject({ statusCode: 409 })
+      expect((err as Error).message).toMatch(/visit 4 .*from offset 0/)
+    })
+  })
 })

@@ -20,9 +20,13 @@ import type { VisitParams } from './visit-walk.js'
  * last action is later either began after `asOf` (it is not in the listing) or got actions since, and
  * then takes the place its last action at or before `asOf` gives it. Live's own order decides everything
  * else, and each visit is placed once (by idVisit), so pages read one after the other neither repeat nor
- * miss a visit that gets actions. Not covered: a visit deleted between pages (GDPR tool) moves the ones
- * after it back by one, so the first of the next page is missed; an action recorded between pages with a
- * past `cdt` at or before `asOf` moves its visit without telling.
+ * miss a visit that gets actions.
+ *
+ * Positions can still move under a listing: a visit deleted between pages (the GDPR tool) moves the ones
+ * after it back by one, and one recorded between pages with a past `cdt` at or before `asOf` moves them on
+ * by one. So a page after the first is read after the visit the page before ended with (its `after`
+ * anchor, carried in the cursor), wherever that visit now stands; if that visit itself is gone the page
+ * cannot be placed, and the answer is a 409 asking to start again rather than a page that repeats or skips.
  */
 
 /**
@@ -79,9 +83,24 @@ function lastActionAsOf(visit: MatomoVisit, asOf: number, timezone: string | und
   return Math.max(first, ...instants.filter((t): t is number => t !== undefined && t <= asOf))
 }
 
+function visitGone(id: string): never {
+  throw new ApiError(
+    409,
+    `The Matomo visit ${id} where the previous page of this list ended is no longer in the visitor log (deleted since); read the list again from offset 0`,
+  )
+}
+
+/** Where a page after the first starts: after the visit the page before ended with, or at it (`inclusive`). */
+export interface VisitAnchor {
+  readonly idVisit: string
+  readonly inclusive: boolean
+}
+
 /**
- * Visits `offset` to `offset + limit` of the listing as of `asOf` (see above). `timezone` is asked for
- * only when a visit changed after `asOf` (its action times are on the site's clock).
+ * Visits `offset` to `offset + limit` of the listing as of `asOf` (see above); with an `anchor` (from
+ * the page before), the `limit` visits from or after that visit, wherever it now stands, so a visit
+ * deleted or recorded in the past between pages neither makes a page skip nor repeat one.
+ * `timezone` is asked for only when a visit changed after `asOf` (its action times are on the site's clock).
  */
 export async function readVisitsAsOf(
   ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>,
@@ -90,20 +109,49 @@ export async function readVisitsAsOf(
   offset: number,
   limit: number,
   timezone: () => Promise<string | undefined>,
+  anchor?: VisitAnchor,
 ): Promise<MatomoVisit[]> {
+  if (anchor === undefined || offset === 0) {
+    return (await listingAsOf(ctx, params, asOf, offset + limit, timezone)).visits.slice(
+      offset,
+      offset + limit,
+    )
+  }
+  // The anchor is expected just before (or at) `offset`; read further while it has moved on.
+  for (let extra = 0; ; extra = Math.max(limit, extra * 2)) {
+    const { visits, exhausted } = await listingAsOf(ctx, params, asOf, offset + limit + extra, timezone)
+    const found = visits.findIndex((v) => String(v.idVisit) === anchor.idVisit)
+    const from = found + (anchor.inclusive ? 0 : 1)
+    if (found >= 0 && (from + limit <= visits.length || exhausted)) return visits.slice(from, from + limit)
+    if (exhausted && found < 0) visitGone(anchor.idVisit)
+    if (extra > MAX_CHANGED_VISITS) tooManyChanged()
+  }
+}
+
+/**
+ * The first `want` visits of the listing as of `asOf`, and whether they are all there are (Live has no
+ * more). See the comment at the top for the order.
+ */
+async function listingAsOf(
+  ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>,
+  params: VisitParams,
+  asOf: number,
+  want: number,
+  timezone: () => Promise<string | undefined>,
+): Promise<{ visits: MatomoVisit[]; exhausted: boolean }> {
   const asc = ascending(params, ctx.rawParams)
-  const want = offset + limit
   const settled = (v: MatomoVisit) => Number(v.lastActionTimestamp) <= asOf
   // Live's list up to the `want`th visit settled at `asOf`. Newest first, the changed visits come
   // before every settled one, so they are all read too; oldest first, they come after, and are asked
   // for on their own below.
   let size = want
   let rows: MatomoVisit[]
+  let exhausted: boolean
   for (;;) {
     rows = await liveVisits(ctx, params, size)
     const count = rows.filter(settled).length
     const last = rows[rows.length - 1]
-    const exhausted = rows.length < size || (asc && last !== undefined && !settled(last))
+    exhausted = rows.length < size || (asc && last !== undefined && !settled(last))
     if (count >= want || exhausted) break
     if (size - count > MAX_CHANGED_VISITS) tooManyChanged()
     size += want - count
@@ -141,5 +189,5 @@ export async function readVisitsAsOf(
   // Live's order: last action time, then idvisit, both the same way (Model.php makeLogVisitsQueryString).
   const sign = asc ? 1 : -1
   placed.sort((a, b) => sign * (a.at - b.at || Number(a.visit.idVisit) - Number(b.visit.idVisit)))
-  return placed.slice(offset, want).map((p) => p.visit)
+  return { visits: placed.slice(0, want).map((p) => p.visit), exhausted }
 }

@@ -1,7 +1,7 @@
 import type { HandlerContext } from '../types.js'
 import { callMatomo, type MatomoParams } from './client.js'
 import type { MatomoVisit } from './provider-types.js'
-import { readVisitsAsOf, snapshotNow } from './visit-snapshot.js'
+import { readVisitsAsOf, snapshotNow, type VisitAnchor } from './visit-snapshot.js'
 
 /** What narrows `Live.getLastVisitsDetails` at Matomo; anything finer is trimmed by the caller's `pick`. */
 export type VisitParams = MatomoParams & { readonly idSite: string }
@@ -53,26 +53,38 @@ export async function walkVisits<T>(
   let visitOffset = 0
   let skip = 0
   let asOf = snapshotNow()
+  // Where the next read starts in the listing, wherever the visit now stands (readVisitsAsOf).
+  let anchor: VisitAnchor | undefined
   const start = ctx.cursors.walkStart(scope, offset)
   if (start.cursor !== undefined) {
-    const [t, v, s] = start.cursor.split(':').map(Number)
+    const cursor = parseWalkCursor(start.cursor)
     position = start.offset
-    asOf = t ?? asOf
-    visitOffset = v ?? 0
-    skip = s ?? 0
+    asOf = cursor.asOf ?? asOf
+    visitOffset = cursor.visitOffset
+    skip = cursor.skip
+    anchor = cursor.anchor
   }
   const out: T[] = []
   for (;;) {
-    const page = await readVisitsAsOf(ctx, params, asOf, visitOffset, pageSize, timezone)
+    const page = await readVisitsAsOf(ctx, params, asOf, visitOffset, pageSize, timezone, anchor)
     for (let i = 0; i < page.length; i++) {
       const items = pick(page[i] as MatomoVisit, asOf)
       for (let j = i === 0 ? skip : 0; j < items.length; j++) {
         if (position >= offset) {
           out.push(items[j] as T)
           if (out.length === limit) {
-            // A visit given in full: the next page starts at the next visit.
-            const next = j + 1 === items.length ? `${visitOffset + i + 1}:0` : `${visitOffset + i}:${j + 1}`
-            ctx.cursors.set(scope, offset + limit, `${asOf}:${next}`)
+            // A visit given in full: the next page starts after it; else inside it, at its next item.
+            const whole = j + 1 === items.length
+            ctx.cursors.set(
+              scope,
+              offset + limit,
+              walkCursor({
+                asOf,
+                visitOffset: visitOffset + i + (whole ? 1 : 0),
+                skip: whole ? 0 : j + 1,
+                anchor: { idVisit: String(page[i]?.idVisit), inclusive: !whole },
+              }),
+            )
             return out
           }
         }
@@ -81,7 +93,34 @@ export async function walkVisits<T>(
     }
     if (page.length < pageSize) return out
     visitOffset += page.length
+    anchor = { idVisit: String(page[page.length - 1]?.idVisit), inclusive: false }
     skip = 0
+  }
+}
+
+/** Where a listing of visits stands after a page: see walkVisits. */
+export interface WalkCursor {
+  /** The moment the listing is read as of (unix seconds). */
+  readonly asOf: number | undefined
+  /** The next visit's position in the listing, and how many of its items were given already. */
+  readonly visitOffset: number
+  readonly skip: number
+  /** The visit the next read starts after (or at, when `skip` items of it were given already). */
+  readonly anchor: VisitAnchor | undefined
+}
+
+/** `asOf:visitOffset:skip:idVisit`; the anchor is inclusive exactly when part of its visit was given. */
+export const walkCursor = (c: WalkCursor): string =>
+  `${c.asOf ?? ''}:${c.visitOffset}:${c.skip}:${c.anchor?.idVisit ?? ''}`
+
+export function parseWalkCursor(text: string): WalkCursor {
+  const [t, v, s, id] = text.split(':')
+  const skip = Number(s) || 0
+  return {
+    asOf: Number(t) || undefined,
+    visitOffset: Number(v) || 0,
+    skip,
+    anchor: id === undefined || id === '' ? undefined : { idVisit: id, inclusive: skip > 0 },
   }
 }
 
