@@ -93,6 +93,11 @@ describe('Fathom through Unigate', () => {
     )
     expect(metrics.find((m) => m.type === 'PAGE_VIEWS')?.value).toBe(hits.length)
     expect(metrics.find((m) => m.type === 'SESSIONS')?.value).toBe(hits.filter((x) => x.visit).length)
+    // Fathom's bounce_rate is already a 0-1 fraction, as unified BOUNCE_RATE is (emulators/fathom/README.md).
+    const visits = hits.filter((x) => x.visit)
+    expect(metrics.find((m) => m.type === 'BOUNCE_RATE')?.value).toBe(
+      visits.filter((x) => x.bounce).length / visits.length,
+    )
     expect(metrics.map((m) => m.type)).toEqual([
       'SESSIONS',
       'UNIQUE_PAGE_VIEWS',

@@ -56,6 +56,25 @@ describe('Fathom emulator', () => {
     }
   })
 
+  it('answers bounce_rate as the unrounded 0-1 fraction of visits that bounced, counts as strings', async () => {
+    const emu = await startFathomEmulator({ seed: 3, sites: 1, pageviews: 700 })
+    try {
+      const site = emu.state.orderedSites()[0]?.id as string
+      const visits = (emu.state.hits.get(site) ?? []).filter((h) => h.visit)
+      const res = await fetch(
+        `${emu.url}/v1/aggregations?entity=pageview&entity_id=${site}&aggregates=visits,bounce_rate`,
+        { headers: json },
+      )
+      const row = ((await res.json()) as { data: Record<string, unknown>[] }).data[0]
+      expect(row?.visits).toBe(String(visits.length))
+      expect(row?.bounce_rate).toBe(visits.filter((h) => h.bounce).length / visits.length)
+      expect(row?.bounce_rate).toBeGreaterThan(0)
+      expect(row?.bounce_rate).toBeLessThan(1)
+    } finally {
+      await emu.close()
+    }
+  })
+
   it('tells token abilities apart: only all-sites tokens list sites, a site token reads its own', async () => {
     const emu = await startFathomEmulator({ sites: 3, tokens: { site_tok: [] } })
     try {

@@ -1,6 +1,6 @@
 /**
  * Calendar days in a time zone, as Google's report APIs count them: GA4 in the property's reporting time
- * zone (googleapis/googleapis@5bb0518f:google/analytics/data/v1beta/data.proto, DateRange), YouTube in Pacific Time (unconfirmed, see emulators/youtube/README.md).
+ * zone (googleapis/googleapis@5bb0518f:google/analytics/data/v1beta/data.proto, DateRange), YouTube in Pacific Time (see emulators/youtube/README.md).
  * The emulators' own copy: they stand alone.
  */
 

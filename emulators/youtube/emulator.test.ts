@@ -81,6 +81,24 @@ describe('reports.query', () => {
     expect(typeof res.body.rows[0]?.[1]).toBe('number')
   })
 
+  it('ends at today in Pacific Time, not in UTC', async () => {
+    // Pacific-Time days (https://developers.google.com/youtube/reporting/v1/reports/dimensions, `date`).
+    const lastDay = async (at: string) => {
+      const by = (Date.parse(at) - emu.authority.now()) / 1000
+      emu.authority.advance(by)
+      try {
+        const q = '/v2/reports?ids=channel==MINE&startDate=2024-01-01&endDate=2024-12-31&metrics=views'
+        return (await get(`${q}&dimensions=day&sort=day`)).body.rows.at(-1)?.[0]
+      } finally {
+        emu.authority.advance(-by)
+      }
+    }
+    // 07:30 UTC on 15 January is 23:30 on the 14th in Los Angeles; 06:30 UTC on 2 July is 23:30 on the 1st.
+    expect(await lastDay('2024-01-15T07:30:00Z')).toBe('2024-01-14')
+    expect(await lastDay('2024-01-15T08:30:00Z')).toBe('2024-01-15')
+    expect(await lastDay('2024-07-02T06:30:00Z')).toBe('2024-07-01')
+  })
+
   it('pages with a 1-based startIndex', async () => {
     const all = await get(`${base}&metrics=views&dimensions=day&sort=day`)
     const page = await get(`${base}&metrics=views&dimensions=day&sort=day&startIndex=3&maxResults=2`)

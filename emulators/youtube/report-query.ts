@@ -206,9 +206,9 @@ export function runReportQuery(
   channels: readonly EmulatedChannel[],
   settings: { seed: number; factsPerDay: number; now: number },
 ) {
-  // Days are counted in Pacific Time. UNCONFIRMED: Google's reports.query, data-model and dimensions pages
-  // and the discovery document give `day` as a bare YYYY-MM-DD without a zone (see the README); the
-  // connector makes the same assumption, so this rule cannot catch it being wrong.
+  // Days are Pacific-Time days: "All bulk reports contain data for a unique 24-hour period beginning at
+  // 12:00 a.m. Pacific time (UTC-8)" (https://developers.google.com/youtube/reporting/v1/reports/dimensions,
+  // `date`), bulk reports being the data reports.query serves (see the README). Daylight saving followed.
   const today = dayIn(settings.now, 'America/Los_Angeles')
   const groups = new Map<string, { dims: string[]; counts: Record<string, number> }>()
   for (const channel of channels) {

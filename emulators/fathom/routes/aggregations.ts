@@ -64,11 +64,13 @@ function list(q: Query, name: string, allowed: readonly string[], required: bool
 type Row = Record<string, string | number>
 
 /**
- * Row values. Fathom's pages do not say what scale bounce_rate has nor whether numbers come as strings:
- * the reference (https://usefathom.com/api/v1/reports) names the aggregates only, and the response
- * example (https://usefathom.com/docs/api-reference/reports/aggregation) shows `"pageviews": 30000`, a
- * number. The emulator sends counts as strings and bounce_rate as a 0-1 fraction, the awkward reading a
- * connector must survive; both are unconfirmed (see README).
+ * Row values as live Fathom answers give them: counts as strings, `avg_duration` a string with four
+ * decimals, `bounce_rate` a number, the unrounded fraction of visits that bounced (`"visits": "99"` with
+ * `"bounce_rate": 0.2828282828282828`, `"avg_duration": "55.5731"`: answers recorded in
+ * spences10/scottspence.com@1a691ff1, posts/2023/02/21/adding-real-time-analytics-to-my-sveltekit-site-
+ * with-fathom/index.md). Fathom's own pages name the aggregates only
+ * (https://usefathom.com/api/v1/reports); their example's `"pageviews": 30000`
+ * (https://usefathom.com/docs/api-reference/reports/aggregation) is a number, so counts may come either way.
  */
 function pageviewRow(hits: readonly Hit[], aggregates: readonly string[]): Row {
   const visits = hits.filter((h) => h.visit)
@@ -79,9 +81,7 @@ function pageviewRow(hits: readonly Hit[], aggregates: readonly string[]): Row {
     avg_duration: visits.length
       ? (visits.reduce((n, h) => n + h.duration, 0) / visits.length).toFixed(4)
       : '0',
-    bounce_rate: visits.length
-      ? Math.round((visits.filter((h) => h.bounce).length / visits.length) * 10_000) / 10_000
-      : 0,
+    bounce_rate: visits.length ? visits.filter((h) => h.bounce).length / visits.length : 0,
   }
   return Object.fromEntries(aggregates.map((a) => [a, values[a] as string | number]))
 }

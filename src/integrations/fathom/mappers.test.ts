@@ -73,6 +73,30 @@ describe('Fathom aggregation rows', () => {
     ])
   })
 
+  it('report bounce_rate as the 0-1 fraction Fathom answers, neither scaled up nor down', () => {
+    // A live answer recorded in spences10/scottspence.com@1a691ff1 (posts/2023/02/21/adding-real-time-
+    // analytics-to-my-sveltekit-site-with-fathom/index.md): 28 bounces in 99 visits is 0.2828..., a number.
+    const row = {
+      visits: '99',
+      uniques: '140',
+      pageviews: '681',
+      avg_duration: '55.5731',
+      bounce_rate: 0.2828282828282828,
+      date: '2023',
+    }
+    const year = [new Date('2023-01-01T00:00:00Z'), new Date('2024-01-01T00:00:00Z')] as const
+    const report = fromFathomRow(row, ['visits', 'bounce_rate'], 'CDBUGS', ...year, {
+      unified: 'YEAR',
+      key: 'date',
+      grouping: 'year',
+    })
+    expect(report).toMatchObject({ start_at: year[0], end_at: year[1] })
+    expect(report.metrics).toEqual([
+      { type: 'SESSIONS', value: 99, dimension: 'YEAR', dimension_value: '2023' },
+      { type: 'BOUNCE_RATE', value: 0.2828282828282828, dimension: 'YEAR', dimension_value: '2023' },
+    ])
+  })
+
   it('turn event value from cents into currency units', () => {
     const report = fromFathomRow(
       { conversions: '4', value: '1999' },

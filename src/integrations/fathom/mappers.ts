@@ -43,7 +43,12 @@ export function toFathomSite(body: WriteBody, creating: boolean): Record<string,
 
 /**
  * Unified metric types onto Fathom aggregates. Fathom's `visits` are unique site visits (sessions) and
- * `uniques` unique page visits, so neither is USERS; `value` is in cents.
+ * `uniques` unique page visits, so neither is USERS; `value` is in cents. `bounce_rate` comes as a 0-1
+ * fraction (a JSON number, bounces over visits), the scale of unified BOUNCE_RATE, so it is reported as
+ * given: live answers recorded in spences10/scottspence.com@1a691ff1 (posts/2023/02/21/adding-real-time-
+ * analytics-to-my-sveltekit-site-with-fathom/index.md) show 0.2828282828282828 for 99 visits, and Fathom
+ * clients multiply it by 100 to print a percentage (bencarr/craft-fathom-analytics@ca291ecd,
+ * src/templates/widgets/overview.twig).
  */
 export const PAGEVIEW_AGGREGATES: Readonly<Record<string, string>> = {
   SESSIONS: 'visits',

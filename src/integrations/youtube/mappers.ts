@@ -2,13 +2,18 @@ import type { UnifiedRecord } from '../../models/index.js'
 import type { YoutubeChannel } from './provider-types.js'
 
 /**
- * The time zone YouTube Analytics days are counted in, taken to be Pacific Time whatever the channel's
- * country. UNCONFIRMED: Google's own pages reachable for this review (reports.query, the data model, the
- * dimensions list with `day`, and the youtubeAnalytics v2 discovery document,
- * googleapis/google-api-go-client@6243c413:youtubeanalytics/v2/youtubeanalytics-api.json) give `day` as a
- * bare `YYYY-MM-DD` and name no time zone; Pacific is the YouTube Studio convention the provider notes
- * mark as unsure (providers.md 8.5). Nothing there says otherwise either, so it stays until a live
- * account shows a day boundary.
+ * The time zone YouTube Analytics days are counted in: Pacific Time, whatever the channel's country.
+ * reports.query and its discovery document give `day` as a bare `YYYY-MM-DD`
+ * (googleapis/google-api-go-client@6243c413:youtubeanalytics/v2/youtubeanalytics-api.json); the zone is in
+ * Google's definition of the same data's `date` in the YouTube Reporting API, whose bulk reports hold "the
+ * bulk data sets that you can query with the YouTube Analytics API"
+ * (https://developers.google.com/youtube/reporting/v1/reports): "All bulk reports contain data for a
+ * unique 24-hour period beginning at 12:00 a.m. Pacific time (UTC-8)"
+ * (https://developers.google.com/youtube/reporting/v1/reports/dimensions, `date`; Google's wording as the
+ * BigQuery YouTube transfer writes it into its tables, copied in
+ * Pieter-devries/youtube_analytics@821772a9:views/p_channel_province_a2_daily_first.view.lkml).
+ * Not stated: whether the boundary follows daylight saving (UTC-7 in summer); America/Los_Angeles does,
+ * as Google's "midnight Pacific Time" quota reset does.
  */
 export const YOUTUBE_REPORT_TIME_ZONE = 'America/Los_Angeles'
 

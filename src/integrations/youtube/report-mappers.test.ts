@@ -35,6 +35,17 @@ describe('fromYoutubeReportRows', () => {
     expect(first?.raw).toEqual({ columnHeaders: BY_DAY.columnHeaders, row: ['2024-05-01', 1234, 4321] })
   })
 
+  it('starts a winter day at Pacific midnight too, 08:00 UTC', () => {
+    // "a unique 24-hour period beginning at 12:00 a.m. Pacific time (UTC-8)"
+    // (https://developers.google.com/youtube/reporting/v1/reports/dimensions, `date`).
+    const [day] = fromYoutubeReportRows(
+      { columnHeaders: BY_DAY.columnHeaders, rows: [['2024-01-15', 5, 6]] },
+      { ...ctx, startDate: '2024-01-15', endDate: '2024-01-15', dimension: 'DATE' },
+    )
+    expect(iso(day?.start_at)).toBe('2024-01-15T08:00:00.000Z')
+    expect(iso(day?.end_at)).toBe('2024-01-16T08:00:00.000Z')
+  })
+
   it('covers the range for totals and answers nothing when rows are absent', () => {
     const [total] = fromYoutubeReportRows(
       { columnHeaders: BY_DAY.columnHeaders?.slice(1), rows: [[10, 20]] },
