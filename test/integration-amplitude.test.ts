@@ -259,6 +259,28 @@ describe('Amplitude through Unigate', () => {
     expect((last.events as Rec[])[0]?.user_id).toBe(anonymous.body.visitor_id)
   })
 
+  it('refuses a string Amplitude would cut to 1024 characters, naming it, and sends nothing', async () => {
+    const long = 'é'.repeat(1025)
+    const event = await h.api<{ message: string }>('POST', `${base()}/event`, {
+      body: { name: 'Long', visitor_id: 'u1', page_title: long },
+    })
+    expect(event.status).toBe(400)
+    expect(event.body.message).toMatch(
+      /^page_title: Amplitude keeps at most 1024 characters .*\(1025 characters\)/,
+    )
+    const visitor = await h.api<{ message: string }>('POST', `${base()}/visitor`, {
+      body: { name: long, raw: { user_id: 'long_user_1' } },
+    })
+    expect(visitor.status).toBe(400)
+    expect(visitor.body.message).toMatch(/^name: Amplitude keeps at most 1024 characters/)
+    expect([...at('/2/httpapi'), ...at('/identify')]).toEqual([])
+    // 1024 characters is kept whole, so it is sent.
+    const fits = await h.api('POST', `${base()}/event`, {
+      body: { name: 'Long', visitor_id: 'u1', page_title: long.slice(1) },
+    })
+    expect(fits.status).toBe(200)
+  })
+
   it('dates an event by when the export began serving it, so polling by updated_gte misses none', async () => {
     // A poll that ran a minute after this upload could not see it yet (exported ~3 hours later): the next
     // poll, reading updated_gte = that poll's start, must return it.

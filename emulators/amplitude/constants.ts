@@ -15,3 +15,23 @@ export const SEGMENTATION_MAX_LIMIT = 1000
 export const SEGMENTATION_HOURLY_MAX_DAYS = 7
 /** Daily segmentation covers at most 365 days (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, `i`). */
 export const SEGMENTATION_DAILY_MAX_DAYS = 365
+
+/**
+ * String values (ids, event and user property values) longer than this are cut, not refused: "All string
+ * values, like `user_id`, event, or user property values, have a character limit of 1024 characters"
+ * (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md) and "Amplitude truncates any values
+ * exceeding these limits" (…:content/collections/faq_and_troubleshooting/en/limits.md).
+ */
+export const STRING_MAX_CHARS = 1024
+
+/** A value with every string in it cut to STRING_MAX_CHARS characters, as Amplitude stores it. */
+export function cutStrings<T>(value: T): T {
+  if (typeof value === 'string') {
+    const chars = [...value]
+    return (chars.length > STRING_MAX_CHARS ? chars.slice(0, STRING_MAX_CHARS).join('') : value) as T
+  }
+  if (Array.isArray(value)) return value.map(cutStrings) as T
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v)])) as T
+  return value
+}

@@ -156,6 +156,22 @@ describe('Amplitude emulator: export delay and size, revenue properties, group-b
     expect(days.at(-1)).toBe('2024-05-20')
   })
 
+  it('cuts string values over 1024 characters and answers success all the same', async () => {
+    const long = 'x'.repeat(1030)
+    const sent = await request(`${emu.url}/2/httpapi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: DEFAULT_API_KEY,
+        events: [{ user_id: 'long-1', event_type: 'Long', event_properties: { note: long } }],
+      }),
+    })
+    expect(sent.statusCode).toBe(200)
+    expect(await sent.body.json()).toMatchObject({ code: 200, events_ingested: 1 })
+    const e = emu.state.events.find((x) => x.user_id === 'long-1')
+    expect(emu.state.render(e as NonNullable<typeof e>).event_properties).toEqual({ note: 'x'.repeat(1024) })
+  })
+
   it('groups by os as os_name and os_version, the browser and its version on the web', async () => {
     const sent = await request(`${emu.url}/2/httpapi`, {
       method: 'POST',

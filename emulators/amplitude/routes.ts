@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { instantOfWall } from '../kit/zones.js'
 import {
+  cutStrings,
   EXPORT_AVAILABLE_AFTER_MS,
   EXPORT_MAX_HOURS,
   SEGMENTATION_DAILY_MAX_DAYS,
@@ -162,7 +163,8 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
     }
     const now = Date.now()
     // A repeated insert_id within 7 days is accepted and silently dropped (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/http-v2.md, "Event deduplication").
-    for (const e of body.events as Record<string, unknown>[]) state.ingest(e, now)
+    // Strings over 1024 characters are stored cut (STRING_MAX_CHARS), and the answer does not say so.
+    for (const e of body.events as Record<string, unknown>[]) state.ingest(cutStrings(e), now)
     return {
       code: 200,
       events_ingested: body.events.length,
@@ -192,7 +194,7 @@ export function registerIngestRoutes(app: FastifyInstance, state: AmplitudeState
       if (!id.user_id && !id.device_id)
         return reply.code(400).type('text/plain').send('missing_user_id_or_device_id')
       const user = state.userFor(id.user_id, id.device_id)
-      Object.assign(user.properties, id.user_properties?.$set ?? {})
+      Object.assign(user.properties, cutStrings(id.user_properties?.$set ?? {}))
     }
     return reply.type('text/plain').send('success')
   })

@@ -3,9 +3,11 @@ import { gunzipSync } from 'node:zlib'
 import { badRequest, ProviderAnswerTooLargeError, ProviderError, ProviderTimeoutError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { getBinary } from './binary.js'
 import { amplitudeHosts } from './hosts.js'
+import { AMPLITUDE_STRINGS } from './limits.js'
 import {
   AMPLITUDE_EVENT_OF,
   amplitudeIdentityOf,
@@ -181,6 +183,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
       'visitor_id is required: Amplitude needs a user id (or device:<device id>) for every event',
     )
   }
+  refuseCutStrings(body, AMPLITUDE_STRINGS)
   const id = randomUUID()
   const event = toAmplitudeEvent(id, name, body, new Date())
   const answer = await ctx.client.json<HttpApiAnswer>({

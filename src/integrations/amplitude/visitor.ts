@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../types.js'
 import { amplitudeHosts } from './hosts.js'
+import { AMPLITUDE_STRINGS } from './limits.js'
 import {
   amplitudeIdentityOf,
   DEVICE_VISITOR_PREFIX,
@@ -134,6 +136,7 @@ async function identify(
   body: WriteBody,
   identity: Identity = amplitudeIdentityOf(id),
 ): Promise<UnifiedRecord> {
+  refuseCutStrings(body, AMPLITUDE_STRINGS)
   const set = toAmplitudeUserProperties(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Amplitude user')
   const identification = { ...identity, user_properties: { $set: set } }

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { badRequest, ProviderError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { addDays, dayIn, daysBetween } from '../zones.js'
 import { mixpanelHosts } from './hosts.js'
-import { refuseCutStrings } from './limits.js'
+import { MIXPANEL_EVENT_STRINGS } from './limits.js'
 import { fromMixpanelEvent, MIXPANEL_EVENT_OF, toMixpanelImportEvent } from './mappers.js'
 import type { MixpanelExportEvent } from './provider-types.js'
 import { zonesOf } from './time.js'
@@ -134,7 +135,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
   const type = typeof body.event_type === 'string' ? (body.event_type as EventType) : undefined
   const name = (typeof body.name === 'string' && body.name) || (type ? MIXPANEL_EVENT_OF[type] : undefined)
   if (!name) throw badRequest('name is required (Mixpanel has no standard event name for this event_type)')
-  refuseCutStrings(body, 'characters')
+  refuseCutStrings(body, MIXPANEL_EVENT_STRINGS)
   const id = randomUUID()
   const now = new Date()
   const record = toMixpanelImportEvent(id, name, body, now)

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
-import { refuseCutStrings } from './limits.js'
+import { MIXPANEL_PROFILE_STRINGS } from './limits.js'
 import { fromMixpanelProfile, toMixpanelProfileSet } from './mappers.js'
 import { untilShown } from './profile-settle.js'
 import type { MixpanelEngagePage, MixpanelProfile } from './provider-types.js'
@@ -110,7 +111,7 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
  * and the `$set` as raw.
  */
 async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
-  refuseCutStrings(body, 'bytes')
+  refuseCutStrings(body, MIXPANEL_PROFILE_STRINGS)
   const set = toMixpanelProfileSet(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
   await sendProfileUpdate(ctx, { $distinct_id: id, $set: set })
