@@ -37,7 +37,8 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
   if (!start && !end) {
     // Sessions are visits one to one: the unified page is the listing's page, read as of the moment
     // the page before it was (see walkVisits), or as of now.
-    const asOf = Number(ctx.cursors.get(scope, q.offset)?.split(':')[0]) || snapshotNow()
+    const remembered = await ctx.cursors.get(scope, q.offset, { latest: true })
+    const asOf = Number(remembered?.split(':')[0]) || snapshotNow()
     const visits = await readVisitsAsOf(ctx, params, asOf, q.offset, q.limit, timezone)
     ctx.cursors.set(scope, q.offset + q.limit, `${asOf}:${q.offset + q.limit}:0`)
     return visits.map(fromMatomoVisit)

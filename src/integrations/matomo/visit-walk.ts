@@ -53,7 +53,8 @@ export async function walkVisits<T>(
   let visitOffset = 0
   let skip = 0
   let asOf = snapshotNow()
-  const start = ctx.cursors.walkStart(scope, offset)
+  // The latest `asOf` written on any process: it says which listing the caller is reading.
+  const start = await ctx.cursors.walkStart(scope, offset, { latest: true })
   if (start.cursor !== undefined) {
     const [t, v, s] = start.cursor.split(':').map(Number)
     position = start.offset
