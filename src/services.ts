@@ -11,9 +11,11 @@ import {
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
+import { CursorBank, CursorMemory } from './integrations/cursors.js'
 import { ProviderTransport } from './outbound/index.js'
 import { ChangeNotifier } from './store/change-notifier.js'
 import { type Db, migrateToLatest, openDatabase } from './store/index.js'
+import { ListCursorStore } from './store/list-cursors.js'
 import { WebhookRuntime } from './webhooks/index.js'
 import { ApiKeys, WorkspaceSettingsCache, WorkspaceStore } from './workspaces/index.js'
 
@@ -101,6 +103,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     config.keyRevocationRefreshMs,
     tokens,
     changes,
+    new CursorBank(new CursorMemory(), new ListCursorStore(db)),
   )
   const workspaces = new WorkspaceStore(db, box)
   const apiCalls = new ApiCallLog(db)

@@ -1,4 +1,5 @@
 import { oauthOf } from '../integrations/auth-methods.js'
+import { CursorBank } from '../integrations/cursors.js'
 import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
@@ -71,6 +72,8 @@ export class ConnectionResolver {
     private readonly tokens?: TokenRefresher,
     /** Announces this process's changes to the others and tells this one of theirs. */
     private readonly changes?: ChangeNotifier,
+    /** Provider cursors of cursor-paged lists, in memory and (with a store) shared by every process. */
+    readonly cursors: CursorBank = new CursorBank(),
   ) {
     changes?.subscribe('connection', {
       invalidate: (id) => this.drop(id),

@@ -1,6 +1,5 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
-import { cursorMemory } from '../integrations/cursors.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
@@ -54,6 +53,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
   const slowFields = handlers.slowFields ?? []
   const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
+  const cursors = resolver.cursors.forConnection(resolved.connection.id)
   const ctx: HandlerContext = {
     client: resolved.client,
     credentials: resolved.connection.credentials,
@@ -61,12 +61,23 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     connectionId: resolved.connection.id,
     fields: plan,
     rawParams: parseRawParams(req.query.raw),
-    cursors: cursorMemory,
+    cursors,
   }
   const shape = recordShaper(model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
+  let answered: UnifiedRecord | UnifiedRecord[] | undefined
   try {
-    const result = checkedResult(operation, await call(handlers, ctx, req))
+    answered = await call(handlers, ctx, req)
+  } catch (err) {
+    // The cursors of the pages walked before the failure still hold; the failure is what is answered.
+    await cursors.flush().catch(() => undefined)
+    throw await mapFailure(resolver, resolved, err, what)
+  }
+  // Stored before the response, so the next page finds them on any process; a store failure is not
+  // the provider's and is not mapped as one.
+  await cursors.flush()
+  try {
+    const result = checkedResult(operation, answered)
     // Forgotten again once written: a list that raced the write may have cached the old properties.
     if (model.objectType === 'analytics_property' && operation !== 'list' && operation !== 'get')
       forgetProperties(ctx.connectionId)
@@ -74,9 +85,19 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     if (result === undefined) return undefined
     return Array.isArray(result) ? result.map(shape) : shape(result)
   } catch (err) {
-    if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
-    throw apiErrorFromConnector(err, resolved.integration, what, resolved.connection.settings)
+    throw await mapFailure(resolver, resolved, err, what)
   }
+}
+
+/** What a connector's failure answers; a provider's 401 marks the connection unhealthy first. */
+async function mapFailure(
+  resolver: ConnectionResolver,
+  resolved: ResolvedConnection,
+  err: unknown,
+  what: string,
+): Promise<ApiError> {
+  if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
+  return apiErrorFromConnector(err, resolved.integration, what, resolved.connection.settings)
 }
 
 const isRecord = (value: unknown): value is UnifiedRecord =>

@@ -53,4 +53,19 @@ describe('CursorMemory', () => {
     expect(m.get('s', 1)).toBe('a')
     expect(m.nearest('s', 10)).toEqual({ offset: 3, cursor: 'c' })
   })
+
+  it('forgets an entry when it expires, and walks from the next one below that still holds', () => {
+    const clock = { now: 1_000 }
+    const m = new CursorMemory(10, 100, () => clock.now)
+    m.set('s', 10, 'older')
+    clock.now = 1_050
+    m.set('s', 20, 'newer')
+    m.set('s', 30, 'kept longer', 5_000)
+    clock.now = 1_100
+    expect(m.get('s', 10)).toBeUndefined()
+    expect(m.nearest('s', 25)).toEqual({ offset: 20, cursor: 'newer' })
+    clock.now = 1_150
+    expect(m.nearest('s', 25)).toBeUndefined()
+    expect(m.nearest('s', 35)).toEqual({ offset: 30, cursor: 'kept longer' })
+  })
 })

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { badRequest } from '../errors.js'
 
 /**
@@ -13,10 +14,24 @@ export interface WalkStart {
   readonly cursor: string | undefined
 }
 
+/**
+ * How long a remembered cursor is kept after it was last written, here and in the store: a listing read page
+ * after page is continued within seconds or minutes, so an hour covers a slow reader while keeping the store
+ * to the pages read in the last hour. Past it a page starts from the nearest cursor still kept (Matomo: a
+ * new listing as of now), as a page read without the one before it always did.
+ */
+export const CURSOR_TTL_MS = 3_600_000
+
+/** A remembered cursor and when it is forgotten (ms since the epoch). */
+interface Remembered {
+  readonly cursor: string
+  readonly expires: number
+}
+
 /** The remembered cursors of one scope, their offsets kept sorted for binary search. */
 class ScopeCursors {
   readonly offsets: number[] = []
-  readonly cursors = new Map<number, string>()
+  readonly cursors = new Map<number, Remembered>()
 
   /** Index of the first offset greater than `offset`. */
   private upperBound(offset: number): number {
@@ -36,9 +51,9 @@ class ScopeCursors {
     return i > 0 ? this.offsets[i - 1] : undefined
   }
 
-  set(offset: number, cursor: string): void {
+  set(offset: number, remembered: Remembered): void {
     if (!this.cursors.has(offset)) this.offsets.splice(this.upperBound(offset), 0, offset)
-    this.cursors.set(offset, cursor)
+    this.cursors.set(offset, remembered)
   }
 
   delete(offset: number): void {
@@ -48,17 +63,22 @@ class ScopeCursors {
 }
 
 /**
- * Remembers provider cursors by position, so reading page N of a cursor-paged provider does not walk
- * pages 1..N-1 again each time. Keys are scoped to one connection and one query; a miss only costs the
- * walk. Bounded, least recently used first out; per process (a cursor is a hint, never the truth).
- * Finding the nearest cursor below an offset is a binary search, whatever the offset.
+ * Remembers provider cursors by position in this process, so reading page N of a cursor-paged provider does
+ * not walk pages 1..N-1 again each time. Keys are scoped to one connection and one query; a miss only costs
+ * the walk (or a look in the store, see CursorBank). Bounded, least recently used first out, each entry
+ * forgotten CURSOR_TTL_MS after it was written. Finding the nearest cursor below an offset is a binary
+ * search, whatever the offset.
  */
 export class CursorMemory {
   /** Every entry as `scope\0offset`, in least-recently-used order (a Map keeps insertion order). */
   private readonly recency = new Map<string, { scope: string; offset: number }>()
   private readonly scopes = new Map<string, ScopeCursors>()
 
-  constructor(private readonly capacity = 10_000) {}
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly ttlMs = CURSOR_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private touch(scope: string, offset: number): void {
     const key = `${scope}\u0000${offset}`
@@ -66,11 +86,17 @@ export class CursorMemory {
     this.recency.set(key, { scope, offset })
   }
 
-  /** The cursor that starts at `offset` for this query, if one was seen. */
+  /** The cursor that starts at `offset` for this query, if one was seen and has not expired. */
   get(scope: string, offset: number): string | undefined {
-    const cursor = this.scopes.get(scope)?.cursors.get(offset)
-    if (cursor !== undefined) this.touch(scope, offset)
-    return cursor
+    const cursors = this.scopes.get(scope)
+    const found = cursors?.cursors.get(offset)
+    if (found === undefined) return undefined
+    if (found.expires <= this.now()) {
+      this.forget(scope, offset)
+      return undefined
+    }
+    this.touch(scope, offset)
+    return found.cursor
   }
 
   /**
@@ -78,10 +104,14 @@ export class CursorMemory {
    * connector remembers a cursor only where a walk may start from it, so any remembered one will do.
    */
   nearest(scope: string, offset: number): { offset: number; cursor: string } | undefined {
-    const found = this.scopes.get(scope)?.floor(offset)
-    if (found === undefined || found <= 0) return undefined
-    const cursor = this.get(scope, found)
-    return cursor === undefined ? undefined : { offset: found, cursor }
+    const cursors = this.scopes.get(scope)
+    for (;;) {
+      const found = cursors?.floor(offset)
+      if (found === undefined || found <= 0) return undefined
+      const cursor = this.get(scope, found)
+      // An expired entry was just forgotten: the next one below may still hold.
+      if (cursor !== undefined) return { offset: found, cursor }
+    }
   }
 
   /**
@@ -89,38 +119,226 @@ export class CursorMemory {
    * 400 naming `offset` when that start is more than `maxWalk` records behind it, before any provider call.
    */
   walkStart(scope: string, offset: number, maxWalk = MAX_CURSOR_WALK): WalkStart {
-    const start: WalkStart = this.nearest(scope, offset) ?? { offset: 0, cursor: undefined }
-    if (offset - start.offset > maxWalk) {
-      throw badRequest(
-        `offset: ${offset} is too far ahead for this provider, which pages by cursor: the nearest page ` +
-          `read so far starts at ${start.offset}, and at most ${maxWalk} records are skipped to reach an ` +
-          'offset; read the pages in order (offset 0, then offset + limit) to go further',
-      )
-    }
-    return start
+    return checkedWalk(this.nearest(scope, offset), offset, maxWalk)
   }
 
-  set(scope: string, offset: number, cursor: string): void {
+  /** Remembers a cursor, until `expires` (ms since the epoch) when given, else CURSOR_TTL_MS from now. */
+  set(scope: string, offset: number, cursor: string, expires = this.now() + this.ttlMs): void {
     let cursors = this.scopes.get(scope)
     if (!cursors) {
       cursors = new ScopeCursors()
       this.scopes.set(scope, cursors)
     }
-    cursors.set(offset, cursor)
+    cursors.set(offset, { cursor, expires })
     this.touch(scope, offset)
     if (this.recency.size > this.capacity) this.evictOldest()
   }
 
   private evictOldest(): void {
-    const oldest = this.recency.entries().next().value
-    if (!oldest) return
-    const [key, { scope, offset }] = oldest
-    this.recency.delete(key)
+    const oldest = this.recency.values().next().value
+    if (oldest) this.forget(oldest.scope, oldest.offset)
+  }
+
+  private forget(scope: string, offset: number): void {
+    this.recency.delete(`${scope}\u0000${offset}`)
     const cursors = this.scopes.get(scope)
     cursors?.delete(offset)
     if (cursors?.offsets.length === 0) this.scopes.delete(scope)
   }
 }
 
-/** One memory for the process, shared by every connection (scopes keep them apart). */
-export const cursorMemory = new CursorMemory()
+/** The start of a walk to `offset`, refused with a 400 naming `offset` when it is more than `maxWalk` behind. */
+function checkedWalk(
+  nearest: { offset: number; cursor: string } | undefined,
+  offset: number,
+  maxWalk: number,
+): WalkStart {
+  const start: WalkStart = nearest ?? { offset: 0, cursor: undefined }
+  if (offset - start.offset > maxWalk) {
+    throw badRequest(
+      `offset: ${offset} is too far ahead for this provider, which pages by cursor: the nearest page ` +
+        `read so far starts at ${start.offset}, and at most ${maxWalk} records are skipped to reach an ` +
+        'offset; read the pages in order (offset 0, then offset + limit) to go further',
+    )
+  }
+  return start
+}
+
+/** One cursor as the store keeps it: the scope only as its sha256, since a scope may hold query text. */
+export interface StoredCursor {
+  readonly connectionId: string
+  readonly scopeHash: string
+  readonly offset: number
+  readonly cursor: string
+  /** ISO-8601. */
+  readonly expiresAt: string
+}
+
+/** The cursors every process sharing the database sees (src/store/list-cursors.ts). */
+export interface CursorStore {
+  /** The unexpired cursor at exactly `offset`. */
+  find(scopeHash: string, offset: number, now: string): Promise<string | undefined>
+  /** The unexpired cursor at the largest offset in 1..`offset`. */
+  floor(
+    scopeHash: string,
+    offset: number,
+    now: string,
+  ): Promise<{ offset: number; cursor: string } | undefined>
+  /** Inserts or replaces these cursors (at most one per scope and offset). */
+  write(cursors: readonly StoredCursor[]): Promise<void>
+  /** Deletes every cursor expired at `now`. */
+  sweep(now: string): Promise<void>
+}
+
+/** How a connector asks for a cursor. */
+export interface CursorLookup {
+  /**
+   * Read what the store holds even when this process remembers a cursor there. For cursors that say which
+   * listing a page belongs to (Matomo's `asOf`), not only where it starts: a listing started again on
+   * another process wrote a newer one, and the latest written anywhere is the listing the caller is on.
+   */
+  readonly latest?: boolean
+}
+
+/**
+ * Provider cursors remembered by offset, as connectors see them (`ctx.cursors`). Lookups may read the
+ * store, so they are awaited; `set` remembers at once and is written to the store before the response.
+ */
+export interface ListCursors {
+  get(scope: string, offset: number, how?: CursorLookup): Promise<string | undefined>
+  nearest(
+    scope: string,
+    offset: number,
+    how?: CursorLookup,
+  ): Promise<{ offset: number; cursor: string } | undefined>
+  walkStart(scope: string, offset: number, how?: CursorLookup & { maxWalk?: number }): Promise<WalkStart>
+  set(scope: string, offset: number, cursor: string): void
+}
+
+const scopeHash = (scope: string) => createHash('sha256').update(scope).digest('hex')
+
+/** How often a process deletes the expired cursors of every connection (on its next write after that). */
+const SWEEP_EVERY_MS = 600_000
+
+/**
+ * The cursors of one process: its memory in front of the store shared with the other processes (when
+ * there is one). Reading page N after page N-1 on the same process is a memory hit and makes no store
+ * query; on another process it is one indexed read. Each request gets its own RequestCursors, whose
+ * writes are stored together before the response (flush), so the next page finds them on any process.
+ */
+export class CursorBank {
+  private lastSweep = 0
+
+  constructor(
+    readonly memory: CursorMemory = new CursorMemory(),
+    readonly store?: CursorStore,
+    private readonly ttlMs = CURSOR_TTL_MS,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  forConnection(connectionId: string): RequestCursors {
+    return new RequestCursors(this, connectionId)
+  }
+
+  /** @internal Stores a request's cursors, sweeping expired ones at most every SWEEP_EVERY_MS. */
+  async write(
+    connectionId: string,
+    pending: ReadonlyMap<string, { scope: string; offset: number; cursor: string }>,
+  ) {
+    if (!this.store || pending.size === 0) return
+    const now = this.now()
+    const expiresAt = new Date(now + this.ttlMs).toISOString()
+    const rows: StoredCursor[] = []
+    for (const { scope, offset, cursor } of pending.values())
+      rows.push({ connectionId, scopeHash: scopeHash(scope), offset, cursor, expiresAt })
+    await this.store.write(rows)
+    if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+      this.lastSweep = now
+      await this.store.sweep(new Date(now).toISOString())
+    }
+  }
+
+  /** @internal */
+  expiry(): number {
+    return this.now() + this.ttlMs
+  }
+}
+
+/** The cursors one request reads and writes, through its process's CursorBank. */
+export class RequestCursors implements ListCursors {
+  /** Written by this request, not yet stored; keyed by `scope\0offset`. */
+  private readonly pending = new Map<string, { scope: string; offset: number; cursor: string }>()
+
+  constructor(
+    private readonly bank: CursorBank,
+    private readonly connectionId: string,
+  ) {}
+
+  private pendingAt(scope: string, offset: number): string | undefined {
+    return this.pending.get(`${scope}\u0000${offset}`)?.cursor
+  }
+
+  async get(scope: string, offset: number, how: CursorLookup = {}): Promise<string | undefined> {
+    const { memory, store } = this.bank
+    const mine = this.pendingAt(scope, offset)
+    if (mine !== undefined) return mine
+    if (!how.latest || !store) {
+      const local = memory.get(scope, offset)
+      if (local !== undefined || !store) return local
+    }
+    const stored = await store.find(scopeHash(scope), offset, new Date(this.bank.now()).toISOString())
+    if (stored !== undefined) memory.set(scope, offset, stored, this.bank.expiry())
+    return stored
+  }
+
+  async nearest(
+    scope: string,
+    offset: number,
+    how: CursorLookup = {},
+  ): Promise<{ offset: number; cursor: string } | undefined> {
+    const { memory, store } = this.bank
+    // What this request wrote is the newest anywhere; otherwise memory may be older than the store.
+    const local = how.latest && store ? this.pendingFloor(scope, offset) : memory.nearest(scope, offset)
+    // Nothing starts a walk at or below 0, and an exact hit is as near as any: no store query for either.
+    if (!store || offset <= 0 || (local !== undefined && local.offset === offset)) return local
+    const stored = await store.floor(scopeHash(scope), offset, new Date(this.bank.now()).toISOString())
+    if (stored === undefined || (local !== undefined && local.offset >= stored.offset)) return local
+    memory.set(scope, stored.offset, stored.cursor, this.bank.expiry())
+    return stored
+  }
+
+  /** The nearest cursor at or before `offset` (above 0) that this request wrote. */
+  private pendingFloor(scope: string, offset: number): { offset: number; cursor: string } | undefined {
+    let best: { offset: number; cursor: string } | undefined
+    for (const p of this.pending.values())
+      if (p.scope === scope && p.offset > 0 && p.offset <= offset && (!best || p.offset > best.offset))
+        best = { offset: p.offset, cursor: p.cursor }
+    return best
+  }
+
+  async walkStart(
+    scope: string,
+    offset: number,
+    how: CursorLookup & { maxWalk?: number } = {},
+  ): Promise<WalkStart> {
+    return checkedWalk(await this.nearest(scope, offset, how), offset, how.maxWalk ?? MAX_CURSOR_WALK)
+  }
+
+  set(scope: string, offset: number, cursor: string): void {
+    this.bank.memory.set(scope, offset, cursor, this.bank.expiry())
+    this.pending.set(`${scope}\u0000${offset}`, { scope, offset, cursor })
+  }
+
+  /** Stores what this request remembered; the response waits for it, so the next page sees it anywhere. */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return
+    const pending = new Map(this.pending)
+    this.pending.clear()
+    await this.bank.write(this.connectionId, pending)
+  }
+}
+
+/** Cursors kept in memory only, for code that runs without a store (unit tests, one-off contexts). */
+export function memoryCursors(memory = new CursorMemory()): RequestCursors {
+  return new CursorBank(memory).forConnection('')
+}

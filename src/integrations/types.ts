@@ -1,5 +1,5 @@
 import type { Category, CommonListParam, UnifiedRecord } from '../models/index.js'
-import type { CursorMemory } from './cursors.js'
+import type { ListCursors } from './cursors.js'
 import type { ProviderClient } from './http-client.js'
 
 /** Decrypted credentials of one connection, as the integration's auth fields name them. */
@@ -115,9 +115,9 @@ export interface HandlerContext {
   readonly rawParams: Readonly<Record<string, string>>
   /**
    * Provider cursors remembered by offset. Scope keys with `ctx.connectionId` and the query's identity,
-   * so page N of a cursor-paged provider costs one call once page N-1 has been read.
+   * so page N of a cursor-paged provider costs one call once page N-1 has been read, on any process.
    */
-  readonly cursors: CursorMemory
+  readonly cursors: ListCursors
 }
 
 export type WriteBody = Readonly<Record<string, unknown>>

@@ -139,6 +139,17 @@ export interface NativeCallTokenTable {
   keep_until: string
 }
 
+/** A provider cursor remembered by list position, shared by every process (src/integrations/cursors.ts). */
+export interface ListCursorTable {
+  /** sha256 (hex) of the connector's scope: the scope itself may hold query text. */
+  scope_hash: string
+  position: number
+  cursor: string
+  connection_id: string
+  /** ISO time after which the cursor is ignored and may be deleted. */
+  expires_at: string
+}
+
 /** One poll of a virtual webhook. */
 export interface WebhookRunTable {
   id: string
@@ -174,6 +185,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable
   webhook_runs: WebhookRunTable
   native_call_tokens: NativeCallTokenTable
+  list_cursors: ListCursorTable
   notifications: NotificationTable
   auth_states: AuthStateTable
   oauth_apps: OAuthAppTable

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { ApiError } from '../errors.js'
-import { cursorMemory } from '../integrations/cursors.js'
+import { memoryCursors } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
 import type {
   HandlerContext,
@@ -40,7 +40,8 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
     connectionId: resolved.connection.id,
     fields: { raw: false, rawNames: [], slow: new Set() },
     rawParams: {},
-    cursors: cursorMemory,
+    // Subscribing reads no list: no cursor is needed beyond this call.
+    cursors: memoryCursors(),
   }
 }
 

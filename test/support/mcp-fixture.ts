@@ -1,4 +1,5 @@
 import type { ConnectionResolver, ResolvedConnection, StoredConnection } from '../../src/connections/index.js'
+import { CursorBank } from '../../src/integrations/cursors.js'
 import { ProviderClient } from '../../src/integrations/http-client.js'
 import type { IntegrationDefinition, ListQuery } from '../../src/integrations/types.js'
 import type { UnifiedRecord } from '../../src/models/index.js'
@@ -122,6 +123,7 @@ export function fixtureConnection(
 
 /** The healthy fixture connection never needs the store. */
 export const noStoreResolver = {
+  cursors: new CursorBank(),
   markHealthyIfNeeded: async () => undefined,
   markUnhealthy: async () => undefined,
 } as unknown as ConnectionResolver

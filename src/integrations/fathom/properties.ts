@@ -38,7 +38,7 @@ async function listSites(ctx: HandlerContext, q: ListQuery) {
   if (ctx.settings.site_access === 'sites') return listOwnSites(ctx, q)
   const scope = `${ctx.connectionId}|fathom-sites|${new URLSearchParams(ctx.rawParams)}`
   // Cursors sit at the ends of pages read; any of them is a valid place to continue from.
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: FathomSite[] = []
   let position = start.offset

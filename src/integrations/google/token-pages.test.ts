@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CursorMemory } from '../cursors.js'
+import { memoryCursors } from '../cursors.js'
 import { readTokenWindow } from './token-pages.js'
 
 /** A provider of `total` numbered items in pages of `size`, whose tokens are opaque. */
@@ -17,7 +17,7 @@ function provider(total: number, size: number) {
 
 describe('readTokenWindow', () => {
   it('reads a window spanning pages and remembers tokens so the next read starts near it', async () => {
-    const cursors = new CursorMemory()
+    const cursors = memoryCursors()
     const p = provider(1000, 200)
     const base = { cursors, scope: 's', fetchPage: p.fetchPage }
     expect(await readTokenWindow({ ...base, offset: 390, limit: 20 })).toEqual(
@@ -33,7 +33,7 @@ describe('readTokenWindow', () => {
   it('stops at the last page and answers what exists', async () => {
     const p = provider(250, 200)
     const rows = await readTokenWindow({
-      cursors: new CursorMemory(),
+      cursors: memoryCursors(),
       scope: 's',
       offset: 240,
       limit: 100,
@@ -44,7 +44,7 @@ describe('readTokenWindow', () => {
   })
 
   it('keeps scopes apart', async () => {
-    const cursors = new CursorMemory()
+    const cursors = memoryCursors()
     const a = provider(1000, 200)
     await readTokenWindow({
       cursors,
@@ -69,7 +69,7 @@ describe('readTokenWindow at a huge offset', () => {
   it('answers 400 naming offset without walking the provider when no cursor is near it', async () => {
     const p = provider(Number.MAX_SAFE_INTEGER, 200)
     const read = readTokenWindow({
-      cursors: new CursorMemory(),
+      cursors: memoryCursors(),
       scope: 's',
       offset: 10_000_000_000,
       limit: 10,

@@ -1,4 +1,4 @@
-import type { CursorMemory } from '../cursors.js'
+import type { ListCursors } from '../cursors.js'
 
 export interface TokenPage<T> {
   readonly items: readonly T[]
@@ -7,7 +7,7 @@ export interface TokenPage<T> {
 }
 
 export interface TokenWindowRequest<T> {
-  readonly cursors: CursorMemory
+  readonly cursors: ListCursors
   /** Identifies the connection and the query, so a token is only reused for the same listing. */
   readonly scope: string
   readonly offset: number
@@ -23,7 +23,7 @@ export interface TokenWindowRequest<T> {
  */
 export async function readTokenWindow<T>(req: TokenWindowRequest<T>): Promise<T[]> {
   const { cursors, scope, offset, limit } = req
-  const start = cursors.walkStart(scope, offset)
+  const start = await cursors.walkStart(scope, offset)
   let position = start.offset
   let token = start.cursor
   const out: T[] = []

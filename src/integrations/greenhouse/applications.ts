@@ -56,7 +56,7 @@ async function readWindow<T>(
   }
   const defined = Object.entries(first).filter((e): e is [string, string | number] => e[1] !== undefined)
   const scope = `${ctx.connectionId}|greenhouse|${path}|${new URLSearchParams(defined.map(([k, v]) => [k, String(v)]))}`
-  const start = ctx.cursors.walkStart(scope, Math.floor(offset / MAX_PER_PAGE) * MAX_PER_PAGE)
+  const start = await ctx.cursors.walkStart(scope, Math.floor(offset / MAX_PER_PAGE) * MAX_PER_PAGE)
   const end = offset + limit
   const out: T[] = []
   let position = start.offset

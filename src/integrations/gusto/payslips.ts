@@ -94,7 +94,7 @@ async function listPayslips(ctx: HandlerContext, q: ListQuery) {
     (p) => !since || (p.processed_date ?? '') >= since,
   )
   const scope = `${ctx.connectionId}|gusto-payslips|${user ?? ''}|${from}|${since ?? ''}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const [cursorPayroll, cursorIndex] = (start.cursor ?? '').split('#')
   let first = start.cursor ? payrolls.findIndex((p) => p.payroll_uuid === cursorPayroll) : 0
   let position = start.offset

@@ -40,7 +40,7 @@ const mapAll = (ctx: HandlerContext, rows: readonly HubspotContact[]) =>
 async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
   const params = askParams(ask)
   const scope = `${ctx.connectionId}|hubspot-contacts|${new URLSearchParams({ ...params, ...ctx.rawParams })}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
   let position = start.offset
@@ -74,7 +74,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
   // No page of a capped search starts at or past the cap: refused before any call.
   if (capped && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
   const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}|${new URLSearchParams(ctx.rawParams)}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
   let position = start.offset

@@ -121,7 +121,7 @@ export async function readMergedWindow(
   q: ListQuery,
 ): Promise<LeverOpportunity[]> {
   const scope = `${ctx.connectionId}|lever-opportunities|${paths.join('|')}|${new URLSearchParams(ctx.rawParams)}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const saved = parseCursor(start.cursor, paths.length)
   // A remembered cursor of another shape (none are expected) is ignored: walk from the beginning.
   let position = saved ? start.offset : 0

@@ -45,7 +45,7 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
   if (!start && !end) {
     // Sessions are visits one to one: the unified page is the listing's page, read as of the moment
     // the page before it was (see walkVisits), or as of now.
-    const remembered = ctx.cursors.get(scope, q.offset)
+    const remembered = await ctx.cursors.get(scope, q.offset, { latest: true })
     const cursor = remembered === undefined ? undefined : parseWalkCursor(remembered)
     const asOf = cursor?.asOf ?? snapshotNow()
     const visits = await readVisitsAsOf(ctx, params, asOf, q.offset, q.limit, timezone, cursor?.anchor)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../errors.js'
-import { CursorMemory } from '../cursors.js'
+import { memoryCursors } from '../cursors.js'
 import type { ProviderClient, ProviderRequest } from '../http-client.js'
 import type { HandlerContext } from '../types.js'
 import type { MatomoVisit } from './provider-types.js'
@@ -44,7 +44,7 @@ function fakeLive(visits: MatomoVisit[]) {
     connectionId: 'cn_1',
     fields: { raw: false, rawNames: [], slow: new Set<string>() },
     rawParams: {},
-    cursors: new CursorMemory(),
+    cursors: memoryCursors(),
   } satisfies HandlerContext
   return { ctx, calls }
 }

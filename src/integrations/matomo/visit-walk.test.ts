@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CursorMemory } from '../cursors.js'
+import { memoryCursors } from '../cursors.js'
 import type { ProviderClient, ProviderRequest } from '../http-client.js'
 import type { HandlerContext } from '../types.js'
 import type { MatomoVisit } from './provider-types.js'
@@ -40,7 +40,7 @@ function fakeContext() {
     connectionId: 'cn_1',
     fields: { raw: false, rawNames: [], slow: new Set<string>() },
     rawParams: {},
-    cursors: new CursorMemory(),
+    cursors: memoryCursors(),
   } satisfies HandlerContext
   return { ctx, calls }
 }

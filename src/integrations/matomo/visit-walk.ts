@@ -55,7 +55,8 @@ export async function walkVisits<T>(
   let asOf = snapshotNow()
   // Where the next read starts in the listing, wherever the visit now stands (readVisitsAsOf).
   let anchor: VisitAnchor | undefined
-  const start = ctx.cursors.walkStart(scope, offset)
+  // The latest `asOf` written on any process: it says which listing the caller is reading.
+  const start = await ctx.cursors.walkStart(scope, offset, { latest: true })
   if (start.cursor !== undefined) {
     const cursor = parseWalkCursor(start.cursor)
     position = start.offset

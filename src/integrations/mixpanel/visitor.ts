@@ -38,7 +38,7 @@ async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false):
     ? [`$email`, `$name`].map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
     : undefined
   const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}`
-  let session = ctx.cursors.get(scope, 0)
+  let session = await ctx.cursors.get(scope, 0)
   const pages = new Map<number, MixpanelEngagePage>()
   if (!session) {
     const first = await engage(ctx, { where, page: 0 })

@@ -135,7 +135,7 @@ async function searchPersons(
   if (term.trim().length < 2) throw badRequest('query: Pipedrive searches for at least 2 characters')
   const org = idFilter('company_id', q.filters.company_id)
   const scope = `${ctx.connectionId}|pipedrive-search|${new URLSearchParams({ term, ...(org ? { org } : {}) })}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const ids: number[] = []
   let position = start.offset
@@ -186,7 +186,7 @@ async function listPersons(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     string
   >
   const scope = `${ctx.connectionId}|pipedrive-persons|${new URLSearchParams({ ...raw, ...defined })}`
-  const start = ctx.cursors.walkStart(scope, q.offset)
+  const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: PipedrivePerson[] = []
   let position = start.offset

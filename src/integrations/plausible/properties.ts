@@ -45,7 +45,7 @@ async function listSites(ctx: HandlerContext, q: ListQuery) {
   const scope = `${ctx.connectionId}|plausible-sites|${team ?? ''}|${new URLSearchParams(ctx.rawParams)}`
   const end = q.offset + q.limit
   const aligned = q.offset - (q.offset % SITES_PAGE_SIZE)
-  const start = ctx.cursors.walkStart(scope, aligned)
+  const start = await ctx.cursors.walkStart(scope, aligned)
   const rows: PlausibleSite[] = []
   let position = start.offset
   let cursor: string | undefined = start.cursor

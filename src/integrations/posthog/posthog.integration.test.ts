@@ -8,7 +8,7 @@ import {
 import { ApiError, ProviderError, ProviderTimeoutError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { ProviderTransport } from '../../outbound/index.js'
-import { CursorMemory } from '../cursors.js'
+import { memoryCursors } from '../cursors.js'
 import { ProviderClient } from '../http-client.js'
 import type {
   ConnectionSettings,
@@ -69,7 +69,7 @@ function ctx(fields: Partial<FieldPlan> = {}, rawParams: Record<string, string> 
     connectionId: 'conn_test',
     fields: { raw: false, rawNames: [], slow: new Set(), ...fields },
     rawParams,
-    cursors: new CursorMemory(),
+    cursors: memoryCursors(),
   }
 }
 
@@ -1031,7 +1031,7 @@ describe("PostHog's query limits", () => {
       connectionId: 'conn_limited',
       fields: { raw: false, rawNames: [], slow: new Set(['total_events', 'total_sessions']) },
       rawParams: {},
-      cursors: new CursorMemory(),
+      cursors: memoryCursors(),
     })
   })
   afterAll(async () => limited?.close())

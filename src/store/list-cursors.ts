@@ -1,0 +1,82 @@
+import { sql } from 'kysely'
+import type { CursorStore, StoredCursor } from '../integrations/cursors.js'
+import { type Db, sqliteHandleOf } from './database.js'
+
+/** Rows per statement: 5 parameters each, far below SQLite's and PostgreSQL's limits. */
+const ROWS_PER_STATEMENT = 500
+
+/** The `list_cursors` table: provider cursors every process on this store shares. */
+export class ListCursorStore implements CursorStore {
+  constructor(private readonly db: Db) {}
+
+  async find(scopeHash: string, offset: number, now: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('list_cursors')
+      .select('cursor')
+      .where('scope_hash', '=', scopeHash)
+      .where('position', '=', offset)
+      .where('expires_at', '>', now)
+      .executeTakeFirst()
+    return row?.cursor
+  }
+
+  async floor(
+    scopeHash: string,
+    offset: number,
+    now: string,
+  ): Promise<{ offset: number; cursor: string } | undefined> {
+    // The primary key (scope_hash, position) answers this with one index descent.
+    const row = await this.db
+      .selectFrom('list_cursors')
+      .select(['position', 'cursor'])
+      .where('scope_hash', '=', scopeHash)
+      .where('position', '<=', offset)
+      .where('position', '>', 0)
+      .where('expires_at', '>', now)
+      .orderBy('position', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+    return row && { offset: Number(row.position), cursor: row.cursor }
+  }
+
+  async write(cursors: readonly StoredCursor[]): Promise<void> {
+    if (cursors.length === 0) return
+    // SQLite (WAL mode) commits each statement cheaply: no transaction around them.
+    if (sqliteHandleOf(this.db)) return this.insert(this.db, cursors)
+    await this.db.transaction().execute(async (trx) => {
+      // The commit does not wait for the WAL to reach disk (measured: most of the time of a write on a
+      // busy machine). The rows are visible to every process at commit all the same; a database crash
+      // may lose the last moment's cursors, and a lost cursor only costs a walk (Matomo: a new listing
+      // as of now).
+      await sql`set local synchronous_commit = off`.execute(trx)
+      await this.insert(trx, cursors)
+    })
+  }
+
+  private async insert(db: Db, cursors: readonly StoredCursor[]): Promise<void> {
+    for (let from = 0; from < cursors.length; from += ROWS_PER_STATEMENT) {
+      await db
+        .insertInto('list_cursors')
+        .values(
+          cursors.slice(from, from + ROWS_PER_STATEMENT).map((c) => ({
+            scope_hash: c.scopeHash,
+            position: c.offset,
+            cursor: c.cursor,
+            connection_id: c.connectionId,
+            expires_at: c.expiresAt,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['scope_hash', 'position']).doUpdateSet((eb) => ({
+            cursor: eb.ref('excluded.cursor'),
+            expires_at: eb.ref('excluded.expires_at'),
+          })),
+        )
+        .execute()
+    }
+  }
+
+  async sweep(now: string): Promise<void> {
+    await this.db.deleteFrom('list_cursors').where('expires_at', '<=', now).execute()
+  }
+}
