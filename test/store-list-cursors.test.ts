@@ -172,6 +172,14 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     expect(rows.map((r) => r.connection_id)).toEqual(['c2'])
   })
 
+  it('drops, without failing, the cursors of a connection deleted while its list was answered', async () => {
+    const cursors = processOn(store, clock).forConnection('c1')
+    cursors.set('c1:q', 10, 'c1-10')
+    await db.deleteFrom('connections').where('id', '=', 'c1').execute()
+    await expect(cursors.flush()).resolves.toBeUndefined()
+    expect(await db.selectFrom('list_cursors').select('connection_id').execute()).toEqual([])
+  })
+
   it('stores a long walk of cursors in bounded statements', async () => {
     const cursors = processOn(store, clock).forConnection('c1')
     for (let i = 1; i <= 1_200; i++) cursors.set('c1:q', i * 10, `after-${i * 10}`)

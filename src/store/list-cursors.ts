@@ -39,7 +39,19 @@ export class ListCursorStore implements CursorStore {
     return row && { offset: Number(row.position), cursor: row.cursor }
   }
 
+  /**
+   * Stores the cursors. A connection deleted while one of its lists was being answered takes its cursors
+   * with it (the foreign key refuses them): nothing is left to page, so that is not an error of the list.
+   */
   async write(cursors: readonly StoredCursor[]): Promise<void> {
+    try {
+      await this.upsert(cursors)
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err
+    }
+  }
+
+  private async upsert(cursors: readonly StoredCursor[]): Promise<void> {
     if (cursors.length === 0) return
     // SQLite (WAL mode) commits each statement cheaply: no transaction around them.
     if (sqliteHandleOf(this.db)) return this.insert(this.db, cursors)
@@ -79,4 +91,10 @@ export class ListCursorStore implements CursorStore {
   async sweep(now: string): Promise<void> {
     await this.db.deleteFrom('list_cursors').where('expires_at', '<=', now).execute()
   }
+}
+
+/** SQLite's and PostgreSQL's error for a row whose foreign key names no row (here: a deleted connection). */
+function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503'
 }
