@@ -298,7 +298,11 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     const again = await ours()
     expect(again).toHaveLength(1)
     expect(again[0]?.id).not.toBe(first?.id)
-    expect(again[0]).toMatchObject({ event_action: 'create', event_object: 'person', http_auth_user: 'unigate' })
+    expect(again[0]).toMatchObject({
+      event_action: 'create',
+      event_object: 'person',
+      http_auth_user: 'unigate',
+    })
     expect(again[0]?.http_auth_password).not.toBe(first?.http_auth_password)
 
     // Pushes reach the receiver again.
@@ -343,9 +347,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(checked.checked_at).toBeUndefined()
     expect(await providerHooks()).toEqual(before)
     expect(subscriptionBodies()).toHaveLength(posts)
-    expect(await notificationsOf(server, id)).toEqual([
-      expect.objectContaining({ event: 'WEBHOOK_CREATED' }),
-    ])
+    expect(await notificationsOf(server, id)).toEqual([expect.objectContaining({ event: 'WEBHOOK_CREATED' })])
     expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
   })
 })

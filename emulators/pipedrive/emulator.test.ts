@@ -256,7 +256,8 @@ describe('Pipedrive emulator', () => {
       const before = calls
       await at('POST', '/api/v2/persons', { name: `P${before}` })
       const deadline = Date.now() + 5000
-      while (calls < before + expectedCalls && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+      while (calls < before + expectedCalls && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10))
       await new Promise((r) => setTimeout(r, 30))
       expect(calls - before).toBe(expectedCalls)
     }

@@ -16,8 +16,8 @@ import {
   storedFingerprints,
 } from './change-store.js'
 import type { WebhookHealth } from './health.js'
-import type { NativeWebhooks } from './native.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
+import type { NativeWebhooks } from './native.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
 import { readStrategyOf } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'

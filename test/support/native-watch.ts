@@ -14,7 +14,7 @@ export interface WebhookAnswer {
  * backfill, the check that the provider still holds its subscription) and waits until a new run shows in
  * the webhook's `runs`, whatever its outcome. Answers the webhook as the API shows it then.
  */
-export async function checkNow(server: NativeServer, webhookId: string): Promise<WebhookAnswer> {
+export async function checkNow(server: Pick<NativeServer, 'api'>, webhookId: string): Promise<WebhookAnswer> {
   const view = async () => (await server.api<WebhookAnswer>('GET', `/unified/webhook/${webhookId}`)).body
   const before = (await view()).runs?.[0]
   const triggered = await server.api('PUT', `/unified/webhook/${webhookId}/trigger`)
@@ -30,7 +30,7 @@ export async function checkNow(server: NativeServer, webhookId: string): Promise
 }
 
 /** The workspace's notifications about one webhook. */
-export async function notificationsOf(server: NativeServer, webhookId: string): Promise<Rec[]> {
+export async function notificationsOf(server: Pick<NativeServer, 'api'>, webhookId: string): Promise<Rec[]> {
   const listed = await server.api<Rec[]>('GET', '/unified/notification?limit=100')
   return listed.body.filter((n) => n.webhook_id === webhookId)
 }
