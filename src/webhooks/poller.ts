@@ -17,7 +17,7 @@ import {
 } from './change-store.js'
 import type { WebhookHealth } from './health.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
-import type { NativeWebhooks } from './native.js'
+import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
 import { readStrategyOf } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'
@@ -124,8 +124,13 @@ export class Poller {
    * Virtual webhooks are polled every `interval` minutes; native ones are read once, for their backfill, and
    * their subscription at the provider is checked every `nativeCheckMinutes`.
    */
-  private nextCheckAfter(webhook: StoredWebhook, startedAt: string): string {
-    const minutes = webhook.webhook_type === 'native' ? this.settings.nativeCheckMinutes : webhook.interval
+  private nextCheckAfter(webhook: StoredWebhook, startedAt: string): string | null {
+    let minutes = webhook.interval
+    if (webhook.webhook_type === 'native') {
+      // A provider that offers no way to check (PostHog) is not asked again.
+      if (!nativeSupportOf(webhook.integration_type, webhook.object_type)?.subscriptionState) return null
+      minutes = this.settings.nativeCheckMinutes
+    }
     return new Date(Date.parse(startedAt) + minutes * this.settings.minuteMs).toISOString()
   }
 
@@ -140,7 +145,7 @@ export class Poller {
     token: string,
     startedAt: string,
     dueAt: string,
-    nextCheckAt: string,
+    nextCheckAt: string | null,
   ): Promise<void> {
     try {
       const resolved = await this.reader.resolve(webhook)
@@ -170,7 +175,11 @@ export class Poller {
   }
 
   /** A trigger that arrived during this poll asks for another one right after it. */
-  private async nextCheckAtCommit(webhookId: string, regular: string, startedAt: string): Promise<string> {
+  private async nextCheckAtCommit(
+    webhookId: string,
+    regular: string | null,
+    startedAt: string,
+  ): Promise<string | null> {
     const current = await this.webhooks.byId(webhookId)
     if (current?.triggered_at && current.triggered_at > startedAt) return current.triggered_at
     return regular

@@ -71,7 +71,12 @@ export class WebhookService {
     // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill, otherwise
     // its subscription is first checked at the provider one check interval from now.
     const checkNow = webhookType === 'virtual' || includeAll
-    const firstCheck = checkNow ? now : new Date(Date.parse(now) + this.settings.nativeCheckMs).toISOString()
+    const watched = nativeSupportOf(resolved.integration.type, objectType)?.subscriptionState !== undefined
+    const firstCheck = checkNow
+      ? now
+      : watched
+        ? new Date(Date.parse(now) + this.settings.nativeCheckMs).toISOString()
+        : undefined
     const webhook = await this.store.insert({
       id: newId('wh'),
       workspace_id: workspaceId,
@@ -88,7 +93,7 @@ export class WebhookService {
       environment: resolved.connection.environment,
       include_all: includeAll,
       is_paused: input.is_paused ?? false,
-      next_check_at: firstCheck,
+      ...(firstCheck ? { next_check_at: firstCheck } : {}),
       created_at: now,
     })
     if (webhookType === 'native') {
@@ -182,6 +187,11 @@ export class WebhookService {
   async trigger(workspaceId: string, id: string): Promise<void> {
     const webhook = await this.store.get(workspaceId, id)
     if (!webhook) throw notFound(`webhook ${id} not found`)
+    if (webhook.webhook_type === 'native' && !webhook.next_check_at) {
+      throw badRequest(
+        `webhook ${id} is native: the provider pushes its changes and offers no way to check its subscription, there is nothing to check`,
+      )
+    }
     await this.store.markTriggered(id, new Date().toISOString())
     await this.requestPoll(id)
   }
