@@ -13,6 +13,7 @@ import type {
 } from '../integrations/types.js'
 import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
+import { LeaseLostError } from './change-store.js'
 import type { WebhookHealth } from './health.js'
 import { callTokenSeen, commitNativeDeliveries } from './native-store.js'
 import type { NotificationStore } from './notifications.js'
@@ -45,8 +46,11 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
   }
 }
 
-/** What a check of the subscription found (`unchecked`: the provider offers no way to check). */
-export type NativeWatchOutcome = 'unchecked' | 'present' | 'resubscribed' | 'resubscribe-failed'
+/**
+ * What a check of the subscription found (`unchecked`: the provider offers no way to check; `removed`: the
+ * webhook was deleted while it was subscribed again).
+ */
+export type NativeWatchOutcome = 'unchecked' | 'present' | 'resubscribed' | 'resubscribe-failed' | 'removed'
 
 /** `unavailable`: the changed records could not be read back now; the provider should call again. */
 export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
@@ -71,7 +75,8 @@ export class NativeWebhooks {
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
 
-  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+  /** False when the webhook was removed meanwhile (what was made at the provider is removed again). */
+  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<boolean> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
@@ -91,6 +96,7 @@ export class NativeWebhooks {
     )
     // Removed while subscribing (a re-subscription racing a DELETE): nothing may stay at the provider.
     if (!stored) await support.unsubscribe(ctx, made.externalId).catch(() => undefined)
+    return stored
   }
 
   /**
@@ -102,7 +108,12 @@ export class NativeWebhooks {
    * have been missed. A failed re-subscription counts against the webhook's health like a failed read and
    * is tried again at the next check. A provider that cannot answer the check throws: never `gone`.
    */
-  async watch(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<NativeWatchOutcome> {
+  async watch(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    /** Renews the caller's lease on the webhook; false when it was lost (another process checks now). */
+    stillHeld: () => Promise<boolean>,
+  ): Promise<NativeWatchOutcome> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support?.subscriptionState) return 'unchecked'
     const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
@@ -112,8 +123,10 @@ export class NativeWebhooks {
     }
     const foundAt = new Date().toISOString()
     const since = await this.webhooks.nativeQuietSince(webhook.id)
+    // Subscribing is a write at the provider: only while this check still holds the webhook.
+    if (!(await stillHeld())) throw new LeaseLostError(webhook.id)
     try {
-      await this.subscribe(webhook, resolved)
+      if (!(await this.subscribe(webhook, resolved))) return 'removed'
     } catch (err) {
       await this.health.failed(
         webhook,

@@ -150,7 +150,9 @@ export class Poller {
     try {
       const resolved = await this.reader.resolve(webhook)
       if (!resolved) throw new Error(`connection ${webhook.connection_id} is gone`)
-      await this.native.watch(webhook, resolved)
+      await this.native.watch(webhook, resolved, () =>
+        renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs)),
+      )
       await commitCheck(this.db, {
         webhookId: webhook.id,
         leaseToken: token,
