@@ -350,4 +350,40 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(await notificationsOf(server, id)).toEqual([expect.objectContaining({ event: 'WEBHOOK_CREATED' })])
     expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
   })
+  it('checks on its own every UNIGATE_WEBHOOK_NATIVE_CHECK_MINUTES, without a trigger', async () => {
+    // A check every 5 "minutes" of 200 ms: once a second.
+    const watching = await startNativeServer('pipedrive-native-watch', { nativeCheckMinutes: 5 })
+    try {
+      const connection = await watching.api<{ id: string }>('POST', '/unified/connection', {
+        integration_type: 'pipedrive',
+        auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: emu.url },
+      })
+      expect(connection.status, connection.text).toBe(200)
+      const hook = await watching.api<{ id: string }>('POST', '/unified/webhook', {
+        connection_id: connection.body.id,
+        object_type: 'crm_contact',
+        event: 'deleted',
+        hook_url: watching.receiver.url,
+      })
+      expect(hook.status, hook.text).toBe(200)
+      const url = `${watching.base}/native-webhooks/${hook.body.id}`
+      const [first] = (await providerHooks()).filter((h) => h.subscription_url === url)
+      expect(first).toBeDefined()
+      emu.state.hooks.hooks.delete(Number(first?.id))
+      await watching.receiver.waitFor(
+        () => [...emu.state.hooks.hooks.values()].some((h) => h.subscriptionUrl === url),
+        10_000,
+        'the scheduled re-subscription',
+      )
+      // The notification follows the subscription in the same check.
+      const told = async () =>
+        (await notificationsOf(watching, hook.body.id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+      const deadline = Date.now() + 5_000
+      while ((await told()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(await told()).toHaveLength(1)
+      expect((await watching.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    } finally {
+      await watching.close()
+    }
+  })
 })
