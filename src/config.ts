@@ -118,6 +118,12 @@ export interface WebhookSettings {
    * Work still running then is aborted and its lease released, so another process takes it over at once.
    */
   readonly stopTimeoutMs: number
+  /**
+   * Minutes between checks that each native webhook's subscription still exists at the provider
+   * (UNIGATE_WEBHOOK_NATIVE_CHECK_MINUTES, default 60): the longest a subscription removed at the provider
+   * goes unnoticed, for one provider call per webhook per check.
+   */
+  readonly nativeCheckMinutes: number
   /** `in-process` or `pg-boss` (UNIGATE_JOB_RUNNER); by default pg-boss on PostgreSQL, in-process otherwise. */
   readonly jobRunner: 'in-process' | 'pg-boss'
 }
@@ -156,6 +162,7 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     // Above the default delivery timeout, so a delivery in hand finishes; inside the README's systemd
     // TimeoutStopSec=30 with room to release leases and close. pg-boss waits at least 1 s.
     stopTimeoutMs: int(env, 'UNIGATE_WEBHOOK_STOP_TIMEOUT_MS', 20_000, 1_000),
+    nativeCheckMinutes: int(env, 'UNIGATE_WEBHOOK_NATIVE_CHECK_MINUTES', 60, 1),
     jobRunner: runner,
   }
 }

@@ -7,6 +7,7 @@ import {
   startBamboohrEmulator,
 } from '../emulators/bamboohr/index.js'
 import { type NativeServer, startNativeServer } from './support/native-server.js'
+import { checkNow, notificationsOf } from './support/native-watch.js'
 
 type Rec = Record<string, unknown>
 
@@ -316,5 +317,77 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     } finally {
       await strict.close()
     }
+  })
+  it('subscribes again when BambooHR no longer has the webhook, with the new private key, and tells the user', async () => {
+    const id = await hookFor('created')
+    const ours = () =>
+      [...emu.state.hooks.hooks.values()].filter((h) => h.url.endsWith(`/native-webhooks/${id}`))
+    const [first] = ours()
+    expect(first).toBeDefined()
+    expect((await employeeWrite('/employees/', { firstName: 'Before', lastName: 'Gap' })).status).toBe(201)
+    await server.receiver.waitFor(() => server.receiver.accepted(id).length === 1, 15_000, 'before the gap')
+    expect((await checkNow(server, id)).is_healthy).toBe(true)
+    expect(ours()).toEqual([first])
+
+    // An admin deletes it (delete-webhook); BambooHR then calls nothing for it.
+    const removedAt = new Date().toISOString()
+    const deleted = await fetch(`${gateway()}/webhooks/${first?.id}/`, {
+      method: 'DELETE',
+      headers: { authorization: basic },
+    })
+    expect(deleted.status).toBe(200)
+    expect(ours()).toEqual([])
+
+    const checked = await checkNow(server, id)
+    expect(checked.is_healthy).toBe(true)
+    const again = ours()
+    expect(again).toHaveLength(1)
+    expect(again[0]?.id).not.toBe(first?.id)
+    expect(again[0]?.events).toEqual(['employee_with_fields.created'])
+    expect(again[0]?.privateKey).not.toBe(first?.privateKey)
+
+    // Calls signed with the new key are accepted: the push reaches the receiver again.
+    const added = await employeeWrite('/employees/', { firstName: 'After', lastName: 'Gap' })
+    expect(added.status).toBe(201)
+    const employeeId = added.headers.get('location')!.split('/').pop()!
+    await server.receiver.waitFor(() => server.receiver.accepted(id).length === 2, 15_000, 'after the gap')
+    expect(server.receiver.accepted(id)[1]?.data).toEqual([
+      expect.objectContaining({ id: employeeId, first_name: 'After', last_name: 'Gap' }),
+    ])
+
+    const notes = (await notificationsOf(server, id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+    expect(notes).toHaveLength(1)
+    const description = String(notes[0]?.description)
+    expect(description).toContain(`webhook ${id}`)
+    expect(description).toContain('bamboohr subscription was gone')
+    const since = /since (\S+) /.exec(description)?.[1] ?? ''
+    expect(Date.parse(since)).toBeLessThanOrEqual(Date.parse(removedAt))
+    for (const key of [first?.privateKey, again[0]?.privateKey]) expect(description).not.toContain(key)
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    expect(ours()).toEqual([])
+  })
+
+  it('counts a failed re-subscription against health: unhealthy after 3, healthy once it succeeds', async () => {
+    const id = await hookFor('updated')
+    const ours = () =>
+      [...emu.state.hooks.hooks.values()].filter((h) => h.url.endsWith(`/native-webhooks/${id}`))
+    const [first] = ours()
+    emu.state.hooks.hooks.delete(String(first?.id))
+    // BambooHR refuses the new webhook three checks in a row (a 403, as for fields the user may not read).
+    emu.fault({ status: 403, times: 3, method: 'POST', pathPattern: '/webhooks/?$' })
+    expect((await checkNow(server, id)).is_healthy).toBe(true)
+    expect((await checkNow(server, id)).is_healthy).toBe(true)
+    expect((await checkNow(server, id)).is_healthy).toBe(false)
+    expect(ours()).toEqual([])
+    const unhealthy = (await notificationsOf(server, id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+    expect(unhealthy).toHaveLength(1)
+    expect(String(unhealthy[0]?.description)).toContain('subscription is gone and subscribing again failed')
+    // The next check subscribes: healthy again, and the gap is told.
+    expect((await checkNow(server, id)).is_healthy).toBe(true)
+    expect(ours()).toHaveLength(1)
+    const notes = (await notificationsOf(server, id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+    expect(notes).toHaveLength(2)
+    expect(notes.filter((n) => String(n.description).includes('subscription was gone at'))).toHaveLength(1)
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
   })
 })

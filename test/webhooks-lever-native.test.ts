@@ -4,6 +4,7 @@ import { DEFAULT_LEVER_API_KEY, type LeverEmulator, startLeverEmulator } from '.
 import { buildApp } from '../src/http/app.js'
 import { createServices, type Services } from '../src/services.js'
 import { testConfig } from './support/config.js'
+import { checkNow, notificationsOf } from './support/native-watch.js'
 import { freePort } from './support/server-process.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
@@ -296,5 +297,61 @@ describe('native webhooks with Lever', () => {
     await receiver.waitFor(() => deliveredIds(deleted).includes(gone), 15_000, 'the real deletion')
     expect(receiver.accepted(deleted).map((d) => d.data)).toEqual([[{ id: gone }]])
     expect((await api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
+  })
+  it('makes the Lever webhooks again when one of them is deleted at Lever, and tells the user', async () => {
+    const updated = await subscribe('updated')
+    const server = { api }
+    const ours = () => leverHooks().filter((h) => h.url === `${base}/native-webhooks/${updated}`)
+    const first = ours()
+    expect(first.map((h) => h.event)).toEqual([
+      'candidateStageChange',
+      'candidateArchiveChange',
+      'candidateHired',
+    ])
+    expect((await checkNow(server, updated)).is_healthy).toBe(true)
+    expect(ours()).toEqual(first)
+
+    // A Lever admin deletes one of the three (DELETE /webhooks/:id, #delete-a-webhook).
+    const removedAt = new Date().toISOString()
+    const res = await fetch(`${emulator.url}/v1/webhooks/${first[0]?.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Basic ${Buffer.from(`${DEFAULT_LEVER_API_KEY}:`).toString('base64')}` },
+    })
+    expect(res.status).toBe(204)
+
+    expect((await checkNow(server, updated)).is_healthy).toBe(true)
+    // All three made again (with their new signature tokens), none of the old ones left.
+    const again = ours()
+    expect(again.map((h) => h.event)).toEqual([
+      'candidateStageChange',
+      'candidateArchiveChange',
+      'candidateHired',
+    ])
+    const oldIds = new Set(first.map((h) => h.id))
+    expect(again.some((h) => oldIds.has(h.id))).toBe(false)
+
+    // Stage changes reach the receiver again, signed with the new tokens.
+    const posting = emulator.state.postings[0] as string
+    const user = emulator.state.users[0] as string
+    const opportunity = await lever('POST', `/opportunities?perform_as=${user}`, {
+      name: 'Dorothy Vaughan',
+      postings: [posting],
+      origin: 'applied',
+      stage: 'applicant-new',
+    })
+    await lever('PUT', `/opportunities/${opportunity.id}/stage`, { stage: 'offer' })
+    await receiver.waitFor(() => receiver.accepted(updated).length === 1, 15_000, 'the stage change')
+    expect(receiver.accepted(updated)[0]?.data).toEqual([expect.objectContaining({ id: opportunity.id })])
+
+    const notes = (await notificationsOf(server, updated)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+    expect(notes).toHaveLength(1)
+    const description = String(notes[0]?.description)
+    expect(description).toContain(`webhook ${updated}`)
+    expect(description).toContain('lever subscription was gone')
+    const since = /since (\S+) /.exec(description)?.[1] ?? ''
+    expect(Date.parse(since)).toBeLessThanOrEqual(Date.parse(removedAt))
+    for (const h of [...first, ...again]) expect(description).not.toContain(h.signatureToken)
+    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+    expect(ours()).toEqual([])
   })
 })

@@ -5,6 +5,7 @@ import {
   startPipedriveEmulator,
 } from '../emulators/pipedrive/index.js'
 import { type NativeServer, startNativeServer } from './support/native-server.js'
+import { checkNow, notificationsOf } from './support/native-watch.js'
 
 type Rec = Record<string, unknown>
 
@@ -258,5 +259,131 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     )
     expect(server.receiver.accepted(hook.body.id).map((d) => d.data)).toEqual([[{ id: String(doomed?.id) }]])
     expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+  })
+  it('subscribes again when Pipedrive no longer has the webhook, and tells the user since when calls may be missing', async () => {
+    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'created',
+      hook_url: server.receiver.url,
+      fields: 'id,name',
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const id = hook.body.id
+    const ours = async () =>
+      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const [first] = await ours()
+    const created = await server.api<{ id: string }>('POST', `/crm/${conn}/contact`, { name: 'Before Gap' })
+    await server.receiver.waitFor(() => server.receiver.accepted(id).length === 1, 15_000, 'before the gap')
+
+    // Present at Pipedrive: the check changes nothing.
+    expect((await checkNow(server, id)).is_healthy).toBe(true)
+    expect((await ours()).map((h) => h.id)).toEqual([first?.id])
+
+    // An admin deletes it (deleteWebhook); Pipedrive also does after 3 days of failed deliveries.
+    const removedAt = new Date().toISOString()
+    const deleted = await fetch(`${emu.url}/api/v1/webhooks/${first?.id}`, {
+      method: 'DELETE',
+      headers: { 'x-api-token': DEFAULT_PIPEDRIVE_TOKEN },
+    })
+    expect(deleted.status).toBe(200)
+    const callsBefore = emu.state.hooks.calls.length
+    await server.api('POST', `/crm/${conn}/contact`, { name: 'In The Gap' })
+    await new Promise((r) => setTimeout(r, 300))
+    expect(emu.state.hooks.calls.length).toBe(callsBefore)
+
+    const checked = await checkNow(server, id)
+    expect(checked.is_healthy).toBe(true)
+    // A new subscription, to the same address, with a new secret.
+    const again = await ours()
+    expect(again).toHaveLength(1)
+    expect(again[0]?.id).not.toBe(first?.id)
+    expect(again[0]).toMatchObject({
+      event_action: 'create',
+      event_object: 'person',
+      http_auth_user: 'unigate',
+    })
+    expect(again[0]?.http_auth_password).not.toBe(first?.http_auth_password)
+
+    // Pushes reach the receiver again.
+    const after = await server.api<{ id: string }>('POST', `/crm/${conn}/contact`, { name: 'After Gap' })
+    await server.receiver.waitFor(() => server.receiver.accepted(id).length === 2, 15_000, 'after the gap')
+    expect(server.receiver.accepted(id)[1]?.data).toEqual([{ id: after.body.id, name: 'After Gap' }])
+
+    // The user sees the gap: a notification naming the webhook and since when calls may be missing.
+    const notes = (await notificationsOf(server, id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+    expect(notes).toHaveLength(1)
+    const description = String(notes[0]?.description)
+    expect(description).toContain(id)
+    expect(description).toContain('pipedrive subscription was gone')
+    const since = /since (\S+) /.exec(description)?.[1] ?? ''
+    expect(Date.parse(since)).toBeLessThanOrEqual(Date.parse(removedAt))
+    expect(Date.parse(since)).toBeGreaterThanOrEqual(Date.parse(String(first?.add_time)) - 60_000)
+    for (const secret of [first?.http_auth_password, again[0]?.http_auth_password]) {
+      expect(description).not.toContain(String(secret))
+      expect((await server.api('GET', `/unified/webhook/${id}`)).text).not.toContain(String(secret))
+    }
+    expect(created.status).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    expect(await ours()).toEqual([])
+  })
+
+  it('takes a 503 on the check for nothing: no new subscription, no notification, still healthy', async () => {
+    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'updated',
+      hook_url: server.receiver.url,
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const id = hook.body.id
+    const before = await providerHooks()
+    const posts = subscriptionBodies().length
+    // More 503s than Unigate's retries of one request: the check itself fails.
+    emu.fault({ status: 503, times: 10, method: 'GET', pathPattern: '^/api/v1/webhooks$' })
+    const checked = await checkNow(server, id)
+    emu.clearFaults()
+    expect(checked.is_healthy).toBe(true)
+    expect(checked.checked_at).toBeUndefined()
+    expect(await providerHooks()).toEqual(before)
+    expect(subscriptionBodies()).toHaveLength(posts)
+    expect(await notificationsOf(server, id)).toEqual([expect.objectContaining({ event: 'WEBHOOK_CREATED' })])
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+  })
+  it('checks on its own every UNIGATE_WEBHOOK_NATIVE_CHECK_MINUTES, without a trigger', async () => {
+    // A check every 5 "minutes" of 200 ms: once a second.
+    const watching = await startNativeServer('pipedrive-native-watch', { nativeCheckMinutes: 5 })
+    try {
+      const connection = await watching.api<{ id: string }>('POST', '/unified/connection', {
+        integration_type: 'pipedrive',
+        auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: emu.url },
+      })
+      expect(connection.status, connection.text).toBe(200)
+      const hook = await watching.api<{ id: string }>('POST', '/unified/webhook', {
+        connection_id: connection.body.id,
+        object_type: 'crm_contact',
+        event: 'deleted',
+        hook_url: watching.receiver.url,
+      })
+      expect(hook.status, hook.text).toBe(200)
+      const url = `${watching.base}/native-webhooks/${hook.body.id}`
+      const [first] = (await providerHooks()).filter((h) => h.subscription_url === url)
+      expect(first).toBeDefined()
+      emu.state.hooks.hooks.delete(Number(first?.id))
+      await watching.receiver.waitFor(
+        () => [...emu.state.hooks.hooks.values()].some((h) => h.subscriptionUrl === url),
+        10_000,
+        'the scheduled re-subscription',
+      )
+      // The notification follows the subscription in the same check.
+      const told = async () =>
+        (await notificationsOf(watching, hook.body.id)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+      const deadline = Date.now() + 5_000
+      while ((await told()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(await told()).toHaveLength(1)
+      expect((await watching.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    } finally {
+      await watching.close()
+    }
   })
 })

@@ -228,6 +228,69 @@ describe('Pipedrive emulator', () => {
     }
   })
 
+  it('deletes a webhook whose deliveries all failed for 3 days, and not one that succeeded in between', async () => {
+    const hooked = await startPipedriveEmulator({ persons: 1, hookRetryDelaysMs: [5, 5, 5] })
+    let now = Date.parse('2026-03-01T10:00:00Z')
+    hooked.state.hooks.clock = () => now
+    let answer = 500
+    let calls = 0
+    const { createServer } = await import('node:http')
+    const receiver = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        calls++
+        res.writeHead(answer).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const port = (receiver.address() as { port: number }).port
+    const at = (method: string, path: string, body?: unknown) =>
+      fetch(`${hooked.url}${path}`, {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then(async (r) => (await r.json()) as Answer)
+    const listed = async () => (await at('GET', '/api/v1/webhooks')).data.map((h: Answer) => h.id)
+    /** One person created, and the calls about it (first attempt and retries) all made. */
+    const delivery = async (expectedCalls: number) => {
+      const before = calls
+      await at('POST', '/api/v2/persons', { name: `P${before}` })
+      const deadline = Date.now() + 5000
+      while (calls < before + expectedCalls && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10))
+      await new Promise((r) => setTimeout(r, 30))
+      expect(calls - before).toBe(expectedCalls)
+    }
+    try {
+      const made = await at('POST', '/api/v1/webhooks', {
+        subscription_url: `http://127.0.0.1:${port}/in`,
+        event_action: 'create',
+        event_object: 'person',
+        name: 'failing',
+      })
+      const id = made.data.id
+      await delivery(4) // day 1: failed with its 3 retries, one non-successful delivery
+      now += 2 * 24 * 60 * 60 * 1000
+      await delivery(4)
+      expect(await listed()).toContain(id)
+      // A success in between starts the count again.
+      answer = 200
+      await delivery(1)
+      answer = 500
+      now += 2 * 24 * 60 * 60 * 1000
+      await delivery(4)
+      expect(await listed()).toContain(id)
+      now += 3 * 24 * 60 * 60 * 1000
+      await delivery(4)
+      expect(await listed()).not.toContain(id)
+      // Deleted: later changes call nothing.
+      await delivery(0)
+    } finally {
+      receiver.close()
+      await hooked.close()
+    }
+  })
+
   it("spends each request's tokens from the company's daily budget, shared by its tokens, then answers 429", async () => {
     const other = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
     const limited = await startPipedriveEmulator({

@@ -18,6 +18,8 @@ export interface Hook {
   readonly addTime: number
   lastDeliveryTime: number | null
   lastHttpStatus: number | null
+  /** When its first non-successful delivery since its last successful one (or its creation) was counted. */
+  failingSince: number | null
 }
 
 /** One call the emulator made to a subscription URL, for tests asserting what Pipedrive sent. */
@@ -40,6 +42,15 @@ export const MAX_HOOKS_PER_USER = 40
  */
 export const RETRY_DELAYS_MS: readonly number[] = [3_000, 30_000, 150_000]
 export const HOOK_TIMEOUT_MS = 10_000
+
+/**
+ * "If there are no successful deliveries on 3 consecutive days, we will delete this specific webhook"
+ * (guide-for-webhooks-v2, "Retry logic"; the same in guide-for-webhooks and webhooks-for-apps, "Webhooks
+ * policy"). Pipedrive does not say where its days begin: the emulator counts 3 × 24 hours from the first
+ * non-successful delivery (a call failed with all its retries) after the last successful one, and deletes the
+ * webhook when a non-successful delivery is counted that long after it (ours).
+ */
+export const DELETE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000
 
 export type PersonAction = 'create' | 'change' | 'delete'
 
@@ -110,10 +121,18 @@ export class PipedriveHooks {
   constructor(
     private readonly companyDomain: string,
     private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
+    /** The emulator's notion of now for the delete-after-3-days rule; tests move it instead of waiting days. */
+    public clock: () => number = Date.now,
   ) {}
 
-  add(hook: Omit<Hook, 'id' | 'lastDeliveryTime' | 'lastHttpStatus'>): Hook {
-    const created: Hook = { ...hook, id: this.nextId++, lastDeliveryTime: null, lastHttpStatus: null }
+  add(hook: Omit<Hook, 'id' | 'lastDeliveryTime' | 'lastHttpStatus' | 'failingSince'>): Hook {
+    const created: Hook = {
+      ...hook,
+      id: this.nextId++,
+      lastDeliveryTime: null,
+      lastHttpStatus: null,
+      failingSince: null,
+    }
     this.hooks.set(created.id, created)
     return created
   }
@@ -185,10 +204,24 @@ export class PipedriveHooks {
     hook.lastDeliveryTime = Date.now()
     hook.lastHttpStatus = typeof status === 'number' ? status : null
     // "For a successful delivery, we'll accept any 2XX status code" (guide-for-webhooks-v2).
-    if (typeof status === 'number' && status >= 200 && status < 300) return
+    if (typeof status === 'number' && status >= 200 && status < 300) {
+      hook.failingSince = null
+      return
+    }
+    if (!this.hooks.has(hook.id)) return
     const delay = this.retryDelaysMs[attempt - 1]
-    if (delay === undefined || !this.hooks.has(hook.id)) return
+    if (delay === undefined) {
+      this.countFailedDelivery(hook)
+      return
+    }
     this.retries.after(delay, () => void this.send(hook, bodyOf, attempt + 1))
+  }
+
+  /** A call that failed with all its retries: "counted as one non-successful delivery" (guide-for-webhooks-v2). */
+  private countFailedDelivery(hook: Hook): void {
+    const now = this.clock()
+    if (hook.failingSince === null) hook.failingSince = now
+    else if (now - hook.failingSince >= DELETE_AFTER_FAILING_MS) this.hooks.delete(hook.id)
   }
 
   close(): void {

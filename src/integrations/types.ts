@@ -249,6 +249,9 @@ export interface NativeCallToken {
  */
 export type NativeChanges = readonly UnifiedRecord[] | NativeChangedIds
 
+/** What the provider answers about a subscription Unigate made. */
+export type NativeSubscriptionState = 'present' | 'gone'
+
 /** A provider's push notifications for one object, used by native webhooks. */
 export interface NativeWebhookSupport {
   /** Events the provider can push for the object. */
@@ -257,6 +260,12 @@ export interface NativeWebhookSupport {
   subscribe(ctx: HandlerContext, request: NativeSubscriptionRequest): Promise<NativeSubscriptionResult>
   /** Removes it; a subscription already gone at the provider is not an error. */
   unsubscribe(ctx: HandlerContext, externalId: string): Promise<void>
+  /**
+   * Whether the provider still holds the subscription (`gone` when it, or any of several joined ids, is no
+   * longer there: removed by an admin, or by the provider itself after failed calls). A provider that cannot
+   * answer now (429, 5xx, a timeout) throws: that is never `gone`.
+   */
+  subscriptionState?(ctx: HandlerContext, externalId: string): Promise<NativeSubscriptionState>
   /**
    * True when the call proves it comes from this subscription (the provider's signature or the secret),
    * checked with the helpers of `native-auth.ts`. `nowMs` is the receiving time, for providers that sign a

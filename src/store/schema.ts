@@ -99,6 +99,9 @@ export interface WebhookTable {
   read_failures: number
   /** Sealed JSON of the provider subscription of a native webhook (its id and our shared secret). */
   native_sealed: string | null
+  /** A native webhook's last authenticated provider call, and its last subscription at the provider. */
+  native_call_at: string | null
+  native_subscribed_at: string | null
   created_at: string
   updated_at: string
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
-import { ApiError } from '../errors.js'
+import { ApiError, ProviderError } from '../errors.js'
 import { memoryCursors } from '../integrations/cursors.js'
 import { integrationOf } from '../integrations/registry.js'
 import type {
@@ -13,8 +13,10 @@ import type {
 } from '../integrations/types.js'
 import { modelOf, type UnifiedRecord } from '../models/index.js'
 import type { Db } from '../store/index.js'
+import { LeaseLostError } from './change-store.js'
 import type { WebhookHealth } from './health.js'
 import { callTokenSeen, commitNativeDeliveries } from './native-store.js'
+import type { NotificationStore } from './notifications.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
@@ -45,6 +47,12 @@ function handlerContext(resolved: ResolvedConnection): HandlerContext {
   }
 }
 
+/**
+ * What a check of the subscription found (`unchecked`: the provider offers no way to check; `removed`: the
+ * webhook was deleted while it was subscribed again).
+ */
+export type NativeWatchOutcome = 'unchecked' | 'present' | 'resubscribed' | 'resubscribe-failed' | 'removed'
+
 /** `unavailable`: the changed records could not be read back now; the provider should call again. */
 export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
 
@@ -63,15 +71,18 @@ export class NativeWebhooks {
     private readonly webhooks: WebhookStore,
     private readonly reader: RecordReader,
     private readonly health: WebhookHealth,
+    private readonly notifications: NotificationStore,
     private readonly publicUrl: string,
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
 
-  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+  /** False when the webhook was removed meanwhile (what was made at the provider is removed again). */
+  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<boolean> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
-    const made = await support.subscribe(handlerContext(resolved), {
+    const ctx = handlerContext(resolved)
+    const made = await support.subscribe(ctx, {
       event: webhook.event,
       url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
       secret,
@@ -79,10 +90,71 @@ export class NativeWebhooks {
     })
     // A provider that signs with keys of its own (BambooHR's privateKey, Lever's signature tokens) is
     // checked with those: the one place a provider-issued secret is kept, sealed with the webhook.
-    await this.webhooks.setNativeSubscription(webhook.id, {
-      externalId: made.externalId,
-      secret: made.secret ?? secret,
-    })
+    const stored = await this.webhooks.setNativeSubscription(
+      webhook.id,
+      { externalId: made.externalId, secret: made.secret ?? secret },
+      new Date().toISOString(),
+    )
+    // Removed while subscribing (a re-subscription racing a DELETE): nothing may stay at the provider.
+    if (!stored) await support.unsubscribe(ctx, made.externalId).catch(() => undefined)
+    return stored
+  }
+
+  /**
+   * The periodic check of a native webhook's subscription (run by the poller, under the webhook's poll lease,
+   * so once across processes). `present`: nothing to do. `gone` (an admin removed it, or the provider did,
+   * e.g. Pipedrive after 3 days of failed calls): Unigate subscribes again exactly as at creation (a new
+   * secret, or the new key the provider issues), removes what is left of the old one (Lever: the other
+   * Lever webhooks of the set), and records a WEBHOOK_UNHEALTHY notification naming since when calls may
+   * have been missed. A failed re-subscription counts against the webhook's health like a failed read and
+   * is tried again at the next check. A provider that cannot answer the check throws: never `gone`.
+   */
+  async watch(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    /** Renews the caller's lease on the webhook; false when it was lost (another process checks now). */
+    stillHeld: () => Promise<boolean>,
+  ): Promise<NativeWatchOutcome> {
+    const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
+    if (!support?.subscriptionState) return 'unchecked'
+    const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
+    const ctx = handlerContext(resolved)
+    if (subscription && (await support.subscriptionState(ctx, subscription.externalId)) === 'present') {
+      return 'present'
+    }
+    const foundAt = new Date().toISOString()
+    const since = await this.webhooks.nativeQuietSince(webhook.id)
+    // Subscribing is a write at the provider: only while this check still holds the webhook.
+    if (!(await stillHeld())) throw new LeaseLostError(webhook.id)
+    try {
+      if (!(await this.subscribe(webhook, resolved))) return 'removed'
+    } catch (err) {
+      await this.health.failed(
+        webhook,
+        'read',
+        `its ${webhook.integration_type} subscription is gone and subscribing again failed (${subscribeFailure(err)})`,
+        foundAt,
+      )
+      return 'resubscribe-failed'
+    }
+    if (subscription) await support.unsubscribe(ctx, subscription.externalId).catch(() => undefined)
+    await this.health.succeeded(webhook, 'read')
+    await this.notifications.record(
+      {
+        workspace_id: webhook.workspace_id,
+        event: 'WEBHOOK_UNHEALTHY',
+        description:
+          `webhook ${webhook.id} (${webhook.object_type} ${webhook.event}): its ${webhook.integration_type} ` +
+          `subscription was gone at ${foundAt} (removed at the provider) and was made again; changes ` +
+          `since ${since ?? webhook.created_at} (the last call received) may have been missed: list ` +
+          `${webhook.object_type} with updated_gte=${since ?? webhook.created_at} to catch up`,
+        webhook_id: webhook.id,
+        connection_id: webhook.connection_id,
+        integration_type: webhook.integration_type,
+      },
+      new Date().toISOString(),
+    )
+    return 'resubscribed'
   }
 
   async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
@@ -99,6 +171,7 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
+    await this.webhooks.markNativeCall(webhookId, new Date().toISOString())
     const token = support.callToken?.(call)
     // Acknowledged again, so the provider stops sending it; delivered once.
     if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
@@ -161,6 +234,12 @@ export class NativeWebhooks {
  */
 function isPermanentReadFailure(err: unknown): boolean {
   return err instanceof ApiError && [400, 403, 501].includes(err.statusCode)
+}
+
+/** A failed subscription by status only: a provider's message could echo what was sent. */
+function subscribeFailure(err: unknown): string {
+  if (err instanceof ProviderError) return `the provider answered ${err.status}`
+  return err instanceof ApiError ? err.message : 'the provider could not be reached'
 }
 
 /** The API's own message (it names no secret); anything else only by kind. */

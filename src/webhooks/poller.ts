@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { ProviderError } from '../errors.js'
 import type { Db } from '../store/index.js'
 import {
   changesFor,
@@ -16,6 +17,7 @@ import {
 } from './change-store.js'
 import type { WebhookHealth } from './health.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
+import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
 import { readStrategyOf } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'
@@ -24,6 +26,8 @@ import type { WebhookStore } from './webhook-store.js'
 
 export interface PollerSettings {
   readonly minuteMs: number
+  /** Minutes between checks that a native webhook's subscription still exists at the provider. */
+  readonly nativeCheckMinutes: number
   readonly leaseMs: number
   /** Names this process in the run history. */
   readonly runner: string
@@ -45,6 +49,7 @@ export class Poller {
     private readonly webhooks: WebhookStore,
     private readonly reader: RecordReader,
     private readonly health: WebhookHealth,
+    private readonly native: NativeWebhooks,
     private readonly settings: PollerSettings,
     private readonly onStored: (webhookId: string) => Promise<void>,
     private readonly clock: () => number = Date.now,
@@ -77,6 +82,10 @@ export class Poller {
     const webhook = (await this.webhooks.byId(webhookId))!
     const dueAt = webhook.next_check_at ?? startedAt
     const nextCheckAt = this.nextCheckAfter(webhook, startedAt)
+    if (isSubscriptionCheck(webhook)) {
+      await this.checkSubscription(webhook, token, startedAt, dueAt, nextCheckAt)
+      return
+    }
     try {
       const plan = await this.check(webhook, token, startedAt, abort)
       const stored = await commitCheck(this.db, {
@@ -111,10 +120,60 @@ export class Poller {
     }
   }
 
-  /** Native webhooks are polled once, for their backfill; virtual ones every `interval` minutes. */
+  /**
+   * Virtual webhooks are polled every `interval` minutes; native ones are read once, for their backfill, and
+   * their subscription at the provider is checked every `nativeCheckMinutes`.
+   */
   private nextCheckAfter(webhook: StoredWebhook, startedAt: string): string | null {
-    if (webhook.webhook_type === 'native') return null
-    return new Date(Date.parse(startedAt) + webhook.interval * this.settings.minuteMs).toISOString()
+    let minutes = webhook.interval
+    if (webhook.webhook_type === 'native') {
+      // A provider that offers no way to check (PostHog) is not asked again.
+      if (!nativeSupportOf(webhook.integration_type, webhook.object_type)?.subscriptionState) return null
+      minutes = this.settings.nativeCheckMinutes
+    }
+    return new Date(Date.parse(startedAt) + minutes * this.settings.minuteMs).toISOString()
+  }
+
+  /**
+   * A native webhook's subscription check, committed like a poll that found nothing (so `checked_at` and the
+   * run history show it). A provider that cannot answer (429, 5xx, a timeout, the connection gone) is a
+   * failed run and does not count against health: the pushes may well be arriving; the next check asks again.
+   * Only a re-subscription that fails counts (NativeWebhooks.watch).
+   */
+  private async checkSubscription(
+    webhook: StoredWebhook,
+    token: string,
+    startedAt: string,
+    dueAt: string,
+    nextCheckAt: string | null,
+  ): Promise<void> {
+    try {
+      const resolved = await this.reader.resolve(webhook)
+      if (!resolved) throw new Error(`connection ${webhook.connection_id} is gone`)
+      await this.native.watch(webhook, resolved, () =>
+        renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs)),
+      )
+      await commitCheck(this.db, {
+        webhookId: webhook.id,
+        leaseToken: token,
+        pages: [],
+        startedAt,
+        nextCheckAt: await this.nextCheckAtCommit(webhook.id, nextCheckAt, startedAt),
+        run: { dueAt, runner: this.settings.runner, finishedAt: this.iso() },
+      })
+      await pruneRuns(this.db, webhook.id)
+    } catch (err) {
+      await recordFailedCheck(this.db, {
+        webhookId: webhook.id,
+        leaseToken: token,
+        startedAt,
+        nextCheckAt: await this.nextCheckAtCommit(webhook.id, nextCheckAt, startedAt),
+        dueAt,
+        runner: this.settings.runner,
+        finishedAt: this.iso(),
+        error: err instanceof ProviderError ? `the provider answered ${err.status}` : 'the check failed',
+      })
+    }
   }
 
   /** A trigger that arrived during this poll asks for another one right after it. */
@@ -180,4 +239,9 @@ export class Poller {
     const split = classifyByTimestamps(records, since, neverChange)
     return { pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL') }
   }
+}
+
+/** A native webhook past its backfill (or never asked for one) is checked at the provider, not read. */
+function isSubscriptionCheck(webhook: StoredWebhook): boolean {
+  return webhook.webhook_type === 'native' && !(webhook.include_all && !webhook.initial_done)
 }

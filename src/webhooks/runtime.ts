@@ -85,22 +85,39 @@ export class WebhookRuntime {
       { minuteMs: settings.minuteMs, maxAttempts: settings.maxAttempts, leaseMs: settings.leaseMs },
     )
     const reader = new RecordReader(deps.resolver)
+    this.native = new NativeWebhooks(
+      db,
+      this.store,
+      reader,
+      health,
+      this.notifications,
+      deps.publicUrl,
+      requestDelivery,
+    )
     const poller = new Poller(
       db,
       this.store,
       reader,
       health,
-      { minuteMs: settings.minuteMs, leaseMs: settings.leaseMs, runner: this.runner },
+      this.native,
+      {
+        minuteMs: settings.minuteMs,
+        nativeCheckMinutes: settings.nativeCheckMinutes,
+        leaseMs: settings.leaseMs,
+        runner: this.runner,
+      },
       requestDelivery,
     )
-    this.native = new NativeWebhooks(db, this.store, reader, health, deps.publicUrl, requestDelivery)
     this.service = new WebhookService(
       this.store,
       deps.connectionStore,
       deps.resolver,
       this.notifications,
       this.native,
-      { allowAddresses: deps.outbound.allowAddresses },
+      {
+        allowAddresses: deps.outbound.allowAddresses,
+        nativeCheckMs: settings.nativeCheckMinutes * settings.minuteMs,
+      },
       requestPoll,
     )
     // A poll is one unit of work: only abandoning it stops it. A delivery run stops after the delivery in

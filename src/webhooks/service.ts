@@ -34,6 +34,8 @@ export const DEFAULT_PAGE_MAX_LIMIT = 100
 
 export interface WebhookServiceSettings {
   readonly allowAddresses: readonly GuardedRange[]
+  /** When a new native webhook's subscription is first checked at the provider. */
+  readonly nativeCheckMs: number
 }
 
 /** Creating, changing, triggering and removing webhooks: everything the API asks of them. */
@@ -66,8 +68,15 @@ export class WebhookService {
     if (input.fields) parseFields(input.fields, model)
     this.checkFilters(resolved, objectType, input.filters ?? {})
     const now = new Date().toISOString()
-    // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill.
+    // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill, otherwise
+    // its subscription is first checked at the provider one check interval from now.
     const checkNow = webhookType === 'virtual' || includeAll
+    const watched = nativeSupportOf(resolved.integration.type, objectType)?.subscriptionState !== undefined
+    const firstCheck = checkNow
+      ? now
+      : watched
+        ? new Date(Date.parse(now) + this.settings.nativeCheckMs).toISOString()
+        : undefined
     const webhook = await this.store.insert({
       id: newId('wh'),
       workspace_id: workspaceId,
@@ -84,7 +93,7 @@ export class WebhookService {
       environment: resolved.connection.environment,
       include_all: includeAll,
       is_paused: input.is_paused ?? false,
-      ...(checkNow ? { next_check_at: now } : {}),
+      ...(firstCheck ? { next_check_at: firstCheck } : {}),
       created_at: now,
     })
     if (webhookType === 'native') {
@@ -170,13 +179,18 @@ export class WebhookService {
     }
   }
 
-  /** Runs a virtual webhook's check now ("for testing purposes" in Unified.to's words). */
+  /**
+   * Runs a webhook's check now ("for testing purposes" in Unified.to's words): a virtual webhook's poll, a
+   * native webhook's backfill when one is pending, else the check that its subscription still exists at the
+   * provider (made again when it is gone).
+   */
   async trigger(workspaceId: string, id: string): Promise<void> {
     const webhook = await this.store.get(workspaceId, id)
     if (!webhook) throw notFound(`webhook ${id} not found`)
-    // A native webhook is checked only for its backfill; after that the provider pushes.
     if (webhook.webhook_type === 'native' && !webhook.next_check_at) {
-      throw badRequest(`webhook ${id} is native: the provider pushes its changes, there is nothing to check`)
+      throw badRequest(
+        `webhook ${id} is native: the provider pushes its changes and offers no way to check its subscription, there is nothing to check`,
+      )
     }
     await this.store.markTriggered(id, new Date().toISOString())
     await this.requestPoll(id)

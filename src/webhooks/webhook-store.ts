@@ -127,6 +127,8 @@ export class WebhookStore {
         delivery_failures: 0,
         read_failures: 0,
         native_sealed: null,
+        native_call_at: null,
+        native_subscribed_at: null,
         created_at: w.created_at,
         updated_at: w.created_at,
       })
@@ -208,12 +210,42 @@ export class WebhookStore {
       .execute()
   }
 
-  async setNativeSubscription(id: string, subscription: NativeSubscription): Promise<void> {
+  /** False when the webhook is gone (removed meanwhile). */
+  async setNativeSubscription(id: string, subscription: NativeSubscription, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhooks')
+      .set({ native_sealed: this.box.sealJson(subscription), native_subscribed_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  /** Remembers an authenticated call of the provider (at most one write a minute per webhook). */
+  async markNativeCall(id: string, now: string): Promise<void> {
+    const minuteAgo = new Date(Date.parse(now) - 60_000).toISOString()
     await this.db
       .updateTable('webhooks')
-      .set({ native_sealed: this.box.sealJson(subscription) })
+      .set({ native_call_at: now })
       .where('id', '=', id)
+      .where((eb) => eb.or([eb('native_call_at', 'is', null), eb('native_call_at', '<', minuteAgo)]))
       .execute()
+  }
+
+  /**
+   * Since when a native webhook may have missed calls once its subscription is found gone: its last
+   * authenticated call, or its last subscription when no call came after it.
+   */
+  async nativeQuietSince(id: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(['native_call_at', 'native_subscribed_at', 'created_at'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    if (!row) return undefined
+    const times = [row.native_call_at, row.native_subscribed_at ?? row.created_at].filter(
+      (t): t is string => t !== null,
+    )
+    return times.sort().at(-1)
   }
 
   async nativeSubscriptionOf(id: string): Promise<NativeSubscription | undefined> {

@@ -38,6 +38,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       leaseMs: 3_000,
       concurrency: 16,
       stopTimeoutMs: 5_000,
+      nativeCheckMinutes: 60,
       jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
     },
     authorization: {

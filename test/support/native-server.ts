@@ -1,3 +1,4 @@
+import type { Config } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
 import { createServices } from '../../src/services.js'
 import { testConfig } from './config.js'
@@ -22,10 +23,14 @@ export interface NativeServer {
  * Unigate listening on a port known before it starts (a provider must reach it at its public address),
  * one workspace with an API key, and a receiver verifying the workspace's signed deliveries.
  */
-export async function startNativeServer(workspace: string): Promise<NativeServer> {
+export async function startNativeServer(
+  workspace: string,
+  webhooks: Partial<Config['webhooks']> = {},
+): Promise<NativeServer> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const services = await createServices(testConfig('sqlite', { publicUrl: base }))
+  const config = testConfig('sqlite', { publicUrl: base })
+  const services = await createServices({ ...config, webhooks: { ...config.webhooks, ...webhooks } })
   const app = await buildApp(services, { logger: false })
   await app.listen({ host: '127.0.0.1', port })
   const { workspace: ws, secret } = await services.workspaces.create(workspace)

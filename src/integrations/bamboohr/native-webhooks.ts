@@ -136,6 +136,21 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
     }
   },
 
+  /**
+   * `GET /v1/webhooks/{id}/` answers the webhook's configuration, 404 once it no longer exists (get-webhook in
+   * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml); an admin removes one
+   * in BambooHR's settings or with delete-webhook.
+   */
+  async subscriptionState(ctx, externalId) {
+    try {
+      await ctx.client.json({ method: 'GET', path: `/webhooks/${encodeURIComponent(externalId)}/` })
+      return 'present'
+    } catch (err) {
+      if (err instanceof ProviderError && err.status === 404) return 'gone'
+      throw err
+    }
+  },
+
   authenticate: bamboohrSignatureValid,
 
   // The signature covers body and timestamp, so it names the call: remembered as the call's one-time token for as

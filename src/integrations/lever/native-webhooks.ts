@@ -173,6 +173,28 @@ export const leverApplicationPushes: NativeWebhookSupport = {
     for (const id of externalId.split(',').filter(Boolean)) await deleteWebhook(ctx, id)
   },
 
+  /**
+   * "List all webhooks" (`GET /webhooks`, https://hire.lever.co/developer/documentation#list-webhooks): every
+   * Lever webhook of ours must still be listed, or the unified webhook misses that event; an admin deletes
+   * them in Lever's settings or with `DELETE /webhooks/:id`. Pages are followed as every Lever list pages
+   * (`hasNext`, `next` as the next `offset`, #pagination).
+   */
+  async subscriptionState(ctx, externalId) {
+    const listed = new Set<string>()
+    let offset: string | undefined
+    do {
+      const page = await ctx.client.json<{ data?: { id?: unknown }[]; hasNext?: boolean; next?: string }>({
+        method: 'GET',
+        path: '/webhooks',
+        ...(offset ? { query: { offset } } : {}),
+      })
+      for (const hook of page.data ?? []) if (typeof hook.id === 'string') listed.add(hook.id)
+      offset = page.hasNext && page.next ? page.next : undefined
+    } while (offset)
+    const ours = externalId.split(',').filter(Boolean)
+    return ours.length > 0 && ours.every((id) => listed.has(id)) ? 'present' : 'gone'
+  },
+
   authenticate: leverCallIsSigned,
 
   // "Cache the token value locally and not honor any subsequent request with the same token" (#securing-webhooks).

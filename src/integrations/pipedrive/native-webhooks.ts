@@ -37,6 +37,13 @@ const MAX_NAME = 255
 
 type Hook = { id: number }
 
+/** A webhook as `GET /api/v1/webhooks` lists it (client-nodejs@97e5382: src/versions/v1/models/base-webhook.ts). */
+interface ListedHook {
+  readonly id?: number
+  readonly is_active?: number | boolean
+  readonly remove_time?: string | null
+}
+
 interface WebhookV2Call {
   readonly meta?: { readonly action?: unknown; readonly entity?: unknown; readonly entity_id?: unknown }
 }
@@ -78,6 +85,24 @@ export const pipedrivePersonPushes: NativeWebhookSupport = {
     } catch (err) {
       if (!(err instanceof ProviderError && err.status === 404)) throw err
     }
+  },
+
+  /**
+   * `GET /api/v1/webhooks` lists the company's webhooks (getWebhooks in client-nodejs@97e5382:
+   * src/versions/v1/api/webhooks-api.ts). Ours is gone when it is not listed, or listed with a `remove_time`
+   * (base-webhook.ts): Pipedrive deletes a webhook with "no successful deliveries on 3 consecutive days"
+   * (https://pipedrive.readme.io/docs/guide-for-webhooks-v2, "Retry logic"), and any admin may delete it. One
+   * listed with `is_active` 0 and no `remove_time` is present: that is the "Ban System" (ten failed first
+   * attempts ban it "for 30 minutes", after which "the webhook is reactivated", same page, "Webhooks
+   * policy"), and subscribing again would only add a second webhook beside it.
+   */
+  async subscriptionState(ctx, externalId) {
+    const listed = await ctx.client.json<PipedriveEnvelope<ListedHook[] | null>>({
+      method: 'GET',
+      path: '/api/v1/webhooks',
+    })
+    const ours = (listed.data ?? []).find((h) => String(h.id) === externalId)
+    return ours && !ours.remove_time ? 'present' : 'gone'
   },
 
   authenticate: (call, secret) => basicCredentialsMatch(call, PIPEDRIVE_HOOK_USER, secret),

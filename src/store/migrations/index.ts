@@ -5,6 +5,7 @@ import { apiCallsMigration } from './0003-api-calls.js'
 import { authorizationMigration } from './0004-authorization.js'
 import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
 import { listCursorsMigration } from './0006-list-cursors.js'
+import { nativeWatchMigration } from './0007-native-watch.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004_authorization': authorizationMigration,
   '0005_native_call_tokens': nativeCallTokensMigration,
   '0006_list_cursors': listCursorsMigration,
+  '0007_native_watch': nativeWatchMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
