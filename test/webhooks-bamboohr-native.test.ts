@@ -96,33 +96,21 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     })
     expect(added.status).toBe(201)
     const id = added.headers.get('location')!.split('/').pop()!
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.created).length === 1,
-      15_000,
-      'created',
-    )
+    await server.receiver.untilAccepted(hooks.created, 1, 'created')
     expect(server.receiver.accepted(hooks.created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, first_name: 'Grace', last_name: 'Native', title: 'Analyst', company_id: 'acme' }],
     })
 
     expect((await employeeWrite(`/employees/${id}`, { jobTitle: 'Director' })).status).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.updated).length === 1,
-      15_000,
-      'updated',
-    )
+    await server.receiver.untilAccepted(hooks.updated, 1, 'updated')
     expect(server.receiver.accepted(hooks.updated)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, title: 'Director' }],
     })
 
     emu.state.deleteEmployee(Number(id))
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.deleted).length === 1,
-      15_000,
-      'deleted',
-    )
+    await server.receiver.untilAccepted(hooks.deleted, 1, 'deleted')
     expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, first_name: 'Grace', title: 'Director' }],
@@ -173,7 +161,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect((await call(body, stale, sign(key, body, stale))).status).toBe(401)
     expect((await call(body, now, '')).status).toBe(401)
     expect((await call(body, now, sign(key, body, now))).status).toBe(200)
-    await server.receiver.waitFor(() => server.receiver.accepted(hook).length === 1, 15_000, 'signed push')
+    await server.receiver.untilAccepted(hook, 1, 'signed push')
     expect(server.receiver.accepted(hook)[0]?.data).toEqual([
       { id: '901', first_name: 'Signed', company_id: 'acme' },
     ])

@@ -106,11 +106,7 @@ describe('native webhooks with Lever', () => {
       origin: 'applied',
       stage: 'applicant-new',
     })
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(created).length === 1,
-      15_000,
-      'the created application',
-    )
+    await server.receiver.untilAccepted(created, 1, 'the created application')
     expect(server.receiver.accepted(created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [
@@ -134,11 +130,7 @@ describe('native webhooks with Lever', () => {
     expect(server.receiver.accepted(updated)).toEqual([])
 
     await lever('PUT', `/opportunities/${opportunity.id}/stage`, { stage: 'offer' })
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(updated).length === 1,
-      15_000,
-      'the stage change',
-    )
+    await server.receiver.untilAccepted(updated, 1, 'the stage change')
     expect(server.receiver.accepted(updated)[0]?.data).toEqual([
       {
         id: opportunity.id,
@@ -152,7 +144,7 @@ describe('native webhooks with Lever', () => {
     const hired = emulator.state.archiveReasons.find((r) => r.type === 'hired')?.id
     await lever('PUT', `/opportunities/${opportunity.id}/archived`, { reason: hired })
     // Lever sends both the archive change and the hire; both deliver the record as it now is.
-    await server.receiver.waitFor(() => server.receiver.accepted(updated).length === 3, 15_000, 'the hire')
+    await server.receiver.untilAccepted(updated, 3, 'the hire')
     expect(
       server.receiver
         .accepted(updated)
@@ -171,11 +163,7 @@ describe('native webhooks with Lever', () => {
     expect(leverHooks().map((h) => h.event)).toEqual(['candidateDeleted'])
     const gone = emulator.state.ordered()[0]?.id as string
     expect(emulator.deleteOpportunity(gone)).toBe(true)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(deleted).length === 1,
-      15_000,
-      'the deletion',
-    )
+    await server.receiver.untilAccepted(deleted, 1, 'the deletion')
     expect(server.receiver.accepted(deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id: gone }] })
     expect((await server.api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
     expect(leverHooks()).toEqual([])
@@ -223,11 +211,7 @@ describe('native webhooks with Lever', () => {
     expect(server.receiver.accepted(updated)).toEqual([])
     // Lever's retry of that same call (same token and time) is accepted: a refused call left no token behind.
     expect((await post(updated, signed)).status).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(updated).length === 1,
-      15_000,
-      'the signed call',
-    )
+    await server.receiver.untilAccepted(updated, 1, 'the signed call')
     expect(deliveredIds(updated)).toEqual([opportunityId])
     expect((await server.api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
   })

@@ -56,8 +56,9 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
   })
 
   it('subscribes per event, delivers each person change NATIVE to its webhook only, and unsubscribes', async () => {
-    const hooks: Record<string, string> = {}
-    for (const event of ['created', 'updated', 'deleted']) {
+    const events = ['created', 'updated', 'deleted'] as const
+    const hooks = {} as Record<(typeof events)[number], string>
+    for (const event of events) {
       hooks[event] = await server.nativeWebhook({
         connection_id: conn,
         object_type: 'crm_contact',
@@ -69,7 +70,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     // What reached Pipedrive: one v2 person subscription per event, back to Unigate, with Basic credentials.
     const bodies = subscriptionBodies()
     expect(bodies.map((b) => b.event_action)).toEqual(['create', 'change', 'delete'])
-    for (const [i, event] of ['created', 'updated', 'deleted'].entries()) {
+    for (const [i, event] of events.entries()) {
       expect(bodies[i]).toMatchObject({
         subscription_url: `${server.base}/native-webhooks/${hooks[event]}`,
         event_object: 'person',
@@ -95,11 +96,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     })
     expect(created.status, created.text).toBe(200)
     const id = created.body.id
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.created).length === 1,
-      15_000,
-      'created',
-    )
+    await server.receiver.untilAccepted(hooks.created, 1, 'created')
     expect(server.receiver.accepted(hooks.created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, name: 'Ada Native', emails: [{ email: 'ada@native.example', type: 'WORK' }] }],
@@ -108,22 +105,14 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect((await server.api('PATCH', `/crm/${conn}/contact/${id}`, { name: 'Ada Renamed' })).status).toBe(
       200,
     )
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.updated).length === 1,
-      15_000,
-      'updated',
-    )
+    await server.receiver.untilAccepted(hooks.updated, 1, 'updated')
     expect(server.receiver.accepted(hooks.updated)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, name: 'Ada Renamed' }],
     })
 
     expect((await server.api('DELETE', `/crm/${conn}/contact/${id}`)).status).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.deleted).length === 1,
-      15_000,
-      'deleted',
-    )
+    await server.receiver.untilAccepted(hooks.deleted, 1, 'deleted')
     // A deleted person is delivered as its id, once Pipedrive's read answers that it is gone.
     expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id }] })
     // Each webhook got its own event only; Pipedrive's calls carried the Basic credentials Unigate set.
@@ -135,7 +124,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     )
     expect(server.receiver.badSignatures).toEqual([])
 
-    for (const event of ['created', 'updated', 'deleted']) {
+    for (const event of events) {
       expect((await server.api('DELETE', `/unified/webhook/${hooks[event]}`)).status).toBe(200)
     }
     expect(await providerHooks()).toEqual([])
@@ -170,7 +159,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect((await call(basic('unigate', password), 'create', '77')).status).toBe(200)
     // The body's record is not what is delivered: the person as Pipedrive answers a read of it is.
     expect((await call(basic('unigate', password), 'create', String(known?.id))).status).toBe(200)
-    await server.receiver.waitFor(() => server.receiver.accepted(hook).length === 1, 15_000, 'pushed')
+    await server.receiver.untilAccepted(hook, 1, 'pushed')
     expect(server.receiver.accepted(hook).map((d) => d.data)).toEqual([
       [expect.objectContaining({ id: String(known?.id), name: known?.name })],
     ])
@@ -200,7 +189,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(
       (await server.api('PATCH', `/crm/${conn}/contact/${person.id}`, { name: 'Renamed Person' })).status,
     ).toBe(200)
-    await server.receiver.waitFor(() => server.receiver.accepted(hook).length === 1, 15_000, 'updated')
+    await server.receiver.untilAccepted(hook, 1, 'updated')
     // What Pipedrive pushed lacks them (webhooks v2 "only crucial information", custom fields as objects)…
     const pushed = emu.state.hooks.calls.slice(calls).find((c) => c.url.endsWith(hook))?.body as Rec
     expect(pushed.data).not.toHaveProperty('job_title')
