@@ -48,3 +48,18 @@ export function metadataOfProperties(
     if (!isMapped(k) && v !== null && v !== undefined) out[k] = { value: v }
   return Object.keys(out).length > 0 ? out : undefined
 }
+
+/** UTM parameters: Amplitude and Mixpanel keep each as a property of its own name, as the unified event does. */
+export const UTM_PARAMETERS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const
+
+export type UtmParameter = (typeof UTM_PARAMETERS)[number]
+
+/** The unified UTM fields, each read by `read` from the provider's property of the same name. */
+export function utmFieldsOf(
+  read: (name: UtmParameter) => string | undefined,
+): Record<UtmParameter, string | undefined> {
+  return Object.fromEntries(UTM_PARAMETERS.map((name) => [name, read(name)])) as Record<
+    UtmParameter,
+    string | undefined
+  >
+}

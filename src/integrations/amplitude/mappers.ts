@@ -7,6 +7,8 @@ import {
   num,
   rawOf,
   str,
+  UTM_PARAMETERS,
+  utmFieldsOf,
 } from '../analytics-values.js'
 import type { AmplitudeExportEvent, AmplitudeUserData } from './provider-types.js'
 
@@ -146,11 +148,7 @@ const MAPPED_PROPS = new Set([
   PAGE_URL,
   PAGE_TITLE,
   'referrer',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
+  ...UTM_PARAMETERS,
   '$revenue',
   '$price',
   '$quantity',
@@ -192,11 +190,7 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
     city: str(e.city),
     value: revenueOf(ep),
     currency: str(ep.$currency),
-    utm_source: pick('utm_source'),
-    utm_medium: pick('utm_medium'),
-    utm_campaign: pick('utm_campaign'),
-    utm_term: pick('utm_term'),
-    utm_content: pick('utm_content'),
+    ...utmFieldsOf(pick),
     metadata: metadataOfProperties(ep, (k) => MAPPED_PROPS.has(k)),
     raw: { ...e },
   }
@@ -218,11 +212,7 @@ export function toAmplitudeEvent(
     [PAGE_URL, s('page_url')],
     [PAGE_TITLE, s('page_title')],
     ['referrer', s('page_referrer')],
-    ['utm_source', s('utm_source')],
-    ['utm_medium', s('utm_medium')],
-    ['utm_campaign', s('utm_campaign')],
-    ['utm_term', s('utm_term')],
-    ['utm_content', s('utm_content')],
+    ...UTM_PARAMETERS.map((k): [string, string | undefined] => [k, s(k)]),
   ]
   for (const [k, v] of props) if (v !== undefined) eventProperties[k] = v
   const created = s('created_at') ? new Date(s('created_at') as string) : now
