@@ -1,33 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type HubspotEmulator, startHubspotEmulator } from '../emulators/hubspot/index.js'
-import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import { type AuthServer, browserGet, useOAuthSuite } from './support/auth-server.js'
 
 const APP = 'https://app.example.com'
 
 describe('HubSpot OAuth (emulated HubSpot)', () => {
   let s: AuthServer
   let hs: HubspotEmulator
-  beforeAll(async () => {
-    hs = await startHubspotEmulator({ seed: 2, contacts: 5 })
-    s = await startAuthServer('sqlite')
-    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
-    hs.registerClient({
-      clientId: 'hs-client',
-      clientSecret: 'hs-secret',
-      redirectUris: [`${s.url}/unified/integration/oauth/callback`],
-    })
-    const app = await s.api('PUT', '/unified/workspace/oauth_app/hubspot', {
-      client_id: 'hs-client',
-      client_secret: 'hs-secret',
-      authorize_url: `${hs.url}/oauth/authorize`,
-      token_url: `${hs.url}/oauth/v1/token`,
-      api_url: hs.url,
-    })
-    expect(app.status).toBe(200)
-  })
-  afterAll(async () => {
-    await s?.close()
-    await hs?.close()
+  useOAuthSuite({
+    store: 'sqlite',
+    app: APP,
+    start: () => startHubspotEmulator({ seed: 2, contacts: 5 }),
+    configure: async (server, provider) => {
+      provider.registerClient({
+        clientId: 'hs-client',
+        clientSecret: 'hs-secret',
+        redirectUris: [`${server.url}/unified/integration/oauth/callback`],
+      })
+      const app = await server.api('PUT', '/unified/workspace/oauth_app/hubspot', {
+        client_id: 'hs-client',
+        client_secret: 'hs-secret',
+        authorize_url: `${provider.url}/oauth/authorize`,
+        token_url: `${provider.url}/oauth/v1/token`,
+        api_url: provider.url,
+      })
+      expect(app.status).toBe(200)
+    },
+    ready: (server, provider) => {
+      s = server
+      hs = provider
+    },
   })
 
   it('asks for the contact scopes of the permissions, without PKCE, and connects on consent', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type LeverEmulator, startLeverEmulator } from '../emulators/lever/index.js'
-import { type AuthServer, browserGet, browserPost, startAuthServer } from './support/auth-server.js'
+import { type AuthServer, browserGet, browserPost, useOAuthSuite } from './support/auth-server.js'
 
 const APP = 'http://localhost'
 const CLIENT_ID = 'unigate-lever-app'
@@ -11,23 +11,27 @@ describe('Lever OAuth end to end', () => {
   let s: AuthServer
   let lever: LeverEmulator
 
-  beforeAll(async () => {
-    lever = await startLeverEmulator({ seed: 2, contacts: 10 })
-    s = await startAuthServer('sqlite')
-    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
-    lever.oauth.registerClient(CLIENT_ID, CLIENT_SECRET, [`${s.url}/unified/integration/oauth/callback`])
-    const app = await s.api('PUT', '/unified/workspace/oauth_app/lever', {
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-      authorize_url: `${lever.url}/authorize`,
-      token_url: `${lever.url}/oauth/token`,
-      api_url: `${lever.url}/v1`,
-    })
-    expect(app.status).toBe(200)
-  })
-  afterAll(async () => {
-    await s?.close()
-    await lever?.close()
+  useOAuthSuite({
+    store: 'sqlite',
+    app: APP,
+    start: () => startLeverEmulator({ seed: 2, contacts: 10 }),
+    configure: async (server, provider) => {
+      provider.oauth.registerClient(CLIENT_ID, CLIENT_SECRET, [
+        `${server.url}/unified/integration/oauth/callback`,
+      ])
+      const app = await server.api('PUT', '/unified/workspace/oauth_app/lever', {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        authorize_url: `${provider.url}/authorize`,
+        token_url: `${provider.url}/oauth/token`,
+        api_url: `${provider.url}/v1`,
+      })
+      expect(app.status).toBe(200)
+    },
+    ready: (server, provider) => {
+      s = server
+      lever = provider
+    },
   })
 
   it('authorizes with the audience, connects on consent, reads with the bearer, refreshes when it expires', async () => {

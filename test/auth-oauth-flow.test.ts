@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { verifyRedirectSig } from '../src/authorization/index.js'
-import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import { type AuthServer, browserGet, startAuthorization, useOAuthSuite } from './support/auth-server.js'
 import {
   CLIENT_ID,
   configureGoogleApp,
@@ -17,28 +17,18 @@ const READONLY = 'https://www.googleapis.com/auth/analytics.readonly'
 describe.each(storeKinds())('OAuth authorization (GA4, emulated Google) on %s', (store) => {
   let s: AuthServer
   let g: GoogleSetup
-  beforeAll(async () => {
-    g = await startGoogle()
-    s = await startAuthServer(store)
-    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
-    await configureGoogleApp(s, g)
-  })
-  afterAll(async () => {
-    await s?.close()
-    await g?.close()
+  useOAuthSuite({
+    store,
+    app: APP,
+    start: startGoogle,
+    configure: configureGoogleApp,
+    ready: (server, google) => {
+      s = server
+      g = google
+    },
   })
 
-  async function authorizeUrl(query: Record<string, string> = {}): Promise<URL> {
-    const params = new URLSearchParams({
-      success_redirect: `${APP}/ok`,
-      failure_redirect: `${APP}/failed`,
-      state: 'their-state',
-      ...query,
-    })
-    const res = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/${GA4}?${params}`)
-    expect(res.status).toBe(200)
-    return new URL(res.text)
-  }
+  const authorizeUrl = (query: Record<string, string> = {}) => startAuthorization(s, GA4, APP, query)
 
   const connectionCount = async () => (await s.api<unknown[]>('GET', '/unified/connection')).body.length
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type PipedriveEmulator, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
-import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import { type AuthServer, browserGet, useOAuthSuite } from './support/auth-server.js'
 
 const APP = 'https://app.example.com'
 const basic = `Basic ${Buffer.from('pd-client:pd-secret').toString('base64')}`
@@ -8,27 +8,29 @@ const basic = `Basic ${Buffer.from('pd-client:pd-secret').toString('base64')}`
 describe('Pipedrive OAuth (emulated Pipedrive)', () => {
   let s: AuthServer
   let pd: PipedriveEmulator
-  beforeAll(async () => {
-    pd = await startPipedriveEmulator({ seed: 3, persons: 6 })
-    s = await startAuthServer('sqlite')
-    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
-    pd.registerClient({
-      clientId: 'pd-client',
-      clientSecret: 'pd-secret',
-      redirectUris: [`${s.url}/unified/integration/oauth/callback`],
-    })
-    const app = await s.api('PUT', '/unified/workspace/oauth_app/pipedrive', {
-      client_id: 'pd-client',
-      client_secret: 'pd-secret',
-      authorize_url: `${pd.url}/oauth/authorize`,
-      token_url: `${pd.url}/oauth/token`,
-      api_url: pd.url,
-    })
-    expect(app.status).toBe(200)
-  })
-  afterAll(async () => {
-    await s?.close()
-    await pd?.close()
+  useOAuthSuite({
+    store: 'sqlite',
+    app: APP,
+    start: () => startPipedriveEmulator({ seed: 3, persons: 6 }),
+    configure: async (server, provider) => {
+      provider.registerClient({
+        clientId: 'pd-client',
+        clientSecret: 'pd-secret',
+        redirectUris: [`${server.url}/unified/integration/oauth/callback`],
+      })
+      const app = await server.api('PUT', '/unified/workspace/oauth_app/pipedrive', {
+        client_id: 'pd-client',
+        client_secret: 'pd-secret',
+        authorize_url: `${provider.url}/oauth/authorize`,
+        token_url: `${provider.url}/oauth/token`,
+        api_url: provider.url,
+      })
+      expect(app.status).toBe(200)
+    },
+    ready: (server, provider) => {
+      s = server
+      pd = provider
+    },
   })
 
   const tokenCalls = () => pd.requests().filter((r) => r.method === 'POST' && r.path === '/oauth/token')

@@ -1,9 +1,9 @@
 import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { PosthogEmulator } from '../emulators/posthog/index.js'
 import { verifyRedirectSig } from '../src/authorization/index.js'
 import { integrationOf } from '../src/integrations/registry.js'
-import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import { type AuthServer, browserGet, startAuthorization, useOAuthSuite } from './support/auth-server.js'
 import {
   configurePosthogApp,
   decideAtPosthog,
@@ -28,28 +28,18 @@ async function postForm(url: string, form: Record<string, string>) {
 describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) => {
   let s: AuthServer
   let ph: PosthogEmulator
-  beforeAll(async () => {
-    ph = await startPosthogForOAuth()
-    s = await startAuthServer(store)
-    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
-    await configurePosthogApp(s, ph)
-  })
-  afterAll(async () => {
-    await s?.close()
-    await ph?.close()
+  useOAuthSuite({
+    store,
+    app: APP,
+    start: startPosthogForOAuth,
+    configure: configurePosthogApp,
+    ready: (server, posthog) => {
+      s = server
+      ph = posthog
+    },
   })
 
-  async function authorizeUrl(query: Record<string, string> = {}): Promise<URL> {
-    const params = new URLSearchParams({
-      success_redirect: `${APP}/ok`,
-      failure_redirect: `${APP}/failed`,
-      state: 'their-state',
-      ...query,
-    })
-    const res = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/posthog?${params}`)
-    expect(res.status).toBe(200)
-    return new URL(res.text)
-  }
+  const authorizeUrl = (query: Record<string, string> = {}) => startAuthorization(s, 'posthog', APP, query)
 
   /** A PostHog connection holding tokens the emulator issued, expiring (for Unigate) in `expiresInSec`. */
   async function connectWithTokens(expiresInSec: number) {

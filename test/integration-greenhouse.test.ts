@@ -13,6 +13,12 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import {
+  expectRawSlowField,
+  listSlowFieldCase,
+  setSlowFieldsOptIn,
+  slowFieldCases,
+} from './support/slow-fields.js'
 import { startWebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
@@ -47,9 +53,7 @@ describe('Greenhouse through Unigate', () => {
       })
     },
   })
-  afterEach(async () => {
-    await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: false } })
-  })
+  afterEach(() => setSlowFieldsOptIn(h, false))
 
   it('lists applications in Greenhouse order with a client-credentials bearer token, fetched once', async () => {
     const res = await h.api<Rec[]>('GET', path(), { query: { limit: 5 } })
@@ -257,55 +261,45 @@ describe('Greenhouse through Unigate', () => {
     // Applications 0..N in list order, some of which have offers in the emulator.
     const withOffer = () => ordered().findIndex((a) => (emu.state.offers.get(a.id) ?? []).length > 0)
 
-    it.each([
-      { optIn: false, fields: undefined, fetched: false },
-      { optIn: false, fields: 'id,status', fetched: false },
-      { optIn: false, fields: 'id,offers', fetched: true },
-      { optIn: true, fields: undefined, fetched: true },
-      { optIn: true, fields: 'id,status', fetched: false },
-      { optIn: true, fields: 'id,offers', fetched: true },
-    ])('opt-in $optIn, fields=$fields: offers fetched = $fetched', async ({ optIn, fields, fetched }) => {
-      await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: optIn } })
-      const offset = withOffer()
-      expect(offset).toBeGreaterThanOrEqual(0)
-      emu.clearRequests()
-      const res = await h.api<Rec[]>('GET', path(), {
-        query: { offset, limit: 4, ...(fields ? { fields } : {}) },
-      })
-      expect(res.status).toBe(200)
-      // One call to /v3/offers for the whole page of applications, and only when the table says so.
-      expect(offerCalls()).toHaveLength(fetched ? 1 : 0)
-      for (const a of res.body) expect('offers' in a).toBe(fetched)
-      if (fetched) {
-        expect(offerCalls()[0]?.query).toEqual({
-          application_ids: ordered()
-            .slice(offset, offset + 4)
-            .map((a) => a.id)
-            .join(','),
-          per_page: '500',
+    const offersOf = { field: 'offers', clearRequests: () => emu.clearRequests(), fieldCalls: offerCalls }
+
+    it.each(slowFieldCases('offers'))(
+      'opt-in $optIn, fields=$fields: offers fetched = $fetched',
+      async (c) => {
+        const offset = withOffer()
+        expect(offset).toBeGreaterThanOrEqual(0)
+        // One call to /v3/offers for the whole page of applications, and only when the table says so.
+        const body = await listSlowFieldCase(h, c, {
+          ...offersOf,
+          path: path(),
+          query: { offset, limit: 4 },
+          callsWhenFetched: 1,
         })
-        const app = ordered()[offset]
-        const offers = emu.state.offers.get(app?.id as number) ?? []
-        const got = (res.body[0]?.offers ?? []) as Rec[]
-        expect(got.map((o) => o.id)).toEqual(offers.map((o) => String(o.id)))
-        expect(got.at(-1)).toMatchObject({ status: expect.stringMatching(/SENT|ACCEPTED/) })
-        for (const a of res.body.slice(1)) {
-          const mine = emu.state.offers.get(Number(a.id)) ?? []
-          expect(((a.offers ?? []) as Rec[]).map((o) => o.id)).toEqual(mine.map((o) => String(o.id)))
+        if (c.fetched) {
+          expect(offerCalls()[0]?.query).toEqual({
+            application_ids: ordered()
+              .slice(offset, offset + 4)
+              .map((a) => a.id)
+              .join(','),
+            per_page: '500',
+          })
+          const app = ordered()[offset]
+          const offers = emu.state.offers.get(app?.id as number) ?? []
+          const got = (body[0]?.offers ?? []) as Rec[]
+          expect(got.map((o) => o.id)).toEqual(offers.map((o) => String(o.id)))
+          expect(got.at(-1)).toMatchObject({ status: expect.stringMatching(/SENT|ACCEPTED/) })
+          for (const a of body.slice(1)) {
+            const mine = emu.state.offers.get(Number(a.id)) ?? []
+            expect(((a.offers ?? []) as Rec[]).map((o) => o.id)).toEqual(mine.map((o) => String(o.id)))
+          }
         }
-      }
-    })
+      },
+    )
 
     it('raw.offers asks Greenhouse for the offers as it has them; raw alone does not', async () => {
       const id = String(ordered()[withOffer()]?.id)
-      const rawOffers = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw.offers' } })
-      expect(rawOffers.status).toBe(200)
-      expect(((rawOffers.body.raw as Rec).offers as Rec[])[0]).toHaveProperty('application_id', Number(id))
-      expect(offerCalls()).toHaveLength(1)
-      emu.clearRequests()
-      const raw = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw' } })
-      expect((raw.body.raw as Rec).offers).toBeUndefined()
-      expect(offerCalls()).toHaveLength(0)
+      const rawOffers = (await expectRawSlowField(h, path(id), offersOf)) as Rec[]
+      expect(rawOffers[0]).toHaveProperty('application_id', Number(id))
     })
   })
 

@@ -7,6 +7,12 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import {
+  expectRawSlowField,
+  listSlowFieldCase,
+  setSlowFieldsOptIn,
+  slowFieldCases,
+} from './support/slow-fields.js'
 
 type Rec = Record<string, unknown>
 
@@ -33,9 +39,7 @@ describe('Lever through Unigate', () => {
       })
     },
   })
-  afterEach(async () => {
-    await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: false } })
-  })
+  afterEach(() => setSlowFieldsOptIn(h, false))
 
   it('lists opportunities as applications, newest first, with applications expanded and stages read once', async () => {
     const res = await h.api<Rec[]>('GET', path(), { query: { limit: 5 } })
@@ -114,41 +118,33 @@ describe('Lever through Unigate', () => {
   describe('offers, a slow field (spec section 7)', () => {
     const firstWithOffer = () => ordered().findIndex((o) => (emu.state.offers.get(o.id) ?? []).length > 0)
 
-    it.each([
-      { optIn: false, fields: undefined, fetched: false },
-      { optIn: false, fields: 'id,status', fetched: false },
-      { optIn: false, fields: 'id,offers', fetched: true },
-      { optIn: true, fields: undefined, fetched: true },
-      { optIn: true, fields: 'id,status', fetched: false },
-      { optIn: true, fields: 'id,offers', fetched: true },
-    ])('opt-in $optIn, fields=$fields: offers fetched = $fetched', async ({ optIn, fields, fetched }) => {
-      await h.api('PATCH', '/unified/workspace', { body: { slow_fields_opt_in: optIn } })
-      const offset = firstWithOffer()
-      expect(offset).toBeGreaterThanOrEqual(0)
-      emu.clearRequests()
-      const res = await h.api<Rec[]>('GET', path(), {
-        query: { offset, limit: 3, ...(fields ? { fields } : {}) },
-      })
-      expect(res.status).toBe(200)
-      expect(offerCalls()).toHaveLength(fetched ? 3 : 0)
-      for (const a of res.body) expect('offers' in a).toBe(fetched)
-      if (fetched) {
-        const offers = emu.state.offers.get(ordered()[offset]?.id as string) ?? []
-        const got = (res.body[0]?.offers ?? []) as Rec[]
-        expect(got.map((o) => o.id)).toEqual(offers.map((o) => o.id))
-        expect(got[0]?.creator_user_id).toBe(offers[0]?.creator)
-      }
-    })
+    const offersOf = { field: 'offers', clearRequests: () => emu.clearRequests(), fieldCalls: offerCalls }
+
+    it.each(slowFieldCases('offers'))(
+      'opt-in $optIn, fields=$fields: offers fetched = $fetched',
+      async (c) => {
+        const offset = firstWithOffer()
+        expect(offset).toBeGreaterThanOrEqual(0)
+        // One offers call per opportunity of the page.
+        const body = await listSlowFieldCase(h, c, {
+          ...offersOf,
+          path: path(),
+          query: { offset, limit: 3 },
+          callsWhenFetched: 3,
+        })
+        if (c.fetched) {
+          const offers = emu.state.offers.get(ordered()[offset]?.id as string) ?? []
+          const got = (body[0]?.offers ?? []) as Rec[]
+          expect(got.map((o) => o.id)).toEqual(offers.map((o) => o.id))
+          expect(got[0]?.creator_user_id).toBe(offers[0]?.creator)
+        }
+      },
+    )
 
     it('raw.offers carries Lever’s own offers; raw alone makes no offer call', async () => {
       const id = ordered()[firstWithOffer()]?.id as string
-      const res = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw.offers' } })
-      expect((((res.body.raw as Rec).offers as Rec[])[0] as Rec).fields).toBeDefined()
-      expect(offerCalls()).toHaveLength(1)
-      emu.clearRequests()
-      const raw = await h.api<Rec>('GET', path(id), { query: { fields: 'id,raw' } })
-      expect((raw.body.raw as Rec).offers).toBeUndefined()
-      expect(offerCalls()).toHaveLength(0)
+      const rawOffers = (await expectRawSlowField(h, path(id), offersOf)) as Rec[]
+      expect((rawOffers[0] as Rec).fields).toBeDefined()
     })
   })
 

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Harness, startHarness } from './support/harness.js'
-import { connectMcp } from './support/mcp-client.js'
+import { connectMcp, toolText as text } from './support/mcp-client.js'
 import { storeKinds } from './support/stores.js'
 import { schemaErrors, VENDOR_SCHEMAS } from './support/vendor-tool-schemas.js'
 
@@ -16,9 +15,6 @@ vi.mock('../src/integrations/registry.js', async () => {
     integrationOf: (type: string) => (type === 'fixture' ? fixtureIntegration : undefined),
   }
 })
-
-type Text = { type: string; text: string }
-const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
 
 describe.each(storeKinds())('tool server in connection mode on %s', (store) => {
   let h: Harness

@@ -1,37 +1,26 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_HUBSPOT_TOKEN,
-  type HubspotEmulator,
-  startHubspotEmulator,
-} from '../emulators/hubspot/index.js'
-import { type Harness, startHarness } from './support/harness.js'
-import { connectMcp } from './support/mcp-client.js'
-
-type Text = { type: string; text: string }
-const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
+import type { Harness } from './support/harness.js'
+import { expectToolsAnswerAsApi, useMcpConnectionSuite } from './support/mcp-client.js'
 
 /** The tool server on a CRM connection: HubSpot's contacts, under CRM tool names, as the REST API serves them. */
 describe('tool server for a HubSpot connection', () => {
   let h: Harness
-  let emu: HubspotEmulator
   let connectionId: string
   let client: Client
 
-  beforeAll(async () => {
-    emu = await startHubspotEmulator({ seed: 8, contacts: 12 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'hubspot', auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emu.url } },
-    })
-    expect(res.status).toBe(200)
-    connectionId = res.body.id
-    client = await connectMcp(h.url, { apiKey: h.apiKey, params: { connection: connectionId } })
-  })
-  afterAll(async () => {
-    await client?.close()
-    await h?.close()
-    await emu?.close()
+  useMcpConnectionSuite({
+    start: () => startHubspotEmulator({ seed: 8, contacts: 12 }),
+    connection: (emulator) => ({
+      integration_type: 'hubspot',
+      auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emulator.url },
+    }),
+    ready: (suite) => {
+      h = suite.h
+      connectionId = suite.connectionId
+      client = suite.client
+    },
   })
 
   it('offers the contact operations with the filters and sorts HubSpot serves, and nothing analytic', async () => {
@@ -55,16 +44,12 @@ describe('tool server for a HubSpot connection', () => {
   })
 
   it('returns what the API returns for the same list and read', async () => {
-    const viaTool = await client.callTool({
-      name: 'list_crm_contacts',
-      arguments: { fields: ['id', 'name', 'emails'], limit: 5 },
-    })
-    const viaApi = await h.api('GET', `/crm/${connectionId}/contact`, {
-      query: { fields: 'id,name,emails', limit: 5 },
-    })
-    expect(JSON.parse(text(viaTool))).toEqual(viaApi.body)
-    const first = (viaApi.body as { id: string }[])[0]!
-    const one = await client.callTool({ name: 'get_crm_contact', arguments: { id: first.id } })
-    expect(one.structuredContent).toMatchObject({ id: first.id })
+    await expectToolsAnswerAsApi(
+      client,
+      h,
+      { list: 'list_crm_contacts', get: 'get_crm_contact' },
+      `/crm/${connectionId}/contact`,
+      { fields: ['id', 'name', 'emails'], limit: 5 },
+    )
   })
 })

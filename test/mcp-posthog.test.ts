@@ -1,4 +1,3 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PERSONAL_API_KEY,
@@ -7,13 +6,11 @@ import {
 } from '../emulators/posthog/index.js'
 import { isPersonalKey } from '../src/mcp/sensitive.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { connectMcp } from './support/mcp-client.js'
+import { connectMcp, toolText as text } from './support/mcp-client.js'
 
 // PostHog as src/integrations/posthog/definition.ts defines it, whether or not the shared registry lists it yet.
 
-type Text = { type: string; text: string }
 type Rec = Record<string, unknown>
-const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
 
 /** Every key anywhere in a value, paths included, to prove what hide_sensitive left. */
 function keysOf(value: unknown, path = ''): string[] {

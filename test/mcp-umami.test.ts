@@ -1,15 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import {
   DEFAULT_UMAMI_LOGIN_TOKEN,
   startUmamiEmulator,
   type UmamiEmulator,
 } from '../emulators/umami/index.js'
-import { type Harness, startHarness } from './support/harness.js'
-import { connectMcp } from './support/mcp-client.js'
+import type { Harness } from './support/harness.js'
+import { expectToolsAnswerAsApi, toolText as text, useMcpConnectionSuite } from './support/mcp-client.js'
 
-type Text = { type: string; text: string }
-const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
+const umamiConnection = (emulator: UmamiEmulator) => ({
+  integration_type: 'umami',
+  auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emulator.url}/api` },
+})
 
 /** The tool server against a real integration and its emulator: Umami (websites, events, sessions, reports). */
 describe('tool server for an Umami connection', () => {
@@ -18,23 +20,15 @@ describe('tool server for an Umami connection', () => {
   let connectionId: string
   let client: Client
 
-  beforeAll(async () => {
-    emu = await startUmamiEmulator({ seed: 7, websites: 3, sessions: 20 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
-        integration_type: 'umami',
-        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
-      },
-    })
-    expect(res.status).toBe(200)
-    connectionId = res.body.id
-    client = await connectMcp(h.url, { apiKey: h.apiKey, params: { connection: connectionId } })
-  })
-  afterAll(async () => {
-    await client?.close()
-    await h?.close()
-    await emu?.close()
+  useMcpConnectionSuite({
+    start: () => startUmamiEmulator({ seed: 7, websites: 3, sessions: 20 }),
+    connection: umamiConnection,
+    ready: (suite) => {
+      h = suite.h
+      emu = suite.emulator
+      connectionId = suite.connectionId
+      client = suite.client
+    },
   })
   beforeEach(() => emu.clearFaults())
 
@@ -66,15 +60,13 @@ describe('tool server for an Umami connection', () => {
   })
 
   it('returns what the API returns for the same operation', async () => {
-    const viaTool = await client.callTool({
-      name: 'list_analytics_properties',
-      arguments: { fields: ['id', 'name'] },
-    })
-    const viaApi = await h.api('GET', `/analytics/${connectionId}/property`, { query: { fields: 'id,name' } })
-    expect(JSON.parse(text(viaTool))).toEqual(viaApi.body)
-    const first = (viaApi.body as { id: string }[])[0]!
-    const one = await client.callTool({ name: 'get_analytics_property', arguments: { id: first.id } })
-    expect(one.structuredContent).toMatchObject({ id: first.id })
+    await expectToolsAnswerAsApi(
+      client,
+      h,
+      { list: 'list_analytics_properties', get: 'get_analytics_property' },
+      `/analytics/${connectionId}/property`,
+      { fields: ['id', 'name'] },
+    )
   })
 
   it('turns a provider failure into a tool error with the API’s message', async () => {
@@ -100,26 +92,16 @@ describe('tool server for an Umami connection', () => {
 })
 
 describe('tool server for a one-website Umami connection', () => {
-  let h: Harness
   let emu: UmamiEmulator
   let client: Client
 
-  beforeAll(async () => {
-    emu = await startUmamiEmulator({ seed: 7, websites: 1, sessions: 5 })
-    h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
-        integration_type: 'umami',
-        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
-      },
-    })
-    expect(res.status).toBe(200)
-    client = await connectMcp(h.url, { apiKey: h.apiKey, params: { connection: res.body.id } })
-  })
-  afterAll(async () => {
-    await client?.close()
-    await h?.close()
-    await emu?.close()
+  useMcpConnectionSuite({
+    start: () => startUmamiEmulator({ seed: 7, websites: 1, sessions: 5 }),
+    connection: umamiConnection,
+    ready: (suite) => {
+      emu = suite.emulator
+      client = suite.client
+    },
   })
 
   it('lists sessions with no property_id, in the only website', async () => {

@@ -1,11 +1,8 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Harness, startHarness } from './support/harness.js'
-import { connectMcp } from './support/mcp-client.js'
+import { connectMcp, toolText as text } from './support/mcp-client.js'
 import { storeKinds } from './support/stores.js'
 import { schemaErrors, VENDOR_SCHEMAS } from './support/vendor-tool-schemas.js'
-
-type Text = { type: string; text: string }
 
 describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
   let h: Harness
@@ -15,8 +12,6 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     })
   })
   afterAll(async () => h?.close())
-
-  const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Text[])[0]!.text
 
   it('lists connection, integration and API-call tools over MCP, described and typed', async () => {
     const client = await connectMcp(h.url, { apiKey: h.apiKey })

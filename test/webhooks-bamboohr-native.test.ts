@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type BamboohrEmulator,
   DEFAULT_BAMBOOHR_API_KEY,
   DEFAULT_BAMBOOHR_DOMAIN,
   startBamboohrEmulator,
 } from '../emulators/bamboohr/index.js'
-import { type NativeServer, startNativeServer } from './support/native-server.js'
+import { type NativeServer, useNativeSuite } from './support/native-server.js'
 import { checkNow, notificationsOf } from './support/native-watch.js'
 
 type Rec = Record<string, unknown>
@@ -34,37 +34,32 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       headers: { authorization: basic, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     })
-  const hookFor = async (event: string) => {
-    const hook = await server.api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+  const hookFor = (event: string) =>
+    server.nativeWebhook({
       connection_id: conn,
       object_type: 'hris_employee',
       event,
-      hook_url: server.receiver.url,
       fields: 'id,first_name,last_name,title,company_id',
     })
-    expect(hook.status, hook.text).toBe(200)
-    expect(hook.body.webhook_type).toBe('native')
-    return hook.body.id
-  }
-
-  beforeAll(async () => {
-    // BambooHR sends only to https:// addresses; Unigate listens on plain http on this machine.
-    emu = await startBamboohrEmulator({ seed: 2, employees: 4, insecureHookUrls: true })
-    server = await startNativeServer('bamboohr-native')
-    const created = await server.api<{ id: string }>('POST', '/unified/connection', {
-      integration_type: 'bamboohr',
-      auth: {
-        api_key: DEFAULT_BAMBOOHR_API_KEY,
-        company_domain: DEFAULT_BAMBOOHR_DOMAIN,
-        api_url: `${emu.url}/api/gateway.php`,
-      },
-    })
-    expect(created.status, created.text).toBe(200)
-    conn = created.body.id
+  const bamboohrConnection = (url: string) => ({
+    integration_type: 'bamboohr',
+    auth: {
+      api_key: DEFAULT_BAMBOOHR_API_KEY,
+      company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+      api_url: `${url}/api/gateway.php`,
+    },
   })
-  afterAll(async () => {
-    await server?.close()
-    await emu?.close()
+
+  useNativeSuite({
+    workspace: 'bamboohr-native',
+    // BambooHR sends only to https:// addresses; Unigate listens on plain http on this machine.
+    start: () => startBamboohrEmulator({ seed: 2, employees: 4, insecureHookUrls: true }),
+    connection: (emulator) => bamboohrConnection(emulator.url),
+    ready: (suite) => {
+      emu = suite.emulator
+      server = suite.server
+      conn = suite.connection
+    },
   })
 
   it('subscribes per event, keeps the private key secret, delivers each change NATIVE, and unsubscribes', async () => {
@@ -102,33 +97,21 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     })
     expect(added.status).toBe(201)
     const id = added.headers.get('location')!.split('/').pop()!
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.created).length === 1,
-      15_000,
-      'created',
-    )
+    await server.receiver.untilAccepted(hooks.created, 1, 'created')
     expect(server.receiver.accepted(hooks.created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, first_name: 'Grace', last_name: 'Native', title: 'Analyst', company_id: 'acme' }],
     })
 
     expect((await employeeWrite(`/employees/${id}`, { jobTitle: 'Director' })).status).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.updated).length === 1,
-      15_000,
-      'updated',
-    )
+    await server.receiver.untilAccepted(hooks.updated, 1, 'updated')
     expect(server.receiver.accepted(hooks.updated)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, title: 'Director' }],
     })
 
     emu.state.deleteEmployee(Number(id))
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.deleted).length === 1,
-      15_000,
-      'deleted',
-    )
+    await server.receiver.untilAccepted(hooks.deleted, 1, 'deleted')
     expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, first_name: 'Grace', title: 'Director' }],
@@ -179,7 +162,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect((await call(body, stale, sign(key, body, stale))).status).toBe(401)
     expect((await call(body, now, '')).status).toBe(401)
     expect((await call(body, now, sign(key, body, now))).status).toBe(200)
-    await server.receiver.waitFor(() => server.receiver.accepted(hook).length === 1, 15_000, 'signed push')
+    await server.receiver.untilAccepted(hook, 1, 'signed push')
     expect(server.receiver.accepted(hook)[0]?.data).toEqual([
       { id: '901', first_name: 'Signed', company_id: 'acme' },
     ])
@@ -293,17 +276,9 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
   it('passes on BambooHR refusing a subscription to an address that is not https', async () => {
     const strict = await startBamboohrEmulator({ seed: 2, employees: 2 })
     try {
-      const created = await server.api<{ id: string }>('POST', '/unified/connection', {
-        integration_type: 'bamboohr',
-        auth: {
-          api_key: DEFAULT_BAMBOOHR_API_KEY,
-          company_domain: DEFAULT_BAMBOOHR_DOMAIN,
-          api_url: `${strict.url}/api/gateway.php`,
-        },
-      })
-      expect(created.status, created.text).toBe(200)
+      const strictConn = await server.connect(bamboohrConnection(strict.url))
       const hook = await server.api<{ message: string }>('POST', '/unified/webhook', {
-        connection_id: created.body.id,
+        connection_id: strictConn,
         object_type: 'hris_employee',
         event: 'created',
         hook_url: server.receiver.url,
@@ -311,9 +286,9 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       })
       expect(hook.status, hook.text).toBe(400)
       expect(hook.body.message).toContain('url must begin with https://')
-      expect(
-        (await server.api<Rec[]>('GET', `/unified/webhook?connection_id=${created.body.id}`)).body,
-      ).toEqual([])
+      expect((await server.api<Rec[]>('GET', `/unified/webhook?connection_id=${strictConn}`)).body).toEqual(
+        [],
+      )
     } finally {
       await strict.close()
     }

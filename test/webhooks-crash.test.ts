@@ -3,19 +3,9 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_UMAMI_LOGIN_TOKEN,
-  startUmamiEmulator,
-  type UmamiEmulator,
-} from '../emulators/umami/index.js'
-import { loadConfig } from '../src/config.js'
-import { createServices } from '../src/services.js'
-import {
-  callApi,
-  killAllServerProcesses,
-  type ServerProcess,
-  startServerProcess,
-} from './support/server-process.js'
+import { startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
+import { killAllServerProcesses, type ServerProcess, startServerProcess } from './support/server-process.js'
+import { backfillingWebhook, connectUmami, workspaceIn } from './support/umami-webhooks.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 const WEBSITES = 80
@@ -45,12 +35,10 @@ describe('a server killed in the middle of deliveries', () => {
       UNIGATE_WEBHOOK_LEASE_MS: '1000',
       UNIGATE_WEBHOOK_DELIVERY_TIMEOUT_MS: '2000',
     }
-    const services = await createServices(loadConfig(env), { background: false })
-    const { workspace, secret } = await services.workspaces.create('crash')
-    apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
-    await services.close()
+    const made = await workspaceIn(env, 'crash')
+    apiKey = made.apiKey
     // Slow answers keep deliveries in flight, so the kill lands in the middle of one.
-    receiver = await startWebhookReceiver(secret, { delayMs: 15 })
+    receiver = await startWebhookReceiver(made.secret, { delayMs: 15 })
     server = await startServerProcess(env)
   })
 
@@ -61,26 +49,11 @@ describe('a server killed in the middle of deliveries', () => {
   })
 
   it('delivers every change at least once after a restart, each repeat recognisable by its nonce', async () => {
-    const conn = await callApi<{ id: string }>(server.url, apiKey, 'POST', '/unified/connection', {
-      integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
+    await backfillingWebhook(server.url, apiKey, {
+      connection_id: await connectUmami(server.url, apiKey, emulator.url),
+      hook_url: receiver.url,
+      page_max_limit: 1,
     })
-    expect(conn.status, conn.text).toBe(200)
-    const hook = await callApi<{ id: string }>(
-      server.url,
-      apiKey,
-      'POST',
-      '/unified/webhook?include_all=true',
-      {
-        connection_id: conn.body.id,
-        object_type: 'analytics_property',
-        event: 'created',
-        hook_url: receiver.url,
-        interval: 100_000,
-        page_max_limit: 1,
-      },
-    )
-    expect(hook.status, hook.text).toBe(200)
 
     await receiver.waitFor(() => receiver.deliveries.length >= WEBSITES / 4, 30_000, 'some deliveries')
     await server.kill('SIGKILL')

@@ -1,13 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { createServices, type Services } from '../src/services.js'
+import { describe, expect, it } from 'vitest'
+import type { Services } from '../src/services.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
 import { WebhookHealth } from '../src/webhooks/health.js'
 import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
 import { claimLease, releaseLease } from '../src/webhooks/leases.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
-import { testConfig } from './support/config.js'
-import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+import { useStoredWebhook } from './support/stored-webhook.js'
+import { storeKinds } from './support/stores.js'
 
 /** A sender that records what it was given and may act while a delivery is "on the wire". */
 function recordingSender(onSend: (count: number) => Promise<void> = async () => undefined) {
@@ -23,50 +23,23 @@ function recordingSender(onSend: (count: number) => Promise<void> = async () => 
 }
 
 describe.each(storeKinds())('the deliverer on %s', (store) => {
-  let services: Services | undefined
-  let schema: string | undefined
-  afterEach(async () => {
-    await services?.close()
-    if (schema) await dropSchema(schema)
-  })
+  const storedWebhook = useStoredWebhook(store)
 
   async function webhookWithPages(pages: number) {
-    schema = store === 'postgres' ? uniqueSchema() : undefined
-    services = await createServices(testConfig(store), {
-      background: false,
-      ...(schema ? { pgSchema: schema } : {}),
-    })
-    const { workspace } = await services.workspaces.create('deliverer')
-    const now = new Date().toISOString()
-    const connection = await services.connectionStore.insert({
-      id: 'cn_deliverer',
-      workspace_id: workspace.id,
+    const { services, webhook } = await storedWebhook({
+      name: 'deliverer',
       integration_type: 'umami',
       categories: ['analytics'],
       permissions: ['analytics_property_read'],
-      environment: 'Production',
-      credentials: {},
-      settings: {},
-      created_at: now,
-      updated_at: now,
+      webhook: {
+        object_type: 'analytics_property',
+        event: 'created',
+        interval: 100_000,
+        page_max_limit: 1,
+        webhook_type: 'virtual',
+      },
     })
-    const webhook = await services.webhooks.store.insert({
-      id: 'wh_deliverer',
-      workspace_id: workspace.id,
-      connection_id: connection.id,
-      integration_type: 'umami',
-      object_type: 'analytics_property',
-      event: 'created',
-      hook_url: 'http://127.0.0.1:9/hook',
-      interval: 100_000,
-      page_max_limit: 1,
-      filters: {},
-      webhook_type: 'virtual',
-      environment: 'Production',
-      include_all: false,
-      is_paused: false,
-      created_at: now,
-    })
+    const now = new Date().toISOString()
     const records = Array.from({ length: pages }, (_, i) => ({ id: `p${i}`, name: `Property ${i}` }))
     await commitNativeDeliveries(services.db, webhook.id, deliveryPages(records, 1, 'VIRTUAL'), now)
     return { services, webhook }

@@ -1,12 +1,8 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_LEVER_API_KEY, type LeverEmulator, startLeverEmulator } from '../emulators/lever/index.js'
-import { buildApp } from '../src/http/app.js'
-import { createServices, type Services } from '../src/services.js'
-import { testConfig } from './support/config.js'
+import { type NativeServer, useNativeSuite } from './support/native-server.js'
 import { checkNow, notificationsOf } from './support/native-watch.js'
-import { freePort } from './support/server-process.js'
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
 
@@ -17,22 +13,8 @@ type Rec = Record<string, unknown>
  */
 describe('native webhooks with Lever', () => {
   let emulator: LeverEmulator
-  let services: Services
-  let receiver: WebhookReceiver
-  let base: string
-  let apiKey: string
+  let server: NativeServer
   let connection: string
-  let close: () => Promise<void>
-
-  const api = async <T>(method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text ? JSON.parse(text) : undefined) as T }
-  }
   /** What a Lever user does in Lever: the emulator's own API, not Unigate's (the connector is read-only). */
   const lever = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${emulator.url}/v1${path}`, {
@@ -49,63 +31,45 @@ describe('native webhooks with Lever', () => {
   const leverHooks = () => [...emulator.state.webhooks.hooks.values()]
   const hookRequests = () => emulator.requests().filter((r) => r.path === '/v1/webhooks')
 
-  beforeAll(async () => {
-    emulator = await startLeverEmulator({
-      contacts: 10,
-      ratePerSecond: 1000,
-      burst: 1000,
-      webhooks: {
-        // A Super Admin toggled these groups on in Lever's settings; without that Lever sends nothing.
-        groupsOn: [
-          'applicationCreated',
-          'candidateStageChange',
-          'candidateArchiveChange',
-          'candidateHired',
-          'candidateDeleted',
-        ],
-        // The receiving Unigate here listens on plain HTTP (Lever itself only calls HTTPS endpoints).
-        plainHttp: true,
-        retryBaseMs: 50,
-      },
-    })
-    // The provider must reach Unigate at its public address: know the port before starting.
-    const port = await freePort()
-    base = `http://127.0.0.1:${port}`
-    services = await createServices(testConfig('sqlite', { publicUrl: base }))
-    const app = await buildApp(services, { logger: false })
-    await app.listen({ host: '127.0.0.1', port })
-    close = async () => {
-      await app.close()
-      await services.close()
-    }
-    const { workspace, secret } = await services.workspaces.create('lever-native')
-    apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
-    receiver = await startWebhookReceiver(secret)
-    const conn = await api<{ id: string }>('POST', '/unified/connection', {
+  useNativeSuite({
+    workspace: 'lever-native',
+    start: () =>
+      startLeverEmulator({
+        contacts: 10,
+        ratePerSecond: 1000,
+        burst: 1000,
+        webhooks: {
+          // A Super Admin toggled these groups on in Lever's settings; without that Lever sends nothing.
+          groupsOn: [
+            'applicationCreated',
+            'candidateStageChange',
+            'candidateArchiveChange',
+            'candidateHired',
+            'candidateDeleted',
+          ],
+          // The receiving Unigate here listens on plain HTTP (Lever itself only calls HTTPS endpoints).
+          plainHttp: true,
+          retryBaseMs: 50,
+        },
+      }),
+    connection: (started) => ({
       integration_type: 'lever',
-      auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${emulator.url}/v1` },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    connection = conn.body.id
-  })
-  afterAll(async () => {
-    await close?.()
-    await receiver?.close()
-    await emulator?.close()
+      auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${started.url}/v1` },
+    }),
+    ready: (suite) => {
+      emulator = suite.emulator
+      server = suite.server
+      connection = suite.connection
+    },
   })
 
-  const subscribe = async (event: string) => {
-    const hook = await api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+  const subscribe = (event: string) =>
+    server.nativeWebhook({
       connection_id: connection,
       object_type: 'ats_application',
       event,
-      hook_url: receiver.url,
       fields: 'id,status,original_status,candidate_id,job_id',
     })
-    expect(hook.status, hook.text).toBe(200)
-    expect(hook.body.webhook_type).toBe('native')
-    return hook.body.id
-  }
 
   it('delivers a created application, then its stage change and hire, and unsubscribes on removal', async () => {
     const created = await subscribe('created')
@@ -119,17 +83,17 @@ describe('native webhooks with Lever', () => {
       'candidateHired',
     ])
     expect(bodies[0]).toEqual({
-      url: `${base}/native-webhooks/${created}`,
+      url: `${server.base}/native-webhooks/${created}`,
       event: 'applicationCreated',
       configuration: {
         conditions: { origins: ['applied', 'sourced', 'referred', 'university', 'agency', 'internal'] },
       },
     })
-    expect(bodies.slice(1).every((b) => b.url === `${base}/native-webhooks/${updated}`)).toBe(true)
+    expect(bodies.slice(1).every((b) => b.url === `${server.base}/native-webhooks/${updated}`)).toBe(true)
     // Lever's signing keys are kept sealed: neither the webhook's answer nor its stored row shows them.
     const tokens = leverHooks().map((h) => h.signatureToken)
-    const shown = await api('GET', `/unified/webhook/${updated}`)
-    const rows = await services.db.selectFrom('webhooks').selectAll().execute()
+    const shown = await server.api('GET', `/unified/webhook/${updated}`)
+    const rows = await server.services.db.selectFrom('webhooks').selectAll().execute()
     for (const token of tokens) {
       expect(shown.text).not.toContain(token)
       expect(JSON.stringify(rows)).not.toContain(token)
@@ -143,8 +107,8 @@ describe('native webhooks with Lever', () => {
       origin: 'applied',
       stage: 'applicant-new',
     })
-    await receiver.waitFor(() => receiver.accepted(created).length === 1, 15_000, 'the created application')
-    expect(receiver.accepted(created)[0]).toMatchObject({
+    await server.receiver.untilAccepted(created, 1, 'the created application')
+    expect(server.receiver.accepted(created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [
         {
@@ -156,7 +120,7 @@ describe('native webhooks with Lever', () => {
       ],
     })
     // Read back by id (the call carries ids only), shaped by the webhook's fields.
-    expect(Object.keys(receiver.accepted(created)[0]?.data[0] ?? {}).sort()).toEqual([
+    expect(Object.keys(server.receiver.accepted(created)[0]?.data[0] ?? {}).sort()).toEqual([
       'candidate_id',
       'id',
       'job_id',
@@ -164,11 +128,11 @@ describe('native webhooks with Lever', () => {
       'status',
     ])
     expect(emulator.requests().some((r) => r.path === `/v1/opportunities/${opportunity.id}`)).toBe(true)
-    expect(receiver.accepted(updated)).toEqual([])
+    expect(server.receiver.accepted(updated)).toEqual([])
 
     await lever('PUT', `/opportunities/${opportunity.id}/stage`, { stage: 'offer' })
-    await receiver.waitFor(() => receiver.accepted(updated).length === 1, 15_000, 'the stage change')
-    expect(receiver.accepted(updated)[0]?.data).toEqual([
+    await server.receiver.untilAccepted(updated, 1, 'the stage change')
+    expect(server.receiver.accepted(updated)[0]?.data).toEqual([
       {
         id: opportunity.id,
         status: 'OFFERED',
@@ -181,17 +145,17 @@ describe('native webhooks with Lever', () => {
     const hired = emulator.state.archiveReasons.find((r) => r.type === 'hired')?.id
     await lever('PUT', `/opportunities/${opportunity.id}/archived`, { reason: hired })
     // Lever sends both the archive change and the hire; both deliver the record as it now is.
-    await receiver.waitFor(() => receiver.accepted(updated).length === 3, 15_000, 'the hire')
+    await server.receiver.untilAccepted(updated, 3, 'the hire')
     expect(
-      receiver
+      server.receiver
         .accepted(updated)
         .slice(1)
         .map((d) => d.data[0]?.status),
     ).toEqual(['HIRED', 'HIRED'])
-    expect(receiver.badSignatures).toEqual([])
+    expect(server.receiver.badSignatures).toEqual([])
 
     for (const id of [created, updated])
-      expect((await api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+      expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
     expect(leverHooks()).toEqual([])
   })
 
@@ -200,9 +164,9 @@ describe('native webhooks with Lever', () => {
     expect(leverHooks().map((h) => h.event)).toEqual(['candidateDeleted'])
     const gone = emulator.state.ordered()[0]?.id as string
     expect(emulator.deleteOpportunity(gone)).toBe(true)
-    await receiver.waitFor(() => receiver.accepted(deleted).length === 1, 15_000, 'the deletion')
-    expect(receiver.accepted(deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id: gone }] })
-    expect((await api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
+    await server.receiver.untilAccepted(deleted, 1, 'the deletion')
+    expect(server.receiver.accepted(deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id: gone }] })
+    expect((await server.api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
     expect(leverHooks()).toEqual([])
   })
 
@@ -217,7 +181,7 @@ describe('native webhooks with Lever', () => {
     return { id: randomUUID(), event, triggeredAt, token, signature, data: { opportunityId } }
   }
   const post = (webhookId: string, body: unknown) =>
-    fetch(`${base}/native-webhooks/${webhookId}`, {
+    fetch(`${server.base}/native-webhooks/${webhookId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -226,7 +190,7 @@ describe('native webhooks with Lever', () => {
   const keyOf = (webhookId: string, event: string) =>
     leverHooks().find((h) => h.event === event && h.url.endsWith(`/native-webhooks/${webhookId}`))
       ?.signatureToken as string
-  const deliveredIds = (webhookId: string) => receiver.accepted(webhookId).map((d) => d.data[0]?.id)
+  const deliveredIds = (webhookId: string) => server.receiver.accepted(webhookId).map((d) => d.data[0]?.id)
 
   it('refuses a call not signed with the webhook signature token, and one signed for another event', async () => {
     const updated = await subscribe('updated')
@@ -237,7 +201,7 @@ describe('native webhooks with Lever', () => {
     )
     // Signed with a real key, but for an event this webhook's Lever webhook for it did not sign.
     expect((await post(updated, leverCall('applicationCreated', stageKey, opportunityId))).status).toBe(401)
-    expect(receiver.accepted(updated)).toEqual([])
+    expect(server.receiver.accepted(updated)).toEqual([])
     // Signed, but Lever cannot answer the read back now: 503, so Lever sends the call again; nothing delivered.
     emulator.fault({ status: 503, times: 10, pathPattern: `^/v1/opportunities/${opportunityId}$` })
     const signed = leverCall('candidateStageChange', stageKey, opportunityId)
@@ -245,12 +209,12 @@ describe('native webhooks with Lever', () => {
     expect(unavailable.status).toBe(503)
     expect(((await unavailable.json()) as { message: string }).message).toMatch(/call again later/)
     emulator.clearFaults()
-    expect(receiver.accepted(updated)).toEqual([])
+    expect(server.receiver.accepted(updated)).toEqual([])
     // Lever's retry of that same call (same token and time) is accepted: a refused call left no token behind.
     expect((await post(updated, signed)).status).toBe(200)
-    await receiver.waitFor(() => receiver.accepted(updated).length === 1, 15_000, 'the signed call')
+    await server.receiver.untilAccepted(updated, 1, 'the signed call')
     expect(deliveredIds(updated)).toEqual([opportunityId])
-    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
   })
 
   it('acknowledges a call whose read-back Lever refuses for good, delivering nothing, instead of 503 forever', async () => {
@@ -261,9 +225,9 @@ describe('native webhooks with Lever', () => {
     expect((await post(updated, leverCall('candidateStageChange', stageKey, refused))).status).toBe(200)
     emulator.clearFaults()
     expect((await post(updated, leverCall('candidateStageChange', stageKey, readable))).status).toBe(200)
-    await receiver.waitFor(() => deliveredIds(updated).includes(readable), 15_000, 'the readable call')
+    await server.receiver.waitFor(() => deliveredIds(updated).includes(readable), 15_000, 'the readable call')
     expect(deliveredIds(updated)).toEqual([readable])
-    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
   })
 
   it('refuses a signed call triggered more than a day ago, and delivers a call sent twice once', async () => {
@@ -281,9 +245,9 @@ describe('native webhooks with Lever', () => {
     expect((await post(updated, { ...call, data: { opportunityId: second } })).status).toBe(200)
     // A later, distinct call: once it arrives, everything sent before it has been delivered or never will be.
     expect((await post(updated, leverCall('candidateStageChange', stageKey, second))).status).toBe(200)
-    await receiver.waitFor(() => deliveredIds(updated).includes(second), 15_000, 'the distinct call')
+    await server.receiver.waitFor(() => deliveredIds(updated).includes(second), 15_000, 'the distinct call')
     expect(deliveredIds(updated)).toEqual([first, second])
-    expect((await api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${updated}`)).status).toBe(200)
   })
 
   it('delivers nothing for a signed delete call naming an opportunity Lever still has', async () => {
@@ -294,13 +258,13 @@ describe('native webhooks with Lever', () => {
     expect((await post(deleted, leverCall('candidateDeleted', deleteKey, live))).status).toBe(200)
     expect(emulator.requests().some((r) => r.path === `/v1/opportunities/${live}`)).toBe(true)
     expect(emulator.deleteOpportunity(gone)).toBe(true)
-    await receiver.waitFor(() => deliveredIds(deleted).includes(gone), 15_000, 'the real deletion')
-    expect(receiver.accepted(deleted).map((d) => d.data)).toEqual([[{ id: gone }]])
-    expect((await api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
+    await server.receiver.waitFor(() => deliveredIds(deleted).includes(gone), 15_000, 'the real deletion')
+    expect(server.receiver.accepted(deleted).map((d) => d.data)).toEqual([[{ id: gone }]])
+    expect((await server.api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
   })
   it('makes the Lever webhooks again when one of them is deleted at Lever, and tells the user', async () => {
     const updated = await subscribe('updated')
-    const server = { api }
+    const { receiver, api, base } = server
     const ours = () => leverHooks().filter((h) => h.url === `${base}/native-webhooks/${updated}`)
     const first = ours()
     expect(first.map((h) => h.event)).toEqual([

@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_UMAMI_LOGIN_TOKEN,
-  startUmamiEmulator,
-  type UmamiEmulator,
-} from '../emulators/umami/index.js'
-import { loadConfig } from '../src/config.js'
-import { createServices } from '../src/services.js'
+import { startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
 import {
   callApi,
   killAllServerProcesses,
   type ServerProcess,
   startServerProcess,
 } from './support/server-process.js'
-import { storeKinds } from './support/stores.js'
+import { scratchDatabase, storeKinds } from './support/stores.js'
+import { connectUmami, workspaceIn } from './support/umami-webhooks.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 const PROCESSES = 3
@@ -37,8 +32,7 @@ interface Run {
  * webhook is checked, never by two processes at once, never twice in one interval, and the work is spread.
  */
 describe.skipIf(!storeKinds().includes('postgres'))('three server processes on PostgreSQL', () => {
-  const database = `unigate_mp_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  const database = scratchDatabase('unigate_mp')
   let databaseUrl: string
   let emulator: UmamiEmulator
   let receiver: WebhookReceiver
@@ -46,11 +40,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
   let apiKey: string
 
   beforeAll(async () => {
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${database}`)
-    const url = new URL(process.env.TEST_DATABASE_URL!)
-    url.pathname = `/${database}`
-    databaseUrl = url.toString()
+    databaseUrl = await database.create()
     emulator = await startUmamiEmulator({ websites: 3, sessions: 0 })
     const env = {
       DATABASE_URL: databaseUrl,
@@ -63,11 +53,9 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
       UNIGATE_WEBHOOK_TICK_MS: '100',
       UNIGATE_WEBHOOK_LEASE_MS: '5000',
     }
-    const services = await createServices(loadConfig(env), { background: false })
-    const { workspace, secret } = await services.workspaces.create('multi')
-    apiKey = (await services.apiKeys.issue(workspace.id)).apiKey
-    await services.close()
-    receiver = await startWebhookReceiver(secret)
+    const made = await workspaceIn(env, 'multi')
+    apiKey = made.apiKey
+    receiver = await startWebhookReceiver(made.secret)
     servers = await Promise.all(Array.from({ length: PROCESSES }, () => startServerProcess(env, 60_000)))
   }, 90_000)
 
@@ -75,24 +63,19 @@ describe.skipIf(!storeKinds().includes('postgres'))('three server processes on P
     await killAllServerProcesses()
     await receiver?.close()
     await emulator?.close()
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
-    await admin.end()
+    await database.drop()
   })
 
   it('runs each webhook check once per interval, one process at a time, spread over the processes', async () => {
     const first = servers[0]!
-    const conn = await callApi<{ id: string }>(first.url, apiKey, 'POST', '/unified/connection', {
-      integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
-    })
-    expect(conn.status, conn.text).toBe(200)
+    const connectionId = await connectUmami(first.url, apiKey, emulator.url)
     const ids: string[] = []
     // Created 20 at a time, spread over the processes: any of them may serve the API.
     for (let batch = 0; batch < WEBHOOKS; batch += 20) {
       const created = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           callApi<{ id: string }>(servers[(batch + i) % PROCESSES]!.url, apiKey, 'POST', '/unified/webhook', {
-            connection_id: conn.body.id,
+            connection_id: connectionId,
             object_type: 'analytics_property',
             event: 'updated',
             hook_url: receiver.url,

@@ -1,58 +1,29 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { createServices, type Services } from '../src/services.js'
+import { describe, expect, it } from 'vitest'
 import { callTokenSeen, commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
-import { testConfig } from './support/config.js'
-import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+import { useStoredWebhook } from './support/stored-webhook.js'
+import { storeKinds } from './support/stores.js'
 
 /**
  * A native call's one-time token (Lever's `token`) is stored with the call's deliveries in one transaction:
  * the same token, received twice (by one process or two at once), stores its deliveries once.
  */
 describe.each(storeKinds())('one-time native call tokens on %s', (store) => {
-  let services: Services | undefined
-  let schema: string | undefined
-  afterEach(async () => {
-    await services?.close()
-    if (schema) await dropSchema(schema)
-  })
+  const storedWebhook = useStoredWebhook(store)
 
   async function nativeWebhook() {
-    schema = store === 'postgres' ? uniqueSchema() : undefined
-    services = await createServices(testConfig(store), {
-      background: false,
-      ...(schema ? { pgSchema: schema } : {}),
-    })
-    const { workspace } = await services.workspaces.create('tokens')
-    const now = new Date().toISOString()
-    const connection = await services.connectionStore.insert({
-      id: 'cn_tokens',
-      workspace_id: workspace.id,
+    const { services, webhook } = await storedWebhook({
+      name: 'tokens',
       integration_type: 'lever',
       categories: ['ats'],
       permissions: ['ats_application_read', 'webhook'],
-      environment: 'Production',
-      credentials: {},
-      settings: {},
-      created_at: now,
-      updated_at: now,
-    })
-    const webhook = await services.webhooks.store.insert({
-      id: 'wh_tokens',
-      workspace_id: workspace.id,
-      connection_id: connection.id,
-      integration_type: 'lever',
-      object_type: 'ats_application',
-      event: 'updated',
-      hook_url: 'http://127.0.0.1:9/hook',
-      interval: 0,
-      page_max_limit: 100,
-      filters: {},
-      webhook_type: 'native',
-      environment: 'Production',
-      include_all: false,
-      is_paused: false,
-      created_at: now,
+      webhook: {
+        object_type: 'ats_application',
+        event: 'updated',
+        interval: 0,
+        page_max_limit: 100,
+        webhook_type: 'native',
+      },
     })
     return { s: services, webhookId: webhook.id }
   }

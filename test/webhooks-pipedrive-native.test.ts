@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_PIPEDRIVE_TOKEN,
   type PipedriveEmulator,
   startPipedriveEmulator,
 } from '../emulators/pipedrive/index.js'
-import { type NativeServer, startNativeServer } from './support/native-server.js'
+import { type NativeServer, startNativeServer, useNativeSuite } from './support/native-server.js'
 import { checkNow, notificationsOf } from './support/native-watch.js'
 
 type Rec = Record<string, unknown>
@@ -31,19 +31,18 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
       .filter((r) => r.method === 'POST' && r.path === '/api/v1/webhooks')
       .map((r) => r.body as Rec)
 
-  beforeAll(async () => {
-    emu = await startPipedriveEmulator({ seed: 3, persons: 5, burst: 1000 })
-    server = await startNativeServer('pipedrive-native')
-    const created = await server.api<{ id: string }>('POST', '/unified/connection', {
+  useNativeSuite({
+    workspace: 'pipedrive-native',
+    start: () => startPipedriveEmulator({ seed: 3, persons: 5, burst: 1000 }),
+    connection: (emulator) => ({
       integration_type: 'pipedrive',
-      auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: emu.url },
-    })
-    expect(created.status, created.text).toBe(200)
-    conn = created.body.id
-  })
-  afterAll(async () => {
-    await server?.close()
-    await emu?.close()
+      auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: emulator.url },
+    }),
+    ready: (suite) => {
+      emu = suite.emulator
+      server = suite.server
+      conn = suite.connection
+    },
   })
 
   it('claims native created, updated and deleted for contacts in the support matrix', async () => {
@@ -58,24 +57,21 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
   })
 
   it('subscribes per event, delivers each person change NATIVE to its webhook only, and unsubscribes', async () => {
-    const hooks: Record<string, string> = {}
-    for (const event of ['created', 'updated', 'deleted']) {
-      const hook = await server.api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+    const events = ['created', 'updated', 'deleted'] as const
+    const hooks = {} as Record<(typeof events)[number], string>
+    for (const event of events) {
+      hooks[event] = await server.nativeWebhook({
         connection_id: conn,
         object_type: 'crm_contact',
         event,
-        hook_url: server.receiver.url,
         fields: 'id,name,emails',
       })
-      expect(hook.status, hook.text).toBe(200)
-      expect(hook.body.webhook_type).toBe('native')
-      hooks[event] = hook.body.id
     }
 
     // What reached Pipedrive: one v2 person subscription per event, back to Unigate, with Basic credentials.
     const bodies = subscriptionBodies()
     expect(bodies.map((b) => b.event_action)).toEqual(['create', 'change', 'delete'])
-    for (const [i, event] of ['created', 'updated', 'deleted'].entries()) {
+    for (const [i, event] of events.entries()) {
       expect(bodies[i]).toMatchObject({
         subscription_url: `${server.base}/native-webhooks/${hooks[event]}`,
         event_object: 'person',
@@ -101,11 +97,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     })
     expect(created.status, created.text).toBe(200)
     const id = created.body.id
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.created).length === 1,
-      15_000,
-      'created',
-    )
+    await server.receiver.untilAccepted(hooks.created, 1, 'created')
     expect(server.receiver.accepted(hooks.created)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, name: 'Ada Native', emails: [{ email: 'ada@native.example', type: 'WORK' }] }],
@@ -114,22 +106,14 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect((await server.api('PATCH', `/crm/${conn}/contact/${id}`, { name: 'Ada Renamed' })).status).toBe(
       200,
     )
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.updated).length === 1,
-      15_000,
-      'updated',
-    )
+    await server.receiver.untilAccepted(hooks.updated, 1, 'updated')
     expect(server.receiver.accepted(hooks.updated)[0]).toMatchObject({
       type: 'NATIVE',
       data: [{ id, name: 'Ada Renamed' }],
     })
 
     expect((await server.api('DELETE', `/crm/${conn}/contact/${id}`)).status).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hooks.deleted).length === 1,
-      15_000,
-      'deleted',
-    )
+    await server.receiver.untilAccepted(hooks.deleted, 1, 'deleted')
     // A deleted person is delivered as its id, once Pipedrive's read answers that it is gone.
     expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id }] })
     // Each webhook got its own event only; Pipedrive's calls carried the Basic credentials Unigate set.
@@ -141,24 +125,22 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     )
     expect(server.receiver.badSignatures).toEqual([])
 
-    for (const event of ['created', 'updated', 'deleted']) {
+    for (const event of events) {
       expect((await server.api('DELETE', `/unified/webhook/${hooks[event]}`)).status).toBe(200)
     }
     expect(await providerHooks()).toEqual([])
   })
 
   it('refuses a call without the subscription credentials, and an action the webhook did not ask for', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const hook = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'created',
-      hook_url: server.receiver.url,
     })
-    expect(hook.status, hook.text).toBe(200)
     const password = String(subscriptionBodies().at(-1)?.http_auth_password)
     const [known] = emu.state.livePersons()
     const call = (authorization: string | undefined, action: string, entityId: string) =>
-      fetch(`${server.base}/native-webhooks/${hook.body.id}`, {
+      fetch(`${server.base}/native-webhooks/${hook}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({
@@ -178,23 +160,21 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect((await call(basic('unigate', password), 'create', '77')).status).toBe(200)
     // The body's record is not what is delivered: the person as Pipedrive answers a read of it is.
     expect((await call(basic('unigate', password), 'create', String(known?.id))).status).toBe(200)
-    await server.receiver.waitFor(() => server.receiver.accepted(hook.body.id).length === 1, 15_000, 'pushed')
-    expect(server.receiver.accepted(hook.body.id).map((d) => d.data)).toEqual([
+    await server.receiver.untilAccepted(hook, 1, 'pushed')
+    expect(server.receiver.accepted(hook).map((d) => d.data)).toEqual([
       [expect.objectContaining({ id: String(known?.id), name: known?.name })],
     ])
-    expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
     expect(await providerHooks()).toEqual([])
   })
 
   it('delivers the person as a read returns it (title, address, custom fields), which the v2 push leaves out', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const hook = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'updated',
-      hook_url: server.receiver.url,
       fields: 'id,name,title,address,metadata',
     })
-    expect(hook.status, hook.text).toBe(200)
     const person = emu.state.livePersons()[0]
     if (!person) throw new Error('the emulator has no person')
     person.jobTitle = 'Chief Engineer'
@@ -210,35 +190,27 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(
       (await server.api('PATCH', `/crm/${conn}/contact/${person.id}`, { name: 'Renamed Person' })).status,
     ).toBe(200)
-    await server.receiver.waitFor(
-      () => server.receiver.accepted(hook.body.id).length === 1,
-      15_000,
-      'updated',
-    )
+    await server.receiver.untilAccepted(hook, 1, 'updated')
     // What Pipedrive pushed lacks them (webhooks v2 "only crucial information", custom fields as objects)…
-    const pushed = emu.state.hooks.calls.slice(calls).find((c) => c.url.endsWith(hook.body.id))?.body as Rec
+    const pushed = emu.state.hooks.calls.slice(calls).find((c) => c.url.endsWith(hook))?.body as Rec
     expect(pushed.data).not.toHaveProperty('job_title')
     expect(pushed.data).not.toHaveProperty('postal_address')
     // …but the delivery is the contact as GET /crm/{connection}/contact/{id} answers it now.
-    expect(server.receiver.accepted(hook.body.id)[0]?.data).toEqual([
-      { ...read.body, name: 'Renamed Person' },
-    ])
-    expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    expect(server.receiver.accepted(hook)[0]?.data).toEqual([{ ...read.body, name: 'Renamed Person' }])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
 
   it('delivers a delete only when Pipedrive no longer has the person', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const hook = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'deleted',
-      hook_url: server.receiver.url,
     })
-    expect(hook.status, hook.text).toBe(200)
     const password = String(subscriptionBodies().at(-1)?.http_auth_password)
     const [live, doomed] = emu.state.livePersons()
     // Any user of the company can read the Basic password back from Pipedrive: a delete call it carries for
     // a person Pipedrive still has is acknowledged and delivers nothing.
-    const forged = await fetch(`${server.base}/native-webhooks/${hook.body.id}`, {
+    const forged = await fetch(`${server.base}/native-webhooks/${hook}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -253,12 +225,12 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(forged.status).toBe(200)
     expect((await server.api('DELETE', `/crm/${conn}/contact/${doomed?.id}`)).status).toBe(200)
     await server.receiver.waitFor(
-      () => server.receiver.accepted(hook.body.id).some((d) => d.data[0]?.id === String(doomed?.id)),
+      () => server.receiver.accepted(hook).some((d) => d.data[0]?.id === String(doomed?.id)),
       15_000,
       'the real delete',
     )
-    expect(server.receiver.accepted(hook.body.id).map((d) => d.data)).toEqual([[{ id: String(doomed?.id) }]])
-    expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    expect(server.receiver.accepted(hook).map((d) => d.data)).toEqual([[{ id: String(doomed?.id) }]])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
   it('subscribes again when Pipedrive no longer has the webhook, and tells the user since when calls may be missing', async () => {
     const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {

@@ -2,17 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import pg from 'pg'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_UMAMI_LOGIN_TOKEN,
-  startUmamiEmulator,
-  type UmamiEmulator,
-} from '../emulators/umami/index.js'
+import { startUmamiEmulator, type UmamiEmulator } from '../emulators/umami/index.js'
 import { type Config, loadConfig } from '../src/config.js'
 import { buildApp } from '../src/http/app.js'
 import { createServices, type Services } from '../src/services.js'
 import { testConfig } from './support/config.js'
-import { callApi, killAllServerProcesses, startServerProcess } from './support/server-process.js'
-import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+import { killAllServerProcesses, startServerProcess } from './support/server-process.js'
+import { dropSchema, scratchDatabase, storeKinds, uniqueSchema } from './support/stores.js'
+import { backfillingWebhook, connectUmami, workspaceIn } from './support/umami-webhooks.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 /** One server "process": its own services, job runner and HTTP listener on the shared store. */
@@ -86,26 +83,17 @@ describe.each(storeKinds())('stopping a server on %s while it delivers', (store)
     let arrived = 0
     const receiver: WebhookReceiver = await startWebhookReceiver(secret, { hold: () => hold(++arrived) })
     cleanups.push(() => receiver.close())
-    const conn = await callApi<{ id: string }>(a.url, apiKey, 'POST', '/unified/connection', {
-      integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
-    })
-    expect(conn.status, conn.text).toBe(200)
     // A backfill of one website per page: three deliveries (two pages and INITIAL-COMPLETE), in order.
-    const hook = await callApi<{ id: string }>(a.url, apiKey, 'POST', '/unified/webhook?include_all=true', {
-      connection_id: conn.body.id,
-      object_type: 'analytics_property',
-      event: 'created',
+    const webhookId = await backfillingWebhook(a.url, apiKey, {
+      connection_id: await connectUmami(a.url, apiKey, emulator.url),
       hook_url: receiver.url,
-      interval: 100_000,
       page_max_limit: 1,
     })
-    expect(hook.status, hook.text).toBe(200)
     const stopA = async () => {
       closedA = true
       await a.close()
     }
-    return { config, pgSchema, a, stopA, receiver, webhookId: hook.body.id }
+    return { config, pgSchema, a, stopA, receiver, webhookId }
   }
 
   /** The webhook's delivery lease and its deliveries, read by a fresh process that runs no jobs. */
@@ -227,8 +215,7 @@ describe.each(storeKinds())('stopping a server on %s while it delivers', (store)
  * delivery is in flight. The process waits for it, exits 0 without logging an error, and the lease is free.
  */
 describe.skipIf(!storeKinds().includes('postgres'))('SIGTERM to a server process on PostgreSQL', () => {
-  const database = `unigate_stop_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  const database = scratchDatabase('unigate_stop')
   let emulator: UmamiEmulator | undefined
   let receiver: WebhookReceiver | undefined
   const release = deferred()
@@ -238,25 +225,17 @@ describe.skipIf(!storeKinds().includes('postgres'))('SIGTERM to a server process
     await killAllServerProcesses()
     await receiver?.close()
     await emulator?.close()
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
-    await admin.end()
+    await database.drop()
   })
 
   it('finishes the delivery in flight and exits 0', async () => {
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${database}`)
-    const url = new URL(process.env.TEST_DATABASE_URL!)
-    url.pathname = `/${database}`
     const env = {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: await database.create(),
       UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
       UNIGATE_OUTBOUND_ALLOW_ADDRESSES: 'loopback',
       UNIGATE_WEBHOOK_TICK_MS: '50',
     }
-    const setup = await createServices(loadConfig(env), { background: false })
-    const { workspace, secret } = await setup.workspaces.create('sigterm')
-    const { apiKey } = await setup.apiKeys.issue(workspace.id)
-    await setup.close()
+    const { apiKey, secret } = await workspaceIn(env, 'sigterm')
     emulator = await startUmamiEmulator({ websites: 1, sessions: 0 })
     const first = deferred()
     let arrived = 0
@@ -268,25 +247,10 @@ describe.skipIf(!storeKinds().includes('postgres'))('SIGTERM to a server process
       },
     })
     const server = await startServerProcess(env, 60_000)
-    const conn = await callApi<{ id: string }>(server.url, apiKey, 'POST', '/unified/connection', {
-      integration_type: 'umami',
-      auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, meta: { api_url: `${emulator.url}/api` } },
+    const webhookId = await backfillingWebhook(server.url, apiKey, {
+      connection_id: await connectUmami(server.url, apiKey, emulator.url),
+      hook_url: receiver.url,
     })
-    expect(conn.status, conn.text).toBe(200)
-    const hook = await callApi<{ id: string }>(
-      server.url,
-      apiKey,
-      'POST',
-      '/unified/webhook?include_all=true',
-      {
-        connection_id: conn.body.id,
-        object_type: 'analytics_property',
-        event: 'created',
-        hook_url: receiver.url,
-        interval: 100_000,
-      },
-    )
-    expect(hook.status, hook.text).toBe(200)
     await first.promise
 
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
@@ -303,7 +267,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('SIGTERM to a server process
       const row = await check.db
         .selectFrom('webhooks')
         .select('delivery_lease')
-        .where('id', '=', hook.body.id)
+        .where('id', '=', webhookId)
         .executeTakeFirstOrThrow()
       expect(row.delivery_lease).toBeNull()
       const delivered = await check.db

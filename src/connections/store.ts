@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { SecretBox } from '../crypto/keys.js'
 import type { ConnectionSettings, Credentials } from '../integrations/types.js'
 import { type ConnectionTable, type Db, paged } from '../store/index.js'
+import { oneOfWorkspace, removeFromWorkspace } from '../store/workspace-rows.js'
 import type { StoredConnection } from './connection.js'
 
 export interface ConnectionListFilter {
@@ -93,12 +94,8 @@ export class ConnectionStore {
 
   /** A connection of this workspace; another workspace's connection is simply not found. */
   async get(workspaceId: string, id: string): Promise<StoredConnection | undefined> {
-    const row = await this.db
-      .selectFrom('connections')
-      .selectAll()
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst()
+    const select = this.db.selectFrom('connections').selectAll()
+    const row = await oneOfWorkspace(select, workspaceId, id).executeTakeFirst()
     return row && this.fromRow(row)
   }
 
@@ -145,20 +142,10 @@ export class ConnectionStore {
     if (changes.last_unhealthy_code) values.last_unhealthy_code = changes.last_unhealthy_code
     const contentChange = Object.keys(changes).some((k) => !k.startsWith('last_'))
     if (contentChange) values.updated_at = updatedAt
-    await this.db
-      .updateTable('connections')
-      .set(values)
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .execute()
+    await oneOfWorkspace(this.db.updateTable('connections').set(values), workspaceId, id).execute()
   }
 
   async remove(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('connections')
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    return removeFromWorkspace(this.db.deleteFrom('connections'), workspaceId, id)
   }
 }

@@ -1,5 +1,6 @@
 import type { SecretBox } from '../crypto/keys.js'
 import { type Db, paged, type WebhookTable } from '../store/index.js'
+import { oneOfWorkspace, removeFromWorkspace } from '../store/workspace-rows.js'
 import type { WebhookEvent } from './change-detection.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
 
@@ -138,12 +139,8 @@ export class WebhookStore {
 
   /** A webhook of this workspace; another workspace's webhook is simply not found. */
   async get(workspaceId: string, id: string): Promise<StoredWebhook | undefined> {
-    const row = await this.db
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst()
+    const select = this.db.selectFrom('webhooks').selectAll()
+    const row = await oneOfWorkspace(select, workspaceId, id).executeTakeFirst()
     return row && fromWebhookRow(row)
   }
 
@@ -184,21 +181,11 @@ export class WebhookStore {
     if ('fields' in changes) values.fields = changes.fields || null
     if (changes.filters !== undefined) values.filters = JSON.stringify(changes.filters)
     if (changes.is_paused !== undefined) values.is_paused = changes.is_paused ? 1 : 0
-    await this.db
-      .updateTable('webhooks')
-      .set(values)
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .execute()
+    await oneOfWorkspace(this.db.updateTable('webhooks').set(values), workspaceId, id).execute()
   }
 
   async remove(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('webhooks')
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    return removeFromWorkspace(this.db.deleteFrom('webhooks'), workspaceId, id)
   }
 
   /** Asks for a poll now (the trigger endpoint): due at once, and the next regular check still follows. */

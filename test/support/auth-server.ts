@@ -1,5 +1,6 @@
 import { createServer } from 'node:net'
 import { request } from 'undici'
+import { afterAll, beforeAll, expect } from 'vitest'
 import type { Config } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
 import { createServices, type Services } from '../../src/services.js'
@@ -91,4 +92,55 @@ export async function browserPost(url: string, form: Record<string, string>) {
   })
   const text = await res.body.text()
   return { status: res.statusCode, location: res.headers.location as string | undefined, text }
+}
+
+/**
+ * Runs an OAuth suite: before it, the provider's emulator and an auth server on `store` whose workspace allows
+ * redirects to `app`; `configure` then registers Unigate's callback with the provider and the OAuth app with
+ * the workspace, and `ready` gets both. After it, closes both.
+ */
+export function useOAuthSuite<P extends { close(): Promise<void> }>(options: {
+  readonly store: StoreKind
+  readonly app: string
+  readonly start: () => Promise<P>
+  readonly configure: (s: AuthServer, provider: P) => Promise<void>
+  readonly ready: (s: AuthServer, provider: P) => void
+}): void {
+  let s: AuthServer | undefined
+  let provider: P | undefined
+  beforeAll(async () => {
+    provider = await options.start()
+    s = await startAuthServer(options.store)
+    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [options.app] })
+    await options.configure(s, provider)
+    options.ready(s, provider)
+  })
+  afterAll(async () => {
+    await s?.close()
+    await provider?.close()
+  })
+}
+
+/**
+ * Starts the authorization flow as a browser does, asking to come back to `${app}/ok` or `${app}/failed` with
+ * the caller's state `their-state` (`query` adds or overrides): expects 200 and answers the provider's
+ * authorize URL that Unigate hands out.
+ */
+export async function startAuthorization(
+  s: AuthServer,
+  integrationType: string,
+  app: string,
+  query: Record<string, string> = {},
+): Promise<URL> {
+  const params = new URLSearchParams({
+    success_redirect: `${app}/ok`,
+    failure_redirect: `${app}/failed`,
+    state: 'their-state',
+    ...query,
+  })
+  const res = await browserGet(
+    `${s.url}/unified/integration/auth/${s.workspaceId}/${integrationType}?${params}`,
+  )
+  expect(res.status).toBe(200)
+  return new URL(res.text)
 }

@@ -28,3 +28,25 @@ export async function dropSchema(schema: string): Promise<void> {
     await client.end()
   }
 }
+
+/**
+ * A PostgreSQL database of a test's own, for server processes that share one with its default schemas:
+ * `create` makes it and answers its URL, `drop` removes it (also when the test failed half way).
+ */
+export function scratchDatabase(prefix: string): { create(): Promise<string>; drop(): Promise<void> } {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  return {
+    async create() {
+      await admin.connect()
+      await admin.query(`CREATE DATABASE ${name}`)
+      const url = new URL(process.env.TEST_DATABASE_URL!)
+      url.pathname = `/${name}`
+      return url.toString()
+    },
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+      await admin.end()
+    },
+  }
+}

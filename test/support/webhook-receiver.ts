@@ -40,6 +40,8 @@ export interface WebhookReceiver {
   accepted(webhookId?: string): ReceivedDelivery[]
   /** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
   waitFor(predicate: () => boolean, timeoutMs?: number, what?: string): Promise<void>
+  /** Resolves once exactly `count` deliveries to the webhook were accepted; rejects after 15 s. */
+  untilAccepted(webhookId: string, count: number, what: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -93,6 +95,15 @@ export async function startWebhookReceiver(
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
+  const accepted = (webhookId?: string) =>
+    deliveries.filter((d) => d.answered < 300 && (!webhookId || d.webhookId === webhookId))
+  const waitFor = async (predicate: () => boolean, timeoutMs = 15_000, what = 'condition') => {
+    const deadline = Date.now() + timeoutMs
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((r) => setTimeout(r, 25))
+    }
+  }
   return {
     url: `http://127.0.0.1:${port}/hook`,
     deliveries,
@@ -101,16 +112,10 @@ export async function startWebhookReceiver(
     setResponder(r) {
       respond = r
     },
-    accepted(webhookId) {
-      return deliveries.filter((d) => d.answered < 300 && (!webhookId || d.webhookId === webhookId))
-    },
-    async waitFor(predicate, timeoutMs = 15_000, what = 'condition') {
-      const deadline = Date.now() + timeoutMs
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-        await new Promise((r) => setTimeout(r, 25))
-      }
-    },
+    accepted,
+    waitFor,
+    untilAccepted: (webhookId, count, what) =>
+      waitFor(() => accepted(webhookId).length === count, 15_000, what),
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,10 +1,16 @@
 import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import {
+  bodyString,
+  metadataOfProperties,
+  metadataPropertiesOf,
+  num,
+  rawOf,
+  str,
+  UTM_PARAMETERS,
+  utmFieldsOf,
+} from '../analytics-values.js'
 import type { AmplitudeExportEvent, AmplitudeUserData } from './provider-types.js'
-
-const str = (v: unknown): string | undefined =>
-  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
 const HOUR_MS = 3_600_000
 
@@ -142,11 +148,7 @@ const MAPPED_PROPS = new Set([
   PAGE_URL,
   PAGE_TITLE,
   'referrer',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
+  ...UTM_PARAMETERS,
   '$revenue',
   '$price',
   '$quantity',
@@ -165,8 +167,6 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
   const up = e.user_properties ?? {}
   const pick = (k: string) => str(ep[k]) ?? str(up[k])
   const web = (e.platform ?? '').toLowerCase() === 'web'
-  const metadata: Record<string, { value: unknown }> = {}
-  for (const [k, v] of Object.entries(ep)) if (!MAPPED_PROPS.has(k) && v !== null) metadata[k] = { value: v }
   const sessionId = num(e.session_id)
   return {
     id: str(e.$insert_id) ?? str(e.uuid),
@@ -190,12 +190,8 @@ export function fromAmplitudeEvent(e: AmplitudeExportEvent): UnifiedRecord {
     city: str(e.city),
     value: revenueOf(ep),
     currency: str(ep.$currency),
-    utm_source: pick('utm_source'),
-    utm_medium: pick('utm_medium'),
-    utm_campaign: pick('utm_campaign'),
-    utm_term: pick('utm_term'),
-    utm_content: pick('utm_content'),
-    metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    ...utmFieldsOf(pick),
+    metadata: metadataOfProperties(ep, (k) => MAPPED_PROPS.has(k)),
     raw: { ...e },
   }
 }
@@ -210,22 +206,13 @@ export function toAmplitudeEvent(
   body: Readonly<Record<string, unknown>>,
   now: Date,
 ): Record<string, unknown> {
-  const s = (k: string) => (typeof body[k] === 'string' && body[k] !== '' ? (body[k] as string) : undefined)
-  const eventProperties: Record<string, unknown> = {}
-  const metadata =
-    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(metadata)) {
-    eventProperties[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
-  }
+  const s = (k: string) => bodyString(body, k)
+  const eventProperties = metadataPropertiesOf(body)
   const props: Array<[string, string | undefined]> = [
     [PAGE_URL, s('page_url')],
     [PAGE_TITLE, s('page_title')],
     ['referrer', s('page_referrer')],
-    ['utm_source', s('utm_source')],
-    ['utm_medium', s('utm_medium')],
-    ['utm_campaign', s('utm_campaign')],
-    ['utm_term', s('utm_term')],
-    ['utm_content', s('utm_content')],
+    ...UTM_PARAMETERS.map((k): [string, string | undefined] => [k, s(k)]),
   ]
   for (const [k, v] of props) if (v !== undefined) eventProperties[k] = v
   const created = s('created_at') ? new Date(s('created_at') as string) : now
@@ -246,8 +233,7 @@ export function toAmplitudeEvent(
     revenue: typeof body.value === 'number' ? body.value : undefined,
     currency: s('currency'),
   }
-  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
-  Object.assign(out, raw)
+  Object.assign(out, rawOf(body))
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]
   return out
 }
@@ -270,9 +256,6 @@ export function fromAmplitudeUser(
   const times = latestEvents
     .map((e) => fromAmplitudeTime(e.event_time)?.getTime())
     .filter((t): t is number => t !== undefined)
-  const metadata: Record<string, { value: unknown }> = {}
-  for (const [k, v] of Object.entries(props))
-    if (k !== 'email' && k !== 'name' && v !== null) metadata[k] = { value: v }
   return {
     id,
     email: str(props.email),
@@ -285,21 +268,15 @@ export function fromAmplitudeUser(
     last_seen_at: times.length > 0 ? new Date(Math.max(...times)) : dayOrTime(user?.last_used),
     total_sessions: num(user?.num_sessions),
     total_events: num(user?.num_events),
-    metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    metadata: metadataOfProperties(props, (k) => k === 'email' || k === 'name'),
     raw: user ? { ...user } : undefined,
   }
 }
 
 /** `user_properties.$set` for `/identify`: email and name as plain properties, plus metadata and raw. */
 export function toAmplitudeUserProperties(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const set: Record<string, unknown> = {}
-  const metadata =
-    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(metadata)) {
-    set[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
-  }
-  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(raw)) if (k !== 'user_id') set[k] = v
+  const set = metadataPropertiesOf(body)
+  for (const [k, v] of Object.entries(rawOf(body))) if (k !== 'user_id') set[k] = v
   for (const k of ['email', 'name']) if (typeof body[k] === 'string') set[k] = body[k]
   return set
 }

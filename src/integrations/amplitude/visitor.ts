@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { rawOf } from '../analytics-values.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ObjectHandlers, WriteBody } from '../types.js'
 import { amplitudeHosts } from './hosts.js'
@@ -189,7 +190,7 @@ export const visitorHandlers: ObjectHandlers = {
     return withDetails(ctx, await findUser(ctx, id), id.startsWith(DEVICE_VISITOR_PREFIX) ? id : undefined)
   },
   async create(ctx, body) {
-    const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+    const raw = rawOf(body)
     return identify(ctx, typeof raw.user_id === 'string' && raw.user_id ? raw.user_id : randomUUID(), body)
   },
   async update(ctx, id, body) {

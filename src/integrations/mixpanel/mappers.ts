@@ -1,12 +1,18 @@
 import { createHash } from 'node:crypto'
 import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import {
+  bodyString,
+  metadataOfProperties,
+  metadataPropertiesOf,
+  num,
+  rawOf,
+  str,
+  UTM_PARAMETERS,
+  utmFieldsOf,
+} from '../analytics-values.js'
 import { instantOfWall } from '../zones.js'
 import type { MixpanelExportEvent, MixpanelProfile, MixpanelProject } from './provider-types.js'
-
-const str = (v: unknown): string | undefined =>
-  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
 /** providers.md 12.1, Mixpanel column: only autocapture names are standard, the rest are custom. */
 const EVENT_TYPE_OF: Readonly<Record<string, EventType>> = {
@@ -41,27 +47,14 @@ const MAPPED = new Set([
   'mp_country_code',
   '$region',
   '$city',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
+  ...UTM_PARAMETERS,
   'revenue',
   'currency',
   'session_id',
 ])
 
-/** Metadata values must be objects (sdk-contract R10): each custom property becomes `{ value }`. */
-function metadataOf(
-  props: Readonly<Record<string, unknown>>,
-): Record<string, { value: unknown }> | undefined {
-  const out: Record<string, { value: unknown }> = {}
-  for (const [k, v] of Object.entries(props)) {
-    if (MAPPED.has(k) || k.startsWith('$') || k.startsWith('mp_') || v === null || v === undefined) continue
-    out[k] = { value: v }
-  }
-  return Object.keys(out).length > 0 ? out : undefined
-}
+/** Mixpanel's own properties (`$…`, `mp_…`) and the mapped ones are no custom property. */
+const isMappedOrReserved = (k: string) => MAPPED.has(k) || k.startsWith('$') || k.startsWith('mp_')
 
 /**
  * `time` is seconds, or milliseconds when the export was asked with `time_in_ms=true`; anything above
@@ -112,12 +105,8 @@ export function fromMixpanelEvent(
     city: str(p.$city),
     value: num(p.revenue),
     currency: str(p.currency),
-    utm_source: str(p.utm_source),
-    utm_medium: str(p.utm_medium),
-    utm_campaign: str(p.utm_campaign),
-    utm_term: str(p.utm_term),
-    utm_content: str(p.utm_content),
-    metadata: metadataOf(p),
+    ...utmFieldsOf((k) => str(p[k])),
+    metadata: metadataOfProperties(p, isMappedOrReserved),
     raw: { ...e },
   }
 }
@@ -132,17 +121,9 @@ export function toMixpanelImportEvent(
   body: Readonly<Record<string, unknown>>,
   now: Date,
 ): MixpanelExportEvent {
-  const s = (k: string) => (typeof body[k] === 'string' && body[k] !== '' ? (body[k] as string) : undefined)
+  const s = (k: string) => bodyString(body, k)
   const created = s('created_at') ? new Date(s('created_at') as string) : now
-  const props: Record<string, unknown> = {}
-  const metadata =
-    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(metadata)) {
-    // The SDK sends metadata values as objects; `{ value: x }` unwraps to x.
-    props[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
-  }
-  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
-  Object.assign(props, raw)
+  const props = { ...metadataPropertiesOf(body), ...rawOf(body) }
   const pairs: Array<[string, unknown]> = [
     ['$current_url', s('page_url')],
     ['current_page_title', s('page_title')],
@@ -153,11 +134,7 @@ export function toMixpanelImportEvent(
     ['mp_country_code', s('country_code')?.toUpperCase()],
     ['$region', s('region')],
     ['$city', s('city')],
-    ['utm_source', s('utm_source')],
-    ['utm_medium', s('utm_medium')],
-    ['utm_campaign', s('utm_campaign')],
-    ['utm_term', s('utm_term')],
-    ['utm_content', s('utm_content')],
+    ...UTM_PARAMETERS.map((k): [string, unknown] => [k, s(k)]),
     ['session_id', s('session_id')],
     ['revenue', typeof body.value === 'number' ? body.value : undefined],
     ['currency', s('currency')],
@@ -186,8 +163,6 @@ export function fromMixpanelProfile(profile: MixpanelProfile, projectId: string)
   const first = str(p.$first_name)
   const last = str(p.$last_name)
   const created = fromMixpanelProfileDate(p.$created)
-  const metadata: Record<string, { value: unknown }> = {}
-  for (const [k, v] of Object.entries(p)) if (!k.startsWith('$') && v !== null) metadata[k] = { value: v }
   return {
     id: profile.$distinct_id,
     property_id: projectId,
@@ -207,21 +182,15 @@ export function fromMixpanelProfile(profile: MixpanelProfile, projectId: string)
     // `$last_seen` is "Updated at": when the profile last changed; it "does not change if the user does a
     // new event" (mixpanel/docs@ba22906:docs/data-structure/user-profiles.mdx), so it is no last sighting.
     updated_at: fromMixpanelProfileDate(p.$last_seen),
-    metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    metadata: metadataOfProperties(p, (k) => k.startsWith('$')),
     raw: { ...profile },
   }
 }
 
 /** A `$set` for `/engage`: reserved profile properties plus custom ones from metadata and raw. */
 export function toMixpanelProfileSet(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const set: Record<string, unknown> = {}
-  const metadata =
-    body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(metadata)) {
-    set[k] = v && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
-  }
-  const raw = body.raw && typeof body.raw === 'object' ? (body.raw as Record<string, unknown>) : {}
-  for (const [k, v] of Object.entries(raw)) if (k !== '$distinct_id') set[k] = v
+  const set = metadataPropertiesOf(body)
+  for (const [k, v] of Object.entries(rawOf(body))) if (k !== '$distinct_id') set[k] = v
   const pairs: Array<[string, string]> = [
     ['email', '$email'],
     ['name', '$name'],

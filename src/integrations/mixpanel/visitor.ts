@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { rawOf } from '../analytics-values.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
@@ -133,7 +134,7 @@ export const visitorHandlers: ObjectHandlers = {
   get: getVisitor,
   /** Profiles are keyed by the caller's distinct id (`raw.$distinct_id`), or by one generated here. */
   async create(ctx, body) {
-    const raw = (body.raw && typeof body.raw === 'object' ? body.raw : {}) as Record<string, unknown>
+    const raw = rawOf(body)
     const id = typeof raw.$distinct_id === 'string' && raw.$distinct_id ? raw.$distinct_id : randomUUID()
     return setProfile(ctx, id, body)
   },
