@@ -4,6 +4,7 @@ import { webhooksMigration } from './0002-webhooks.js'
 import { apiCallsMigration } from './0003-api-calls.js'
 import { authorizationMigration } from './0004-authorization.js'
 import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
+import { dropDeliveryDueIndexMigration } from './0006-drop-delivery-due-index.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0003_api_calls': apiCallsMigration,
   '0004_authorization': authorizationMigration,
   '0005_native_call_tokens': nativeCallTokensMigration,
+  '0006_drop_delivery_due_index': dropDeliveryDueIndexMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
