@@ -6,6 +6,7 @@
  *
  * `npm run bench` runs it on SQLite and on a fresh PostgreSQL database (pg-boss job runner).
  * BENCH_WEBHOOKS (default 20) webhooks each hold BENCH_DELIVERIES_PER_WEBHOOK (default 250) pages of 10 records.
+ * UNIGATE_JOB_RUNNER=in-process runs the PostgreSQL store without pg-boss, to tell the job runner's cost apart.
  */
 import { fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -122,6 +123,7 @@ export async function benchWebhookDeliveries(
     // As many deliveries in flight as the baseline has POSTs in flight: one per webhook.
     UNIGATE_WEBHOOK_CONCURRENCY: String(WEBHOOKS),
     LOG_LEVEL: 'warn',
+    ...(process.env.UNIGATE_JOB_RUNNER ? { UNIGATE_JOB_RUNNER: process.env.UNIGATE_JOB_RUNNER } : {}),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   })
   const store = config.databaseUrl ? 'PostgreSQL' : 'SQLite'
