@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { PgBossJobQueue } from '../src/jobs/pg-boss-queue.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => {
+function deferred() {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => {
     resolve = r
   })
   return { promise, resolve }
