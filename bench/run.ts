@@ -19,7 +19,7 @@ console.error('[bench] npm run build…')
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
 
 /**
- * The webhook benchmark (in-process by design: Unigate's job runner and the receiver share one loop) runs
+ * The webhook benchmark (Unigate's job runner in the benchmark's own process, the receiver in another) runs
  * in a process of its own per store, so whatever it leaves behind (a pool the dropped database cuts off)
  * cannot end this run and lose the other results.
  */
@@ -54,7 +54,8 @@ if (only('webhooks')) {
   console.error('[bench] signed webhook deliveries, PostgreSQL…')
   const postgres = await withFreshDatabase((url) => webhookDeliveriesInChild(url))
   sections.push({
-    title: 'signed webhook deliveries (in-process, target >= 5,000 signed deliveries/s on each store)',
+    title:
+      'signed webhook deliveries (job runner in-process, receiver in its own process, target >= 5,000 signed deliveries/s on each store)',
     rows: [...sqlite.rows, ...('result' in postgres ? postgres.result.rows : [])],
     lines: [
       `SQLite: ${sqlite.summary}`,

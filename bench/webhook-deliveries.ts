@@ -1,22 +1,24 @@
 /**
- * Signed webhook deliveries per second to a local receiver that verifies every signature, against a baseline
- * of the same pre-signed bodies POSTed straight to that receiver with the same concurrency. The ratio is
- * what Unigate's delivery path costs: reading the stored delivery, signing, sending, recording the outcome.
+ * Signed webhook deliveries per second to a local receiver (a process of its own) that verifies every
+ * signature, against a baseline of the same pre-signed bodies POSTed straight to that receiver with the same
+ * concurrency. The ratio is what Unigate's delivery path costs: reading the stored delivery, signing,
+ * sending, recording the outcome.
  *
  * `npm run bench` runs it on SQLite and on a fresh PostgreSQL database (pg-boss job runner).
  * BENCH_WEBHOOKS (default 20) webhooks each hold BENCH_DELIVERIES_PER_WEBHOOK (default 250) pages of 10 records.
+ * UNIGATE_JOB_RUNNER=in-process runs the PostgreSQL store without pg-boss, to tell the job runner's cost apart.
  */
+import { fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer, type IncomingMessage } from 'node:http'
 import { Session } from 'node:inspector/promises'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { Agent, request } from 'undici'
 import { loadConfig } from '../src/config.js'
 import { createServices } from '../src/services.js'
-import { dataJsonOf, deliveryBody, signDelivery, verifyDeliverySignature } from '../src/webhooks/index.js'
+import { deliveryBody, signDelivery } from '../src/webhooks/index.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
 import { type LoadResult, ROUNDS } from './load.js'
@@ -46,40 +48,46 @@ async function profiled<T>(store: string, phase: string, run: () => Promise<T>):
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-  })
-}
+type ReceiverMessage =
+  | { type: 'listening'; port: number }
+  | { type: 'reset' }
+  | { type: 'counts'; verified: number; rejected: number }
+  | { type: 'report'; verified: number; rejected: number; arrivals: number[]; cpuUs: number }
 
-/** A receiver that verifies sig256 on every body and counts what it accepted. */
+/**
+ * The receiver (bench/baselines/webhook-receiver.mjs) runs in a process of its own, for the baseline and for
+ * Unigate alike: it verifies sig256 on every body and counts what it accepted, as a real receiver elsewhere
+ * would, so this process's CPU time is the sender's alone (the baseline's POSTs, or Unigate's delivery path).
+ */
 async function startReceiver(secret: string) {
-  let verified = 0
-  let rejected = 0
-  const arrivals: number[] = []
-  const server = createServer(async (req, res) => {
-    const text = await readBody(req)
-    const body = JSON.parse(text) as { nonce: string; sig256: string }
-    const data = dataJsonOf(text)
-    if (data && verifyDeliverySignature(secret, data, body.nonce, body.sig256)) verified++
-    else rejected++
-    arrivals.push(performance.now())
-    res.writeHead(200).end()
+  const child = fork(join(import.meta.dirname, 'baselines', 'webhook-receiver.mjs'), [], {
+    env: { PATH: process.env.PATH ?? '', SECRET: secret },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const { port } = server.address() as AddressInfo
+  const ask = <T extends ReceiverMessage['type']>(type: T, send?: { type: string }) =>
+    new Promise<Extract<ReceiverMessage, { type: T }>>((resolve, reject) => {
+      const onMessage = (m: ReceiverMessage) => {
+        if (m.type !== type) return
+        child.off('message', onMessage)
+        child.off('exit', onExit)
+        resolve(m as Extract<ReceiverMessage, { type: T }>)
+      }
+      const onExit = () => reject(new Error('the webhook receiver exited'))
+      child.on('message', onMessage)
+      child.once('exit', onExit)
+      if (send) child.send(send)
+    })
+  const { port } = await ask('listening')
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    counts: () => ({ verified, rejected }),
-    arrivals,
-    reset() {
-      verified = 0
-      rejected = 0
-      arrivals.length = 0
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    counts: () => ask('counts', { type: 'counts' }),
+    report: () => ask('report', { type: 'report' }),
+    reset: () => ask('reset', { type: 'reset' }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.disconnect()
+      }),
   }
 }
 
@@ -102,6 +110,8 @@ function best(kept: LoadResult | undefined, result: LoadResult): LoadResult {
   }
 }
 
+const us = (n: number) => `${n.toFixed(0)} µs`
+
 export async function benchWebhookDeliveries(
   databaseUrl?: string,
 ): Promise<{ rows: LoadResult[]; summary: string }> {
@@ -113,6 +123,7 @@ export async function benchWebhookDeliveries(
     // As many deliveries in flight as the baseline has POSTs in flight: one per webhook.
     UNIGATE_WEBHOOK_CONCURRENCY: String(WEBHOOKS),
     LOG_LEVEL: 'warn',
+    ...(process.env.UNIGATE_JOB_RUNNER ? { UNIGATE_JOB_RUNNER: process.env.UNIGATE_JOB_RUNNER } : {}),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   })
   const store = config.databaseUrl ? 'PostgreSQL' : 'SQLite'
@@ -132,19 +143,42 @@ export async function benchWebhookDeliveries(
     updated_at: new Date().toISOString(),
   })
 
-  /** Baseline: the same bodies, already signed, POSTed with the same concurrency as Unigate's deliverers. */
   /**
-   * CPU time of this process per delivery, the least of the rounds: unlike deliveries per second it hardly
-   * moves with what else the machine runs (PostgreSQL's own work is not in it).
+   * Per delivery, the least of the rounds: CPU time of this process (the sender: the baseline's POSTs or
+   * Unigate's whole delivery path), of the receiver's process, and the time this process's event loop was
+   * busy (CPU plus what it waited for synchronously, such as a SQLite commit's fsync). Unlike deliveries per
+   * second, CPU time hardly moves with what else the machine runs (PostgreSQL's own work is not in it).
    */
-  const cpu = { baseline: Number.POSITIVE_INFINITY, unigate: Number.POSITIVE_INFINITY }
-  const cpuPerDeliveryUs = (since: NodeJS.CpuUsage) => {
-    const used = process.cpuUsage(since)
-    return (used.user + used.system) / TOTAL
+  const usage = {
+    baseline: {
+      cpu: Number.POSITIVE_INFINITY,
+      receiver: Number.POSITIVE_INFINITY,
+      busy: Number.POSITIVE_INFINITY,
+    },
+    unigate: {
+      cpu: Number.POSITIVE_INFINITY,
+      receiver: Number.POSITIVE_INFINITY,
+      busy: Number.POSITIVE_INFINITY,
+    },
+  }
+  const measure = () => {
+    const cpuStarted = process.cpuUsage()
+    const loopStarted = performance.eventLoopUtilization()
+    return async (target: keyof typeof usage) => {
+      const used = process.cpuUsage(cpuStarted)
+      const loop = performance.eventLoopUtilization(loopStarted)
+      const report = await receiver.report()
+      const kept = usage[target]
+      kept.cpu = Math.min(kept.cpu, (used.user + used.system) / TOTAL)
+      kept.busy = Math.min(kept.busy, (loop.active * 1000) / TOTAL)
+      kept.receiver = Math.min(kept.receiver, report.cpuUs / TOTAL)
+      return { ...report, cpuUsPerDelivery: (used.user + used.system) / TOTAL }
+    }
   }
 
+  /** Baseline: the same bodies, already signed, POSTed with the same concurrency as Unigate's deliverers. */
   async function presigned(): Promise<LoadResult> {
-    receiver.reset()
+    await receiver.reset()
     const agent = new Agent({ connections: WEBHOOKS })
     const bodies = Array.from({ length: TOTAL }, (_, i) => {
       const dataJson = JSON.stringify(records(i))
@@ -160,7 +194,7 @@ export async function benchWebhookDeliveries(
     const latencies: number[] = []
     let next = 0
     const started = performance.now()
-    const cpuStarted = process.cpuUsage()
+    const measured = measure()
     await Promise.all(
       Array.from({ length: WEBHOOKS }, async () => {
         while (next < bodies.length) {
@@ -178,7 +212,7 @@ export async function benchWebhookDeliveries(
       }),
     )
     const seconds = (performance.now() - started) / 1000
-    cpu.baseline = Math.min(cpu.baseline, cpuPerDeliveryUs(cpuStarted))
+    const report = await measured('baseline')
     await agent.close()
     latencies.sort((a, b) => a - b)
     return {
@@ -187,7 +221,8 @@ export async function benchWebhookDeliveries(
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
       non2xx: 0,
-      errors: receiver.counts().rejected,
+      errors: report.rejected + Math.abs(report.verified - TOTAL),
+      cpuUsPerRequest: report.cpuUsPerDelivery,
     }
   }
 
@@ -196,7 +231,7 @@ export async function benchWebhookDeliveries(
    * unpaused at once; done when the receiver has every delivery and none is left pending in the store.
    */
   async function throughUnigate(round: number): Promise<LoadResult> {
-    receiver.reset()
+    await receiver.reset()
     const ids: string[] = []
     for (let w = 0; w < WEBHOOKS; w++) {
       const webhook = await services.webhooks.store.insert({
@@ -238,14 +273,19 @@ export async function benchWebhookDeliveries(
       )
     return profiled(store, `unigate-${round}`, async () => {
       const t0 = performance.now()
-      const cpuStarted = process.cpuUsage()
+      // Arrivals are stamped in the receiver's process: epoch milliseconds on both sides.
+      const t0Epoch = performance.timeOrigin + t0
+      const measured = measure()
       await services.db.updateTable('webhooks').set({ is_paused: 0 }).where('id', 'in', ids).execute()
-      while (receiver.counts().verified + receiver.counts().rejected < TOTAL || (await pending()) > 0)
-        await new Promise((r) => setTimeout(r, 20))
+      const arrived = async () => {
+        const { verified, rejected } = await receiver.counts()
+        return verified + rejected
+      }
+      while ((await arrived()) < TOTAL || (await pending()) > 0) await new Promise((r) => setTimeout(r, 20))
       const seconds = (performance.now() - t0) / 1000
-      cpu.unigate = Math.min(cpu.unigate, cpuPerDeliveryUs(cpuStarted))
-      const gaps = receiver.arrivals
-        .map((t, i, all) => (i === 0 ? t - t0 : t - all[i - 1]!))
+      const report = await measured('unigate')
+      const gaps = report.arrivals
+        .map((t, i, all) => (i === 0 ? t - t0Epoch : t - all[i - 1]!))
         .sort((a, b) => a - b)
       return {
         name: `through Unigate (${config.webhooks.jobRunner}, ${store})`,
@@ -253,7 +293,8 @@ export async function benchWebhookDeliveries(
         p50Ms: percentile(gaps, 0.5),
         p99Ms: percentile(gaps, 0.99),
         non2xx: 0,
-        errors: receiver.counts().rejected + Math.max(0, receiver.counts().verified - TOTAL),
+        errors: report.rejected + Math.max(0, report.verified - TOTAL),
+        cpuUsPerRequest: report.cpuUsPerDelivery,
       }
     })
   }
@@ -276,9 +317,12 @@ export async function benchWebhookDeliveries(
         `${TOTAL} deliveries of 10 records over ${WEBHOOKS} webhooks, every sig256 verified by the receiver, ` +
         `best of ${ROUNDS} alternating rounds: Unigate sends ${through.requestsPerSecond.toFixed(0)} signed ` +
         `deliveries/s, ${(ratio * 100).toFixed(0)}% of the baseline (latency columns: baseline = request round ` +
-        'trip; Unigate = gap between arrivals; Unigate is done when every delivery is also marked delivered). ' +
-        `CPU of the process per delivery, receiver included: baseline ${cpu.baseline.toFixed(0)} µs, Unigate ` +
-        `${cpu.unigate.toFixed(0)} µs (${(cpu.unigate / cpu.baseline).toFixed(2)}x).`,
+        'trip; Unigate = gap between arrivals; Unigate is done when every delivery is also marked delivered; ' +
+        'the receiver runs in a process of its own for both). Per delivery, least of the rounds: CPU of the ' +
+        `sending process baseline ${us(usage.baseline.cpu)}, Unigate ${us(usage.unigate.cpu)} ` +
+        `(${(usage.unigate.cpu / usage.baseline.cpu).toFixed(2)}x); its event loop busy (CPU and synchronous ` +
+        `waits) baseline ${us(usage.baseline.busy)}, Unigate ${us(usage.unigate.busy)}; the receiver's CPU ` +
+        `baseline ${us(usage.baseline.receiver)}, Unigate ${us(usage.unigate.receiver)}.`,
     }
   } finally {
     await services.close()

@@ -17,6 +17,8 @@ export class InProcessJobQueue implements JobQueue {
   private started = false
   /** Tells running jobs that the queue is stopping, then that they are abandoned. */
   private stopSignals = new JobStop()
+  /** Callers of allStarted() waiting for the last waiting job to start. */
+  private startWaiters: (() => void)[] = []
 
   constructor(
     private readonly concurrency: number,
@@ -41,6 +43,23 @@ export class InProcessJobQueue implements JobQueue {
     this.pump()
   }
 
+  /**
+   * Settles once no job waits for a slot any more: every job asked for so far has started (or is marked to
+   * run again after its running self), or the queue stopped. Lets a caller that fetches jobs from elsewhere
+   * take more only when there is room for them.
+   */
+  allStarted(): Promise<void> {
+    if (!this.started || this.waiting.length === 0) return Promise.resolve()
+    return new Promise((resolve) => this.startWaiters.push(resolve))
+  }
+
+  private settleStartWaiters(): void {
+    if (this.started && this.waiting.length > 0) return
+    const waiters = this.startWaiters
+    this.startWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+
   async start(): Promise<void> {
     this.started = true
     this.stopSignals = new JobStop()
@@ -53,6 +72,7 @@ export class InProcessJobQueue implements JobQueue {
     this.waiting.length = 0
     this.waitingKeys.clear()
     this.again.clear()
+    this.settleStartWaiters()
     this.stopSignals.begin()
     if (await settleWithin(this.running, this.stopTimeoutMs)) return
     this.stopSignals.abandon()
@@ -62,11 +82,12 @@ export class InProcessJobQueue implements JobQueue {
   private pump(): void {
     while (this.started && this.running.size < this.concurrency) {
       const key = this.waiting.find((k) => !this.runningKeys.has(k))
-      if (key === undefined) return
+      if (key === undefined) break
       this.waiting.splice(this.waiting.indexOf(key), 1)
       this.waitingKeys.delete(key)
       this.run(key)
     }
+    this.settleStartWaiters()
   }
 
   private run(key: string): void {

@@ -1,7 +1,8 @@
 import type pg from 'pg'
 import type PgBoss from 'pg-boss'
 import { pgBossModule, pgModule } from '../store/lazy-modules.js'
-import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin } from './job-queue.js'
+import { InProcessJobQueue } from './in-process-queue.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, settleWithin } from './job-queue.js'
 
 export interface PgBossQueueOptions {
   readonly connectionString: string
@@ -23,25 +24,32 @@ export interface PgBossQueueOptions {
  * #535.) That one job is not a lock: the handlers claim their webhook with a lease in the database, so a
  * job that pg-boss hands out twice still does the work once.
  *
- * Stopping uses pg-boss's graceful stop (its workers stop fetching; it waits up to the timeout while jobs
- * are in progress, then marks the rest failed). Two things pg-boss leaves to us: a fetch already in flight
- * when the stop begins still hands its jobs to our callback afterwards, and a job that outlives the timeout
- * keeps running. So the callback refuses jobs once stopping, aborts the ones past the timeout, and the
- * pool pg-boss queries through is ours: it closes only after every callback has returned, because pg-boss
- * marks a batch complete (unawaited) right after its callback returns and would otherwise meet a closed
- * pool.
+ * pg-boss hands out jobs; this process runs them on an in-process queue per kind (at most `concurrency` at
+ * once, never one subject twice at once). pg-boss's worker waits for its callback before it fetches again,
+ * so the callback returns once the fetched jobs have started, not once they have finished: before, one job
+ * fetched alone (the first a tick asked for) held the worker for its whole delivery run while the other
+ * webhooks' jobs waited behind it. The callback still returns only when there is room, so a busy process
+ * leaves further jobs to the others. A job counts as done in pg-boss once it has started; that is all a
+ * wake-up call needs.
+ *
+ * Stopping stops pg-boss's workers (graceful, callbacks return at once) and the in-process queues, which
+ * let running jobs finish up to the stop timeout and then abandon them. A fetch already in flight when the
+ * stop begins still hands its jobs to our callback afterwards: it refuses them. The pool pg-boss queries
+ * through is ours: it closes only after pg-boss's last query (it marks a batch complete, unawaited, right
+ * after the callback returns) and would otherwise meet a closed pool.
  */
 export class PgBossJobQueue implements JobQueue {
   readonly kind = 'pg-boss' as const
   private readonly boss: PgBoss
   private readonly pool: pg.Pool
   private readonly handlers = new Map<string, JobHandler>()
+  /** Per kind, where the fetched jobs run. */
+  private readonly local = new Map<string, InProcessJobQueue>()
   private readonly workerIds = new Map<string, string>()
   /** pg-boss's queries in flight, so the pool closes after the last (see drainQueries). */
   private readonly queries = new Set<Promise<unknown>>()
   /** Callbacks (one per fetched batch) still running. */
   private readonly running = new Set<Promise<void>>()
-  private readonly stopSignals = new JobStop()
   private started = false
   private stopping = false
 
@@ -80,30 +88,31 @@ export class PgBossJobQueue implements JobQueue {
   async start(): Promise<void> {
     await this.boss.start()
     for (const [kind, handler] of this.handlers) {
+      const local = new InProcessJobQueue(
+        this.options.concurrency,
+        this.options.onError,
+        this.options.stopTimeoutMs,
+      )
+      local.handle(kind, handler)
+      await local.start()
+      this.local.set(kind, local)
       await this.createQueue(kind)
       const id = await this.boss.work<{ subject: string }>(
         kind,
         { batchSize: this.options.concurrency, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
-        (jobs) => this.track(this.runBatch(kind, handler, jobs)),
+        (jobs) => this.track(this.takeBatch(local, kind, jobs)),
       )
       this.workerIds.set(kind, id)
     }
     this.started = true
   }
 
-  private async runBatch(kind: string, handler: JobHandler, jobs: { data: { subject: string } }[]) {
+  /** Hands a fetched batch to the in-process queue; settles once every job of it has started. */
+  private async takeBatch(local: InProcessJobQueue, kind: string, jobs: { data: { subject: string } }[]) {
     // Fetched as the stop began: left undone, not lost (the database still says the work is due).
     if (this.stopping) return
-    const { signals } = this.stopSignals
-    await Promise.all(
-      jobs.map(async (job) => {
-        try {
-          await handler(job.data.subject, signals)
-        } catch (err) {
-          if (!signals.abandoned.aborted) this.options.onError(err, kind, job.data.subject)
-        }
-      }),
-    )
+    for (const job of jobs) await local.enqueue(kind, job.data.subject)
+    await local.allStarted()
   }
 
   private query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
@@ -150,13 +159,12 @@ export class PgBossJobQueue implements JobQueue {
   async stop(): Promise<void> {
     if (this.stopping) return
     this.stopping = true
-    this.stopSignals.begin()
-    // close: false because the pool is ours; the rest is pg-boss's graceful stop, described above.
+    // The in-process queues stop first: callbacks waiting for room return, running jobs get the stop
+    // timeout, then are abandoned. Meanwhile pg-boss's workers stop fetching (close: false: the pool is ours).
+    const local = Promise.all([...this.local.values()].map((queue) => queue.stop()))
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: this.options.stopTimeoutMs })
-    if (!(await settleWithin(this.running, 0))) {
-      this.stopSignals.abandon()
-      await settleWithin(this.running, ABANDON_GRACE_MS)
-    }
+    await local
+    await settleWithin(this.running, ABANDON_GRACE_MS)
     await this.drainQueries()
     this.started = false
     await this.pool.end()

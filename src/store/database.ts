@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import type pg from 'pg'
 import { pgModule } from './lazy-modules.js'
 import { migrationProvider } from './migrations/index.js'
 import type { Database } from './schema.js'
@@ -10,10 +11,17 @@ export type Db = Kysely<Database>
 
 /** The embedded store's own handle behind each SQLite `Db`, for the few writes that prepare statements once. */
 const sqliteHandles = new WeakMap<Db, SQLite.Database>()
+/** The pool behind each PostgreSQL `Db`, for the few hot statements run as named prepared statements. */
+const pgPools = new WeakMap<Db, pg.Pool>()
 
 /** The better-sqlite3 handle of an embedded store; undefined for PostgreSQL. Use only inside `db.connection()`. */
 export function sqliteHandleOf(db: Db): SQLite.Database | undefined {
   return sqliteHandles.get(db)
+}
+
+/** The pg pool of a PostgreSQL store; undefined for SQLite. */
+export function pgPoolOf(db: Db): pg.Pool | undefined {
+  return pgPools.get(db)
 }
 
 export interface DatabaseOptions {
@@ -31,7 +39,9 @@ export function openDatabase(options: DatabaseOptions): Db {
       max: 10,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     })
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    pgPools.set(db, pool)
+    return db
   }
   if (options.sqliteFile !== ':memory:')
     mkdirSync(dirname(options.sqliteFile), { recursive: true, mode: 0o700 })

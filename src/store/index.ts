@@ -5,6 +5,7 @@ export {
   migrateToLatest,
   nowIso,
   openDatabase,
+  pgPoolOf,
   sqliteHandleOf,
 } from './database.js'
 export { groupedWrites } from './grouped.js'

@@ -12,8 +12,15 @@ import { type DeliveryPageEnvelope, deliveryBodyWriter, signDelivery } from './s
 import { type StoredWebhook, webhookView } from './webhook.js'
 import type { WebhookStore } from './webhook-store.js'
 
-/** Pending deliveries read at once per webhook: a few pages' data in memory, a tenth of the reads. */
-const WINDOW = 10
+/**
+ * Pending deliveries read at once per webhook: up to WINDOW_RECORDS records' data in memory (ten pages of
+ * the default 100 records, as many as a run held before), between 1 and MAX_WINDOW_PAGES pages. Small pages
+ * are read many at a time: each read is a database round trip on the path of every delivery behind it.
+ */
+const WINDOW_RECORDS = 1000
+const MAX_WINDOW_PAGES = 100
+const windowOf = (pageMaxLimit: number) =>
+  Math.max(1, Math.min(MAX_WINDOW_PAGES, Math.floor(WINDOW_RECORDS / Math.max(1, pageMaxLimit))))
 
 export interface DelivererSettings {
   readonly minuteMs: number
@@ -82,7 +89,7 @@ export class Deliverer {
         }
         // The next pages in order, read together: only this lease holder changes them, and pages added
         // meanwhile come after them. One read per window, not per delivery (a database round trip each).
-        const due = await this.deliveries.pending(webhookId, WINDOW)
+        const due = await this.deliveries.pending(webhookId, windowOf(run.webhook.page_max_limit))
         if (due.length === 0) return
         // Only a run's first page can be waiting for a retry (a failed attempt ends the run).
         const readAt = this.iso()

@@ -66,6 +66,11 @@ type DeliveredMark = { readonly id: string; readonly status: number; readonly no
 export class DeliveryStore {
   private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
   private readonly deliveredQuery: PreparedQuery<DeliveredMark, unknown>
+  /** PostgreSQL: a whole group of marks in one statement. */
+  private readonly deliveredGroupQuery: PreparedQuery<
+    { ids: string[]; statuses: number[]; nows: string[] },
+    { id: string }
+  >
   /** Deliveries of different webhooks accepted at the same moment are marked with one commit. */
   private readonly delivered: (mark: DeliveredMark) => Promise<number>
 
@@ -92,6 +97,18 @@ export class DeliveryStore {
         }))
         .where('id', '=', arg('id')),
     )
+    this.deliveredGroupQuery = preparedQuery(db, (arg) => ({
+      compile: () =>
+        sql<{ id: string }>`
+          update webhook_deliveries as d
+          set status = 'delivered', attempts = d.attempts + 1, last_status = v.status, last_error = null,
+              delivered_at = v.now
+          from unnest(${arg('ids')}::text[], ${arg('statuses')}::int[], ${arg('nows')}::text[])
+                 as v(id, status, now),
+               (select set_config('synchronous_commit', 'off', true)) as relaxed
+          where d.id = v.id
+          returning d.id`.compile(db),
+    }))
     this.delivered = groupedWrites((marks) =>
       sqliteHandleOf(db) ? this.deliveredQuery.runAll(marks) : this.markAllDeliveredOnPostgres(marks),
     )
@@ -110,15 +127,11 @@ export class DeliveryStore {
    * with a normal commit. (SQLite's WAL with synchronous=NORMAL makes the same trade for every commit.)
    */
   private async markAllDeliveredOnPostgres(marks: readonly DeliveredMark[]): Promise<number[]> {
-    const { rows } = await sql<{ id: string }>`
-      update webhook_deliveries as d
-      set status = 'delivered', attempts = d.attempts + 1, last_status = v.status, last_error = null,
-          delivered_at = v.now
-      from unnest(${marks.map((m) => m.id)}::text[], ${marks.map((m) => m.status)}::int[],
-                  ${marks.map((m) => m.now)}::text[]) as v(id, status, now),
-           (select set_config('synchronous_commit', 'off', true)) as relaxed
-      where d.id = v.id
-      returning d.id`.execute(this.db)
+    const rows = await this.deliveredGroupQuery.all({
+      ids: marks.map((m) => m.id),
+      statuses: marks.map((m) => m.status),
+      nows: marks.map((m) => m.now),
+    })
     const changed = new Set(rows.map((r) => r.id))
     return marks.map((m) => (changed.has(m.id) ? 1 : 0))
   }

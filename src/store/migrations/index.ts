@@ -6,6 +6,7 @@ import { authorizationMigration } from './0004-authorization.js'
 import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
 import { listCursorsMigration } from './0006-list-cursors.js'
 import { nativeWatchMigration } from './0007-native-watch.js'
+import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005_native_call_tokens': nativeCallTokensMigration,
   '0006_list_cursors': listCursorsMigration,
   '0007_native_watch': nativeWatchMigration,
+  '0008_drop_delivery_due_index': dropDeliveryDueIndexMigration,
 }
 
 export const migrationProvider: MigrationProvider = {

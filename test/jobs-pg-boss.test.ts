@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { PgBossJobQueue } from '../src/jobs/pg-boss-queue.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+
+function deferred() {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
+}
+
+const onPostgres = storeKinds().includes('postgres')
+
+describe.runIf(onPostgres)('the pg-boss job queue', () => {
+  let queue: PgBossJobQueue | undefined
+  let schema: string | undefined
+  afterEach(async () => {
+    await queue?.stop()
+    if (schema) await dropSchema(schema)
+  })
+
+  it('runs jobs asked for while a long one runs without waiting for it, up to the concurrency', async () => {
+    schema = uniqueSchema()
+    const errors: unknown[] = []
+    queue = new PgBossJobQueue({
+      connectionString: process.env.TEST_DATABASE_URL!,
+      schema,
+      concurrency: 3,
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 5_000,
+      onError: (err) => errors.push(err),
+    })
+    const release = deferred()
+    const started = new Map<string, ReturnType<typeof deferred>>()
+    const startedOf = (subject: string) => {
+      if (!started.has(subject)) started.set(subject, deferred())
+      return started.get(subject)!
+    }
+    const runs: string[] = []
+    let active = 0
+    let mostActive = 0
+    queue.handle('deliver', async (subject) => {
+      runs.push(subject)
+      mostActive = Math.max(mostActive, ++active)
+      startedOf(subject).resolve()
+      // The first job is a long delivery run: it holds on until the test lets it go.
+      if (subject === 'wh_long') await release.promise
+      active--
+    })
+    await queue.start()
+
+    await queue.enqueue('deliver', 'wh_long')
+    await startedOf('wh_long').promise
+    // Asked for while the long one runs (pg-boss fetched that one alone): they must not wait for it.
+    for (const subject of ['wh_a', 'wh_b', 'wh_c']) await queue.enqueue('deliver', subject)
+    await Promise.all(['wh_a', 'wh_b', 'wh_c'].map((s) => startedOf(s).promise))
+    expect(runs.slice(0, 1)).toEqual(['wh_long'])
+    expect(new Set(runs.slice(1))).toEqual(new Set(['wh_a', 'wh_b', 'wh_c']))
+    expect(mostActive).toBeLessThanOrEqual(3)
+    release.resolve()
+    expect(errors).toEqual([])
+  })
+
+  it('lets a running job finish when stopping and refuses none of it', async () => {
+    schema = uniqueSchema()
+    queue = new PgBossJobQueue({
+      connectionString: process.env.TEST_DATABASE_URL!,
+      schema,
+      concurrency: 2,
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 5_000,
+      onError: () => undefined,
+    })
+    const running = deferred()
+    const release = deferred()
+    let sawStopping = false
+    let finished = false
+    queue.handle('deliver', async (_subject, signals) => {
+      running.resolve()
+      await release.promise
+      sawStopping = signals.stopping.aborted
+      finished = true
+    })
+    await queue.start()
+    await queue.enqueue('deliver', 'wh_1')
+    await running.promise
+    const stopped = queue.stop()
+    await new Promise((r) => setTimeout(r, 100))
+    release.resolve()
+    await stopped
+    queue = undefined
+    expect(sawStopping).toBe(true)
+    expect(finished).toBe(true)
+  })
+})
