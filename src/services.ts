@@ -52,10 +52,14 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const storeLogOptions = { level: config.logLevel, base: { component: 'store' } }
+  const storeLog = options.logStream ? pino(storeLogOptions, options.logStream) : pino(storeLogOptions)
   const db = openDatabase({
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'unigate.db'),
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    onLostConnection: (lost) =>
+      storeLog.warn(lost, 'PostgreSQL closed an idle connection; the pool opens another'),
   })
   await migrateToLatest(db, options.pgSchema)
   const box = new SecretBox(config.masterKey)

@@ -30,6 +30,12 @@ export interface DatabaseOptions {
   readonly sqliteFile: string
   /** PostgreSQL schema to use (tests isolate themselves in their own). */
   readonly pgSchema?: string
+  /**
+   * Told of an idle pooled connection PostgreSQL closed (a restart, an administrator, a proxy's idle
+   * timeout): given the error's code and message only, since pg attaches the client (and its connection
+   * settings) to the error.
+   */
+  readonly onLostConnection?: (lost: { readonly code?: string; readonly message: string }) => void
 }
 
 export function openDatabase(options: DatabaseOptions): Db {
@@ -39,6 +45,11 @@ export function openDatabase(options: DatabaseOptions): Db {
       max: 10,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     })
+    // pg-pool re-emits an idle client's error on the pool, and an 'error' event nobody listens to ends
+    // the process: the pool drops that client and the next query opens another, so it is only reported.
+    pool.on('error', (err: Error & { code?: string }) =>
+      options.onLostConnection?.({ ...(err.code ? { code: err.code } : {}), message: err.message }),
+    )
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     pgPools.set(db, pool)
     return db
