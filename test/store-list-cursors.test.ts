@@ -84,13 +84,32 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     expect(await b.walkStart('c1:q=secret text', 250)).toEqual({ offset: 200, cursor: 'after-200' })
     expect(await b.nearest('c1:q=secret text', 150)).toEqual({ offset: 100, cursor: 'after-100' })
     expect(await b.nearest('c1:q=other', 250)).toBeUndefined()
-    // The query text is not in the store: only its hash.
+    // The query text is not in the store: only its hash, taken under the connection's id.
     const rows = await db.selectFrom('list_cursors').selectAll().orderBy('position').execute()
-    const hash = createHash('sha256').update('c1:q=secret text').digest('hex')
+    const hash = createHash('sha256').update('c1\u0000c1:q=secret text').digest('hex')
     expect(rows.map((r) => [r.scope_hash, Number(r.position), r.cursor, r.connection_id])).toEqual([
       [hash, 100, 'after-100', 'c1'],
       [hash, 200, 'after-200', 'c1'],
     ])
+  })
+
+  it("keeps one connection's cursors from another, even where a connector's scope names no connection", async () => {
+    const bank = processOn(store, clock)
+    const mine = bank.forConnection('c1')
+    mine.set('q=same text', 100, 'c1-after-100')
+    await mine.flush()
+    // Another connection (possibly of another workspace) asking the same query, on this process and on another.
+    for (const other of [bank.forConnection('c2'), processOn(store, clock).forConnection('c2')]) {
+      expect(await other.get('q=same text', 100)).toBeUndefined()
+      expect(await other.get('q=same text', 100, { latest: true })).toBeUndefined()
+      expect(await other.walkStart('q=same text', 150)).toEqual({ offset: 0, cursor: undefined })
+    }
+    // Nor can it replace the first connection's cursor.
+    const theirs = bank.forConnection('c2')
+    theirs.set('q=same text', 100, 'c2-after-100')
+    await theirs.flush()
+    expect(await processOn(store, clock).forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
+    expect(await bank.forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
   })
 
   it('answers a hit in memory, and offset 0, without reading the store', async () => {

@@ -264,9 +264,13 @@ export class CursorBank {
   }
 }
 
-/** The cursors one request reads and writes, through its process's CursorBank. */
+/**
+ * The cursors one request reads and writes, through its process's CursorBank. Every scope a connector gives
+ * is keyed here under the request's connection too (in memory and, hashed, in the store), so one
+ * connection's cursors are out of another's reach whatever the connector's scope names.
+ */
 export class RequestCursors implements ListCursors {
-  /** Written by this request, not yet stored; keyed by `scope\0offset`. */
+  /** Written by this request, not yet stored; keyed by `scope\0offset` (scope as keyed by `own`). */
   private readonly pending = new Map<string, { scope: string; offset: number; cursor: string }>()
 
   constructor(
@@ -274,12 +278,18 @@ export class RequestCursors implements ListCursors {
     private readonly connectionId: string,
   ) {}
 
+  /** The connector's scope under this request's connection. */
+  private own(scope: string): string {
+    return `${this.connectionId}\u0000${scope}`
+  }
+
   private pendingAt(scope: string, offset: number): string | undefined {
     return this.pending.get(`${scope}\u0000${offset}`)?.cursor
   }
 
-  async get(scope: string, offset: number, how: CursorLookup = {}): Promise<string | undefined> {
+  async get(given: string, offset: number, how: CursorLookup = {}): Promise<string | undefined> {
     const { memory, store } = this.bank
+    const scope = this.own(given)
     const mine = this.pendingAt(scope, offset)
     if (mine !== undefined) return mine
     if (!how.latest || !store) {
@@ -292,11 +302,12 @@ export class RequestCursors implements ListCursors {
   }
 
   async nearest(
-    scope: string,
+    given: string,
     offset: number,
     how: CursorLookup = {},
   ): Promise<{ offset: number; cursor: string } | undefined> {
     const { memory, store } = this.bank
+    const scope = this.own(given)
     // What this request wrote is the newest anywhere; otherwise memory may be older than the store.
     const local = how.latest && store ? this.pendingFloor(scope, offset) : memory.nearest(scope, offset)
     // Nothing starts a walk at or below 0, and an exact hit is as near as any: no store query for either.
@@ -324,7 +335,8 @@ export class RequestCursors implements ListCursors {
     return checkedWalk(await this.nearest(scope, offset, how), offset, how.maxWalk ?? MAX_CURSOR_WALK)
   }
 
-  set(scope: string, offset: number, cursor: string): void {
+  set(given: string, offset: number, cursor: string): void {
+    const scope = this.own(given)
     this.bank.memory.set(scope, offset, cursor, this.bank.expiry())
     this.pending.set(`${scope}\u0000${offset}`, { scope, offset, cursor })
   }
