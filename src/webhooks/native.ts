@@ -20,7 +20,7 @@ import type { NotificationStore } from './notifications.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
-import type { WebhookStore } from './webhook-store.js'
+import type { NativeSubscription, WebhookStore } from './webhook-store.js'
 
 /** Where a provider sends the calls of one native webhook. Outside `/unified`: it is not the Unified.to API. */
 export function nativeReceiverPath(webhookId: string): string {
@@ -157,10 +157,14 @@ export class NativeWebhooks {
     return 'resubscribed'
   }
 
-  async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+  /** Removes this subscription of the webhook at the provider (the one its row held when it was removed). */
+  async unsubscribe(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    subscription: NativeSubscription,
+  ): Promise<void> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
-    const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
-    if (!support || !subscription) return
+    if (!support) return
     await support.unsubscribe(handlerContext(resolved), subscription.externalId)
   }
 
