@@ -175,8 +175,42 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     const later = a.forConnection('c2')
     later.set('c2:q', 5, 'new')
     await later.flush()
+    await a.swept()
     const rows = await db.selectFrom('list_cursors').select(['connection_id', 'cursor']).execute()
     expect(rows).toEqual([{ connection_id: 'c2', cursor: 'new' }])
+  })
+
+  it("does not hold nor fail a list's cursors on the sweep of expired ones, and sweeps past a batch", async () => {
+    const bank = processOn(store, clock)
+    const old = bank.forConnection('c1')
+    for (let i = 1; i <= 2_500; i++) old.set('c1:old', i, `old-${i}`)
+    await old.flush()
+    clock.now = T0 + CURSOR_TTL_MS + 1
+    // A sweep that fails or takes long is no concern of the request whose write started it.
+    const sweep = vi.spyOn(store, 'sweep').mockRejectedValueOnce(new Error('deadlock detected'))
+    const failing = bank.forConnection('c1')
+    failing.set('c1:q', 10, 'kept')
+    await expect(failing.flush()).resolves.toBeUndefined()
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 10)).toBe('kept')
+    let release: () => void = () => undefined
+    sweep.mockImplementationOnce(() => new Promise<void>((r) => (release = r)))
+    clock.now += 600_000
+    const slow = bank.forConnection('c1')
+    slow.set('c1:q', 20, 'kept too')
+    await expect(
+      Promise.race([slow.flush().then(() => 'answered'), new Promise((r) => setTimeout(r, 2_000, 'held'))]),
+    ).resolves.toBe('answered')
+    release()
+    await bank.swept()
+    sweep.mockRestore()
+    // The next one deletes every expired row, whatever their number, and keeps the live ones.
+    clock.now += 600_000
+    const next = bank.forConnection('c2')
+    next.set('c2:q', 5, 'new')
+    await next.flush()
+    await bank.swept()
+    const rows = await db.selectFrom('list_cursors').select('cursor').orderBy('cursor').execute()
+    expect(rows.map((r) => r.cursor)).toEqual(['kept', 'kept too', 'new'])
   })
 
   it('deletes the cursors of a removed connection, and keeps the others', async () => {

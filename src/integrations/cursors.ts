@@ -186,7 +186,7 @@ export interface CursorStore {
   ): Promise<{ offset: number; cursor: string } | undefined>
   /** Inserts or replaces these cursors (at most one per scope and offset). */
   write(cursors: readonly StoredCursor[]): Promise<void>
-  /** Deletes every cursor expired at `now`. */
+  /** Deletes every cursor expired at `now`, in statements of a bounded number of rows. */
   sweep(now: string): Promise<void>
 }
 
@@ -228,6 +228,8 @@ const SWEEP_EVERY_MS = 600_000
  */
 export class CursorBank {
   private lastSweep = 0
+  /** The sweep under way, if any: one at a time per process. */
+  private sweeping: Promise<void> | undefined
 
   constructor(
     readonly memory: CursorMemory = new CursorMemory(),
@@ -240,22 +242,37 @@ export class CursorBank {
     return new RequestCursors(this, connectionId)
   }
 
-  /** @internal Stores a request's cursors, sweeping expired ones at most every SWEEP_EVERY_MS. */
+  /**
+   * @internal Stores a request's cursors, and starts a sweep of expired ones at most every SWEEP_EVERY_MS.
+   * The sweep runs beside the response, not before it: it deletes what every process let expire, which
+   * is no concern of this request, and a failed one only leaves rows for the next.
+   */
   async write(
     connectionId: string,
     pending: ReadonlyMap<string, { scope: string; offset: number; cursor: string }>,
   ) {
-    if (!this.store || pending.size === 0) return
+    const store = this.store
+    if (!store || pending.size === 0) return
     const now = this.now()
     const expiresAt = new Date(now + this.ttlMs).toISOString()
     const rows: StoredCursor[] = []
     for (const { scope, offset, cursor } of pending.values())
       rows.push({ connectionId, scopeHash: scopeHash(scope), offset, cursor, expiresAt })
-    await this.store.write(rows)
-    if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+    await store.write(rows)
+    if (now - this.lastSweep >= SWEEP_EVERY_MS && !this.sweeping) {
       this.lastSweep = now
-      await this.store.sweep(new Date(now).toISOString())
+      this.sweeping = store
+        .sweep(new Date(now).toISOString())
+        .catch(() => undefined)
+        .finally(() => {
+          this.sweeping = undefined
+        })
     }
+  }
+
+  /** Resolves once the sweep under way (if any) is over. */
+  async swept(): Promise<void> {
+    await this.sweeping
   }
 
   /** @internal */
