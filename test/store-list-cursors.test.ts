@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { CURSOR_TTL_MS, CursorBank, CursorMemory } from '../src/integrations/cursors.js'
+import { CURSOR_TTL_MS, CursorBank, CursorMemory, MAX_CURSOR_CHARS } from '../src/integrations/cursors.js'
 import { type Db, migrateToLatest, openDatabase } from '../src/store/index.js'
 import { ListCursorStore } from '../src/store/list-cursors.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
@@ -110,6 +110,22 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     await theirs.flush()
     expect(await processOn(store, clock).forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
     expect(await bank.forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
+  })
+
+  it('keeps no cursor longer than MAX_CURSOR_CHARS, in memory or in the store', async () => {
+    // A provider address is the connection's to choose: its cursors are whatever it answers (up to the
+    // provider body cap, 32 MiB), and a walk remembers one per page.
+    const bank = processOn(store, clock)
+    const cursors = bank.forConnection('c1')
+    const huge = 'x'.repeat(MAX_CURSOR_CHARS + 1)
+    cursors.set('c1:q', 10, huge)
+    cursors.set('c1:q', 20, 'x'.repeat(MAX_CURSOR_CHARS))
+    await cursors.flush()
+    expect(await bank.forConnection('c1').get('c1:q', 10)).toBeUndefined()
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 10)).toBeUndefined()
+    expect((await bank.forConnection('c1').get('c1:q', 20))?.length).toBe(MAX_CURSOR_CHARS)
+    const rows = await db.selectFrom('list_cursors').select('position').execute()
+    expect(rows.map((r) => Number(r.position))).toEqual([20])
   })
 
   it('answers a hit in memory, and offset 0, without reading the store', async () => {

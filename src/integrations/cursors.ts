@@ -8,6 +8,14 @@ import { badRequest } from '../errors.js'
  */
 export const MAX_CURSOR_WALK = 10_000
 
+/**
+ * The longest provider cursor remembered (characters). Real ones are short tokens or offsets (the longest
+ * here, Lever's merged window, a few hundred characters); the provider address is the connection's to
+ * choose, though, and an answer may be up to the provider body cap (32 MiB), once per page walked. A longer
+ * one is not remembered, in memory nor in the store: the next page walks to it instead, within MAX_CURSOR_WALK.
+ */
+export const MAX_CURSOR_CHARS = 8_192
+
 /** Where a walk towards an offset starts: a remembered cursor, or the beginning of the listing. */
 export interface WalkStart {
   readonly offset: number
@@ -202,7 +210,8 @@ export interface CursorLookup {
 
 /**
  * Provider cursors remembered by offset, as connectors see them (`ctx.cursors`). Lookups may read the
- * store, so they are awaited; `set` remembers at once and is written to the store before the response.
+ * store, so they are awaited; `set` remembers at once and is written to the store before the response (a cursor longer than
+ * MAX_CURSOR_CHARS is not remembered).
  */
 export interface ListCursors {
   get(scope: string, offset: number, how?: CursorLookup): Promise<string | undefined>
@@ -353,6 +362,7 @@ export class RequestCursors implements ListCursors {
   }
 
   set(given: string, offset: number, cursor: string): void {
+    if (cursor.length > MAX_CURSOR_CHARS) return
     const scope = this.own(given)
     this.bank.memory.set(scope, offset, cursor, this.bank.expiry())
     this.pending.set(`${scope}\u0000${offset}`, { scope, offset, cursor })
