@@ -210,8 +210,8 @@ export interface CursorLookup {
 
 /**
  * Provider cursors remembered by offset, as connectors see them (`ctx.cursors`). Lookups may read the
- * store, so they are awaited; `set` remembers at once and is written to the store before the response (a cursor longer than
- * MAX_CURSOR_CHARS is not remembered).
+ * store, so they are awaited; `set` remembers at once and is written to the store before the response (a
+ * cursor longer than MAX_CURSOR_CHARS is not remembered).
  */
 export interface ListCursors {
   get(scope: string, offset: number, how?: CursorLookup): Promise<string | undefined>
