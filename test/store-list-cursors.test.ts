@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { CURSOR_TTL_MS, CursorBank, CursorMemory } from '../src/integrations/cursors.js'
+import { CURSOR_TTL_MS, CursorBank, CursorMemory, MAX_CURSOR_CHARS } from '../src/integrations/cursors.js'
 import { type Db, migrateToLatest, openDatabase } from '../src/store/index.js'
 import { ListCursorStore } from '../src/store/list-cursors.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
@@ -84,13 +84,48 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     expect(await b.walkStart('c1:q=secret text', 250)).toEqual({ offset: 200, cursor: 'after-200' })
     expect(await b.nearest('c1:q=secret text', 150)).toEqual({ offset: 100, cursor: 'after-100' })
     expect(await b.nearest('c1:q=other', 250)).toBeUndefined()
-    // The query text is not in the store: only its hash.
+    // The query text is not in the store: only its hash, taken under the connection's id.
     const rows = await db.selectFrom('list_cursors').selectAll().orderBy('position').execute()
-    const hash = createHash('sha256').update('c1:q=secret text').digest('hex')
+    const hash = createHash('sha256').update('c1\u0000c1:q=secret text').digest('hex')
     expect(rows.map((r) => [r.scope_hash, Number(r.position), r.cursor, r.connection_id])).toEqual([
       [hash, 100, 'after-100', 'c1'],
       [hash, 200, 'after-200', 'c1'],
     ])
+  })
+
+  it("keeps one connection's cursors from another, even where a connector's scope names no connection", async () => {
+    const bank = processOn(store, clock)
+    const mine = bank.forConnection('c1')
+    mine.set('q=same text', 100, 'c1-after-100')
+    await mine.flush()
+    // Another connection (possibly of another workspace) asking the same query, on this process and on another.
+    for (const other of [bank.forConnection('c2'), processOn(store, clock).forConnection('c2')]) {
+      expect(await other.get('q=same text', 100)).toBeUndefined()
+      expect(await other.get('q=same text', 100, { latest: true })).toBeUndefined()
+      expect(await other.walkStart('q=same text', 150)).toEqual({ offset: 0, cursor: undefined })
+    }
+    // Nor can it replace the first connection's cursor.
+    const theirs = bank.forConnection('c2')
+    theirs.set('q=same text', 100, 'c2-after-100')
+    await theirs.flush()
+    expect(await processOn(store, clock).forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
+    expect(await bank.forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
+  })
+
+  it('keeps no cursor longer than MAX_CURSOR_CHARS, in memory or in the store', async () => {
+    // A provider address is the connection's to choose: its cursors are whatever it answers (up to the
+    // provider body cap, 32 MiB), and a walk remembers one per page.
+    const bank = processOn(store, clock)
+    const cursors = bank.forConnection('c1')
+    const huge = 'x'.repeat(MAX_CURSOR_CHARS + 1)
+    cursors.set('c1:q', 10, huge)
+    cursors.set('c1:q', 20, 'x'.repeat(MAX_CURSOR_CHARS))
+    await cursors.flush()
+    expect(await bank.forConnection('c1').get('c1:q', 10)).toBeUndefined()
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 10)).toBeUndefined()
+    expect((await bank.forConnection('c1').get('c1:q', 20))?.length).toBe(MAX_CURSOR_CHARS)
+    const rows = await db.selectFrom('list_cursors').select('position').execute()
+    expect(rows.map((r) => Number(r.position))).toEqual([20])
   })
 
   it('answers a hit in memory, and offset 0, without reading the store', async () => {
@@ -156,8 +191,42 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     const later = a.forConnection('c2')
     later.set('c2:q', 5, 'new')
     await later.flush()
+    await a.swept()
     const rows = await db.selectFrom('list_cursors').select(['connection_id', 'cursor']).execute()
     expect(rows).toEqual([{ connection_id: 'c2', cursor: 'new' }])
+  })
+
+  it("does not hold nor fail a list's cursors on the sweep of expired ones, and sweeps past a batch", async () => {
+    const bank = processOn(store, clock)
+    const old = bank.forConnection('c1')
+    for (let i = 1; i <= 2_500; i++) old.set('c1:old', i, `old-${i}`)
+    await old.flush()
+    clock.now = T0 + CURSOR_TTL_MS + 1
+    // A sweep that fails or takes long is no concern of the request whose write started it.
+    const sweep = vi.spyOn(store, 'sweep').mockRejectedValueOnce(new Error('deadlock detected'))
+    const failing = bank.forConnection('c1')
+    failing.set('c1:q', 10, 'kept')
+    await expect(failing.flush()).resolves.toBeUndefined()
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 10)).toBe('kept')
+    let release: () => void = () => undefined
+    sweep.mockImplementationOnce(() => new Promise<void>((r) => (release = r)))
+    clock.now += 600_000
+    const slow = bank.forConnection('c1')
+    slow.set('c1:q', 20, 'kept too')
+    await expect(
+      Promise.race([slow.flush().then(() => 'answered'), new Promise((r) => setTimeout(r, 2_000, 'held'))]),
+    ).resolves.toBe('answered')
+    release()
+    await bank.swept()
+    sweep.mockRestore()
+    // The next one deletes every expired row, whatever their number, and keeps the live ones.
+    clock.now += 600_000
+    const next = bank.forConnection('c2')
+    next.set('c2:q', 5, 'new')
+    await next.flush()
+    await bank.swept()
+    const rows = await db.selectFrom('list_cursors').select('cursor').orderBy('cursor').execute()
+    expect(rows.map((r) => r.cursor)).toEqual(['kept', 'kept too', 'new'])
   })
 
   it('deletes the cursors of a removed connection, and keeps the others', async () => {

@@ -262,6 +262,32 @@ describe('native webhooks with Lever', () => {
     expect(server.receiver.accepted(deleted).map((d) => d.data)).toEqual([[{ id: gone }]])
     expect((await server.api('DELETE', `/unified/webhook/${deleted}`)).status).toBe(200)
   })
+  it('gives up a check whose webhook listing never ends, without subscribing again', async () => {
+    const created = await subscribe('created')
+    const made = leverHooks().filter((h) => h.url === `${server.base}/native-webhooks/${created}`)
+    expect(made).toHaveLength(1)
+    const posts = hookRequests().filter((r) => r.method === 'POST').length
+    // An address that answers "there is a next page" for ever (api_url is the connection's to choose).
+    emulator.fault({
+      status: 200,
+      body: { data: [], hasNext: true, next: 'again' },
+      times: 1_000_000,
+      method: 'GET',
+      pathPattern: '^/v1/webhooks$',
+    })
+    try {
+      const checked = await checkNow(server, created)
+      expect(checked.is_healthy).toBe(true)
+      expect(checked.checked_at).toBeUndefined()
+    } finally {
+      emulator.clearFaults()
+    }
+    expect(hookRequests().filter((r) => r.method === 'GET').length).toBeLessThanOrEqual(200)
+    expect(hookRequests().filter((r) => r.method === 'POST')).toHaveLength(posts)
+    expect(leverHooks().filter((h) => h.url === `${server.base}/native-webhooks/${created}`)).toEqual(made)
+    expect((await server.api('DELETE', `/unified/webhook/${created}`)).status).toBe(200)
+  })
+
   it('makes the Lever webhooks again when one of them is deleted at Lever, and tells the user', async () => {
     const updated = await subscribe('updated')
     const { receiver, api, base } = server

@@ -300,6 +300,65 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(await ours()).toEqual([])
   })
 
+  it('leaves nothing at Pipedrive when the webhook is deleted while a check subscribes again', async () => {
+    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'deleted',
+      hook_url: server.receiver.url,
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const id = hook.body.id
+    const ours = async () =>
+      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const [first] = await ours()
+    // Gone at Pipedrive: the check will subscribe again. Its look at Pipedrive's webhooks is slow, and so is
+    // the user's DELETE reaching Pipedrive, so the two overlap: the check subscribes while the DELETE runs.
+    emu.state.hooks.hooks.delete(Number(first?.id))
+    emu.fault({ delayMs: 1_000, method: 'GET', pathPattern: '^/api/v1/webhooks$' })
+    emu.fault({ delayMs: 2_500, method: 'DELETE', pathPattern: `^/api/v1/webhooks/${first?.id}$` })
+    try {
+      expect((await server.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+      await new Promise((r) => setTimeout(r, 300))
+      expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    } finally {
+      emu.clearFaults()
+    }
+    // Whatever the check made is removed again: no webhook of Pipedrive calls a deleted unified webhook.
+    const deadline = Date.now() + 5_000
+    while ((await ours()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(await ours()).toEqual([])
+  })
+
+  it('keeps no second subscription when the check loses its lease while Pipedrive subscribes', async () => {
+    const hook = await server.api<{ id: string; workspace_id: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'updated',
+      hook_url: server.receiver.url,
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const id = hook.body.id
+    const ours = async () =>
+      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const [first] = await ours()
+    emu.state.hooks.hooks.delete(Number(first?.id))
+    const { webhooks, resolver } = server.services
+    const webhook = (await webhooks.store.byId(id))!
+    const resolved = (await resolver.resolve(webhook.workspace_id, conn))!
+    const before = await webhooks.store.nativeSubscriptionOf(id)
+    // Held when the check found the subscription gone; lost (to another process, now checking in its turn)
+    // by the time Pipedrive had answered the new subscription.
+    const held = [true, false]
+    await expect(webhooks.native.watch(webhook, resolved, async () => held.shift() ?? false)).rejects.toThrow(
+      /lease/,
+    )
+    expect(await ours()).toEqual([])
+    expect(await webhooks.store.nativeSubscriptionOf(id)).toEqual(before)
+    expect(await notificationsOf(server, id)).toEqual([expect.objectContaining({ event: 'WEBHOOK_CREATED' })])
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+  })
+
   it('takes a 503 on the check for nothing: no new subscription, no notification, still healthy', async () => {
     const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
       connection_id: conn,

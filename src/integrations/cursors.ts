@@ -8,6 +8,14 @@ import { badRequest } from '../errors.js'
  */
 export const MAX_CURSOR_WALK = 10_000
 
+/**
+ * The longest provider cursor remembered (characters). Real ones are short tokens or offsets (the longest
+ * here, Lever's merged window, a few hundred characters); the provider address is the connection's to
+ * choose, though, and an answer may be up to the provider body cap (32 MiB), once per page walked. A longer
+ * one is not remembered, in memory nor in the store: the next page walks to it instead, within MAX_CURSOR_WALK.
+ */
+export const MAX_CURSOR_CHARS = 8_192
+
 /** Where a walk towards an offset starts: a remembered cursor, or the beginning of the listing. */
 export interface WalkStart {
   readonly offset: number
@@ -186,7 +194,7 @@ export interface CursorStore {
   ): Promise<{ offset: number; cursor: string } | undefined>
   /** Inserts or replaces these cursors (at most one per scope and offset). */
   write(cursors: readonly StoredCursor[]): Promise<void>
-  /** Deletes every cursor expired at `now`. */
+  /** Deletes every cursor expired at `now`, in statements of a bounded number of rows. */
   sweep(now: string): Promise<void>
 }
 
@@ -202,7 +210,8 @@ export interface CursorLookup {
 
 /**
  * Provider cursors remembered by offset, as connectors see them (`ctx.cursors`). Lookups may read the
- * store, so they are awaited; `set` remembers at once and is written to the store before the response.
+ * store, so they are awaited; `set` remembers at once and is written to the store before the response (a
+ * cursor longer than MAX_CURSOR_CHARS is not remembered).
  */
 export interface ListCursors {
   get(scope: string, offset: number, how?: CursorLookup): Promise<string | undefined>
@@ -228,6 +237,8 @@ const SWEEP_EVERY_MS = 600_000
  */
 export class CursorBank {
   private lastSweep = 0
+  /** The sweep under way, if any: one at a time per process. */
+  private sweeping: Promise<void> | undefined
 
   constructor(
     readonly memory: CursorMemory = new CursorMemory(),
@@ -240,22 +251,37 @@ export class CursorBank {
     return new RequestCursors(this, connectionId)
   }
 
-  /** @internal Stores a request's cursors, sweeping expired ones at most every SWEEP_EVERY_MS. */
+  /**
+   * @internal Stores a request's cursors, and starts a sweep of expired ones at most every SWEEP_EVERY_MS.
+   * The sweep runs beside the response, not before it: it deletes what every process let expire, which
+   * is no concern of this request, and a failed one only leaves rows for the next.
+   */
   async write(
     connectionId: string,
     pending: ReadonlyMap<string, { scope: string; offset: number; cursor: string }>,
   ) {
-    if (!this.store || pending.size === 0) return
+    const store = this.store
+    if (!store || pending.size === 0) return
     const now = this.now()
     const expiresAt = new Date(now + this.ttlMs).toISOString()
     const rows: StoredCursor[] = []
     for (const { scope, offset, cursor } of pending.values())
       rows.push({ connectionId, scopeHash: scopeHash(scope), offset, cursor, expiresAt })
-    await this.store.write(rows)
-    if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+    await store.write(rows)
+    if (now - this.lastSweep >= SWEEP_EVERY_MS && !this.sweeping) {
       this.lastSweep = now
-      await this.store.sweep(new Date(now).toISOString())
+      this.sweeping = store
+        .sweep(new Date(now).toISOString())
+        .catch(() => undefined)
+        .finally(() => {
+          this.sweeping = undefined
+        })
     }
+  }
+
+  /** Resolves once the sweep under way (if any) is over. */
+  async swept(): Promise<void> {
+    await this.sweeping
   }
 
   /** @internal */
@@ -264,9 +290,13 @@ export class CursorBank {
   }
 }
 
-/** The cursors one request reads and writes, through its process's CursorBank. */
+/**
+ * The cursors one request reads and writes, through its process's CursorBank. Every scope a connector gives
+ * is keyed here under the request's connection too (in memory and, hashed, in the store), so one
+ * connection's cursors are out of another's reach whatever the connector's scope names.
+ */
 export class RequestCursors implements ListCursors {
-  /** Written by this request, not yet stored; keyed by `scope\0offset`. */
+  /** Written by this request, not yet stored; keyed by `scope\0offset` (scope as keyed by `own`). */
   private readonly pending = new Map<string, { scope: string; offset: number; cursor: string }>()
 
   constructor(
@@ -274,12 +304,18 @@ export class RequestCursors implements ListCursors {
     private readonly connectionId: string,
   ) {}
 
+  /** The connector's scope under this request's connection. */
+  private own(scope: string): string {
+    return `${this.connectionId}\u0000${scope}`
+  }
+
   private pendingAt(scope: string, offset: number): string | undefined {
     return this.pending.get(`${scope}\u0000${offset}`)?.cursor
   }
 
-  async get(scope: string, offset: number, how: CursorLookup = {}): Promise<string | undefined> {
+  async get(given: string, offset: number, how: CursorLookup = {}): Promise<string | undefined> {
     const { memory, store } = this.bank
+    const scope = this.own(given)
     const mine = this.pendingAt(scope, offset)
     if (mine !== undefined) return mine
     if (!how.latest || !store) {
@@ -292,11 +328,12 @@ export class RequestCursors implements ListCursors {
   }
 
   async nearest(
-    scope: string,
+    given: string,
     offset: number,
     how: CursorLookup = {},
   ): Promise<{ offset: number; cursor: string } | undefined> {
     const { memory, store } = this.bank
+    const scope = this.own(given)
     // What this request wrote is the newest anywhere; otherwise memory may be older than the store.
     const local = how.latest && store ? this.pendingFloor(scope, offset) : memory.nearest(scope, offset)
     // Nothing starts a walk at or below 0, and an exact hit is as near as any: no store query for either.
@@ -324,7 +361,9 @@ export class RequestCursors implements ListCursors {
     return checkedWalk(await this.nearest(scope, offset, how), offset, how.maxWalk ?? MAX_CURSOR_WALK)
   }
 
-  set(scope: string, offset: number, cursor: string): void {
+  set(given: string, offset: number, cursor: string): void {
+    if (cursor.length > MAX_CURSOR_CHARS) return
+    const scope = this.own(given)
     this.bank.memory.set(scope, offset, cursor, this.bank.expiry())
     this.pending.set(`${scope}\u0000${offset}`, { scope, offset, cursor })
   }

@@ -5,6 +5,9 @@ import { type Db, sqliteHandleOf } from './database.js'
 /** Rows per statement: 5 parameters each, far below SQLite's and PostgreSQL's limits. */
 const ROWS_PER_STATEMENT = 500
 
+/** Expired rows deleted per statement of a sweep. */
+const SWEEP_BATCH = 1_000
+
 /** The `list_cursors` table: provider cursors every process on this store shares. */
 export class ListCursorStore implements CursorStore {
   constructor(private readonly db: Db) {}
@@ -88,8 +91,29 @@ export class ListCursorStore implements CursorStore {
     }
   }
 
+  /**
+   * Deletes the expired cursors SWEEP_BATCH rows at a time (found by the expiry index), so no one statement
+   * holds SQLite's write lock, or PostgreSQL's row locks, for the whole of a busy hour's expired pages.
+   */
   async sweep(now: string): Promise<void> {
-    await this.db.deleteFrom('list_cursors').where('expires_at', '<=', now).execute()
+    for (;;) {
+      const result = await this.db
+        .deleteFrom('list_cursors')
+        .where((eb) =>
+          eb(
+            eb.refTuple('scope_hash', 'position'),
+            'in',
+            eb
+              .selectFrom('list_cursors')
+              .select(['scope_hash', 'position'])
+              .where('expires_at', '<=', now)
+              .limit(SWEEP_BATCH)
+              .$asTuple('scope_hash', 'position'),
+          ),
+        )
+        .executeTakeFirst()
+      if (Number(result.numDeletedRows) < SWEEP_BATCH) return
+    }
   }
 }
 

@@ -20,7 +20,7 @@ import type { NotificationStore } from './notifications.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
 import type { StoredWebhook } from './webhook.js'
-import type { WebhookStore } from './webhook-store.js'
+import type { NativeSubscription, WebhookStore } from './webhook-store.js'
 
 /** Where a provider sends the calls of one native webhook. Outside `/unified`: it is not the Unified.to API. */
 export function nativeReceiverPath(webhookId: string): string {
@@ -76,8 +76,18 @@ export class NativeWebhooks {
     private readonly onStored: (webhookId: string) => Promise<void>,
   ) {}
 
-  /** False when the webhook was removed meanwhile (what was made at the provider is removed again). */
-  async subscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<boolean> {
+  /**
+   * False when the webhook was removed meanwhile (what was made at the provider is removed again). With
+   * `stillHeld` (a subscription check, under the webhook's poll lease), what the provider made is stored only
+   * while the lease is still held, renewed after the provider answered: a check that lost it while the
+   * provider took its time (another process now checks in its turn) removes what it made and throws
+   * LeaseLostError, so the two never both keep a subscription.
+   */
+  async subscribe(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    stillHeld?: () => Promise<boolean>,
+  ): Promise<boolean> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
@@ -88,6 +98,10 @@ export class NativeWebhooks {
       secret,
       name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
     })
+    if (stillHeld && !(await stillHeld())) {
+      await support.unsubscribe(ctx, made.externalId).catch(() => undefined)
+      throw new LeaseLostError(webhook.id)
+    }
     // A provider that signs with keys of its own (BambooHR's privateKey, Lever's signature tokens) is
     // checked with those: the one place a provider-issued secret is kept, sealed with the webhook.
     const stored = await this.webhooks.setNativeSubscription(
@@ -127,8 +141,9 @@ export class NativeWebhooks {
     // Subscribing is a write at the provider: only while this check still holds the webhook.
     if (!(await stillHeld())) throw new LeaseLostError(webhook.id)
     try {
-      if (!(await this.subscribe(webhook, resolved))) return 'removed'
+      if (!(await this.subscribe(webhook, resolved, stillHeld))) return 'removed'
     } catch (err) {
+      if (err instanceof LeaseLostError) throw err
       await this.health.failed(
         webhook,
         'read',
@@ -157,10 +172,14 @@ export class NativeWebhooks {
     return 'resubscribed'
   }
 
-  async unsubscribe(webhook: StoredWebhook, resolved: ResolvedConnection): Promise<void> {
+  /** Removes this subscription of the webhook at the provider (the one its row held when it was removed). */
+  async unsubscribe(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    subscription: NativeSubscription,
+  ): Promise<void> {
     const support = nativeSupportOf(webhook.integration_type, webhook.object_type)
-    const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
-    if (!support || !subscription) return
+    if (!support) return
     await support.unsubscribe(handlerContext(resolved), subscription.externalId)
   }
 

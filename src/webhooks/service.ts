@@ -10,7 +10,7 @@ import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
-import type { WebhookChanges, WebhookStore } from './webhook-store.js'
+import type { NativeSubscription, WebhookChanges, WebhookStore } from './webhook-store.js'
 
 /** The SDK's `Webhook` as a caller sends it; read-only fields are accepted and ignored (sdk-contract R13). */
 export interface WebhookInput {
@@ -157,8 +157,15 @@ export class WebhookService {
   async remove(workspaceId: string, id: string): Promise<void> {
     const webhook = await this.store.get(workspaceId, id)
     if (!webhook) throw notFound(`webhook ${id} not found`)
-    await this.unsubscribeNative(webhook)
-    await this.store.remove(workspaceId, id)
+    const resolved =
+      webhook.webhook_type === 'native'
+        ? await this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
+        : undefined
+    // Removed first, taking the subscription it holds at that moment: a subscription check racing this
+    // (re-subscribing) then either stored its new one before (taken here) or removes it itself.
+    const subscription = await this.store.take(workspaceId, id)
+    if (subscription === undefined) throw notFound(`webhook ${id} not found`)
+    if (subscription && resolved) await this.unsubscribeNative(webhook, resolved, subscription)
     await this.notifications.record(
       {
         workspace_id: workspaceId,
@@ -200,11 +207,12 @@ export class WebhookService {
    * A provider that cannot be reached or refuses must not keep a webhook (or its connection) from being
    * removed: the subscription is then left at the provider, and its calls are refused as unknown.
    */
-  private async unsubscribeNative(webhook: StoredWebhook): Promise<void> {
-    if (webhook.webhook_type !== 'native') return
-    const resolved = await this.resolver.resolve(webhook.workspace_id, webhook.connection_id)
-    if (!resolved) return
-    await this.native.unsubscribe(webhook, resolved).catch(() => undefined)
+  private async unsubscribeNative(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    subscription: NativeSubscription,
+  ): Promise<void> {
+    await this.native.unsubscribe(webhook, resolved, subscription).catch(() => undefined)
   }
 
   private checkHookUrl(url: string | undefined): string {

@@ -188,6 +188,20 @@ export class WebhookStore {
     return removeFromWorkspace(this.db.deleteFrom('webhooks'), workspaceId, id)
   }
 
+  /**
+   * Removes the webhook and answers, in the same statement, the native subscription it held at that moment
+   * (undefined when there was no such webhook, `null` when it held none). A check subscribing again at the
+   * same time either stored its new subscription before (answered here) or finds the webhook gone and
+   * removes what it made (NativeWebhooks.subscribe): the provider is left with neither.
+   */
+  async take(workspaceId: string, id: string): Promise<NativeSubscription | null | undefined> {
+    const row = await oneOfWorkspace(this.db.deleteFrom('webhooks'), workspaceId, id)
+      .returning('native_sealed')
+      .executeTakeFirst()
+    if (!row) return undefined
+    return row.native_sealed ? this.box.openJson<NativeSubscription>(row.native_sealed) : null
+  }
+
   /** Asks for a poll now (the trigger endpoint): due at once, and the next regular check still follows. */
   async markTriggered(id: string, now: string): Promise<void> {
     await this.db

@@ -134,6 +134,12 @@ export function leverCallIsSigned(call: NativeCall, secret: string, nowMs: numbe
   return secretsEqual(body.signature, leverSignature(key, body.token, body.triggeredAt))
 }
 
+/**
+ * Pages of `GET /webhooks` a subscription check reads at most (Lever's default page of 100 webhooks each,
+ * #pagination): far beyond the few webhooks an account has, and a bound on an answer that never ends.
+ */
+const MAX_WEBHOOK_PAGES = 50
+
 export const leverApplicationPushes: NativeWebhookSupport = {
   events: ['created', 'updated', 'deleted'],
 
@@ -182,7 +188,13 @@ export const leverApplicationPushes: NativeWebhookSupport = {
   async subscriptionState(ctx, externalId) {
     const listed = new Set<string>()
     let offset: string | undefined
+    let pages = 0
     do {
+      // The address is the connection's (api_url): one that always answers a next page must not hold the
+      // check (and its poller slot) for ever. Failing is not `gone`: nothing is subscribed again.
+      if (++pages > MAX_WEBHOOK_PAGES) {
+        throw new Error(`Lever listed more than ${MAX_WEBHOOK_PAGES} pages of webhooks`)
+      }
       const page = await ctx.client.json<{ data?: { id?: unknown }[]; hasNext?: boolean; next?: string }>({
         method: 'GET',
         path: '/webhooks',
