@@ -212,7 +212,7 @@ try {
         `${scenario.name} round ${round + 1}: ${scenario.targets
           .map(
             (t, i) =>
-              `${t.name} ${rounds[i]![round]!.requestsPerSecond.toFixed(0)}/s ${rounds[i]![round]!.cpuUsPerRequest?.toFixed(0)} µs`,
+              `${t.name} ${rounds[i]![round]!.requestsPerSecond.toFixed(0)}/s ${rounds[i]![round]!.cpuUsPerRequest?.toFixed(0)} µs (user ${rounds[i]![round]!.userCpuUsPerRequest?.toFixed(0)})`,
           )
           .join(' | ')}`,
       )
@@ -221,8 +221,17 @@ try {
     for (const [i, target] of scenario.targets.entries()) {
       const rs = rounds[i]!
       const errs = rs.reduce((n, r) => n + r.errors + r.non2xx, 0)
+      const m = (f: (r: LoadResult) => number | undefined) => median(rs.map((r) => f(r) ?? Number.NaN))
       console.log(
-        `  ${target.name}: ${median(rs.map((r) => r.cpuUsPerRequest ?? Number.NaN)).toFixed(0)} µs CPU/req, ${median(rs.map((r) => r.requestsPerSecond)).toFixed(0)} req/s, p99 ${median(rs.map((r) => r.p99Ms))} ms${errs ? `, ${errs} failures` : ''}`,
+        `  ${target.name}: ${m((r) => r.cpuUsPerRequest).toFixed(0)} µs CPU/req (user ${m((r) => r.userCpuUsPerRequest).toFixed(0)}), ${m((r) => r.requestsPerSecond).toFixed(0)} req/s, p99 ${m((r) => r.p99Ms)} ms${errs ? `, ${errs} failures` : ''}`,
+      )
+    }
+    // Build against build, round by round: the pairs share the machine's load of that round.
+    for (let i = 2; i < scenario.targets.length; i++) {
+      const ratios = rounds[i]!.map((r, k) => r.cpuUsPerRequest! / rounds[1]![k]!.cpuUsPerRequest!)
+      const user = rounds[i]!.map((r, k) => r.userCpuUsPerRequest! / rounds[1]![k]!.userCpuUsPerRequest!)
+      console.log(
+        `  ${scenario.targets[i]!.name} / ${scenario.targets[1]!.name}, CPU per request round by round: ${ratios.map((x) => x.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)}); user ${user.map((x) => x.toFixed(2)).join(' ')} (median ${median(user).toFixed(2)})`,
       )
     }
   }
