@@ -174,10 +174,13 @@ export type EventMapper = (event: PosthogEvent, propertyId: string, visitorId?: 
  * builds.
  */
 export function eventMapperFor(listed?: ReadonlySet<string>): EventMapper {
-  const readers = Object.entries(EVENT_FIELD_READERS).filter(([field]) => !listed || listed.has(field))
+  const chosen = Object.entries(EVENT_FIELD_READERS).filter(([field]) => !listed || listed.has(field))
+  // Two arrays walked by index, for every record of a page.
+  const fields = chosen.map(([field]) => field)
+  const readers = chosen.map(([, read]) => read)
   return (event, propertyId, visitorId = rowVisitorId(event.person_id, event.distinct_id)) => {
     const record: Record<string, unknown> = {}
-    for (const [field, read] of readers) record[field] = read(event, propertyId, visitorId)
+    for (let i = 0; i < fields.length; i++) record[fields[i]!] = readers[i]!(event, propertyId, visitorId)
     record.raw = event
     return record as UnifiedRecord
   }
