@@ -1,3 +1,4 @@
+import { isoTextOf } from '../../engine/dates.js'
 import {
   type Dimension,
   type EventType,
@@ -36,6 +37,16 @@ function date(v: unknown): Date | undefined {
   if (typeof v !== 'string' || v === '') return undefined
   const d = new Date(v)
   return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+/**
+ * An event's time: HogQL's `2024-12-31T00:04:40.133000Z` as the ISO text the response writes for it (no
+ * Date made and written back per event, see isoTextOf), any other form as a Date; shaping writes both the
+ * same way.
+ */
+function instant(v: unknown): string | Date | undefined {
+  if (typeof v !== 'string' || v === '') return undefined
+  return isoTextOf(v) ?? date(v)
 }
 
 function bool(v: unknown): boolean | undefined {
@@ -147,7 +158,7 @@ const propertyText =
  */
 const EVENT_FIELD_READERS: Readonly<Record<string, EventFieldReader>> = {
   id: (event) => event.uuid ?? event.id,
-  created_at: (event) => date(event.timestamp),
+  created_at: (event) => instant(event.timestamp),
   name: (event) => event.event,
   event_type: (event) => eventTypeOf(event.event, text(event.properties.$event_type)),
   visitor_id: (_event, _propertyId, visitorId) => visitorId,
