@@ -31,11 +31,13 @@ if (BUILDS.length === 0) throw new Error('AB_BUILDS=<dist copy>,<dist copy>: whi
 
 const stops: (() => Promise<void>)[] = []
 
-function startBuild(dir: string, env: Record<string, string>, label: string): Promise<BenchProcess> {
+/** `<dir>@<node option>@…`: a build run with node options of its own (V8 heap sizes, say). */
+function startBuild(spec: string, env: Record<string, string>, label: string): Promise<BenchProcess> {
+  const [dir, ...nodeOptions] = spec.split('@') as [string, ...string[]]
   const args = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, label)}`]
     : []
-  return startProcess(process.execPath, [...args, resolve(ROOT, dir, 'main.js')], {
+  return startProcess(process.execPath, [...args, ...nodeOptions, resolve(ROOT, dir, 'main.js')], {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     ...env,
