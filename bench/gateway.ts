@@ -32,8 +32,8 @@ const FIELDS = 'id,name,event_type,created_at'
  * text every millisecond that the replay has never recorded. The window is the emulator's last 30 days.
  */
 const LIST_WINDOW = `start_gte=${new Date(Date.parse(DEFAULT_DATA_UNTIL) - 30 * 86_400_000).toISOString()}&end_lt=${DEFAULT_DATA_UNTIL}`
-const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
-const PAGE_BYTES = 40_000
+export const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
+export const PAGE_BYTES = 40_000
 /**
  * BENCH_CPU_PROF=<dir> runs the server under test and the Node baselines with `node --cpu-prof`, each
  * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/undici-proxy`),

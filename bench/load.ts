@@ -1,5 +1,5 @@
 import autocannon from 'autocannon'
-import { cpuTimeMs } from './processes.js'
+import { cpuTimeMs, userTimeMs } from './processes.js'
 
 export interface LoadResult {
   readonly name: string
@@ -13,6 +13,8 @@ export interface LoadResult {
    * µs: on a shared machine it moves far less than req/s, since waiting for a core costs no CPU time.
    */
   readonly cpuUsPerRequest?: number
+  /** The user-mode part of it (our JavaScript, mostly), without the kernel's loopback I/O. */
+  readonly userCpuUsPerRequest?: number
 }
 
 export interface LoadTarget {
@@ -44,6 +46,7 @@ export async function load(target: LoadTarget, warmUp = true): Promise<LoadResul
     })
   }
   const cpuBefore = target.pid === undefined ? undefined : cpuTimeMs(target.pid, { children: true })
+  const userBefore = target.pid === undefined ? undefined : userTimeMs(target.pid, { children: true })
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
@@ -63,6 +66,8 @@ export async function load(target: LoadTarget, warmUp = true): Promise<LoadResul
       ? {
           cpuUsPerRequest:
             ((cpuTimeMs(target.pid!, { children: true }) - cpuBefore) * 1000) / result.requests.total,
+          userCpuUsPerRequest:
+            ((userTimeMs(target.pid!, { children: true }) - userBefore!) * 1000) / result.requests.total,
         }
       : {}),
   }

@@ -113,12 +113,21 @@ export async function startProcess(
  * `children`, plus those of its live child processes (nginx's workers), one level down.
  */
 export function cpuTimeMs(pid: number | undefined, options: { children?: boolean } = {}): number {
+  return timesMs(pid, options, true)
+}
+
+/** utime alone (the process's own code; the kernel's loopback I/O is system time), as cpuTimeMs. */
+export function userTimeMs(pid: number | undefined, options: { children?: boolean } = {}): number {
+  return timesMs(pid, options, false)
+}
+
+function timesMs(pid: number | undefined, options: { children?: boolean }, system: boolean): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const own = (Number(fields[11]) + Number(fields[12])) * 10
+  const own = (Number(fields[11]) + (system ? Number(fields[12]) : 0)) * 10
   if (!options.children) return own
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)
-  return children.reduce((sum, child) => sum + cpuTimeMs(Number(child)), own)
+  return children.reduce((sum, child) => sum + timesMs(Number(child), {}, system), own)
 }
 
 /** The compiled server (`dist/main.js`, built by `npm run build`) with the given environment. */

@@ -11,6 +11,7 @@ import {
 import type { Config } from './config.js'
 import { ConnectionResolver, ConnectionService, ConnectionStore } from './connections/index.js'
 import { SecretBox } from './crypto/keys.js'
+import { errorSerializers } from './http/logging.js'
 import { CursorBank, CursorMemory } from './integrations/cursors.js'
 import { ProviderTransport } from './outbound/index.js'
 import { ChangeNotifier } from './store/change-notifier.js'
@@ -52,7 +53,11 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
-  const storeLogOptions = { level: config.logLevel, base: { component: 'store' } }
+  const storeLogOptions = {
+    level: config.logLevel,
+    base: { component: 'store' },
+    serializers: errorSerializers,
+  }
   const storeLog = options.logStream ? pino(storeLogOptions, options.logStream) : pino(storeLogOptions)
   const db = openDatabase({
     databaseUrl: config.databaseUrl,
@@ -63,7 +68,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   })
   await migrateToLatest(db, options.pgSchema)
   const box = new SecretBox(config.masterKey)
-  const changesLog = pino({ level: config.logLevel, base: { component: 'changes' } })
+  const changesLog = pino({
+    level: config.logLevel,
+    base: { component: 'changes' },
+    serializers: errorSerializers,
+  })
   const changes = new ChangeNotifier(
     config.databaseUrl
       ? {
@@ -118,7 +127,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     config.region,
     config.outbound.allowAddresses,
   )
-  const backgroundOptions = { level: config.logLevel, base: { component: 'webhooks' } }
+  const backgroundOptions = {
+    level: config.logLevel,
+    base: { component: 'webhooks' },
+    serializers: errorSerializers,
+  }
   const backgroundLog = options.logStream
     ? pino(backgroundOptions, options.logStream)
     : pino(backgroundOptions)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { ResolvedConnection } from '../connections/index.js'
 import { MODELS } from '../models/index.js'
+import type { NewApiCall } from './api-call.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 /** What a handler learned that the log needs: the connection, and how long the provider took. */
@@ -119,17 +120,35 @@ export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId
     const pattern = routePattern(route.url)
 
-    const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (!request.workspaceId) return payload
-      const note = noteOf(request)
-      // Read now: once a streamed answer ends, the socket may be gone and with it the address.
-      note.ip = request.ip
-      // Only failures are looked at, and only our own JSON error bodies are parsed.
-      if (reply.statusCode >= 400) note.error = errorMessage(reply.statusCode, payload)
-      return payload
+    // Callback hooks, not async ones: neither waits for anything, and each promise costs Fastify's hook
+    // runner microtasks on every logged call.
+    const onSend = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (err: Error | null, payload?: unknown) => void,
+    ): void => {
+      if (request.workspaceId) {
+        const note = noteOf(request)
+        // Read now: once a streamed answer ends, the socket may be gone and with it the address.
+        note.ip = request.ip
+        // Only failures are looked at, and only our own JSON error bodies are parsed.
+        if (reply.statusCode >= 400) note.error = errorMessage(reply.statusCode, payload)
+      }
+      done(null, payload)
     }
 
-    const onResponse = async (request: FastifyRequest, reply: FastifyReply) => {
+    const onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      try {
+        record(request, reply)
+      } catch (err) {
+        // As Fastify did with the async hook's rejection: logged; the answer went out already.
+        request.log.error({ err }, 'could not record the API call')
+      }
+      done()
+    }
+
+    const record = (request: FastifyRequest, reply: FastifyReply) => {
       // Only calls authenticated with a workspace key: a refused key has no workspace to log into.
       if (!request.workspaceId) return
       const note = notes.get(request) ?? {}
@@ -138,26 +157,30 @@ export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog
       const connectionId = c?.id ?? params?.connection_id
       const status = reply.statusCode
       const size = note.size ?? responseSize(reply)
-      apiCalls.record({
+      // One object, absent fields undefined (apiCallRow stores them as null): a spread of a fresh object per
+      // optional field made eight objects a call.
+      const agent = request.headers['user-agent']
+      const call: NewApiCall = {
         workspace_id: request.workspaceId,
-        ...(connectionId ? { connection_id: clip(connectionId) } : {}),
+        connection_id: connectionId ? clip(connectionId) : undefined,
         integration_type: c?.integration_type ?? 'unknown',
-        ...(c?.external_xref ? { external_xref: c.external_xref } : {}),
-        ...(c ? { environment: c.environment } : {}),
+        external_xref: c?.external_xref || undefined,
+        environment: c?.environment,
         type: 'inbound',
         name: passthrough ? passthroughName(request) : (operationId ?? pattern),
         method: request.method,
         path: `${request.method} ${pattern}`,
         status,
-        ...(status >= 400 ? { error: note.error ?? `failed with ${status}` } : {}),
-        ...(size !== undefined ? { size } : {}),
-        ...(note.ip ? { ip_address: note.ip } : {}),
-        ...(request.headers['user-agent'] ? { user_agent: clip(request.headers['user-agent']) } : {}),
+        error: status >= 400 ? (note.error ?? `failed with ${status}`) : undefined,
+        size,
+        ip_address: note.ip || undefined,
+        user_agent: agent ? clip(agent) : undefined,
         // Billable as tool calls are: the connection was used and the call succeeded.
         is_billable: c !== undefined && status < 400,
         unified_response_time: Math.round(reply.elapsedTime),
-        ...(note.endapiMs !== undefined ? { endapi_response_time: note.endapiMs } : {}),
-      })
+        endapi_response_time: note.endapiMs,
+      }
+      apiCalls.record(call)
     }
 
     route.onSend = appendHook(route.onSend, onSend)

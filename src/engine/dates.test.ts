@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isoString, parseQueryDate } from './dates.js'
+import { isoString, isoTextOf, parseQueryDate } from './dates.js'
 
 describe('parseQueryDate', () => {
   it.each([
@@ -58,5 +58,78 @@ describe('isoString', () => {
 
   it('throws for an invalid date as toISOString does', () => {
     expect(() => isoString(new Date(Number.NaN))).toThrow(RangeError)
+  })
+})
+
+describe('isoTextOf', () => {
+  /** isoTextOf answers the native text or leaves it to a Date (undefined), never anything else. */
+  const agrees = (text: string) => {
+    const fast = isoTextOf(text)
+    if (fast === undefined) return
+    expect(fast).toBe(new Date(text).toISOString())
+  }
+  const digits = (n: number) =>
+    fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: n, maxLength: n })
+
+  it("writes HogQL's timestamps as new Date(text).toISOString() does, without a Date", () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('0000-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        fc.integer({ min: 0, max: 6 }).chain(digits),
+        (d, more) => {
+          const text = `${d.toISOString().slice(0, 23)}${more}Z`
+          expect(isoTextOf(text)).toBe(new Date(text).toISOString())
+        },
+      ),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('answers the native text or nothing for any digits in every position, impossible dates included', () => {
+    fc.assert(
+      fc.property(
+        digits(4),
+        digits(2),
+        digits(2),
+        digits(2),
+        digits(2),
+        digits(2),
+        fc.integer({ min: 0, max: 12 }).chain(digits),
+        fc.constantFrom('Z', 'z', '+00:00', ''),
+        (y, mo, d, h, mi, s, fraction, zone) => {
+          agrees(`${y}-${mo}-${d}T${h}:${mi}:${s}.${fraction}${zone}`)
+        },
+      ),
+      { numRuns: 5000 },
+    )
+    fc.assert(
+      fc.property(fc.string({ maxLength: 32 }), (text) => {
+        agrees(text)
+      }),
+    )
+  })
+
+  it('leaves other forms and rolled-over dates to a Date', () => {
+    for (const text of [
+      '2023-02-29T00:00:00.000Z',
+      '1900-02-29T00:00:00.000Z',
+      '2024-04-31T00:00:00.000Z',
+      '2024-12-31T24:00:00.000000Z',
+      '2024-12-31T23:59:60.000Z',
+      '2024-12-31t00:04:40.133Z',
+      '2024-12-31 00:04:40.133000Z',
+      '2024-12-31T00:04:40Z',
+      '2024-12-31T00:04:40.13Z',
+      '2024-12-31T00:04:40.133000+00:00',
+      '2024-12-31T00:04:40.1234567891Z',
+      '+002024-12-31T00:04:40.133Z',
+    ])
+      expect(isoTextOf(text)).toBeUndefined()
+    expect(isoTextOf('2024-02-29T23:59:59.999999Z')).toBe('2024-02-29T23:59:59.999Z')
+    expect(isoTextOf('2000-02-29T00:00:00.000Z')).toBe('2000-02-29T00:00:00.000Z')
   })
 })

@@ -60,3 +60,44 @@ export function isoString(date: Date): string {
   const seconds = Math.floor(rest / 1000)
   return `${pad4(year)}-${pad2(month)}-${pad2(day)}T${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${pad3(rest - seconds * 1000)}Z`
 }
+
+/** Two ASCII digits at `i` as a number, or -1 when either is not a digit. */
+function twoDigits(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48
+  const b = text.charCodeAt(i + 1) - 48
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
+
+/**
+ * What `new Date(text).toISOString()` writes, read straight off `text` when it is a UTC timestamp in the
+ * fixed form providers write, `YYYY-MM-DDTHH:MM:SS.fff` with three to nine fraction digits and `Z` (HogQL's
+ * `2024-12-31T00:04:40.133000Z`), every field in range: the first 23 characters and `Z`. Undefined for
+ * anything else (another form, or a date the native parser would roll over, such as February 30): the
+ * caller then parses a Date. Parsing each timestamp of a page into a Date and writing it back as text was
+ * the costliest part of mapping a page of PostHog events (issue 12).
+ */
+export function isoTextOf(text: string): string | undefined {
+  const n = text.length
+  if (n < 24 || n > 30 || text.charCodeAt(n - 1) !== 90 /* Z */) return undefined
+  if (text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':')
+    return undefined
+  if (text[19] !== '.') return undefined
+  const hi = twoDigits(text, 0)
+  const lo = twoDigits(text, 2)
+  const month = twoDigits(text, 5)
+  const day = twoDigits(text, 8)
+  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1) return undefined
+  const hours = twoDigits(text, 11)
+  const minutes = twoDigits(text, 14)
+  const seconds = twoDigits(text, 17)
+  if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) return undefined
+  if (day > 28 && day > (month === 2 && isLeap(hi * 100 + lo) ? 29 : MONTH_DAYS[month - 1]!)) return undefined
+  for (let i = 20; i < n - 1; i++) {
+    const d = text.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return undefined
+  }
+  return n === 24 ? text : `${text.slice(0, 23)}Z`
+}

@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify'
+import pino from 'pino'
 
 /** Paths whose next segment is a capability: holding the URL is the permission (the hosted key page). */
 const CAPABILITY_PREFIXES = ['/unified/integration/key/']
@@ -50,6 +51,22 @@ export function redactPath(url: string): string {
 }
 
 /**
+ * pino's error serializer names the error's type after its constructor's `name`. The compiled server is a
+ * bundle (scripts/build.ts) that keeps no function names, so a class whose name clashes in the bundle is
+ * `SocketError2` there; our errors (src/errors.ts), undici's and Node's all set `name` itself, so the type
+ * logged is `name` wherever it says more than `Error`.
+ */
+export function serializeError(err: Error): pino.SerializedError {
+  const out = pino.stdSerializers.err(err)
+  const name = (err as { name?: unknown }).name
+  if ((out as unknown) !== err && typeof name === 'string' && name !== '' && name !== 'Error') out.type = name
+  return out
+}
+
+/** What every pino logger of the server shares: how errors are written. */
+export const errorSerializers = { err: serializeError }
+
+/**
  * Structured JSON logs. Only the redacted path of a URL is logged (see redactPath), and headers
  * (authorization, cookies) are never logged at all.
  */
@@ -62,6 +79,7 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
       censor: '[redacted]',
     },
     serializers: {
+      ...errorSerializers,
       req(req: { method: string; url: string; id: string }) {
         return { id: req.id, method: req.method, path: redactPath(req.url) }
       },

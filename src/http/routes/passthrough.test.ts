@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { providerTarget } from './passthrough.js'
+import { normalizedProviderPath, providerTarget, resolvedDotSegments } from './passthrough.js'
 
 describe('providerTarget', () => {
   it('decodes one encoded segment, query included (the SDK form)', () => {
@@ -61,5 +62,55 @@ describe('providerTarget dot-segments', () => {
 
   it('answers 400, not 500, for a malformed escape', () => {
     expect(() => providerTarget('/passthrough/cn_1/%E0%A4%A')).toThrow(/not validly percent-encoded/)
+  })
+})
+
+describe('normalizedProviderPath', () => {
+  const outcome = (f: (p: string) => string, path: string) => {
+    try {
+      return { path: f(path) }
+    } catch (err) {
+      return { refused: (err as Error).message }
+    }
+  }
+
+  it('answers what the segment-by-segment resolution answers, for any path, its shortcut included', () => {
+    const piece = fc.constantFrom(
+      '/',
+      '//',
+      '\\',
+      '.',
+      '..',
+      '%2e',
+      '%2E',
+      '%252e',
+      '%2F',
+      '%',
+      'a',
+      'api',
+      'v1',
+      '-',
+      '_',
+      '~',
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const path = pieces.join('')
+        expect(outcome(normalizedProviderPath, path)).toEqual(outcome(resolvedDotSegments, path))
+      }),
+      { numRuns: 3000 },
+    )
+    fc.assert(
+      fc.property(fc.string(), (path) => {
+        expect(outcome(normalizedProviderPath, path)).toEqual(outcome(resolvedDotSegments, path))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('keeps a plain path as it is, less its leading slashes', () => {
+    expect(normalizedProviderPath('//api/projects/1/persons/')).toBe('api/projects/1/persons/')
+    expect(normalizedProviderPath('api//x')).toBe('api//x')
+    expect(normalizedProviderPath('')).toBe('')
   })
 })

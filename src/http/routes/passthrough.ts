@@ -55,6 +55,8 @@ function fullyDecoded(segment: string): string {
 }
 
 const isDotSegment = (s: string) => s === '.' || s === '..'
+const UNSAFE_PATH_CHARACTERS = /[.%\\]/
+const LEADING_SLASHES = /^\/+/
 
 /**
  * Resolves dot-segments in a provider path, literal or encoded (`..`, `%2e%2e`, `.%2E`, double-encoded),
@@ -63,6 +65,14 @@ const isDotSegment = (s: string) => s === '.' || s === '..'
  * encoded slash (`..%2Fadmin`), which a provider that decodes before routing would climb with.
  */
 export function normalizedProviderPath(path: string): string {
+  // Without a dot, a percent sign or a backslash no segment can be or hide a dot-segment: the path stands
+  // as it is, less its leading slashes (the loop below answers the same, at a split, decodes and an array).
+  if (!UNSAFE_PATH_CHARACTERS.test(path)) return path.replace(LEADING_SLASHES, '')
+  return resolvedDotSegments(path)
+}
+
+/** normalizedProviderPath for any path, segment by segment (exported for the test that holds the two equal). */
+export function resolvedDotSegments(path: string): string {
   const refuse = () =>
     badRequest(
       `path '${path.slice(0, 200)}' leaves the connection's base address; give a path below it, without '..'`,
@@ -112,12 +122,24 @@ export function providerTarget(
   return { connectionId, path: normalizedProviderPath(path), query }
 }
 
+/** A connection's base address, parsed once per address (a process serves a bounded set of them). */
+const bases = new Map<string, { origin: string; path: string }>()
+function baseOf(baseUrl: string): { origin: string; path: string } {
+  let base = bases.get(baseUrl)
+  if (!base) {
+    const url = new URL(baseUrl)
+    base = { origin: url.origin, path: url.pathname.replace(/\/*$/, '/') }
+    if (bases.size >= 1000) bases.clear()
+    bases.set(baseUrl, base)
+  }
+  return base
+}
+
 /** The provider address for a path, checked (after the URL parser's own resolution) to stay below the base. */
 function targetUrl(baseUrl: string, path: string, query: string): string {
-  const base = new URL(baseUrl)
+  const base = baseOf(baseUrl)
   const url = new URL(joinPath(baseUrl, path) + (query ? `?${query}` : ''))
-  const basePath = base.pathname.replace(/\/*$/, '/')
-  if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(basePath)) {
+  if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(base.path)) {
     throw badRequest(`path '${path.slice(0, 200)}' leaves the connection's base address`)
   }
   return url.toString()

@@ -52,8 +52,9 @@ describe('HubSpot contacts', () => {
     const unified = fromHubspotContact(contact)
     expect({ ...unified, raw: undefined }).toEqual({
       id: '51',
-      created_at: new Date('2024-03-01T09:00:00.000Z'),
-      updated_at: new Date('2024-05-02T10:30:00.123Z'),
+      // HubSpot's instants are already the ISO text a response writes (isoTextOf): kept as that text.
+      created_at: '2024-03-01T09:00:00.000Z',
+      updated_at: '2024-05-02T10:30:00.123Z',
       first_name: 'Ada',
       last_name: 'Lovelace',
       name: 'Ada Lovelace',
@@ -79,6 +80,12 @@ describe('HubSpot contacts', () => {
       raw: undefined,
     })
     expect(unified.raw).toEqual(contact)
+  })
+
+  it('keep an instant in another ISO form as a Date, and drop one that is no date', () => {
+    const other = fromHubspotContact({ ...contact, createdAt: '2024-03-01T09:00:00Z', updatedAt: 'soon' })
+    expect(other.created_at).toEqual(new Date('2024-03-01T09:00:00.000Z'))
+    expect(other.updated_at).toBeUndefined()
   })
 
   it('put a property asked with raw.<name> at the top of raw', () => {

@@ -1,3 +1,4 @@
+import { isoTextOf } from '../../engine/dates.js'
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
@@ -6,9 +7,15 @@ import type { HubspotAssociatedIds, HubspotContact } from './types.js'
 const text = (value: string | null | undefined): string | undefined =>
   value === null || value === undefined || value.trim() === '' ? undefined : value
 
-/** HubSpot answers ISO-8601 instants (`createdAt`, `updatedAt`: CRM/Contacts v3 spec, format date-time). */
-function instant(value: string | undefined): Date | undefined {
+/**
+ * HubSpot answers ISO-8601 instants (`createdAt`, `updatedAt`: CRM/Contacts v3 spec, format date-time),
+ * written `2024-05-02T10:30:00.123Z`: that form is already the text the response writes (isoTextOf), so no
+ * Date is parsed and written back per contact; any other form becomes a Date, which shaping writes the same.
+ */
+function instant(value: string | undefined): string | Date | undefined {
   if (!value) return undefined
+  const text = isoTextOf(value)
+  if (text !== undefined) return text
   const d = new Date(value)
   return Number.isNaN(d.getTime()) ? undefined : d
 }

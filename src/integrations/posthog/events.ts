@@ -107,7 +107,9 @@ export function eventFromRow(
 ): PosthogEvent {
   const event: Record<string, unknown> = {}
   let properties: Record<string, unknown> = {}
-  columns.forEach((column, i) => {
+  // An index loop: a forEach callback was a closure made per row, a hundred a page.
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i]!
     const value = row[i]
     if (column.source === 'property') {
       if (value !== null && value !== undefined) properties[column.name] = value
@@ -116,9 +118,9 @@ export function eventFromRow(
     } else {
       event[column.name] = value
     }
-  })
+  }
   event.properties = properties
-  exposeRawNames(event, properties, rawNames)
+  if (rawNames.length > 0) exposeRawNames(event, properties, rawNames)
   return event as PosthogEvent
 }
 

@@ -201,6 +201,9 @@ describe('analytics_property (projects)', () => {
   })
 })
 
+/** An event time as handlers give it: ISO text (HogQL's timestamps) or a Date (other forms). */
+const timeOf = (v: unknown) => new Date(v as string | Date).getTime()
+
 describe('analytics_event', () => {
   it('pages newest first with LIMIT/OFFSET, pages fitting together', async () => {
     const h = handlers('analytics_event')
@@ -208,7 +211,7 @@ describe('analytics_event', () => {
     const first = await h.list(ctx(), list({ limit: 5 }))
     const second = await h.list(ctx(), list({ limit: 5, offset: 5 }))
     expect([...first, ...second].map((e) => e.id)).toEqual(both.map((e) => e.id))
-    const times = both.map((e) => (e.created_at as Date).getTime())
+    const times = both.map((e) => timeOf(e.created_at))
     expect([...times].sort((a, b) => b - a)).toEqual(times)
     expect(sentListQueries()[2]).toMatch(/ORDER BY timestamp DESC, uuid DESC\nLIMIT 5 OFFSET 5$/)
     expect(both[0]).toMatchObject({
@@ -234,7 +237,11 @@ describe('analytics_event', () => {
     const end = daysBefore(9)
     const day = await h.list(ctx(), list({ filters: { start_gte: start, end_lt: end } }))
     expect(day.length).toBeGreaterThan(0)
-    expect(day.every((e) => (e.created_at as Date) >= start && (e.created_at as Date) < end)).toBe(true)
+    expect(
+      day.every((e) => timeOf(e.created_at) >= start.getTime() && timeOf(e.created_at) < end.getTime()),
+    ).toBe(true)
+    // HogQL's timestamps come back as the ISO text the response writes (isoTextOf), not re-parsed.
+    expect(day[0]?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     const pricing = await h.list(ctx(), list({ query: 'pricing' }))
     expect(pricing.length).toBeGreaterThan(0)
     expect(pricing.every((e) => String(e.page_url).includes('pricing'))).toBe(true)

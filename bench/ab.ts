@@ -1,0 +1,243 @@
+/**
+ * Before/after of a change to Unigate's hot path, in one run: two compiled builds of the server (each a
+ * copy of `dist/`, made with `npm run build` at the two commits) serve the same replayed provider, with the
+ * minimal gateway and the bare undici proxy beside them, in alternating rounds, and the CPU each process
+ * used per answered request is printed per round and as the median of the rounds. On a shared machine req/s
+ * moves with everyone else's load; CPU per request of two builds measured in the same rounds moves far less.
+ *
+ *   npm run build && mkdir -p .ab/before && cp -r dist .ab/before/    # at the old commit
+ *   npm run build && mkdir -p .ab/after && cp -r dist .ab/after/      # at the new one
+ *   AB_BUILDS=.ab/before/dist,.ab/after/dist AB_PARTS=list,passthrough,crm npx tsx bench/ab.ts
+ *
+ * Each copy stays inside the checkout (a `dist/` folder, which git ignores) so that it finds the external
+ * packages (better-sqlite3, pg…) in node_modules as `dist/` does. AB_ROUNDS (default 4) rounds of
+ * BENCH_DURATION_S each; AB_CPU_PROF=<dir> profiles each build (`<dir>/build-<i>`).
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
+import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
+import { get, LIST_QUERY, PAGE_BYTES, provision, serverEnv } from './gateway.js'
+import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
+import { type BenchProcess, freePort, ROOT, startProcess } from './processes.js'
+import { startRecorder } from './replay.js'
+
+const BUILDS = (process.env.AB_BUILDS ?? '').split(',').filter(Boolean)
+const PARTS = (process.env.AB_PARTS ?? 'list,passthrough').split(',')
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 4)
+const CRM_QUERY = 'limit=100&fields=id,created_at,first_name,last_name,emails'
+if (BUILDS.length === 0) throw new Error('AB_BUILDS=<dist copy>,<dist copy>: which builds to compare')
+
+const stops: (() => Promise<void>)[] = []
+
+/** `<dir>@<node option>@…`: a build run with node options of its own (V8 heap sizes, say). */
+function startBuild(spec: string, env: Record<string, string>, label: string): Promise<BenchProcess> {
+  const [dir, ...nodeOptions] = spec.split('@') as [string, ...string[]]
+  const args = process.env.AB_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, label)}`]
+    : []
+  return startProcess(process.execPath, [...args, ...nodeOptions, resolve(ROOT, dir, 'main.js')], {
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    ...env,
+  })
+}
+
+interface Scenario {
+  readonly name: string
+  readonly targets: LoadTarget[]
+}
+
+async function posthogScenarios(): Promise<Scenario[]> {
+  const replayPort = await freePort()
+  const replayUrl = `http://127.0.0.1:${replayPort}`
+  const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-ab-')) })
+  const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-ab-replay-')), 'recordings.json')
+  const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
+  const recorder = await startRecorder(replayPort, emulator.url)
+  const ws = await provision(env, replayUrl)
+  const auth = { authorization: `Bearer ${ws.apiKey}` }
+  const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
+  const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
+    authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
+  })
+  const providerPage = `/api/projects/1/persons/?limit=${Math.max(1, Math.round(PAGE_BYTES / (sample.body.length / 100)))}`
+  const passPath = `/passthrough/${ws.connectionId}${providerPage}`
+  const probes: Buffer[][] = []
+  for (const dir of BUILDS) {
+    const p = await startBuild(dir, env, 'probe')
+    probes.push([
+      (await get(`${p.url}${listPath}`, auth)).body,
+      (await get(`${p.url}${passPath}`, auth)).body,
+    ])
+    await p.stop()
+  }
+  await recorder.close()
+  await emulator.close()
+  for (const [i, [list, pass]] of probes.entries()) {
+    if (!list!.equals(probes[0]![0]!) || !pass!.equals(probes[0]![1]!))
+      throw new Error(`build ${BUILDS[i]} answered other bytes than ${BUILDS[0]}`)
+  }
+  const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))!
+  recorder.save(recordings)
+  const replay = await startProcess(
+    process.execPath,
+    ['bench/baselines/replay-server.mjs'],
+    { RECORDINGS: recordings },
+    { port: replayPort },
+  )
+  stops.push(replay.stop)
+  const servers: BenchProcess[] = []
+  for (const [i, dir] of BUILDS.entries()) {
+    const s = await startBuild(dir, env, `build-${i}`)
+    stops.push(s.stop)
+    servers.push(s)
+  }
+  const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
+  const scenarios: Scenario[] = []
+  if (PARTS.includes('list')) {
+    const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
+      UPSTREAM: replayUrl,
+      UPSTREAM_PATH: hogql.url,
+      UPSTREAM_BODY: hogql.body,
+      UPSTREAM_AUTH: providerAuth,
+    })
+    stops.push(minimal.stop)
+    scenarios.push({
+      name: 'unified list',
+      targets: [
+        { name: 'minimal gateway', url: `${minimal.url}/events`, pid: minimal.child.pid },
+        ...servers.map((s, i) => ({
+          name: BUILDS[i]!,
+          url: `${s.url}${listPath}`,
+          headers: auth,
+          pid: s.child.pid,
+        })),
+      ],
+    })
+  }
+  if (PARTS.includes('passthrough')) {
+    const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
+      UPSTREAM: replayUrl,
+      UPSTREAM_AUTH: providerAuth,
+    })
+    stops.push(proxy.stop)
+    scenarios.push({
+      name: 'passthrough',
+      targets: [
+        { name: 'undici proxy', url: `${proxy.url}${providerPage}`, pid: proxy.child.pid },
+        ...servers.map((s, i) => ({
+          name: BUILDS[i]!,
+          url: `${s.url}${passPath}`,
+          headers: auth,
+          pid: s.child.pid,
+        })),
+      ],
+    })
+  }
+  return scenarios
+}
+
+async function crmScenario(): Promise<Scenario> {
+  const replayPort = await freePort()
+  const replayUrl = `http://127.0.0.1:${replayPort}`
+  const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-ab-crm-')) })
+  const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-ab-crm-replay-')), 'recordings.json')
+  const emulator = await startHubspotEmulator({ seed: 1, contacts: 300 })
+  const recorder = await startRecorder(replayPort, emulator.url)
+  const ws = await provision(env, replayUrl, { type: 'hubspot', token: DEFAULT_HUBSPOT_TOKEN })
+  const auth = { authorization: `Bearer ${ws.apiKey}` }
+  const listPath = `/crm/${ws.connectionId}/contact?${CRM_QUERY}`
+  const probes: Buffer[] = []
+  for (const dir of BUILDS) {
+    const p = await startBuild(dir, env, 'probe')
+    probes.push((await get(`${p.url}${listPath}`, auth)).body)
+    await p.stop()
+  }
+  await recorder.close()
+  await emulator.close()
+  for (const [i, body] of probes.entries())
+    if (!body.equals(probes[0]!)) throw new Error(`build ${BUILDS[i]} answered other bytes than ${BUILDS[0]}`)
+  const list = recorder.recordings.find(
+    (r) => r.method === 'GET' && r.url.startsWith('/crm/v3/objects/contacts?'),
+  )!
+  recorder.save(recordings)
+  const replay = await startProcess(
+    process.execPath,
+    ['bench/baselines/replay-server.mjs'],
+    { RECORDINGS: recordings },
+    { port: replayPort },
+  )
+  stops.push(replay.stop)
+  const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-crm-gateway.mjs'], {
+    UPSTREAM: replayUrl,
+    UPSTREAM_PATH: list.url,
+    UPSTREAM_AUTH: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`,
+  })
+  stops.push(minimal.stop)
+  const servers: BenchProcess[] = []
+  for (const [i, dir] of BUILDS.entries()) {
+    const s = await startBuild(dir, env, `crm-${i}`)
+    stops.push(s.stop)
+    servers.push(s)
+  }
+  return {
+    name: 'CRM list',
+    targets: [
+      { name: 'minimal gateway', url: `${minimal.url}/contacts`, pid: minimal.child.pid },
+      ...servers.map((s, i) => ({
+        name: BUILDS[i]!,
+        url: `${s.url}${listPath}`,
+        headers: auth,
+        pid: s.child.pid,
+      })),
+    ],
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+try {
+  const scenarios = [
+    ...(PARTS.includes('list') || PARTS.includes('passthrough') ? await posthogScenarios() : []),
+    ...(PARTS.includes('crm') ? [await crmScenario()] : []),
+  ]
+  for (const scenario of scenarios) {
+    const rounds: LoadResult[][] = scenario.targets.map(() => [])
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, target] of scenario.targets.entries()) rounds[i]!.push(await load(target, round === 0))
+      console.log(
+        `${scenario.name} round ${round + 1}: ${scenario.targets
+          .map(
+            (t, i) =>
+              `${t.name} ${rounds[i]![round]!.requestsPerSecond.toFixed(0)}/s ${rounds[i]![round]!.cpuUsPerRequest?.toFixed(0)} µs (user ${rounds[i]![round]!.userCpuUsPerRequest?.toFixed(0)})`,
+          )
+          .join(' | ')}`,
+      )
+    }
+    console.log(`${scenario.name}, median of ${ROUNDS} rounds, ${CONNECTIONS} connections:`)
+    for (const [i, target] of scenario.targets.entries()) {
+      const rs = rounds[i]!
+      const errs = rs.reduce((n, r) => n + r.errors + r.non2xx, 0)
+      const m = (f: (r: LoadResult) => number | undefined) => median(rs.map((r) => f(r) ?? Number.NaN))
+      console.log(
+        `  ${target.name}: ${m((r) => r.cpuUsPerRequest).toFixed(0)} µs CPU/req (user ${m((r) => r.userCpuUsPerRequest).toFixed(0)}), ${m((r) => r.requestsPerSecond).toFixed(0)} req/s, p99 ${m((r) => r.p99Ms)} ms${errs ? `, ${errs} failures` : ''}`,
+      )
+    }
+    // Build against build, round by round: the pairs share the machine's load of that round.
+    for (let i = 2; i < scenario.targets.length; i++) {
+      const ratios = rounds[i]!.map((r, k) => r.cpuUsPerRequest! / rounds[1]![k]!.cpuUsPerRequest!)
+      const user = rounds[i]!.map((r, k) => r.userCpuUsPerRequest! / rounds[1]![k]!.userCpuUsPerRequest!)
+      console.log(
+        `  ${scenario.targets[i]!.name} / ${scenario.targets[1]!.name}, CPU per request round by round: ${ratios.map((x) => x.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)}); user ${user.map((x) => x.toFixed(2)).join(' ')} (median ${median(user).toFixed(2)})`,
+      )
+    }
+  }
+} finally {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined)
+}
+process.exit(0)
