@@ -25,6 +25,9 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     })
     return ((await res.json()) as { data: Rec[] }).data
   }
+  /** The webhooks Pipedrive holds that call the unified webhook `id`. */
+  const oursAtPipedrive = async (id: string) =>
+    (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
   const subscriptionBodies = () =>
     emu
       .requests()
@@ -233,17 +236,13 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
   it('subscribes again when Pipedrive no longer has the webhook, and tells the user since when calls may be missing', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const id = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'created',
-      hook_url: server.receiver.url,
       fields: 'id,name',
     })
-    expect(hook.status, hook.text).toBe(200)
-    const id = hook.body.id
-    const ours = async () =>
-      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const ours = () => oursAtPipedrive(id)
     const [first] = await ours()
     const created = await server.api<{ id: string }>('POST', `/crm/${conn}/contact`, { name: 'Before Gap' })
     await server.receiver.waitFor(() => server.receiver.accepted(id).length === 1, 15_000, 'before the gap')
@@ -301,16 +300,12 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
   })
 
   it('leaves nothing at Pipedrive when the webhook is deleted while a check subscribes again', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const id = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'deleted',
-      hook_url: server.receiver.url,
     })
-    expect(hook.status, hook.text).toBe(200)
-    const id = hook.body.id
-    const ours = async () =>
-      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const ours = () => oursAtPipedrive(id)
     const [first] = await ours()
     // Gone at Pipedrive: the check will subscribe again. Its look at Pipedrive's webhooks is slow, and so is
     // the user's DELETE reaching Pipedrive, so the two overlap: the check subscribes while the DELETE runs.
@@ -331,16 +326,12 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
   })
 
   it('keeps no second subscription when the check loses its lease while Pipedrive subscribes', async () => {
-    const hook = await server.api<{ id: string; workspace_id: string }>('POST', '/unified/webhook', {
+    const id = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'updated',
-      hook_url: server.receiver.url,
     })
-    expect(hook.status, hook.text).toBe(200)
-    const id = hook.body.id
-    const ours = async () =>
-      (await providerHooks()).filter((h) => h.subscription_url === `${server.base}/native-webhooks/${id}`)
+    const ours = () => oursAtPipedrive(id)
     const [first] = await ours()
     emu.state.hooks.hooks.delete(Number(first?.id))
     const { webhooks, resolver } = server.services
@@ -360,14 +351,11 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
   })
 
   it('takes a 503 on the check for nothing: no new subscription, no notification, still healthy', async () => {
-    const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+    const id = await server.nativeWebhook({
       connection_id: conn,
       object_type: 'crm_contact',
       event: 'updated',
-      hook_url: server.receiver.url,
     })
-    expect(hook.status, hook.text).toBe(200)
-    const id = hook.body.id
     const before = await providerHooks()
     const posts = subscriptionBodies().length
     // More 503s than Unigate's retries of one request: the check itself fails.
