@@ -19,6 +19,7 @@ import {
   startPosthogEmulator,
 } from '../emulators/posthog/index.js'
 import { loadConfig } from '../src/config.js'
+import { QUERIES_PER_TEAM } from '../src/integrations/posthog/query-slots.js'
 import { createServices } from '../src/services.js'
 import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
@@ -105,6 +106,23 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
 }
 const MASTER_KEY = randomBytes(32).toString('base64')
 
+const CAPPED_NAME = `minimal Node gateway, at most ${QUERIES_PER_TEAM} queries in flight (PostHog's limit per team)`
+const FLOOR_NAME = "the same gateway on Fastify and an undici Agent (Unigate's stack, none of its code)"
+
+/** bench/baselines/framework-gateway.mjs: the baseline's work on the framework and dispatcher Unigate uses. */
+function startFrameworkGateway(upstream: Record<string, string>): Promise<BenchProcess> {
+  return startProcess(
+    process.execPath,
+    [...profiled('framework-gateway'), 'bench/baselines/framework-gateway.mjs'],
+    upstream,
+  )
+}
+
+/** What the stack costs against the baseline, and what Unigate's own code costs against the stack. */
+function floorLine(base: LoadResult, ours: LoadResult, stack: LoadResult): string {
+  return `Fastify and an undici Agent alone / the baseline: ${fmt(ratio(stack, base))}${cpuLine(base, stack)}; Unigate / Fastify and an undici Agent alone: ${fmt(ratio(ours, stack))}${cpuLine(stack, ours)}`
+}
+
 export async function benchGateway(): Promise<Section[]> {
   const sections: Section[] = []
   const replayPort = await freePort()
@@ -166,28 +184,43 @@ export async function benchGateway(): Promise<Section[]> {
 
     // 3. Unified list vs the minimal gateway.
     if (only('list')) {
+      const upstream = {
+        UPSTREAM: replayUrl,
+        UPSTREAM_PATH: hogql.url,
+        UPSTREAM_BODY: hogql.body,
+        UPSTREAM_AUTH: providerAuth,
+      }
       const minimal = await startProcess(
         process.execPath,
         [...profiled('minimal-gateway'), 'bench/baselines/minimal-gateway.mjs'],
-        {
-          UPSTREAM: replayUrl,
-          UPSTREAM_PATH: hogql.url,
-          UPSTREAM_BODY: hogql.body,
-          UPSTREAM_AUTH: providerAuth,
-        },
+        upstream,
       )
       stops.push(minimal.stop)
-      const [base, ours] = (await compare([
+      const floor = await startFrameworkGateway(upstream)
+      stops.push(floor.stop)
+      // The same baseline keeping PostHog's 3 concurrent queries per team, as Unigate does.
+      const capped = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
+        ...upstream,
+        UPSTREAM_CONNECTIONS: String(QUERIES_PER_TEAM),
+      })
+      stops.push(capped.stop)
+      const [base, ours, stack, limited] = (await compare([
         { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events`, pid: minimal.child.pid },
         { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth, pid: unigate.child.pid },
-      ])) as [LoadResult, LoadResult]
+        { name: FLOOR_NAME, url: `${floor.url}${listPath}`, pid: floor.child.pid },
+        { name: CAPPED_NAME, url: `${capped.url}/events`, pid: capped.child.pid },
+      ])) as [LoadResult, LoadResult, LoadResult, LoadResult]
       sections.push({
         title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
-        rows: [base, ours],
+        rows: [base, ours, stack, limited],
         lines: [
           `Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)${cpuLine(base, ours)}`,
+          floorLine(base, ours, stack),
+          `Unigate / the minimal gateway keeping PostHog's ${QUERIES_PER_TEAM} concurrent queries per team: ${fmt(ratio(ours, limited))}${cpuLine(limited, ours)}`,
         ],
       })
+      await capped.stop()
+      await floor.stop()
       await minimal.stop()
     }
 
@@ -204,6 +237,8 @@ export async function benchGateway(): Promise<Section[]> {
       stops.push(proxy.stop)
       const nginx = NGINX ? await startNginx([replayUrl], { authorization: providerAuth }) : undefined
       if (nginx) stops.push(nginx.stop)
+      const floor = await startFrameworkGateway({ UPSTREAM: replayUrl, UPSTREAM_AUTH: providerAuth })
+      stops.push(floor.stop)
       const targets: LoadTarget[] = [
         {
           name: 'bare undici streaming proxy (baseline)',
@@ -211,6 +246,7 @@ export async function benchGateway(): Promise<Section[]> {
           pid: proxy.child.pid,
         },
         { name: 'Unigate', url: `${unigate.url}${passPath}`, headers: auth, pid: unigate.child.pid },
+        { name: FLOOR_NAME, url: `${floor.url}${passPath}`, pid: floor.child.pid },
       ]
       if (nginx)
         targets.push({
@@ -219,8 +255,14 @@ export async function benchGateway(): Promise<Section[]> {
           pid: nginx.child.pid,
         })
       const rows = await compare(targets)
-      const [bare, passOurs, nginxRow] = rows as [LoadResult, LoadResult, LoadResult | undefined]
+      const [bare, passOurs, stack, nginxRow] = rows as [
+        LoadResult,
+        LoadResult,
+        LoadResult,
+        LoadResult | undefined,
+      ]
       await nginx?.stop()
+      await floor.stop()
       sections.push({
         title: `passthrough: GET /passthrough/{connection}${providerPage} (${passProbe.body.length} bytes)`,
         rows,
@@ -229,6 +271,7 @@ export async function benchGateway(): Promise<Section[]> {
           nginxRow
             ? `Unigate / nginx: **${fmt(ratio(passOurs, nginxRow))}** (target >= 0.75x)${cpuLine(nginxRow, passOurs)}`
             : 'nginx: skipped, no nginx binary found (apt-get install nginx-light)',
+          floorLine(bare, passOurs, stack),
         ],
       })
       await proxy.stop()

@@ -1,10 +1,12 @@
 // The least a Node gateway can do for the unified event list: the same provider request through an undici
 // pool, parse the answer, map the four fields asked for, stringify. UPSTREAM, UPSTREAM_PATH, UPSTREAM_BODY
-// and UPSTREAM_AUTH describe the provider request; PORT is where to listen.
+// and UPSTREAM_AUTH describe the provider request; PORT is where to listen. UPSTREAM_CONNECTIONS (default 64)
+// caps the requests in flight to the provider: 3 is PostHog's limit of concurrent queries per team, which
+// Unigate keeps (src/integrations/posthog/query-slots.ts) and the uncapped baseline does not.
 import { createServer } from 'node:http'
 import { Pool } from 'undici'
 
-const pool = new Pool(process.env.UPSTREAM, { connections: 64 })
+const pool = new Pool(process.env.UPSTREAM, { connections: Number(process.env.UPSTREAM_CONNECTIONS ?? 64) })
 const path = process.env.UPSTREAM_PATH
 const body = process.env.UPSTREAM_BODY
 const headers = { authorization: process.env.UPSTREAM_AUTH, 'content-type': 'application/json' }
