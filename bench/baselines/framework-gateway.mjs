@@ -7,6 +7,7 @@
 // gateway; PORT is where to listen.
 import Fastify from 'fastify'
 import { Agent } from 'undici'
+import { eventPage } from './event-page.mjs'
 
 const agent = new Agent({ connections: 1024, keepAliveTimeout: 10_000 })
 const origin = process.env.UPSTREAM
@@ -14,7 +15,6 @@ const path = process.env.UPSTREAM_PATH
 const body = process.env.UPSTREAM_BODY
 const auth = process.env.UPSTREAM_AUTH
 const headers = { authorization: auth, 'content-type': 'application/json' }
-const TYPES = { $pageview: 'PAGE', $screen: 'SCREEN', $identify: 'IDENTIFY', $autocapture: 'TRACK' }
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host'])
 const TIMEOUTS = { headersTimeout: 30_000, bodyTimeout: 30_000 }
 
@@ -37,12 +37,7 @@ app.get('/analytics/:connection_id/event', {
   handler: async (_request, reply) => {
     const answer = await agent.request({ origin, path, method: 'POST', headers, body, ...TIMEOUTS })
     const { results } = await answer.body.json()
-    const page = results.map((row) => ({
-      id: row[0],
-      name: row[1],
-      event_type: TYPES[row[1]] ?? 'TRACK',
-      created_at: new Date(row[3]).toISOString(),
-    }))
+    const page = eventPage(results)
     return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(page))
   },
 })

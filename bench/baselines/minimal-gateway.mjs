@@ -5,25 +5,19 @@
 // Unigate keeps (src/integrations/posthog/query-slots.ts) and the uncapped baseline does not.
 import { createServer } from 'node:http'
 import { Pool } from 'undici'
+import { eventPage } from './event-page.mjs'
 
 const pool = new Pool(process.env.UPSTREAM, { connections: Number(process.env.UPSTREAM_CONNECTIONS ?? 64) })
 const path = process.env.UPSTREAM_PATH
 const body = process.env.UPSTREAM_BODY
 const headers = { authorization: process.env.UPSTREAM_AUTH, 'content-type': 'application/json' }
-const TYPES = { $pageview: 'PAGE', $screen: 'SCREEN', $identify: 'IDENTIFY', $autocapture: 'TRACK' }
 
 const server = createServer(async (req, res) => {
   if (req.url === '/health') return res.writeHead(200).end('ok')
   try {
     const answer = await pool.request({ path, method: 'POST', headers, body })
     const { results } = await answer.body.json()
-    // Columns as the unified list selects them: uuid, event, distinct_id, timestamp, ...
-    const page = results.map((row) => ({
-      id: row[0],
-      name: row[1],
-      event_type: TYPES[row[1]] ?? 'TRACK',
-      created_at: new Date(row[3]).toISOString(),
-    }))
+    const page = eventPage(results)
     const text = JSON.stringify(page)
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
