@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MODELS } from '../../models/index.js'
-import { EVENT_MAPPED_PROPERTIES, eventMapperFor, fromPosthogEvent } from './mappers.js'
+import { eventColumnsFor, eventFromRow } from './events.js'
+import { EVENT_MAPPED_PROPERTIES, eventMapperFor, eventRowMapperFor, fromPosthogEvent } from './mappers.js'
 import type { PosthogEvent } from './types.js'
 
 const EVENT_MODEL = MODELS.find((m) => m.objectType === 'analytics_event')!
@@ -73,5 +74,58 @@ describe('eventMapperFor: only the asked fields', () => {
         expect(eventMapperFor()(event, '7')).toEqual(fromPosthogEvent(event, '7'))
       }),
     )
+  })
+})
+
+/** A HogQL row for the given columns: each cell what PostHog may answer there, null included. */
+const rowFor = (columns: readonly { source: string; name: string }[]) =>
+  fc.tuple(
+    ...columns.map((c) =>
+      c.source === 'property'
+        ? value
+        : c.name === 'uuid'
+          ? fc.oneof(fc.uuid(), fc.constant(null))
+          : c.name === 'event'
+            ? fc.constantFrom('$pageview', '$screen', '$autocapture', '$rageclick', 'purchase', null)
+            : c.name === 'timestamp'
+              ? fc.oneof(timestamp, fc.constant(null))
+              : fc.oneof(fc.string(), fc.constant(''), fc.constant(null)),
+    ),
+  )
+
+describe('eventRowMapperFor: listed fields straight from HogQL rows', () => {
+  const FAST = FIELDS.filter((f) => f !== 'metadata')
+  const listedAndRow = fc.subarray(FAST, { minLength: 1 }).chain((listed) => {
+    const columns = eventColumnsFor({ raw: false, rawNames: [], slow: new Set(), listed: new Set(listed) })
+    return fc.tuple(fc.constant(listed), fc.constant(columns), rowFor(columns))
+  })
+
+  it('builds every listed field as zipping the row into an event and mapping it does', () => {
+    fc.assert(
+      fc.property(
+        listedAndRow,
+        fc.string(),
+        fc.option(fc.string(), { nil: undefined }),
+        ([listed, columns, row], propertyId, visitorId) => {
+          const mapper = eventRowMapperFor(columns, new Set(listed))!
+          const zipped = eventMapperFor(new Set(listed))(
+            eventFromRow(columns, row, []),
+            propertyId,
+            visitorId,
+          )
+          const { raw: _raw, ...expected } = zipped
+          expect(mapper(row, propertyId, visitorId)).toEqual(expected)
+          // Same keys in the same order: the response writes them in the model's order either way.
+          expect(Object.keys(mapper(row, propertyId, visitorId))).toEqual(Object.keys(expected))
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('is not made where a listed field needs the whole properties blob, or when nothing was listed', () => {
+    const columns = eventColumnsFor({ raw: false, rawNames: [], slow: new Set(), listed: new Set(['id']) })
+    expect(eventRowMapperFor(columns, new Set(['id', 'metadata']))).toBeUndefined()
+    expect(eventRowMapperFor(columns, undefined)).toBeUndefined()
   })
 })

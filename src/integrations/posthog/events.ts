@@ -7,6 +7,7 @@ import {
   EVENT_FIELD_PROPERTIES,
   EVENT_MAPPED_PROPERTIES,
   eventMapperFor,
+  eventRowMapperFor,
   fromPosthogEvent,
   toPosthogCapture,
 } from './mappers.js'
@@ -163,6 +164,22 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
+  // Without `raw` the listed fields are read straight from the rows, with no event zipped per row.
+  const rowMapper =
+    ctx.fields.raw || ctx.fields.rawNames.length > 0
+      ? undefined
+      : eventRowMapperFor(columns, ctx.fields.listed)
+  if (rowMapper) {
+    const distinctId = columns.findIndex((c) => c.source === 'column' && c.name === 'distinct_id')
+    const rows = res.results
+    const visitorOf = await visitorsOfDistinctIds(
+      ctx,
+      projectId,
+      rows.map((row) => row[distinctId]),
+      visitor,
+    )
+    return rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId])))
+  }
   const events = res.results.map((row) => eventFromRow(columns, row, ctx.fields.rawNames))
   const visitorOf = await visitorsOfDistinctIds(
     ctx,

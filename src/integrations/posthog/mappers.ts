@@ -197,6 +197,111 @@ export function eventMapperFor(listed?: ReadonlySet<string>): EventMapper {
   }
 }
 
+/** Reads one unified field straight from a HogQL row (see eventRowMapperFor). */
+type EventRowReader = (row: readonly unknown[], propertyId: string, visitorId: string | undefined) => unknown
+
+/**
+ * Where the row holds a column or a property: its index among the selected columns, -1 when not selected.
+ * A property HogQL answers as null reads as absent, as `eventFromRow` leaves it out of `properties`.
+ */
+interface RowLayout {
+  column(name: string): number
+  property(name: string): number
+}
+
+const cell = (row: readonly unknown[], i: number): unknown => (i < 0 ? undefined : row[i])
+const propertyCell = (row: readonly unknown[], i: number): unknown =>
+  i < 0 ? undefined : (row[i] ?? undefined)
+
+/**
+ * The row twin of each EVENT_FIELD_READERS entry that needs no whole `properties` blob: each reads from the
+ * row what its twin reads from the event `eventFromRow` zips that row into (event-mapper.test.ts holds every
+ * pair equal over generated rows). `metadata` has no twin: it needs every property, and its lists zip.
+ */
+const EVENT_ROW_READERS: Readonly<Record<string, (at: RowLayout) => EventRowReader>> = {
+  id: (at) => {
+    const uuid = at.column('uuid')
+    return (row) => cell(row, uuid) ?? undefined
+  },
+  created_at: (at) => {
+    const timestamp = at.column('timestamp')
+    return (row) => instant(cell(row, timestamp))
+  },
+  name: (at) => {
+    const event = at.column('event')
+    return (row) => cell(row, event)
+  },
+  event_type: (at) => {
+    const event = at.column('event')
+    const autocapture = at.property('$event_type')
+    return (row) => eventTypeOf(cell(row, event) as string, text(propertyCell(row, autocapture)))
+  },
+  visitor_id: (at) => {
+    const personId = at.column('person_id')
+    const distinctId = at.column('distinct_id')
+    return (row, _propertyId, visitorId) =>
+      visitorId ?? rowVisitorId(cell(row, personId), cell(row, distinctId))
+  },
+  property_id: () => (_row, propertyId) => propertyId,
+  ...Object.fromEntries(
+    Object.entries(EVENT_FIELD_PROPERTIES).map(([field, property]) => [
+      field,
+      (at: RowLayout): EventRowReader => {
+        const i = at.property(property)
+        return (row) => text(propertyCell(row, i))
+      },
+    ]),
+  ),
+  page_title: (at) => {
+    const title = at.property(EVENT_FIELD_PROPERTIES.page_title)
+    const screen = at.property('$screen_name')
+    return (row) => text(propertyCell(row, title)) ?? text(propertyCell(row, screen))
+  },
+  value: (at) => {
+    const revenue = at.property(EVENT_FIELD_PROPERTIES.value)
+    return (row) => num(propertyCell(row, revenue))
+  },
+}
+
+/** A HogQL row mapped straight to the listed unified fields, without `raw`. */
+export type EventRowMapper = (
+  row: readonly unknown[],
+  propertyId: string,
+  visitorId: string | undefined,
+) => UnifiedRecord
+
+/**
+ * The listed fields of a page of HogQL rows selected as `columns` (`eventColumnsFor`), built straight from
+ * each row: no PostHog event and `properties` object is zipped per row only to be read once (a third of a
+ * page's mapping, issue 12). Undefined when a listed field has no row reader (`metadata`) or when nothing
+ * was listed; `raw` needs the zipped event, so callers that want it use `eventMapperFor`.
+ */
+export function eventRowMapperFor(
+  columns: readonly { readonly source: 'column' | 'property'; readonly name: string }[],
+  listed: ReadonlySet<string> | undefined,
+): EventRowMapper | undefined {
+  if (!listed) return undefined
+  const layout: RowLayout = {
+    column: (name) => columns.findIndex((c) => c.source === 'column' && c.name === name),
+    property: (name) => columns.findIndex((c) => c.source === 'property' && c.name === name),
+  }
+  const fields: string[] = []
+  const readers: EventRowReader[] = []
+  // In EVENT_FIELD_READERS order, as eventMapperFor builds them.
+  for (const field of Object.keys(EVENT_FIELD_READERS)) {
+    if (!listed.has(field)) continue
+    const reader = EVENT_ROW_READERS[field]
+    if (!reader) return undefined
+    fields.push(field)
+    readers.push(reader(layout))
+  }
+  return (row, propertyId, visitorId) => {
+    const record: Record<string, unknown> = {}
+    for (let i = 0; i < fields.length; i++) record[fields[i]!] = readers[i]!(row, propertyId, visitorId)
+    return record as UnifiedRecord
+  }
+}
+
 const everyEventField = eventMapperFor()
 
 export function fromPosthogEvent(event: PosthogEvent, propertyId: string, visitorId?: string): UnifiedRecord {
