@@ -14,8 +14,10 @@ export { ConnectionLimiter, type ConnectionLimits } from './connection-limiter.j
 export type { GuardedAgentOptions } from './guarded-agent.js'
 export {
   type BufferedAnswer,
+  type OutboundAddress,
   type OutboundCall,
   type OutboundMethod,
+  type OutboundTarget,
   outboundFailure,
   ProviderTransport,
   type ProviderTransportSettings,

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ProviderAnswerTooLargeError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
-import { ProviderTransport, type ProviderTransportSettings } from './provider-transport.js'
+import {
+  type OutboundAddress,
+  ProviderTransport,
+  type ProviderTransportSettings,
+} from './provider-transport.js'
 
 /** A local server standing in for a provider, and for the internal service a provider might point at. */
 function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -28,7 +32,19 @@ const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransp
   ...over,
 })
 
-describe('ProviderTransport', () => {
+/** Each case runs with the address as text (undici's top-level API) and pre-split (the agent's own API). */
+const addressForms: [string, (url: string) => OutboundAddress][] = [
+  ['a URL', (url) => url],
+  [
+    'a pre-split origin and path',
+    (url) => {
+      const u = new URL(url)
+      return { origin: u.origin, path: u.pathname + u.search }
+    },
+  ],
+]
+
+describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
   let internal: Awaited<ReturnType<typeof listen>>
   let provider: Awaited<ReturnType<typeof listen>>
   const held: ServerResponse[] = []
@@ -77,19 +93,28 @@ describe('ProviderTransport', () => {
       `http://localhost:${port}/x`,
       'http://169.254.169.254/latest/meta-data',
     ]) {
-      const err = await strict.fetch(url).catch((e: unknown) => e)
+      const err = await strict.fetch(at(url)).catch((e: unknown) => e)
       expect(err, url).toBeInstanceOf(ProviderUnreachableError)
       expect((err as ProviderUnreachableError).reason, url).toMatch(
         /refused by the outbound address policy: .*(loopback|link-local).*UNIGATE_OUTBOUND_ALLOW_ADDRESSES/,
       )
     }
     expect(internal.seen).toEqual([])
-    const allowed = await transport().fetch(`http://127.0.0.1:${port}/x`)
+    const allowed = await transport().fetch(at(`http://127.0.0.1:${port}/x`))
     expect(allowed.body.toString()).toBe('internal secret')
   })
 
+  it('sends the method, path and query it is given, byte for byte', async () => {
+    const res = await transport().fetch(at(`${provider.url}/ok/a%20b?x=1&y=%2F&z`), {
+      method: 'POST',
+      body: '{}',
+    })
+    expect(res.status).toBe(200)
+    expect(provider.seen).toEqual(['POST /ok/a%20b?x=1&y=%2F&z'])
+  })
+
   it('never follows a redirect: the 3xx is the answer', async () => {
-    const res = await transport().fetch(`${provider.url}/redirect`)
+    const res = await transport().fetch(at(`${provider.url}/redirect`))
     expect(res.status).toBe(302)
     expect(res.body.toString()).toBe('moved')
     expect(internal.seen).toEqual([])
@@ -98,14 +123,14 @@ describe('ProviderTransport', () => {
   it('abandons an answer past the cap, declared or not', async () => {
     const t = transport()
     for (const path of ['/big-declared', '/big-chunked']) {
-      const err = await t.fetch(`${provider.url}${path}`).catch((e: unknown) => e)
+      const err = await t.fetch(at(`${provider.url}${path}`)).catch((e: unknown) => e)
       expect(err, path).toBeInstanceOf(ProviderAnswerTooLargeError)
       expect((err as Error).message).toMatch(/4096 bytes.*UNIGATE_PROVIDER_MAX_BODY_BYTES/)
     }
     // Relaying is not capped: the answer goes on as it comes.
     let total = 0
     await t.pipe(
-      `${provider.url}/big-chunked`,
+      at(`${provider.url}/big-chunked`),
       {},
       () =>
         new Writable({
@@ -120,7 +145,7 @@ describe('ProviderTransport', () => {
 
   it('times out a provider that does not answer', async () => {
     const err = await transport()
-      .fetch(`${provider.url}/hang`, { timeoutMs: 100 })
+      .fetch(at(`${provider.url}/hang`), { timeoutMs: 100 })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ProviderTimeoutError)
   })
@@ -129,22 +154,22 @@ describe('ProviderTransport', () => {
     const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
     let whileRelaying: Promise<unknown> | undefined
     let active = -1
-    await t.pipe(`${provider.url}/ok`, { limitKey: 'cn_1' }, ({ status }) => {
+    await t.pipe(at(`${provider.url}/ok`), { limitKey: 'cn_1' }, ({ status }) => {
       expect(status).toBe(200)
       active = t.limiter.load('cn_1').active
-      whileRelaying = t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' }).catch((e: unknown) => e)
+      whileRelaying = t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_1' }).catch((e: unknown) => e)
       return new Writable({ write: (_chunk, _encoding, done) => done() })
     })
     expect(active).toBe(1)
     expect(String(await whileRelaying)).toMatch(/retry later/)
     expect(t.limiter.load('cn_1').active).toBe(0)
-    expect((await t.fetch(`${provider.url}/ok`, { limitKey: 'cn_1' })).status).toBe(200)
+    expect((await t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_1' })).status).toBe(200)
   })
 
   it('frees the slot of a relay that fails before the answer, and says it timed out', async () => {
     const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
     const err = await t
-      .pipe(`${provider.url}/hang`, { limitKey: 'cn_1', timeoutMs: 100 }, () => new Writable())
+      .pipe(at(`${provider.url}/hang`), { limitKey: 'cn_1', timeoutMs: 100 }, () => new Writable())
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ProviderTimeoutError)
     expect(t.limiter.load('cn_1').active).toBe(0)

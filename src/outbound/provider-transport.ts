@@ -38,6 +38,19 @@ export interface OutboundCall {
   readonly timeoutMs?: number
 }
 
+/**
+ * A provider address split the way undici's dispatcher takes it: `origin` as `https://host[:port]`, `path`
+ * from its `/` with the query. Callers that know both as strings (ProviderClient, passthrough, webhooks)
+ * spare undici's top-level `request(url, …)` its URL parse and options spread on every call.
+ */
+export interface OutboundTarget {
+  readonly origin: string
+  readonly path: string
+}
+
+/** A pre-split target, or a URL (or its text) that undici's top-level API parses and checks as it always did. */
+export type OutboundAddress = OutboundTarget | URL | string
+
 type AnswerHeaders = Record<string, string | string[] | undefined>
 
 export interface BufferedAnswer {
@@ -49,8 +62,8 @@ export interface BufferedAnswer {
 /**
  * The one way the server talks to providers and OAuth token endpoints on a caller's behalf: every socket
  * checked by the address policy (after DNS, on connect), every call bounded in time, buffered answers
- * bounded in size, each connection bounded in concurrent calls. Redirects are never followed (undici's
- * `request` does not), so a provider's 3xx is its answer and cannot bounce a call into the internal network.
+ * bounded in size, each connection bounded in concurrent calls. Redirects are never followed (neither
+ * undici's `request`/`stream` nor the agent's own methods do: no redirect interceptor is composed), so a provider's 3xx is its answer and cannot bounce a call into the internal network.
  */
 export class ProviderTransport {
   private readonly agent: GuardedAgentOnFirstUse
@@ -69,7 +82,7 @@ export class ProviderTransport {
   }
 
   /** One exchange with the answer read into memory, up to the cap. */
-  async fetch(url: URL | string, call: OutboundCall = {}): Promise<BufferedAnswer> {
+  async fetch(url: OutboundAddress, call: OutboundCall = {}): Promise<BufferedAnswer> {
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
@@ -89,7 +102,7 @@ export class ProviderTransport {
    * Settles when the body has been written, or with the failure; the connection's slot is held until then.
    */
   async pipe(
-    url: URL | string,
+    url: OutboundAddress,
     call: OutboundCall,
     into: (answer: { status: number; headers: AnswerHeaders }) => Writable,
   ): Promise<void> {
@@ -97,18 +110,31 @@ export class ProviderTransport {
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
       const { stream, agent } = await this.agent.kit()
-      await stream(
-        url,
-        {
-          method: call.method ?? 'GET',
-          headers: call.headers ?? {},
-          body: call.body ?? null,
-          dispatcher: agent,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        },
-        ({ statusCode, headers }) => into({ status: statusCode, headers }),
-      )
+      const factory: Dispatcher.StreamFactory = ({ statusCode, headers }) =>
+        into({ status: statusCode, headers })
+      const method = call.method ?? 'GET'
+      const headers = call.headers ?? {}
+      const body = call.body ?? null
+      if (isPreSplit(url)) {
+        await agent.stream(
+          {
+            origin: url.origin,
+            path: url.path,
+            method,
+            headers,
+            body,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          },
+          factory,
+        )
+      } else {
+        await stream(
+          url,
+          { method, headers, body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+          factory,
+        )
+      }
     } catch (err) {
       throw outboundFailure(err, timeoutMs)
     } finally {
@@ -116,12 +142,27 @@ export class ProviderTransport {
     }
   }
 
-  private async send(url: URL | string, call: OutboundCall, timeoutMs: number) {
+  private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number) {
     const { request, agent } = await this.agent.kit()
+    const method = call.method ?? 'GET'
+    const headers = call.headers ?? {}
+    const body = call.body ?? null
+    // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
+    if (isPreSplit(url)) {
+      return agent.request({
+        origin: url.origin,
+        path: url.path,
+        method,
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      })
+    }
     return request(url, {
-      method: call.method ?? 'GET',
-      headers: call.headers ?? {},
-      body: call.body ?? null,
+      method,
+      headers,
+      body,
       dispatcher: agent,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -131,6 +172,10 @@ export class ProviderTransport {
   async close(): Promise<void> {
     await this.agent.close()
   }
+}
+
+function isPreSplit(url: OutboundAddress): url is OutboundTarget {
+  return typeof url !== 'string' && !(url instanceof URL)
 }
 
 /**

@@ -110,6 +110,11 @@ describe('WebhookSender', () => {
       ok: false,
       error: "hook_url 'not a url' is not a URL",
     })
+    expect(await s.send('ftp://receiver.example/hook', '{}', {})).toEqual({
+      ok: false,
+      error:
+        'could not reach the receiver: Invalid URL protocol: the URL must start with `http:` or `https:`.',
+    })
     expect(r.received).toEqual([])
   })
 })

@@ -17,8 +17,11 @@ export interface SenderSettings {
   readonly timeoutMs: number
 }
 
-/** A hook_url as the sender uses it: parsed, or why it cannot be sent to. */
-type Target = { readonly url: URL } | { readonly refusal: string }
+/**
+ * A hook_url as the sender uses it: split into the origin and path undici's dispatcher takes (once, so that
+ * no delivery parses it again), or why it cannot be sent to.
+ */
+type Target = { readonly origin: string; readonly path: string } | { readonly refusal: string }
 
 /** Distinct hook URLs remembered; past this the memory starts over (it only saves parsing). */
 const TARGETS_KEPT = 10_000
@@ -54,7 +57,14 @@ export class WebhookSender {
       const parsed = new URL(url)
       // The agent refuses it too; saying so here gives the delivery log a clear reason.
       const literalRefusal = literalHostRefusal(parsed, this.settings.allowAddresses)
-      target = literalRefusal ? { refusal: `refused: ${literalRefusal}` } : { url: parsed }
+      if (literalRefusal) target = { refusal: `refused: ${literalRefusal}` }
+      else if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+        // The words undici's top-level request used for it, which the delivery log showed.
+        target = {
+          refusal:
+            'could not reach the receiver: Invalid URL protocol: the URL must start with `http:` or `https:`.',
+        }
+      } else target = { origin: parsed.origin, path: parsed.pathname + parsed.search }
     } catch {
       target = { refusal: `hook_url '${url}' is not a URL` }
     }
@@ -72,12 +82,13 @@ export class WebhookSender {
     const target = this.targetOf(url)
     if ('refusal' in target) return { ok: false, error: target.refusal }
     try {
-      const { request, agent } = await this.agent.kit()
-      const res = await request(target.url, {
+      const { agent } = await this.agent.kit()
+      const res = await agent.request({
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Unigate-Webhooks/1', ...headers },
         body,
-        dispatcher: agent,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,
         signal: this.deadlines.signal(abort),

@@ -4,7 +4,7 @@ import { noteConnection, noteProviderTime, noteRelayedAnswer } from '../../apica
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
-import type { OutboundMethod } from '../../outbound/index.js'
+import type { OutboundMethod, OutboundTarget } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 
@@ -135,14 +135,18 @@ function baseOf(baseUrl: string): { origin: string; path: string } {
   return base
 }
 
-/** The provider address for a path, checked (after the URL parser's own resolution) to stay below the base. */
-function targetUrl(baseUrl: string, path: string, query: string): string {
+/**
+ * The provider address for a path, checked (after the URL parser's own resolution) to stay below the base,
+ * as the origin and path undici's dispatcher takes, so that it is not serialised and parsed again.
+ */
+function targetOf(baseUrl: string, path: string, query: string): OutboundTarget {
   const base = baseOf(baseUrl)
   const url = new URL(joinPath(baseUrl, path) + (query ? `?${query}` : ''))
-  if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(base.path)) {
+  const pathname = url.pathname
+  if (url.origin !== base.origin || !`${pathname}/`.startsWith(base.path)) {
     throw badRequest(`path '${path.slice(0, 200)}' leaves the connection's base address`)
   }
-  return url.toString()
+  return { origin: base.origin, path: pathname + url.search }
 }
 
 /**
@@ -174,7 +178,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     noteConnection(request, resolved)
     const { integration, connection } = resolved
     checkPassthroughPermission(request.method, connection.permissions)
-    const url = targetUrl(integration.baseUrl(connection.credentials), target.path, target.query)
+    const address = targetOf(integration.baseUrl(connection.credentials), target.path, target.query)
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(request.headers)) {
       if (v === undefined || NOT_FORWARDED.has(k)) continue
@@ -189,7 +193,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
       // The answer goes straight from the provider's socket into ours: the reply is taken over from Fastify
       // (no onSend hooks, no stream in between) once the provider's status and headers are in.
       await services.transport.pipe(
-        url,
+        address,
         {
           method: request.method as OutboundMethod,
           headers,
