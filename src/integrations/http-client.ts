@@ -1,5 +1,5 @@
 import { ProviderError } from '../errors.js'
-import type { OutboundAddress, OutboundMethod, OutboundTarget, ProviderTransport } from '../outbound/index.js'
+import type { OutboundAddress, OutboundMethod, ProviderTransport } from '../outbound/index.js'
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import type { RetryPolicy } from './types.js'
 
@@ -69,22 +69,12 @@ export class ProviderClient {
   }
 
   /**
-   * The address urlFor gives, split into undici's origin and path as strings: the base is parsed once,
-   * the path and query are joined as text when that text is what the URL parser would keep as it is, and
-   * anything else (characters it would encode or drop, dot-segments, a fragment, another origin's link) goes
-   * through urlFor. A URL that is not http(s) stays a URL so that undici refuses it as it always did.
+   * The address urlFor gives, split into the origin and path undici's dispatcher takes, as undici's top-level
+   * `request(url, …)` splits it (makeDispatcher): the transport then calls the guarded agent's own request,
+   * without that wrapper's second parse and options spread. A URL that is not http(s) stays a URL so that
+   * undici refuses it as it always did.
    */
   targetFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): OutboundAddress {
-    const split = splitBase(base)
-    let rest: string | undefined
-    if (split) {
-      if (!ABSOLUTE.test(path)) rest = split.path + path.replace(LEADING_SLASHES, '/')
-      else if (path.startsWith(split.origin) && path.charCodeAt(split.origin.length) === SLASH) {
-        rest = path.slice(split.origin.length)
-      }
-    }
-    const target = split && rest !== undefined ? plainTarget(split.origin, rest, query) : undefined
-    if (target) return target
     const url = this.urlFor(path, base, query)
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return url
     return { origin: url.origin, path: url.pathname + url.search }
@@ -180,101 +170,6 @@ export class ProviderClient {
 }
 
 const ABSOLUTE = /^https?:\/\//
-const LEADING_SLASHES = /^\/*/
-const SLASH = 0x2f
-/** Path text the URL parser keeps as it is (no character it percent-encodes, drops or reads as `/`). */
-const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@/%]*$/
-/** A `.` or `..` segment, literal or percent-encoded, which the parser would resolve. */
-const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i
-/** Query text the parser keeps as it is (for http(s) it encodes `'` as well as spaces, quotes, `<`, `>`). */
-const PLAIN_QUERY = /^[\w\-.~!$&()*+,;=:@/?%[\]{}|^`\\]*$/
-
-/** A base address split once: its origin, and its path without trailing slashes (which joinPath drops). */
-const splitBases = new Map<string, { origin: string; path: string } | null>()
-function splitBase(base: string): { origin: string; path: string } | undefined {
-  let split = splitBases.get(base)
-  if (split === undefined) {
-    split = null
-    try {
-      const url = new URL(base)
-      const path = base.slice(url.origin.length).replace(/\/+$/, '')
-      if (
-        (url.protocol === 'https:' || url.protocol === 'http:') &&
-        base.startsWith(url.origin) &&
-        (path === '' || (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)))
-      ) {
-        split = { origin: url.origin, path }
-      }
-    } catch {
-      // Not a URL: urlFor throws for it as it did.
-    }
-    // A process talks to a bounded set of bases; the cap only guards against an unexpected stream of them.
-    if (splitBases.size >= 1000) splitBases.clear()
-    splitBases.set(base, split)
-  }
-  return split ?? undefined
-}
-
-/**
- * `rest` (the path after the origin, with any query) as the URL object would have it after
- * `searchParams.set` of each defined query value; undefined when the text is not plain enough to tell.
- */
-function plainTarget(
-  origin: string,
-  rest: string,
-  query: ProviderRequest['query'],
-): OutboundTarget | undefined {
-  const q = rest.indexOf('?')
-  const pathname = q === -1 ? rest : rest.slice(0, q)
-  if (!PLAIN_PATH.test(pathname) || DOT_SEGMENT.test(pathname)) return undefined
-  let search = q === -1 ? '' : rest.slice(q + 1)
-  if (search !== '' && !PLAIN_QUERY.test(search)) return undefined
-  if (query) {
-    let added = ''
-    for (const key in query) {
-      const value = query[key]
-      if (value === undefined) continue
-      const pair = formPair(key, String(value))
-      // A lone surrogate, which URLSearchParams writes as U+FFFD: urlFor answers for it.
-      if (pair === undefined) return undefined
-      added = added === '' ? pair : `${added}&${pair}`
-    }
-    if (added !== '') {
-      if (search === '') search = added
-      else {
-        // Setting a parameter re-serialises the whole query in the form encoding, replacing a same-named one.
-        // The constructor drops one leading `?` of its text, which the URL's own query keeps: give it one.
-        const params = new URLSearchParams(`?${search}`)
-        for (const key in query) {
-          const value = query[key]
-          if (value !== undefined) params.set(key, String(value))
-        }
-        search = params.toString()
-      }
-    }
-  }
-  return { origin, path: search === '' ? pathname : `${pathname}?${search}` }
-}
-
-function formPair(key: string, value: string): string | undefined {
-  try {
-    return `${formEncoded(key)}=${formEncoded(value)}`
-  } catch {
-    return undefined
-  }
-}
-
-const FORM_DIFFERENCES = /%20|[!'()~]/g
-const FORM_DIFFERS = /%20|[!'()~]/
-/** application/x-www-form-urlencoded as URLSearchParams writes it: encodeURIComponent less `!'()~`, `+` for a space. */
-function formEncoded(text: string): string {
-  const encoded = encodeURIComponent(text)
-  // Most keys and values have none of these: a test is cheaper than a replace that finds nothing.
-  if (!FORM_DIFFERS.test(encoded)) return encoded
-  return encoded.replace(FORM_DIFFERENCES, (c) =>
-    c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  )
-}
 
 export function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
