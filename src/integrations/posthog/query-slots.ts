@@ -1,3 +1,5 @@
+import { ApiError } from '../../errors.js'
+
 /**
  * PostHog runs at most 3 API queries per team at once (`get_api_team_rate_limiter`, `max_concurrency=3`,
  * posthog/clickhouse/client/limit.py); a fourth waits up to 30 s and then fails with 429. The integration
@@ -6,20 +8,75 @@
  */
 export const QUERIES_PER_TEAM = 3
 
+/**
+ * How long a query waits here for one of its team's slots: PostHog's own wait for a slot before its 429,
+ * `retry_timeout=30.0` (same file). Waiting longer here would only hold the caller where PostHog would have
+ * answered.
+ */
+export const SLOT_WAIT_MS = 30_000
+
+/** How many queries may wait for a team's slots, and for how long, before the caller is answered 429. */
+export interface SlotBounds {
+  /** The connection's queue bound (UNIGATE_PROVIDER_CONNECTION_QUEUE), which the wait here must not escape. */
+  readonly maxWaiting: number
+  readonly maxWaitMs: number
+}
+
+const RETRY_AFTER = { 'retry-after': '1' }
+
 class Slots {
   private running = 0
   private readonly waiting: (() => void)[] = []
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= QUERIES_PER_TEAM) await new Promise<void>((resolve) => this.waiting.push(resolve))
+  async run<T>(task: () => Promise<T>, bounds: SlotBounds): Promise<T> {
+    if (this.running >= QUERIES_PER_TEAM) await this.turn(bounds)
     else this.running++
     try {
       return await task()
     } finally {
+      // The slot is handed to the first waiter (`running` already counts it), or given back.
       const next = this.waiting.shift()
       if (next) next()
       else this.running--
     }
+  }
+
+  /**
+   * Waits for a slot handed over by run(). Before this bound the waits were unbounded: the connection's
+   * queue (UNIGATE_PROVIDER_CONNECTION_QUEUE) is taken only once a query is sent, so every list of a
+   * flooded PostHog connection queued here, in memory, without the 429 the README promises.
+   */
+  private turn(bounds: SlotBounds): Promise<void> {
+    if (this.waiting.length >= bounds.maxWaiting) {
+      return Promise.reject(
+        new ApiError(
+          429,
+          `PostHog runs at most ${QUERIES_PER_TEAM} queries of a project at once and ${this.waiting.length} more ` +
+            `are already waiting here, the limit (UNIGATE_PROVIDER_CONNECTION_QUEUE=${bounds.maxWaiting}); retry later`,
+          RETRY_AFTER,
+        ),
+      )
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      // Once this fires, `go` is out of the queue, so no slot can be handed to a query that gave up.
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(go)
+        if (at !== -1) this.waiting.splice(at, 1)
+        reject(
+          new ApiError(
+            429,
+            `waited ${Math.round(bounds.maxWaitMs / 1000)} s for one of the ${QUERIES_PER_TEAM} queries PostHog ` +
+              'runs at once per project (PostHog waits as long, then answers 429); retry later',
+            RETRY_AFTER,
+          ),
+        )
+      }, bounds.maxWaitMs)
+      this.waiting.push(go)
+    })
   }
 
   get idle(): boolean {
@@ -29,15 +86,14 @@ class Slots {
 
 const slotsByTeam = new Map<string, Slots>()
 
-/** Runs `task` in one of the team's query slots. */
-export async function inQuerySlot<T>(team: string, task: () => Promise<T>): Promise<T> {
+export async function inQuerySlot<T>(team: string, task: () => Promise<T>, bounds: SlotBounds): Promise<T> {
   let slots = slotsByTeam.get(team)
   if (!slots) {
     slots = new Slots()
     slotsByTeam.set(team, slots)
   }
   try {
-    return await slots.run(task)
+    return await slots.run(task, bounds)
   } finally {
     if (slots.idle) slotsByTeam.delete(team)
   }

@@ -2,7 +2,7 @@ import { badRequest, ProviderError } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
 import { isTimeZone } from '../zones.js'
 import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
-import { inQuerySlot } from './query-slots.js'
+import { inQuerySlot, SLOT_WAIT_MS } from './query-slots.js'
 import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
 
 /**
@@ -75,17 +75,21 @@ export async function runHogQL(
   const own = { query: { kind: 'HogQLQuery', query }, name }
   const body = { refresh: FRESH, ...bodyWithRawParams(ctx, own) }
   const team = `${apiBaseUrl(ctx.credentials)}|${projectId}`
-  const res = await inQuerySlot(team, () =>
-    ctx.client
-      .json<HogQLResponse>({
-        method: 'POST',
-        path: `/api/projects/${projectId}/query/`,
-        body,
-        idempotent: true,
-      })
-      .catch((err: unknown) => {
-        throw queryLimitError(err)
-      }),
+  const bounds = { maxWaiting: ctx.client.options.transport.limiter.limits.queue, maxWaitMs: SLOT_WAIT_MS }
+  const res = await inQuerySlot(
+    team,
+    () =>
+      ctx.client
+        .json<HogQLResponse>({
+          method: 'POST',
+          path: `/api/projects/${projectId}/query/`,
+          body,
+          idempotent: true,
+        })
+        .catch((err: unknown) => {
+          throw queryLimitError(err)
+        }),
+    bounds,
   )
   if (!res || !Array.isArray(res.results) || !Array.isArray(res.columns)) {
     throw new ProviderError(502, 'PostHog answered the query without columns and results')
