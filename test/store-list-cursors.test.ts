@@ -174,6 +174,44 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     })
   })
 
+  it('writes a cursor set again unchanged only after a sixth of its hour, and any other cursor at once', async () => {
+    const a = processOn(store, clock)
+    const writes = vi.spyOn(store, 'write')
+    const read = async (cursor: string) => {
+      const request = a.forConnection('c1')
+      request.set('c1:q', 100, cursor)
+      await request.flush()
+    }
+    await read('after-100')
+    await read('after-100')
+    clock.now = T0 + CURSOR_TTL_MS / 6 - 1
+    await read('after-100')
+    expect(writes).toHaveBeenCalledTimes(1)
+    // Every process still finds it, for the rest of its hour.
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 100)).toBe('after-100')
+    clock.now = T0 + CURSOR_TTL_MS / 6
+    await read('after-100')
+    expect(writes).toHaveBeenCalledTimes(2)
+    await read('after-100 changed')
+    expect(writes).toHaveBeenCalledTimes(3)
+    clock.now = T0 + CURSOR_TTL_MS + 1
+    // Written again at a sixth of the hour: it outlives the first write's hour in the store.
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 100)).toBe('after-100 changed')
+  })
+
+  it('writes again a cursor whose store write failed', async () => {
+    const a = processOn(store, clock)
+    const writes = vi.spyOn(store, 'write').mockRejectedValueOnce(new Error('database is locked'))
+    const first = a.forConnection('c1')
+    first.set('c1:q', 100, 'after-100')
+    await expect(first.flush()).rejects.toThrow('database is locked')
+    const again = a.forConnection('c1')
+    again.set('c1:q', 100, 'after-100')
+    await again.flush()
+    expect(writes).toHaveBeenCalledTimes(2)
+    expect(await processOn(store, clock).forConnection('c1').get('c1:q', 100)).toBe('after-100')
+  })
+
   it('forgets cursors an hour after they were written, in memory and in the store, and sweeps them', async () => {
     const a = processOn(store, clock)
     const mine = a.forConnection('c1')

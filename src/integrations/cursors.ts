@@ -30,10 +30,11 @@ export interface WalkStart {
  */
 export const CURSOR_TTL_MS = 3_600_000
 
-/** A remembered cursor and when it is forgotten (ms since the epoch). */
+/** A remembered cursor, when it is forgotten, and when this process stored it (ms since the epoch). */
 interface Remembered {
   readonly cursor: string
   readonly expires: number
+  storedAt?: number
 }
 
 /** The remembered cursors of one scope, their offsets kept sorted for binary search. */
@@ -105,6 +106,22 @@ export class CursorMemory {
     }
     this.touch(scope, offset)
     return found.cursor
+  }
+
+  /**
+   * When this process stored exactly this cursor at `offset` (markStored), if it is still remembered; a
+   * cursor set again since, or read from the store, has no such time.
+   */
+  storedAt(scope: string, offset: number, cursor: string): number | undefined {
+    const found = this.scopes.get(scope)?.cursors.get(offset)
+    if (found === undefined || found.cursor !== cursor || found.storedAt === undefined) return undefined
+    return this.get(scope, offset) === undefined ? undefined : found.storedAt
+  }
+
+  /** Notes that the store holds this cursor since `at`, if it is still the one remembered at `offset`. */
+  markStored(scope: string, offset: number, cursor: string, at: number): void {
+    const found = this.scopes.get(scope)?.cursors.get(offset)
+    if (found !== undefined && found.cursor === cursor) found.storedAt = at
   }
 
   /**
@@ -268,6 +285,8 @@ export class CursorBank {
     for (const { scope, offset, cursor } of pending.values())
       rows.push({ connectionId, scopeHash: scopeHash(scope), offset, cursor, expiresAt })
     await store.write(rows)
+    for (const { scope, offset, cursor } of pending.values())
+      this.memory.markStored(scope, offset, cursor, now)
     if (now - this.lastSweep >= SWEEP_EVERY_MS && !this.sweeping) {
       this.lastSweep = now
       this.sweeping = store
@@ -287,6 +306,19 @@ export class CursorBank {
   /** @internal */
   expiry(): number {
     return this.now() + this.ttlMs
+  }
+
+  /**
+   * @internal Whether the store already holds this cursor, written by this process so recently that it has
+   * most of its time left: the first page of a listing read again and again (a sync polling it) leaves the
+   * same cursor each time, and writing it again cost a store write per request for nothing (issue 12: about
+   * an eighth of a HubSpot contact list request's CPU on SQLite). After a sixth of the time to live it is
+   * written again, so a cursor in use never expires in the store.
+   */
+  storedRecently(scope: string, offset: number, cursor: string): boolean {
+    if (!this.store) return false
+    const at = this.memory.storedAt(scope, offset, cursor)
+    return at !== undefined && this.now() - at < this.ttlMs / 6
   }
 }
 
@@ -364,6 +396,7 @@ export class RequestCursors implements ListCursors {
   set(given: string, offset: number, cursor: string): void {
     if (cursor.length > MAX_CURSOR_CHARS) return
     const scope = this.own(given)
+    if (this.bank.storedRecently(scope, offset, cursor)) return
     this.bank.memory.set(scope, offset, cursor, this.bank.expiry())
     this.pending.set(`${scope}\u0000${offset}`, { scope, offset, cursor })
   }
