@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { CursorStore, StoredCursor } from '../integrations/cursors.js'
 import { type Db, sqliteHandleOf } from './database.js'
+import { type PreparedQuery, preparedQuery } from './prepared.js'
 
 /** Rows per statement: 5 parameters each, far below SQLite's and PostgreSQL's limits. */
 const ROWS_PER_STATEMENT = 500
@@ -10,7 +11,28 @@ const SWEEP_BATCH = 1_000
 
 /** The `list_cursors` table: provider cursors every process on this store shares. */
 export class ListCursorStore implements CursorStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * SQLite's upsert of one cursor, compiled and prepared once: each page of a cursor-paged list writes its
+   * next cursor before it is answered, and building the statement with Kysely per request cost more than
+   * SQLite's write itself (issue 12, CRM list profile).
+   */
+  private readonly sqliteUpsert: PreparedQuery<CursorRow, unknown> | undefined
+
+  constructor(private readonly db: Db) {
+    this.sqliteUpsert = sqliteHandleOf(db)
+      ? preparedQuery<CursorRow, unknown>(db, (arg) =>
+          upsertOf(db, [
+            {
+              scope_hash: arg('scope_hash'),
+              position: arg('position'),
+              cursor: arg('cursor'),
+              connection_id: arg('connection_id'),
+              expires_at: arg('expires_at'),
+            },
+          ]),
+        )
+      : undefined
+  }
 
   async find(scopeHash: string, offset: number, now: string): Promise<string | undefined> {
     const row = await this.db
@@ -56,8 +78,11 @@ export class ListCursorStore implements CursorStore {
 
   private async upsert(cursors: readonly StoredCursor[]): Promise<void> {
     if (cursors.length === 0) return
-    // SQLite (WAL mode) commits each statement cheaply: no transaction around them.
-    if (sqliteHandleOf(this.db)) return this.insert(this.db, cursors)
+    // SQLite: one prepared statement per cursor, all in one transaction.
+    if (this.sqliteUpsert) {
+      await this.sqliteUpsert.runAll(cursors.map(rowOf))
+      return
+    }
     await this.db.transaction().execute(async (trx) => {
       // The commit does not wait for the WAL to reach disk (measured: most of the time of a write on a
       // busy machine). The rows are visible to every process at commit all the same; a database crash
@@ -70,24 +95,7 @@ export class ListCursorStore implements CursorStore {
 
   private async insert(db: Db, cursors: readonly StoredCursor[]): Promise<void> {
     for (let from = 0; from < cursors.length; from += ROWS_PER_STATEMENT) {
-      await db
-        .insertInto('list_cursors')
-        .values(
-          cursors.slice(from, from + ROWS_PER_STATEMENT).map((c) => ({
-            scope_hash: c.scopeHash,
-            position: c.offset,
-            cursor: c.cursor,
-            connection_id: c.connectionId,
-            expires_at: c.expiresAt,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(['scope_hash', 'position']).doUpdateSet((eb) => ({
-            cursor: eb.ref('excluded.cursor'),
-            expires_at: eb.ref('excluded.expires_at'),
-          })),
-        )
-        .execute()
+      await upsertOf(db, cursors.slice(from, from + ROWS_PER_STATEMENT).map(rowOf)).execute()
     }
   }
 
@@ -115,6 +123,36 @@ export class ListCursorStore implements CursorStore {
       if (Number(result.numDeletedRows) < SWEEP_BATCH) return
     }
   }
+}
+
+/** A `list_cursors` row as written. */
+interface CursorRow extends Record<string, unknown> {
+  readonly scope_hash: string
+  readonly position: number
+  readonly cursor: string
+  readonly connection_id: string
+  readonly expires_at: string
+}
+
+const rowOf = (c: StoredCursor): CursorRow => ({
+  scope_hash: c.scopeHash,
+  position: c.offset,
+  cursor: c.cursor,
+  connection_id: c.connectionId,
+  expires_at: c.expiresAt,
+})
+
+/** Inserts the rows, a row already at the same scope and position taking the new cursor and expiry. */
+function upsertOf(db: Db, rows: readonly CursorRow[]) {
+  return db
+    .insertInto('list_cursors')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc.columns(['scope_hash', 'position']).doUpdateSet((eb) => ({
+        cursor: eb.ref('excluded.cursor'),
+        expires_at: eb.ref('excluded.expires_at'),
+      })),
+    )
 }
 
 /** SQLite's and PostgreSQL's error for a row whose foreign key names no row (here: a deleted connection). */
