@@ -63,7 +63,8 @@ export interface BufferedAnswer {
  * The one way the server talks to providers and OAuth token endpoints on a caller's behalf: every socket
  * checked by the address policy (after DNS, on connect), every call bounded in time, buffered answers
  * bounded in size, each connection bounded in concurrent calls. Redirects are never followed (neither
- * undici's `request`/`stream` nor the agent's own methods do: no redirect interceptor is composed), so a provider's 3xx is its answer and cannot bounce a call into the internal network.
+ * undici's `request`/`stream` nor the agent's own methods do: no redirect interceptor is composed), so a
+ * provider's 3xx is its answer and cannot bounce a call into the internal network.
  */
 export class ProviderTransport {
   private readonly agent: GuardedAgentOnFirstUse
@@ -112,29 +113,9 @@ export class ProviderTransport {
       const { stream, agent } = await this.agent.kit()
       const factory: Dispatcher.StreamFactory = ({ statusCode, headers }) =>
         into({ status: statusCode, headers })
-      const method = call.method ?? 'GET'
-      const headers = call.headers ?? {}
-      const body = call.body ?? null
-      if (isPreSplit(url)) {
-        await agent.stream(
-          {
-            origin: url.origin,
-            path: url.path,
-            method,
-            headers,
-            body,
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-          },
-          factory,
-        )
-      } else {
-        await stream(
-          url,
-          { method, headers, body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-          factory,
-        )
-      }
+      const options = exchangeOptions(call, timeoutMs)
+      if (isPreSplit(url)) await agent.stream({ origin: url.origin, path: url.path, ...options }, factory)
+      else await stream(url, { ...options, dispatcher: agent }, factory)
     } catch (err) {
       throw outboundFailure(err, timeoutMs)
     } finally {
@@ -144,33 +125,25 @@ export class ProviderTransport {
 
   private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number) {
     const { request, agent } = await this.agent.kit()
-    const method = call.method ?? 'GET'
-    const headers = call.headers ?? {}
-    const body = call.body ?? null
+    const options = exchangeOptions(call, timeoutMs)
     // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
-    if (isPreSplit(url)) {
-      return agent.request({
-        origin: url.origin,
-        path: url.path,
-        method,
-        headers,
-        body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      })
-    }
-    return request(url, {
-      method,
-      headers,
-      body,
-      dispatcher: agent,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    })
+    if (isPreSplit(url)) return agent.request({ origin: url.origin, path: url.path, ...options })
+    return request(url, { ...options, dispatcher: agent })
   }
 
   async close(): Promise<void> {
     await this.agent.close()
+  }
+}
+
+/** What an exchange gives undici besides its address: the call's method, headers and body, and the timeouts. */
+function exchangeOptions(call: OutboundCall, timeoutMs: number) {
+  return {
+    method: call.method ?? 'GET',
+    headers: call.headers ?? {},
+    body: call.body ?? null,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
   }
 }
 
