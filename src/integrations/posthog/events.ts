@@ -164,32 +164,26 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     offset: query.offset,
   })
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
-  // Without `raw` the listed fields are read straight from the rows, with no event zipped per row.
+  const rows = res.results
+  const distinctId = columns.findIndex((c) => c.source === 'column' && c.name === 'distinct_id')
+  const visitorOf = await visitorsOfDistinctIds(
+    ctx,
+    projectId,
+    rows.map((row) => row[distinctId]),
+    visitor,
+  )
+  // Only the listed fields are built: the response leaves out every other one (recordShaper). Without
+  // `raw` they are read straight from the rows, with no event zipped per row.
   const rowMapper =
     ctx.fields.raw || ctx.fields.rawNames.length > 0
       ? undefined
       : eventRowMapperFor(columns, ctx.fields.listed)
-  if (rowMapper) {
-    const distinctId = columns.findIndex((c) => c.source === 'column' && c.name === 'distinct_id')
-    const rows = res.results
-    const visitorOf = await visitorsOfDistinctIds(
-      ctx,
-      projectId,
-      rows.map((row) => row[distinctId]),
-      visitor,
-    )
-    return rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId])))
-  }
-  const events = res.results.map((row) => eventFromRow(columns, row, ctx.fields.rawNames))
-  const visitorOf = await visitorsOfDistinctIds(
-    ctx,
-    projectId,
-    events.map((e) => e.distinct_id),
-    visitor,
-  )
-  // Only the listed fields are built: the response leaves out every other one (recordShaper).
+  if (rowMapper) return rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId])))
   const toRecord = eventMapperFor(ctx.fields.listed)
-  return events.map((event) => toRecord(event, projectId, visitorOf(event.distinct_id)))
+  return rows.map((row) => {
+    const event = eventFromRow(columns, row, ctx.fields.rawNames)
+    return toRecord(event, projectId, visitorOf(event.distinct_id))
+  })
 }
 
 /** Whether the caller reads `visitor_id` (it costs a request where PostHog does not answer it). */
