@@ -8,6 +8,7 @@ import {
 } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
 import { eventNameFor, eventTypeOf } from './event-types.js'
+import type { EventColumn } from './hogql.js'
 import type { PosthogCapture, PosthogEvent, PosthogPerson, PosthogProject } from './types.js'
 import { rowVisitorId } from './visitor-ids.js'
 import { instantOf, localDayRange } from './zones.js'
@@ -277,7 +278,7 @@ export type EventRowMapper = (
  * was listed; `raw` needs the zipped event, so callers that want it use `eventMapperFor`.
  */
 export function eventRowMapperFor(
-  columns: readonly { readonly source: 'column' | 'property'; readonly name: string }[],
+  columns: readonly EventColumn[],
   listed: ReadonlySet<string> | undefined,
 ): EventRowMapper | undefined {
   if (!listed) return undefined
