@@ -1,5 +1,10 @@
 import { ProviderError } from '../errors.js'
-import type { OutboundAddress, OutboundMethod, ProviderTransport } from '../outbound/index.js'
+import {
+  type OutboundAddress,
+  type OutboundMethod,
+  outboundTarget,
+  type ProviderTransport,
+} from '../outbound/index.js'
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import type { RetryPolicy } from './types.js'
 
@@ -77,7 +82,7 @@ export class ProviderClient {
   targetFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): OutboundAddress {
     const url = this.urlFor(path, base, query)
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return url
-    return { origin: url.origin, path: url.pathname + url.search }
+    return outboundTarget(url)
   }
 
   /** Sends a request; answers the parsed body of a 2xx, throws ProviderError otherwise. */

@@ -19,6 +19,7 @@ export {
   type OutboundMethod,
   type OutboundTarget,
   outboundFailure,
+  outboundTarget,
   ProviderTransport,
   type ProviderTransportSettings,
 } from './provider-transport.js'

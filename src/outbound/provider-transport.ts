@@ -48,6 +48,11 @@ export interface OutboundTarget {
   readonly path: string
 }
 
+/** A parsed http(s) URL as undici's top-level `request(url, …)` splits it for its dispatcher (makeDispatcher). */
+export function outboundTarget(url: URL): OutboundTarget {
+  return { origin: url.origin, path: url.pathname + url.search }
+}
+
 /** A pre-split target, or a URL (or its text) that undici's top-level API parses and checks as it always did. */
 export type OutboundAddress = OutboundTarget | URL | string
 

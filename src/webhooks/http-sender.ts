@@ -1,4 +1,9 @@
-import { GuardedAgentOnFirstUse, type GuardedRange, literalHostRefusal } from '../outbound/index.js'
+import {
+  GuardedAgentOnFirstUse,
+  type GuardedRange,
+  literalHostRefusal,
+  outboundTarget,
+} from '../outbound/index.js'
 import { parseRetryAfterMs } from './retry-schedule.js'
 import { SharedDeadlines } from './shared-deadlines.js'
 
@@ -64,7 +69,7 @@ export class WebhookSender {
           refusal:
             'could not reach the receiver: Invalid URL protocol: the URL must start with `http:` or `https:`.',
         }
-      } else target = { origin: parsed.origin, path: parsed.pathname + parsed.search }
+      } else target = outboundTarget(parsed)
     } catch {
       target = { refusal: `hook_url '${url}' is not a URL` }
     }

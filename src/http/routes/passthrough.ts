@@ -4,7 +4,7 @@ import { noteConnection, noteProviderTime, noteRelayedAnswer } from '../../apica
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
-import type { OutboundMethod, OutboundTarget } from '../../outbound/index.js'
+import { type OutboundMethod, type OutboundTarget, outboundTarget } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
 
@@ -142,11 +142,10 @@ function baseOf(baseUrl: string): { origin: string; path: string } {
 function targetOf(baseUrl: string, path: string, query: string): OutboundTarget {
   const base = baseOf(baseUrl)
   const url = new URL(joinPath(baseUrl, path) + (query ? `?${query}` : ''))
-  const pathname = url.pathname
-  if (url.origin !== base.origin || !`${pathname}/`.startsWith(base.path)) {
+  if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(base.path)) {
     throw badRequest(`path '${path.slice(0, 200)}' leaves the connection's base address`)
   }
-  return { origin: base.origin, path: pathname + url.search }
+  return outboundTarget(url)
 }
 
 /**
