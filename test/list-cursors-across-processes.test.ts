@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -190,6 +191,32 @@ describe.each(storeKinds())('list cursors shared by two server processes on %s',
     got.push(...(await page(a, 120)))
     expect(listCalls().map((r) => [r.query.limit, typeof r.query.after])).toEqual([['30', 'string']])
     expect(got).toEqual(ids.slice(0, 150))
+  })
+
+  it('answers 503 rather than a page whose end the store could not record, and the page once it can', async () => {
+    const query = { offset: 0, limit: 11, fields: 'id' }
+    const path = `/crm/${hubspotConn}/contact${queryString(query)}`
+    await sql`alter table list_cursors rename to list_cursors_parked`.execute(db)
+    try {
+      const res = await callApi<Rec>(a.url, key, 'GET', path)
+      expect(res.status, res.text).toBe(503)
+      expect(res.body).toEqual({
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message:
+          'the page was read from the provider, but the store could not record where it ended, which the next page needs; retry the request',
+      })
+    } finally {
+      await sql`alter table list_cursors_parked rename to list_cursors`.execute(db)
+    }
+    const first = await get<Rec[]>(a, `/crm/${hubspotConn}/contact`, query)
+    expect(first).toHaveLength(11)
+    // Where it ended is stored this time: the other process reads the next page with one call.
+    hubspot.clearRequests()
+    const next = await get<Rec[]>(b, `/crm/${hubspotConn}/contact`, { ...query, offset: 11 })
+    expect(next).toHaveLength(11)
+    const listCalls = hubspot.requests().filter((r) => r.path === '/crm/v3/objects/contacts')
+    expect(listCalls.map((r) => [r.query.limit, typeof r.query.after])).toEqual([['11', 'string']])
   })
 
   it('keeps only a hash of each scope in the store, and drops the rows with their connection', async () => {

@@ -75,7 +75,9 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   }
   // Stored before the response, so the next page finds them on any process; a store failure is not
   // the provider's and is not mapped as one.
-  await cursors.flush()
+  await cursors.flush().catch((err: unknown) => {
+    throw cursorsNotStored(err)
+  })
   try {
     const result = checkedResult(operation, answered)
     // Forgotten again once written: a list that raced the write may have cached the old properties.
@@ -87,6 +89,22 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   } catch (err) {
     throw await mapFailure(resolver, resolved, err, what)
   }
+}
+
+/**
+ * A list whose page was read but whose cursors (where the next page starts) could not be stored: the page is
+ * not answered, since its `offset` for the next page would lead nowhere on another process. The store's
+ * own error goes to the log only.
+ */
+function cursorsNotStored(err: unknown): ApiError {
+  return new ApiError(
+    503,
+    'the page was read from the provider, but the store could not record where it ended, which the next ' +
+      'page needs; retry the request',
+    {},
+    {},
+    { cause: err },
+  )
 }
 
 /** What a connector's failure answers; a provider's 401 marks the connection unhealthy first. */
