@@ -37,7 +37,8 @@ export const LIST_QUERY = `limit=100&fields=${FIELDS}&${LIST_WINDOW}`
 export const PAGE_BYTES = 40_000
 /**
  * BENCH_CPU_PROF=<dir> runs the server under test and the Node baselines with `node --cpu-prof`, each
- * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/undici-proxy`),
+ * leaving its profile in a folder of its own (`<dir>/unigate`, `<dir>/minimal-gateway`, `<dir>/capped-gateway`,
+ * `<dir>/framework-gateway`, `<dir>/undici-proxy`),
  * so Unigate's profile can be read against the least a Node gateway does for the same call.
  */
 const CPU_PROF = process.env.BENCH_CPU_PROF
@@ -199,10 +200,11 @@ export async function benchGateway(): Promise<Section[]> {
       const floor = await startFrameworkGateway(upstream)
       stops.push(floor.stop)
       // The same baseline keeping PostHog's 3 concurrent queries per team, as Unigate does.
-      const capped = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
-        ...upstream,
-        UPSTREAM_CONNECTIONS: String(QUERIES_PER_TEAM),
-      })
+      const capped = await startProcess(
+        process.execPath,
+        [...profiled('capped-gateway'), 'bench/baselines/minimal-gateway.mjs'],
+        { ...upstream, UPSTREAM_CONNECTIONS: String(QUERIES_PER_TEAM) },
+      )
       stops.push(capped.stop)
       const [base, ours, stack, limited] = (await compare([
         { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events`, pid: minimal.child.pid },
