@@ -93,8 +93,9 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
 
 /**
  * A list whose page was read but whose cursors (where the next page starts) could not be stored: the page is
- * not answered, since its `offset` for the next page would lead nowhere on another process. The store's
- * own error goes to the log only.
+ * not answered, since the README promises that where a page ended is stored before it is answered (another
+ * process would otherwise walk the provider again to the next page's offset, and a Matomo listing would
+ * start anew as of now). The store's own error goes to the log only.
  */
 function cursorsNotStored(err: unknown): ApiError {
   return new ApiError(
