@@ -21,7 +21,7 @@ import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/pos
 import { get, LIST_QUERY, PAGE_BYTES, provision, serverEnv } from './gateway.js'
 import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
 import { type BenchProcess, freePort, ROOT, startProcess } from './processes.js'
-import { startRecorder } from './replay.js'
+import { startRecorder, startReplay } from './replay.js'
 
 const BUILDS = (process.env.AB_BUILDS ?? '').split(',').filter(Boolean)
 const PARTS = (process.env.AB_PARTS ?? 'list,passthrough').split(',')
@@ -42,6 +42,17 @@ function startBuild(spec: string, env: Record<string, string>, label: string): P
     HOST: '127.0.0.1',
     ...env,
   })
+}
+
+/** Every build of AB_BUILDS, one process each, stopped with the rest; `label-<i>` names each one's profile. */
+async function startBuilds(env: Record<string, string>, label: string): Promise<BenchProcess[]> {
+  const servers: BenchProcess[] = []
+  for (const [i, dir] of BUILDS.entries()) {
+    const s = await startBuild(dir, env, `${label}-${i}`)
+    stops.push(s.stop)
+    servers.push(s)
+  }
+  return servers
 }
 
 interface Scenario {
@@ -81,19 +92,9 @@ async function posthogScenarios(): Promise<Scenario[]> {
   }
   const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))!
   recorder.save(recordings)
-  const replay = await startProcess(
-    process.execPath,
-    ['bench/baselines/replay-server.mjs'],
-    { RECORDINGS: recordings },
-    { port: replayPort },
-  )
+  const replay = await startReplay(recordings, replayPort)
   stops.push(replay.stop)
-  const servers: BenchProcess[] = []
-  for (const [i, dir] of BUILDS.entries()) {
-    const s = await startBuild(dir, env, `build-${i}`)
-    stops.push(s.stop)
-    servers.push(s)
-  }
+  const servers = await startBuilds(env, 'build')
   const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
   const scenarios: Scenario[] = []
   if (PARTS.includes('list')) {
@@ -163,12 +164,7 @@ async function crmScenario(): Promise<Scenario> {
     (r) => r.method === 'GET' && r.url.startsWith('/crm/v3/objects/contacts?'),
   )!
   recorder.save(recordings)
-  const replay = await startProcess(
-    process.execPath,
-    ['bench/baselines/replay-server.mjs'],
-    { RECORDINGS: recordings },
-    { port: replayPort },
-  )
+  const replay = await startReplay(recordings, replayPort)
   stops.push(replay.stop)
   const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-crm-gateway.mjs'], {
     UPSTREAM: replayUrl,
@@ -176,12 +172,7 @@ async function crmScenario(): Promise<Scenario> {
     UPSTREAM_AUTH: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`,
   })
   stops.push(minimal.stop)
-  const servers: BenchProcess[] = []
-  for (const [i, dir] of BUILDS.entries()) {
-    const s = await startBuild(dir, env, `crm-${i}`)
-    stops.push(s.stop)
-    servers.push(s)
-  }
+  const servers = await startBuilds(env, 'crm')
   return {
     name: 'CRM list',
     targets: [

@@ -10,7 +10,7 @@ import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspo
 import { cpuLine, fmt, get, profiled, provision, ratio, type Section, serverEnv } from './gateway.js'
 import { compare, type LoadResult } from './load.js'
 import { freePort, startProcess, startUnigate } from './processes.js'
-import { startRecorder } from './replay.js'
+import { startRecorder, startReplay } from './replay.js'
 
 const CRM_QUERY = 'limit=100&fields=id,created_at,first_name,last_name,emails'
 
@@ -40,12 +40,7 @@ export async function benchCrmList(): Promise<Section> {
     if (lists.length !== 1) throw new Error(`the CRM list made ${lists.length} HubSpot list calls, not one`)
     recorder.save(recordings)
 
-    const replay = await startProcess(
-      process.execPath,
-      ['bench/baselines/replay-server.mjs'],
-      { RECORDINGS: recordings },
-      { port: replayPort },
-    )
+    const replay = await startReplay(recordings, replayPort)
     stops.push(replay.stop)
     const minimal = await startProcess(
       process.execPath,

@@ -25,7 +25,7 @@ import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
-import { startRecorder } from './replay.js'
+import { startRecorder, startReplay } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
 /**
@@ -158,14 +158,7 @@ export async function benchGateway(): Promise<Section[]> {
     recorder.save(recordings)
 
     // 2. Replay from here on.
-    const replay = await startProcess(
-      process.execPath,
-      ['bench/baselines/replay-server.mjs'],
-      {
-        RECORDINGS: recordings,
-      },
-      { port: replayPort },
-    )
+    const replay = await startReplay(recordings, replayPort)
     stops.push(replay.stop)
     const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
 

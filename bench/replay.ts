@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { request } from 'undici'
+import { type BenchProcess, startProcess } from './processes.js'
 
 export interface Recording {
   readonly method: string
@@ -60,4 +61,9 @@ export async function startRecorder(port: number, upstream: string): Promise<Rec
     save: (file) => writeFileSync(file, JSON.stringify(recordings)),
     close: () => new Promise<void>((r) => server.close(() => r())),
   }
+}
+
+/** The replay server (baselines/replay-server.mjs) on `port`, answering from the recordings saved in `file`. */
+export function startReplay(file: string, port: number): Promise<BenchProcess> {
+  return startProcess(process.execPath, ['bench/baselines/replay-server.mjs'], { RECORDINGS: file }, { port })
 }
