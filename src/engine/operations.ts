@@ -75,9 +75,11 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   }
   // Stored before the response, so the next page finds them on any process; a store failure is not
   // the provider's and is not mapped as one.
-  await cursors.flush().catch((err: unknown) => {
+  try {
+    await cursors.flush()
+  } catch (err) {
     throw cursorsNotStored(err)
-  })
+  }
   try {
     const result = checkedResult(operation, answered)
     // Forgotten again once written: a list that raced the write may have cached the old properties.
