@@ -51,10 +51,12 @@ describe.each(storeKinds())('one-time native call tokens on %s', (store) => {
 
   it('forgets tokens past their time when another call is stored, and stores a call without deliveries', async () => {
     const { s, webhookId } = await nativeWebhook()
-    const now = new Date().toISOString()
-    const old = { token: 'old', keepUntilMs: Date.now() - 1 }
+    // One clock reading: with two, a millisecond passing between them left 'old' kept until exactly `now`.
+    const nowMs = Date.now()
+    const now = new Date(nowMs).toISOString()
+    const old = { token: 'old', keepUntilMs: nowMs - 1 }
     expect(
-      await commitNativeDeliveries(s.db, webhookId, [], new Date(Date.now() - 10_000).toISOString(), old),
+      await commitNativeDeliveries(s.db, webhookId, [], new Date(nowMs - 10_000).toISOString(), old),
     ).toBe(true)
     expect(await callTokenSeen(s.db, webhookId, old)).toBe(true)
     const fresh = { token: 'fresh', keepUntilMs: Date.now() + 60_000 }
