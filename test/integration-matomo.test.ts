@@ -801,6 +801,20 @@ describe('Matomo through Unigate', () => {
     expect(denied.body.message).not.toContain('re-authorize')
   })
 
+  it("refuses a raw method, module or format on a report: a sub-request's method stays the connector's", async () => {
+    const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+    const sites = [...emu.state.sites.keys()]
+    const before = calls('API.getBulkRequest').length
+    for (const raw of ['method=SitesManager.deleteSite', 'module=API', 'format=xml']) {
+      const res = await h.api<Rec>('GET', `${base()}/report`, { query: { ...window, raw, fields: 'raw' } })
+      expect(res.status).toBe(400)
+      expect(String(res.body.message)).toContain(`raw: '${raw.split('=')[0]}'`)
+    }
+    // Nothing reached Matomo, and every site is still there.
+    expect(calls('API.getBulkRequest').length).toBe(before)
+    expect([...emu.state.sites.keys()]).toEqual(sites)
+  })
+
   it('explains the reports it cannot give', async () => {
     const q = { property_id: '1', start_gte: '2024-05-01', end_lt: '2024-05-02' }
     expect((await h.api('GET', `${base()}/report`, { query: { ...q, dimension: 'VIDEO' } })).status).toBe(501)

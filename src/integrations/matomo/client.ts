@@ -1,4 +1,4 @@
-import { ProviderError } from '../../errors.js'
+import { badRequest, ProviderError } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
 
 /** A parameter value as Matomo's form encoding takes it; arrays become `name[0]=…&name[1]=…`. */
@@ -72,6 +72,8 @@ export async function callMatomo<T>(
   return res.body as T
 }
 
+const BULK_FIXED = ['module', 'method', 'format'] as const
+
 /**
  * A bulk call: several methods in one round trip (`API.getBulkRequest`), answered in order. `outer` goes
  * on the HTTP request itself, for what Matomo reads once per request rather than per method, such as
@@ -82,9 +84,18 @@ export async function callMatomoBulk(
   calls: ReadonlyArray<{ method: string; params: MatomoParams }>,
   outer: MatomoParams = {},
 ): Promise<unknown[]> {
-  const urls = calls.map(({ method, params }) =>
-    encodeMatomoParams({ module: 'API', method, format: 'JSON', ...params }),
-  )
+  const urls = calls.map(({ method, params }) => {
+    // In a sub-request the parameters are all there is: a `raw` `method` would run any method the token
+    // allows (SitesManager.deleteSite under a read grant), so these are the connector's alone.
+    for (const name of BULK_FIXED) {
+      if (name in params) {
+        throw badRequest(
+          `raw: '${name}' is chosen by Unigate for each Matomo method it calls; leave it out of raw`,
+        )
+      }
+    }
+    return encodeMatomoParams({ ...params, module: 'API', method, format: 'JSON' })
+  })
   const results = await callMatomo<unknown>(ctx, 'API.getBulkRequest', { ...outer, urls })
   if (!Array.isArray(results) || results.length !== calls.length) {
     throw new ProviderError(502, 'Matomo answered a bulk request with an unexpected shape')
