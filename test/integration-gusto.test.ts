@@ -372,6 +372,23 @@ describe('Gusto through Unigate', () => {
     expect((await h.api('DELETE', `/unified/webhook/${created.body.id}`)).status).toBeLessThan(300)
   })
 
+  it("refuses a raw page or per, which would read one of Gusto's pages again without end", async () => {
+    const slip = paid()[0] as string
+    emu.clearRequests()
+    for (const [path, raw] of [
+      [`${base()}/payslip/${encodeURIComponent(slip)}`, 'page=1'],
+      [`${base()}/payslip`, 'per=5'],
+      [`${base()}/employee`, 'page=2'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', path, { query: { raw } })
+      expect(res.status, path).toBe(400)
+      expect(String(res.body.message)).toContain(`raw: '${raw.split('=')[0]}'`)
+    }
+    // Refused before a page of payroll or employees was read.
+    expect(requests(/\/payrolls\/[^/]+$/)).toEqual([])
+    expect(requests('/employees')).toEqual([])
+  })
+
   it('answers 501 for writes and for parameters Gusto cannot apply', async () => {
     expect((await h.api('POST', `${base()}/employee`, { body: { first_name: 'A' } })).status).toBe(501)
     const sorted = await h.api<Rec>('GET', `${base()}/payslip`, { query: { company_id: company() } })

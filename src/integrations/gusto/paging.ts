@@ -1,3 +1,4 @@
+import { badRequest } from '../../errors.js'
 import type { HandlerContext } from '../types.js'
 
 /**
@@ -6,6 +7,20 @@ import type { HandlerContext } from '../types.js'
  * employee compensations "maximum page size of 100"); asking for no more keeps every endpoint honest.
  */
 export const GUSTO_MAX_PER = 100
+
+/**
+ * Unigate walks Gusto's pages itself: a `page` or `per` in `raw` would read one page again and again (a
+ * payroll's walk ends only on a short page), so either is refused, naming it.
+ */
+export function refusePagingInRaw(ctx: Pick<HandlerContext, 'rawParams'>): void {
+  for (const name of ['page', 'per']) {
+    if (name in ctx.rawParams) {
+      throw badRequest(
+        `raw: '${name}' is chosen by Unigate while it reads Gusto's pages; leave it out of raw`,
+      )
+    }
+  }
+}
 
 /** The pages of `per` rows that cover `[offset, offset + limit)`, and the rows to drop from the first. */
 export function gustoPages(offset: number, limit: number) {
@@ -23,10 +38,11 @@ export async function readGustoRange<T>(
   offset: number,
   limit: number,
 ): Promise<T[]> {
+  refusePagingInRaw(ctx)
   const { per, first, last, skip } = gustoPages(offset, limit)
   const rows: T[] = []
   for (let page = first; page <= last; page++) {
-    const got = await ctx.client.json<T[]>({ path, query: { ...query, page, per, ...ctx.rawParams } })
+    const got = await ctx.client.json<T[]>({ path, query: { ...query, ...ctx.rawParams, page, per } })
     if (!Array.isArray(got)) throw new TypeError(`${path} answered something other than a list`)
     rows.push(...got)
     if (got.length < per) break
