@@ -16,7 +16,7 @@ import {
   toAmplitudeEvent,
 } from './mappers.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
-import { readZip } from './zip.js'
+import { readZip, TOO_LARGE } from './zip.js'
 
 const HOUR_MS = 3_600_000
 /** The export refuses ranges longer than this. */
@@ -36,13 +36,39 @@ export const exportHour = (ms: number) => {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}`
 }
 
-/** The export archive: a zip of `*.json.gz` files, one JSON event per line. */
+/**
+ * The most one export archive may unpack to, zip and gzip layers together. The download is capped
+ * (UNIGATE_PROVIDER_MAX_BODY_BYTES), but a kilobyte of deflate can unpack to hundreds of megabytes, on the
+ * event loop: past this cap the archive counts as too large, and the range is read in smaller pieces.
+ */
+export const EXPORT_UNPACKED_CAP_BYTES = 256 * 1024 * 1024
+
+/** An export archive that unpacks to more than EXPORT_UNPACKED_CAP_BYTES. */
+export class ExportUnpackedTooLargeError extends ProviderAnswerTooLargeError {
+  constructor() {
+    super(EXPORT_UNPACKED_CAP_BYTES)
+    this.message = `Amplitude's export archive unpacks to more than ${EXPORT_UNPACKED_CAP_BYTES} bytes, the cap on an unpacked export`
+    this.name = 'ExportUnpackedTooLargeError'
+  }
+}
+
+/** The export archive: a zip of `*.json.gz` files, one JSON event per line, unpacked within the cap. */
 export function eventsOfExportArchive(zip: Buffer): AmplitudeExportEvent[] {
   const out: AmplitudeExportEvent[] = []
-  for (const entry of readZip(zip)) {
-    const text = (entry.name.endsWith('.gz') ? gunzipSync(entry.data) : entry.data).toString('utf8')
-    for (const line of text.split('\n'))
-      if (line.trim() !== '') out.push(JSON.parse(line) as AmplitudeExportEvent)
+  let budget = EXPORT_UNPACKED_CAP_BYTES
+  try {
+    for (const entry of readZip(zip, budget)) {
+      budget -= entry.data.length
+      const data = entry.name.endsWith('.gz')
+        ? gunzipSync(entry.data, { maxOutputLength: Math.max(1, budget) })
+        : entry.data
+      if (entry.name.endsWith('.gz')) budget -= data.length
+      for (const line of data.toString('utf8').split('\n'))
+        if (line.trim() !== '') out.push(JSON.parse(line) as AmplitudeExportEvent)
+    }
+  } catch (err) {
+    if ((err as { code?: unknown }).code === TOO_LARGE) throw new ExportUnpackedTooLargeError()
+    throw err
   }
   return out
 }

@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer'
 import { inflateRawSync } from 'node:zlib'
 
 /**
@@ -17,7 +18,15 @@ const LOCAL = 0x04034b50
 
 export class ZipError extends Error {}
 
-export function readZip(zip: Buffer): ZipEntry[] {
+/** What zlib throws when an output passes its `maxOutputLength`; a stored entry over the budget throws it too. */
+export const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE'
+
+/**
+ * The entries, unpacked to at most `maxBytes` in all: past that, a RangeError with code TOO_LARGE (a small
+ * archive can unpack to gigabytes, and the inflation is synchronous).
+ */
+export function readZip(zip: Buffer, maxBytes: number = constants.MAX_LENGTH): ZipEntry[] {
+  let budget = maxBytes
   let eocd = -1
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
     if (zip.readUInt32LE(i) === EOCD) {
@@ -43,9 +52,16 @@ export function readZip(zip: Buffer): ZipEntry[] {
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28)
     const raw = zip.subarray(start, start + compressed)
     if (name.endsWith('/')) continue
-    if (method === 0) entries.push({ name, data: Buffer.from(raw) })
-    else if (method === 8) entries.push({ name, data: inflateRawSync(raw) })
-    else throw new ZipError(`zip entry ${name} uses unsupported compression method ${method}`)
+    if (method === 0) {
+      if (raw.length > budget)
+        throw Object.assign(new RangeError(`zip entry ${name} passes the cap`), { code: TOO_LARGE })
+      budget -= raw.length
+      entries.push({ name, data: Buffer.from(raw) })
+    } else if (method === 8) {
+      const data = inflateRawSync(raw, { maxOutputLength: Math.max(1, budget) })
+      budget -= data.length
+      entries.push({ name, data })
+    } else throw new ZipError(`zip entry ${name} uses unsupported compression method ${method}`)
   }
   return entries
 }
