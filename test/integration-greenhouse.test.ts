@@ -163,6 +163,46 @@ describe('Greenhouse through Unigate', () => {
     expect(await page(ids.length + 5, 10)).toEqual([])
   })
 
+  it('a connection moved to another address follows no cursor of the old one: its token goes only to the new', async () => {
+    const moved = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
+    })
+    const list = (offset: number, limit: number) =>
+      h.api<Rec[]>('GET', `/ats/${moved}/application`, { query: { offset, limit, fields: 'id' } })
+    // Reading past the first page leaves a cursor at 500: Greenhouse's next link, on this emulator.
+    expect((await list(0, 501)).status).toBe(200)
+    const other = await startGreenhouseEmulator({ seed: 4, candidates: 400, rateLimit: 1000 })
+    try {
+      const patched = await h.api('PATCH', `/unified/connection/${moved}`, {
+        body: {
+          auth: {
+            ...clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
+            api_url: `${other.url}/v3`,
+            token_url: `${other.url}/token`,
+          },
+        },
+      })
+      expect(patched.status, patched.text).toBe(200)
+      emu.clearRequests()
+      other.clearRequests()
+      const res = await list(500, 5)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.map((a) => a.id)).toEqual(
+        other.state
+          .orderedApplications()
+          .slice(500, 505)
+          .map((a) => String(a.id)),
+      )
+      // Nothing reached the old address; the new one was walked from its own first page.
+      expect(emu.requests()).toEqual([])
+      const walked = other.requests().filter((r) => r.path === '/v3/applications')
+      expect(walked.map((r) => r.query)).toEqual([{ per_page: '500' }, { cursor: expect.any(String) }])
+    } finally {
+      await other.close()
+    }
+  })
+
   it('gets one application through the ids filter; ids round-trip; an unknown or malformed id is 404', async () => {
     const id = String(ordered()[3]?.id)
     const got = await h.api<Rec>('GET', path(id))

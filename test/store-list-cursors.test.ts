@@ -86,7 +86,7 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     expect(await b.nearest('c1:q=other', 250)).toBeUndefined()
     // The query text is not in the store: only its hash, taken under the connection's id.
     const rows = await db.selectFrom('list_cursors').selectAll().orderBy('position').execute()
-    const hash = createHash('sha256').update('c1\u0000c1:q=secret text').digest('hex')
+    const hash = createHash('sha256').update('c1\u0000\u0000c1:q=secret text').digest('hex')
     expect(rows.map((r) => [r.scope_hash, Number(r.position), r.cursor, r.connection_id])).toEqual([
       [hash, 100, 'after-100', 'c1'],
       [hash, 200, 'after-200', 'c1'],
@@ -110,6 +110,24 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
     await theirs.flush()
     expect(await processOn(store, clock).forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
     expect(await bank.forConnection('c1').get('q=same text', 100)).toBe('c1-after-100')
+  })
+
+  it('keeps the cursors read from one provider address from the same connection at another', async () => {
+    const bank = processOn(store, clock)
+    const before = bank.forConnection('c1', 'https://old.example.com/v3')
+    before.set('q', 500, 'https://old.example.com/v3/applications?cursor=x')
+    await before.flush()
+    // The connection now points elsewhere: neither this process nor another finds the old address's cursor.
+    for (const moved of [
+      bank.forConnection('c1', 'https://new.example.com/v3'),
+      processOn(store, clock).forConnection('c1', 'https://new.example.com/v3'),
+    ]) {
+      expect(await moved.get('q', 500)).toBeUndefined()
+      expect(await moved.walkStart('q', 600)).toEqual({ offset: 0, cursor: undefined })
+    }
+    expect(
+      await processOn(store, clock).forConnection('c1', 'https://old.example.com/v3').get('q', 500),
+    ).toBe('https://old.example.com/v3/applications?cursor=x')
   })
 
   it('keeps no cursor longer than MAX_CURSOR_CHARS, in memory or in the store', async () => {

@@ -53,7 +53,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
   const slowFields = handlers.slowFields ?? []
   const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
-  const cursors = resolver.cursors.forConnection(resolved.connection.id)
+  const cursors = resolver.cursors.forConnection(resolved.connection.id, resolved.client.baseUrl)
   const ctx: HandlerContext = {
     client: resolved.client,
     credentials: resolved.connection.credentials,

@@ -264,8 +264,13 @@ export class CursorBank {
     readonly now: () => number = Date.now,
   ) {}
 
-  forConnection(connectionId: string): RequestCursors {
-    return new RequestCursors(this, connectionId)
+  /**
+   * The cursors of one request on `connectionId`, whose provider is at `providerAddress` (the client's base
+   * address). A cursor is kept under the address it was read from: a connection moved to another address
+   * (`PATCH` of its `api_url`) no longer finds the cursors of the old one, many of which are links there.
+   */
+  forConnection(connectionId: string, providerAddress = ''): RequestCursors {
+    return new RequestCursors(this, connectionId, providerAddress)
   }
 
   /**
@@ -324,8 +329,9 @@ export class CursorBank {
 
 /**
  * The cursors one request reads and writes, through its process's CursorBank. Every scope a connector gives
- * is keyed here under the request's connection too (in memory and, hashed, in the store), so one
- * connection's cursors are out of another's reach whatever the connector's scope names.
+ * is keyed here under the request's connection and provider address too (in memory and, hashed, in the
+ * store), so one connection's cursors are out of another's reach whatever the connector's scope names, and
+ * out of its own reach once it points at another address.
  */
 export class RequestCursors implements ListCursors {
   /** Written by this request, not yet stored; keyed by `scope\0offset` (scope as keyed by `own`). */
@@ -334,11 +340,12 @@ export class RequestCursors implements ListCursors {
   constructor(
     private readonly bank: CursorBank,
     private readonly connectionId: string,
+    private readonly providerAddress = '',
   ) {}
 
-  /** The connector's scope under this request's connection. */
+  /** The connector's scope under this request's connection and its provider address. */
   private own(scope: string): string {
-    return `${this.connectionId}\u0000${scope}`
+    return `${this.connectionId}\u0000${this.providerAddress}\u0000${scope}`
   }
 
   private pendingAt(scope: string, offset: number): string | undefined {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '../errors.js'
 import type { ProviderTransport } from '../outbound/index.js'
 import { ProviderClient } from './http-client.js'
 
@@ -32,6 +33,33 @@ describe('ProviderClient.targetFor', () => {
     expect(c.targetFor('/a/../b c/é')).toEqual({
       origin: 'https://api.example.com',
       path: '/crm/v3/b%20c/%C3%A9',
+    })
+  })
+
+  it("refuses a provider's link off the base address's origin with a 502 naming both origins", () => {
+    const c = client('https://api.example.com/v3')
+    for (const link of [
+      'https://old.example.com/v3/applications?cursor=x',
+      'http://api.example.com/v3/applications',
+      'https://api.example.com:8443/v3/applications',
+      'http://169.254.169.254/latest/meta-data/',
+    ]) {
+      let refused: unknown
+      try {
+        c.targetFor(link)
+      } catch (err) {
+        refused = err
+      }
+      expect(refused, link).toBeInstanceOf(ApiError)
+      expect((refused as ApiError).statusCode).toBe(502)
+      expect((refused as ApiError).message).toContain(new URL(link).origin)
+      expect((refused as ApiError).message).toContain('https://api.example.com')
+      expect((refused as ApiError).message).not.toContain('cursor=x')
+    }
+    // On another base given for the request, that base's origin is the one a link must keep.
+    expect(c.targetFor('https://ingest.example.com/e?x=1', 'https://ingest.example.com/')).toEqual({
+      origin: 'https://ingest.example.com',
+      path: '/e?x=1',
     })
   })
 

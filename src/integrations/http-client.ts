@@ -1,4 +1,4 @@
-import { ProviderError } from '../errors.js'
+import { ApiError, ProviderError } from '../errors.js'
 import {
   type OutboundAddress,
   type OutboundMethod,
@@ -67,8 +67,14 @@ export class ProviderClient {
     return this.options.baseUrl
   }
 
+  /**
+   * The address of a request: `path` under `base`, or `path` itself when it is an absolute link a provider
+   * gave (a `next` page), which must be on `base`'s origin. A link elsewhere is refused with a 502 before
+   * anything is sent, wherever it came from (an answer, or a cursor remembered for an hour while the
+   * connection moved to another address): the connection's credentials go to its own address only.
+   */
   urlFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): URL {
-    const url = ABSOLUTE.test(path) ? new URL(path) : new URL(joinPath(base, path))
+    const url = ABSOLUTE.test(path) ? onOriginOf(base, path) : new URL(joinPath(base, path))
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
     return url
   }
@@ -175,6 +181,19 @@ export class ProviderClient {
 }
 
 const ABSOLUTE = /^https?:\/\//
+
+/** `link` when it is on `base`'s origin; a 502 naming both origins (never a path or query) otherwise. */
+function onOriginOf(base: string, link: string): URL {
+  const url = new URL(link)
+  const own = new URL(base).origin
+  if (url.origin !== own) {
+    throw new ApiError(
+      502,
+      `the provider linked a page on ${url.origin}, not on the connection's address ${own}; not followed`,
+    )
+  }
+  return url
+}
 
 export function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
