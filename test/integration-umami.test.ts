@@ -12,6 +12,7 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import { startRecorder } from './support/recorder.js'
 
 type Rec = Record<string, unknown>
 
@@ -294,6 +295,40 @@ describe('Umami through Unigate', () => {
     expect((await h.api('GET', `${base(selfHosted)}/session/not-composite`)).status).toBe(404)
   })
 
+  it('sends events to a collect_url of another host without the key or login token', async () => {
+    const collector = await startRecorder({
+      status: 200,
+      body: '{"cache":"c","sessionId":"s","visitId":"v"}',
+    })
+    try {
+      for (const auth of [
+        { api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${emu.url}/v1` },
+        { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
+      ]) {
+        const c = await createConnection(h, {
+          integration_type: 'umami',
+          auth: { ...auth, collect_url: `${collector.url}/collect` },
+        })
+        const created = await h.api<Rec>('POST', `${base(c)}/event`, {
+          body: { name: 'signup', property_id: site, page_url: 'https://site1.example.com/' },
+        })
+        expect(created.status, created.text).toBe(200)
+      }
+      expect(collector.requests.map((r) => [r.method, r.path])).toEqual([
+        ['POST', '/collect'],
+        ['POST', '/collect'],
+      ])
+      for (const r of collector.requests) {
+        expect(r.headers['x-umami-api-key']).toBeUndefined()
+        expect(r.headers.authorization).toBeUndefined()
+        expect(JSON.stringify(r)).not.toContain(DEFAULT_UMAMI_API_KEY)
+        expect(JSON.stringify(r)).not.toContain(DEFAULT_UMAMI_LOGIN_TOKEN)
+      }
+    } finally {
+      await collector.close()
+    }
+  })
+
   it('records an event, answering our own id, and Umami then lists it', async () => {
     const created = await h.api<Rec>('POST', `${base(cloud)}/event`, {
       body: {
@@ -310,6 +345,9 @@ describe('Umami through Unigate', () => {
     expect(String(created.body.id)).toMatch(/^[0-9a-f-]{36}$/)
     const sent = requests('/api/send')[0]
     expect(sent?.headers['user-agent']).toMatch(/^Mozilla/)
+    // The collector takes no credentials: the API key stays off the request.
+    expect(sent?.headers['x-umami-api-key']).toBeUndefined()
+    expect(sent?.headers.authorization).toBeUndefined()
     expect(sent?.body).toMatchObject({
       type: 'event',
       payload: {

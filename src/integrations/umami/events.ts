@@ -155,9 +155,15 @@ async function withSessionFields(
 
 async function createEvent(ctx: HandlerContext, body: Readonly<Record<string, unknown>>) {
   const sent = toUmamiSend(body)
+  const collector = collectUrlOf(ctx.credentials)
+  // The collector takes no credentials (the website id is in the body; umami-software/umami@072726d
+  // src/app/api/send/route.ts parses it with `skipAuth: true`), and may be another host (Cloud's, or `collect_url`, which the
+  // connection's verification never contacted): the API key is not sent there.
   const res = await ctx.client.json<UmamiSendResponse>({
     method: 'POST',
-    path: collectUrlOf(ctx.credentials),
+    path: collector,
+    baseUrl: collector,
+    authenticate: false,
     body: sent,
     headers: { 'user-agent': SEND_USER_AGENT },
   })
