@@ -50,6 +50,22 @@ describe('HubSpot through Unigate', () => {
     })
   })
 
+  it('refuses a raw after or limit, which Unigate sets while it pages, before calling HubSpot', async () => {
+    emu.clearRequests()
+    for (const raw of ['after=120', 'limit=5']) {
+      const res = await h.api<Rec>('GET', base(), { query: { raw, limit: 10 } })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message)).toBe(
+        `raw: '${raw.split('=')[0]}' is set by Unigate for HubSpot; Unigate pages with limit and offset`,
+      )
+    }
+    expect(emu.requests()).toEqual([])
+    // Any other raw parameter still reaches HubSpot.
+    const archived = await h.api<Rec[]>('GET', base(), { query: { raw: 'archived=false', limit: 1 } })
+    expect(archived.status).toBe(200)
+    expect(sent('/crm/v3/objects/contacts')[0]?.query.archived).toBe('false')
+  })
+
   it('pages the plain list with the after cursor, remembering it so the next page is one call', async () => {
     const ids = emu.state.liveContacts().map((c) => c.id)
     const page = async (offset: number, limit: number) =>

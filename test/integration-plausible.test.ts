@@ -34,6 +34,22 @@ describe('Plausible through Unigate', () => {
     },
   })
 
+  it('refuses a raw after, limit or team_id on sites, which Unigate sets, before calling Plausible', async () => {
+    emu.clearRequests()
+    for (const [raw, instead] of [
+      ['after=x', 'Unigate pages with limit and offset'],
+      ['limit=5', 'Unigate pages with limit and offset'],
+      ['team_id=t1', 'use the parent_id filter'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/property`, { query: { raw } })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message)).toBe(
+        `raw: '${raw.split('=')[0]}' is set by Unigate for Plausible; ${instead}`,
+      )
+    }
+    expect(requests('/api/v1/sites')).toEqual([])
+  })
+
   it('pages sites with remembered cursors: page N costs one call once page N-1 was read', async () => {
     const domains = emu.state.orderedSites().map((s) => s.domain)
     const page = async (offset: number, limit = 10) =>

@@ -67,6 +67,22 @@ describe('Umami through Unigate', () => {
     expect(res.status).toBeGreaterThanOrEqual(400)
   })
 
+  it('refuses a raw page or pageSize on any list, before calling Umami', async () => {
+    emu.clearRequests()
+    for (const [path, raw, query] of [
+      [`${base(cloud)}/property`, 'page=1', {}],
+      [`${base(selfHosted)}/event`, 'pageSize=5', { property_id: site }],
+      [`${base(selfHosted)}/session`, 'page=2', { property_id: site }],
+    ] as const) {
+      const res = await h.api<Rec>('GET', path, { query: { raw, ...query } })
+      expect(res.status, path).toBe(400)
+      expect(String(res.body.message)).toBe(
+        `raw: '${raw.split('=')[0]}' is set by Unigate for Umami; Unigate pages with limit and offset`,
+      )
+    }
+    expect(emu.requests()).toEqual([])
+  })
+
   it('reads the whole unordered website list and orders and pages it itself', async () => {
     const names = [...emu.state.websites.values()].map((w) => w.name).sort()
     const page = async (offset: number, limit: number, order?: string) =>

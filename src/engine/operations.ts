@@ -6,7 +6,7 @@ import { withCreateDefaults, withListDefaults } from './defaults.js'
 import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
 import { parseListQuery, type RawListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
-import { parseRawParams } from './raw-params.js'
+import { parseRawParams, refuseOwnedRaw } from './raw-params.js'
 import { type ReportAsk, withReportIds } from './report-ids.js'
 import { forgetProperties } from './scope.js'
 
@@ -55,12 +55,17 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
   const cursors = resolver.cursors.forConnection(resolved.connection.id, resolved.client.baseUrl)
   const ctx: HandlerContext = {
-    client: resolved.client,
+    client: resolved.client.forOperation(),
     credentials: resolved.connection.credentials,
     settings: resolved.connection.settings,
     connectionId: resolved.connection.id,
     fields: plan,
-    rawParams: parseRawParams(req.query.raw),
+    rawParams: refuseOwnedRaw(
+      parseRawParams(req.query.raw),
+      resolved.integration.name,
+      resolved.integration.rawOwned,
+      handlers.rawOwned,
+    ),
     cursors,
   }
   const shape = recordShaper(model, selection, plan, slowFields)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseRawParams } from './raw-params.js'
+import { parseRawParams, refuseOwnedRaw } from './raw-params.js'
 
 describe('parseRawParams', () => {
   it('decodes the inner name=value string', () => {
@@ -11,5 +11,22 @@ describe('parseRawParams', () => {
   it('refuses a parameter without a name and a repeated raw', () => {
     expect(() => parseRawParams('=x')).toThrow(/without a name/)
     expect(() => parseRawParams(['a=1', 'b=2'])).toThrow(/raw/)
+  })
+})
+
+describe('refuseOwnedRaw', () => {
+  const integration = { page: 'page with limit and offset' }
+  const object = { filter: 'use the parent_id filter' }
+  it("refuses a name the integration's or the object's calls set, saying what to use instead", () => {
+    expect(() => refuseOwnedRaw({ a: '1', page: '2' }, 'Acme', integration, object)).toThrow(
+      "raw: 'page' is set by Unigate for Acme; page with limit and offset",
+    )
+    expect(() => refuseOwnedRaw({ filter: 'x' }, 'Acme', integration, object)).toThrow(
+      "raw: 'filter' is set by Unigate for Acme; use the parent_id filter",
+    )
+  })
+  it('passes every other name on, and names inherited from Object.prototype are not owned', () => {
+    const raw = { a: '1', toString: 'x', constructor: 'y' }
+    expect(refuseOwnedRaw(raw, 'Acme', integration, undefined, object)).toBe(raw)
   })
 })

@@ -15,3 +15,21 @@ export function parseRawParams(value: unknown): Record<string, string> {
   }
   return out
 }
+
+/**
+ * `raw` once the names Unigate sets itself are refused: a 400 naming the first such parameter and what to
+ * use instead (`owned` maps each name to that), before any provider call.
+ */
+export function refuseOwnedRaw(
+  raw: Readonly<Record<string, string>>,
+  provider: string,
+  ...owned: ReadonlyArray<Readonly<Record<string, string>> | undefined>
+): Readonly<Record<string, string>> {
+  for (const name of Object.keys(raw)) {
+    for (const names of owned) {
+      const why = names && Object.hasOwn(names, name) ? names[name] : undefined
+      if (why !== undefined) throw badRequest(`raw: '${name}' is set by Unigate for ${provider}; ${why}`)
+    }
+  }
+  return raw
+}

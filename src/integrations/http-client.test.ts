@@ -69,3 +69,27 @@ describe('ProviderClient.targetFor', () => {
     expect(String(target)).toBe('ftp://files.example.com/pub/x')
   })
 })
+
+describe('ProviderClient.forOperation', () => {
+  it('makes at most the budgeted provider calls for one operation, then answers 502 sending nothing more', async () => {
+    let sent = 0
+    const transport = {
+      fetch: async () => {
+        sent++
+        return { status: 200, headers: {}, body: Buffer.from('[]') }
+      },
+    } as unknown as ProviderTransport
+    const shared = new ProviderClient({ ...client('https://api.example.com').options, transport })
+    const operation = shared.forOperation(3)
+    for (let i = 0; i < 3; i++) expect(await operation.json({ path: '/x' })).toEqual([])
+    await expect(operation.json({ path: '/x' })).rejects.toMatchObject({
+      statusCode: 502,
+      message: expect.stringContaining('called 3 times for this one request'),
+    })
+    expect(sent).toBe(3)
+    // Another operation has its own budget; the connection's client has none.
+    expect(await shared.forOperation(3).json({ path: '/x' })).toEqual([])
+    for (let i = 0; i < 5; i++) await shared.json({ path: '/x' })
+    expect(sent).toBe(9)
+  })
+})

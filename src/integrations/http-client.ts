@@ -60,8 +60,46 @@ export interface ProviderClientOptions {
   readonly limitKey?: string
 }
 
+/**
+ * The most provider calls one unified operation makes (retries included). Every walk a connector makes has a
+ * bound of its own (page-bound.ts, MAX_CURSOR_WALK); this is the bound behind them all, for a loop that
+ * trusts a provider to end and one that answers forever: the connection's `api_url` is its own to choose.
+ * The heaviest real operations stay far below it (an Amplitude export read day by day over a year: a few
+ * hundred calls).
+ */
+export const MAX_PROVIDER_CALLS_PER_OPERATION = 2_000
+
+/** Provider calls left to one operation; spent by every attempt of the client it was given to. */
+class CallBudget {
+  constructor(private left: number) {}
+
+  spend(max: number): void {
+    if (this.left-- <= 0) {
+      throw new ApiError(
+        502,
+        `the provider was called ${max} times for this one request, the most Unigate makes for one; it ` +
+          'kept answering more to read',
+      )
+    }
+  }
+}
+
 export class ProviderClient {
-  constructor(readonly options: ProviderClientOptions) {}
+  constructor(
+    readonly options: ProviderClientOptions,
+    private readonly budget?: CallBudget,
+    private readonly maxCalls = 0,
+  ) {}
+
+  /** This client for one operation: the same connection and options, at most `maxCalls` provider calls. */
+  forOperation(maxCalls = MAX_PROVIDER_CALLS_PER_OPERATION): ProviderClient {
+    return new ProviderClient(this.options, new CallBudget(maxCalls), maxCalls)
+  }
+
+  /** Counts one provider call against the operation's budget (a 502 past it); for calls made beside `send`. */
+  countCall(): void {
+    this.budget?.spend(this.maxCalls)
+  }
 
   get baseUrl(): string {
     return this.options.baseUrl
@@ -165,6 +203,7 @@ export class ProviderClient {
     headers: Record<string, string>,
     payload: string | undefined,
   ): Promise<ProviderResponse> {
+    this.countCall()
     const res = await this.options.transport.fetch(url, {
       method: method as OutboundMethod,
       headers,

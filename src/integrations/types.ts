@@ -179,6 +179,12 @@ export interface ObjectHandlers {
    * (`anon-<uuid>`, as the providers' own client libraries do), returned as the event's `visitor_id`.
    */
   readonly anonymousVisitor?: boolean
+  /**
+   * Provider parameters Unigate sets itself on this object's calls (paging, the method called), each with what to use instead. A
+   * `raw` parameter of one of these names is a 400 naming it, before any provider call: it would either
+   * replace Unigate's own (a page read again and again without end) or be replaced by it (dropped unsaid).
+   */
+  readonly rawOwned?: Readonly<Record<string, string>>
 }
 
 export type WebhookEventName = 'created' | 'updated' | 'deleted'
@@ -353,6 +359,12 @@ export interface IntegrationDefinition {
    * errors with an empty body and `X-BambooHR-Error-Message`). Absent: the message comes from the body.
    */
   readonly errorMessageHeader?: string
+  /**
+   * Provider parameters Unigate sets itself on every call of the integration (paging, the method called), each with what to use instead. A
+   * `raw` parameter of one of these names is a 400 naming it, before any provider call: it would either
+   * replace Unigate's own (a page read again and again without end) or be replaced by it (dropped unsaid).
+   */
+  readonly rawOwned?: Readonly<Record<string, string>>
   readonly objects: Readonly<Record<string, ObjectHandlers>>
   /** Provider endpoints outside the unified model, offered as tools by the tool server (optional). */
   readonly externalTools?: readonly ExternalTool[]

@@ -14,6 +14,7 @@ export async function getBinary(
 ): Promise<Buffer | undefined> {
   const { options } = client
   for (let attempt = 0; ; attempt++) {
+    client.countCall()
     const res = await options.transport.fetch(url, {
       headers: { ...options.authHeaders, ...headers },
       timeoutMs: options.timeoutMs,

@@ -78,6 +78,10 @@ export const propertyHandlers: ObjectHandlers = {
   listIsComplete: true,
   listParams: [],
   filters: [],
+  rawOwned: {
+    starting_after: 'Unigate pages with limit and offset',
+    limit: 'Unigate pages with limit and offset',
+  },
   list: listSites,
 
   async get(ctx, id) {

@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { readTokenWindow } from '../google/token-pages.js'
+import { tooManyPages } from '../page-bound.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { ga4AdminBase } from './hosts.js'
 import {
@@ -37,11 +38,17 @@ function readFiltered(ctx: HandlerContext, filter: string, offset: number, limit
   })
 }
 
+/** Pages of account summaries read at most (10,000 accounts); more is a 502 naming the cap (page-bound.ts). */
+const MAX_ACCOUNT_PAGES = 50
+
 /** Every account the token can see, with how many properties each holds (one call per 200 accounts). */
 async function accountSizes(ctx: HandlerContext): Promise<{ account: string; count: number }[]> {
   const out: { account: string; count: number }[] = []
   let pageToken: string | undefined
+  let pages = 0
   do {
+    if (pages++ === MAX_ACCOUNT_PAGES)
+      throw tooManyPages('Google Analytics', 'accounts', MAX_ACCOUNT_PAGES * ADMIN_PAGE_SIZE)
     const res = await ctx.client.json<Ga4AccountSummaryList>({
       baseUrl: ga4AdminBase(ctx.credentials),
       path: '/v1beta/accountSummaries',
@@ -145,4 +152,9 @@ export const ga4Properties: ObjectHandlers = {
   remove: removeProperty,
   listParams: [],
   filters: ['parent_id'],
+  rawOwned: {
+    pageToken: 'Unigate pages with limit and offset',
+    pageSize: 'Unigate pages with limit and offset',
+    filter: 'use the parent_id filter',
+  },
 }

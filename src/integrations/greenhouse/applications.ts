@@ -135,6 +135,10 @@ async function listApplications(ctx: HandlerContext, q: ListQuery): Promise<Unif
 
 export const applicationHandlers: ObjectHandlers = {
   listParams: ['updated_gte'],
+  rawOwned: {
+    per_page: 'Unigate pages with limit and offset',
+    cursor: 'Unigate pages with limit and offset',
+  },
   filters: ['candidate_id', 'job_id', 'status'],
   slowFields: [...OFFER_FIELDS],
   // Without filters the list is every application of the organization.

@@ -6,6 +6,7 @@ import { deductionHandlers } from './deductions.js'
 import { employeeHandlers } from './employees.js'
 import { GUSTO_API_URL, gustoOAuth2 } from './oauth.js'
 import { groupHandlers, locationHandlers } from './organization.js'
+import { GUSTO_PAGING } from './paging.js'
 import { payslipHandlers } from './payslips.js'
 import type { GustoCompany, GustoTokenInfo } from './types.js'
 
@@ -57,6 +58,9 @@ export default defineIntegration({
   },
   // 429 with Retry-After when the per-grant window is used up (docs.gusto.com/embedded-payroll/docs/rate-limits).
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // Unigate walks Gusto's pages itself: a raw `page` would read one page again and again (a payroll's walk
+  // ends only on a short page).
+  rawOwned: { page: GUSTO_PAGING, per: GUSTO_PAGING },
   objects: {
     hris_employee: employeeHandlers,
     hris_company: companyHandlers,

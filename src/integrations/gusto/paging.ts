@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js'
+import { tooManyPages } from '../page-bound.js'
 import type { HandlerContext } from '../types.js'
 
 /**
@@ -9,18 +9,14 @@ import type { HandlerContext } from '../types.js'
 export const GUSTO_MAX_PER = 100
 
 /**
- * Unigate walks Gusto's pages itself: a `page` or `per` in `raw` would read one page again and again (a
- * payroll's walk ends only on a short page), so either is refused, naming it.
+ * Pages read at most where Unigate needs a whole Gusto list (a payroll's employees, a company's lists):
+ * 10,000 rows. Gusto serves small and mid-sized companies; past this the read fails naming the cap
+ * (page-bound.ts) rather than reading on while the provider keeps answering full pages.
  */
-export function refusePagingInRaw(ctx: Pick<HandlerContext, 'rawParams'>): void {
-  for (const name of ['page', 'per']) {
-    if (name in ctx.rawParams) {
-      throw badRequest(
-        `raw: '${name}' is chosen by Unigate while it reads Gusto's pages; leave it out of raw`,
-      )
-    }
-  }
-}
+export const GUSTO_MAX_PAGES = 100
+
+/** Why `page` and `per` are Unigate's on every Gusto call (the definition's `rawOwned`). */
+export const GUSTO_PAGING = "Unigate reads Gusto's pages itself; page with limit and offset"
 
 /** The pages of `per` rows that cover `[offset, offset + limit)`, and the rows to drop from the first. */
 export function gustoPages(offset: number, limit: number) {
@@ -38,7 +34,6 @@ export async function readGustoRange<T>(
   offset: number,
   limit: number,
 ): Promise<T[]> {
-  refusePagingInRaw(ctx)
   const { per, first, last, skip } = gustoPages(offset, limit)
   const rows: T[] = []
   for (let page = first; page <= last; page++) {
@@ -58,6 +53,8 @@ export async function readAllGusto<T>(
 ): Promise<T[]> {
   const rows: T[] = []
   for (let page = 1; ; page++) {
+    if (page > GUSTO_MAX_PAGES)
+      throw tooManyPages('Gusto', `rows of ${path}`, GUSTO_MAX_PAGES * GUSTO_MAX_PER)
     const got = await ctx.client.json<T[]>({ path, query: { ...query, page, per: GUSTO_MAX_PER } })
     if (!Array.isArray(got)) throw new TypeError(`${path} answered something other than a list`)
     rows.push(...got)

@@ -1,8 +1,9 @@
 import { notFound } from '../../errors.js'
+import { tooManyPages } from '../page-bound.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
 import { fromGustoPayslip, parsePayslipId } from './mappers.js'
-import { GUSTO_MAX_PER, refusePagingInRaw } from './paging.js'
+import { GUSTO_MAX_PAGES, GUSTO_MAX_PER } from './paging.js'
 import type { GustoEmployeeCompensation, GustoPayroll, GustoPayrollSummary } from './types.js'
 
 const DAY_MS = 86_400_000
@@ -59,8 +60,9 @@ async function processedPayrolls(ctx: HandlerContext, company: string, from: str
 async function payrollDetail(ctx: HandlerContext, company: string, payroll: string) {
   let detail: GustoPayroll | undefined
   const compensations: GustoEmployeeCompensation[] = []
-  refusePagingInRaw(ctx)
   for (let page = 1; ; page++) {
+    if (page > GUSTO_MAX_PAGES)
+      throw tooManyPages('Gusto', `employees on payroll ${payroll}`, GUSTO_MAX_PAGES * GUSTO_MAX_PER)
     const got = await ctx.client.json<GustoPayroll>({
       path: `${companyPath(company)}/payrolls/${encodeURIComponent(payroll)}`,
       query: { include: 'taxes,benefits,deductions', ...ctx.rawParams, page, per: GUSTO_MAX_PER },

@@ -164,6 +164,7 @@ export const contactHandlers: ObjectHandlers = {
   updatedGteLagMs: 60_000,
   listParams: ['updated_gte', 'sort', 'order', 'query'],
   filters: ['company_id', 'deal_id', 'user_id'],
+  rawOwned: { after: 'Unigate pages with limit and offset', limit: 'Unigate pages with limit and offset' },
   sortFields: Object.keys(SORT_PROPERTIES),
 
   async list(ctx, q) {

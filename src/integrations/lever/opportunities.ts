@@ -162,6 +162,7 @@ async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<Uni
 
 export const opportunityHandlers: ObjectHandlers = {
   listParams: ['updated_gte'],
+  rawOwned: { offset: 'Unigate pages with limit and offset', limit: 'Unigate pages with limit and offset' },
   filters: ['candidate_id', 'job_id', 'status'],
   slowFields: [...OFFER_FIELDS],
   listIsComplete: true,

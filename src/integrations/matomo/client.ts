@@ -72,7 +72,8 @@ export async function callMatomo<T>(
   return res.body as T
 }
 
-const BULK_FIXED = ['module', 'method', 'format'] as const
+/** What Unigate chooses on every Matomo call: refused in `raw` (the definition), and in a bulk sub-request's parameters. */
+export const MATOMO_FIXED_PARAMS = ['module', 'method', 'format'] as const
 
 /**
  * A bulk call: several methods in one round trip (`API.getBulkRequest`), answered in order. `outer` goes
@@ -87,7 +88,7 @@ export async function callMatomoBulk(
   const urls = calls.map(({ method, params }) => {
     // In a sub-request the parameters are all there is: a `raw` `method` would run any method the token
     // allows (SitesManager.deleteSite under a read grant), so these are the connector's alone.
-    for (const name of BULK_FIXED) {
+    for (const name of MATOMO_FIXED_PARAMS) {
       if (name in params) {
         throw badRequest(
           `raw: '${name}' is chosen by Unigate for each Matomo method it calls; leave it out of raw`,

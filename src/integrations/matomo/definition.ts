@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
 import { defineIntegration } from '../types.js'
-import { callMatomo } from './client.js'
+import { callMatomo, MATOMO_FIXED_PARAMS } from './client.js'
 import { eventHandlers } from './event.js'
 import { propertyHandlers } from './property.js'
 import { reportHandlers } from './report.js'
@@ -56,6 +56,10 @@ export default defineIntegration({
     return { matomo_version: typeof version?.value === 'string' ? version.value : undefined }
   },
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // A raw `method` would run any method the token allows (SitesManager.deleteSite under a read grant).
+  rawOwned: Object.fromEntries(
+    MATOMO_FIXED_PARAMS.map((name) => [name, 'Unigate chooses it for each Matomo method it calls']),
+  ),
   objects: {
     analytics_property: propertyHandlers,
     analytics_event: { ...eventHandlers, requiredParams: ['property_id'], requiredFields: ['property_id'] },

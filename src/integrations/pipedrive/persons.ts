@@ -58,10 +58,6 @@ const OWNED_RAW: Readonly<Record<string, string>> = {
  * or `query` (whose persons are read by `ids`) instead of answering persons those did not choose.
  */
 function checkedRaw(ctx: HandlerContext, q: ListQuery): Record<string, string> {
-  for (const name of Object.keys(ctx.rawParams)) {
-    const why = OWNED_RAW[name]
-    if (why) throw badRequest(`raw: '${name}' is set by Unigate for Pipedrive; ${why}`)
-  }
   if (ctx.rawParams.filter_id !== undefined) {
     const unified = ['user_id', 'company_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
     if (q.query !== undefined) unified.push('query')
@@ -234,6 +230,7 @@ async function writePerson(ctx: HandlerContext, id: string, body: WriteBody): Pr
 }
 
 export const personHandlers: ObjectHandlers = {
+  rawOwned: OWNED_RAW,
   // Listing without filters answers every person not deleted, so virtual webhooks can tell deletions.
   listIsComplete: true,
   // Times are whole seconds, so `updated_since` is the start of a second: a change in the second a check

@@ -85,6 +85,11 @@ export const propertyHandlers: ObjectHandlers = {
   listIsComplete: true,
   listParams: [],
   filters: ['parent_id'],
+  rawOwned: {
+    after: 'Unigate pages with limit and offset',
+    limit: 'Unigate pages with limit and offset',
+    team_id: 'use the parent_id filter',
+  },
   list: listSites,
 
   async get(ctx, id) {

@@ -61,6 +61,10 @@ export default defineIntegration({
   },
   // Umami sends no wait header on 429; Retry-After is honoured should a proxy in front add one.
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
+  rawOwned: {
+    page: 'Unigate pages with limit and offset',
+    pageSize: 'Unigate pages with limit and offset',
+  },
   objects: {
     analytics_property: { ...propertyHandlers, requiredFields: ['name', 'raw.domain'] },
     analytics_event: { ...eventHandlers, requiredParams: ['property_id'], requiredFields: ['property_id'] },

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js'
 import type { ProviderClient } from '../http-client.js'
+import { tooManyPages } from '../page-bound.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { fromUmamiWebsite, toUmamiWebsite } from './mappers.js'
 import type { UmamiPage, UmamiWebsite } from './types.js'
@@ -7,6 +8,8 @@ import { onWebsite } from './website-access.js'
 
 /** Umami's page size is unbounded; this many websites per call keeps each answer small. */
 const WEBSITE_PAGE_SIZE = 100
+/** At most this many pages of websites (10,000 websites) are read for one list; more is a 502 (page-bound.ts). */
+const MAX_WEBSITE_PAGES = 100
 
 const websitePath = (id: string) => `/websites/${encodeURIComponent(id)}`
 
@@ -27,6 +30,8 @@ const SORT_KEYS: Readonly<Record<string, SortKey>> = {
 async function allWebsites(ctx: HandlerContext, path: string, query: Record<string, string | undefined>) {
   const byId = new Map<string, UmamiWebsite>()
   for (let page = 1; ; page++) {
+    if (page > MAX_WEBSITE_PAGES)
+      throw tooManyPages('Umami', 'websites', MAX_WEBSITE_PAGES * WEBSITE_PAGE_SIZE)
     const res = await ctx.client.json<UmamiPage<UmamiWebsite>>({
       path,
       query: { ...query, page, pageSize: WEBSITE_PAGE_SIZE, ...ctx.rawParams },

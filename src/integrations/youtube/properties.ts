@@ -56,4 +56,9 @@ export const youtubeChannels: ObjectHandlers = {
   get: getChannel,
   listParams: [],
   filters: [],
+  rawOwned: {
+    pageToken: 'Unigate pages with limit and offset',
+    maxResults: 'Unigate pages with limit and offset',
+    part: 'use fields (raw and raw.<name> ask for the parts they need)',
+  },
 }

@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Harness, startHarness } from './support/harness.js'
+import { createConnection } from './support/integration-suite.js'
+
+type Rec = Record<string, unknown>
+
+/**
+ * A self-hosted Umami (the connection's own `api_url`) whose website list never ends: every page is full and
+ * the count always says there is more. Unigate reads at most 100 pages of it for one request.
+ */
+async function startEndlessUmami(): Promise<{
+  url: string
+  listCalls: () => number
+  close(): Promise<void>
+}> {
+  let calls = 0
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (req.headers.authorization !== 'Bearer login-token' || url.pathname !== '/api/websites') {
+      res.writeHead(404).end()
+      return
+    }
+    const page = Number(url.searchParams.get('page'))
+    const pageSize = Number(url.searchParams.get('pageSize'))
+    if (pageSize > 1) calls++
+    const data = Array.from({ length: pageSize }, (_, i) => ({
+      id: `w-${page}-${i}`,
+      name: `site ${page}-${i}`,
+      domain: `s${page}-${i}.example.com`,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    }))
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ data, count: 1_000_000_000, page, pageSize }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    listCalls: () => calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+describe('a provider that never ends its pages', () => {
+  let h: Harness
+  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
+  beforeAll(async () => {
+    umami = await startEndlessUmami()
+    h = await startHarness('sqlite')
+  })
+  afterAll(async () => {
+    await h?.close()
+    await umami?.close()
+  })
+
+  it('is read up to the bound, then answered 502 naming it, not read without end', async () => {
+    const conn = await createConnection(h, {
+      integration_type: 'umami',
+      auth: { api_key: 'login-token', api_url: `${umami.url}/api` },
+    })
+    const res = await h.api<Rec>('GET', `/analytics/${conn}/property`)
+    expect(res.status).toBe(502)
+    expect(res.body.message).toContain('Umami answered more than 10000 websites for this request')
+    expect(umami.listCalls()).toBe(100)
+  })
+})
