@@ -1,4 +1,9 @@
-import { type ConnectionService, CredentialsNotVerified, credentialsFrom } from '../connections/index.js'
+import {
+  type ConnectionService,
+  CredentialsNotVerified,
+  credentialsFrom,
+  givesOwnAddress,
+} from '../connections/index.js'
 import { ApiError } from '../errors.js'
 import { apiKeyOf } from '../integrations/auth-methods.js'
 import type { AuthField, IntegrationDefinition } from '../integrations/types.js'
@@ -127,10 +132,14 @@ export class KeyPage {
       settings = await this.connections.verify(integration, credentials)
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
-      // Anyone holding the link sees this page: it says no more than the provider's status. What an
-      // address answered, and whether it refused, timed out or was unreachable, would make the page a
-      // scanner of whatever the server can reach.
-      const status = err instanceof CredentialsNotVerified ? err.providerStatus : undefined
+      // Anyone holding the link sees this page: it says no more than the provider's status, and that only
+      // for the provider's own address. What an address answered, whether it refused, timed out or was
+      // unreachable, and for an address typed here even its status, would make the page a scanner of
+      // whatever the server can reach (private ranges included, where the operator allows them).
+      const status =
+        err instanceof CredentialsNotVerified && !givesOwnAddress(integration, credentials)
+          ? err.providerStatus
+          : undefined
       return failed(
         `${integration.name} could not verify these credentials${status ? ` (HTTP ${status})` : ''}. Check them and try again.`,
       )

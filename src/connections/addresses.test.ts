@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { authFieldsOf } from '../integrations/auth-methods.js'
 import { INTEGRATIONS } from '../integrations/registry.js'
 import type { Credentials, IntegrationDefinition } from '../integrations/types.js'
-import { addressProblem, secretsToResupply } from './addresses.js'
+import { addressProblem, givesOwnAddress, secretsToResupply } from './addresses.js'
 
 /** Credentials with every field of every auth method given, at a public address. */
 function full(integration: IntegrationDefinition): Credentials {
@@ -63,6 +63,24 @@ describe('addressProblem', () => {
       expect(addressProblem(integration, { ...c, api_url: 'not a url' }, [])).toContain('auth.api_url')
       expect(addressProblem(integration, { ...c, api_url: 'http://10.1.2.3/' }, [])).toContain('auth.api_url')
       expect(addressProblem(integration, { ...c, api_url: 'http://10.1.2.3/' }, ['private'])).toBeUndefined()
+    }
+  })
+})
+
+describe('givesOwnAddress', () => {
+  it('is true exactly when a *_url field is given, for every integration', () => {
+    for (const integration of INTEGRATIONS) {
+      const urls = authFieldsOf(integration).filter((f) => !f.secret && f.name.endsWith('_url'))
+      const without = Object.fromEntries(
+        Object.entries(full(integration)).filter(([name]) => !name.endsWith('_url')),
+      )
+      expect(givesOwnAddress(integration, without), integration.type).toBe(false)
+      for (const field of urls) {
+        expect(
+          givesOwnAddress(integration, { ...without, [field.name]: 'https://mine.example.com' }),
+          `${integration.type}.${field.name}`,
+        ).toBe(true)
+      }
     }
   })
 })

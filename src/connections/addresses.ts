@@ -42,6 +42,13 @@ export function addressProblem(
   return outboundUrlProblem(`${integration.name}'s address`, base, allowed)
 }
 
+/** Whether the credentials name an address of their own (a `*_url` field) rather than the provider's. */
+export function givesOwnAddress(integration: IntegrationDefinition, credentials: Credentials): boolean {
+  return authFieldsOf(integration).some(
+    (field) => !field.secret && field.name.endsWith('_url') && credentials[field.name] !== undefined,
+  )
+}
+
 /** Throws the 400 for `addressProblem`. */
 export function checkAddresses(
   integration: IntegrationDefinition,

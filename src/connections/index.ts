@@ -1,4 +1,4 @@
-export { addressProblem, checkAddresses } from './addresses.js'
+export { addressProblem, checkAddresses, givesOwnAddress } from './addresses.js'
 export { connectionView, type StoredConnection } from './connection.js'
 export {
   ConnectionResolver,
