@@ -56,10 +56,12 @@ export class ProviderUnreachableError extends Error {
  * unreachable: no usable answer came back, and every caller that handles one handles this.
  */
 export class ProviderAnswerTooLargeError extends ProviderUnreachableError {
-  constructor(readonly capBytes: number) {
-    super(
-      `the answer is larger than ${capBytes} bytes, the cap on provider answers (UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
-    )
+  constructor(
+    readonly capBytes: number,
+    /** Which cap, when it is not the body cap (an archive's unpacked size). */
+    reason = `the answer is larger than ${capBytes} bytes, the cap on provider answers (UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
+  ) {
+    super(reason)
     this.name = 'ProviderAnswerTooLargeError'
   }
 }

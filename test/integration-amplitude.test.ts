@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type AmplitudeEmulator,
@@ -5,8 +6,10 @@ import {
   DEFAULT_APP_ID,
   DEFAULT_SECRET_KEY,
   startAmplitudeEmulator,
+  writeZip,
 } from '../emulators/amplitude/index.js'
 import type { Config } from '../src/config.js'
+import { EXPORT_UNPACKED_CAP_BYTES } from '../src/integrations/amplitude/event.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import {
@@ -185,6 +188,36 @@ describe('Amplitude through Unigate', () => {
       (r) => hourMs(String(r.query.end)) - hourMs(String(r.query.start)),
     )
     expect([refused, retried]).toEqual([23 * HOUR_MS, 11 * HOUR_MS])
+  })
+
+  it('answers 502 naming the cap when even one hour of the export unpacks past it', async () => {
+    // A few hundred kilobytes that unpack to more than the cap: each range asked is refused as too large.
+    const bomb = writeZip([
+      {
+        name: '1/1.json.gz',
+        data: gzipSync(Buffer.alloc(EXPORT_UNPACKED_CAP_BYTES + 1, 0x20), { level: 9 }),
+      },
+    ])
+    emu.fault({
+      status: 200,
+      times: 20,
+      pathPattern: '^/api/2/export$',
+      rawBody: bomb,
+      headers: { 'content-type': 'application/zip' },
+    })
+    const start = until - 20 * DAY_MS
+    const res = await h.api<Rec>('GET', `${base()}/event`, {
+      query: { start_gte: new Date(start).toISOString(), end_lt: new Date(start + DAY_MS).toISOString() },
+    })
+    expect(res.status).toBe(502)
+    expect(res.body.message).toBe(
+      `Amplitude answered list analytics_event, but its export archive unpacks to more than ${EXPORT_UNPACKED_CAP_BYTES} bytes, the cap on an unpacked export`,
+    )
+    // Read in smaller pieces down to one hour before giving up, then nothing more.
+    const spans = at('/api/2/export').map((r) => hourMs(String(r.query.end)) - hourMs(String(r.query.start)))
+    expect(spans[0]).toBe(23 * HOUR_MS)
+    expect(spans.at(-1)).toBe(0)
+    emu.clearFaults()
   })
 
   it('maps fields and filters by visitor, session and type, exactly', async () => {

@@ -11,9 +11,10 @@ export interface Fault {
   readonly body?: unknown
   /**
    * Text sent verbatim instead of any body, as `application/json` unless `headers` say otherwise: for
-   * answers `body` cannot express (`null`, a bare string, truncated JSON). A test hook, not provider behaviour.
+   * answers `body` cannot express (`null`, a bare string, truncated JSON, bytes such as an archive; bytes
+   * only when the fault is set in-process). A test hook, not provider behaviour.
    */
-  readonly rawBody?: string
+  readonly rawBody?: string | Buffer
   readonly headers?: Readonly<Record<string, string>>
   /** Wait this long before answering (a slow provider, a client timeout). */
   readonly delayMs?: number
@@ -48,9 +49,11 @@ export function parseFault(input: unknown): Fault {
   optionalInteger('delayMs', 0, 600_000)
   if (f.status === undefined && f.delayMs === undefined)
     throw new FaultError('a fault needs a status, a delayMs, or both')
-  for (const name of ['pathPattern', 'method', 'rawBody'] as const) {
+  for (const name of ['pathPattern', 'method'] as const) {
     if (f[name] !== undefined && typeof f[name] !== 'string') throw new FaultError(`${name} must be a string`)
   }
+  if (f.rawBody !== undefined && typeof f.rawBody !== 'string' && !Buffer.isBuffer(f.rawBody))
+    throw new FaultError('rawBody must be a string (or bytes, in-process)')
   if (f.headers !== undefined) {
     const headers = f.headers
     if (!headers || typeof headers !== 'object' || Array.isArray(headers)) {

@@ -46,8 +46,10 @@ export const EXPORT_UNPACKED_CAP_BYTES = 256 * 1024 * 1024
 /** An export archive that unpacks to more than EXPORT_UNPACKED_CAP_BYTES. */
 export class ExportUnpackedTooLargeError extends ProviderAnswerTooLargeError {
   constructor() {
-    super(EXPORT_UNPACKED_CAP_BYTES)
-    this.message = `Amplitude's export archive unpacks to more than ${EXPORT_UNPACKED_CAP_BYTES} bytes, the cap on an unpacked export`
+    super(
+      EXPORT_UNPACKED_CAP_BYTES,
+      `its export archive unpacks to more than ${EXPORT_UNPACKED_CAP_BYTES} bytes, the cap on an unpacked export`,
+    )
     this.name = 'ExportUnpackedTooLargeError'
   }
 }
