@@ -144,6 +144,19 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect((await h.api('GET', path('visitor', id))).status).toBe(404)
     })
 
+    it("refuses a page of more projects than asked for, before reading any project's detail", async () => {
+      const projects = Array.from({ length: 2000 }, (_, i) => ({ id: 100 + i, name: `p${i}` }))
+      emulator.fault({
+        status: 200,
+        rawBody: JSON.stringify({ count: 2000, next: null, previous: null, results: projects }),
+        pathPattern: '^/api/organizations/[^/]+/projects/$',
+      })
+      const res = await h.api<Rec>('GET', path('property'), { query: { limit: 10, fields: 'id,created_at' } })
+      expect(res.status).toBe(502)
+      expect(res.body.message).toContain('PostHog answered 2000 projects for a page of 10')
+      expect(emulator.requests().filter((r) => /^\/api\/projects\/\d+\/$/.test(r.path))).toEqual([])
+    })
+
     it('creates, lists, gets, updates, patches and removes a property', async () => {
       const created = await h.api<Rec>('POST', path('property'), {
         body: { name: 'E2E site', timezone: 'Europe/Paris' },

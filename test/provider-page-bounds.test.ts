@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
 
@@ -10,7 +11,10 @@ type Rec = Record<string, unknown>
  * A self-hosted Umami (the connection's own `api_url`) whose website list never ends: every page is full and
  * the count always says there is more. Unigate reads at most 100 pages of it for one request.
  */
-async function startEndlessUmami(): Promise<{
+async function startEndlessUmami(
+  /** Rows answered per page, whatever pageSize asked (default: as asked). */
+  rowsPerPage?: number,
+): Promise<{
   url: string
   listCalls: () => number
   close(): Promise<void>
@@ -25,7 +29,7 @@ async function startEndlessUmami(): Promise<{
     const page = Number(url.searchParams.get('page'))
     const pageSize = Number(url.searchParams.get('pageSize'))
     if (pageSize > 1) calls++
-    const data = Array.from({ length: pageSize }, (_, i) => ({
+    const data = Array.from({ length: pageSize > 1 ? (rowsPerPage ?? pageSize) : pageSize }, (_, i) => ({
       id: `w-${page}-${i}`,
       name: `site ${page}-${i}`,
       domain: `s${page}-${i}.example.com`,
@@ -65,5 +69,33 @@ describe('a provider that never ends its pages', () => {
     expect(res.status).toBe(502)
     expect(res.body.message).toContain('Umami answered more than 10000 websites for this request')
     expect(umami.listCalls()).toBe(100)
+  })
+})
+
+describe('a provider that answers pages far larger than asked', () => {
+  const CAP = 64 * 1024
+  let h: Harness
+  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
+  beforeAll(async () => {
+    // 500 rows of about 120 bytes: under the body cap each, five times the page of 100 asked for.
+    umami = await startEndlessUmami(500)
+    h = await startHarness('sqlite', { outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await umami?.close()
+  })
+
+  it("is read up to the operation's answer bytes (four body caps), then answered 502 naming them", async () => {
+    const conn = await createConnection(h, {
+      integration_type: 'umami',
+      auth: { api_key: 'login-token', api_url: `${umami.url}/api` },
+    })
+    const res = await h.api<Rec>('GET', `/analytics/${conn}/property`)
+    expect(res.status).toBe(502)
+    expect(res.body.message).toContain(
+      `answered more than ${4 * CAP} bytes for this one request, the most Unigate reads for one (4 times UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
+    )
+    expect(umami.listCalls()).toBeLessThan(10)
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.js'
 import type { ProviderTransport } from '../outbound/index.js'
-import { ProviderClient } from './http-client.js'
+import { OPERATION_BODY_CAPS, ProviderClient } from './http-client.js'
 
 const client = (baseUrl: string) =>
   new ProviderClient({
@@ -80,7 +80,7 @@ describe('ProviderClient.forOperation', () => {
       },
     } as unknown as ProviderTransport
     const shared = new ProviderClient({ ...client('https://api.example.com').options, transport })
-    const operation = shared.forOperation(3)
+    const operation = shared.forOperation({ calls: 3, bytes: 1000 })
     for (let i = 0; i < 3; i++) expect(await operation.json({ path: '/x' })).toEqual([])
     await expect(operation.json({ path: '/x' })).rejects.toMatchObject({
       statusCode: 502,
@@ -88,8 +88,43 @@ describe('ProviderClient.forOperation', () => {
     })
     expect(sent).toBe(3)
     // Another operation has its own budget; the connection's client has none.
-    expect(await shared.forOperation(3).json({ path: '/x' })).toEqual([])
+    expect(await shared.forOperation({ calls: 3, bytes: 1000 }).json({ path: '/x' })).toEqual([])
     for (let i = 0; i < 5; i++) await shared.json({ path: '/x' })
     expect(sent).toBe(9)
+  })
+})
+
+describe('ProviderClient.forOperation, answer bytes', () => {
+  it('reads at most the budgeted answer bytes for one operation, then answers 502 naming the cap', async () => {
+    const page = Buffer.from(JSON.stringify(['x'.repeat(390)]))
+    const transport = {
+      fetch: async () => ({ status: 200, headers: {}, body: page }),
+    } as unknown as ProviderTransport
+    const shared = new ProviderClient({ ...client('https://api.example.com').options, transport })
+    const operation = shared.forOperation({ calls: 100, bytes: 1000 })
+    await operation.json({ path: '/x' })
+    await operation.json({ path: '/x' })
+    await expect(operation.json({ path: '/x' })).rejects.toMatchObject({
+      statusCode: 502,
+      message: expect.stringContaining('answered more than 1000 bytes for this one request'),
+    })
+  })
+
+  it('defaults to MAX_PROVIDER_CALLS_PER_OPERATION calls and OPERATION_BODY_CAPS body caps', async () => {
+    let sent = 0
+    const transport = {
+      settings: { maxBodyBytes: 1024 },
+      fetch: async () => {
+        sent++
+        return { status: 200, headers: {}, body: Buffer.alloc(1024, 0x20) }
+      },
+    } as unknown as ProviderTransport
+    const operation = new ProviderClient({
+      ...client('https://api.example.com').options,
+      transport,
+    }).forOperation()
+    for (let i = 0; i < OPERATION_BODY_CAPS; i++) await operation.send({ path: '/x' })
+    await expect(operation.send({ path: '/x' })).rejects.toMatchObject({ statusCode: 502 })
+    expect(sent).toBe(OPERATION_BODY_CAPS + 1)
   })
 })

@@ -69,16 +69,47 @@ export interface ProviderClientOptions {
  */
 export const MAX_PROVIDER_CALLS_PER_OPERATION = 2_000
 
-/** Provider calls left to one operation; spent by every attempt of the client it was given to. */
-class CallBudget {
-  constructor(private left: number) {}
+/**
+ * The most answer bytes one unified operation reads from its provider, in answers of at most the body cap
+ * each (UNIGATE_PROVIDER_MAX_BODY_BYTES): this many times that cap. Page bounds count pages and calls; this
+ * bounds what a request can hold however large each page is (a provider answering pages far larger than
+ * asked). Real operations read a few megabytes.
+ */
+export const OPERATION_BODY_CAPS = 4
 
-  spend(max: number): void {
-    if (this.left-- <= 0) {
+/** What one operation may still ask of its provider: calls, and answer bytes. */
+export interface OperationLimits {
+  readonly calls: number
+  readonly bytes: number
+}
+
+/** The calls and answer bytes left to one operation; spent by every attempt of the client it was given to. */
+class OperationBudget {
+  private callsLeft: number
+  private bytesLeft: number
+
+  constructor(readonly limits: OperationLimits) {
+    this.callsLeft = limits.calls
+    this.bytesLeft = limits.bytes
+  }
+
+  call(): void {
+    if (this.callsLeft-- <= 0) {
       throw new ApiError(
         502,
-        `the provider was called ${max} times for this one request, the most Unigate makes for one; it ` +
-          'kept answering more to read',
+        `the provider was called ${this.limits.calls} times for this one request, the most Unigate makes for ` +
+          'one; it kept answering more to read',
+      )
+    }
+  }
+
+  answered(bytes: number): void {
+    this.bytesLeft -= bytes
+    if (this.bytesLeft < 0) {
+      throw new ApiError(
+        502,
+        `the provider answered more than ${this.limits.bytes} bytes for this one request, the most Unigate ` +
+          `reads for one (${OPERATION_BODY_CAPS} times UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
       )
     }
   }
@@ -87,18 +118,34 @@ class CallBudget {
 export class ProviderClient {
   constructor(
     readonly options: ProviderClientOptions,
-    private readonly budget?: CallBudget,
-    private readonly maxCalls = 0,
+    private readonly budget?: OperationBudget,
   ) {}
 
-  /** This client for one operation: the same connection and options, at most `maxCalls` provider calls. */
-  forOperation(maxCalls = MAX_PROVIDER_CALLS_PER_OPERATION): ProviderClient {
-    return new ProviderClient(this.options, new CallBudget(maxCalls), maxCalls)
+  /**
+   * This client for one operation: the same connection and options, with at most `limits` of provider calls
+   * and answer bytes (by default MAX_PROVIDER_CALLS_PER_OPERATION, and OPERATION_BODY_CAPS answers of the
+   * transport's body cap).
+   */
+  forOperation(limits?: OperationLimits): ProviderClient {
+    return new ProviderClient(
+      this.options,
+      new OperationBudget(
+        limits ?? {
+          calls: MAX_PROVIDER_CALLS_PER_OPERATION,
+          bytes: OPERATION_BODY_CAPS * this.options.transport.settings.maxBodyBytes,
+        },
+      ),
+    )
   }
 
   /** Counts one provider call against the operation's budget (a 502 past it); for calls made beside `send`. */
   countCall(): void {
-    this.budget?.spend(this.maxCalls)
+    this.budget?.call()
+  }
+
+  /** Counts an answer's bytes against the operation's budget (a 502 past it); for calls made beside `send`. */
+  countAnswer(bytes: number): void {
+    this.budget?.answered(bytes)
   }
 
   get baseUrl(): string {
@@ -211,6 +258,7 @@ export class ProviderClient {
       timeoutMs: this.options.timeoutMs,
       ...(this.options.limitKey !== undefined ? { limitKey: this.options.limitKey } : {}),
     })
+    this.countAnswer(res.body.length)
     return {
       status: res.status,
       headers: res.headers,

@@ -1,3 +1,4 @@
+import pMap from 'p-map'
 import { ApiError, badRequest } from '../../errors.js'
 import { ATS_APPLICATION_STATUSES, type UnifiedRecord } from '../../models/index.js'
 import { statusOfStageName } from '../ats-stages.js'
@@ -104,22 +105,18 @@ async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promis
   const unified = ctx.fields.slow.has('offers')
   const raw = ctx.fields.slow.has('raw.offers')
   if (!unified && !raw) return records
-  const out: UnifiedRecord[] = new Array(records.length)
-  let next = 0
-  const worker = async () => {
-    while (next < records.length) {
-      const i = next++
-      const record = records[i] as UnifiedRecord
+  return pMap(
+    records,
+    async (record) => {
       const offers = await offersOf(ctx, record.id as string)
-      out[i] = {
+      return {
         ...record,
         ...(unified ? { offers: offers.map(fromLeverOffer) } : {}),
         ...(raw ? { raw: { ...record.raw, offers } } : {}),
       }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(OFFER_CONCURRENCY, records.length) }, worker))
-  return out
+    },
+    { concurrency: OFFER_CONCURRENCY },
+  )
 }
 
 async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {

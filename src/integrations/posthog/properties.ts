@@ -1,4 +1,5 @@
-import { badRequest, notFound } from '../../errors.js'
+import pMap from 'p-map'
+import { ApiError, badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromPosthogProject, toPosthogProject } from './mappers.js'
@@ -10,6 +11,8 @@ import type { PosthogPage, PosthogProject } from './types.js'
  * updated_at or base_currency: those three are slow fields, read from each project's detail when asked for.
  */
 const DETAIL_ONLY_FIELDS = ['created_at', 'updated_at', 'currency'] as const
+/** Project details read at once for one page (the rest wait their turn), so a page is never a burst. */
+const DETAIL_CONCURRENCY = 4
 
 function organizationOf(ctx: HandlerContext, parentId: unknown): string {
   const org = typeof parentId === 'string' && parentId !== '' ? parentId : ctx.settings.organization_id
@@ -31,9 +34,17 @@ async function listProperties(ctx: HandlerContext, query: ListQuery): Promise<Un
     path: `/api/organizations/${organizationOf(ctx, query.filters.parent_id)}/projects/`,
     query: restQuery(ctx, { limit: query.limit, offset: query.offset, search: query.query }),
   })
+  // A page of more projects than asked for is not PostHog's (its limit is honoured): refused before a
+  // detail read is made for each of them.
+  if (!Array.isArray(page.results) || page.results.length > query.limit) {
+    throw new ApiError(
+      502,
+      `PostHog answered ${Array.isArray(page.results) ? page.results.length : 'no list of'} projects for a page of ${query.limit}`,
+    )
+  }
   const wantsDetail = DETAIL_ONLY_FIELDS.some((f) => ctx.fields.slow.has(f))
   const projects = wantsDetail
-    ? await Promise.all(page.results.map((p) => readProject(ctx, String(p.id))))
+    ? await pMap(page.results, (p) => readProject(ctx, String(p.id)), { concurrency: DETAIL_CONCURRENCY })
     : page.results
   return projects.map(fromPosthogProject)
 }
