@@ -99,6 +99,41 @@ describe('native webhooks with PostHog CDP destinations', () => {
     expect(await destinations()).toEqual([])
   })
 
+  it('delivers nothing pushed once the connection is no longer granted the read, acknowledging the push', async () => {
+    const conn = await api<{ id: string }>('POST', '/unified/connection', {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    const hook = await api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+      connection_id: conn.body.id,
+      object_type: 'analytics_event',
+      event: 'created',
+      hook_url: receiver.url,
+    })
+    expect(hook.body.webhook_type).toBe('native')
+    const narrowed = await api('PATCH', `/unified/connection/${conn.body.id}`, {
+      permissions: ['analytics_event_write'],
+    })
+    expect(narrowed.status, narrowed.text).toBe(200)
+    const destination = (await destinations()).find((d) => d.inputs.url.value.endsWith(hook.body.id))
+    const calls = () => hogInvocations(emulator.state).filter((c) => c.functionId === destination?.id)
+    const created = await api('POST', `/analytics/${conn.body.id}/event`, {
+      name: 'after_narrowing',
+      visitor_id: 'u_narrowed',
+      page_url: 'https://private.example/x',
+    })
+    expect(created.status, created.text).toBe(200)
+    // PostHog pushed it and Unigate acknowledged it (so PostHog stops), delivering nothing.
+    await receiver.waitFor(() => calls().some((c) => c.status === 200), 15_000, 'the push acknowledged')
+    // A delivery, were there one, follows its storing at once: give it the time it takes a granted push.
+    await receiver
+      .waitFor(() => receiver.accepted(hook.body.id).length > 0, 2_000, 'a delivery')
+      .catch(() => {})
+    expect(receiver.accepted(hook.body.id)).toEqual([])
+    expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+  })
+
   it('polls instead (a virtual webhook) for a connection not granted webhook, and pushes once it is', async () => {
     const withoutWebhook = ['analytics_event_read', 'analytics_event_write']
     const conn = await api<{ id: string; permissions: string[] }>('POST', '/unified/connection', {

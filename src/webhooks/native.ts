@@ -11,7 +11,7 @@ import type {
   NativeChanges,
   NativeWebhookSupport,
 } from '../integrations/types.js'
-import { modelOf, type UnifiedRecord } from '../models/index.js'
+import { modelOf, permissionFor, type UnifiedRecord, WEBHOOK_PERMISSION } from '../models/index.js'
 import type { Db } from '../store/index.js'
 import { LeaseLostError } from './change-store.js'
 import type { WebhookHealth } from './health.js'
@@ -34,9 +34,25 @@ export function nativeSupportOf(
   return integrationOf(integrationType)?.objects[objectType]?.nativeWebhooks
 }
 
+/**
+ * What the connection lacks to watch this webhook's object natively: the read of the object and `webhook`,
+ * as at creation (webhooks/service.ts). Checked again at every call and check, since a workspace may narrow
+ * a connection's grant while its webhooks live: nothing is then delivered or subscribed again.
+ */
+function missingGrant(webhook: StoredWebhook, resolved: ResolvedConnection): string | undefined {
+  const model = modelOf(webhook.object_type)
+  const needed = [model ? permissionFor(model, 'list') : undefined, WEBHOOK_PERMISSION]
+  const missing = needed.filter(
+    (p): p is string => p !== undefined && !resolved.connection.permissions.includes(p),
+  )
+  if (missing.length === 0) return undefined
+  return `the connection is no longer granted ${missing.join(' and ')}, which this native webhook needs; nothing is delivered until it is`
+}
+
 function handlerContext(resolved: ResolvedConnection): HandlerContext {
   return {
-    client: resolved.client,
+    // Each subscription step is bounded like a unified operation (its provider calls and answer bytes).
+    client: resolved.client.forOperation(),
     credentials: resolved.connection.credentials,
     settings: resolved.connection.settings,
     connectionId: resolved.connection.id,
@@ -137,6 +153,11 @@ export class NativeWebhooks {
       return 'present'
     }
     const foundAt = new Date().toISOString()
+    const ungranted = missingGrant(webhook, resolved)
+    if (ungranted) {
+      await this.health.failed(webhook, 'read', ungranted, foundAt)
+      return 'resubscribe-failed'
+    }
     const since = await this.webhooks.nativeQuietSince(webhook.id)
     // Subscribing is a write at the provider: only while this check still holds the webhook.
     if (!(await stillHeld())) throw new LeaseLostError(webhook.id)
@@ -196,6 +217,12 @@ export class NativeWebhooks {
     if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
     const resolved = await this.reader.resolve(webhook)
     if (!resolved) return 'unknown'
+    const ungranted = missingGrant(webhook, resolved)
+    if (ungranted) {
+      // Acknowledged (the provider would call again for ever) and counted against the webhook's health.
+      await this.health.failed(webhook, 'read', ungranted, new Date().toISOString())
+      return 'stored'
+    }
     const changes = support.records(call, {
       event: webhook.event,
       credentials: resolved.connection.credentials,
