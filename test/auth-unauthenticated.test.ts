@@ -18,7 +18,9 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   let posthog: PosthogEmulator
   let failing: Recorder
   let hanging: Recorder
+  let answering: Recorder
   beforeAll(async () => {
+    answering = await startRecorder({ status: 200, body: 'null' })
     posthog = await startPosthog()
     failing = await startRecorder({ status: 500, body: INTERNAL_BODY })
     hanging = await startRecorder({ status: 'hang' })
@@ -27,7 +29,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   })
   afterAll(async () => {
     await s?.close()
-    await Promise.all([posthog?.close(), failing?.close(), hanging?.close()])
+    await Promise.all([posthog?.close(), failing?.close(), hanging?.close(), answering?.close()])
   })
 
   const authPath = (query: Record<string, string> = {}, workspace = s.workspaceId) =>
@@ -53,10 +55,17 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
     expect(failing.requests.length).toBeGreaterThan(0)
   })
 
-  it('cannot tell a refused port from a timeout or an unknown host', async () => {
+  it('cannot tell a refused port from a timeout, an unknown host, an error or a 2xx of another shape', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`
     const pages: string[] = []
-    for (const api_url of [closed, hanging.url, 'http://unigate-test-host.invalid']) {
+    for (const api_url of [
+      closed,
+      hanging.url,
+      'http://unigate-test-host.invalid',
+      failing.url,
+      answering.url,
+      posthog.url,
+    ]) {
       const res = await browserPost(await keyPage(), { token: 'phx_x', api_url })
       expect(res.status, api_url).toBe(400)
       pages.push(pageText(res.text))
@@ -68,6 +77,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   it('counts failed attempts of every kind, provider failures included', async () => {
     const url = await keyPage()
     const tries = [
+      { token: 'phx_x', api_url: answering.url },
       { token: 'phx_x', api_url: failing.url },
       { token: 'phx_x', api_url: hanging.url },
       { token: 'phx_x', api_url: 'not a url' },

@@ -131,9 +131,8 @@ export class KeyPage {
     try {
       settings = await this.connections.verify(integration, credentials)
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      // Anyone holding the link sees this page: it says no more than the provider's status, and that only
-      // for the provider's own address. What an address answered, whether it refused, timed out or was
+      // Any failure reads the same and counts as an attempt. Anyone holding the link sees this page: it
+      // says no more than the provider's status, and that only for the provider's own address. What an address answered, whether it refused, timed out or was
       // unreachable, and for an address typed here even its status, would make the page a scanner of
       // whatever the server can reach (private ranges included, where the operator allows them).
       const status =

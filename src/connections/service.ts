@@ -44,8 +44,9 @@ export class CredentialsNotVerified extends ApiError {
     statusCode: number,
     message: string,
     readonly providerStatus?: number,
+    options?: { cause?: unknown },
   ) {
-    super(statusCode, message)
+    super(statusCode, message, {}, {}, options)
   }
 }
 
@@ -175,7 +176,15 @@ export class ConnectionService {
           `${integration.name} could not be reached to verify the credentials (${err.reason})`,
         )
       }
-      throw err
+      if (err instanceof ApiError) throw err
+      // A TypeError on a body of an unexpected shape, say: the address answered something that is not the
+      // provider's verification answer. A 502, as the engine answers such a read (provider-errors.ts).
+      throw new CredentialsNotVerified(
+        502,
+        `${integration.name} answered the verification call with a response of an unexpected shape, which Unigate could not read`,
+        undefined,
+        { cause: err },
+      )
     }
   }
 
