@@ -265,6 +265,8 @@ describe('Amplitude through Unigate', () => {
     })
     expect(created.status).toBe(200)
     const id = created.body.id as string
+    // The key is in the body; the secret key's Basic header never goes to the ingestion host.
+    expect(at('/2/httpapi').map((r) => r.headers.authorization)).toEqual([undefined, undefined])
     const sent = at('/2/httpapi').map((r) => r.body as Rec)
     expect(sent).toHaveLength(2)
     expect(sent[0]).toMatchObject({ api_key: DEFAULT_API_KEY, options: { min_id_length: 1 } })
@@ -489,6 +491,7 @@ describe('Amplitude through Unigate', () => {
     expect(created.body).toMatchObject({ id: 'new_user_1', email: 'new@example.com' })
     const form = at('/identify')[0]?.body as Rec
     expect(form.api_key).toBe(DEFAULT_API_KEY)
+    expect(at('/identify')[0]?.headers.authorization).toBeUndefined()
     expect(JSON.parse(String(form.identification))).toEqual([
       { user_id: 'new_user_1', user_properties: { $set: { email: 'new@example.com' } } },
     ])

@@ -311,6 +311,8 @@ describe('Mixpanel through Unigate', () => {
     // The write answers what was sent, once Mixpanel shows it: it applies profile updates asynchronously.
     expect(created.body).toMatchObject({ id, email: 'new@example.com', name: 'New Person' })
     const [write] = at('/engage')
+    // The project token in the body authenticates it: the service account's header stays home.
+    expect(write?.headers.authorization).toBeUndefined()
     // ip=0: without it Mixpanel overwrites the profile's location with Unigate's server's.
     expect(write?.query).toMatchObject({ verbose: '1', ip: '0' })
     expect(write?.body).toEqual([

@@ -218,6 +218,9 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
     method: 'POST',
     path: '/2/httpapi',
     baseUrl: amplitudeHosts(ctx.credentials).ingest,
+    // The HTTP V2 API takes the key in the body and no header (amplitude-docs http-v2.md): the secret key
+    // stays off the ingestion host.
+    authenticate: false,
     // min_id_length 1: unified visitor ids may be shorter than Amplitude's default minimum of 5.
     body: { api_key: ctx.credentials.api_key, events: [event], options: { min_id_length: 1 } },
     idempotent: true,

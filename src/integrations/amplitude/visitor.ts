@@ -149,6 +149,8 @@ async function identify(
     method: 'POST',
     path: '/identify',
     baseUrl: amplitudeHosts(ctx.credentials).ingest,
+    // The Identify API takes the key in the form and no header: the secret key stays off the ingestion host.
+    authenticate: false,
     body: form.toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     // An identify sets properties: repeating it changes nothing.

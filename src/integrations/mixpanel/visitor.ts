@@ -97,6 +97,9 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
     method: 'POST',
     path: '/engage',
     baseUrl: mixpanelHosts(ctx.credentials).ingest,
+    // Authenticated by the project token in the body (reference/providers.md, Mixpanel ingestion): the
+    // service account stays off the ingestion host.
+    authenticate: false,
     query: { verbose: 1, ip: 0 },
     body: [{ $token: ctx.credentials.project_token, ...update }],
   })
