@@ -80,6 +80,14 @@ describe('Umami through Unigate', () => {
         `raw: '${raw.split('=')[0]}' is set by Unigate for Umami; Unigate pages with limit and offset`,
       )
     }
+    // The range and the series' unit are Unigate's too: a raw one would relabel the buckets.
+    const series = await h.api<Rec>('GET', `${base(selfHosted)}/report`, {
+      query: { raw: 'startAt=0', property_id: site },
+    })
+    expect(series.status).toBe(400)
+    expect(String(series.body.message)).toBe(
+      "raw: 'startAt' is set by Unigate for Umami; use start_gte and end_lt",
+    )
     expect(emu.requests()).toEqual([])
   })
 

@@ -64,6 +64,10 @@ export default defineIntegration({
   rawOwned: {
     page: 'Unigate pages with limit and offset',
     pageSize: 'Unigate pages with limit and offset',
+    startAt: 'use start_gte and end_lt',
+    endAt: 'use start_gte and end_lt',
+    unit: "Unigate chooses it from the report's dimension",
+    timezone: 'Unigate reads series in UTC',
   },
   objects: {
     analytics_property: { ...propertyHandlers, requiredFields: ['name', 'raw.domain'] },
