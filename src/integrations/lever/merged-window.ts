@@ -126,7 +126,10 @@ export async function readMergedWindow(
   // A remembered cursor of another shape (none are expected) is ignored: walk from the beginning.
   let position = saved ? start.offset : 0
   const streams = paths.map((p, i) => new LeverStream(ctx, p, saved?.streams[i] ?? { skip: 0 }))
-  let frontier = saved?.frontier ?? { at: null, ids: [] as readonly string[] }
+  // The ids taken at the current creation time, as a set: rows without a creation time all share one, and
+  // copying a list per row made a walk of 10,000 such rows quadratic.
+  let frontierAt = saved?.frontier.at ?? null
+  const frontierIds = new Set(saved?.frontier.ids ?? [])
   const end = q.offset + q.limit
   const rows: LeverOpportunity[] = []
   while (position < end) {
@@ -143,12 +146,19 @@ export async function readMergedWindow(
     })
     const at = chosen.createdAt ?? null
     // The same opportunity in two lists is at the same creation time in both: seen at this time, it is skipped.
-    if (at === frontier.at && frontier.ids.includes(chosen.id)) continue
-    frontier = at === frontier.at ? { at, ids: [...frontier.ids, chosen.id] } : { at, ids: [chosen.id] }
+    if (at === frontierAt && frontierIds.has(chosen.id)) continue
+    if (at !== frontierAt) {
+      frontierAt = at
+      frontierIds.clear()
+    }
+    frontierIds.add(chosen.id)
     if (position >= q.offset) rows.push(chosen)
     position++
     if (position % MAX_PAGE === 0 || position === end || position === q.offset) {
-      const cursor: MergedCursor = { streams: streams.map((s) => s.state()), frontier }
+      const cursor: MergedCursor = {
+        streams: streams.map((s) => s.state()),
+        frontier: { at: frontierAt, ids: [...frontierIds] },
+      }
       ctx.cursors.set(scope, position, JSON.stringify(cursor))
     }
   }
