@@ -48,6 +48,15 @@ async function startEndlessUmami(
   }
 }
 
+/** Connects to the Umami at `url` and lists its websites. */
+async function listWebsites(h: Harness, url: string) {
+  const conn = await createConnection(h, {
+    integration_type: 'umami',
+    auth: { api_key: 'login-token', api_url: `${url}/api` },
+  })
+  return h.api<Rec>('GET', `/analytics/${conn}/property`)
+}
+
 describe('a provider that never ends its pages', () => {
   let h: Harness
   let umami: Awaited<ReturnType<typeof startEndlessUmami>>
@@ -61,11 +70,7 @@ describe('a provider that never ends its pages', () => {
   })
 
   it('is read up to the bound, then answered 502 naming it, not read without end', async () => {
-    const conn = await createConnection(h, {
-      integration_type: 'umami',
-      auth: { api_key: 'login-token', api_url: `${umami.url}/api` },
-    })
-    const res = await h.api<Rec>('GET', `/analytics/${conn}/property`)
+    const res = await listWebsites(h, umami.url)
     expect(res.status).toBe(502)
     expect(res.body.message).toContain('Umami answered more than 10000 websites for this request')
     expect(umami.listCalls()).toBe(100)
@@ -87,11 +92,7 @@ describe('a provider that answers pages far larger than asked', () => {
   })
 
   it("is read up to the operation's answer bytes (four body caps), then answered 502 naming them", async () => {
-    const conn = await createConnection(h, {
-      integration_type: 'umami',
-      auth: { api_key: 'login-token', api_url: `${umami.url}/api` },
-    })
-    const res = await h.api<Rec>('GET', `/analytics/${conn}/property`)
+    const res = await listWebsites(h, umami.url)
     expect(res.status).toBe(502)
     expect(res.body.message).toContain(
       `answered more than ${4 * CAP} bytes for this one request, the most Unigate reads for one (4 times UNIGATE_PROVIDER_MAX_BODY_BYTES)`,

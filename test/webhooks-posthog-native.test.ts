@@ -39,7 +39,8 @@ describe('native webhooks with PostHog CDP destinations', () => {
     await emulator?.close()
   })
 
-  it('subscribes, receives the pushed event, delivers it NATIVE, and unsubscribes on removal', async () => {
+  /** A PostHog connection with a webhook on its created events (native, as the connection holds `webhook`). */
+  async function connectWithHook(extra: Record<string, unknown> = {}) {
     const conn = await api<{ id: string }>('POST', '/unified/connection', {
       integration_type: 'posthog',
       auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
@@ -50,9 +51,14 @@ describe('native webhooks with PostHog CDP destinations', () => {
       object_type: 'analytics_event',
       event: 'created',
       hook_url: receiver.url,
-      fields: 'id,name,visitor_id,property_id',
+      ...extra,
     })
     expect(hook.status, hook.text).toBe(200)
+    return { conn, hook }
+  }
+
+  it('subscribes, receives the pushed event, delivers it NATIVE, and unsubscribes on removal', async () => {
+    const { conn, hook } = await connectWithHook({ fields: 'id,name,visitor_id,property_id' })
     expect(hook.body.webhook_type).toBe('native')
     const [destination] = await destinations()
     expect(destination?.inputs.url.value).toBe(`${base}/native-webhooks/${hook.body.id}`)
@@ -100,17 +106,7 @@ describe('native webhooks with PostHog CDP destinations', () => {
   })
 
   it('delivers nothing pushed once the connection is no longer granted the read, acknowledging the push', async () => {
-    const conn = await api<{ id: string }>('POST', '/unified/connection', {
-      integration_type: 'posthog',
-      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    const hook = await api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
-      connection_id: conn.body.id,
-      object_type: 'analytics_event',
-      event: 'created',
-      hook_url: receiver.url,
-    })
+    const { conn, hook } = await connectWithHook()
     expect(hook.body.webhook_type).toBe('native')
     const narrowed = await api('PATCH', `/unified/connection/${conn.body.id}`, {
       permissions: ['analytics_event_write'],
