@@ -342,6 +342,30 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect(ours()).toEqual([])
   })
 
+  it('removes the subscription while the connection is not granted the read, and subscribes again once it is', async () => {
+    const narrowed = await server.connect(bamboohrConnection(emu.url))
+    const id = await server.nativeWebhook({
+      connection_id: narrowed,
+      object_type: 'hris_employee',
+      event: 'created',
+    })
+    const ours = () =>
+      [...emu.state.hooks.hooks.values()].filter((h) => h.url.endsWith(`/native-webhooks/${id}`))
+    expect(ours()).toHaveLength(1)
+    const granted = (await server.api<{ permissions: string[] }>('GET', `/unified/connection/${narrowed}`))
+      .body.permissions
+    const patch = (permissions: string[]) =>
+      server.api('PATCH', `/unified/connection/${narrowed}`, { permissions })
+    expect((await patch(granted.filter((p) => p !== 'hris_employee_read'))).status).toBe(200)
+    await checkNow(server, id)
+    // BambooHR would go on sending employees the connection may no longer read: nothing is left there.
+    expect(ours()).toEqual([])
+    expect((await patch(granted)).status).toBe(200)
+    await checkNow(server, id)
+    expect(ours()).toHaveLength(1)
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+  })
+
   it('counts a failed re-subscription against health: unhealthy after 3, healthy once it succeeds', async () => {
     const id = await hookFor('updated')
     const ours = () =>

@@ -71,11 +71,13 @@ export const MAX_PROVIDER_CALLS_PER_OPERATION = 2_000
 
 /**
  * The most answer bytes one unified operation reads from its provider, in answers of at most the body cap
- * each (UNIGATE_PROVIDER_MAX_BODY_BYTES): this many times that cap. Page bounds count pages and calls; this
- * bounds what a request can hold however large each page is (a provider answering pages far larger than
- * asked). Real operations read a few megabytes.
+ * each (UNIGATE_PROVIDER_MAX_BODY_BYTES): this many times that cap (512 MiB by default). Page bounds count
+ * pages and calls; this bounds what a request can read, and so hold, however large each page is (a provider
+ * answering pages far larger than asked). Most operations read a few megabytes; the heaviest real ones, a
+ * Gusto user's payslips across years of payrolls of hundreds of employees (every payroll's detail is read
+ * whole), read over 100 MB, and Matomo walks with a sparse filter read the listing again as they go.
  */
-export const OPERATION_BODY_CAPS = 4
+export const OPERATION_BODY_CAPS = 16
 
 /** What one operation may still ask of its provider: calls, and answer bytes. */
 export interface OperationLimits {

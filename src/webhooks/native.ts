@@ -149,15 +149,19 @@ export class NativeWebhooks {
     if (!support?.subscriptionState) return 'unchecked'
     const subscription = await this.webhooks.nativeSubscriptionOf(webhook.id)
     const ctx = handlerContext(resolved)
-    if (subscription && (await support.subscriptionState(ctx, subscription.externalId)) === 'present') {
-      return 'present'
-    }
-    const foundAt = new Date().toISOString()
+    const present =
+      subscription !== undefined &&
+      (await support.subscriptionState(ctx, subscription.externalId)) === 'present'
     const ungranted = missingGrant(webhook, resolved)
     if (ungranted) {
-      await this.health.failed(webhook, 'read', ungranted, foundAt)
+      // The provider would go on pushing what the connection may no longer read: its subscription is
+      // removed, and made again by a later check once the grant is back (it is then gone).
+      if (present) await support.unsubscribe(ctx, subscription.externalId).catch(() => undefined)
+      await this.health.failed(webhook, 'read', ungranted, new Date().toISOString())
       return 'resubscribe-failed'
     }
+    if (present) return 'present'
+    const foundAt = new Date().toISOString()
     const since = await this.webhooks.nativeQuietSince(webhook.id)
     // Subscribing is a write at the provider: only while this check still holds the webhook.
     if (!(await stillHeld())) throw new LeaseLostError(webhook.id)
@@ -211,18 +215,19 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
-    await this.webhooks.markNativeCall(webhookId, new Date().toISOString())
-    const token = support.callToken?.(call)
-    // Acknowledged again, so the provider stops sending it; delivered once.
-    if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
     const resolved = await this.reader.resolve(webhook)
     if (!resolved) return 'unknown'
     const ungranted = missingGrant(webhook, resolved)
     if (ungranted) {
-      // Acknowledged (the provider would call again for ever) and counted against the webhook's health.
+      // Acknowledged (the provider would call again for ever) and counted against the webhook's health; not
+      // recorded as a call received, so the notice after a new subscription counts this time as missed.
       await this.health.failed(webhook, 'read', ungranted, new Date().toISOString())
       return 'stored'
     }
+    await this.webhooks.markNativeCall(webhookId, new Date().toISOString())
+    const token = support.callToken?.(call)
+    // Acknowledged again, so the provider stops sending it; delivered once.
+    if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
     const changes = support.records(call, {
       event: webhook.event,
       credentials: resolved.connection.credentials,
