@@ -19,8 +19,10 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   let failing: Recorder
   let hanging: Recorder
   let answering: Recorder
+  let webPage: Recorder
   beforeAll(async () => {
     answering = await startRecorder({ status: 200, body: 'null' })
+    webPage = await startRecorder({ status: 200, body: '<html>intranet wiki</html>' })
     posthog = await startPosthog()
     failing = await startRecorder({ status: 500, body: INTERNAL_BODY })
     hanging = await startRecorder({ status: 'hang' })
@@ -29,7 +31,13 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   })
   afterAll(async () => {
     await s?.close()
-    await Promise.all([posthog?.close(), failing?.close(), hanging?.close(), answering?.close()])
+    await Promise.all([
+      posthog?.close(),
+      failing?.close(),
+      hanging?.close(),
+      answering?.close(),
+      webPage?.close(),
+    ])
   })
 
   const authPath = (query: Record<string, string> = {}, workspace = s.workspaceId) =>
@@ -64,6 +72,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
       'http://unigate-test-host.invalid',
       failing.url,
       answering.url,
+      webPage.url,
       posthog.url,
     ]) {
       const res = await browserPost(await keyPage(), { token: 'phx_x', api_url })

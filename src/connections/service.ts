@@ -9,6 +9,7 @@ import {
   ProviderUnreachableError,
 } from '../errors.js'
 import { authFieldsOf, missingAuthFields } from '../integrations/auth-methods.js'
+import { ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import { integrationPermissions } from '../integrations/support.js'
 import type {
@@ -147,7 +148,10 @@ export class ConnectionService {
    */
   async verify(integration: IntegrationDefinition, credentials: Credentials): Promise<ConnectionSettings> {
     this.checkAddresses(integration, credentials)
-    const client = providerClientFor(integration, credentials, this.clientSettings)
+    const client = new ProviderClient({
+      ...providerClientFor(integration, credentials, this.clientSettings).options,
+      jsonAnswersOnly: true,
+    })
     try {
       return await integration.verify(client, credentials)
     } catch (err) {

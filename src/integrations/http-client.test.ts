@@ -128,3 +128,32 @@ describe('ProviderClient.forOperation, answer bytes', () => {
     expect(sent).toBe(OPERATION_BODY_CAPS + 1)
   })
 })
+
+describe('ProviderClient with jsonAnswersOnly (verification)', () => {
+  it('refuses a 2xx answer that is not a JSON object or array with a 502, and takes one that is', async () => {
+    let next: { body: string; type: string } = { body: '', type: '' }
+    const transport = {
+      fetch: async () => ({
+        status: 200,
+        headers: { 'content-type': next.type },
+        body: Buffer.from(next.body),
+      }),
+    } as unknown as ProviderTransport
+    const strict = new ProviderClient({
+      ...client('https://api.example.com').options,
+      transport,
+      jsonAnswersOnly: true,
+    })
+    for (const answer of [
+      { body: '<html>intranet wiki</html>', type: 'text/html' },
+      { body: 'null', type: 'application/json' },
+      { body: '', type: 'application/json' },
+      { body: '"ok"', type: 'application/json' },
+    ]) {
+      next = answer
+      await expect(strict.json({ path: '/me' }), answer.body).rejects.toMatchObject({ status: 502 })
+    }
+    next = { body: '{"id":1}', type: 'application/json' }
+    expect(await strict.json({ path: '/me' })).toEqual({ id: 1 })
+  })
+})

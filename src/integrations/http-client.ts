@@ -58,6 +58,12 @@ export interface ProviderClientOptions {
   readonly transport: ProviderTransport
   /** The connection this client serves: its calls share that connection's concurrency slots. */
   readonly limitKey?: string
+  /**
+   * A 2xx answer that is not a JSON object or array is refused (502). For verification, where every
+   * provider answers JSON: an address answering a web page or `null` is not the provider (and must not
+   * verify, nor read differently from a refusal on the key page).
+   */
+  readonly jsonAnswersOnly?: boolean
 }
 
 /**
@@ -204,7 +210,11 @@ export class ProviderClient {
     let renewed = false
     for (let attempt = 0; ; attempt++) {
       const res = await this.once(method, url, headers, payload)
-      if (res.status >= 200 && res.status < 300) return res
+      if (res.status >= 200 && res.status < 300) {
+        if (this.options.jsonAnswersOnly && (res.body === null || typeof res.body !== 'object'))
+          throw new ProviderError(502, 'the answer was not the JSON the provider answers')
+        return res
+      }
       // One retry with renewed credentials; safe for any method, as a 401 means nothing was done.
       if (
         res.status === 401 &&
