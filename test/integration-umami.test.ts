@@ -5,7 +5,8 @@ import {
   startUmamiEmulator,
   type UmamiEmulator,
 } from '../emulators/umami/index.js'
-import type { Harness } from './support/harness.js'
+import { testConfig } from './support/config.js'
+import { type Harness, startHarness } from './support/harness.js'
 import {
   createConnection,
   expectSupportMatrixAnswers,
@@ -624,5 +625,36 @@ describe('Umami through Unigate', () => {
             ? encodeURIComponent(ids[object] ?? 'x')
             : (ids[object] ?? 'x'),
     })
+  })
+})
+
+describe('Umami through Unigate, on a connection that may queue few calls', () => {
+  let h: Harness
+  let emu: UmamiEmulator
+  let conn: string
+  useEmulatorSuite({
+    start: () => startUmamiEmulator({ seed: 7, websites: 2, sessions: 60 }),
+    harness: () =>
+      startHarness('sqlite', {
+        outbound: { ...testConfig('sqlite').outbound, connectionConcurrency: 2, connectionQueue: 4 },
+      }),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await createConnection(h, {
+        integration_type: 'umami',
+        auth: { api_key: DEFAULT_UMAMI_LOGIN_TOKEN, api_url: `${emu.url}/api` },
+      })
+    },
+  })
+
+  it("lists a page of sessions with their activity fields, reading a few at a time within the connection's queue", async () => {
+    const site = [...emu.state.websites.values()][0]?.id as string
+    const res = await h.api<Rec[]>('GET', `/analytics/${conn}/session`, {
+      query: { property_id: site, limit: 100, fields: 'id,landing_page', start_gte: '2000-01-01T00:00:00Z' },
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.length).toBeGreaterThan(6)
+    expect(emu.requests().filter((r) => r.path.endsWith('/activity')).length).toBe(res.body.length)
   })
 })

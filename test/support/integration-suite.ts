@@ -11,6 +11,8 @@ export interface SuiteEmulator {
 
 export interface EmulatorSuiteOptions<E extends SuiteEmulator> {
   readonly start: () => Promise<E>
+  /** The Unigate harness (default: one on SQLite with the test configuration). */
+  readonly harness?: () => Promise<Harness>
   /** Runs once both are up: keep them, create the suite's connections. */
   readonly ready: (h: Harness, emu: E) => Promise<void> | void
   /** More to reset before each test, after the emulator's requests and faults are cleared. */
@@ -26,7 +28,7 @@ export function useEmulatorSuite<E extends SuiteEmulator>(options: EmulatorSuite
   let emu: E | undefined
   beforeAll(async () => {
     emu = await options.start()
-    h = await startHarness('sqlite')
+    h = await (options.harness?.() ?? startHarness('sqlite'))
     await options.ready(h, emu)
   })
   afterAll(async () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
+import pMap from 'p-map'
 import { ApiError, badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
-import { collectUrlOf } from './hosting.js'
+import { collectUrlOf, UMAMI_RECORD_READS } from './hosting.js'
 import {
   eventFieldsFromUmamiSession,
   fromUmamiActivity,
@@ -143,13 +144,15 @@ async function withSessionFields(
     }
     return found
   }
-  return Promise.all(
-    events.map(async (e) => {
+  return pMap(
+    events,
+    async (e) => {
       const ids = fromUnifiedSessionId(String(e.session_id))
       if (!ids) return e
       const found = await fieldsOf(ids.websiteId, ids.sessionId)
       return { ...e, ...Object.fromEntries(asked.map((f) => [f, found[f]])) }
-    }),
+    },
+    { concurrency: UMAMI_RECORD_READS },
   )
 }
 

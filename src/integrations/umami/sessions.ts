@@ -1,7 +1,9 @@
+import pMap from 'p-map'
 import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
+import { UMAMI_RECORD_READS } from './hosting.js'
 import { fromUmamiSession, fromUnifiedSessionId, sessionFieldsFromUmamiActivity } from './mappers.js'
 import { readActivity, readSession } from './session-reads.js'
 import { umamiRange } from './time-range.js'
@@ -62,8 +64,10 @@ export const sessionHandlers: ObjectHandlers = {
         return res.data
       }),
     )
-    return Promise.all(
-      rows.map(async (s) => withVisitor(ctx, s, await withActivity(ctx, s, fromUmamiSession(s)), visitor)),
+    return pMap(
+      rows,
+      async (s) => withVisitor(ctx, s, await withActivity(ctx, s, fromUmamiSession(s)), visitor),
+      { concurrency: UMAMI_RECORD_READS },
     )
   },
 
