@@ -1,3 +1,4 @@
+import pMap from 'p-map'
 import type { ProviderClient } from '../http-client.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromFathomSite, toFathomSite } from './mappers.js'
@@ -18,8 +19,11 @@ export function siteAccessOf(abilities: readonly string[]): { site_access: strin
 async function listOwnSites(ctx: HandlerContext, q: ListQuery) {
   const ids = (ctx.settings.site_ids ?? '').split(',').filter(Boolean).sort()
   const window = ids.slice(q.offset, q.offset + q.limit)
-  const sites = await Promise.all(
-    window.map((id) => ctx.client.json<FathomSite>({ path: sitePath(id), query: { ...ctx.rawParams } })),
+  // A few at a time: a page of up to 1,000 sites at once would pass the connection's queue of calls.
+  const sites = await pMap(
+    window,
+    (id) => ctx.client.json<FathomSite>({ path: sitePath(id), query: { ...ctx.rawParams } }),
+    { concurrency: 4 },
   )
   return sites.map(fromFathomSite)
 }
