@@ -132,9 +132,10 @@ export class KeyPage {
       settings = await this.connections.verify(integration, credentials)
     } catch (err) {
       // Any failure reads the same and counts as an attempt. Anyone holding the link sees this page: it
-      // says no more than the provider's status, and that only for the provider's own address. What an address answered, whether it refused, timed out or was
-      // unreachable, and for an address typed here even its status, would make the page a scanner of
-      // whatever the server can reach (private ranges included, where the operator allows them).
+      // says no more than the provider's status, and that only for the provider's own address. What an
+      // address answered, whether it refused, timed out or was unreachable, and for an address typed here
+      // even its status, would make the page a scanner of whatever the server can reach (private ranges
+      // included, where the operator allows them).
       const status =
         err instanceof CredentialsNotVerified && !givesOwnAddress(integration, credentials)
           ? err.providerStatus
