@@ -13,11 +13,10 @@ const MAX_BATCH_INPUTS = 1000
 
 /**
  * Rounds of `after` pages read for one set of contacts: a round reads the next page of every contact that
- * has more. HubSpot pages a contact's associations 500 at a time (the v4 batch read's default), so this is
- * 50,000 associations of a type for one contact; past it the read fails naming the cap (page-bound.ts).
+ * has more, so this is the most pages of one type read for one contact (HubSpot documents no page size for
+ * the batch read); past it the read fails naming the cap (page-bound.ts).
  */
 const MAX_ASSOCIATION_ROUNDS = 100
-const ASSOCIATION_PAGE = 500
 
 /** The one batch error that means "none": a contact without associations of the type (answered in a 207). */
 const NO_ASSOCIATIONS = 'crm.associations.NO_ASSOCIATIONS_FOUND'
@@ -39,7 +38,7 @@ export async function readAssociatedIds(
   let pending: { id: string; after?: string }[] = contactIds.map((id) => ({ id }))
   for (let round = 0; pending.length > 0; round++) {
     if (round === MAX_ASSOCIATION_ROUNDS)
-      throw tooManyPages('HubSpot', `${type} for one contact`, MAX_ASSOCIATION_ROUNDS * ASSOCIATION_PAGE)
+      throw tooManyPages('HubSpot', `pages of ${type} for one contact`, MAX_ASSOCIATION_ROUNDS)
     const following: { id: string; after: string }[] = []
     for (let at = 0; at < pending.length; at += MAX_BATCH_INPUTS) {
       const batch = await ctx.client.json<HubspotAssociationBatch>({
