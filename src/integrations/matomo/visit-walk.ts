@@ -38,6 +38,10 @@ export async function fetchVisits(
  * position, items of that visit already given) is remembered in `ctx.cursors` with `asOf`, so the next
  * page starts there instead of walking again from the first visit. A page with no remembered cursor
  * starts a new listing as of now.
+ *
+ * Every read goes back to the listing's first visit (see fetchVisits), so a walk through visits that give
+ * few items (a sparse filter) grows its reads: each round asks for as many visits again as it has passed,
+ * and the visits read add up to a few times the visits walked, not their square over `pageSize`.
  */
 export async function walkVisits<T>(
   ctx: HandlerContext,
@@ -66,8 +70,9 @@ export async function walkVisits<T>(
     anchor = cursor.anchor
   }
   const out: T[] = []
+  let round = pageSize
   for (;;) {
-    const page = await readVisitsAsOf(ctx, params, asOf, visitOffset, pageSize, timezone, anchor)
+    const page = await readVisitsAsOf(ctx, params, asOf, visitOffset, round, timezone, anchor)
     for (let i = 0; i < page.length; i++) {
       const items = pick(page[i] as MatomoVisit, asOf)
       for (let j = i === 0 ? skip : 0; j < items.length; j++) {
@@ -92,8 +97,9 @@ export async function walkVisits<T>(
         position++
       }
     }
-    if (page.length < pageSize) return out
+    if (page.length < round) return out
     visitOffset += page.length
+    round = Math.max(round, visitOffset)
     anchor = { idVisit: String(page[page.length - 1]?.idVisit), inclusive: false }
     skip = 0
   }
