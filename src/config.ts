@@ -90,6 +90,11 @@ export interface OutboundSettings {
   readonly connectionConcurrency: number
   /** Calls a busy connection may queue beyond that (UNIGATE_PROVIDER_CONNECTION_QUEUE, default 64); more are answered 429. */
   readonly connectionQueue: number
+  /**
+   * While the JavaScript heap is past this percent of its limit, no provider answer is read into memory: such
+   * calls are answered 503 with Retry-After (UNIGATE_HEAP_SHED_PERCENT, default 75; 100 or more never sheds).
+   */
+  readonly heapShedPercent: number
 }
 
 export interface WebhookSettings {
@@ -244,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBodyBytes: int(env, 'UNIGATE_PROVIDER_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
       connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
       connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
+      heapShedPercent: int(env, 'UNIGATE_HEAP_SHED_PERCENT', 75, 1),
     },
     webhooks: loadWebhookSettings(env, databaseUrl === undefined),
     authorization: {

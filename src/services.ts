@@ -93,6 +93,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     maxBodyBytes: config.outbound.maxBodyBytes,
     connectionConcurrency: config.outbound.connectionConcurrency,
     connectionQueue: config.outbound.connectionQueue,
+    heapShedPercent: config.outbound.heapShedPercent,
   })
   const clientSettings = {
     timeoutMs: config.providerTimeoutMs,

@@ -18,10 +18,14 @@ async function startEndlessUmami(
 ): Promise<{
   url: string
   listCalls: () => number
+  /** Every request it received, the verification's included. */
+  requests: () => number
   close(): Promise<void>
 }> {
   let calls = 0
+  let requests = 0
   const server: Server = createServer((req, res) => {
+    requests++
     const url = new URL(req.url ?? '/', 'http://x')
     if (req.headers.authorization !== 'Bearer login-token' || url.pathname !== '/api/websites') {
       res.writeHead(404).end()
@@ -45,6 +49,7 @@ async function startEndlessUmami(
   return {
     url: `http://127.0.0.1:${port}`,
     listCalls: () => calls,
+    requests: () => requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
@@ -100,5 +105,31 @@ describe('a provider that answers pages far larger than asked', () => {
     )
     // Stopped by the bytes read (about 20 pages of 55 kB), long before the bound of 100 pages.
     expect(umami.listCalls()).toBeLessThan(25)
+  })
+})
+
+describe('a process short of memory', () => {
+  let h: Harness
+  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
+  beforeAll(async () => {
+    umami = await startEndlessUmami()
+    // Past 1 % of the heap limit: any running process is, so every answer to be read is refused.
+    const outbound = { ...testConfig('sqlite').outbound, heapShedPercent: 1 }
+    h = await startHarness('sqlite', { outbound })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await umami?.close()
+  })
+
+  it('answers 503 with Retry-After, sends the provider nothing, and stores no connection', async () => {
+    const res = await h.api<Rec>('POST', '/unified/connection', {
+      body: { integration_type: 'umami', auth: { api_key: 'login-token', api_url: `${umami.url}/api` } },
+    })
+    expect(res.status).toBe(503)
+    expect(res.headers['retry-after']).toBe('5')
+    expect(res.body.message).toContain('short of memory')
+    expect(umami.requests()).toBe(0)
+    expect((await h.api<unknown[]>('GET', '/unified/connection')).body).toEqual([])
   })
 })

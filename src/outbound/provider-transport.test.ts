@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ProviderAnswerTooLargeError, ProviderTimeoutError, ProviderUnreachableError } from '../errors.js'
+import {
+  ApiError,
+  ProviderAnswerTooLargeError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../errors.js'
 import {
   type OutboundAddress,
   ProviderTransport,
@@ -29,6 +34,7 @@ const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransp
   maxBodyBytes: 4096,
   connectionConcurrency: 4,
   connectionQueue: 4,
+  heapShedPercent: 75,
   ...over,
 })
 
@@ -141,6 +147,20 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
         }),
     )
     expect(total).toBe(10_000)
+  })
+
+  it('reads no answer into memory while the heap is past its mark: a 503 with Retry-After, nothing sent', async () => {
+    let used = 800
+    const t = transport({ heapShedPercent: 75, heapUse: () => ({ used, limit: 1000 }) })
+    const err = await t.fetch(at(`${provider.url}/ok`)).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).statusCode).toBe(503)
+    expect((err as ApiError).headers['retry-after']).toBe('5')
+    expect((err as Error).message).toMatch(/short of memory.*UNIGATE_HEAP_SHED_PERCENT, 75%/)
+    expect(provider.seen).toEqual([])
+    used = 700
+    expect((await t.fetch(at(`${provider.url}/ok`))).status).toBe(200)
+    expect(provider.seen).toEqual(['GET /ok'])
   })
 
   it('times out a provider that does not answer', async () => {

@@ -9,6 +9,7 @@ import {
 import { type GuardedRange, POLICY_REFUSAL_CODE } from './address-policy.js'
 import { GuardedAgentOnFirstUse } from './agent-on-first-use.js'
 import { ConnectionLimiter } from './connection-limiter.js'
+import { HeapGuard, type HeapUse } from './heap-guard.js'
 
 export interface ProviderTransportSettings {
   readonly allowAddresses: readonly GuardedRange[]
@@ -18,6 +19,10 @@ export interface ProviderTransportSettings {
   readonly maxBodyBytes: number
   readonly connectionConcurrency: number
   readonly connectionQueue: number
+  /** No answer is read into memory while the heap is past this percent of its limit (see HeapGuard). */
+  readonly heapShedPercent: number
+  /** The heap's use, V8's own unless a test gives another. */
+  readonly heapUse?: () => HeapUse
 }
 
 /**
@@ -73,6 +78,7 @@ export interface BufferedAnswer {
  */
 export class ProviderTransport {
   private readonly agent: GuardedAgentOnFirstUse
+  private readonly heap: HeapGuard
   readonly limiter: ConnectionLimiter
 
   constructor(readonly settings: ProviderTransportSettings) {
@@ -85,10 +91,15 @@ export class ProviderTransport {
       concurrency: settings.connectionConcurrency,
       queue: settings.connectionQueue,
     })
+    this.heap = new HeapGuard(settings.heapShedPercent, settings.heapUse)
   }
 
-  /** One exchange with the answer read into memory, up to the cap. */
+  /**
+   * One exchange with the answer read into memory, up to the cap; refused (503, nothing sent) while the
+   * process is short of memory.
+   */
   async fetch(url: OutboundAddress, call: OutboundCall = {}): Promise<BufferedAnswer> {
+    this.heap.check()
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {

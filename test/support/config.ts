@@ -28,6 +28,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       maxBodyBytes: 32 * 1024 * 1024,
       connectionConcurrency: 8,
       connectionQueue: 64,
+      heapShedPercent: 75,
     },
     webhooks: {
       minuteMs: 200,

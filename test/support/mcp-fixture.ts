@@ -116,6 +116,7 @@ export function fixtureConnection(
       maxBodyBytes: 32 * 1024 * 1024,
       connectionConcurrency: 8,
       connectionQueue: 64,
+      heapShedPercent: 75,
     }),
   })
   return { connection, integration, client }

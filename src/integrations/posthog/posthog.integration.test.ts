@@ -36,6 +36,7 @@ const transport = new ProviderTransport({
   maxBodyBytes: 32 * 1024 * 1024,
   connectionConcurrency: 8,
   connectionQueue: 64,
+  heapShedPercent: 75,
 })
 beforeAll(async () => {
   emulator = await startPosthogEmulator({

@@ -1,0 +1,44 @@
+import { getHeapStatistics } from 'node:v8'
+import { ApiError } from '../errors.js'
+
+/** The JavaScript heap in use and the most V8 lets it grow to (`--max-old-space-size`, or its default). */
+export interface HeapUse {
+  readonly used: number
+  readonly limit: number
+}
+
+export const v8HeapUse = (): HeapUse => {
+  const stats = getHeapStatistics()
+  return { used: stats.used_heap_size, limit: stats.heap_size_limit }
+}
+
+/** Seconds a refused caller is asked to wait: a few garbage collections' worth. */
+const RETRY_AFTER_SECONDS = 5
+
+/**
+ * Stops reading provider answers into memory while the process's heap is past `percent` of its limit. Each
+ * answer is capped in bytes and each operation in answer bytes (http-client.ts), but parsed JSON can take
+ * several times its text (about 1.2x for typical rows, ten times for a page of tiny objects such as a
+ * connection's own `api_url` can answer), and requests run side by side: without this, a few such requests
+ * at once take the heap to V8's limit, and the process, with every tenant's requests, dies. A refused call is
+ * a 503 with Retry-After; the operation that holds the memory fails with it too and frees it. A process that
+ * holds little never gets near the mark: V8 collects garbage long before its heap reaches the limit.
+ */
+export class HeapGuard {
+  constructor(
+    private readonly percent: number,
+    private readonly heapUse: () => HeapUse = v8HeapUse,
+  ) {}
+
+  /** Throws the 503 when the heap is past the mark; one V8 statistics read (about a microsecond). */
+  check(): void {
+    const { used, limit } = this.heapUse()
+    if (used * 100 <= limit * this.percent) return
+    throw new ApiError(
+      503,
+      `this Unigate process is short of memory (its heap is past UNIGATE_HEAP_SHED_PERCENT, ${this.percent}% of ` +
+        'its limit) and reads no more provider answers until some is freed; retry shortly',
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    )
+  }
+}
