@@ -18,7 +18,7 @@ const RETRY_AFTER_SECONDS = 5
 /**
  * Stops reading provider answers into memory while the process's heap is past `percent` of its limit. Each
  * answer is capped in bytes and each operation in answer bytes (http-client.ts), but parsed JSON can take
- * several times its text (about 1.2x for typical rows, ten times for a page of tiny objects such as a
+ * several times its text (about 1.2x for typical rows, twenty times for a page of empty objects such as a
  * connection's own `api_url` can answer), and requests run side by side: without this, a few such requests
  * at once take the heap to V8's limit, and the process, with every tenant's requests, dies. A refused call is
  * a 503 with Retry-After; the operation that holds the memory fails with it too and frees it. A process that
