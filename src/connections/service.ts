@@ -18,6 +18,7 @@ import type {
   Credentials,
   IntegrationDefinition,
 } from '../integrations/types.js'
+import { UnexpectedVerifyAnswer } from '../integrations/verify-answer.js'
 import type { GuardedRange } from '../outbound/index.js'
 import { nowIso } from '../store/index.js'
 import { addressProblem, checkAddresses, movedFields, secretsToResupply } from './addresses.js'
@@ -178,6 +179,16 @@ export class ConnectionService {
         throw new CredentialsNotVerified(
           502,
           `${integration.name} could not be reached to verify the credentials (${err.reason})`,
+        )
+      }
+      if (err instanceof UnexpectedVerifyAnswer) {
+        // A 2xx that is not the provider's documented answer: the address is not that provider. Named by
+        // the call only, never by what it answered (DESIGN 9).
+        throw new CredentialsNotVerified(
+          502,
+          `${integration.name} answered the verification call (${err.call}) with a response of an unexpected shape, not the one ${integration.name} documents`,
+          undefined,
+          { cause: err },
         )
       }
       if (err instanceof ApiError) throw err
