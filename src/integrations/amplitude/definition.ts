@@ -1,10 +1,19 @@
+import { Type } from '@sinclair/typebox'
 import { badRequest } from '../../errors.js'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { isTimeZone } from '../zones.js'
 import { eventHandlers } from './event.js'
 import { AMPLITUDE_REGIONS, amplitudeHosts } from './hosts.js'
 import { reportHandlers } from './report.js'
 import { visitorHandlers } from './visitor.js'
+
+/**
+ * User Search answers `{matches: [{user_id, amplitude_id}], type}`, `type` `nomatch` with no `matches` found
+ * (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/dashboard-rest.md, User Search; providers.md
+ * Amplitude; emulators/amplitude/routes.ts).
+ */
+const USER_SEARCH = Type.Object({ matches: Type.Array(Type.Object({})), type: Type.String() })
 
 /**
  * One API key and secret key pair is one Amplitude project, and Amplitude has no project API: there is
@@ -64,11 +73,15 @@ export default defineIntegration({
     if (zone && !isTimeZone(zone)) {
       throw badRequest(`project_timezone: '${zone}' is not an IANA time zone (for example Europe/Berlin)`)
     }
-    await client.json({
-      path: '/api/2/usersearch',
-      baseUrl: amplitudeHosts(credentials).analytics,
-      query: { user: 'unigate-credentials-check' },
-    })
+    await verifyCall(
+      client,
+      {
+        path: '/api/2/usersearch',
+        baseUrl: amplitudeHosts(credentials).analytics,
+        query: { user: 'unigate-credentials-check' },
+      },
+      USER_SEARCH,
+    )
     return { timezone: zone ?? 'UTC' }
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },

@@ -1,12 +1,25 @@
+import { Type } from '@sinclair/typebox'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { benefitHandlers } from './benefits.js'
 import { companyHandlers } from './company.js'
 import { employeeHandlers } from './employees.js'
 import { groupHandlers, locationHandlers } from './lists.js'
-import type { BamboohrCompany } from './types.js'
 
 /** The API key gateway (documentation.bamboohr.com/docs/getting-started): `{api_url}/{companyDomain}/v1`. */
 const DEFAULT_API_URL = 'https://api.bamboohr.com/api/gateway.php'
+
+/**
+ * `CompanyInformation`: "basic profile information for the company, including its legal name, display name,
+ * primary address, and contact phone number" (BambooHR/bhr-api-php@a6a10ca:specs/public.yaml,
+ * get-company-information; emulators/bamboohr/routes.ts). The spec lists no required fields, so the two names
+ * are checked where given, and the answer must carry at least one of them: a company always has a name.
+ */
+const NAME = Type.Union([Type.String(), Type.Null()])
+const COMPANY_INFORMATION = Type.Union([
+  Type.Object({ legalName: NAME, displayName: Type.Optional(NAME) }),
+  Type.Object({ legalName: Type.Optional(NAME), displayName: NAME }),
+])
 
 /**
  * BambooHR with an API key: employees (custom reports and employee reads), the company, departments and
@@ -58,7 +71,7 @@ export default defineIntegration({
     authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:x`).toString('base64')}`,
   }),
   async verify(client) {
-    const company = await client.json<BamboohrCompany>({ path: '/company_information' })
+    const company = await verifyCall(client, { path: '/company_information' }, COMPANY_INFORMATION)
     const name = company.displayName ?? company.legalName
     return name ? { company_name: name } : {}
   },

@@ -1,9 +1,16 @@
+import { Type } from '@sinclair/typebox'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { propertyHandlers, siteAccessOf } from './properties.js'
 import { reportHandlers } from './reports.js'
-import type { FathomToken } from './types.js'
 
 const DEFAULT_API_URL = 'https://api.usefathom.com/v1'
+
+/**
+ * "Get token": the token's `name` and its `abilities` (`*`, `all-sites-readonly`, `read:<site>`, ...), never its
+ * secret (https://usefathom.com/api/v1/account; emulators/fathom/routes/sites.ts).
+ */
+const TOKEN = Type.Object({ name: Type.String(), abilities: Type.Array(Type.String()) })
 
 /**
  * Fathom offers sites and aggregate reports. Its "events" are goal definitions, not recorded events, and
@@ -44,8 +51,8 @@ export default defineIntegration({
   // `GET /token` works for any valid token, where `GET /sites` needs all-sites access, so a
   // least-privilege site token can connect too (https://usefathom.com/api/v1/account, "Get token").
   async verify(client) {
-    const token = await client.json<FathomToken>({ path: '/token' })
-    return siteAccessOf(token.abilities ?? [])
+    const token = await verifyCall(client, { path: '/token' }, TOKEN)
+    return siteAccessOf(token.abilities)
   },
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   objects: {

@@ -15,11 +15,3 @@ export type FathomList<T> = { object: 'list'; url: string; has_more: boolean; da
 
 /** One aggregation row: aggregates (often numbers as strings) plus the grouping keys. */
 export type FathomRow = Record<string, string | number | null>
-
-/** `GET /v1/token` (https://usefathom.com/api/v1/account, "Get token"). */
-export type FathomToken = {
-  name?: string
-  abilities?: string[]
-  expires_at?: string | null
-  [key: string]: unknown
-}

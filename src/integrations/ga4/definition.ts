@@ -1,9 +1,24 @@
+import { Type } from '@sinclair/typebox'
 import { GOOGLE_SCOPES, googleAuthHeaders, googleOAuth2 } from '../google/oauth.js'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { ga4Events } from './events.js'
 import { GA4_REGIONS, ga4AdminBase } from './hosts.js'
 import { ga4Properties } from './properties.js'
 import { ga4Reports } from './reports.js'
+
+/**
+ * `ListAccountSummariesResponse`: `accountSummaries` (each with its `name` and `account`) and `nextPageToken`
+ * (googleapis/googleapis@99b25248:google/analytics/admin/v1beta/analytics_admin.proto; resources.proto
+ * `AccountSummary`; emulators/ga4/routes/admin.ts). The response has no `kind`, and proto3 JSON leaves out empty
+ * fields: a Google account with no Analytics account answers `{}`, which no check can tell from another JSON
+ * service answering `{}`. So only the fields given are checked, by type; an empty answer verifies, as an
+ * account whose owner has yet to create a GA4 account must.
+ */
+const ACCOUNT_SUMMARIES = Type.Object({
+  accountSummaries: Type.Optional(Type.Array(Type.Object({ name: Type.String(), account: Type.String() }))),
+  nextPageToken: Type.Optional(Type.String()),
+})
 
 export default defineIntegration({
   type: 'googleanalytics',
@@ -55,7 +70,7 @@ export default defineIntegration({
   authHeaders: googleAuthHeaders,
   // One account summary proves the token and its Analytics scope.
   verify: async (client) => {
-    await client.json({ path: '/v1beta/accountSummaries', query: { pageSize: 1 } })
+    await verifyCall(client, { path: '/v1beta/accountSummaries', query: { pageSize: 1 } }, ACCOUNT_SUMMARIES)
     return {}
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },

@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { applicationHandlers } from './applications.js'
 
 const DEFAULT_API_URL = 'https://harvest.greenhouse.io/v3'
@@ -6,6 +8,13 @@ const DEFAULT_API_URL = 'https://harvest.greenhouse.io/v3'
 const DEFAULT_TOKEN_URL = 'https://auth.greenhouse.io/token'
 /** "Access Token: 1 hour" (https://harvestdocs.greenhouse.io/docs/harvest-partner-oauth, Key Token Lifetimes). */
 const TOKEN_LIFETIME_MS = 60 * 60 * 1000
+
+/**
+ * Harvest v3 lists answer a bare JSON array of records, paged by the `Link` header, each application with its
+ * numeric `id` (https://harvestdocs.greenhouse.io/docs/list-endpoints, /docs/pagination;
+ * emulators/greenhouse/paging.ts `sendPage`, render.ts `renderApplication`).
+ */
+const APPLICATIONS_PAGE = Type.Array(Type.Object({ id: Type.Integer() }))
 
 /**
  * Greenhouse through Harvest v3 (Harvest v1/v2 were retired on 31 August 2026): applications (read), with
@@ -84,7 +93,7 @@ export default defineIntegration({
   },
   // The cheapest call the credential must be allowed anyway.
   async verify(client) {
-    await client.json({ path: '/applications', query: { per_page: 1 } })
+    await verifyCall(client, { path: '/applications', query: { per_page: 1 } }, APPLICATIONS_PAGE)
     return {}
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },

@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox'
 import { ApiError } from '../../errors.js'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { benefitHandlers } from './benefits.js'
 import { companyHandlers, companyPath } from './company.js'
 import { deductionHandlers } from './deductions.js'
@@ -8,13 +10,33 @@ import { GUSTO_API_URL, gustoOAuth2 } from './oauth.js'
 import { groupHandlers, locationHandlers } from './organization.js'
 import { GUSTO_PAGING } from './paging.js'
 import { payslipHandlers } from './payslips.js'
-import type { GustoCompany, GustoTokenInfo } from './types.js'
 
 /**
  * The API version every call asks for (`X-Gusto-API-Version`), the one the shapes here were read from;
  * without it Gusto uses the application's minimum version, which may answer other shapes.
  */
 export const GUSTO_API_VERSION = '2025-06-15'
+
+/**
+ * `GET /v1/token_info` (get-v1-token-info): the token's `scope` and its `resource`, `{type: "Company", uuid}` for a
+ * company token; `GET /v1/companies/{company_uuid}` (get-v1-companies): the Company, always with its `uuid`
+ * (Gusto/gusto-typescript-client@1fa8f82cfc47d70873cf22d57b14691e29879b2f:.speakeasy/logs/changes/new.openapi.yaml;
+ * emulators/gusto/routes.ts). A null resource is kept: it is a token of another kind, refused as such below.
+ */
+const TOKEN_INFO = Type.Object({
+  scope: Type.String(),
+  resource: Type.Union([
+    Type.Null(),
+    Type.Object({ type: Type.String(), uuid: Type.Optional(Type.String()) }),
+  ]),
+})
+const NULLABLE_STRING = Type.Optional(Type.Union([Type.String(), Type.Null()]))
+const COMPANY = Type.Object({
+  uuid: Type.String(),
+  name: NULLABLE_STRING,
+  trade_name: NULLABLE_STRING,
+  join_date: NULLABLE_STRING,
+})
 
 /**
  * Gusto (App Integrations API) with OAuth: the connected company, its employees, locations, departments as
@@ -39,7 +61,7 @@ export default defineIntegration({
   }),
   /** The token's company (`GET /v1/token_info`), then the company itself, for its name and join date. */
   async verify(client) {
-    const info = await client.json<GustoTokenInfo>({ path: '/v1/token_info' })
+    const info = await verifyCall(client, { path: '/v1/token_info' }, TOKEN_INFO)
     const id = info.resource?.type === 'Company' ? info.resource.uuid : undefined
     if (!id) {
       throw new ApiError(
@@ -47,7 +69,7 @@ export default defineIntegration({
         `auth: this Gusto token is not a company token (its resource is ${info.resource?.type ?? 'none'}); authorize a company`,
       )
     }
-    const company = await client.json<GustoCompany>({ path: companyPath(id) })
+    const company = await verifyCall(client, { path: companyPath(id) }, COMPANY)
     return {
       company_id: id,
       ...(company.trade_name || company.name

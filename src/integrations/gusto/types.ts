@@ -4,13 +4,6 @@
  * Money is a decimal string (`"1234.56"`) except in payroll employee compensations, where it is a number.
  */
 
-/** `GET /v1/token_info` (`Token-Info`). */
-export type GustoTokenInfo = {
-  scope?: string
-  resource?: { type?: string; uuid?: string } | null
-  resource_owner?: { type?: string; uuid?: string } | null
-}
-
 export type GustoCompanyAddress = {
   street_1?: string
   street_2?: string | null

@@ -1,7 +1,8 @@
+import { Type } from '@sinclair/typebox'
 import { type AuthField, defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { contactHandlers } from './contacts.js'
 import { hubspotOAuth2 } from './oauth.js'
-import type { HubspotAccount } from './types.js'
 
 const DEFAULT_API_URL = 'https://api.hubapi.com'
 
@@ -14,6 +15,17 @@ const SHARED_FIELDS: readonly AuthField[] = [
     description: `Default: ${DEFAULT_API_URL} (every HubSpot account, whatever its data hosting region)`,
   },
 ]
+
+/**
+ * `PortalInformationResponse`: `portalId` (an integer), `timeZone` and `uiDomain` among its required fields
+ * (HubSpot/HubSpot-public-api-spec-collection@99893791383254f52aa07662baeb98aad65cc710:
+ * PublicApiSpecs/Account/Account Info/Rollouts/144923/v3/accountInfo.json; emulators/hubspot/routes/account.ts).
+ */
+const ACCOUNT_DETAILS = Type.Object({
+  portalId: Type.Integer(),
+  timeZone: Type.String(),
+  uiDomain: Type.String(),
+})
 
 /**
  * HubSpot CRM contacts (CRM v3 objects API). A private app token or an OAuth token, both sent as a Bearer
@@ -49,7 +61,7 @@ export default defineIntegration({
   authHeaders: (c) => ({ authorization: `Bearer ${c.access_token ?? c.token ?? ''}` }),
   // The account's id and time zone; any token reads it (Account Info v3 spec: scope `oauth`).
   async verify(client) {
-    const account = await client.json<HubspotAccount>({ path: '/account-info/v3/details' })
+    const account = await verifyCall(client, { path: '/account-info/v3/details' }, ACCOUNT_DETAILS)
     return {
       portal_id: String(account.portalId),
       time_zone: account.timeZone,

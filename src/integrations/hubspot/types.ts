@@ -44,15 +44,6 @@ export type HubspotAssociationBatch = {
   }[]
 }
 
-/** `PortalInformationResponse` (Account/Account Info/Rollouts/144923/v3/accountInfo.json). */
-export type HubspotAccount = {
-  portalId: number
-  timeZone?: string
-  uiDomain?: string
-  dataHostingLocation?: string
-  [key: string]: unknown
-}
-
 /** One search filter (`Filter`), values as strings. */
 export type HubspotFilter = {
   propertyName: string

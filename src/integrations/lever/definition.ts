@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox'
 import { type AuthField, defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { leverApplicationPushes } from './native-webhooks.js'
 import { leverOAuth2 } from './oauth.js'
 import { opportunityHandlers } from './opportunities.js'
@@ -25,6 +27,15 @@ const API_URL_FIELD: AuthField = {
 }
 
 /**
+ * Every Lever list answers `{data: [...], hasNext, next?}` (https://hire.lever.co/developer/documentation#pagination;
+ * emulators/lever/paging.ts), an opportunity with its string `id` (#opportunities).
+ */
+const OPPORTUNITIES_PAGE = Type.Object({
+  data: Type.Array(Type.Object({ id: Type.String() })),
+  hasNext: Type.Boolean(),
+})
+
+/**
  * Lever through its API v1: opportunities (a candidate considered for a job) as applications, read-only, with
  * their offers as a slow field, and pushed to native webhooks through Lever's webhooks. A key needs read access
  * to opportunities, offers, stages and archive reasons (and webhooks access for native webhooks).
@@ -49,7 +60,7 @@ export default defineIntegration({
       ? { authorization: `Bearer ${c.access_token}` }
       : { authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:`).toString('base64')}` },
   async verify(client) {
-    await client.json({ path: '/opportunities', query: { limit: 1 } })
+    await verifyCall(client, { path: '/opportunities', query: { limit: 1 } }, OPPORTUNITIES_PAGE)
     return {}
   },
   // Lever documents no wait header on its 429: backoff then.

@@ -1,11 +1,20 @@
+import { Type } from '@sinclair/typebox'
 import { badRequest } from '../../errors.js'
 import { defineIntegration } from '../types.js'
+import { verifyAnswer } from '../verify-answer.js'
 import { callMatomo, MATOMO_FIXED_PARAMS } from './client.js'
 import { eventHandlers } from './event.js'
 import { propertyHandlers } from './property.js'
 import { reportHandlers } from './report.js'
 import { sessionHandlers } from './session.js'
 import { visitorHandlers } from './visitor.js'
+
+/**
+ * `API.getMatomoVersion` returns a string, which the JSON renderer answers as `{"value": "<version>"}`, as for
+ * every scalar (https://developer.matomo.org/api-reference/reporting-api, API.getMatomoVersion;
+ * emulators/matomo/api/dispatch.ts).
+ */
+const VERSION = Type.Object({ value: Type.String() })
 
 export default defineIntegration({
   type: 'matomo',
@@ -52,8 +61,9 @@ export default defineIntegration({
   // The token travels in each POST body (Matomo's recommendation), never in a header or URL.
   authHeaders: () => ({}),
   async verify(client, credentials) {
-    const version = await callMatomo<{ value?: string }>({ client, credentials }, 'API.getMatomoVersion')
-    return { matomo_version: typeof version?.value === 'string' ? version.value : undefined }
+    const method = 'API.getMatomoVersion'
+    const version = verifyAnswer(method, VERSION, await callMatomo<unknown>({ client, credentials }, method))
+    return { matomo_version: version.value }
   },
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   // A raw `method` would run any method the token allows (SitesManager.deleteSite under a read grant).

@@ -1,10 +1,26 @@
+import { Type } from '@sinclair/typebox'
 import { ProviderError } from '../../errors.js'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { eventHandlers } from './event.js'
 import { MIXPANEL_REGIONS, mixpanelHosts } from './hosts.js'
-import { projectsOf, propertyHandlers } from './property.js'
+import { meRequest, projectsIn, propertyHandlers } from './property.js'
 import { reportHandlers } from './report.js'
 import { visitorHandlers } from './visitor.js'
+
+/**
+ * `GET /api/app/me` answers `{status: "ok", results: {..., projects: {<id>: {name, timezone, ...}}}}`: undocumented
+ * (mixpanel/docs@ba22906:reference/service-accounts.mdx only calls it), the shape Mixpanel's own clients read
+ * (providers.md 3.3; emulators/mixpanel/routes-query.ts). `results.projects` is what verification reads.
+ */
+const ME = Type.Object({
+  results: Type.Object({
+    projects: Type.Record(
+      Type.String(),
+      Type.Object({ name: Type.Optional(Type.String()), timezone: Type.Optional(Type.String()) }),
+    ),
+  }),
+})
 
 export default defineIntegration({
   type: 'mixpanel',
@@ -61,14 +77,15 @@ export default defineIntegration({
     authorization: `Basic ${Buffer.from(`${c.username ?? ''}:${c.secret ?? ''}`).toString('base64')}`,
   }),
   async verify(client, credentials) {
-    const project = (await projectsOf({ client, credentials })).find(([id]) => id === credentials.project_id)
+    const me = await verifyCall(client, meRequest(credentials), ME)
+    const project = projectsIn(me).find(([id]) => id === credentials.project_id)
     if (!project) {
       throw new ProviderError(403, `the service account cannot see project ${credentials.project_id}`)
     }
     const [, info] = project
     return {
-      project_name: typeof info.name === 'string' ? info.name : undefined,
-      timezone: typeof info.timezone === 'string' ? info.timezone : undefined,
+      project_name: info.name,
+      timezone: info.timezone,
     }
   },
   // Mixpanel sends no Retry-After; its docs ask for exponential backoff on 429, 502 and 503.

@@ -1,16 +1,23 @@
 import { notFound } from '../../errors.js'
-import type { HandlerContext, ObjectHandlers } from '../types.js'
+import type { ProviderRequest } from '../http-client.js'
+import type { Credentials, HandlerContext, ObjectHandlers } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
 import { fromMixpanelProject } from './mappers.js'
 import type { MixpanelMe, MixpanelProject } from './provider-types.js'
 
-/** The projects the service account can see (App API `/api/app/me`); projects are made in the UI only. */
+/** The App API call that names the service account's projects; projects are made in the UI only. */
+export const meRequest = (credentials: Credentials): ProviderRequest => ({
+  path: '/api/app/me',
+  baseUrl: mixpanelHosts(credentials).query,
+})
+
+/** The projects an `/api/app/me` answer names, by id. */
+export const projectsIn = (me: MixpanelMe | undefined) =>
+  Object.entries(me?.results?.projects ?? {}) as Array<[string, MixpanelProject]>
+
+/** The projects the service account can see. */
 export async function projectsOf(ctx: Pick<HandlerContext, 'client' | 'credentials'>) {
-  const me = await ctx.client.json<MixpanelMe>({
-    path: '/api/app/me',
-    baseUrl: mixpanelHosts(ctx.credentials).query,
-  })
-  return Object.entries(me?.results?.projects ?? {}) as Array<[string, MixpanelProject]>
+  return projectsIn(await ctx.client.json<MixpanelMe>(meRequest(ctx.credentials)))
 }
 
 export const propertyHandlers: ObjectHandlers = {

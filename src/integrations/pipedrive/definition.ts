@@ -1,7 +1,8 @@
+import { Type } from '@sinclair/typebox'
 import { type AuthField, defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { pipedriveBaseUrl, pipedriveOAuth2 } from './oauth.js'
 import { personHandlers } from './persons.js'
-import type { PipedriveEnvelope, PipedriveMe } from './types.js'
 
 const API_URL_FIELD: AuthField = {
   name: 'api_url',
@@ -11,6 +12,19 @@ const API_URL_FIELD: AuthField = {
   description:
     'Default: https://api.pipedrive.com (or the company domain an OAuth token names); or https://<company>.pipedrive.com',
 }
+
+/**
+ * `GET /v1/users/me`: `{success: true, data: {id, company_id, company_domain, ...}}`, the user with its company's id
+ * and domain (https://developers.pipedrive.com/docs/api/v1/Users#getCurrentUser; emulators/pipedrive/routes/persons.ts).
+ */
+const CURRENT_USER = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    id: Type.Integer(),
+    company_id: Type.Integer(),
+    company_domain: Type.Optional(Type.String()),
+  }),
+})
 
 /**
  * Pipedrive persons as CRM contacts, through API v2 (`/api/v2/persons`: cursor paging, `updated_since`,
@@ -48,10 +62,10 @@ export default defineIntegration({
     c.access_token ? { authorization: `Bearer ${c.access_token}` } : { 'x-api-token': c.api_token ?? '' },
   // The token's user and company (Users API, still v1: GET /v1/users/me).
   async verify(client) {
-    const me = await client.json<PipedriveEnvelope<PipedriveMe>>({ path: '/api/v1/users/me' })
+    const me = await verifyCall(client, { path: '/api/v1/users/me' }, CURRENT_USER)
     return {
       user_id: String(me.data.id),
-      company_id: me.data.company_id === undefined ? undefined : String(me.data.company_id),
+      company_id: String(me.data.company_id),
       company_domain: me.data.company_domain,
     }
   },

@@ -53,13 +53,3 @@ export type PipedriveEnvelope<T> = {
   data: T
   additional_data?: { next_cursor?: string | null } | null
 }
-
-/** `GET /api/v1/users/me`: the user the token belongs to and its company. */
-export type PipedriveMe = {
-  id: number
-  name?: string
-  company_id?: number
-  company_domain?: string
-  timezone_name?: string
-  [key: string]: unknown
-}

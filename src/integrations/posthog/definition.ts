@@ -1,4 +1,6 @@
+import { type Static, Type } from '@sinclair/typebox'
 import { type AuthField, defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { eventHandlers } from './events.js'
 import { posthogExternalTools } from './external-tools.js'
 import { apiBaseUrl, authHeaders } from './hosts.js'
@@ -7,8 +9,28 @@ import { posthogOAuth2 } from './oauth.js'
 import { propertyHandlers } from './properties.js'
 import { reportHandlers } from './reports.js'
 import { sessionHandlers } from './sessions.js'
-import type { PosthogUser } from './types.js'
 import { visitorHandlers } from './visitors.js'
+
+const TEAM = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Optional(Type.Integer()),
+  api_token: Type.Optional(Type.String()),
+})
+
+/**
+ * `GET /api/users/@me/`: `UserSerializer` always sends the user's `uuid` and its current `organization`
+ * (`MeOrganizationSerializer`, null for a user without one), with its `teams`; `team` is the current team or
+ * null (PostHog/posthog@master:posthog/api/user.py; teams: PostHog/posthog@5debee2fd96b:posthog/api/shared.py
+ * `TeamBasicSerializer`; emulators/posthog/routes/me.ts). `team` may be missing on an older self-hosted PostHog.
+ */
+const ME = Type.Object({
+  uuid: Type.String(),
+  organization: Type.Union([
+    Type.Null(),
+    Type.Object({ id: Type.String(), teams: Type.Optional(Type.Array(TEAM)) }),
+  ]),
+  team: Type.Optional(Type.Union([Type.Null(), TEAM])),
+})
 
 /**
  * The default project is the user's current team's project. `/api/projects/{id}/` reads that project's first
@@ -16,7 +38,7 @@ import { visitorHandlers } from './visitors.js'
  * environment): so capture keeps that first team's key and id (`project_api_key`, `team_id`), found among the
  * organization's teams; without it (an older PostHog's `@me`) the key is read from the project when needed.
  */
-function defaultProjectOf(me: PosthogUser): Record<string, string | undefined> {
+function defaultProjectOf(me: Static<typeof ME>): Record<string, string | undefined> {
   const current = me.team ?? undefined
   if (!current) return {}
   const projectId = current.project_id ?? current.id
@@ -77,7 +99,7 @@ export default defineIntegration({
   baseUrl: apiBaseUrl,
   authHeaders,
   verify: async (client) => {
-    const me = await client.json<PosthogUser>({ path: '/api/users/@me/' })
+    const me = await verifyCall(client, { path: '/api/users/@me/' }, ME)
     return { organization_id: me.organization?.id, ...defaultProjectOf(me) }
   },
   // Not 504: PostHog answers it for a query stopped at its 60 s execution limit (ClickHouseQueryTimeOut,

@@ -1,28 +1,5 @@
 /** PostHog's wire shapes, as far as the integration reads them; everything else passes through in `raw`. */
 
-export interface PosthogTeam {
-  readonly id: number
-  readonly project_id?: number
-  readonly api_token?: string
-  readonly name?: string
-  readonly timezone?: string
-}
-
-/**
- * `@me`: `team` is the user's current team (any environment of any project), `organization.teams` every team
- * of the organization (PostHog/posthog@5debee2fd96b:posthog/api/shared.py `TeamBasicSerializer`).
- */
-export interface PosthogUser {
-  readonly uuid?: string
-  readonly email?: string
-  readonly organization?: {
-    readonly id: string
-    readonly name?: string
-    readonly teams?: readonly PosthogTeam[]
-  } | null
-  readonly team?: PosthogTeam | null
-}
-
 /** A project as lists (basic serializer) and detail views (full serializer) return it. */
 export interface PosthogProject extends Record<string, unknown> {
   readonly id: number

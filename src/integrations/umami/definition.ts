@@ -1,9 +1,23 @@
+import { Type } from '@sinclair/typebox'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { eventHandlers } from './events.js'
 import { apiUrlOf, hostingOf, umamiAuthHeaders } from './hosting.js'
 import { propertyHandlers } from './properties.js'
 import { reportHandlers } from './reports.js'
 import { sessionHandlers } from './sessions.js'
+
+/**
+ * `GET /websites` answers a `WebsitePage`, `{data, count, page, pageSize, orderBy, search}`, every key set
+ * by `pagedQuery` whatever the rows (umami-software/umami@v3.1.0:src/lib/prisma.ts `pagedQuery`,
+ * src/app/api/websites/route.ts; emulators/umami/routes/websites.ts `listWebsites`; providers.md, Umami).
+ */
+const WEBSITE_PAGE = Type.Object({
+  data: Type.Array(Type.Object({ id: Type.String() })),
+  count: Type.Number(),
+  page: Type.Number(),
+  pageSize: Type.Number(),
+})
 
 export default defineIntegration({
   type: 'umami',
@@ -56,7 +70,7 @@ export default defineIntegration({
   baseUrl: apiUrlOf,
   authHeaders: umamiAuthHeaders,
   async verify(client, credentials) {
-    await client.json({ path: '/websites', query: { page: 1, pageSize: 1 } })
+    await verifyCall(client, { path: '/websites', query: { page: 1, pageSize: 1 } }, WEBSITE_PAGE)
     return { hosting: hostingOf(credentials) }
   },
   // Umami sends no wait header on 429; Retry-After is honoured should a proxy in front add one.

@@ -1,10 +1,23 @@
+import { Type } from '@sinclair/typebox'
 import { badRequest, ProviderError } from '../../errors.js'
 import { GOOGLE_SCOPES, googleAuthHeaders, googleOAuth2 } from '../google/oauth.js'
 import { defineIntegration } from '../types.js'
+import { verifyCall } from '../verify-answer.js'
 import { youtubeDataBase } from './hosts.js'
 import { youtubeChannels } from './properties.js'
-import type { YoutubeChannelList } from './provider-types.js'
 import { youtubeReports } from './reports.js'
+
+/**
+ * channels.list answers a `channelListResponse`: its `kind` ("youtube#channelListResponse") and `etag` always,
+ * `items` (each channel with its `id`) left out when no channel matches, as Google leaves out empty lists
+ * (https://developers.google.com/youtube/v3/docs/channels/list#response; providers.md 8.3;
+ * emulators/youtube/routes/channels.ts). An account without a channel still names the response's `kind`.
+ */
+const CHANNEL_LIST = Type.Object({
+  kind: Type.Literal('youtube#channelListResponse'),
+  etag: Type.String(),
+  items: Type.Optional(Type.Array(Type.Object({ id: Type.String() }))),
+})
 
 export default defineIntegration({
   type: 'youtube',
@@ -48,29 +61,26 @@ export default defineIntegration({
   // One channel read (1 quota unit) proves the token and finds the channel reports default to.
   verify: async (client, credentials) => {
     const owner = credentials.content_owner_id
-    const res = await client
-      .json<YoutubeChannelList>({
+    const res = await verifyCall(
+      client,
+      {
         path: '/youtube/v3/channels',
         query: owner
           ? { part: 'id', managedByMe: 'true', onBehalfOfContentOwner: owner, maxResults: 1 }
           : { part: 'id', mine: 'true' },
-      })
-      .catch((err: unknown) => {
-        // Acting for a content owner takes the youtubepartner scope, on the Data API and on content-owner
-        // reports alike (https://developers.google.com/youtube/v3/docs/channels/list#auth,
-        // https://developers.google.com/youtube/analytics/content_owner_reports).
-        if (
-          owner &&
-          err instanceof ProviderError &&
-          err.status === 403 &&
-          /scope/i.test(err.providerMessage)
-        ) {
-          throw badRequest(
-            `content_owner_id: acting for content owner ${owner} needs a token granted the youtubepartner scope`,
-          )
-        }
-        throw err
-      })
+      },
+      CHANNEL_LIST,
+    ).catch((err: unknown) => {
+      // Acting for a content owner takes the youtubepartner scope, on the Data API and on content-owner
+      // reports alike (https://developers.google.com/youtube/v3/docs/channels/list#auth,
+      // https://developers.google.com/youtube/analytics/content_owner_reports).
+      if (owner && err instanceof ProviderError && err.status === 403 && /scope/i.test(err.providerMessage)) {
+        throw badRequest(
+          `content_owner_id: acting for content owner ${owner} needs a token granted the youtubepartner scope`,
+        )
+      }
+      throw err
+    })
     if (owner) return {}
     const channel = res.items?.[0]?.id
     if (!channel) throw badRequest('this Google account has no YouTube channel')
