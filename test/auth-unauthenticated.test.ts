@@ -20,9 +20,12 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
   let hanging: Recorder
   let answering: Recorder
   let webPage: Recorder
+  let emptyObject: Recorder
   beforeAll(async () => {
     answering = await startRecorder({ status: 200, body: 'null' })
     webPage = await startRecorder({ status: 200, body: '<html>intranet wiki</html>' })
+    // JSON, but not PostHog's `@me`: an internal service answering `{}` must not pass for PostHog.
+    emptyObject = await startRecorder({ status: 200, body: '{}' })
     posthog = await startPosthog()
     failing = await startRecorder({ status: 500, body: INTERNAL_BODY })
     hanging = await startRecorder({ status: 'hang' })
@@ -37,6 +40,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
       hanging?.close(),
       answering?.close(),
       webPage?.close(),
+      emptyObject?.close(),
     ])
   })
 
@@ -73,6 +77,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
       failing.url,
       answering.url,
       webPage.url,
+      emptyObject.url,
       posthog.url,
     ]) {
       const res = await browserPost(await keyPage(), { token: 'phx_x', api_url })
@@ -87,6 +92,7 @@ describe.each(storeKinds())('the unauthenticated authorization endpoints on %s',
     const url = await keyPage()
     const tries = [
       { token: 'phx_x', api_url: answering.url },
+      { token: 'phx_x', api_url: emptyObject.url },
       { token: 'phx_x', api_url: failing.url },
       { token: 'phx_x', api_url: hanging.url },
       { token: 'phx_x', api_url: 'not a url' },
