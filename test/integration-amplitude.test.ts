@@ -9,7 +9,7 @@ import {
   writeZip,
 } from '../emulators/amplitude/index.js'
 import type { Config } from '../src/config.js'
-import { EXPORT_UNPACKED_CAP_BYTES } from '../src/integrations/amplitude/event.js'
+import { EXPORT_UNPACKED_CAP_BYTES } from '../src/integrations/amplitude/export-archive.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import {
@@ -218,6 +218,53 @@ describe('Amplitude through Unigate', () => {
     expect(spans[0]).toBe(23 * HOUR_MS)
     expect(spans.at(-1)).toBe(0)
     emu.clearFaults()
+  })
+
+  it('lists the earliest page of an archive of 150,000 events, holding a page, not the archive', async () => {
+    // Far before the seeded data: every other export hour answers 404 (no data).
+    const start = Math.floor((until - 200 * DAY_MS) / HOUR_MS) * HOUR_MS
+    const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000')
+    const lines: string[] = []
+    for (let i = 0; i < 150_000; i++) {
+      const t = stamp(start + (i % 3600) * 1000)
+      lines.push(
+        JSON.stringify({
+          uuid: `big-${String(i).padStart(6, '0')}`,
+          event_type: 'x',
+          event_time: t,
+          server_upload_time: t,
+          user_id: `u${i % 50}`,
+          amplitude_id: i % 50,
+        }),
+      )
+    }
+    emu.fault({
+      status: 200,
+      times: 1,
+      pathPattern: '^/api/2/export$',
+      rawBody: writeZip([{ name: '1/1.json.gz', data: gzipSync(`${lines.join('\n')}\n`) }]),
+      headers: { 'content-type': 'application/zip' },
+    })
+    const res = await h.api<Rec[]>('GET', `${base()}/event`, {
+      query: {
+        start_gte: new Date(start).toISOString(),
+        end_lt: new Date(start + HOUR_MS).toISOString(),
+        limit: '5',
+        fields: 'id,created_at',
+      },
+    })
+    emu.clearFaults()
+    // Before, every event of the archive was kept and spread into one push: past about 120,000 the stack
+    // overflowed, and the list answered 502.
+    expect(res.status).toBe(200)
+    expect(res.body.map((e) => e.id)).toEqual([
+      'big-000000',
+      'big-003600',
+      'big-007200',
+      'big-010800',
+      'big-014400',
+    ])
+    expect(res.body.every((e) => e.created_at === new Date(start).toISOString())).toBe(true)
   })
 
   it('maps fields and filters by visitor, session and type, exactly', async () => {

@@ -1,6 +1,6 @@
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventsOfExportArchive } from '../../src/integrations/amplitude/event.js'
+import { eventsOfExportArchive } from '../../src/integrations/amplitude/export-archive.js'
 import {
   type AmplitudeEmulator,
   DEFAULT_API_KEY,
@@ -29,7 +29,7 @@ describe('Amplitude emulator strictness', () => {
   it('exports a zip of gzipped JSON lines by upload hour, 404 without data, 400 past 365 days', async () => {
     const zip = await get('/api/2/export?start=20240501T00&end=20240531T23')
     expect(zip.type).toBe('application/zip')
-    const events = eventsOfExportArchive(zip.body)
+    const events = await eventsOfExportArchive(zip.body)
     expect(events).toHaveLength(emu.state.events.length)
     expect(events[0]?.event_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/)
     expect((await get('/api/2/export?start=20200101T00&end=20200101T05')).status).toBe(404)

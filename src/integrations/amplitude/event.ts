@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { gunzipSync } from 'node:zlib'
 import { badRequest, ProviderAnswerTooLargeError, ProviderError, ProviderTimeoutError } from '../../errors.js'
 import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { getBinary } from './binary.js'
+import { ExportReadBudget, readExportArchive } from './export-archive.js'
 import { amplitudeHosts } from './hosts.js'
 import { AMPLITUDE_STRINGS } from './limits.js'
 import {
@@ -16,7 +16,6 @@ import {
   toAmplitudeEvent,
 } from './mappers.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
-import { readZip, TOO_LARGE } from './zip.js'
 
 const HOUR_MS = 3_600_000
 /** The export refuses ranges longer than this. */
@@ -36,45 +35,6 @@ export const exportHour = (ms: number) => {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}`
 }
 
-/**
- * The most one export archive may unpack to, zip and gzip layers together. The download is capped
- * (UNIGATE_PROVIDER_MAX_BODY_BYTES), but a kilobyte of deflate can unpack to hundreds of megabytes, on the
- * event loop: past this cap the archive counts as too large, and the range is read in smaller pieces.
- */
-export const EXPORT_UNPACKED_CAP_BYTES = 256 * 1024 * 1024
-
-/** An export archive that unpacks to more than EXPORT_UNPACKED_CAP_BYTES. */
-export class ExportUnpackedTooLargeError extends ProviderAnswerTooLargeError {
-  constructor() {
-    super(
-      EXPORT_UNPACKED_CAP_BYTES,
-      `its export archive unpacks to more than ${EXPORT_UNPACKED_CAP_BYTES} bytes, the cap on an unpacked export`,
-    )
-    this.name = 'ExportUnpackedTooLargeError'
-  }
-}
-
-/** The export archive: a zip of `*.json.gz` files, one JSON event per line, unpacked within the cap. */
-export function eventsOfExportArchive(zip: Buffer): AmplitudeExportEvent[] {
-  const out: AmplitudeExportEvent[] = []
-  let budget = EXPORT_UNPACKED_CAP_BYTES
-  try {
-    for (const entry of readZip(zip, budget)) {
-      budget -= entry.data.length
-      const data = entry.name.endsWith('.gz')
-        ? gunzipSync(entry.data, { maxOutputLength: Math.max(1, budget) })
-        : entry.data
-      if (entry.name.endsWith('.gz')) budget -= data.length
-      for (const line of data.toString('utf8').split('\n'))
-        if (line.trim() !== '') out.push(JSON.parse(line) as AmplitudeExportEvent)
-    }
-  } catch (err) {
-    if ((err as { code?: unknown }).code === TOO_LARGE) throw new ExportUnpackedTooLargeError()
-    throw err
-  }
-  return out
-}
-
 /** The upload window one export request covers at first: a day (`T00` to `T23`, as Amplitude suggests). */
 export const EXPORT_CHUNK_MS = 24 * HOUR_MS
 
@@ -91,14 +51,17 @@ const isTooLarge = (err: unknown) =>
 
 /**
  * One export request for upload hours [from, to], halving `chunk` (down to an hour) while the range is too
- * large (isTooLarge). Answers the events and the chunk size that worked.
+ * large (isTooLarge); its events go to `onEvent` one at a time (see readExportArchive), within `budget`.
+ * Answers the chunk size that worked, where the range read ended, and how many events it held.
  */
 export async function exportRange(
   ctx: HandlerContext,
   from: number,
   to: number,
   chunk: number,
-): Promise<{ events: AmplitudeExportEvent[]; chunk: number; end: number }> {
+  budget: ExportReadBudget,
+  onEvent: (event: AmplitudeExportEvent) => void,
+): Promise<{ chunk: number; end: number; events: number }> {
   for (let size = chunk; ; size = Math.max(HOUR_MS, Math.floor(size / 2 / HOUR_MS) * HOUR_MS)) {
     const end = Math.min(to, from + size - HOUR_MS)
     const url = new URL(`${amplitudeHosts(ctx.credentials).analytics}/api/2/export`)
@@ -111,7 +74,8 @@ export async function exportRange(
     }
     try {
       const zip = await getBinary(ctx.client, url, { accept: 'application/zip' })
-      return { events: zip ? eventsOfExportArchive(zip) : [], chunk: size, end }
+      const events = zip ? await readExportArchive(zip, budget, onEvent) : 0
+      return { chunk: size, end, events }
     } catch (err) {
       if (!isTooLarge(err)) throw err
       if (size === HOUR_MS) {
@@ -180,17 +144,51 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     return true
   }
   const want = q.offset + q.limit
-  const kept: UnifiedRecord[] = []
+  const earliest = new EarliestRecords(want)
+  const budget = new ExportReadBudget()
   let chunk = EXPORT_CHUNK_MS
   for (let at = from; at <= to; ) {
-    const part = await exportRange(ctx, at, to, chunk)
+    const part = await exportRange(ctx, at, to, chunk, budget, (event) => {
+      const record = fromAmplitudeEvent(event)
+      if (keep(record)) earliest.add(record)
+    })
     chunk = part.chunk
     at = part.end + HOUR_MS
-    kept.push(...part.events.map(fromAmplitudeEvent).filter(keep))
-    const settled = at - UPLOAD_LATENESS_MS
-    if (kept.filter((e) => time(e) < settled).length >= want) break
+    if (earliest.countBefore(at - UPLOAD_LATENESS_MS) >= want) break
   }
-  return kept.sort(byTimeThenId).slice(q.offset, want)
+  return earliest.sorted().slice(q.offset, want)
+}
+
+/**
+ * The `size` earliest records given (by time, then id): what a page up to `size` can hold, however many
+ * an export answers. Candidates are gathered and cut back to `size` whenever they pass twice that, so a
+ * large archive never holds more than a few pages of records at once.
+ */
+class EarliestRecords {
+  private records: UnifiedRecord[] = []
+
+  constructor(private readonly size: number) {}
+
+  add(record: UnifiedRecord): void {
+    this.records.push(record)
+    if (this.records.length >= 2 * this.size + 1_000) this.cut()
+  }
+
+  /** How many of the earliest are before `ms`: once `size` are, no later event can change the page. */
+  countBefore(ms: number): number {
+    this.cut()
+    return this.records.filter((e) => time(e) < ms).length
+  }
+
+  sorted(): UnifiedRecord[] {
+    this.cut()
+    return this.records
+  }
+
+  private cut(): void {
+    this.records.sort(byTimeThenId)
+    if (this.records.length > this.size) this.records.length = this.size
+  }
 }
 
 const time = (e: UnifiedRecord) => (e.created_at as Date | undefined)?.getTime() ?? 0

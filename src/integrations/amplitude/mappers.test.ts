@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { eventsOfExportArchive, exportHour } from './event.js'
+import { exportHour } from './event.js'
+import { eventsOfExportArchive } from './export-archive.js'
 import { amplitudeHosts } from './hosts.js'
 import {
   countryCodeOf,
@@ -20,12 +21,12 @@ const archive = Buffer.from(
 )
 
 describe('Amplitude export archive', () => {
-  it('reads stored and deflated zip entries of gzipped JSON lines', () => {
+  it('reads stored and deflated zip entries of gzipped JSON lines', async () => {
     expect(readZip(archive).map((e) => e.name)).toEqual([
       '987654/987654_2024-05-01_10#0.json.gz',
       '987654/987654_2024-05-01_11#0.json.gz',
     ])
-    expect(eventsOfExportArchive(archive).map((e) => e.event_type)).toEqual([
+    expect((await eventsOfExportArchive(archive)).map((e) => e.event_type)).toEqual([
       '[Amplitude] Page Viewed',
       'purchase',
     ])
@@ -40,9 +41,9 @@ describe('Amplitude export archive', () => {
   })
 })
 
-describe('Amplitude mappers', () => {
-  const [page, purchase] = eventsOfExportArchive(archive).map(fromAmplitudeEvent)
+const [page, purchase] = (await eventsOfExportArchive(archive)).map(fromAmplitudeEvent)
 
+describe('Amplitude mappers', () => {
   it('maps a web page view', () => {
     expect(page).toMatchObject({
       id: 'e1f00000-0000-4000-8000-000000000001',

@@ -1,5 +1,6 @@
 import type { HandlerContext, ListQuery } from '../types.js'
 import { EXPORT_CHUNK_MS, exportRange } from './event.js'
+import { ExportReadBudget } from './export-archive.js'
 import { DEVICE_VISITOR_PREFIX, fromAmplitudeTime } from './mappers.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 
@@ -31,39 +32,57 @@ const uploadHourOf = (e: AmplitudeExportEvent) => {
 }
 
 /**
- * The users of one export answer not seen before, in list order. A user's id is its user id when an event
- * of its first upload hour carries one, else `device:<device id>` (how events name an anonymous visitor):
- * decided from that hour alone, so the id does not depend on how many hours one request happened to read.
+ * The users of one export answer not seen before, in list order, gathered an event at a time. A user's id is
+ * its user id when an event of its first upload hour carries one, else `device:<device id>` (how events name
+ * an anonymous visitor): decided from that hour alone, so the id does not depend on how many hours one
+ * request happened to read. Only the first `room` are wanted: users whose first hour is later than that of
+ * the `room` earliest are let go as the answer is read (a user let go comes back only with an earlier
+ * hour, whose events all follow), so a busy archive holds a few pages of users, not all of them.
  */
-function newcomers(events: readonly AmplitudeExportEvent[], known: ReadonlySet<number>): SeenVisitor[] {
-  const firstHour = new Map<number, number>()
-  for (const e of events) {
-    const hour = uploadHourOf(e)
-    if (typeof e.amplitude_id !== 'number' || hour === undefined || known.has(e.amplitude_id)) continue
-    firstHour.set(e.amplitude_id, Math.min(hour, firstHour.get(e.amplitude_id) ?? hour))
-  }
-  const identity = new Map<number, { user?: string; device?: string }>()
-  for (const e of events) {
+class Newcomers {
+  private readonly first = new Map<number, { hour: number; user?: string; device?: string }>()
+
+  constructor(
+    private readonly known: ReadonlySet<number>,
+    private readonly room: number,
+  ) {}
+
+  add(e: AmplitudeExportEvent): void {
     const id = e.amplitude_id
-    if (typeof id !== 'number' || !firstHour.has(id) || uploadHourOf(e) !== firstHour.get(id)) continue
-    const seen = identity.get(id) ?? {}
-    identity.set(id, {
-      user: seen.user ?? (e.user_id || undefined),
-      device: seen.device ?? (e.device_id || undefined),
-    })
+    const hour = uploadHourOf(e)
+    if (typeof id !== 'number' || hour === undefined || this.known.has(id)) return
+    const seen = this.first.get(id)
+    if (seen === undefined || hour < seen.hour) {
+      this.first.set(id, { hour, user: e.user_id || undefined, device: e.device_id || undefined })
+      if (this.first.size >= 2 * this.room + 1_000) this.letGo()
+    } else if (hour === seen.hour) {
+      seen.user ??= e.user_id || undefined
+      seen.device ??= e.device_id || undefined
+    }
   }
-  const out: SeenVisitor[] = []
-  for (const [amplitudeId, hour] of firstHour) {
-    const { user, device } = identity.get(amplitudeId) ?? {}
-    out.push({
-      id: user ?? (device ? `${DEVICE_VISITOR_PREFIX}${device}` : String(amplitudeId)),
-      amplitude_id: amplitudeId,
-      user_id: user ?? null,
-      device_id: device ?? null,
-      firstHour: hour,
-    })
+
+  /** The newcomers in list order: upload hour of their first event, then id. */
+  list(): SeenVisitor[] {
+    const out: SeenVisitor[] = []
+    for (const [amplitudeId, { hour, user, device }] of this.first) {
+      out.push({
+        id: user ?? (device ? `${DEVICE_VISITOR_PREFIX}${device}` : String(amplitudeId)),
+        amplitude_id: amplitudeId,
+        user_id: user ?? null,
+        device_id: device ?? null,
+        firstHour: hour,
+      })
+    }
+    return out.sort((a, b) => a.firstHour - b.firstHour || a.id.localeCompare(b.id))
   }
-  return out.sort((a, b) => a.firstHour - b.firstHour || a.id.localeCompare(b.id))
+
+  /** Lets go of the users first seen after the hour of the `room`th earliest (never one at that hour). */
+  private letGo(): void {
+    const hours = [...this.first.values()].map((v) => v.hour).sort((a, b) => a - b)
+    const last = hours[this.room - 1]
+    if (last === undefined) return
+    for (const [id, v] of this.first) if (v.hour > last) this.first.delete(id)
+  }
 }
 
 /**
@@ -82,11 +101,13 @@ export async function seenVisitors(ctx: HandlerContext, q: ListQuery): Promise<S
   const seen: SeenVisitor[] = []
   const known = new Set<number>()
   let chunk = EXPORT_CHUNK_MS
+  const budget = new ExportReadBudget()
   for (let at = from; at <= to && seen.length < want; ) {
-    const part = await exportRange(ctx, at, to, chunk)
+    const found = new Newcomers(known, want - seen.length)
+    const part = await exportRange(ctx, at, to, chunk, budget, (e) => found.add(e))
     at = part.end + HOUR_MS
-    chunk = part.events.length < SPARSE_EVENTS ? Math.min(MAX_CHUNK_MS, part.chunk * 2) : part.chunk
-    for (const v of newcomers(part.events, known)) {
+    chunk = part.events < SPARSE_EVENTS ? Math.min(MAX_CHUNK_MS, part.chunk * 2) : part.chunk
+    for (const v of found.list()) {
       known.add(v.amplitude_id)
       seen.push(v)
     }
