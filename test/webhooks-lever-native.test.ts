@@ -201,6 +201,10 @@ describe('native webhooks with Lever', () => {
     )
     // Signed with a real key, but for an event this webhook's Lever webhook for it did not sign.
     expect((await post(updated, leverCall('applicationCreated', stageKey, opportunityId))).status).toBe(401)
+    // An event named after an object's inherited members finds no key (it used to reach createHmac: a 500).
+    for (const event of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      expect((await post(updated, leverCall(event, 'guessed', opportunityId))).status, event).toBe(401)
+    }
     expect(server.receiver.accepted(updated)).toEqual([])
     // Signed, but Lever cannot answer the read back now: 503, so Lever sends the call again; nothing delivered.
     emulator.fault({ status: 503, times: 10, pathPattern: `^/v1/opportunities/${opportunityId}$` })

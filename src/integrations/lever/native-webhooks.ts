@@ -129,8 +129,10 @@ export function leverCallIsSigned(call: NativeCall, secret: string, nowMs: numbe
   const at = triggeredAtMs(body)
   if (at === undefined || at < nowMs - LEVER_CALL_MAX_AGE_MS || at > nowMs + LEVER_CALL_MAX_SKEW_MS)
     return false
-  const key = signingKeysOf(secret)[body.event as LeverWebhookEvent]
-  if (!key) return false
+  // Own keys only: an event named `constructor` or `toString` must not find Object.prototype's methods.
+  const keys = signingKeysOf(secret)
+  const key = Object.hasOwn(keys, body.event) ? keys[body.event as LeverWebhookEvent] : undefined
+  if (typeof key !== 'string' || key === '') return false
   return secretsEqual(body.signature, leverSignature(key, body.token, body.triggeredAt))
 }
 
