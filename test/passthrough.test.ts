@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -65,6 +66,24 @@ describe('passthrough to the provider', () => {
     expect(r?.headers.cookie).toBeUndefined()
     expect(r?.headers['x-custom']).toBe('kept')
     expect(JSON.stringify(r?.headers)).not.toContain(h.apiKey)
+  })
+
+  it('answers a call sent with expect: 100-continue, without passing the expectation on', async () => {
+    // Node's own client: undici's refuses to send the header at all.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = httpRequest(`${h.url}/passthrough/${conn}/api/users/@me/`, {
+        headers: { authorization: `Bearer ${h.apiKey}`, expect: '100-continue' },
+      })
+      req.on('response', (res) => {
+        res.resume()
+        resolve(res.statusCode)
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(status).toBe(200)
+    const [r] = emulator.requests()
+    expect(r?.headers.expect).toBeUndefined()
   })
 
   it('forwards a JSON body with its method and relays the provider status and body unchanged', async () => {

@@ -21,7 +21,9 @@ const HOP_BY_HOP = new Set([
   'upgrade',
   'host',
 ])
-const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'authorization', 'cookie', 'content-length'])
+// `expect: 100-continue` is answered between the caller and Unigate (Node's server sends the 100); undici
+// refuses to send it on (UND_ERR_NOT_SUPPORTED), which made the call a 502 naming the provider unreachable.
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'authorization', 'cookie', 'content-length', 'expect'])
 
 const PREFIX = /^\/passthrough\/([^/?]+)\/?([^?]*)(?:\?(.*))?$/
 
