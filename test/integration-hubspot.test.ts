@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_HUBSPOT_TOKEN,
@@ -64,6 +65,29 @@ describe('HubSpot through Unigate', () => {
     const archived = await h.api<Rec[]>('GET', base(), { query: { raw: 'archived=false', limit: 1 } })
     expect(archived.status).toBe(200)
     expect(sent('/crm/v3/objects/contacts')[0]?.query.archived).toBe('false')
+  })
+
+  it('refuses an id of .. (which would read another HubSpot address) with a 400, calling HubSpot nothing', async () => {
+    emu.clearRequests()
+    // Sent as typed (curl --path-as-is): a URL parser on the client's side would resolve the dots away.
+    const asTyped = (path: string) =>
+      new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(h.url)
+        const req = httpRequest({ hostname, port, path, headers: { authorization: `Bearer ${h.apiKey}` } })
+        req.on('response', (res) => {
+          let body = ''
+          res.on('data', (c: Buffer) => (body += c.toString()))
+          res.on('end', () => resolve({ status: res.statusCode, body }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    for (const id of ['..', '%2E%2E', '.', '%2e']) {
+      const res = await asTyped(`${base()}/${id}`)
+      expect(res.status, id).toBe(400)
+      expect(res.body, id).toMatch(/is not an id or filter value Unigate sends on/)
+    }
+    expect(emu.requests()).toEqual([])
   })
 
   it('pages the plain list with the after cursor, remembering it so the next page is one call', async () => {

@@ -29,10 +29,36 @@ describe('ProviderClient.targetFor', () => {
       origin: 'https://ingest.example.com:8443',
       path: '/objects',
     })
-    // What the URL parser resolves and encodes, it has resolved and encoded.
-    expect(c.targetFor('/a/../b c/é')).toEqual({
+    // What the URL parser encodes, it has encoded.
+    expect(c.targetFor('/a/b c/é')).toEqual({
       origin: 'https://api.example.com',
-      path: '/crm/v3/b%20c/%C3%A9',
+      path: '/crm/v3/a/b%20c/%C3%A9',
+    })
+  })
+
+  it('refuses a path with a dot segment (an id of ..), plain or percent-encoded, with a 400', () => {
+    const c = client('https://api.example.com/crm/v3/')
+    for (const path of [
+      '/objects/contacts/..',
+      '/objects/../x',
+      '/websites/./events',
+      '/a/%2E%2e/b',
+      '/a/.%2E',
+    ]) {
+      let refused: unknown
+      try {
+        c.targetFor(path)
+      } catch (err) {
+        refused = err
+      }
+      expect(refused, path).toBeInstanceOf(ApiError)
+      expect((refused as ApiError).statusCode, path).toBe(400)
+      expect((refused as ApiError).message, path).toMatch(/is not an id or filter value Unigate sends on/)
+    }
+    // Dots inside a segment are any other character; a query is not a path.
+    expect(c.targetFor('/a/.../..b/v1.2?next=../x')).toEqual({
+      origin: 'https://api.example.com',
+      path: '/crm/v3/a/.../..b/v1.2?next=../x',
     })
   })
 

@@ -1,4 +1,4 @@
-import { ApiError, ProviderError } from '../errors.js'
+import { ApiError, badRequest, ProviderError } from '../errors.js'
 import {
   type OutboundAddress,
   type OutboundMethod,
@@ -165,11 +165,18 @@ export class ProviderClient {
    * gave (a `next` page), which must be on `base`'s origin. A link elsewhere is refused with a 502 before
    * anything is sent, wherever it came from (an answer, or a cursor remembered for an hour while the
    * connection moved to another address): the connection's credentials go to its own address only.
+   * A path with a `.` or `..` segment is refused with a 400 (see DOT_SEGMENT).
    */
   urlFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): URL {
-    const url = ABSOLUTE.test(path) ? onOriginOf(base, path) : new URL(joinPath(base, path))
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
-    return url
+    if (ABSOLUTE.test(path)) return withQuery(onOriginOf(base, path), query)
+    const dot = DOT_SEGMENT.exec(path.split(/[?#]/, 1)[0] ?? '')
+    if (dot) {
+      throw badRequest(
+        `'${dot[2]}' is not an id or filter value Unigate sends on: as a segment of the provider's path it would ` +
+          'name another address than the object asked for',
+      )
+    }
+    return withQuery(new URL(joinPath(base, path)), query)
   }
 
   /**
@@ -280,6 +287,19 @@ export class ProviderClient {
 }
 
 const ABSOLUTE = /^https?:\/\//
+
+/**
+ * A `.` or `..` path segment, plain or percent-encoded (the URL parser resolves `%2e%2e` as `..` too).
+ * Connectors put ids and filter values into provider paths, encoded, but `encodeURIComponent` leaves `..`
+ * as it is: an id of `..` would send the connection's credentials to the parent path (and, with a suffix
+ * after the id, to a neighbouring endpoint), so such a path is refused here, for every connector at once.
+ */
+const DOT_SEGMENT = /(^|\/)((?:\.|%2e){1,2})(?=\/|$)/i
+
+function withQuery(url: URL, query: ProviderRequest['query']): URL {
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+  return url
+}
 
 /** `link` when it is on `base`'s origin; a 502 naming both origins (never a path or query) otherwise. */
 function onOriginOf(base: string, link: string): URL {
