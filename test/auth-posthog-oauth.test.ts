@@ -1,6 +1,6 @@
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import type { PosthogEmulator } from '../emulators/posthog/index.js'
+import { DEFAULT_PERSONAL_API_KEY, type PosthogEmulator } from '../emulators/posthog/index.js'
 import { verifyRedirectSig } from '../src/authorization/index.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import { type AuthServer, browserGet, startAuthorization, useOAuthSuite } from './support/auth-server.js'
@@ -11,6 +11,7 @@ import {
   PH_CLIENT_SECRET,
   startPosthogForOAuth,
 } from './support/posthog-oauth.js'
+import { startRecorder } from './support/recorder.js'
 import { storeKinds } from './support/stores.js'
 
 const APP = 'https://app.example.com'
@@ -153,6 +154,50 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     expect((await visitors(connection.id)).status).toBe(200)
     expect(tokenRequests()).toHaveLength(0)
     expect(ph.oauth.refreshTokenLive(renewed.refresh_token!)).toBe(true)
+  })
+
+  it('pins tokens a PATCH gives a key connection where they were issued: a later app change never gets them', async () => {
+    const created = await s.api<{ id: string }>('POST', '/unified/connection', {
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: ph.url },
+      permissions: ['analytics_visitor_read'],
+    })
+    expect(created.status).toBe(200)
+    const id = created.body.id
+    expect((await stored(id)).token_url).toBeUndefined()
+    const tokens = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const patched = await s.api('PATCH', `/unified/connection/${id}`, {
+      auth: {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        client_id: PH_CLIENT_ID,
+      },
+    })
+    expect(patched.status).toBe(200)
+    expect(await stored(id)).toMatchObject({
+      token_url: `${ph.url}/oauth/token/`,
+      revoke_url: `${ph.url}/oauth/revoke/`,
+    })
+    // The workspace's app then names another token address: the expired token is still refreshed at PostHog.
+    const elsewhere = await startRecorder()
+    try {
+      const moved = await s.api('PUT', '/unified/workspace/oauth_app/posthog', {
+        client_id: PH_CLIENT_ID,
+        client_secret: PH_CLIENT_SECRET,
+        authorize_url: `${ph.url}/oauth/authorize/`,
+        token_url: `${elsewhere.url}/oauth/token/`,
+        api_url: ph.url,
+      })
+      expect(moved.status).toBe(200)
+      ph.oauth.advance(3601)
+      ph.clearRequests()
+      expect((await visitors(id)).status).toBe(200)
+      expect(tokenRequests()).toHaveLength(1)
+      expect(elsewhere.requests).toEqual([])
+    } finally {
+      await elsewhere.close()
+      await configurePosthogApp(s, ph)
+    }
   })
 
   it('refreshes once after PostHog answers 401 to an expired token, and rotates again', async () => {

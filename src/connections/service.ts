@@ -285,7 +285,13 @@ export class ConnectionService {
         )
       }
       changes.settings = await this.verify(integration, credentials)
-      changes.credentials = credentials
+      // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
+      // revoke addresses of now, as at creation: a later change of the workspace's OAuth app must not send
+      // this refresh token elsewhere. A connection already pinned keeps its addresses: its stored refresh
+      // token was issued there.
+      changes.credentials = credentials.token_url
+        ? credentials
+        : await this.pin(workspaceId, integration, credentials)
     }
     await this.store.update(workspaceId, id, changes, nowIso())
     await this.resolver.invalidate(id)
