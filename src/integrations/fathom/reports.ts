@@ -116,14 +116,15 @@ export const reportHandlers: ObjectHandlers = {
  * MAX_HOUR_PIECES pieces (10 weeks) are read, and a longer hourly range is refused.
  */
 function hourPieces(start: number, end: number): { from: number; to: number }[] {
-  const pieces: { from: number; to: number }[] = []
-  for (let from = start; from < end; from += 7 * DAY_MS)
-    pieces.push({ from, to: Math.min(end, from + 7 * DAY_MS) })
-  if (pieces.length > MAX_HOUR_PIECES) {
+  // Counted before any is built: a range of centuries would otherwise build hundreds of thousands first.
+  if (Math.ceil((end - start) / (7 * DAY_MS)) > MAX_HOUR_PIECES) {
     throw badRequest(
       `Fathom groups by hour over at most 7 days per call and allows 10 aggregation calls a minute; ` +
         `HOUR over more than ${MAX_HOUR_PIECES * 7} days is refused: shorten start_gte..end_lt or use DATE`,
     )
   }
+  const pieces: { from: number; to: number }[] = []
+  for (let from = start; from < end; from += 7 * DAY_MS)
+    pieces.push({ from, to: Math.min(end, from + 7 * DAY_MS) })
   return pieces
 }
