@@ -5,22 +5,23 @@ import type { HandlerContext } from '../types.js'
 import type { MatomoVisit } from './provider-types.js'
 import { walkVisits, windowParams } from './visit-walk.js'
 
-/**
- * Visits with 0..3 actions each, newest first as Live lists them, served by a fake Matomo that pages by
- * filter_offset/filter_limit.
- */
-const visits: MatomoVisit[] = Array.from({ length: 40 }, (_, i) => ({
-  idSite: '1',
-  idVisit: String(200 - i),
-  visitorId: '0123456789abcdef',
-  firstActionTimestamp: 2000 - i,
-  lastActionTimestamp: 2000 - i,
-  actionDetails: Array.from({ length: i % 4 }, (_, j) => ({
-    type: 'action',
-    timestamp: 2000 - i,
-    url: `/${i}/${j}`,
-  })),
-}))
+/** `count` visits, newest first as Live lists them, visit i holding `actionsOf(i)` actions (url `/i/j`). */
+const visitLog = (count: number, actionsOf: (i: number) => number): MatomoVisit[] =>
+  Array.from({ length: count }, (_, i) => ({
+    idSite: '1',
+    idVisit: String(10_000 - i),
+    visitorId: '0123456789abcdef',
+    firstActionTimestamp: 5000 - i,
+    lastActionTimestamp: 5000 - i,
+    actionDetails: Array.from({ length: actionsOf(i) }, (_, j) => ({
+      type: 'action',
+      timestamp: 5000 - i,
+      url: `/${i}/${j}`,
+    })),
+  }))
+
+/** Visits with 0..3 actions each, served by a fake Matomo that pages by filter_offset/filter_limit. */
+const visits = visitLog(40, (i) => i % 4)
 
 function fakeContext(log: readonly MatomoVisit[] = visits) {
   const calls: Array<Record<string, string>> = []
@@ -79,18 +80,11 @@ describe('walkVisits', () => {
 
   it('walks a sparse filter with reads that add up to a few times the visits passed, not their square', async () => {
     // 3,000 visits of one action each; the filter keeps every 300th: a page of 5 walks 1,500 visits.
-    const log: MatomoVisit[] = Array.from({ length: 3000 }, (_, i) => ({
-      idSite: '1',
-      idVisit: String(10_000 - i),
-      visitorId: '0123456789abcdef',
-      firstActionTimestamp: 5000 - i,
-      lastActionTimestamp: 5000 - i,
-      actionDetails: [{ type: 'action', timestamp: 5000 - i, url: `/${i}` }],
-    }))
+    const log = visitLog(3000, () => 1)
     const { ctx, calls } = fakeContext(log)
-    const kept = (v: MatomoVisit) => urls(v).filter((u) => Number(u.slice(1)) % 300 === 0)
+    const kept = (v: MatomoVisit) => urls(v).filter((u) => Number(u.split('/')[1]) % 300 === 0)
     const got = await walkVisits(ctx, 'sparse', { idSite: '1' }, 0, 5, kept, 10, utc)
-    expect(got).toEqual(['/0', '/300', '/600', '/900', '/1200'])
+    expect(got).toEqual(['/0/0', '/300/0', '/600/0', '/900/0', '/1200/0'])
     const visitsRead = calls.reduce((sum, c) => sum + Math.min(Number(c.filter_limit), log.length), 0)
     // Reading 10 visits more each round, from the first visit each time, read 73,810 (the code before).
     expect(visitsRead).toBeLessThan(4 * 1300)
