@@ -14,6 +14,16 @@ const client = (baseUrl: string) =>
     transport: {} as ProviderTransport,
   })
 
+/** What `f` threw, or undefined. */
+function refusalOf(f: () => unknown): unknown {
+  try {
+    f()
+  } catch (err) {
+    return err
+  }
+  return undefined
+}
+
 describe('ProviderClient.targetFor', () => {
   it('splits the address into the origin and the path with its query, as undici splits a URL', () => {
     const c = client('https://api.example.com/crm/v3/')
@@ -45,12 +55,7 @@ describe('ProviderClient.targetFor', () => {
       '/a/%2E%2e/b',
       '/a/.%2E',
     ]) {
-      let refused: unknown
-      try {
-        c.targetFor(path)
-      } catch (err) {
-        refused = err
-      }
+      const refused = refusalOf(() => c.targetFor(path))
       expect(refused, path).toBeInstanceOf(ApiError)
       expect((refused as ApiError).statusCode, path).toBe(400)
       expect((refused as ApiError).message, path).toMatch(/is not an id or filter value Unigate sends on/)
@@ -70,12 +75,7 @@ describe('ProviderClient.targetFor', () => {
       'https://api.example.com:8443/v3/applications',
       'http://169.254.169.254/latest/meta-data/',
     ]) {
-      let refused: unknown
-      try {
-        c.targetFor(link)
-      } catch (err) {
-        refused = err
-      }
+      const refused = refusalOf(() => c.targetFor(link))
       expect(refused, link).toBeInstanceOf(ApiError)
       expect((refused as ApiError).statusCode).toBe(502)
       expect((refused as ApiError).message).toContain(new URL(link).origin)
