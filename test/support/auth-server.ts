@@ -1,23 +1,14 @@
-import { createServer } from 'node:net'
 import { request } from 'undici'
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { Config } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
 import { createServices, type Services } from '../../src/services.js'
 import { testConfig } from './config.js'
-import { type StoreKind, uniqueSchema } from './stores.js'
 
-/** A port free right now, so a server's public URL (which providers redirect back to) is known up front. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort } from './server-process.js'
+
+import { freePort } from './server-process.js'
+import { type StoreKind, uniqueSchema } from './stores.js'
 
 export interface AuthServer {
   readonly url: string

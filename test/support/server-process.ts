@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { killAllTestProcesses, spawnTestProcess, stopGroup } from './process-group.js'
@@ -14,17 +15,45 @@ export interface ServerProcess {
   kill(signal: NodeJS.Signals): Promise<void>
 }
 
-/** A free TCP port on 127.0.0.1 (bound, then released for the child to take). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The ports the kernel hands out by itself (listen on port 0, and the local end of outgoing connections):
+ * Linux's ip_local_port_range, 32768-60999 unless set otherwise.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number)
+    if (low && high) return [low, high]
+  } catch {
+    // Not Linux: its usual range.
+  }
+  return [32768, 60999]
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
+}
+
+/**
+ * A TCP port on 127.0.0.1 free right now, for a child process or a server to take a moment later. Picked
+ * below the kernel's ephemeral range: a port from `listen(0)` and released could be handed to anything else
+ * in that moment (an emulator the demo starts on port 0 before its own server listens, or an outgoing
+ * connection's local end), and the child then failed with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange()
+  const from = Math.max(1024, low - 12_000)
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = from + Math.floor(Math.random() * (low - from))
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free port found between ${from} and ${low - 1}`)
 }
 
 /** Kills every server a test started (and the Node process tsx runs it in), also after a failing test. */
