@@ -100,6 +100,7 @@ export class ClientCredentialsAuth implements AuthHeaderSource {
       },
       body: form.toString(),
       timeoutMs: this.timeoutMs,
+      smallAnswer: true,
     })
     const status = res.status
     let body: unknown

@@ -1,7 +1,11 @@
 import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../errors.js'
 
-/** The JavaScript heap in use and the most V8 lets it grow to (`--max-old-space-size`, or its default). */
+/**
+ * The memory the process holds for JavaScript, and the most V8 lets its heap grow to (`--max-old-space-size`,
+ * or its default). `used` counts the heap and the memory outside it that JavaScript objects hold (Buffers: a
+ * provider answer's bytes, Amplitude's unpacked export text), which the heap figure alone leaves out.
+ */
 export interface HeapUse {
   readonly used: number
   readonly limit: number
@@ -9,7 +13,20 @@ export interface HeapUse {
 
 export const v8HeapUse = (): HeapUse => {
   const stats = getHeapStatistics()
-  return { used: stats.used_heap_size, limit: stats.heap_size_limit }
+  return { used: stats.used_heap_size + stats.external_memory, limit: stats.heap_size_limit }
+}
+
+/** The 503 of a process short of memory: a moment's state of this process, not the provider's nor the caller's. */
+export class MemoryShortError extends ApiError {
+  constructor(percent: number) {
+    super(
+      503,
+      `this Unigate process is short of memory (its heap is past UNIGATE_HEAP_SHED_PERCENT, ${percent}% of ` +
+        'its limit) and reads no more provider answers until some is freed; retry shortly',
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    )
+    this.name = 'MemoryShortError'
+  }
 }
 
 /** Seconds a refused caller is asked to wait: a few garbage collections' worth. */
@@ -30,15 +47,10 @@ export class HeapGuard {
     private readonly heapUse: () => HeapUse = v8HeapUse,
   ) {}
 
-  /** Throws the 503 when the heap is past the mark; one V8 statistics read (about a microsecond). */
+  /** Throws MemoryShortError when the heap is past the mark; one V8 statistics read (about a microsecond). */
   check(): void {
     const { used, limit } = this.heapUse()
     if (used * 100 <= limit * this.percent) return
-    throw new ApiError(
-      503,
-      `this Unigate process is short of memory (its heap is past UNIGATE_HEAP_SHED_PERCENT, ${this.percent}% of ` +
-        'its limit) and reads no more provider answers until some is freed; retry shortly',
-      { 'retry-after': String(RETRY_AFTER_SECONDS) },
-    )
+    throw new MemoryShortError(this.percent)
   }
 }

@@ -8,6 +8,7 @@ import {
   ProviderTimeoutError,
   ProviderUnreachableError,
 } from '../errors.js'
+import { v8HeapUse } from './heap-guard.js'
 import {
   type OutboundAddress,
   ProviderTransport,
@@ -161,6 +162,35 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     used = 700
     expect((await t.fetch(at(`${provider.url}/ok`))).status).toBe(200)
     expect(provider.seen).toEqual(['GET /ok'])
+  })
+
+  it('checks memory again once a queued call gets its turn, and reads token answers regardless', async () => {
+    let used = 0
+    const t = transport({
+      connectionConcurrency: 1,
+      connectionQueue: 4,
+      heapShedPercent: 75,
+      heapUse: () => ({ used, limit: 1000 }),
+    })
+    const first = t.fetch(at(`${provider.url}/hang`), { limitKey: 'cn_q', timeoutMs: 300 }).catch((e) => e)
+    const queued = t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_q' }).catch((e: unknown) => e)
+    // Memory runs short while the second call waits behind the first (sent once the provider has it).
+    while (!provider.seen.includes('GET /hang')) await new Promise((r) => setTimeout(r, 5))
+    used = 900
+    expect(await first).toBeInstanceOf(ProviderTimeoutError)
+    const refused = await queued
+    expect(refused).toBeInstanceOf(ApiError)
+    expect((refused as ApiError).statusCode).toBe(503)
+    expect(provider.seen).toEqual(['GET /hang'])
+    // A token endpoint's answer is a few hundred bytes: still read.
+    expect((await t.fetch(at(`${provider.url}/ok`), { smallAnswer: true })).status).toBe(200)
+  })
+
+  it('counts the memory Buffers hold beside the heap', () => {
+    const before = v8HeapUse().used
+    const held = Buffer.alloc(64 * 1024 * 1024, 1)
+    expect(v8HeapUse().used - before).toBeGreaterThanOrEqual(60 * 1024 * 1024)
+    expect(held.length).toBe(64 * 1024 * 1024)
   })
 
   it('times out a provider that does not answer', async () => {

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import {
+  ApiError,
   ProviderAnswerTooLargeError,
   ProviderError,
   ProviderTimeoutError,
@@ -41,6 +42,11 @@ export interface OutboundCall {
   readonly limitKey?: string
   /** Headers and body timeout for this call (default: the transport's). */
   readonly timeoutMs?: number
+  /**
+   * A token endpoint's answer (a few hundred bytes): read even while memory is short, since refusing it
+   * would put the connection's token refresh into backoff for longer than the shortage lasts.
+   */
+  readonly smallAnswer?: boolean
 }
 
 /**
@@ -99,10 +105,11 @@ export class ProviderTransport {
    * process is short of memory.
    */
   async fetch(url: OutboundAddress, call: OutboundCall = {}): Promise<BufferedAnswer> {
-    this.heap.check()
     const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
+      // After the connection's queue: a call that waited there while memory ran short is refused too.
+      if (!call.smallAnswer) this.heap.check()
       const res = await this.send(url, call, timeoutMs)
       const body = await readCapped(res.body, res.headers, this.settings.maxBodyBytes)
       return { status: res.statusCode, headers: res.headers, body }
@@ -205,6 +212,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** What a failed exchange means to the API: a timeout, a refusal by the address policy, or unreachable. */
 export function outboundFailure(err: unknown, timeoutMs: number): Error {
   if (
+    // Already the API's answer (the heap guard's 503).
+    err instanceof ApiError ||
     err instanceof ProviderUnreachableError ||
     err instanceof ProviderTimeoutError ||
     err instanceof ProviderError

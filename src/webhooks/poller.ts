@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ProviderError } from '../errors.js'
+import { MemoryShortError } from '../outbound/heap-guard.js'
 import type { Db } from '../store/index.js'
 import {
   changesFor,
@@ -116,7 +117,9 @@ export class Poller {
         finishedAt: this.iso(),
         error,
       })
-      await this.health.failed(webhook, 'read', error, this.iso())
+      // A process short of memory is no fault of the webhook: the check is tried again at the next interval
+      // without counting against the webhook's health (nor telling its owner it is unhealthy).
+      if (!(err instanceof MemoryShortError)) await this.health.failed(webhook, 'read', error, this.iso())
     }
   }
 

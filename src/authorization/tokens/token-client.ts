@@ -46,6 +46,7 @@ async function postForm(
       },
       body: params.toString(),
       timeoutMs,
+      smallAnswer: true,
     })
     const text = res.body.toString('utf8')
     let body: unknown = text
