@@ -24,6 +24,16 @@ describe("Amplitude's export archive unpacked within a cap", () => {
     await expect(read()).rejects.toThrow(/unpacks to more than 268435456 bytes/)
   })
 
+  it("charges an archive refused as too large to the request's budget, so refusals cannot go on", async () => {
+    const bomb = writeZip([{ name: '1/1.json.gz', data: spaces(EXPORT_UNPACKED_CAP_BYTES + 1) }])
+    const budget = new ExportReadBudget(EXPORT_UNPACKED_CAP_BYTES + EXPORT_UNPACKED_CAP_BYTES / 2)
+    await expect(readExportArchive(bomb, budget, () => undefined)).rejects.toThrow(
+      ExportUnpackedTooLargeError,
+    )
+    // Before, nothing was charged for a refused archive, and a provider could answer every range so.
+    await expect(readExportArchive(bomb, budget, () => undefined)).rejects.toMatchObject({ statusCode: 502 })
+  })
+
   it('counts every entry against one cap', async () => {
     const half = spaces(EXPORT_UNPACKED_CAP_BYTES / 2 + 1)
     const zip = writeZip([

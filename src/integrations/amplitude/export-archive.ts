@@ -58,34 +58,38 @@ export class ExportReadBudget {
 
 /**
  * The archive's `*.json.gz` entries unpacked, within EXPORT_UNPACKED_CAP_BYTES in all (the gzip layer off the
- * event loop, on zlib's thread pool). All of it is unpacked before any event is read, so an archive over the
- * cap fails before its events are used (and the range is read again in smaller pieces).
+ * event loop, on zlib's thread pool), charged to `budget`. All of it is unpacked before any event is read,
+ * so an archive over the cap fails before its events are used (and the range is read again in smaller
+ * pieces); what such an archive made zlib unpack, up to the cap, is charged too, or a provider answering
+ * every range with an archive just over the cap could have one request unpack without end.
  */
-async function unpack(zip: Buffer): Promise<Buffer[]> {
-  let budget = EXPORT_UNPACKED_CAP_BYTES
+async function unpack(zip: Buffer, budget: ExportReadBudget): Promise<Buffer[]> {
+  let left = EXPORT_UNPACKED_CAP_BYTES
   const out: Buffer[] = []
   try {
-    for (const entry of readZip(zip, budget)) {
-      budget -= entry.data.length
+    for (const entry of readZip(zip, left)) {
+      left -= entry.data.length
       if (!entry.name.endsWith('.gz')) {
         out.push(entry.data)
         continue
       }
-      const data = await gunzipWithin(entry.data, { maxOutputLength: Math.max(1, budget) })
-      budget -= data.length
+      const data = await gunzipWithin(entry.data, { maxOutputLength: Math.max(1, left) })
+      left -= data.length
       out.push(data)
     }
   } catch (err) {
-    if ((err as { code?: unknown }).code === TOO_LARGE) throw new ExportUnpackedTooLargeError()
-    throw err
+    if ((err as { code?: unknown }).code !== TOO_LARGE) throw err
+    budget.spend(EXPORT_UNPACKED_CAP_BYTES)
+    throw new ExportUnpackedTooLargeError()
   }
+  budget.spend(out.reduce((sum, t) => sum + t.length, 0))
   return out
 }
 
 /**
  * Gives every event of an export archive (a zip of `*.json.gz` files, one JSON event per line) to `onEvent`,
  * in order, one line at a time: no whole-archive text nor every event at once is held, and the event loop
- * gets a turn every LINES_PER_TURN lines. `budget` is charged the unpacked size first. Answers the number of
+ * gets a turn every LINES_PER_TURN lines. `budget` is charged the unpacked size first (see unpack). Answers the number of
  * events read.
  */
 export async function readExportArchive(
@@ -93,8 +97,7 @@ export async function readExportArchive(
   budget: ExportReadBudget,
   onEvent: (event: AmplitudeExportEvent) => void,
 ): Promise<number> {
-  const texts = await unpack(zip)
-  budget.spend(texts.reduce((sum, t) => sum + t.length, 0))
+  const texts = await unpack(zip, budget)
   let lines = 0
   let events = 0
   for (const text of texts) {

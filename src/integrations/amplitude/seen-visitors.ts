@@ -102,11 +102,16 @@ export async function seenVisitors(ctx: HandlerContext, q: ListQuery): Promise<S
   const known = new Set<number>()
   let chunk = EXPORT_CHUNK_MS
   const budget = new ExportReadBudget()
+  // A range once too large is never asked for again at that size: growing back after a sparse answer stops
+  // below it (else every other request would be refused again).
+  let ceiling = MAX_CHUNK_MS
   for (let at = from; at <= to && seen.length < want; ) {
     const found = new Newcomers(known, want - seen.length)
+    const asked = chunk
     const part = await exportRange(ctx, at, to, chunk, budget, (e) => found.add(e))
+    if (part.chunk < asked) ceiling = part.chunk
     at = part.end + HOUR_MS
-    chunk = part.events < SPARSE_EVENTS ? Math.min(MAX_CHUNK_MS, part.chunk * 2) : part.chunk
+    chunk = part.events < SPARSE_EVENTS ? Math.min(ceiling, part.chunk * 2) : part.chunk
     for (const v of found.list()) {
       known.add(v.amplitude_id)
       seen.push(v)
