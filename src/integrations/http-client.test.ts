@@ -54,6 +54,9 @@ describe('ProviderClient.targetFor', () => {
       '/websites/./events',
       '/a/%2E%2e/b',
       '/a/.%2E',
+      '/contacts/..\\x',
+      '/contacts/.\t.',
+      '/contacts/.\n./x',
     ]) {
       const refused = refusalOf(() => c.targetFor(path))
       expect(refused, path).toBeInstanceOf(ApiError)

@@ -169,7 +169,10 @@ export class ProviderClient {
    */
   urlFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): URL {
     if (ABSOLUTE.test(path)) return withQuery(onOriginOf(base, path), query)
-    const dot = DOT_SEGMENT.exec(path.split(/[?#]/, 1)[0] ?? '')
+    // As the URL parser reads it: a backslash is a slash, and tabs and newlines are dropped.
+    const dot = DOT_SEGMENT.exec(
+      (path.split(/[?#]/, 1)[0] ?? '').replace(/[\t\n\r]/g, '').replace(/\\/g, '/'),
+    )
     if (dot) {
       throw badRequest(
         `'${dot[2]}' is not an id or filter value Unigate sends on: as a segment of the provider's path it would ` +
