@@ -29,8 +29,11 @@ function credentialsAt(i: IntegrationDefinition, server: LocalServer): Record<st
 describe.each(storeKinds())('verification against an address that is not the provider, on %s', (store) => {
   let h: Harness
   let server: LocalServer
-  /** What the stand-in answers every call but the token exchange (a client-credentials token, Greenhouse's). */
-  let answer = '{}'
+  /**
+   * What the stand-in answers every call but the token exchange (a client-credentials token, Greenhouse's):
+   * a body, or one per request path.
+   */
+  let answer: string | ((url: string) => string) = '{}'
   beforeAll(async () => {
     server = await startLocalServer((req, res) => {
       res.setHeader('content-type', 'application/json')
@@ -38,7 +41,7 @@ describe.each(storeKinds())('verification against an address that is not the pro
         res.end(JSON.stringify({ access_token: 'at', token_type: 'bearer', expires_in: 3600 }))
         return
       }
-      res.end(answer)
+      res.end(typeof answer === 'function' ? answer(req.url ?? '') : answer)
     })
     h = await startHarness(store)
   })
@@ -114,5 +117,21 @@ describe.each(storeKinds())('verification against an address that is not the pro
     expect(res.status).toBe(502)
     expect(res.text).not.toContain('internal-secret')
     expect(res.text).not.toContain('root:x')
+  })
+
+  it('never echoes an id an earlier answer gave, in the name of a later call', async () => {
+    const gusto = INTEGRATIONS.find((i) => i.type === 'gusto')!
+    answer = (url) =>
+      url.endsWith('/v1/token_info')
+        ? JSON.stringify({
+            scope: 'companies:read',
+            resource: { type: 'Company', uuid: 'internal-secret-91c2' },
+          })
+        : '{}'
+    const { res, stored } = await connect(gusto)
+    expect(res.status, res.text).toBe(502)
+    expect(res.body.message).toContain('GET /v1/companies/{company_uuid}')
+    expect(res.text).not.toContain('internal-secret')
+    expect(stored).toBe(0)
   })
 })

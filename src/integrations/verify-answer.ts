@@ -21,11 +21,16 @@ export function verifyAnswer<T extends TSchema>(call: string, schema: T, answer:
   return answer
 }
 
-/** Sends a verification call and checks its 2xx answer against the shape the provider documents for it. */
+/**
+ * Sends a verification call and checks its 2xx answer against the shape the provider documents for it.
+ * `call` names it in the error (default: the method and path); a path built from an earlier answer (an id
+ * the provider gave) must be named by its template instead, or the error would echo that answer.
+ */
 export async function verifyCall<T extends TSchema>(
   client: ProviderClient,
   req: ProviderRequest,
   schema: T,
+  call = `${req.method ?? 'GET'} ${req.path}`,
 ): Promise<Static<T>> {
-  return verifyAnswer(`${req.method ?? 'GET'} ${req.path}`, schema, await client.json(req))
+  return verifyAnswer(call, schema, await client.json(req))
 }

@@ -69,7 +69,12 @@ export default defineIntegration({
         `auth: this Gusto token is not a company token (its resource is ${info.resource?.type ?? 'none'}); authorize a company`,
       )
     }
-    const company = await verifyCall(client, { path: companyPath(id) }, COMPANY)
+    const company = await verifyCall(
+      client,
+      { path: companyPath(id) },
+      COMPANY,
+      'GET /v1/companies/{company_uuid}',
+    )
     return {
       company_id: id,
       ...(company.trade_name || company.name
