@@ -57,17 +57,17 @@ export class ExportReadBudget {
 }
 
 /**
- * The archive's `*.json.gz` entries unpacked, within EXPORT_UNPACKED_CAP_BYTES in all (the gzip layer off the
- * event loop, on zlib's thread pool), charged to `budget`. All of it is unpacked before any event is read,
- * so an archive over the cap fails before its events are used (and the range is read again in smaller
- * pieces); what such an archive made zlib unpack, up to the cap, is charged too, or a provider answering
- * every range with an archive just over the cap could have one request unpack without end.
+ * The archive's `*.json.gz` entries unpacked, within EXPORT_UNPACKED_CAP_BYTES in all (both layers off the
+ * event loop, on zlib's thread pool), charged to `budget`. All of it is unpacked before any event is read, so
+ * an archive over the cap fails before its events are used (and the range is read again in smaller pieces);
+ * what such an archive made zlib unpack, up to the cap, is charged too, or a provider answering every range
+ * with an archive just over the cap could have one request unpack without end.
  */
 async function unpack(zip: Buffer, budget: ExportReadBudget): Promise<Buffer[]> {
   let left = EXPORT_UNPACKED_CAP_BYTES
   const out: Buffer[] = []
   try {
-    for (const entry of readZip(zip, left)) {
+    for (const entry of await readZip(zip, left)) {
       left -= entry.data.length
       if (!entry.name.endsWith('.gz')) {
         out.push(entry.data)

@@ -22,7 +22,7 @@ const archive = Buffer.from(
 
 describe('Amplitude export archive', () => {
   it('reads stored and deflated zip entries of gzipped JSON lines', async () => {
-    expect(readZip(archive).map((e) => e.name)).toEqual([
+    expect((await readZip(archive)).map((e) => e.name)).toEqual([
       '987654/987654_2024-05-01_10#0.json.gz',
       '987654/987654_2024-05-01_11#0.json.gz',
     ])
@@ -32,8 +32,8 @@ describe('Amplitude export archive', () => {
     ])
   })
 
-  it('refuses what is not a zip', () => {
-    expect(() => readZip(Buffer.from('{"error":"nope"}'))).toThrow(ZipError)
+  it('refuses what is not a zip', async () => {
+    await expect(readZip(Buffer.from('{"error":"nope"}'))).rejects.toThrow(ZipError)
   })
 
   it('formats export hours', () => {

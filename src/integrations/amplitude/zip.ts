@@ -1,5 +1,8 @@
 import { constants } from 'node:buffer'
-import { inflateRawSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { inflateRaw } from 'node:zlib'
+
+const inflateRawWithin = promisify(inflateRaw)
 
 /**
  * A minimal ZIP reader for Amplitude's export archive. Node's zlib inflates the entries but has no ZIP
@@ -23,9 +26,9 @@ export const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE'
 
 /**
  * The entries, unpacked to at most `maxBytes` in all: past that, a RangeError with code TOO_LARGE (a small
- * archive can unpack to gigabytes, and the inflation is synchronous).
+ * archive can unpack to gigabytes). Deflated entries are inflated on zlib's thread pool, off the event loop.
  */
-export function readZip(zip: Buffer, maxBytes: number = constants.MAX_LENGTH): ZipEntry[] {
+export async function readZip(zip: Buffer, maxBytes: number = constants.MAX_LENGTH): Promise<ZipEntry[]> {
   let budget = maxBytes
   let eocd = -1
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
@@ -58,7 +61,7 @@ export function readZip(zip: Buffer, maxBytes: number = constants.MAX_LENGTH): Z
       budget -= raw.length
       entries.push({ name, data: Buffer.from(raw) })
     } else if (method === 8) {
-      const data = inflateRawSync(raw, { maxOutputLength: Math.max(1, budget) })
+      const data = await inflateRawWithin(raw, { maxOutputLength: Math.max(1, budget) })
       budget -= data.length
       entries.push({ name, data })
     } else throw new ZipError(`zip entry ${name} uses unsupported compression method ${method}`)
