@@ -13,11 +13,13 @@ import { visitorHandlers } from './visitor.js'
  * (mixpanel/docs@ba22906:reference/service-accounts.mdx only calls it), the shape Mixpanel's own clients read
  * (providers.md 3.3; emulators/mixpanel/routes-query.ts). `results.projects` is what verification reads.
  */
+const NULLABLE_TEXT = Type.Union([Type.String(), Type.Null()])
 const ME = Type.Object({
   results: Type.Object({
     projects: Type.Record(
       Type.String(),
-      Type.Object({ name: Type.Optional(Type.String()), timezone: Type.Optional(Type.String()) }),
+      // Null where a project has none: the endpoint is undocumented, so only the types are held to.
+      Type.Object({ name: Type.Optional(NULLABLE_TEXT), timezone: Type.Optional(NULLABLE_TEXT) }),
     ),
   }),
 })
@@ -84,8 +86,8 @@ export default defineIntegration({
     }
     const [, info] = project
     return {
-      project_name: info.name,
-      timezone: info.timezone,
+      project_name: info.name ?? undefined,
+      timezone: info.timezone ?? undefined,
     }
   },
   // Mixpanel sends no Retry-After; its docs ask for exponential backoff on 429, 502 and 503.

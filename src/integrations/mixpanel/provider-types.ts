@@ -32,9 +32,9 @@ export interface MixpanelSeries {
 }
 
 export interface MixpanelProject {
-  readonly name?: string
+  readonly name?: string | null
   readonly organization_id?: number | string
-  readonly timezone?: string
+  readonly timezone?: string | null
   readonly [key: string]: unknown
 }
 
