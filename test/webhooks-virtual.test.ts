@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as registry from '../src/integrations/registry.js'
+import { MemoryShortError } from '../src/outbound/heap-guard.js'
 import type { FakeProvider } from './support/fake-integration.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { storeKinds } from './support/stores.js'
@@ -328,6 +329,34 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
       expect(receiver.accepted(w.id)[0]!.data.map((r) => r.id)).toEqual(['v-later'])
       const runs = (await h.api<{ runs?: string[] }>('GET', `/unified/webhook/${w.id}`)).body.runs ?? []
       expect(runs.length).toBeGreaterThanOrEqual(2)
+      await h.api('DELETE', `/unified/webhook/${w.id}`)
+    })
+
+    it('tries a check refused for memory again at the next interval, without counting it against the webhook', async () => {
+      provider.visitors.clear()
+      const w = await createWebhook({ object_type: 'analytics_visitor', event: 'created', interval: 1 })
+      await checked(w.id)
+      const runsOf = async () =>
+        (await h.api<{ runs?: string[] }>('GET', `/unified/webhook/${w.id}`)).body.runs?.length ?? 0
+      const before = await runsOf()
+      // What the transport throws while the process is short of memory, for every read of the interval.
+      provider.failReadsWith = new MemoryShortError(75)
+      try {
+        // More failed checks than the webhook's unhealthy mark (3 in the test settings).
+        const deadline = Date.now() + 15_000
+        while ((await runsOf()) < before + 5 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50))
+        expect(await runsOf()).toBeGreaterThanOrEqual(before + 5)
+        expect((await webhook(w.id)).is_healthy).toBe(true)
+      } finally {
+        provider.failReadsWith = undefined
+      }
+      provider.put(provider.visitors, 'v-after', 'After')
+      await receiver.waitFor(
+        () => receiver.accepted(w.id).length === 1,
+        15_000,
+        'the check after memory came back',
+      )
       await h.api('DELETE', `/unified/webhook/${w.id}`)
     })
   })

@@ -23,7 +23,8 @@ export class FakeProvider {
   /** Extra provider calls made for the slow field. */
   slowCalls = 0
   listCalls = 0
-  failReads = false
+  /** What a visitor list throws instead of answering, while set. */
+  failReadsWith: Error | undefined
   private clock = 0
 
   /** Provider time follows the wall clock but moves forward on every change, so updated_at always grows. */
@@ -73,7 +74,7 @@ export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
       analytics_visitor: {
         async list(ctx, q) {
           p.listCalls++
-          if (p.failReads) throw new Error('provider down')
+          if (p.failReadsWith) throw p.failReadsWith
           return page([...p.visitors.values()], q).map((r) => {
             if (!ctx.fields.slow.has('total_events')) return toUnified(r)
             p.slowCalls++
