@@ -16,6 +16,9 @@ export const v8HeapUse = (): HeapUse => {
   return { used: stats.used_heap_size + stats.external_memory, limit: stats.heap_size_limit }
 }
 
+/** Seconds a refused caller is asked to wait: a few garbage collections' worth. */
+const RETRY_AFTER_SECONDS = 5
+
 /** The 503 of a process short of memory: a moment's state of this process, not the provider's nor the caller's. */
 export class MemoryShortError extends ApiError {
   constructor(percent: number) {
@@ -28,9 +31,6 @@ export class MemoryShortError extends ApiError {
     this.name = 'MemoryShortError'
   }
 }
-
-/** Seconds a refused caller is asked to wait: a few garbage collections' worth. */
-const RETRY_AFTER_SECONDS = 5
 
 /**
  * Stops reading provider answers into memory while the process's heap is past `percent` of its limit. Each
