@@ -21,8 +21,9 @@ export async function getBinary(
       ...(options.limitKey !== undefined ? { limitKey: options.limitKey } : {}),
     })
     // Counted as a call, not in the operation's answer bytes: archives are read one at a time, each within
-    // the body cap and the unpacked cap, and only the page's events are kept of them (a dense day is read
-    // hour by hour, far more bytes than any JSON listing, none of them held).
+    // the body cap and the unpacked cap, their unpacked size charged to the request's own budget
+    // (ExportReadBudget), and only the page's events are kept of them (a dense day is read hour by hour,
+    // far more bytes than any JSON listing, none of them held).
     const { status, headers: resHeaders, body } = res
     if (status >= 200 && status < 300) return body
     if (status === 404) return undefined

@@ -1,5 +1,6 @@
 import pMap from 'p-map'
 import type { ProviderClient } from '../http-client.js'
+import { RECORD_READS_AT_ONCE } from '../record-reads.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromFathomSite, toFathomSite } from './mappers.js'
 import type { FathomList, FathomSite } from './types.js'
@@ -23,7 +24,7 @@ async function listOwnSites(ctx: HandlerContext, q: ListQuery) {
   const sites = await pMap(
     window,
     (id) => ctx.client.json<FathomSite>({ path: sitePath(id), query: { ...ctx.rawParams } }),
-    { concurrency: 4 },
+    { concurrency: RECORD_READS_AT_ONCE },
   )
   return sites.map(fromFathomSite)
 }

@@ -1,6 +1,7 @@
 import pMap from 'p-map'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { RECORD_READS_AT_ONCE } from '../record-reads.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromPosthogProject, toPosthogProject } from './mappers.js'
 import { restQuery } from './requests.js'
@@ -11,8 +12,6 @@ import type { PosthogPage, PosthogProject } from './types.js'
  * updated_at or base_currency: those three are slow fields, read from each project's detail when asked for.
  */
 const DETAIL_ONLY_FIELDS = ['created_at', 'updated_at', 'currency'] as const
-/** Project details read at once for one page (the rest wait their turn), so a page is never a burst. */
-const DETAIL_CONCURRENCY = 4
 
 function organizationOf(ctx: HandlerContext, parentId: unknown): string {
   const org = typeof parentId === 'string' && parentId !== '' ? parentId : ctx.settings.organization_id
@@ -44,7 +43,7 @@ async function listProperties(ctx: HandlerContext, query: ListQuery): Promise<Un
   }
   const wantsDetail = DETAIL_ONLY_FIELDS.some((f) => ctx.fields.slow.has(f))
   const projects = wantsDetail
-    ? await pMap(page.results, (p) => readProject(ctx, String(p.id)), { concurrency: DETAIL_CONCURRENCY })
+    ? await pMap(page.results, (p) => readProject(ctx, String(p.id)), { concurrency: RECORD_READS_AT_ONCE })
     : page.results
   return projects.map(fromPosthogProject)
 }

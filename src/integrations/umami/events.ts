@@ -3,8 +3,9 @@ import pMap from 'p-map'
 import { ApiError, badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
+import { RECORD_READS_AT_ONCE } from '../record-reads.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
-import { collectUrlOf, UMAMI_RECORD_READS } from './hosting.js'
+import { collectUrlOf } from './hosting.js'
 import {
   eventFieldsFromUmamiSession,
   fromUmamiActivity,
@@ -152,7 +153,7 @@ async function withSessionFields(
       const found = await fieldsOf(ids.websiteId, ids.sessionId)
       return { ...e, ...Object.fromEntries(asked.map((f) => [f, found[f]])) }
     },
-    { concurrency: UMAMI_RECORD_READS },
+    { concurrency: RECORD_READS_AT_ONCE },
   )
 }
 

@@ -1,12 +1,6 @@
 import type { Credentials } from '../types.js'
 
 export const CLOUD_API_URL = 'https://api.umami.is/v1'
-
-/**
- * Records whose extra reads (a session's activity, an event's session) run at once in one list: a page of
- * up to 1,000 records otherwise started them all together, past the connection's queue of calls (a 429).
- */
-export const UMAMI_RECORD_READS = 4
 /** Umami Cloud's collector (the REST host does not take `/api/send`). */
 export const CLOUD_COLLECT_URL = 'https://cloud.umami.is/api/send'
 

@@ -2,8 +2,8 @@ import pMap from 'p-map'
 import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
+import { RECORD_READS_AT_ONCE } from '../record-reads.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
-import { UMAMI_RECORD_READS } from './hosting.js'
 import { fromUmamiSession, fromUnifiedSessionId, sessionFieldsFromUmamiActivity } from './mappers.js'
 import { readActivity, readSession } from './session-reads.js'
 import { umamiRange } from './time-range.js'
@@ -67,7 +67,7 @@ export const sessionHandlers: ObjectHandlers = {
     return pMap(
       rows,
       async (s) => withVisitor(ctx, s, await withActivity(ctx, s, fromUmamiSession(s)), visitor),
-      { concurrency: UMAMI_RECORD_READS },
+      { concurrency: RECORD_READS_AT_ONCE },
     )
   },
 
