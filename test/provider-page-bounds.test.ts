@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Config } from '../src/config.js'
 import { OPERATION_BODY_CAPS } from '../src/integrations/http-client.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
@@ -63,73 +64,59 @@ async function listWebsites(h: Harness, url: string) {
   return h.api<Rec>('GET', `/analytics/${conn}/property`)
 }
 
-describe('a provider that never ends its pages', () => {
-  let h: Harness
-  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
+/** A harness and an endless Umami (`rowsPerPage` rows a page) for one describe block, with `overrides`. */
+function useEndlessUmami(rowsPerPage?: number, overrides: Partial<Config> = {}) {
+  const suite = {} as { h: Harness; umami: Awaited<ReturnType<typeof startEndlessUmami>> }
   beforeAll(async () => {
-    umami = await startEndlessUmami()
-    h = await startHarness('sqlite')
+    suite.umami = await startEndlessUmami(rowsPerPage)
+    suite.h = await startHarness('sqlite', overrides)
   })
   afterAll(async () => {
-    await h?.close()
-    await umami?.close()
+    await suite.h?.close()
+    await suite.umami?.close()
   })
+  return suite
+}
+
+describe('a provider that never ends its pages', () => {
+  const s = useEndlessUmami()
 
   it('is read up to the bound, then answered 502 naming it, not read without end', async () => {
-    const res = await listWebsites(h, umami.url)
+    const res = await listWebsites(s.h, s.umami.url)
     expect(res.status).toBe(502)
     expect(res.body.message).toContain('Umami answered more than 10000 websites for this request')
-    expect(umami.listCalls()).toBe(100)
+    expect(s.umami.listCalls()).toBe(100)
   })
 })
 
 describe('a provider that answers pages far larger than asked', () => {
   const CAP = 64 * 1024
-  let h: Harness
-  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
-  beforeAll(async () => {
-    // 500 rows of about 120 bytes: under the body cap each, five times the page of 100 asked for.
-    umami = await startEndlessUmami(500)
-    h = await startHarness('sqlite', { outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
-  })
-  afterAll(async () => {
-    await h?.close()
-    await umami?.close()
-  })
+  // 500 rows of about 120 bytes: under the body cap each, five times the page of 100 asked for.
+  const s = useEndlessUmami(500, { outbound: { ...testConfig('sqlite').outbound, maxBodyBytes: CAP } })
 
   it("is read up to the operation's answer bytes (16 body caps), then answered 502 naming them", async () => {
-    const res = await listWebsites(h, umami.url)
+    const res = await listWebsites(s.h, s.umami.url)
     expect(res.status).toBe(502)
     expect(res.body.message).toContain(
       `answered more than ${OPERATION_BODY_CAPS * CAP} bytes for this one request, the most Unigate reads for one (${OPERATION_BODY_CAPS} times UNIGATE_PROVIDER_MAX_BODY_BYTES)`,
     )
     // Stopped by the bytes read (about 20 pages of 55 kB), long before the bound of 100 pages.
-    expect(umami.listCalls()).toBeLessThan(25)
+    expect(s.umami.listCalls()).toBeLessThan(25)
   })
 })
 
 describe('a process short of memory', () => {
-  let h: Harness
-  let umami: Awaited<ReturnType<typeof startEndlessUmami>>
-  beforeAll(async () => {
-    umami = await startEndlessUmami()
-    // Past 1 % of the heap limit: any running process is, so every answer to be read is refused.
-    const outbound = { ...testConfig('sqlite').outbound, heapShedPercent: 1 }
-    h = await startHarness('sqlite', { outbound })
-  })
-  afterAll(async () => {
-    await h?.close()
-    await umami?.close()
-  })
+  // Past 1 % of the heap limit: any running process is, so every answer to be read is refused.
+  const s = useEndlessUmami(undefined, { outbound: { ...testConfig('sqlite').outbound, heapShedPercent: 1 } })
 
   it('answers 503 with Retry-After, sends the provider nothing, and stores no connection', async () => {
-    const res = await h.api<Rec>('POST', '/unified/connection', {
-      body: { integration_type: 'umami', auth: { api_key: 'login-token', api_url: `${umami.url}/api` } },
+    const res = await s.h.api<Rec>('POST', '/unified/connection', {
+      body: { integration_type: 'umami', auth: { api_key: 'login-token', api_url: `${s.umami.url}/api` } },
     })
     expect(res.status).toBe(503)
     expect(res.headers['retry-after']).toBe('5')
     expect(res.body.message).toContain('short of memory')
-    expect(umami.requests()).toBe(0)
-    expect((await h.api<unknown[]>('GET', '/unified/connection')).body).toEqual([])
+    expect(s.umami.requests()).toBe(0)
+    expect((await s.h.api<unknown[]>('GET', '/unified/connection')).body).toEqual([])
   })
 })
