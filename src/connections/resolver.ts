@@ -16,6 +16,8 @@ export interface ProviderClientSettings {
   readonly maxRetries: number
   readonly maxRetryWaitMs: number
   readonly transport: ProviderTransport
+  /** Verification's clients: a 2xx that is not JSON is refused (ProviderClientOptions.jsonAnswersOnly). */
+  readonly jsonAnswersOnly?: boolean
 }
 
 export interface ResolvedConnection {

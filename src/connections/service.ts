@@ -9,7 +9,6 @@ import {
   ProviderUnreachableError,
 } from '../errors.js'
 import { authFieldsOf, missingAuthFields } from '../integrations/auth-methods.js'
-import { ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import { integrationPermissions } from '../integrations/support.js'
 import type {
@@ -149,8 +148,8 @@ export class ConnectionService {
    */
   async verify(integration: IntegrationDefinition, credentials: Credentials): Promise<ConnectionSettings> {
     this.checkAddresses(integration, credentials)
-    const client = new ProviderClient({
-      ...providerClientFor(integration, credentials, this.clientSettings).options,
+    const client = providerClientFor(integration, credentials, {
+      ...this.clientSettings,
       jsonAnswersOnly: true,
     })
     try {
