@@ -78,6 +78,24 @@ describe('Amplitude through Unigate', () => {
       (a, b) => a.eventTimeMs - b.eventTimeMs || eventId(a).localeCompare(eventId(b)),
     )
 
+  /**
+   * The visitor list an emulator's export can serve now, worked out from its events: upload hours from
+   * 00:00 UTC 30 days ago, 3 hours after each hour starts; users in the order of their first upload hour.
+   */
+  const firstSeenVisitorIds = (emulator: AmplitudeEmulator) => {
+    const windowStart = Math.floor(Date.now() / DAY_MS) * DAY_MS - 30 * DAY_MS
+    const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS
+    const exported = emulator.state.events.filter(
+      (e) => e.uploadTimeMs >= windowStart && hourOf(e.uploadTimeMs) + 3 * HOUR_MS <= Date.now(),
+    )
+    const first = new Map<number, { hour: number; id: string }>()
+    for (const e of [...exported].sort((a, b) => a.uploadTimeMs - b.uploadTimeMs)) {
+      if (first.has(e.amplitude_id)) continue
+      first.set(e.amplitude_id, { hour: hourOf(e.uploadTimeMs), id: e.user_id ?? `device:${e.device_id}` })
+    }
+    return [...first.values()].sort((a, b) => a.hour - b.hour || a.id.localeCompare(b.id)).map((v) => v.id)
+  }
+
   it('refuses keys Amplitude rejects, and a time zone that is not one', async () => {
     const res = await h.api('POST', '/unified/connection', {
       body: {
@@ -484,23 +502,8 @@ describe('Amplitude through Unigate', () => {
   })
 
   it('lists the visitors the export shows in the last 30 days without a query, in the order they first appear', async () => {
-    // What the export can serve now: upload hours from 00:00 UTC 30 days ago, 3 hours after each hour starts.
     const windowStart = Math.floor(Date.now() / DAY_MS) * DAY_MS - 30 * DAY_MS
-    const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS
-    const exported = emu.state.events.filter(
-      (e) => e.uploadTimeMs >= windowStart && hourOf(e.uploadTimeMs) + 3 * HOUR_MS <= Date.now(),
-    )
-    const first = new Map<number, { hour: number; id: string }>()
-    for (const e of [...exported].sort((a, b) => a.uploadTimeMs - b.uploadTimeMs)) {
-      if (first.has(e.amplitude_id)) continue
-      first.set(e.amplitude_id, {
-        hour: hourOf(e.uploadTimeMs),
-        id: e.user_id ?? `device:${e.device_id}`,
-      })
-    }
-    const expected = [...first.values()]
-      .sort((a, b) => a.hour - b.hour || a.id.localeCompare(b.id))
-      .map((v) => v.id)
+    const expected = firstSeenVisitorIds(emu)
     expect(expected.length).toBeGreaterThan(10)
     expect(expected.some((id) => id.startsWith('device:'))).toBe(true)
 
@@ -527,6 +530,42 @@ describe('Amplitude through Unigate', () => {
     })
     expect(detailed.body.map((v) => v.id)).toEqual(expected.slice(0, 2))
     expect(at('/api/2/useractivity').length - activityBefore).toBe(2)
+  })
+
+  it('gathers visitors in growing ranges but never asks again for a range size Amplitude refused', async () => {
+    // The same data, with an export that refuses archives past 8 kB: about two days of it here.
+    const small = await startAmplitudeEmulator({
+      seed: 9,
+      users: 30,
+      events: 600,
+      until: new Date(until).toISOString(),
+      timezone: ZONE,
+      exportMaxBytes: 8_000,
+    })
+    try {
+      const smallConn = await createConnection(h, {
+        integration_type: 'amplitude',
+        auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, region: 'eu', api_url: small.url },
+      })
+      const res = await h.api<Rec[]>('GET', `/analytics/${smallConn}/visitor`, { query: { limit: 1000 } })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.map((v) => v.id)).toEqual(firstSeenVisitorIds(small))
+      const asked = small
+        .requests()
+        .filter((r) => r.path === '/api/2/export')
+        .map((r) => ({
+          start: String(r.query.start),
+          span: hourMs(String(r.query.end)) - hourMs(String(r.query.start)),
+        }))
+      // A refused range is followed by a smaller one from the same hour; after it, no range is as large.
+      const refused = asked.flatMap((r, i) => (asked[i + 1]?.start === r.start ? [{ i, span: r.span }] : []))
+      expect(refused.length).toBeGreaterThan(0)
+      for (const { i, span } of refused) {
+        expect(asked.slice(i + 1).every((r) => r.span < span)).toBe(true)
+      }
+    } finally {
+      await small.close()
+    }
   })
 
   it('identifies, updates and deletes a visitor', async () => {
