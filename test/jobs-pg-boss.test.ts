@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PgBossJobQueue } from '../src/jobs/pg-boss-queue.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
@@ -60,6 +61,53 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     expect(mostActive).toBeLessThanOrEqual(3)
     release.resolve()
     expect(errors).toEqual([])
+  })
+
+  it('hands out the jobs waiting in PostgreSQL by turn, earliest first, whatever order they were asked in', async () => {
+    schema = uniqueSchema()
+    queue = new PgBossJobQueue({
+      connectionString: process.env.TEST_DATABASE_URL!,
+      schema,
+      concurrency: 1,
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 5_000,
+      onError: () => undefined,
+    })
+    const release = deferred()
+    const longStarted = deferred()
+    const runs: string[] = []
+    queue.handle('deliver', async (subject) => {
+      runs.push(subject)
+      if (subject === 'wh_long') {
+        longStarted.resolve()
+        await release.promise
+      }
+    })
+    await queue.start()
+    await queue.enqueue('deliver', 'wh_long')
+    await longStarted.promise
+    // The one slot is taken: the next job fetched (wh_next) holds the worker until the slot frees, so what
+    // is asked for after it waits in PostgreSQL, where pg-boss picks by priority.
+    await queue.enqueue('deliver', 'wh_next', 9)
+    const db = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await db.connect()
+    try {
+      for (;;) {
+        const { rows } = await db.query(
+          `select state from "${schema}".job where data->>'subject' = 'wh_next'`,
+        )
+        if (rows[0]?.state === 'active') break
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    } finally {
+      await db.end()
+    }
+    await queue.enqueue('deliver', 'wh_c', 1)
+    await queue.enqueue('deliver', 'wh_b', 0)
+    await queue.enqueue('deliver', 'wh_a', 2)
+    release.resolve()
+    while (runs.length < 5) await new Promise((r) => setTimeout(r, 20))
+    expect(runs).toEqual(['wh_long', 'wh_next', 'wh_b', 'wh_c', 'wh_a'])
   })
 
   it('lets a running job finish when stopping and refuses none of it', async () => {

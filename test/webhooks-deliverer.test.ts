@@ -75,7 +75,7 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     const { deliveries } = s.webhooks
     const now = new Date().toISOString()
     const later = new Date(Date.now() + 60_000).toISOString()
-    expect(await deliveries.dueWebhooks(now, 10)).toEqual([webhook.id])
+    expect((await deliveries.dueWebhooks(now, 10)).map((w) => w.id)).toEqual([webhook.id])
     // The head failed and waits for its retry: the pages behind it wait too, so nothing is due.
     const [head] = await deliveries.pending(webhook.id, 1)
     await deliveries.markFailed(head!.id, {
@@ -84,14 +84,14 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
       givenUp: false,
     })
     expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
-    expect(await deliveries.dueWebhooks(later, 10)).toEqual([webhook.id])
+    expect((await deliveries.dueWebhooks(later, 10)).map((w) => w.id)).toEqual([webhook.id])
     // Given up on, it no longer holds the next page back.
     await deliveries.markFailed(head!.id, {
       error: 'receiver answered 500',
       nextAttemptAt: later,
       givenUp: true,
     })
-    expect(await deliveries.dueWebhooks(now, 10)).toEqual([webhook.id])
+    expect((await deliveries.dueWebhooks(now, 10)).map((w) => w.id)).toEqual([webhook.id])
     // A held lease or a pause keeps it asleep.
     expect(await claimLease(s.db, 'delivery', webhook.id, 'token', now, later)).toBe(true)
     expect(await deliveries.dueWebhooks(now, 10)).toEqual([])

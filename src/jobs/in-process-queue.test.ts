@@ -54,6 +54,31 @@ describe('InProcessJobQueue', () => {
     await queue.stop()
   })
 
+  it('starts waiting jobs by turn, then as asked for, so a later turn never stands in front of an earlier one', async () => {
+    const queue = new InProcessJobQueue(1, () => {})
+    const gate = deferred()
+    const started: string[] = []
+    queue.handle('poll', async (subject) => {
+      started.push(subject)
+      if (subject === 'first') await gate.promise
+    })
+    await queue.start()
+    await queue.enqueue('poll', 'first', 5)
+    await queue.enqueue('poll', 'a', 2)
+    await queue.enqueue('poll', 'b', 0)
+    await queue.enqueue('poll', 'c', 1)
+    await queue.enqueue('poll', 'd', 0)
+    // Asked for again at an earlier turn, a waiting job moves up to it; at a later one it stays.
+    await queue.enqueue('poll', 'a', 0)
+    await queue.enqueue('poll', 'b', 3)
+    // Asked for while running, it runs again afterwards at the turn asked.
+    await queue.enqueue('poll', 'first', 1)
+    gate.resolve()
+    await new Promise((r) => setTimeout(r, 20))
+    await queue.stop()
+    expect(started).toEqual(['first', 'b', 'd', 'a', 'c', 'first'])
+  })
+
   it('reports a failing job and keeps going', async () => {
     const errors: string[] = []
     const queue = new InProcessJobQueue(1, (_err, kind, subject) => errors.push(`${kind}:${subject}`))

@@ -8,11 +8,13 @@ import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, JobStop, settleWithin
 export class InProcessJobQueue implements JobQueue {
   readonly kind = 'in-process' as const
   private readonly handlers = new Map<string, JobHandler>()
-  private readonly waiting: string[] = []
-  private readonly waitingKeys = new Set<string>()
+  /** Waiting jobs in the order they start: by turn, then as asked for. */
+  private readonly waiting: { key: string; turn: number }[] = []
+  /** The turn of each waiting job, by key. */
+  private readonly waitingKeys = new Map<string, number>()
   private readonly runningKeys = new Set<string>()
-  /** Keys asked for again while running: they run once more afterwards, never twice at once. */
-  private readonly again = new Set<string>()
+  /** Keys asked for again while running, with the turn asked: they run once more afterwards, never twice at once. */
+  private readonly again = new Map<string, number>()
   private readonly running = new Set<Promise<void>>()
   private started = false
   /** Tells running jobs that the queue is stopping, then that they are abandoned. */
@@ -31,16 +33,35 @@ export class InProcessJobQueue implements JobQueue {
     this.handlers.set(kind, handler)
   }
 
-  async enqueue(kind: string, subject: string): Promise<void> {
+  async enqueue(kind: string, subject: string, turn = 0): Promise<void> {
     const key = `${kind}\u0000${subject}`
-    if (this.waitingKeys.has(key)) return
-    if (this.runningKeys.has(key)) {
-      this.again.add(key)
+    const waitingTurn = this.waitingKeys.get(key)
+    if (waitingTurn !== undefined) {
+      // Absorbed; asked for at an earlier turn, it moves up to that turn.
+      if (turn < waitingTurn) {
+        this.waiting.splice(this.waitingIndexOf(key), 1)
+        this.wait(key, turn)
+      }
       return
     }
-    this.waitingKeys.add(key)
-    this.waiting.push(key)
+    if (this.runningKeys.has(key)) {
+      this.again.set(key, Math.min(turn, this.again.get(key) ?? turn))
+      return
+    }
+    this.wait(key, turn)
     this.pump()
+  }
+
+  /** Puts `key` behind every waiting job of its turn or an earlier one, ahead of later turns. */
+  private wait(key: string, turn: number): void {
+    let at = this.waiting.length
+    while (at > 0 && (this.waiting[at - 1] as { turn: number }).turn > turn) at--
+    this.waiting.splice(at, 0, { key, turn })
+    this.waitingKeys.set(key, turn)
+  }
+
+  private waitingIndexOf(key: string): number {
+    return this.waiting.findIndex((w) => w.key === key)
   }
 
   /**
@@ -81,9 +102,9 @@ export class InProcessJobQueue implements JobQueue {
 
   private pump(): void {
     while (this.started && this.running.size < this.concurrency) {
-      const key = this.waiting.find((k) => !this.runningKeys.has(k))
-      if (key === undefined) break
-      this.waiting.splice(this.waiting.indexOf(key), 1)
+      const at = this.waiting.findIndex((w) => !this.runningKeys.has(w.key))
+      if (at === -1) break
+      const { key } = this.waiting.splice(at, 1)[0] as { key: string }
       this.waitingKeys.delete(key)
       this.run(key)
     }
@@ -106,10 +127,9 @@ export class InProcessJobQueue implements JobQueue {
     void job.finally(() => {
       this.running.delete(job)
       this.runningKeys.delete(key)
-      if (this.again.delete(key) && this.started) {
-        this.waitingKeys.add(key)
-        this.waiting.push(key)
-      }
+      const turn = this.again.get(key)
+      this.again.delete(key)
+      if (turn !== undefined && this.started) this.wait(key, turn)
       this.pump()
     })
   }

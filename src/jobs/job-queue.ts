@@ -46,9 +46,11 @@ export interface JobQueue {
   handle(kind: string, handler: JobHandler): void
   /**
    * Asks for `kind` to run for `subject` soon. A job already waiting for the same kind and subject absorbs
-   * this one, so asking often is cheap.
+   * this one, so asking often is cheap. `turn` is the job's place among its workspace's due work (0, the
+   * default, first): a waiting job of an earlier turn starts before one of a later turn, whenever each was
+   * asked for, so one workspace's backlog never stands in front of another workspace's next job.
    */
-  enqueue(kind: string, subject: string): Promise<void>
+  enqueue(kind: string, subject: string, turn?: number): Promise<void>
   start(): Promise<void>
   /**
    * Takes no more jobs, waits up to the stop timeout for the running ones to finish, then aborts those

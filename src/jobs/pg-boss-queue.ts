@@ -77,9 +77,10 @@ export class PgBossJobQueue implements JobQueue {
     this.handlers.set(kind, handler)
   }
 
-  async enqueue(kind: string, subject: string): Promise<void> {
+  async enqueue(kind: string, subject: string, turn = 0): Promise<void> {
     if (!this.started || this.stopping) return
-    await this.boss.send(kind, { subject }, { singletonKey: subject })
+    // pg-boss hands out the highest priority first (then the oldest): an earlier turn is a higher priority.
+    await this.boss.send(kind, { subject, turn }, { singletonKey: subject, priority: -turn })
     const worker = this.workerIds.get(kind)
     // Wake this process's worker instead of waiting for its next poll.
     if (worker) this.boss.notifyWorker(worker)
@@ -97,7 +98,7 @@ export class PgBossJobQueue implements JobQueue {
       await local.start()
       this.local.set(kind, local)
       await this.createQueue(kind)
-      const id = await this.boss.work<{ subject: string }>(
+      const id = await this.boss.work<{ subject: string; turn?: number }>(
         kind,
         { batchSize: this.options.concurrency, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
         (jobs) => this.track(this.takeBatch(local, kind, jobs)),
@@ -108,10 +109,14 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   /** Hands a fetched batch to the in-process queue; settles once every job of it has started. */
-  private async takeBatch(local: InProcessJobQueue, kind: string, jobs: { data: { subject: string } }[]) {
+  private async takeBatch(
+    local: InProcessJobQueue,
+    kind: string,
+    jobs: { data: { subject: string; turn?: number } }[],
+  ) {
     // Fetched as the stop began: left undone, not lost (the database still says the work is due).
     if (this.stopping) return
-    for (const job of jobs) await local.enqueue(kind, job.data.subject)
+    for (const job of jobs) await local.enqueue(kind, job.data.subject, job.data.turn)
     await local.allStarted()
   }
 

@@ -175,31 +175,45 @@ export class DeliveryStore {
    * wakes up. The deliverer sends a webhook's pages in order and stops at a head that is not due, so only the
    * head counts. Driven from the webhooks, one index probe each (webhook_deliveries_queue_idx), rather than
    * from every due pending row: a backlog of deliveries made each tick as slow as the backlog was long.
+   * Each comes with its turn in its workspace (0 for the workspace's longest due, 1 for the next…), and the
+   * `limit` taken are the earliest turns first: every workspace's first webhook before any workspace's
+   * second, so one workspace with many due webhooks cannot fill the batch.
    */
-  async dueWebhooks(now: string, limit: number): Promise<string[]> {
-    const rows = await this.db
+  async dueWebhooks(now: string, limit: number): Promise<{ id: string; turn: number }[]> {
+    const heads = this.db
       .selectFrom('webhooks as w')
-      .select('w.id')
+      .select((eb) => [
+        'w.id',
+        'w.workspace_id',
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .select('d.next_attempt_at')
+          .whereRef('d.webhook_id', '=', 'w.id')
+          .where('d.status', '=', 'pending')
+          .orderBy('d.created_at')
+          .orderBy('d.position')
+          .limit(1)
+          .as('due'),
+      ])
       .where('w.is_paused', '=', 0)
       .where((eb) =>
         eb.or([eb('w.delivery_lease_until', 'is', null), eb('w.delivery_lease_until', '<', now)]),
       )
-      .where(
-        (eb) =>
-          eb
-            .selectFrom('webhook_deliveries as d')
-            .select('d.next_attempt_at')
-            .whereRef('d.webhook_id', '=', 'w.id')
-            .where('d.status', '=', 'pending')
-            .orderBy('d.created_at')
-            .orderBy('d.position')
-            .limit(1),
-        '<=',
-        now,
-      )
+    const rows = await this.db
+      .selectFrom(heads.as('h'))
+      .select((eb) => [
+        'h.id',
+        eb.fn
+          .agg<number>('row_number')
+          .over((ob) => ob.partitionBy('h.workspace_id').orderBy('h.due').orderBy('h.id'))
+          .as('turn'),
+      ])
+      .where('h.due', '<=', now)
+      .orderBy('turn')
+      .orderBy('h.due')
       .limit(limit)
       .execute()
-    return rows.map((r) => r.id)
+    return rows.map((r) => ({ id: r.id, turn: Number(r.turn) - 1 }))
   }
 
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {

@@ -23,16 +23,27 @@ export class WebhookScheduler {
 
   async tick(): Promise<void> {
     const now = new Date(this.clock()).toISOString()
+    // Each with its turn in its workspace, earliest turns first (see DeliveryStore.dueWebhooks): a workspace
+    // with thousands of due webhooks takes the batch's later turns, not the whole batch.
     const duePolls = await this.db
       .selectFrom('webhooks')
-      .select('id')
+      .select((eb) => [
+        'id',
+        eb.fn
+          .agg<number>('row_number')
+          .over((ob) => ob.partitionBy('workspace_id').orderBy('next_check_at').orderBy('id'))
+          .as('turn'),
+      ])
       .where('next_check_at', '<=', now)
       .where('is_paused', '=', 0)
       .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
+      .orderBy('turn')
       .orderBy('next_check_at')
       .limit(BATCH)
       .execute()
-    for (const { id } of duePolls) await this.jobs.enqueue(POLL_JOB, id)
-    for (const id of await this.deliveries.dueWebhooks(now, BATCH)) await this.jobs.enqueue(DELIVER_JOB, id)
+    for (const { id, turn } of duePolls) await this.jobs.enqueue(POLL_JOB, id, Number(turn) - 1)
+    for (const { id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
+      await this.jobs.enqueue(DELIVER_JOB, id, turn)
+    }
   }
 }

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { InProcessJobQueue } from '../src/jobs/in-process-queue.js'
+import { createServices, type Services } from '../src/services.js'
+import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
+import { deliveryPages } from '../src/webhooks/pages.js'
+import { DELIVER_JOB, POLL_JOB, WebhookScheduler } from '../src/webhooks/scheduler.js'
+import { testConfig } from './support/config.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+
+/** More due webhooks than the scheduler takes in one look (its batch is 500). */
+const CROWD = 501
+
+describe.each(storeKinds())('the webhook scheduler on %s', (store) => {
+  let services: Services | undefined
+  let schema: string | undefined
+  let queue: InProcessJobQueue | undefined
+  afterEach(async () => {
+    await queue?.stop()
+    await services?.close()
+    if (schema) await dropSchema(schema)
+  })
+
+  async function open(): Promise<Services> {
+    schema = store === 'postgres' ? uniqueSchema() : undefined
+    services = await createServices(testConfig(store), {
+      background: false,
+      ...(schema ? { pgSchema: schema } : {}),
+    })
+    return services
+  }
+
+  /** A workspace with `count` webhooks whose polls fell due at `dueAt(i)`; answers their ids in that order. */
+  async function workspaceWithDueWebhooks(
+    s: Services,
+    name: string,
+    count: number,
+    dueAt: (i: number) => string,
+  ) {
+    const { workspace } = await s.workspaces.create(name)
+    const now = new Date().toISOString()
+    const connection = await s.connectionStore.insert({
+      id: `cn_${name}`,
+      workspace_id: workspace.id,
+      integration_type: 'umami',
+      categories: ['analytics'],
+      permissions: ['analytics_property_read'],
+      environment: 'Production',
+      credentials: {},
+      settings: {},
+      created_at: now,
+      updated_at: now,
+    })
+    const ids: string[] = []
+    for (let i = 0; i < count; i++) {
+      const webhook = await s.webhooks.store.insert({
+        id: `wh_${name}_${String(i).padStart(4, '0')}`,
+        workspace_id: workspace.id,
+        connection_id: connection.id,
+        integration_type: 'umami',
+        object_type: 'analytics_property',
+        event: 'created',
+        interval: 60,
+        page_max_limit: 1,
+        webhook_type: 'virtual',
+        hook_url: 'http://127.0.0.1:9/hook',
+        filters: {},
+        environment: 'Production',
+        include_all: false,
+        is_paused: false,
+        created_at: now,
+        next_check_at: dueAt(i),
+      })
+      ids.push(webhook.id)
+    }
+    return ids
+  }
+
+  /** The jobs of `kind` one tick starts, in the order they start, on a queue that runs one at a time. */
+  async function jobsStartedByOneTick(s: Services, kind: string): Promise<string[]> {
+    const started: string[] = []
+    queue = new InProcessJobQueue(1, (err) => {
+      throw err
+    })
+    queue.handle(kind, async (subject) => {
+      started.push(subject)
+    })
+    await queue.start()
+    await new WebhookScheduler(s.db, s.webhooks.deliveries, queue).tick()
+    await queue.allStarted()
+    return started
+  }
+
+  const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString()
+
+  it("starts a quiet workspace's due poll second, not behind a crowded workspace's batch", async () => {
+    const s = await open()
+    // The crowd fell due first (days ago); the quiet workspace's one webhook a minute ago.
+    const crowd = await workspaceWithDueWebhooks(s, 'crowd', CROWD, (i) => minutesAgo(10_000 - i))
+    const [quiet] = await workspaceWithDueWebhooks(s, 'quiet', 1, () => minutesAgo(1))
+    const started = await jobsStartedByOneTick(s, POLL_JOB)
+    // Before, the batch was the 500 longest due, all the crowd's: the quiet webhook waited for a later tick
+    // (and, behind a backlog, for every crowded poll due before it).
+    expect(started.slice(0, 3)).toEqual([crowd[0], quiet, crowd[1]])
+    expect(started).toHaveLength(500)
+  })
+
+  it("starts a quiet workspace's due deliveries second, not behind a crowded workspace's batch", async () => {
+    const s = await open()
+    const notYet = new Date(Date.now() + 3_600_000).toISOString()
+    const crowd = await workspaceWithDueWebhooks(s, 'crowd', CROWD, () => notYet)
+    const [quiet] = await workspaceWithDueWebhooks(s, 'quiet', 1, () => notYet)
+    const page = deliveryPages([{ id: 'p1', name: 'Property 1' }], 1, 'VIRTUAL')
+    for (const [i, id] of crowd.entries())
+      await commitNativeDeliveries(s.db, id, page, minutesAgo(10_000 - i))
+    await commitNativeDeliveries(s.db, quiet!, page, minutesAgo(1))
+    const started = await jobsStartedByOneTick(s, DELIVER_JOB)
+    expect(started.slice(0, 3)).toEqual([crowd[0], quiet, crowd[1]])
+    expect(started).toHaveLength(500)
+  })
+})
