@@ -21,17 +21,22 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     if (schema) await dropSchema(schema)
   })
 
-  it('runs jobs asked for while a long one runs without waiting for it, up to the concurrency', async () => {
+  /** A queue on a schema of the test's own, polling every half second, stopping within 5 s. */
+  function queueOf(concurrency: number, onError: (err: unknown) => void): PgBossJobQueue {
     schema = uniqueSchema()
-    const errors: unknown[] = []
-    queue = new PgBossJobQueue({
+    return new PgBossJobQueue({
       connectionString: process.env.TEST_DATABASE_URL!,
       schema,
-      concurrency: 3,
+      concurrency,
       pollingIntervalSeconds: 0.5,
       stopTimeoutMs: 5_000,
-      onError: (err) => errors.push(err),
+      onError,
     })
+  }
+
+  it('runs jobs asked for while a long one runs without waiting for it, up to the concurrency', async () => {
+    const errors: unknown[] = []
+    queue = queueOf(3, (err) => errors.push(err))
     const release = deferred()
     const started = new Map<string, ReturnType<typeof deferred>>()
     const startedOf = (subject: string) => {
@@ -64,15 +69,7 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
   })
 
   it('hands out the jobs waiting in PostgreSQL by turn, earliest first, whatever order they were asked in', async () => {
-    schema = uniqueSchema()
-    queue = new PgBossJobQueue({
-      connectionString: process.env.TEST_DATABASE_URL!,
-      schema,
-      concurrency: 1,
-      pollingIntervalSeconds: 0.5,
-      stopTimeoutMs: 5_000,
-      onError: () => undefined,
-    })
+    queue = queueOf(1, () => undefined)
     const release = deferred()
     const longStarted = deferred()
     const runs: string[] = []
@@ -111,15 +108,7 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
   })
 
   it('lets a running job finish when stopping and refuses none of it', async () => {
-    schema = uniqueSchema()
-    queue = new PgBossJobQueue({
-      connectionString: process.env.TEST_DATABASE_URL!,
-      schema,
-      concurrency: 2,
-      pollingIntervalSeconds: 0.5,
-      stopTimeoutMs: 5_000,
-      onError: () => undefined,
-    })
+    queue = queueOf(2, () => undefined)
     const running = deferred()
     const release = deferred()
     let sawStopping = false

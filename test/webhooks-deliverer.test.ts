@@ -6,7 +6,7 @@ import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
 import { claimLease, releaseLease } from '../src/webhooks/leases.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
-import { useStoredWebhook } from './support/stored-webhook.js'
+import { propertyWebhookSpec, useStoredWebhook } from './support/stored-webhook.js'
 import { storeKinds } from './support/stores.js'
 
 /** A sender that records what it was given and may act while a delivery is "on the wire". */
@@ -26,19 +26,7 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
   const storedWebhook = useStoredWebhook(store)
 
   async function webhookWithPages(pages: number) {
-    const { services, webhook } = await storedWebhook({
-      name: 'deliverer',
-      integration_type: 'umami',
-      categories: ['analytics'],
-      permissions: ['analytics_property_read'],
-      webhook: {
-        object_type: 'analytics_property',
-        event: 'created',
-        interval: 100_000,
-        page_max_limit: 1,
-        webhook_type: 'virtual',
-      },
-    })
+    const { services, webhook } = await storedWebhook(propertyWebhookSpec('deliverer'))
     const now = new Date().toISOString()
     const records = Array.from({ length: pages }, (_, i) => ({ id: `p${i}`, name: `Property ${i}` }))
     await commitNativeDeliveries(services.db, webhook.id, deliveryPages(records, 1, 'VIRTUAL'), now)

@@ -5,6 +5,7 @@ import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
 import { DELIVER_JOB, POLL_JOB, WebhookScheduler } from '../src/webhooks/scheduler.js'
 import { testConfig } from './support/config.js'
+import { propertyWebhookSpec, storeWebhooks } from './support/stored-webhook.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 
 /** More due webhooks than the scheduler takes in one look (its batch is 500). */
@@ -36,43 +37,12 @@ describe.each(storeKinds())('the webhook scheduler on %s', (store) => {
     count: number,
     dueAt: (i: number) => string,
   ) {
-    const { workspace } = await s.workspaces.create(name)
-    const now = new Date().toISOString()
-    const connection = await s.connectionStore.insert({
-      id: `cn_${name}`,
-      workspace_id: workspace.id,
-      integration_type: 'umami',
-      categories: ['analytics'],
-      permissions: ['analytics_property_read'],
-      environment: 'Production',
-      credentials: {},
-      settings: {},
-      created_at: now,
-      updated_at: now,
-    })
-    const ids: string[] = []
-    for (let i = 0; i < count; i++) {
-      const webhook = await s.webhooks.store.insert({
-        id: `wh_${name}_${String(i).padStart(4, '0')}`,
-        workspace_id: workspace.id,
-        connection_id: connection.id,
-        integration_type: 'umami',
-        object_type: 'analytics_property',
-        event: 'created',
-        interval: 60,
-        page_max_limit: 1,
-        webhook_type: 'virtual',
-        hook_url: 'http://127.0.0.1:9/hook',
-        filters: {},
-        environment: 'Production',
-        include_all: false,
-        is_paused: false,
-        created_at: now,
-        next_check_at: dueAt(i),
-      })
-      ids.push(webhook.id)
-    }
-    return ids
+    const each = Array.from({ length: count }, (_, i) => ({
+      id: `wh_${name}_${String(i).padStart(4, '0')}`,
+      next_check_at: dueAt(i),
+    }))
+    const webhooks = await storeWebhooks(s, propertyWebhookSpec(name, 60), each)
+    return webhooks.map((w) => w.id)
   }
 
   /** The jobs of `kind` one tick starts, in the order they start, on a queue that runs one at a time. */

@@ -201,19 +201,13 @@ export class DeliveryStore {
       )
     const rows = await this.db
       .selectFrom(heads.as('h'))
-      .select((eb) => [
-        'h.id',
-        eb.fn
-          .agg<number>('row_number')
-          .over((ob) => ob.partitionBy('h.workspace_id').orderBy('h.due').orderBy('h.id'))
-          .as('turn'),
-      ])
+      .select(['h.id', turnInWorkspace('h.workspace_id', 'h.due', 'h.id').as('turn')])
       .where('h.due', '<=', now)
       .orderBy('turn')
       .orderBy('h.due')
       .limit(limit)
       .execute()
-    return rows.map((r) => ({ id: r.id, turn: Number(r.turn) - 1 }))
+    return rows.map((r) => ({ id: r.id, turn: Number(r.turn) }))
   }
 
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {
@@ -225,4 +219,12 @@ export class DeliveryStore {
       .orderBy('position')
       .execute()
   }
+}
+
+/**
+ * A due webhook's turn in its workspace, from 0, by when it fell due (then id): the fair order of the
+ * scheduler's looks, on SQLite and PostgreSQL alike (window functions, computed after the look's filters).
+ */
+export function turnInWorkspace(workspace: string, due: string, id: string) {
+  return sql<number>`row_number() over (partition by ${sql.ref(workspace)} order by ${sql.ref(due)}, ${sql.ref(id)}) - 1`
 }

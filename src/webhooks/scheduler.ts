@@ -1,6 +1,6 @@
 import type { JobQueue } from '../jobs/index.js'
 import type { Db } from '../store/index.js'
-import type { DeliveryStore } from './delivery-store.js'
+import { type DeliveryStore, turnInWorkspace } from './delivery-store.js'
 
 export const POLL_JOB = 'webhook-poll'
 export const DELIVER_JOB = 'webhook-deliver'
@@ -27,13 +27,7 @@ export class WebhookScheduler {
     // with thousands of due webhooks takes the batch's later turns, not the whole batch.
     const duePolls = await this.db
       .selectFrom('webhooks')
-      .select((eb) => [
-        'id',
-        eb.fn
-          .agg<number>('row_number')
-          .over((ob) => ob.partitionBy('workspace_id').orderBy('next_check_at').orderBy('id'))
-          .as('turn'),
-      ])
+      .select(['id', turnInWorkspace('workspace_id', 'next_check_at', 'id').as('turn')])
       .where('next_check_at', '<=', now)
       .where('is_paused', '=', 0)
       .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
@@ -41,7 +35,7 @@ export class WebhookScheduler {
       .orderBy('next_check_at')
       .limit(BATCH)
       .execute()
-    for (const { id, turn } of duePolls) await this.jobs.enqueue(POLL_JOB, id, Number(turn) - 1)
+    for (const { id, turn } of duePolls) await this.jobs.enqueue(POLL_JOB, id, Number(turn))
     for (const { id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
       await this.jobs.enqueue(DELIVER_JOB, id, turn)
     }
