@@ -110,12 +110,11 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       data: [{ id, title: 'Director' }],
     })
 
+    // A delete says only which employee went (empty fields, global-webhooks), and it can no longer be read.
     emu.state.deleteEmployee(Number(id))
     await server.receiver.untilAccepted(hooks.deleted, 1, 'deleted')
-    expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({
-      type: 'NATIVE',
-      data: [{ id, first_name: 'Grace', title: 'Director' }],
-    })
+    expect(server.receiver.accepted(hooks.deleted)[0]).toMatchObject({ type: 'NATIVE', data: [{ id }] })
+    expect(server.receiver.accepted(hooks.deleted)[0]?.data).toEqual([{ id }])
     expect(server.receiver.accepted(hooks.created)).toHaveLength(1)
     expect(server.receiver.accepted(hooks.updated)).toHaveLength(1)
     expect(emu.state.hooks.calls.map((c) => c.status)).toEqual([200, 200, 200])
@@ -128,15 +127,17 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
   })
 
   it('refuses a call not signed with the private key, with another body, or with a stale timestamp', async () => {
-    const hook = await hookFor('created')
+    // An update: the one call that carries the employee's fields (a create's are empty, read back by id).
+    const hook = await hookFor('updated')
     const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
     const body = JSON.stringify({
       employees: [
         {
           id: '901',
-          action: 'Created',
+          action: 'Updated',
           timestamp: '2026-01-01T00:00:00+00:00',
           fields: { firstName: 'Signed' },
+          changedFields: ['firstName'],
         },
       ],
     })
@@ -170,12 +171,18 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
   })
 
   it("accepts BambooHR's late retries with their first timestamp and ISO 8601 timestamps, and delivers a call sent twice once", async () => {
-    const hook = await hookFor('created')
+    const hook = await hookFor('updated')
     const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
     const bodyOf = (id: string) =>
       JSON.stringify({
         employees: [
-          { id, action: 'Created', timestamp: '2026-01-01T00:00:00+00:00', fields: { firstName: id } },
+          {
+            id,
+            action: 'Updated',
+            timestamp: '2026-01-01T00:00:00+00:00',
+            fields: { firstName: id },
+            changedFields: ['firstName'],
+          },
         ],
       })
     const send = (text: string, ts: string) =>

@@ -190,8 +190,10 @@ describe('BambooHR emulator', () => {
         (r) => (JSON.parse(r.body) as { employees: Record<string, unknown>[] }).employees[0],
       )
       expect(entries.map((e) => e?.action)).toEqual(['Created', 'Updated', 'Deleted'])
-      expect(entries[0]).toMatchObject({ id, fields: { 'First Name': 'Ann', jobTitle: 'Clerk' } })
+      // Created and Deleted only say that it happened: empty fields and changedFields (global-webhooks).
+      expect(entries[0]).toMatchObject({ id, fields: {}, changedFields: [] })
       expect(entries[1]).toMatchObject({ changedFields: ['jobTitle'], fields: { jobTitle: 'Lead' } })
+      expect(entries[2]).toMatchObject({ id, fields: {}, changedFields: [] })
       for (const r of received) {
         const ts = String(r.headers['x-bamboohr-timestamp'])
         expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(60)
@@ -241,7 +243,9 @@ describe('BambooHR emulator', () => {
           name: 'retried',
           url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
           format: 'json',
-          events: ['employee_with_fields.created'],
+          // Updates carry the posted fields (a create's are empty), so each call names its employee.
+          events: ['employee_with_fields.updated'],
+          monitorFields: ['lastName'],
           postFields: { firstName: 'firstName' },
         }),
       })
@@ -253,6 +257,15 @@ describe('BambooHR emulator', () => {
           body: JSON.stringify({ firstName, lastName: 'Retry' }),
         })
         expect(added.status).toBe(201)
+        const changed = await fetch(
+          `${localApi}/employees/${added.headers.get('location')!.split('/').pop()}`,
+          {
+            method: 'POST',
+            headers: { ...json, 'content-type': 'application/json' },
+            body: JSON.stringify({ lastName: 'Retried' }),
+          },
+        )
+        expect(changed.status).toBe(200)
       }
       const count = (name: string) => received.filter((r) => r.name === name).length
       const deadline = Date.now() + 5000

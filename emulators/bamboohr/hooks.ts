@@ -5,7 +5,7 @@ import { HookRetries, postHookCall } from '../kit/hook-calls.js'
  * BambooHR's permissioned webhooks (created through the API) with the field-based events
  * (`employee_with_fields.created`, `.updated`, `.deleted`, the default set): each change is `POST`ed as
  * `{"employees": [{id, action, timestamp, fields, changedFields}]}`, `fields` keyed by the webhook's
- * `postFields` names, signed with the webhook's private key: `X-BambooHR-Signature` is the hex HMAC-SHA256
+ * `postFields` names on an update and empty on a create or delete, signed with the webhook's private key: `X-BambooHR-Signature` is the hex HMAC-SHA256
  * of the raw body followed by the `X-BambooHR-Timestamp` value (unix seconds)
  * (https://documentation.bamboohr.com/docs/webhooks, "Security"; its PHP sample hashes `$body .
  * $timestamp`; https://documentation.bamboohr.com/docs/field-based-webhooks).
@@ -109,14 +109,20 @@ export class BamboohrHooks {
       if (!hook.events.includes(EVENT_OF[action])) continue
       const changedFields = hook.monitorFields.filter((f) => changed.includes(f))
       if (action === 'Updated' && changedFields.length === 0) continue
+      // "For Created and Deleted actions the payload will always contain empty changedFields and fields
+      // objects in the request body since these actions are only notifying that the event took place"
+      // (https://documentation.bamboohr.com/docs/global-webhooks, "Webhook Data Format"; field-based webhooks
+      // are the global ones: https://documentation.bamboohr.com/docs/field-based-webhooks). Only an update
+      // carries the posted fields.
+      const updated = action === 'Updated'
       const body = JSON.stringify({
         employees: [
           {
             id: String(employeeId),
             action,
             timestamp: `${new Date().toISOString().slice(0, 19)}+00:00`,
-            fields: fieldsOf(hook.postFields),
-            ...(action === 'Updated' ? { changedFields } : {}),
+            fields: updated ? fieldsOf(hook.postFields) : {},
+            changedFields: updated ? changedFields : [],
           },
         ],
       })

@@ -59,3 +59,34 @@ describe("BambooHR's signed calls", () => {
     expect(once?.keepUntilMs).toBeGreaterThanOrEqual(NOW + minutes(155))
   })
 })
+
+describe("BambooHR's field-based payloads", () => {
+  const push = (event: 'created' | 'updated' | 'deleted') => ({
+    event,
+    credentials: { api_key: 'k', company_domain: 'Acme' },
+  })
+  const entry = (action: string, fields: unknown, changedFields: unknown = []) =>
+    ({
+      body: {
+        employees: [{ id: '7', action, timestamp: '2026-01-31T18:42:00+0000', fields, changedFields }],
+      },
+    }) as NativeCall
+
+  // "For Created and Deleted actions the payload will always contain empty changedFields and fields objects"
+  // (https://documentation.bamboohr.com/docs/global-webhooks): the created employee is read back by id.
+  it('reads a created employee back by id, its fields being empty', () => {
+    for (const empty of [{}, []]) {
+      expect(bamboohrEmployeePushes.records(entry('Created', empty), push('created'))).toEqual({
+        ids: ['7'],
+        removed: false,
+      })
+    }
+  })
+
+  it('delivers a deleted employee as its id, and an updated one from its posted fields', () => {
+    expect(bamboohrEmployeePushes.records(entry('Deleted', []), push('deleted'))).toEqual([{ id: '7' }])
+    expect(
+      bamboohrEmployeePushes.records(entry('Updated', { firstName: 'Ada' }, ['firstName']), push('updated')),
+    ).toEqual([expect.objectContaining({ id: '7', first_name: 'Ada', company_id: 'acme' })])
+  })
+})

@@ -16,9 +16,11 @@ import type { BamboohrEmployee } from './types.js'
  * The field-based events (`employee_with_fields.*`) are used: they are deprecated in favour of `employee.*`,
  * which "will remain available for the foreseeable future", but theirs is the payload that carries the
  * employee's fields (`{"employees": [{id, action, timestamp, fields, changedFields}]}`,
- * https://documentation.bamboohr.com/docs/field-based-webhooks), so no push costs a read back, and a deleted
- * employee, which can no longer be read, still arrives with its fields. `postFields` name each field by its
- * own API name, so `fields` reads like a report row.
+ * https://documentation.bamboohr.com/docs/field-based-webhooks), so an update costs no read back. `postFields`
+ * name each field by its own API name, so `fields` reads like a report row. Only updates carry them: "For
+ * Created and Deleted actions the payload will always contain empty changedFields and fields objects"
+ * (https://documentation.bamboohr.com/docs/global-webhooks, "Webhook Data Format"). So a created employee is
+ * read back by id, and a deleted one, which can no longer be read, is delivered as its id.
  *
  * Calls are signed: `X-BambooHR-Signature` is the hex HMAC-SHA256, keyed with the private key, of the raw
  * body followed by `X-BambooHR-Timestamp` (https://documentation.bamboohr.com/docs/webhooks, "Security").
@@ -165,12 +167,17 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
   records(call, push) {
     const body = (call.body ?? {}) as FieldBasedCall
     if (!Array.isArray(body.employees)) return []
+    const entries = body.employees.filter((e) => e?.action === ACTIONS[push.event])
+    if (push.event === 'created') {
+      const ids = entries.flatMap((e) =>
+        e.id === undefined || e.id === null || String(e.id) === '' ? [] : [String(e.id)],
+      )
+      return { ids, removed: false }
+    }
     const companyId = companyIdOf(push.credentials)
-    return body.employees
-      .filter((e) => e?.action === ACTIONS[push.event])
-      .flatMap((e): UnifiedRecord[] => {
-        const record = employeeOf(e, companyId)
-        return record ? [record] : []
-      })
+    return entries.flatMap((e): UnifiedRecord[] => {
+      const record = employeeOf(e, companyId)
+      return record ? [record] : []
+    })
   },
 }
