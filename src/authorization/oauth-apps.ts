@@ -1,5 +1,6 @@
 import type { SecretBox } from '../crypto/keys.js'
 import { badRequest } from '../errors.js'
+import { withoutTrailingSlashes } from '../integrations/trailing-slashes.js'
 import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
 import { type Db, nowIso } from '../store/index.js'
 
@@ -33,7 +34,7 @@ export function oauthEndpointsFrom(
     if (problem) throw badRequest(problem)
     // api_url is a base that paths are appended to; OAuth endpoints are used as given, since some
     // providers (PostHog: `/oauth/token/`) answer only at their trailing-slash address.
-    endpoints[name] = name === 'api_url' ? v.replace(/\/+$/, '') : v
+    endpoints[name] = name === 'api_url' ? withoutTrailingSlashes(v) : v
   }
   return endpoints
 }

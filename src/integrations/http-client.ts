@@ -6,6 +6,7 @@ import {
   type ProviderTransport,
 } from '../outbound/index.js'
 import { providerWaitMs, retryDelayMs } from './retry.js'
+import { withoutTrailingSlashes } from './trailing-slashes.js'
 import type { RetryPolicy } from './types.js'
 
 export interface ProviderRequest {
@@ -318,7 +319,7 @@ function onOriginOf(base: string, link: string): URL {
 }
 
 export function joinPath(base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+  return `${withoutTrailingSlashes(base)}/${path.replace(/^\/+/, '')}`
 }
 
 /** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */

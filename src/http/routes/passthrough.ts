@@ -4,6 +4,7 @@ import { noteConnection, noteProviderTime, noteRelayedAnswer } from '../../apica
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
+import { withoutTrailingSlashes } from '../../integrations/trailing-slashes.js'
 import { type OutboundMethod, type OutboundTarget, outboundTarget } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
@@ -130,7 +131,7 @@ function baseOf(baseUrl: string): { origin: string; path: string } {
   let base = bases.get(baseUrl)
   if (!base) {
     const url = new URL(baseUrl)
-    base = { origin: url.origin, path: url.pathname.replace(/\/*$/, '/') }
+    base = { origin: url.origin, path: `${withoutTrailingSlashes(url.pathname)}/` }
     if (bases.size >= 1000) bases.clear()
     bases.set(baseUrl, base)
   }

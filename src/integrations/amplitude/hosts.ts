@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { Credentials } from '../types.js'
 
 export const AMPLITUDE_REGIONS = ['us', 'eu'] as const
@@ -12,7 +13,7 @@ export interface AmplitudeHosts {
 /** providers.md 4.1; `api_url` replaces both hosts with one address (a proxy or an emulator). */
 export function amplitudeHosts(credentials: Credentials): AmplitudeHosts {
   if (credentials.api_url) {
-    const base = credentials.api_url.replace(/\/+$/, '')
+    const base = withoutTrailingSlashes(credentials.api_url)
     return { analytics: base, ingest: base }
   }
   return credentials.region === 'eu'

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { benefitHandlers } from './benefits.js'
@@ -65,7 +66,7 @@ export default defineIntegration({
     ],
   },
   baseUrl: (c) =>
-    `${(c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, '')}/${encodeURIComponent((c.company_domain ?? '').trim().toLowerCase())}/v1`,
+    `${withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL)}/${encodeURIComponent((c.company_domain ?? '').trim().toLowerCase())}/v1`,
   // HTTP Basic with the key as user name and any password (documentation.bamboohr.com/docs/getting-started).
   authHeaders: (c) => ({
     authorization: `Basic ${Buffer.from(`${c.api_key ?? ''}:x`).toString('base64')}`,

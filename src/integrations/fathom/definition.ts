@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { propertyHandlers, siteAccessOf } from './properties.js'
@@ -46,7 +47,7 @@ export default defineIntegration({
       },
     ],
   },
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL),
   authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
   // `GET /token` works for any valid token, where `GET /sites` needs all-sites access, so a
   // least-privilege site token can connect too (https://usefathom.com/api/v1/account, "Get token").

@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { AuthField, Credentials, OAuth2Auth } from '../types.js'
 
 /** Google's OAuth2 endpoints, shared by every Google API (GA4, YouTube). */
@@ -80,5 +81,5 @@ export function googleAuthHeaders(credentials: Credentials): Record<string, stri
 /** The connection's `api_url` without a trailing slash, when it overrides Google's hosts. */
 export function apiUrlOverride(credentials: Credentials): string | undefined {
   const url = credentials.api_url?.trim()
-  return url ? url.replace(/\/+$/, '') : undefined
+  return url ? withoutTrailingSlashes(url) : undefined
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { applicationHandlers } from './applications.js'
@@ -79,7 +80,7 @@ export default defineIntegration({
       },
     ],
   },
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL),
   // Every request carries the client credentials grant's bearer token instead (clientCredentials below).
   authHeaders: () => ({}),
   clientCredentials: {

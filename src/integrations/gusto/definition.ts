@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError } from '../../errors.js'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { benefitHandlers } from './benefits.js'
@@ -54,7 +55,7 @@ export default defineIntegration({
   rateLimitDescription:
     '200 requests per minute per OAuth grant (60-second rolling window); 429 with Retry-After.',
   auth: gustoOAuth2,
-  baseUrl: (c) => (c.api_url?.trim() || GUSTO_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url?.trim() || GUSTO_API_URL),
   authHeaders: (c) => ({
     ...(c.access_token ? { authorization: `Bearer ${c.access_token}` } : {}),
     'x-gusto-api-version': GUSTO_API_VERSION,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { type AuthField, defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { contactHandlers } from './contacts.js'
@@ -57,7 +58,7 @@ export default defineIntegration({
   },
   // Or OAuth, when the workspace configured a HubSpot app (the auth endpoint then prefers it).
   oauth: hubspotOAuth2(SHARED_FIELDS),
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL),
   authHeaders: (c) => ({ authorization: `Bearer ${c.access_token ?? c.token ?? ''}` }),
   // The account's id and time zone; any token reads it (Account Info v3 spec: scope `oauth`).
   async verify(client) {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { type AuthField, defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
 import { leverApplicationPushes } from './native-webhooks.js'
@@ -52,7 +53,7 @@ export default defineIntegration({
   auth: { kind: 'api_key', fields: [API_KEY_FIELD, API_URL_FIELD] },
   // Or OAuth, when the workspace configured a Lever OAuth app (the auth endpoint then prefers it).
   oauth: leverOAuth2([API_URL_FIELD]),
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL),
   // An OAuth access token as a bearer; else Basic auth with the key as the username and a blank password
   // (hire.lever.co/developer/documentation#authentication).
   authHeaders: (c) =>

@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { Credentials } from '../types.js'
 
 export const MIXPANEL_REGIONS = ['us', 'eu', 'in'] as const
@@ -36,7 +37,7 @@ const HOSTS: Readonly<Record<MixpanelRegion, MixpanelHosts>> = {
  */
 export function mixpanelHosts(credentials: Credentials): MixpanelHosts {
   if (credentials.api_url) {
-    const base = credentials.api_url.replace(/\/+$/, '')
+    const base = withoutTrailingSlashes(credentials.api_url)
     return { query: base, ingest: base, export: base }
   }
   return HOSTS[(credentials.region as MixpanelRegion | undefined) ?? 'us'] ?? HOSTS.us

@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { AuthField, Credentials, OAuth2Auth } from '../types.js'
 
 /**
@@ -62,9 +63,9 @@ const DEFAULT_API_URL = 'https://api.pipedrive.com'
  * company domain an OAuth token answer named, when it is a Pipedrive domain, else api.pipedrive.com.
  */
 export function pipedriveBaseUrl(c: Credentials): string {
-  if (c.api_url) return c.api_url.replace(/\/+$/, '')
+  if (c.api_url) return withoutTrailingSlashes(c.api_url)
   if (c.api_domain && /^https:\/\/[a-z0-9-]+\.pipedrive\.com\/?$/.test(c.api_domain)) {
-    return c.api_domain.replace(/\/+$/, '')
+    return withoutTrailingSlashes(c.api_domain)
   }
   return DEFAULT_API_URL
 }

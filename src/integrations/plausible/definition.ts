@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { ProviderError } from '../../errors.js'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import { defineIntegration } from '../types.js'
 import { UnexpectedVerifyAnswer, verifyCall } from '../verify-answer.js'
 import { eventHandlers } from './events.js'
@@ -53,7 +54,7 @@ export default defineIntegration({
       },
     ],
   },
-  baseUrl: (c) => (c.api_url ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+  baseUrl: (c) => withoutTrailingSlashes(c.api_url ?? DEFAULT_API_URL),
   authHeaders: (c) => ({ authorization: `Bearer ${c.api_key ?? ''}` }),
   /**
    * Checks the key with the Stats API, which every edition and every key has: a query without a site

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.js'
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { Credentials } from '../types.js'
 
 const HOSTS = {
@@ -11,7 +12,7 @@ function selfHosted(credentials: Credentials): string | undefined {
   const url = credentials.api_url?.trim()
   if (!url) return undefined
   if (!/^https?:\/\/[^/\s]+/.test(url)) throw badRequest(`api_url: '${url}' is not an http(s) URL`)
-  return url.replace(/\/+$/, '')
+  return withoutTrailingSlashes(url)
 }
 
 function region(credentials: Credentials): keyof typeof HOSTS {

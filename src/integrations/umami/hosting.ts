@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../trailing-slashes.js'
 import type { Credentials } from '../types.js'
 
 export const CLOUD_API_URL = 'https://api.umami.is/v1'
@@ -13,7 +14,7 @@ export function hostingOf(c: Credentials): Hosting {
 }
 
 export function apiUrlOf(c: Credentials): string {
-  return (c.api_url ?? CLOUD_API_URL).replace(/\/+$/, '')
+  return withoutTrailingSlashes(c.api_url ?? CLOUD_API_URL)
 }
 
 /**
