@@ -106,7 +106,8 @@ const lookup = (table: Record<string, string>, value: string | null | undefined)
 export function parseBamboohrMoney(
   value: string | null | undefined,
 ): { amount: number; currency?: string } | undefined {
-  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Z]{3})?\s*$/.exec(text(value)?.replace(/,/g, '') ?? '')
+  // Trimmed first, so one `\s*` is left: two around the optional code tried every split of a run of spaces.
+  const match = /^([0-9]+(?:\.[0-9]+)?)\s*([A-Z]{3})?$/.exec(text(value)?.replace(/,/g, '').trim() ?? '')
   if (!match) return undefined
   return { amount: Number(match[1]), ...(match[2] ? { currency: match[2] } : {}) }
 }
