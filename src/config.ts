@@ -84,6 +84,12 @@ export interface OutboundSettings {
    */
   readonly maxBodyBytes: number
   /**
+   * The longest a provider answer read into memory may take, from the call's start to its last byte
+   * (UNIGATE_PROVIDER_ANSWER_DEADLINE_MS, default 120 s; 504 when passed), however steadily it trickles:
+   * UNIGATE_PROVIDER_TIMEOUT_MS bounds each pause only. Passthrough streams and is not bound by it.
+   */
+  readonly answerDeadlineMs: number
+  /**
    * Provider calls one connection may have in flight in this process (UNIGATE_PROVIDER_CONNECTION_CONCURRENCY,
    * default 8), so one tenant's slow calls cannot take every socket to a provider.
    */
@@ -247,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: {
       allowAddresses: addressRanges(env),
       maxBodyBytes: int(env, 'UNIGATE_PROVIDER_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
+      answerDeadlineMs: int(env, 'UNIGATE_PROVIDER_ANSWER_DEADLINE_MS', 120_000, 100),
       connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
       connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
       heapShedPercent: int(env, 'UNIGATE_HEAP_SHED_PERCENT', 75, 1),

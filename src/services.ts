@@ -87,14 +87,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   if (options.background !== false) await changes.start()
   const apiKeys = new ApiKeys(db, config.masterKey, changes)
   if (options.background !== false) await apiKeys.start(config.keyRevocationRefreshMs)
-  const transport = new ProviderTransport({
-    allowAddresses: config.outbound.allowAddresses,
-    timeoutMs: config.providerTimeoutMs,
-    maxBodyBytes: config.outbound.maxBodyBytes,
-    connectionConcurrency: config.outbound.connectionConcurrency,
-    connectionQueue: config.outbound.connectionQueue,
-    heapShedPercent: config.outbound.heapShedPercent,
-  })
+  const transport = new ProviderTransport({ ...config.outbound, timeoutMs: config.providerTimeoutMs })
   const clientSettings = {
     timeoutMs: config.providerTimeoutMs,
     maxRetries: config.providerMaxRetries,

@@ -33,6 +33,7 @@ const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransp
   allowAddresses: ['loopback'],
   timeoutMs: 2_000,
   maxBodyBytes: 4096,
+  answerDeadlineMs: 60_000,
   connectionConcurrency: 4,
   connectionQueue: 4,
   heapShedPercent: 75,
@@ -75,6 +76,12 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
         res.end()
       } else if (req.url === '/hang') {
         held.push(res)
+      } else if (req.url === '/trickle') {
+        // A byte every 20 ms, never ending: no pause reaches a timeout.
+        res.writeHead(200)
+        held.push(res)
+        const drip = setInterval(() => res.write('x'), 20)
+        res.once('close', () => clearInterval(drip))
       } else {
         res.end('{"ok":true}')
       }
@@ -191,6 +198,15 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     const held = Buffer.alloc(64 * 1024 * 1024, 1)
     expect(v8HeapUse().used - before).toBeGreaterThanOrEqual(60 * 1024 * 1024)
     expect(held.length).toBe(64 * 1024 * 1024)
+  })
+
+  it('gives up on an answer that trickles past its deadline, however short each pause', async () => {
+    const t = transport({ answerDeadlineMs: 300 })
+    const err = await t.fetch(at(`${provider.url}/trickle`), { limitKey: 'cn_t' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+    expect((err as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
+    // The connection's slot is free again.
+    expect((await t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_t' })).status).toBe(200)
   })
 
   it('times out a provider that does not answer', async () => {

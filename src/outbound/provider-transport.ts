@@ -18,6 +18,11 @@ export interface ProviderTransportSettings {
   readonly timeoutMs: number
   /** The largest answer `fetch` reads into memory. */
   readonly maxBodyBytes: number
+  /**
+   * The longest `fetch` waits for a whole answer, from the call's start to the body's last byte, however
+   * steadily it trickles (the other timeouts bound each pause only).
+   */
+  readonly answerDeadlineMs: number
   readonly connectionConcurrency: number
   readonly connectionQueue: number
   /** No answer is read into memory while the heap is past this percent of its limit (see HeapGuard). */
@@ -110,8 +115,13 @@ export class ProviderTransport {
     try {
       // After the connection's queue: a call that waited there while memory ran short is refused too.
       if (!call.smallAnswer) this.heap.check()
+      const started = Date.now()
       const res = await this.send(url, call, timeoutMs)
-      const body = await readCapped(res.body, res.headers, this.settings.maxBodyBytes)
+      const body = await readCapped(res.body, res.headers, {
+        cap: this.settings.maxBodyBytes,
+        deadlineMs: this.settings.answerDeadlineMs,
+        leftMs: this.settings.answerDeadlineMs - (Date.now() - started),
+      })
       return { status: res.statusCode, headers: res.headers, body }
     } catch (err) {
       throw outboundFailure(err, timeoutMs)
@@ -175,35 +185,58 @@ function isPreSplit(url: OutboundAddress): url is OutboundTarget {
 }
 
 /**
- * Reads a body with a running count, abandoning it (and its socket) as soon as it passes the cap. Plain
- * 'data' events rather than `for await`: the async iterator cost a promise and a tick per chunk.
+ * Reads a body with a running count, abandoning it (and its socket) as soon as it passes the cap, or once
+ * `leftMs` of the answer's deadline have passed: undici bounds each pause in a body, not the whole, so a
+ * provider sending a byte every few seconds held the call, and the connection's slot, for as long as it
+ * liked (a webhook poll of such an address held one of the process's job slots with it). Plain 'data'
+ * events rather than `for await`: the async iterator cost a promise and a tick per chunk.
  */
-function readCapped(body: Readable, headers: AnswerHeaders, cap: number): Promise<Buffer> {
-  const abandon = () => {
+function readCapped(
+  body: Readable,
+  headers: AnswerHeaders,
+  limits: { cap: number; deadlineMs: number; leftMs: number },
+): Promise<Buffer> {
+  const abandon = (why: Error) => {
     // Destroying emits undici's "aborted" error; nobody else listens, so it is expected here.
     body.on('error', () => undefined)
     body.destroy()
-    return new ProviderAnswerTooLargeError(cap)
+    return why
   }
+  const { cap } = limits
   const declared = Number(headers['content-length'])
-  if (Number.isFinite(declared) && declared > cap) return Promise.reject(abandon())
+  if (Number.isFinite(declared) && declared > cap)
+    return Promise.reject(abandon(new ProviderAnswerTooLargeError(cap)))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let total = 0
+    const stop = (why: Error) => {
+      clearTimeout(deadline)
+      body.off('data', onData)
+      body.off('end', onEnd)
+      reject(abandon(why))
+    }
+    const deadline = setTimeout(
+      () => stop(new ProviderTimeoutError(limits.deadlineMs)),
+      Math.max(0, limits.leftMs),
+    )
     const onData = (chunk: Buffer) => {
       total += chunk.length
       if (total <= cap) {
         chunks.push(chunk)
         return
       }
-      body.off('data', onData)
-      body.off('end', onEnd)
-      reject(abandon())
+      stop(new ProviderAnswerTooLargeError(cap))
     }
-    const onEnd = () => resolve(Buffer.concat(chunks, total))
+    const onEnd = () => {
+      clearTimeout(deadline)
+      resolve(Buffer.concat(chunks, total))
+    }
     body.on('data', onData)
     body.once('end', onEnd)
-    body.once('error', reject)
+    body.once('error', (err) => {
+      clearTimeout(deadline)
+      reject(err)
+    })
   })
 }
 

@@ -26,6 +26,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     outbound: {
       allowAddresses: ['loopback'],
       maxBodyBytes: 32 * 1024 * 1024,
+      answerDeadlineMs: 60_000,
       connectionConcurrency: 8,
       connectionQueue: 64,
       heapShedPercent: 75,
