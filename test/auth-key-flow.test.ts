@@ -113,6 +113,28 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     expect(new URL(last.location!).searchParams.get('error_code')).toBe('too_many_attempts')
   })
 
+  it('verifies at most five keys of one link, however many are sent at once', async () => {
+    const url = await keyPage()
+    const tokens = Array.from({ length: 12 }, (_, i) => `phx_parallel_${i}`)
+    const answers = await Promise.all(
+      tokens.map((token) => browserPost(url, { token, api_url: posthog.url })),
+    )
+    // Before, every submit passed the count (taken only after its failed verification) before any was
+    // counted: all twelve keys were tried at the provider.
+    const tried = posthog
+      .requests()
+      .filter((r) => tokens.some((t) => String(r.headers.authorization ?? '').includes(t)))
+    expect(tried.length).toBeLessThanOrEqual(5)
+    expect(answers.filter((a) => a.status === 400).length).toBeLessThanOrEqual(4)
+    const ended = answers.filter((a) => a.status === 303)
+    expect(ended.length).toBeGreaterThanOrEqual(8)
+    for (const a of ended) {
+      expect(['too_many_attempts', 'state_used']).toContain(
+        new URL(a.location!).searchParams.get('error_code'),
+      )
+    }
+  })
+
   it('refuses a forged state without touching anything', async () => {
     const forged = `${s.url}/unified/integration/key/${'A'.repeat(43)}`
     for (const res of [

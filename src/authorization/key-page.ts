@@ -103,17 +103,22 @@ export class KeyPage {
     const fields = keyFields(integration)
     const shown: Record<string, string> = {}
     for (const f of fields) if (!f.secret && form[f.name]) shown[f.name] = form[f.name]!
-    const failed = async (message: string): Promise<Outcome> => {
-      if ((await this.states.countAttempt(token)) >= MAX_KEY_ATTEMPTS) {
-        const spent = await this.states.consume(token)
-        return this.flow.fail(
-          spent.ok ? spent.request : request,
-          'too_many_attempts',
-          `${integration.name}: the credentials could not be verified in ${MAX_KEY_ATTEMPTS} attempts.`,
-        )
-      }
-      return this.form(token, request, integration, 400, message, shown)
+    const tooMany = async (): Promise<Outcome> => {
+      const spent = await this.states.consume(token)
+      return this.flow.fail(
+        spent.ok ? spent.request : request,
+        'too_many_attempts',
+        `${integration.name}: the credentials could not be verified in ${MAX_KEY_ATTEMPTS} attempts.`,
+      )
     }
+    // Every submit takes its attempt before anything is checked or sent. Counted only after a failed
+    // verification, submits sent together on one link all passed the count before any was counted: the
+    // page verified as many keys (and reached a typed address as often) as a client sent at once.
+    const attempt = await this.states.countAttempt(token)
+    if (attempt === undefined) return this.flow.failForState({ ok: false, reason: 'unknown' })
+    if (attempt > MAX_KEY_ATTEMPTS) return tooMany()
+    const failed = async (message: string): Promise<Outcome> =>
+      attempt >= MAX_KEY_ATTEMPTS ? tooMany() : this.form(token, request, integration, 400, message, shown)
     let credentials: ReturnType<typeof credentialsFrom>
     try {
       credentials = credentialsFrom(integration, form, fields)

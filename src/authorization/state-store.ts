@@ -93,19 +93,17 @@ export class AuthStateStore {
     return seen.ok ? { ok: false, reason: 'used', request: seen.request } : seen
   }
 
-  /** Counts a failed attempt (a rejected key); answers the count so far. */
-  async countAttempt(token: string): Promise<number> {
-    const id = stateId(token)
-    await this.db
+  /**
+   * Counts an attempt on the key page, in one statement; answers the count with this one, or undefined when
+   * the state is gone (spent or never made).
+   */
+  async countAttempt(token: string): Promise<number | undefined> {
+    const row = await this.db
       .updateTable('auth_states')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', id)
-      .execute()
-    const row = await this.db
-      .selectFrom('auth_states')
-      .select('attempts')
-      .where('id', '=', id)
+      .where('id', '=', stateId(token))
+      .returning('attempts')
       .executeTakeFirst()
-    return row?.attempts ?? 0
+    return row?.attempts
   }
 }
