@@ -4,6 +4,7 @@ import { authorizationRoutes } from '../authorization/index.js'
 import { toolServerRoutes } from '../mcp/index.js'
 import type { Services } from '../services.js'
 import { webhookRoutes } from '../webhooks/index.js'
+import { parseJsonBodiesWithDepthLimit } from './body-depth.js'
 import { serveDocumentationOnFirstUse } from './documentation.js'
 import { installErrorHandling } from './errors.js'
 import { loggerOptions } from './logging.js'
@@ -58,6 +59,7 @@ async function assembleApp(
     },
   })
   installErrorHandling(app)
+  parseJsonBodiesWithDepthLimit(app)
   if (documentation === 'documented') {
     const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
       import('@fastify/swagger'),

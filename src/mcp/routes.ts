@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
+import { bodyDepthProblem } from '../http/body-depth.js'
 import { errorBody } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
@@ -31,11 +32,14 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
+    let value: unknown
     try {
-      done(null, JSON.parse(text))
+      value = JSON.parse(text)
     } catch {
-      done(badRequest('the body is not valid JSON'), undefined)
+      return done(badRequest('the body is not valid JSON'), undefined)
     }
+    const problem = bodyDepthProblem(value)
+    return problem ? done(problem, undefined) : done(null, value)
   })
 
   const session = async (request: FastifyRequest, path: string) => {

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify'
+import { badRequest } from '../errors.js'
+
+/**
+ * How deep a request body may nest. Far beyond any unified object (a `metadata` value or a `raw` object is
+ * a few levels), far below what the recursive steps a body meets later survive: a PostHog event of 100,000
+ * nested `metadata` levels overflowed `JSON.stringify`'s stack on its way to the provider and was answered
+ * 502, blaming PostHog for the caller's input.
+ */
+export const MAX_BODY_DEPTH = 64
+
+/**
+ * The top-level field under which `value` nests deeper than `max` levels (`body` when the body itself is
+ * the array), or undefined. A walk with a stack of its own rather than recursion: a recursive one would
+ * overflow on the very bodies it is there to refuse.
+ */
+export function fieldNestedTooDeep(value: unknown, max = MAX_BODY_DEPTH): string | undefined {
+  const stack: { value: unknown; depth: number; field: string }[] = [{ value, depth: 0, field: 'body' }]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value: v, depth, field } = next
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= max) return field
+    const entries = Array.isArray(v) ? v.entries() : Object.entries(v)
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') {
+        stack.push({
+          value: child,
+          depth: depth + 1,
+          field: depth === 0 && !Array.isArray(v) ? String(key) : field,
+        })
+      }
+    }
+  }
+  return undefined
+}
+
+/** The 400 for a body nesting deeper than MAX_BODY_DEPTH, naming the field; undefined for any other body. */
+export function bodyDepthProblem(value: unknown): Error | undefined {
+  const field = fieldNestedTooDeep(value)
+  return field === undefined
+    ? undefined
+    : badRequest(
+        `${field}: nested more than ${MAX_BODY_DEPTH} levels deep; request bodies may nest up to ${MAX_BODY_DEPTH}`,
+      )
+}
+
+/**
+ * JSON bodies as Fastify parses them (a `__proto__` key refused, as by default), then refused with a 400
+ * past MAX_BODY_DEPTH. Scopes that parse bodies themselves (passthrough, native webhooks, the tool server)
+ * replace it.
+ */
+export function parseJsonBodiesWithDepthLimit(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'ignore')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parse(request, String(body), (err, value) => {
+      if (err) return done(err, undefined)
+      const problem = bodyDepthProblem(value)
+      return problem ? done(problem, undefined) : done(null, value)
+    })
+  })
+}

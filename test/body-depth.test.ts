@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import type { PosthogEmulator } from '../emulators/posthog/index.js'
+import { MAX_BODY_DEPTH } from '../src/http/body-depth.js'
+import type { Harness } from './support/harness.js'
+import { useEmulatorSuite } from './support/integration-suite.js'
+import { connectPosthog, startPosthog } from './support/posthog.js'
+
+type ErrorBody = { statusCode: number; error: string; message: string }
+
+/**
+ * An event body whose metadata value `plan` is `levels` objects inside one another, as JSON text (the test's
+ * own JSON.stringify would overflow on the deepest). The body and `metadata` take two more levels.
+ */
+function eventNested(name: string, levels: number): string {
+  return `{"name":"${name}","metadata":{"plan":${'{"a":'.repeat(levels)}"deep"${'}'.repeat(levels)}}}`
+}
+
+/**
+ * A body nested 100,000 levels deep overflowed JSON.stringify's stack on its way to PostHog: the caller got
+ * a 502 blaming PostHog for an unexpected shape. Bodies past MAX_BODY_DEPTH are the caller's 400 now,
+ * naming the field, before any provider call.
+ */
+describe('request bodies nested too deep', () => {
+  let h: Harness
+  let emu: PosthogEmulator
+  let conn: string
+
+  useEmulatorSuite({
+    start: () => startPosthog(),
+    ready: async (harness, emulator) => {
+      h = harness
+      emu = emulator
+      conn = await connectPosthog(h, emu)
+    },
+  })
+
+  const expectRefused = (res: { status: number; body: unknown }) => {
+    expect(res.status).toBe(400)
+    expect(res.body as ErrorBody).toMatchObject({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: `metadata: nested more than ${MAX_BODY_DEPTH} levels deep; request bodies may nest up to ${MAX_BODY_DEPTH}`,
+    })
+  }
+
+  it('answers 400 naming the field on the API and on the tool server, and sends nothing', async () => {
+    emu.clearRequests()
+    const body = eventNested('Deep', 100_000)
+    expectRefused(await h.api('POST', `/analytics/${conn}/event`, { body }))
+    // One level past the bound.
+    expectRefused(
+      await h.api('POST', `/analytics/${conn}/event`, { body: eventNested('Deep', MAX_BODY_DEPTH - 1) }),
+    )
+    expectRefused(
+      await h.api('POST', '/tools/create_analytics_event/call', { query: { connection: conn }, body }),
+    )
+    expect(emu.requests()).toEqual([])
+  })
+
+  it('takes a body as deep as allowed', async () => {
+    const res = await h.api<{ name: string }>('POST', `/analytics/${conn}/event`, {
+      body: eventNested('Deep enough', MAX_BODY_DEPTH - 2),
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.name).toBe('Deep enough')
+  })
+})
