@@ -41,6 +41,21 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       event,
       fields: 'id,first_name,last_name,title,company_id',
     })
+  /** A call as BambooHR signs it: the hex HMAC-SHA256 of the body followed by the timestamp. */
+  const sign = (key: string, text: string, ts: string) =>
+    createHmac('sha256', key)
+      .update(text + ts)
+      .digest('hex')
+  const signedCall = (hook: string, text: string, ts: string, signature: string) =>
+    fetch(`${server.base}/native-webhooks/${hook}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-bamboohr-timestamp': ts,
+        'x-bamboohr-signature': signature,
+      },
+      body: text,
+    })
   const bamboohrConnection = (url: string) => ({
     integration_type: 'bamboohr',
     auth: {
@@ -141,20 +156,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
         },
       ],
     })
-    const sign = (k: string, text: string, ts: string) =>
-      createHmac('sha256', k)
-        .update(text + ts)
-        .digest('hex')
-    const call = (text: string, ts: string, signature: string) =>
-      fetch(`${server.base}/native-webhooks/${hook}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-bamboohr-timestamp': ts,
-          'x-bamboohr-signature': signature,
-        },
-        body: text,
-      })
+    const call = (text: string, ts: string, signature: string) => signedCall(hook, text, ts, signature)
     const now = String(Math.floor(Date.now() / 1000))
     // Older than the 155 minutes of retries BambooHR documents (and five more).
     const stale = String(Math.floor(Date.now() / 1000) - 4 * 3600)
@@ -167,6 +169,32 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect(server.receiver.accepted(hook)[0]?.data).toEqual([
       { id: '901', first_name: 'Signed', company_id: 'acme' },
     ])
+    expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+  })
+
+  it('reads back a call naming more created employees than the connection queues, a few at a time', async () => {
+    // Added before the webhook exists (BambooHR tells no one), then named in one call, as a bulk import is.
+    const added = Array.from({ length: 100 }, (_, i) =>
+      emu.state.addEmployee({ firstName: `Bulk${i}`, lastName: 'Import' }),
+    )
+    const hook = await hookFor('created')
+    const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
+    const body = JSON.stringify({
+      employees: added.map((e) => ({
+        id: String(e.id),
+        action: 'Created',
+        timestamp: '2026-01-01T00:00:00+00:00',
+        fields: {},
+        changedFields: [],
+      })),
+    })
+    const ts = String(Math.floor(Date.now() / 1000))
+    // Before, all 100 reads started at once: past the connection's 8 at once and 64 queued, the rest were
+    // 429s, the call answered 503 and BambooHR's retries met the same.
+    expect((await signedCall(hook, body, ts, sign(key, body, ts))).status).toBe(200)
+    const delivered = () => server.receiver.accepted(hook).flatMap((d) => d.data.map((r) => r.id))
+    await server.receiver.waitFor(() => delivered().length === added.length, 30_000, 'the bulk import')
+    expect(new Set(delivered())).toEqual(new Set(added.map((e) => String(e.id))))
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
 
@@ -185,18 +213,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
           },
         ],
       })
-    const send = (text: string, ts: string) =>
-      fetch(`${server.base}/native-webhooks/${hook}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-bamboohr-timestamp': ts,
-          'x-bamboohr-signature': createHmac('sha256', key)
-            .update(text + ts)
-            .digest('hex'),
-        },
-        body: text,
-      })
+    const send = (text: string, ts: string) => signedCall(hook, text, ts, sign(key, text, ts))
     // BambooHR's fifth retry comes 5 + 10 + 20 + 40 + 80 minutes after the first call.
     const lastRetry = String(Math.floor(Date.now() / 1000) - 155 * 60)
     expect((await send(bodyOf('902'), lastRetry)).status).toBe(200)

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import pMap from 'p-map'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { ApiError, ProviderError } from '../errors.js'
 import { memoryCursors } from '../integrations/cursors.js'
+import { RECORD_READS_AT_ONCE } from '../integrations/record-reads.js'
 import { integrationOf } from '../integrations/registry.js'
 import type {
   HandlerContext,
@@ -267,7 +269,11 @@ export class NativeWebhooks {
     if (ids.length === 0) return []
     let read: (UnifiedRecord | undefined)[]
     try {
-      read = await Promise.all(ids.map((id) => this.reader.readOne(webhook, resolved, id)))
+      // A few at a time: a call may name more records than the connection queues (a bulk import), and
+      // started together the rest were 429s, so the call failed as often as the provider sent it.
+      read = await pMap(ids, (id) => this.reader.readOne(webhook, resolved, id), {
+        concurrency: RECORD_READS_AT_ONCE,
+      })
     } catch (err) {
       await this.health.failed(webhook, 'read', failureReason(err), new Date().toISOString())
       return isPermanentReadFailure(err) ? [] : undefined
