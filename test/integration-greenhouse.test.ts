@@ -380,6 +380,32 @@ describe('Greenhouse through Unigate', () => {
     expect(second.body.map((a) => a.id)).toEqual(candidate?.applicationIds.slice(1).map(String))
   })
 
+  it('adds a raw Greenhouse filter to the list request beside the unified ones, never dropping it', async () => {
+    // `raw` is "added to the provider request" (spec 4.1): a v3 filter the unified model has no name for,
+    // such as status=active or several job_ids, must reach Greenhouse and narrow the list.
+    const active = await h.api<Rec[]>('GET', path(), {
+      query: { raw: 'status=active', limit: 1000, fields: 'id,original_status' },
+    })
+    expect(active.status).toBe(200)
+    expect(active.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((a) => a.status === 'in_process')
+        .map((a) => String(a.id)),
+    )
+    expect(listCalls()[0]?.query.status).toBe('active')
+    emu.clearRequests()
+    const jobs = [...new Set(ordered().flatMap((a) => (a.prospect ? [] : [a.jobs[0]?.id])))].slice(0, 2)
+    const both = await h.api<Rec[]>('GET', path(), {
+      query: { raw: `job_ids=${jobs.join(',')}`, status: 'REJECTED', limit: 1000, fields: 'id' },
+    })
+    expect(both.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((a) => !a.prospect && a.status === 'rejected' && a.jobs.some((j) => jobs.includes(j.id)))
+        .map((a) => String(a.id)),
+    )
+    expect(listCalls()[0]?.query).toMatchObject({ job_ids: jobs.join(','), status: 'rejected' })
+  })
+
   it('answers 400 naming bad input, 501 for what Greenhouse cannot do, before calling it', async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ status: 'SCREENING' }, 400, 'HIRED or REJECTED'],

@@ -49,7 +49,10 @@ async function readWindow<T>(
   offset: number,
   limit: number,
 ): Promise<T[]> {
-  const first = { ...ctx.rawParams, ...filters }
+  // A unified filter the caller left out is undefined here: it must not erase a raw filter of that name (the
+  // `raw` parameter is "added to the provider request", spec 4.1), or Greenhouse answers the list unfiltered.
+  const asked = Object.entries(filters).filter(([, v]) => v !== undefined)
+  const first: Query = { ...ctx.rawParams, ...Object.fromEntries(asked) }
   if (offset === 0 && limit <= MAX_PER_PAGE) {
     const { rows } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
     return rows.slice(0, limit)
