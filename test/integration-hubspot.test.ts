@@ -427,4 +427,51 @@ describe('HubSpot through Unigate', () => {
       await receiver.close()
     }
   })
+
+  it('adds raw properties and associations to those the fields need, never replacing them', async () => {
+    // `raw` is "added to the provider request" (spec 4.1): HubSpot answers only the properties and association
+    // types named (contacts spec, `properties`, `associations`), so a raw list replacing Unigate's would leave
+    // the unified fields empty without a word.
+    const first = emu.state.liveContacts()[0]!
+    const res = await h.api<Rec[]>('GET', base(), {
+      query: {
+        raw: 'properties=lifecyclestage&associations=deals',
+        fields: 'id,first_name,company_ids,raw',
+        limit: 1,
+      },
+    })
+    expect(res.status).toBe(200)
+    const q = sent('/crm/v3/objects/contacts')[0]?.query
+    expect(String(q?.properties).split(',')).toEqual(expect.arrayContaining(['firstname', 'lifecyclestage']))
+    expect(String(q?.associations).split(',').sort()).toEqual(['companies', 'deals'])
+    expect(res.body[0]).toMatchObject({
+      id: first.id,
+      first_name: first.properties.firstname,
+      company_ids: [...first.companies],
+    })
+    expect((res.body[0]!.raw as { properties: Rec }).properties.lifecyclestage).toBe(
+      first.properties.lifecyclestage,
+    )
+    // The same on a read by id, and on a search, whose properties are a body field.
+    const one = await h.api<Rec>('GET', `${base()}/${first.id}`, {
+      query: { raw: 'properties=lifecyclestage', fields: 'id,first_name,raw' },
+    })
+    expect(one.body).toMatchObject({ id: first.id, first_name: first.properties.firstname })
+    expect((one.body.raw as { properties: Rec }).properties.lifecyclestage).toBe(
+      first.properties.lifecyclestage,
+    )
+    const searched = await h.api<Rec[]>('GET', base(), {
+      query: { raw: 'properties=lifecyclestage', fields: 'id,first_name,raw', sort: 'created_at', limit: 1 },
+    })
+    expect(searched.status).toBe(200)
+    expect(searches()[0]?.body).toMatchObject({
+      properties: expect.arrayContaining(['firstname', 'lifecyclestage']),
+    })
+    expect(searches()[0]?.query.properties).toBeUndefined()
+    const found = searched.body[0]!
+    const contact = emu.state.contacts.get(String(found.id))!
+    expect((found.raw as { properties: Rec }).properties.lifecyclestage).toBe(
+      contact.properties.lifecyclestage,
+    )
+  })
 })

@@ -21,11 +21,34 @@ const MAX_LIST_PAGE = 100
 
 const askOf = (ctx: HandlerContext): ContactAsk => contactAsk(ctx.fields.listed, ctx.fields.rawNames)
 
-/** `properties=a,b` and `associations=companies,deals` as the list and read endpoints take them. */
-function askParams(ask: ContactAsk): Record<string, string> {
+const namesIn = (list: string | undefined) =>
+  (list ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+
+/**
+ * The raw parameters, with raw `properties` and `associations` (comma-joined lists) taken apart. HubSpot answers
+ * only the properties and association types named (contacts spec, `GET /crm/v3/objects/contacts`, parameters
+ * `properties` and `associations`), so raw lists add to the ones the fields need (`raw` is "added to the
+ * provider request", spec 4.1): replacing them left every unified field they feed empty, without a word.
+ */
+function rawAsk(raw: Readonly<Record<string, string>>) {
+  const { properties, associations, ...rest } = raw
+  return { properties: namesIn(properties), associations: namesIn(associations), rest }
+}
+
+const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])]
+
+/** The query of the list and read endpoints: the raw parameters, `properties=a,b` and `associations=companies,deals`. */
+function readQuery(ask: ContactAsk, raw: Readonly<Record<string, string>>): Record<string, string> {
+  const extra = rawAsk(raw)
+  const properties = union(ask.properties, extra.properties)
+  const associations = union(ask.associations, extra.associations)
   return {
-    ...(ask.properties.length > 0 ? { properties: ask.properties.join(',') } : {}),
-    ...(ask.associations.length > 0 ? { associations: ask.associations.join(',') } : {}),
+    ...extra.rest,
+    ...(properties.length > 0 ? { properties: properties.join(',') } : {}),
+    ...(associations.length > 0 ? { associations: associations.join(',') } : {}),
   }
 }
 
@@ -38,8 +61,8 @@ const mapAll = (ctx: HandlerContext, rows: readonly HubspotContact[]) =>
  * remembered at the end of every page read, so reading the next unified page costs one call.
  */
 async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
-  const params = askParams(ask)
-  const scope = `${ctx.connectionId}|hubspot-contacts|${new URLSearchParams({ ...params, ...ctx.rawParams })}`
+  const params = readQuery(ask, ctx.rawParams)
+  const scope = `${ctx.connectionId}|hubspot-contacts|${new URLSearchParams(params)}`
   const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
@@ -49,7 +72,7 @@ async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Pr
     const size = Math.min(MAX_LIST_PAGE, position < q.offset ? q.offset - position : end - position)
     const page = await ctx.client.json<HubspotPage>({
       path: CONTACTS,
-      query: { limit: size, after, ...params, ...ctx.rawParams },
+      query: { limit: size, after, ...params },
     })
     page.results.forEach((c, i) => {
       if (position + i >= q.offset && position + i < end) rows.push(c)
@@ -73,7 +96,10 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
   const capped = !pagesById(q)
   // No page of a capped search starts at or past the cap: refused before any call.
   if (capped && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
-  const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, ask.properties, 0, undefined))}|${new URLSearchParams(ctx.rawParams)}`
+  // Search takes its properties in the body; raw ones join them there.
+  const raw = rawAsk(ctx.rawParams)
+  const properties = union(ask.properties, raw.properties)
+  const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, properties, 0, undefined))}|${new URLSearchParams(raw.rest)}`
   const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
@@ -87,8 +113,8 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     const page = await ctx.client.json<HubspotSearchPage>({
       method: 'POST',
       path: `${CONTACTS}/search`,
-      body: searchRequest(q, ask.properties, size, cursor),
-      query: { ...ctx.rawParams },
+      body: searchRequest(q, properties, size, cursor),
+      query: { ...raw.rest },
       // A search only reads.
       idempotent: true,
     })
@@ -176,7 +202,7 @@ export const contactHandlers: ObjectHandlers = {
     const ask = askOf(ctx)
     const contact = await ctx.client.json<HubspotContact>({
       path: contactPath(id),
-      query: { ...askParams(ask), ...ctx.rawParams },
+      query: readQuery(ask, ctx.rawParams),
     })
     const [complete] = await completeAssociations(ctx, [contact], ask.associations, 'paged')
     return fromHubspotContact(complete ?? contact, ctx.fields.rawNames)
