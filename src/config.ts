@@ -90,6 +90,11 @@ export interface OutboundSettings {
    */
   readonly answerDeadlineMs: number
   /**
+   * How long one operation (one unified call, one page of a webhook check) may keep calling its provider
+   * (UNIGATE_OPERATION_DEADLINE_MS, default 10 minutes): no call starts past it, and the operation answers 504.
+   */
+  readonly operationDeadlineMs: number
+  /**
    * Provider calls one connection may have in flight in this process (UNIGATE_PROVIDER_CONNECTION_CONCURRENCY,
    * default 8), so one tenant's slow calls cannot take every socket to a provider.
    */
@@ -122,6 +127,12 @@ export interface WebhookSettings {
    * (UNIGATE_WEBHOOK_LEASE_MS): the bound on the stall a killed process causes. Renewed while working.
    */
   readonly leaseMs: number
+  /**
+   * How long one check of a virtual webhook may read its provider, every page together
+   * (UNIGATE_WEBHOOK_CHECK_DEADLINE_MS, default 30 minutes): past it no call starts, and the check is a
+   * failed one, so an address answering slowly page after page cannot hold one of the job slots for longer.
+   */
+  readonly checkDeadlineMs: number
   /** Polls and deliveries one process runs at once (UNIGATE_WEBHOOK_CONCURRENCY). */
   readonly concurrency: number
   /**
@@ -169,6 +180,7 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     maxAttempts: int(env, 'UNIGATE_WEBHOOK_MAX_ATTEMPTS', 20, 1),
     unhealthyAfter: int(env, 'UNIGATE_WEBHOOK_UNHEALTHY_AFTER', 3, 1),
     leaseMs: int(env, 'UNIGATE_WEBHOOK_LEASE_MS', 60_000, 500),
+    checkDeadlineMs: int(env, 'UNIGATE_WEBHOOK_CHECK_DEADLINE_MS', 1_800_000, 1_000),
     concurrency: int(env, 'UNIGATE_WEBHOOK_CONCURRENCY', 16, 1),
     // Above the default delivery timeout, so a delivery in hand finishes; inside the README's systemd
     // TimeoutStopSec=30 with room to release leases and close. pg-boss waits at least 1 s.
@@ -254,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowAddresses: addressRanges(env),
       maxBodyBytes: int(env, 'UNIGATE_PROVIDER_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
       answerDeadlineMs: int(env, 'UNIGATE_PROVIDER_ANSWER_DEADLINE_MS', 120_000, 100),
+      operationDeadlineMs: int(env, 'UNIGATE_OPERATION_DEADLINE_MS', 600_000, 1_000),
       connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
       connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
       heapShedPercent: int(env, 'UNIGATE_HEAP_SHED_PERCENT', 75, 1),

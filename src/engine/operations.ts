@@ -1,5 +1,6 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
+import type { OperationLimits } from '../integrations/http-client.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
@@ -18,6 +19,8 @@ export interface OperationRequest {
   readonly query: RawListQuery
   readonly body?: WriteBody
   readonly slowFieldsOptIn: boolean
+  /** An earlier end than the request's own deadline for the operation's provider calls (a webhook check's). */
+  readonly until?: OperationLimits['until']
 }
 
 /** Finds the handler or answers 501 naming the integration and the operation. */
@@ -55,7 +58,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
   const cursors = resolver.cursors.forConnection(resolved.connection.id, resolved.client.baseUrl)
   const ctx: HandlerContext = {
-    client: resolved.client.forOperation(),
+    client: resolved.client.forOperation(req.until ? { until: req.until } : {}),
     credentials: resolved.connection.credentials,
     settings: resolved.connection.settings,
     connectionId: resolved.connection.id,

@@ -99,10 +99,14 @@ describe('ProviderClient.targetFor', () => {
   })
 })
 
+/** What forOperation reads of its transport's settings. */
+const SETTINGS = { maxBodyBytes: 1024, operationDeadlineMs: 600_000 }
+
 describe('ProviderClient.forOperation', () => {
   it('makes at most the budgeted provider calls for one operation, then answers 502 sending nothing more', async () => {
     let sent = 0
     const transport = {
+      settings: SETTINGS,
       fetch: async () => {
         sent++
         return { status: 200, headers: {}, body: Buffer.from('[]') }
@@ -127,6 +131,7 @@ describe('ProviderClient.forOperation, answer bytes', () => {
   it('reads at most the budgeted answer bytes for one operation, then answers 502 naming the cap', async () => {
     const page = Buffer.from(JSON.stringify(['x'.repeat(390)]))
     const transport = {
+      settings: SETTINGS,
       fetch: async () => ({ status: 200, headers: {}, body: page }),
     } as unknown as ProviderTransport
     const shared = new ProviderClient({ ...client('https://api.example.com').options, transport })
@@ -142,7 +147,7 @@ describe('ProviderClient.forOperation, answer bytes', () => {
   it('defaults to MAX_PROVIDER_CALLS_PER_OPERATION calls and OPERATION_BODY_CAPS body caps', async () => {
     let sent = 0
     const transport = {
-      settings: { maxBodyBytes: 1024 },
+      settings: SETTINGS,
       fetch: async () => {
         sent++
         return { status: 200, headers: {}, body: Buffer.alloc(1024, 0x20) }
@@ -184,5 +189,52 @@ describe('ProviderClient with jsonAnswersOnly (verification)', () => {
     }
     next = { body: '{"id":1}', type: 'application/json' }
     expect(await strict.json({ path: '/me' })).toEqual({ id: 1 })
+  })
+})
+
+describe('ProviderClient.forOperation, time', () => {
+  it('starts no provider call past the earlier of its deadlines, answering 504 naming the setting', async () => {
+    let sent = 0
+    const transportWith = (operationDeadlineMs: number) =>
+      ({
+        settings: { ...SETTINGS, operationDeadlineMs },
+        fetch: async () => {
+          sent++
+          return { status: 200, headers: {}, body: Buffer.from('[]') }
+        },
+      }) as unknown as ProviderTransport
+    const clientWith = (operationDeadlineMs: number) =>
+      new ProviderClient({
+        ...client('https://api.example.com').options,
+        transport: transportWith(operationDeadlineMs),
+      })
+    const check = (at: number) => ({ at, setting: 'UNIGATE_WEBHOOK_CHECK_DEADLINE_MS', ms: 1_800_000 })
+
+    // A webhook check's deadline, passed before the request's own.
+    await expect(
+      clientWith(600_000)
+        .forOperation({ until: check(Date.now() - 1) })
+        .json({ path: '/x' }),
+    ).rejects.toMatchObject({
+      statusCode: 504,
+      message:
+        'this request has been reading from the provider for 1800 s, the most Unigate allows one (UNIGATE_WEBHOOK_CHECK_DEADLINE_MS); nothing more was asked',
+    })
+    // The request's own deadline (UNIGATE_OPERATION_DEADLINE_MS), passed before the check's.
+    await expect(
+      clientWith(0)
+        .forOperation({ until: check(Date.now() + 60_000) })
+        .json({ path: '/x' }),
+    ).rejects.toMatchObject({
+      statusCode: 504,
+      message: expect.stringContaining('(UNIGATE_OPERATION_DEADLINE_MS)'),
+    })
+    expect(sent).toBe(0)
+    expect(
+      await clientWith(600_000)
+        .forOperation({ until: check(Date.now() + 60_000) })
+        .json({ path: '/x' }),
+    ).toEqual([])
+    expect(sent).toBe(1)
   })
 })

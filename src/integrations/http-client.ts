@@ -86,13 +86,23 @@ export const MAX_PROVIDER_CALLS_PER_OPERATION = 2_000
  */
 export const OPERATION_BODY_CAPS = 16
 
-/** What one operation may still ask of its provider: calls, and answer bytes. */
+/** What one operation may still ask of its provider: calls, answer bytes, and until when. */
 export interface OperationLimits {
   readonly calls: number
   readonly bytes: number
+  /**
+   * The time (epoch ms) from which no further call is made, and the setting that chose it, for the 504
+   * (UNIGATE_OPERATION_DEADLINE_MS for a request; a webhook check's own deadline for its reads).
+   */
+  readonly until?: { readonly at: number; readonly setting: string; readonly ms: number }
 }
 
-/** The calls and answer bytes left to one operation; spent by every attempt of the client it was given to. */
+/**
+ * The calls, answer bytes and time left to one operation; spent by every attempt of the client it was given
+ * to. The time bounds what the others cannot: every call may take up to UNIGATE_PROVIDER_ANSWER_DEADLINE_MS
+ * and a walk up to 2,000 of them, so an address answering slowly, page after page, held a request (or a
+ * webhook check, and with it one of the job slots every workspace shares) for days.
+ */
 class OperationBudget {
   private callsLeft: number
   private bytesLeft: number
@@ -103,6 +113,14 @@ class OperationBudget {
   }
 
   call(): void {
+    const { until } = this.limits
+    if (until !== undefined && Date.now() >= until.at) {
+      throw new ApiError(
+        504,
+        `this request has been reading from the provider for ${Math.round(until.ms / 1000)} s, the most Unigate ` +
+          `allows one (${until.setting}); nothing more was asked`,
+      )
+    }
     if (this.callsLeft-- <= 0) {
       throw new ApiError(
         502,
@@ -133,17 +151,23 @@ export class ProviderClient {
   /**
    * This client for one operation: the same connection and options, with at most `limits` of provider calls
    * and answer bytes (by default MAX_PROVIDER_CALLS_PER_OPERATION, and OPERATION_BODY_CAPS answers of the
-   * transport's body cap).
+   * transport's body cap), making no call past UNIGATE_OPERATION_DEADLINE_MS from now or `limits.until`.
    */
-  forOperation(limits?: OperationLimits): ProviderClient {
+  forOperation(limits: Partial<OperationLimits> = {}): ProviderClient {
+    const { maxBodyBytes, operationDeadlineMs } = this.options.transport.settings
+    const own = {
+      at: Date.now() + operationDeadlineMs,
+      setting: 'UNIGATE_OPERATION_DEADLINE_MS',
+      ms: operationDeadlineMs,
+    }
     return new ProviderClient(
       this.options,
-      new OperationBudget(
-        limits ?? {
-          calls: MAX_PROVIDER_CALLS_PER_OPERATION,
-          bytes: OPERATION_BODY_CAPS * this.options.transport.settings.maxBodyBytes,
-        },
-      ),
+      new OperationBudget({
+        calls: limits.calls ?? MAX_PROVIDER_CALLS_PER_OPERATION,
+        bytes: limits.bytes ?? OPERATION_BODY_CAPS * maxBodyBytes,
+        // The earlier of the request's own deadline and the one the caller gives (a webhook check's).
+        until: limits.until && limits.until.at < own.at ? limits.until : own,
+      }),
     )
   }
 

@@ -34,6 +34,7 @@ const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransp
   timeoutMs: 2_000,
   maxBodyBytes: 4096,
   answerDeadlineMs: 60_000,
+  operationDeadlineMs: 600_000,
   connectionConcurrency: 4,
   connectionQueue: 4,
   heapShedPercent: 75,

@@ -23,6 +23,8 @@ export interface ProviderTransportSettings {
    * steadily it trickles (the other timeouts bound each pause only).
    */
   readonly answerDeadlineMs: number
+  /** How long one operation may keep calling its provider (the clients' OperationBudget reads it). */
+  readonly operationDeadlineMs: number
   readonly connectionConcurrency: number
   readonly connectionQueue: number
   /** No answer is read into memory while the heap is past this percent of its limit (see HeapGuard). */

@@ -30,6 +30,8 @@ export interface PollerSettings {
   /** Minutes between checks that a native webhook's subscription still exists at the provider. */
   readonly nativeCheckMinutes: number
   readonly leaseMs: number
+  /** How long one check may read its provider, every page together (UNIGATE_WEBHOOK_CHECK_DEADLINE_MS). */
+  readonly checkDeadlineMs: number
   /** Names this process in the run history. */
   readonly runner: string
 }
@@ -203,8 +205,14 @@ export class Poller {
       abort?.throwIfAborted()
       return renewLease(this.db, 'poll', webhook.id, token, this.iso(this.settings.leaseMs))
     }
+    const { checkDeadlineMs } = this.settings
+    const until = {
+      at: Date.parse(startedAt) + checkDeadlineMs,
+      setting: 'UNIGATE_WEBHOOK_CHECK_DEADLINE_MS',
+      ms: checkDeadlineMs,
+    }
     const readAll = (updatedGte?: string) =>
-      this.reader.readAll(webhook, resolved, { ...(updatedGte ? { updatedGte } : {}), onPage })
+      this.reader.readAll(webhook, resolved, { ...(updatedGte ? { updatedGte } : {}), onPage, until })
 
     if (!webhook.initial_done) {
       // The first check: a backfill when include_all asked for one, otherwise only a baseline.

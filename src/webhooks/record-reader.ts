@@ -1,6 +1,7 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
 import { ApiError } from '../errors.js'
+import type { OperationLimits } from '../integrations/http-client.js'
 import { modelOf, type ObjectModel } from '../models/index.js'
 import type { DeliveredRecord } from './change-detection.js'
 import type { StoredWebhook } from './webhook.js'
@@ -13,6 +14,8 @@ export interface ReadOptions {
   readonly updatedGte?: string
   /** Called between pages, so a long read keeps its lease. False stops the read. */
   readonly onPage: () => Promise<boolean>
+  /** When the check's reads must end (its deadline): no provider call starts past it. */
+  readonly until?: OperationLimits['until']
 }
 
 /**
@@ -86,6 +89,7 @@ export class RecordReader {
           ...(options.updatedGte ? { updated_gte: options.updatedGte } : {}),
         },
         slowFieldsOptIn: false,
+        ...(options.until ? { until: options.until } : {}),
       })) as Record<string, unknown>[]
       for (const record of records) out.push(listed ? onlyListed(record, listed, model) : record)
       if (records.length < DEFAULT_LIMIT) break

@@ -104,6 +104,7 @@ export class WebhookRuntime {
         minuteMs: settings.minuteMs,
         nativeCheckMinutes: settings.nativeCheckMinutes,
         leaseMs: settings.leaseMs,
+        checkDeadlineMs: settings.checkDeadlineMs,
         runner: this.runner,
       },
       requestDelivery,

@@ -35,6 +35,7 @@ const transport = new ProviderTransport({
   timeoutMs: 5000,
   maxBodyBytes: 32 * 1024 * 1024,
   answerDeadlineMs: 60_000,
+  operationDeadlineMs: 600_000,
   connectionConcurrency: 8,
   connectionQueue: 64,
   heapShedPercent: 75,
