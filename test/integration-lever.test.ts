@@ -148,6 +148,25 @@ describe('Lever through Unigate', () => {
     })
   })
 
+  it('adds a raw expand to expand=applications instead of replacing it, on lists and reads', async () => {
+    // `expand` is repeatable at Lever; `raw` is "added to the provider request" (spec 4.1). A raw expand that
+    // replaced applications left every job_id empty without a word.
+    const i = ordered().findIndex((o) => o.applications.length === 1)
+    expect(i).toBeGreaterThanOrEqual(0)
+    const o = ordered()[i]
+    emu.clearRequests()
+    const list = await h.api<Rec[]>('GET', path(), { query: { limit: i + 1, raw: 'expand=stage' } })
+    expect(list.status).toBe(200)
+    expect(list.body[i]?.job_id).toBe(o?.applications[0]?.posting)
+    expect(listCalls()[0]?.query.expand).toEqual(['applications', 'stage'])
+    const one = await h.api<Rec>('GET', path(o?.id), { query: { raw: 'expand=stage' } })
+    expect(one.status).toBe(200)
+    expect(one.body.job_id).toBe(o?.applications[0]?.posting)
+    const refused = await h.api<Rec>('GET', path(), { query: { raw: 'confidentiality=non-confidential' } })
+    expect(refused.status).toBe(400)
+    expect(String(refused.body.message)).toContain('confidentiality')
+  })
+
   it('lists confidential opportunities too: Lever leaves them out unless asked for all', async () => {
     const confidential = ordered().filter((o) => o.confidentiality === 'confidential')
     expect(confidential.length).toBeGreaterThan(0)

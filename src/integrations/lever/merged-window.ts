@@ -55,8 +55,8 @@ class LeverStream {
       const skip = this.loaded ? 0 : this.skipOnLoad
       const page = await this.ctx.client.json<LeverList<LeverOpportunity>>({
         path: this.path,
+        // The caller's raw parameters are in the path already (opportunities.ts withRawParams).
         query: {
-          ...this.ctx.rawParams,
           limit: Math.min(MAX_PAGE, skip + Math.max(1, want)),
           offset: this.pageToken,
         },

@@ -23,6 +23,29 @@ function withRepeated(path: string, params: readonly (readonly [string, string])
   return qs ? `${path}?${qs}` : path
 }
 
+/**
+ * Unigate's parameters with the caller's raw ones added (`raw` is "added to the provider request", spec 4.1).
+ * `expand` is repeatable ("expand=applications&expand=stage", Lever's customizing-the-response docs): a raw
+ * one joins `expand=applications`, which every unified field of an application reads, instead of replacing
+ * it (the request's query is set over the path's, so a raw `expand=stage` dropped the applications and every
+ * job_id came back empty). A raw filter a unified filter also sets is left to the unified one.
+ */
+function withRawParams(
+  ctx: HandlerContext,
+  params: readonly (readonly [string, string])[],
+): (readonly [string, string])[] {
+  const out = [...params]
+  const own = new Set(params.map(([k]) => k))
+  for (const [k, v] of Object.entries(ctx.rawParams)) {
+    if (k === 'expand') {
+      for (const name of v.split(',').map((n) => n.trim())) {
+        if (name && !out.some(([ok, ov]) => ok === k && ov === name)) out.push([k, name])
+      }
+    } else if (!own.has(k)) out.push([k, v])
+  }
+  return out
+}
+
 /** Every row of a small Lever list, following `next` tokens; more than MAX_LOOKUP_PAGES pages is a 502 naming it. */
 async function readAll<T>(ctx: HandlerContext, path: string): Promise<T[]> {
   const rows: T[] = []
@@ -144,10 +167,10 @@ async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<Uni
   const job = q.filters.job_id as string | undefined
   const paths =
     job === undefined
-      ? [withRepeated('/opportunities', params)]
+      ? [withRepeated('/opportunities', withRawParams(ctx, params))]
       : [
-          withRepeated('/opportunities', [...params, ['posting_id', job]]),
-          withRepeated('/opportunities', [...params, ['archived_posting_id', job]]),
+          withRepeated('/opportunities', withRawParams(ctx, [...params, ['posting_id', job]])),
+          withRepeated('/opportunities', withRawParams(ctx, [...params, ['archived_posting_id', job]])),
         ]
   const opportunities = await readMergedWindow(ctx, paths, q)
   const known = await lookups.for(opportunities)
@@ -159,7 +182,11 @@ async function listOpportunities(ctx: HandlerContext, q: ListQuery): Promise<Uni
 
 export const opportunityHandlers: ObjectHandlers = {
   listParams: ['updated_gte'],
-  rawOwned: { offset: 'Unigate pages with limit and offset', limit: 'Unigate pages with limit and offset' },
+  rawOwned: {
+    offset: 'Unigate pages with limit and offset',
+    limit: 'Unigate pages with limit and offset',
+    confidentiality: 'Unigate asks for every opportunity the key may see (all)',
+  },
   filters: ['candidate_id', 'job_id', 'status'],
   slowFields: [...OFFER_FIELDS],
   listIsComplete: true,
@@ -167,8 +194,7 @@ export const opportunityHandlers: ObjectHandlers = {
 
   async get(ctx, id) {
     const { data } = await ctx.client.json<{ data: LeverOpportunity }>({
-      path: withRepeated(opportunityPath(id), [['expand', 'applications']]),
-      query: { ...ctx.rawParams },
+      path: withRepeated(opportunityPath(id), withRawParams(ctx, [['expand', 'applications']])),
     })
     const known = await lookupsOf(ctx).for([data])
     const [record] = await withOffers(ctx, [fromLeverOpportunity(data, known)])
