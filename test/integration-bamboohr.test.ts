@@ -199,6 +199,32 @@ describe('BambooHR through Unigate', () => {
     expect((whole.body.raw as Rec).ssn).toBeUndefined()
   })
 
+  it('adds a raw fields list to the fields it asks BambooHR for, never replacing them', async () => {
+    // `raw` is "added to the provider request" (spec 4.1): a raw fields=preferredName that replaced the
+    // read's field list left every unified field empty; on the report it went to the query string, where
+    // BambooHR takes no fields (they are in the body).
+    emu.clearRequests()
+    const one = await h.api<Rec>('GET', `${base()}/employee/100`, {
+      query: { raw: 'fields=preferredName', fields: 'id,first_name,raw.preferredName' },
+    })
+    expect(one.status).toBe(200)
+    const e = emu.state.employees.get(100)?.fields
+    expect(one.body.first_name).toBe(e?.firstName)
+    expect((one.body.raw as Rec).preferredName).toBe(e?.preferredName)
+    const read = requests('/employees/100')[0]?.query.fields as string
+    expect(read.split(',')).toEqual(expect.arrayContaining(['firstName', 'preferredName']))
+    const list = await h.api<Rec[]>('GET', `${base()}/employee`, {
+      query: { raw: 'fields=customShirtSize', limit: 1 },
+    })
+    expect(list.status).toBe(200)
+    expect(list.body[0]?.first_name).toBeDefined()
+    expect(reportBody().fields).toEqual(expect.arrayContaining(['firstName', 'customShirtSize']))
+    expect(requests('/reports/custom')[0]?.query.fields).toBeUndefined()
+    const csv = await h.api<Rec>('GET', `${base()}/employee`, { query: { raw: 'format=CSV' } })
+    expect(csv.status).toBe(400)
+    expect(String(csv.body.message)).toContain('format')
+  })
+
   it('serves departments and divisions as groups, locations, the company and benefit plans', async () => {
     const groups = await h.api<Rec[]>('GET', `${base()}/group`)
     expect(groups.body.map((g) => [g.name, g.type, g.is_active])).toEqual([

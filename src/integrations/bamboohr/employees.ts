@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.js'
+import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
 import { optionName } from './lists.js'
@@ -7,7 +8,14 @@ import { bamboohrEmployeePushes } from './native-webhooks.js'
 import type { BamboohrEmployee, BamboohrReport } from './types.js'
 
 /** The provider fields a request reads: the mapped ones plus any `raw.<name>` the caller named. */
-const fieldsFor = (ctx: HandlerContext) => [...new Set([...EMPLOYEE_FIELDS, ...ctx.fields.rawNames])]
+/**
+ * The fields to ask BambooHR for: the unified ones, the `raw.<name>` ones, and a raw `fields` list, which
+ * adds to them (rawListParam); the other raw parameters go to the query string.
+ */
+function askOf(ctx: HandlerContext) {
+  const raw = rawListParam(ctx.rawParams, 'fields')
+  return { fields: joinNames([...EMPLOYEE_FIELDS, ...ctx.fields.rawNames], raw.names), query: raw.rest }
+}
 
 /**
  * Every employee, active and inactive, from one custom report (`POST /v1/reports/custom`): the one list an API
@@ -24,13 +32,15 @@ const fieldsFor = (ctx: HandlerContext) => [...new Set([...EMPLOYEE_FIELDS, ...c
 export const lastChangedValue = (at: Date) => `${at.toISOString().slice(0, 19)}+00:00`
 
 async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<BamboohrEmployee[]> {
+  const ask = askOf(ctx)
   const report = await ctx.client.json<BamboohrReport>({
     method: 'POST',
     path: '/reports/custom',
-    query: { format: 'JSON', ...ctx.rawParams },
+    // A report takes its fields in the body (request-custom-report, specs/public.yaml): raw ones join them there.
+    query: { ...ask.query, format: 'JSON' },
     body: {
       title: 'Unigate employees',
-      fields: fieldsFor(ctx),
+      fields: ask.fields,
       ...(updatedGte
         ? { filters: { lastChanged: { includeNull: 'no', value: lastChangedValue(updatedGte) } } }
         : {}),
@@ -65,6 +75,7 @@ export const employeeHandlers: ObjectHandlers = {
   nativeWebhooks: bamboohrEmployeePushes,
   listParams: ['updated_gte'],
   filters: ['group_id', 'location_id'],
+  rawOwned: { format: 'Unigate reads the report as JSON' },
   async list(ctx, q) {
     const checks = await Promise.all(
       (['group_id', 'location_id'] as const)
@@ -76,9 +87,10 @@ export const employeeHandlers: ObjectHandlers = {
     return rows.slice(q.offset, q.offset + q.limit).map((e) => fromBamboohrEmployee(e, company))
   },
   async get(ctx, id) {
+    const ask = askOf(ctx)
     const employee = await ctx.client.json<BamboohrEmployee>({
       path: `/employees/${encodeURIComponent(id)}`,
-      query: { fields: fieldsFor(ctx).join(','), ...ctx.rawParams },
+      query: { ...ask.query, fields: ask.fields.join(',') },
     })
     return fromBamboohrEmployee(employee, companyIdOf(ctx.credentials))
   },

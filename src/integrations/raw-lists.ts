@@ -1,0 +1,21 @@
+/**
+ * A raw parameter that is a comma-joined list of names the connector also asks for (BambooHR `fields`, Gusto
+ * `include`...): the raw parameter is "added to the provider request" (spec 4.1), so its names join the
+ * connector's instead of replacing them, which left every unified field those feed empty without a word.
+ */
+export function rawListParam(
+  raw: Readonly<Record<string, string>>,
+  name: string,
+): { names: string[]; rest: Record<string, string> } {
+  const { [name]: list, ...rest } = raw
+  const names = (list ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+  return { names, rest }
+}
+
+/** `own` followed by the names of `extra` it lacks, each once. */
+export const joinNames = (own: readonly string[], extra: readonly string[]): string[] => [
+  ...new Set([...own, ...extra]),
+]
