@@ -281,6 +281,29 @@ describe('Mixpanel through Unigate', () => {
     expect(at('/api/query/engage').map((r) => (r.body as Rec).page)).toEqual(['0', '1'])
   })
 
+  it('sends a raw where to engage, never erasing it with an undefined one', async () => {
+    // `raw` is "added to the provider request" (spec 4.1): without `query` the unified where was undefined
+    // and erased the raw one, so Mixpanel answered every profile.
+    const profiles = [...emu.state.profiles.values()]
+    const someone = profiles[3]
+    const email = String(someone?.$properties.$email)
+    const where = `properties["$email"] == ${JSON.stringify(email)}`
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `${base()}/visitor`, {
+      query: { raw: `where=${where}`, fields: 'id' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual([{ id: someone?.$distinct_id }])
+    expect((at('/api/query/engage')[0]?.body as Rec | undefined)?.where).toBe(where)
+    const both = await h.api<Rec>('GET', `${base()}/visitor`, {
+      query: { raw: `where=${where}`, query: 'x' },
+    })
+    expect(both.status).toBe(400)
+    expect(String(both.body.message)).toContain('where')
+    const refused = await h.api<Rec>('GET', `${base()}/visitor`, { query: { raw: 'page=3' } })
+    expect(refused.status).toBe(400)
+  })
+
   it('searches, gets, creates, updates and removes a visitor profile', async () => {
     const someone = [...emu.state.profiles.values()][3]
     const email = String(someone?.$properties.$email)

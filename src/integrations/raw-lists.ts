@@ -19,3 +19,17 @@ export function rawListParam(
 export const joinNames = (own: readonly string[], extra: readonly string[]): string[] => [
   ...new Set([...own, ...extra]),
 ]
+
+/**
+ * The caller's raw parameters with the connector's own over them, leaving out the own ones that are
+ * undefined (a unified filter the caller did not give): spreading those erased a raw parameter of the same
+ * name, so the provider answered as if it had never been sent.
+ */
+export function rawThenOwn<V>(
+  raw: Readonly<Record<string, string>>,
+  own: Readonly<Record<string, V | undefined>>,
+): Record<string, string | V> {
+  const out: Record<string, string | V> = { ...raw }
+  for (const [k, v] of Object.entries(own)) if (v !== undefined) out[k] = v
+  return out
+}

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { rawOf } from '../analytics-values.js'
+import { rawThenOwn } from '../raw-lists.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { mixpanelHosts } from './hosts.js'
@@ -11,10 +12,13 @@ import { fromMixpanelProfile, toMixpanelProfileSet } from './mappers.js'
 import { untilShown } from './profile-settle.js'
 import type { MixpanelEngagePage, MixpanelProfile } from './provider-types.js'
 
+/**
+ * One `/api/query/engage` call: the caller's raw parameters, then ours. A unified value left out (no `query`:
+ * no `where`) must not erase a raw one of that name, or Mixpanel answers every profile.
+ */
 async function engage(ctx: HandlerContext, form: Record<string, string | number | undefined>) {
   const body = new URLSearchParams()
-  for (const [k, v] of Object.entries({ ...ctx.rawParams, ...form }))
-    if (v !== undefined) body.set(k, String(v))
+  for (const [k, v] of Object.entries(rawThenOwn(ctx.rawParams, form))) body.set(k, String(v))
   return ctx.client.json<MixpanelEngagePage>({
     method: 'POST',
     path: '/api/query/engage',
@@ -35,10 +39,14 @@ async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false):
   const projectId = ctx.credentials.project_id as string
   const property = q.filters.property_id
   if (typeof property === 'string' && property !== projectId) return []
+  // `query` is sent as engage's one `where`: a raw one beside it would be replaced without a word.
+  if (q.query && ctx.rawParams.where !== undefined)
+    throw badRequest('raw: where and query both filter Mixpanel profiles with `where`; send one or the other')
   const where = q.query
     ? [`$email`, `$name`].map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
     : undefined
-  const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}`
+  // A session belongs to one query: the raw parameters are part of it.
+  const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}:${new URLSearchParams(ctx.rawParams)}`
   let session = await ctx.cursors.get(scope, 0)
   const pages = new Map<number, MixpanelEngagePage>()
   if (!session) {
@@ -151,4 +159,8 @@ export const visitorHandlers: ObjectHandlers = {
   },
   listParams: ['query'],
   filters: ['property_id'],
+  rawOwned: {
+    page: 'Unigate pages with limit and offset',
+    session_id: 'Unigate pages with limit and offset',
+  },
 }
