@@ -192,6 +192,19 @@ describe('Gusto through Unigate', () => {
     expect(read).toEqual(new Set(expected.slice(50, 100).map((id) => id.split(':')[0])))
   })
 
+  it('adds a raw include to the taxes, benefits and deductions a payslip reads, never replacing them', async () => {
+    // `raw` is "added to the provider request" (spec 4.1): a raw include=taxes replaced Unigate's list, and
+    // every payslip lost its benefit lines without a word.
+    const employee = emu.state.employees[5]?.uuid as string
+    const query = { user_id: employee, limit: 3, fields: 'id,details' }
+    const plain = await h.api<Rec[]>('GET', `${base()}/payslip`, { query })
+    const withRaw = await h.api<Rec[]>('GET', `${base()}/payslip`, {
+      query: { ...query, raw: 'include=taxes' },
+    })
+    expect(withRaw.status).toBe(200)
+    expect(withRaw.body).toEqual(plain.body)
+  })
+
   it('maps a payslip and reads it back by its id; filters by user_id and updated_gte', async () => {
     const employee = emu.state.employees[5]?.uuid as string
     const mine = await h.api<Rec[]>('GET', `${base()}/payslip`, { query: { user_id: employee, limit: 1000 } })

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js'
 import { tooManyPages } from '../page-bound.js'
+import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
 import { fromGustoPayslip, parsePayslipId } from './mappers.js'
@@ -56,8 +57,13 @@ async function processedPayrolls(ctx: HandlerContext, company: string, from: str
   )
 }
 
+const INCLUDE = ['taxes', 'benefits', 'deductions']
+
 /** One payroll with every employee's lines, 100 employees a page (the documented maximum). */
 async function payrollDetail(ctx: HandlerContext, company: string, payroll: string) {
+  // Gusto answers taxes and benefits only when `include` names them: a raw `include` adds to the lines every
+  // payslip's details need instead of replacing them (rawListParam).
+  const raw = rawListParam(ctx.rawParams, 'include')
   let detail: GustoPayroll | undefined
   const compensations: GustoEmployeeCompensation[] = []
   for (let page = 1; ; page++) {
@@ -65,7 +71,7 @@ async function payrollDetail(ctx: HandlerContext, company: string, payroll: stri
       throw tooManyPages('Gusto', `employees on payroll ${payroll}`, GUSTO_MAX_PAGES * GUSTO_MAX_PER)
     const got = await ctx.client.json<GustoPayroll>({
       path: `${companyPath(company)}/payrolls/${encodeURIComponent(payroll)}`,
-      query: { include: 'taxes,benefits,deductions', ...ctx.rawParams, page, per: GUSTO_MAX_PER },
+      query: { ...raw.rest, include: joinNames(INCLUDE, raw.names).join(','), page, per: GUSTO_MAX_PER },
     })
     detail ??= got
     const rows = got.employee_compensations ?? []
