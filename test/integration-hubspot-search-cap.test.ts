@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_HUBSPOT_TOKEN,
-  type HubspotEmulator,
-  startHubspotEmulator,
-} from '../emulators/hubspot/index.js'
+import { type HubspotEmulator, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { setSearchesPerSecond } from '../src/integrations/hubspot/search-pace.js'
 import type { Harness } from './support/harness.js'
-import { createConnection, useEmulatorSuite } from './support/integration-suite.js'
+import { connectHubspot } from './support/hubspot.js'
+import { useEmulatorSuite } from './support/integration-suite.js'
 import { startWebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
@@ -49,10 +46,7 @@ describe('HubSpot search past its 10,000-result cap', () => {
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
-      conn = await createConnection(h, {
-        integration_type: 'hubspot',
-        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emu.url },
-      })
+      conn = await connectHubspot(h, emu)
     },
   })
 

@@ -6,6 +6,7 @@ import {
   startHubspotEmulator,
 } from '../emulators/hubspot/index.js'
 import type { Harness } from './support/harness.js'
+import { connectHubspot } from './support/hubspot.js'
 import {
   createConnection,
   expectSupportMatrixAnswers,
@@ -32,10 +33,7 @@ describe('HubSpot through Unigate', () => {
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
-      conn = await createConnection(h, {
-        integration_type: 'hubspot',
-        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emu.url },
-      })
+      conn = await connectHubspot(h, emu)
     },
   })
 

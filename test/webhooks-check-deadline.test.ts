@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import {
-  DEFAULT_HUBSPOT_TOKEN,
-  type HubspotEmulator,
-  startHubspotEmulator,
-} from '../emulators/hubspot/index.js'
+import { type HubspotEmulator, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { createConnection, useEmulatorSuite } from './support/integration-suite.js'
+import { connectHubspot } from './support/hubspot.js'
+import { useEmulatorSuite } from './support/integration-suite.js'
 import { watchedWebhook } from './support/watched-webhook.js'
 import { startWebhookReceiver } from './support/webhook-receiver.js'
 
@@ -31,10 +28,7 @@ describe('a webhook check past its deadline', () => {
     ready: async (harness, emulator) => {
       h = harness
       emu = emulator
-      conn = await createConnection(h, {
-        integration_type: 'hubspot',
-        auth: { token: DEFAULT_HUBSPOT_TOKEN, api_url: emu.url },
-      })
+      conn = await connectHubspot(h, emu)
     },
   })
 
