@@ -57,6 +57,17 @@ describe('request bodies nested too deep', () => {
     expect(emu.requests()).toEqual([])
   })
 
+  it('still refuses the keys Fastify refuses by default', async () => {
+    for (const body of [
+      '{"name":"x","__proto__":{"polluted":1}}',
+      '{"name":"x","constructor":{"prototype":{"polluted":1}}}',
+    ]) {
+      const res = await h.api<ErrorBody>('POST', `/analytics/${conn}/event`, { body })
+      expect(res.status).toBe(400)
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it('takes a body as deep as allowed', async () => {
     const res = await h.api<{ name: string }>('POST', `/analytics/${conn}/event`, {
       body: eventNested('Deep enough', MAX_BODY_DEPTH - 2),

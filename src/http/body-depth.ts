@@ -45,12 +45,13 @@ export function bodyDepthProblem(value: unknown): Error | undefined {
 }
 
 /**
- * JSON bodies as Fastify parses them (a `__proto__` key refused, as by default), then refused with a 400
+ * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as by default), then refused with a 400
  * past MAX_BODY_DEPTH. Scopes that parse bodies themselves (passthrough, native webhooks, the tool server)
  * replace it.
  */
 export function parseJsonBodiesWithDepthLimit(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'ignore')
+  const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
+  const parse = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parse(request, String(body), (err, value) => {
