@@ -92,6 +92,55 @@ describe('Umami through Unigate', () => {
     expect(emu.requests()).toEqual([])
   })
 
+  it('refuses a raw parameter Umami reads as a unified filter or that Unigate sets, instead of one silently replacing the other', async () => {
+    emu.clearRequests()
+    for (const [path, raw, query, why] of [
+      [`${base(selfHosted)}/event`, 'search=checkout', { property_id: site, query: 'home' }, 'use query'],
+      [
+        `${base(selfHosted)}/event`,
+        'distinctId=someone',
+        { property_id: site, visitor_id: 'v1' },
+        'use visitor_id',
+      ],
+      [`${base(selfHosted)}/session`, 'search=x', { property_id: site }, 'use query'],
+      [`${base(selfHosted)}/session`, 'distinctId=someone', { property_id: site }, 'use visitor_id'],
+      [
+        `${base(selfHosted)}/report`,
+        'type=url',
+        { property_id: site, dimension: 'COUNTRY' },
+        'use dimension',
+      ],
+      [
+        `${base(selfHosted)}/report`,
+        'limit=500',
+        { property_id: site, dimension: 'COUNTRY' },
+        'Unigate pages with limit and offset',
+      ],
+      [
+        `${base(selfHosted)}/report`,
+        'offset=3',
+        { property_id: site, dimension: 'COUNTRY' },
+        'Unigate pages with limit and offset',
+      ],
+    ] as const) {
+      const res = await h.api<Rec>('GET', path, { query: { raw, ...query } })
+      expect(res.status, `${path} ${raw}`).toBe(400)
+      expect(String(res.body.message)).toBe(`raw: '${raw.split('=')[0]}' is set by Unigate for Umami; ${why}`)
+    }
+    const both = await h.api<Rec>('GET', `${base(selfHosted)}/event`, {
+      query: { raw: 'eventType=3', property_id: site, type: 'PAGE_VIEW' },
+    })
+    expect(both.status).toBe(400)
+    expect(String(both.body.message)).toContain('eventType and type')
+    expect(emu.requests()).toEqual([])
+    // Alone, a raw eventType still reaches Umami (LINK and PIXEL events have no unified type filter).
+    const alone = await h.api<Rec[]>('GET', `${base(selfHosted)}/event`, {
+      query: { raw: 'eventType=1', property_id: site, limit: 2 },
+    })
+    expect(alone.status).toBe(200)
+    expect(requests('/events').at(-1)?.query).toMatchObject({ eventType: '1' })
+  })
+
   it('reads the whole unordered website list and orders and pages it itself', async () => {
     const names = [...emu.state.websites.values()].map((w) => w.name).sort()
     const page = async (offset: number, limit: number, order?: string) =>

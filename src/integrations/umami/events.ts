@@ -65,6 +65,9 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   }
   const website = websiteOf(q, session)
   const typeCode = eventTypeCode(q.filters.type)
+  // Umami reads `type` as its one `eventType`: a raw one beside it would replace it without a word.
+  if (typeCode !== undefined && ctx.rawParams.eventType !== undefined)
+    throw badRequest('raw: eventType and type both filter Umami events by eventType; send one or the other')
   const range = umamiRange(q, undefined)
   if (session) {
     if (session.websiteId !== website) return []
@@ -187,4 +190,6 @@ export const eventHandlers: ObjectHandlers = {
   slowFields: [...EVENT_SLOW_FIELDS],
   list: listEvents,
   create: createEvent,
+  // Umami reads these as the unified filters: a raw one would silently replace the caller's.
+  rawOwned: { search: 'use query', distinctId: 'use visitor_id' },
 }

@@ -144,6 +144,12 @@ async function breakdown(
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+  // The breakdown's `type` and its paging are Unigate's: a raw one would replace them without a word.
+  rawOwned: {
+    type: 'use dimension',
+    limit: 'Unigate pages with limit and offset',
+    offset: 'Unigate pages with limit and offset',
+  },
 
   async list(ctx, q) {
     const website = q.filters.property_id

@@ -39,6 +39,8 @@ export const sessionHandlers: ObjectHandlers = {
   listParams: ['query'],
   filters: ['property_id', 'visitor_id', 'start_gte', 'end_lt'],
   slowFields: [...SESSION_SLOW_FIELDS],
+  // Umami reads these as the unified filters: a raw one would silently replace the caller's.
+  rawOwned: { search: 'use query', distinctId: 'use visitor_id' },
 
   async list(ctx, q) {
     const website = q.filters.property_id
