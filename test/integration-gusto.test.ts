@@ -402,6 +402,30 @@ describe('Gusto through Unigate', () => {
     expect(requests('/employees')).toEqual([])
   })
 
+  it('refuses a raw search_term, location_uuid, or uuids beside group_id, instead of one silently replacing the unified filter', async () => {
+    const department = emu.state.departments[1] as { uuid: string }
+    emu.clearRequests()
+    for (const [raw, query, why] of [
+      ['search_term=Smith', { query: 'Jones' }, "raw: 'search_term' is set by Unigate for Gusto; use query"],
+      [
+        'location_uuid=elsewhere',
+        { location_id: 'here' },
+        "raw: 'location_uuid' is set by Unigate for Gusto; use location_id",
+      ],
+      ['uuids=someone', { group_id: department.uuid }, 'raw: uuids and group_id'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/employee`, { query: { raw, ...query } })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message)).toContain(why)
+    }
+    expect(requests('/employees')).toEqual([])
+    // Alone, a raw uuids still narrows the list at Gusto.
+    const one = emu.state.employees[2]?.uuid as string
+    const res = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { raw: `uuids=${one}` } })
+    expect(res.status).toBe(200)
+    expect(requests('/employees').at(-1)?.query.uuids).toBe(one)
+  })
+
   it('answers 501 for writes and for parameters Gusto cannot apply', async () => {
     expect((await h.api('POST', `${base()}/employee`, { body: { first_name: 'A' } })).status).toBe(501)
     const sorted = await h.api<Rec>('GET', `${base()}/payslip`, { query: { company_id: company() } })

@@ -1,3 +1,4 @@
+import { badRequest } from '../../errors.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
 import { byFilter } from './filters.js'
@@ -21,11 +22,18 @@ export const employeeHandlers: ObjectHandlers = {
   listIsComplete: true,
   listParams: ['query'],
   filters: ['location_id', 'group_id'],
+  // Gusto reads these as the unified filters: a raw one would silently replace the caller's.
+  rawOwned: { search_term: 'use query', location_uuid: 'use location_id' },
   async list(ctx, q) {
     const query: Record<string, string | undefined> = {}
     if (typeof q.filters.location_id === 'string') query.location_uuid = q.filters.location_id
     if (q.query) query.search_term = q.query
     if (typeof q.filters.group_id === 'string') {
+      // `group_id` is sent as Gusto's one `uuids`: a raw one beside it would be replaced without a word.
+      if (ctx.rawParams.uuids !== undefined)
+        throw badRequest(
+          'raw: uuids and group_id both filter Gusto employees by `uuids`; send one or the other',
+        )
       const members = await departmentMembers(ctx, q.filters.group_id)
       if (members.length === 0) return []
       query.uuids = members.join(',')

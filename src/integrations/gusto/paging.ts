@@ -1,4 +1,5 @@
 import { tooManyPages } from '../page-bound.js'
+import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext } from '../types.js'
 
 /**
@@ -37,7 +38,10 @@ export async function readGustoRange<T>(
   const { per, first, last, skip } = gustoPages(offset, limit)
   const rows: T[] = []
   for (let page = first; page <= last; page++) {
-    const got = await ctx.client.json<T[]>({ path, query: { ...query, ...ctx.rawParams, page, per } })
+    const got = await ctx.client.json<T[]>({
+      path,
+      query: rawThenOwn(ctx.rawParams, { ...query, page, per }),
+    })
     if (!Array.isArray(got)) throw new TypeError(`${path} answered something other than a list`)
     rows.push(...got)
     if (got.length < per) break
