@@ -200,6 +200,37 @@ describe('Fathom through Unigate', () => {
     expect(refused.status).toBe(404)
   })
 
+  it('refuses a raw parameter Unigate sets on /aggregations instead of letting it silently win', async () => {
+    emu.clearRequests()
+    for (const [raw, why] of [
+      ['timezone=America/New_York', 'Unigate reads the rows in UTC'],
+      ['limit=1', 'Unigate pages with limit and offset'],
+      ['date_from=2020-01-01 00:00:00', 'use start_gte and end_lt'],
+      ['date_to=2020-01-01 00:00:00', 'use start_gte and end_lt'],
+      ['entity_id=another-site', 'use property_id'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/report`, {
+        query: { property_id: site, dimension: 'DATE', raw },
+      })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message)).toBe(
+        `raw: '${raw.split('=')[0]}' is set by Unigate for Fathom; ${why}`,
+      )
+    }
+    expect(requests('/v1/aggregations')).toEqual([])
+    // Any other raw parameter still reaches Fathom beside Unigate's own.
+    const filters = JSON.stringify([{ property: 'pathname', operator: 'is', value: '/' }])
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { property_id: site, raw: new URLSearchParams({ filters }).toString() },
+    })
+    expect(res.status).toBe(200)
+    expect(requests('/v1/aggregations').at(-1)?.query).toMatchObject({
+      filters,
+      timezone: 'UTC',
+      entity_id: site,
+    })
+  })
+
   it('reports conversions of one event, value turned from cents', async () => {
     const res = await h.api<Rec[]>('GET', `${base()}/report`, {
       query: {

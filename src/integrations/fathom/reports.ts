@@ -1,4 +1,5 @@
 import { ApiError, badRequest, notImplemented } from '../../errors.js'
+import { rawThenOwn } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
 import type { ObjectHandlers } from '../types.js'
 import {
@@ -40,9 +41,27 @@ function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string 
   return { entity: 'event', aggregates: events.map((t) => EVENT_AGGREGATES[t] as string) }
 }
 
+const RANGE = 'use start_gte and end_lt'
+const PAGING = 'Unigate pages with limit and offset'
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+  // What Unigate sets on every /aggregations call and reads the answer by: a raw one would replace it
+  // without a word (a raw timezone relabelling every bucket read as UTC, a raw date_from another range).
+  rawOwned: {
+    entity: 'use type (event aggregates need raw entity_name)',
+    entity_id: 'use property_id',
+    site_id: 'use property_id',
+    aggregates: 'use type',
+    date_grouping: 'use dimension',
+    field_grouping: 'use dimension',
+    sort_by: 'Unigate orders the rows it pages with limit and offset',
+    timezone: 'Unigate reads the rows in UTC',
+    date_from: RANGE,
+    date_to: RANGE,
+    limit: PAGING,
+  },
 
   async list(ctx, q) {
     const site = q.filters.property_id
@@ -68,7 +87,7 @@ export const reportHandlers: ObjectHandlers = {
     for (const piece of pieces) {
       const res = await ctx.client.json<FathomRow[] | FathomList<FathomRow>>({
         path: '/aggregations',
-        query: {
+        query: rawThenOwn(extra, {
           entity,
           ...(entity === 'pageview' ? { entity_id: site } : { site_id: site, entity_name: eventName }),
           aggregates: aggregates.join(','),
@@ -81,8 +100,7 @@ export const reportHandlers: ObjectHandlers = {
           date_to: formatFathomTime(piece.to - 1000),
           // Fathom has a limit but no offset: ask for offset + limit rows and cut the window here.
           limit: q.offset + q.limit,
-          ...extra,
-        },
+        }),
       })
       // Current servers wrap rows in a list object; older ones answered a bare array. Anything else is
       // unreadable (502), never spread into rows (a string would become one row per character).
