@@ -352,6 +352,30 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(last.body).toHaveLength(1)
     })
 
+    it('refuses a raw parameter Unigate sets in the runReport body; any other joins the body', async () => {
+      emu.clearRequests()
+      const q = { property_id: id(), start_gte: '2024-05-01', end_lt: '2024-05-08', dimension: 'DATE' }
+      for (const [raw, why] of [
+        ['limit=1', 'Unigate pages with limit and offset'],
+        ['offset=2', 'Unigate pages with limit and offset'],
+        ['dateRanges=x', 'use start_gte and end_lt'],
+        ['metrics=sessions', 'use type'],
+        ['orderBys=x', 'Unigate orders the rows it pages with limit and offset'],
+      ] as const) {
+        const res = await h.api<Rec>('GET', `${base()}/report`, { query: { ...q, raw } })
+        expect(res.status, raw).toBe(400)
+        expect(String(res.body.message)).toMatch(
+          new RegExp(`^raw: '${raw.split('=')[0]}' is set by Unigate for .*; ${why}$`),
+        )
+      }
+      expect(sent('/v1beta/properties')).toEqual([])
+      const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+        query: { ...q, raw: 'keepEmptyRows=true' },
+      })
+      expect(res.status).toBe(200)
+      expect(sent('/v1beta/properties')[0]?.body).toMatchObject({ keepEmptyRows: true, limit: '100' })
+    })
+
     it('breaks down by a non-time dimension, largest first, over the whole range', async () => {
       const res = await h.api<Report[]>('GET', `${base()}/report`, {
         query: {

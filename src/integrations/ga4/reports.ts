@@ -51,6 +51,8 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     baseUrl: ga4DataBase(ctx.credentials),
     path: `/v1beta/${name}:runReport`,
     body: {
+      // The caller's first: Unigate's own names are refused (rawOwned), so nothing here replaces one.
+      ...rawBodyParams(ctx.rawParams),
       dateRanges: [dateRange],
       ...(dimension ? { dimensions: [{ name: dimension }] } : {}),
       metrics: metrics.map((m) => ({ name: m.name })),
@@ -58,7 +60,6 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       offset: String(query.offset),
       ...(dimension ? { orderBys: ga4OrderBys(dimension, firstMetric) } : {}),
       ...(wantsQuota ? { returnPropertyQuota: true } : {}),
-      ...rawBodyParams(ctx.rawParams),
     },
     // A report is a read: retrying it is safe.
     idempotent: true,
@@ -78,4 +79,13 @@ export const ga4Reports: ObjectHandlers = {
   list: listReports,
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+  // What Unigate sets in the runReport body and reads the rows by: a raw one (a string) would replace it.
+  rawOwned: {
+    dateRanges: 'use start_gte and end_lt',
+    dimensions: 'use dimension',
+    metrics: 'use type',
+    limit: 'Unigate pages with limit and offset',
+    offset: 'Unigate pages with limit and offset',
+    orderBys: 'Unigate orders the rows it pages with limit and offset',
+  },
 }
