@@ -401,6 +401,33 @@ describe('Plausible through Unigate', () => {
     expect(goal.body.message).toContain('not configured')
   })
 
+  it("sends a report's raw include in the query body and refuses any raw parameter the body cannot take", async () => {
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { property_id: site, raw: `include=${JSON.stringify({ imports: true })}` },
+    })
+    expect(res.status).toBe(200)
+    expect(requests('/api/v2/query').at(-1)?.body).toMatchObject({ include: { imports: true } })
+    emu.clearRequests()
+    for (const [raw, message] of [
+      [
+        'limit=5',
+        "raw: Plausible's query API takes no 'limit'; a report's raw parameters join its JSON body, which takes filters and include",
+      ],
+      ['include=imports', 'raw include: give a JSON object'],
+      ['metrics=["events"]', "raw: 'metrics' is set by Unigate for Plausible; use type"],
+      [
+        'pagination={"limit":1}',
+        "raw: 'pagination' is set by Unigate for Plausible; Unigate pages with limit and offset",
+      ],
+    ] as const) {
+      const refused = await h.api<Rec>('GET', `${base()}/report`, { query: { property_id: site, raw } })
+      expect(refused.status, raw).toBe(400)
+      expect(String(refused.body.message)).toContain(message)
+    }
+    expect(requests('/api/v2/query')).toEqual([])
+  })
+
   it('retries a 429 then passes a persistent one on; 500 becomes 502; a rejected key 403', async () => {
     emu.fault({ status: 429, times: 1, pathPattern: '/api/v2/query' })
     expect((await h.api('GET', `${base()}/report`, { query: { property_id: site } })).status).toBe(200)

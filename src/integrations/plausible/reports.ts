@@ -80,6 +80,23 @@ function orderOf(dimension: string, types: readonly string[]): [string, 'asc' | 
 }
 
 /** `raw=filters%3D[...]` passes Plausible's own filter expressions through. */
+/**
+ * The raw parameters a query body takes besides Unigate's own: `POST /api/v2/query` allows no other key
+ * ("Schema does not allow additional properties", plausible/analytics priv/json-schemas/query-api-schema.json),
+ * and Unigate's own (site_id, metrics, date_range, dimensions, order_by, pagination) are `rawOwned`.
+ */
+const RAW_BODY_KEYS = ['filters', 'include']
+
+/** `raw=include%3D{"imports":true}`: Plausible's `include` object, given as JSON. */
+function rawInclude(text: string): PlausibleQueryBody['include'] {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as PlausibleQueryBody['include']
+  } catch {}
+  throw badRequest('raw include: give a JSON object of Plausible include options, such as {"imports":true}')
+}
+
 function rawFilters(text: string): unknown[] {
   try {
     const parsed: unknown = JSON.parse(text)
@@ -110,6 +127,15 @@ async function siteTimeZone(ctx: HandlerContext, site: string): Promise<string |
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+  // What Unigate sets in the query body and reads the answer by: a raw one is refused, never dropped.
+  rawOwned: {
+    site_id: 'use property_id',
+    metrics: 'use type',
+    date_range: 'use start_gte and end_lt',
+    dimensions: 'use dimension',
+    order_by: 'Unigate orders the rows it pages with limit and offset',
+    pagination: 'Unigate pages with limit and offset',
+  },
 
   async list(ctx, q) {
     const site = q.filters.property_id
@@ -122,7 +148,14 @@ export const reportHandlers: ObjectHandlers = {
         `Plausible (plausible) cannot break reports down by ${dimension}; it can by ${Object.keys(DIMENSION_OF).join(', ')}`,
       )
     }
+    const other = Object.keys(ctx.rawParams).find((k) => !RAW_BODY_KEYS.includes(k))
+    if (other !== undefined) {
+      throw badRequest(
+        `raw: Plausible's query API takes no '${other}'; a report's raw parameters join its JSON body, which takes ${RAW_BODY_KEYS.join(' and ')}`,
+      )
+    }
     const filters = ctx.rawParams.filters ? rawFilters(ctx.rawParams.filters) : undefined
+    const include = ctx.rawParams.include !== undefined ? rawInclude(ctx.rawParams.include) : undefined
     const filtered = (d: string) => (filters ? filtersOn(filters, d) : false)
     const defaults = plausibleDimension === 'event:name' ? EVENT_NAME_TOTALS : VISIT_TOTALS
     // Without `type`, only what Plausible takes for this dimension; an explicit one it refuses is a 501.
@@ -152,6 +185,7 @@ export const reportHandlers: ObjectHandlers = {
       ...(plausibleDimension ? { order_by: orderOf(plausibleDimension, chosen) } : {}),
       pagination: { limit: q.limit, offset: q.offset },
       ...(filters ? { filters } : {}),
+      ...(include ? { include } : {}),
     }
     const result = await ctx.client.json<PlausibleQueryResult>({
       method: 'POST',
