@@ -272,6 +272,32 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       const call = emulator.requests().find((r) => r.path.includes('/persons/'))
       expect(call?.query).toMatchObject({ email: 'nobody@example.com', limit: '2' })
     })
+
+    it('refuses a raw parameter Unigate sets on REST lists and HogQL bodies, instead of letting it silently lose', async () => {
+      const paging = 'Unigate pages with limit and offset'
+      for (const [object, raw, why] of [
+        ['visitor', 'limit=500', paging],
+        ['visitor', 'offset=3', paging],
+        ['visitor', 'search=someone', 'use query'],
+        ['property', 'limit=500', paging],
+        ['event', 'distinct_id=someone', 'use visitor_id'],
+        ['visitor', 'distinct_id=someone', 'use visitor_id'],
+        [
+          'event',
+          'query={"kind":"HogQLQuery","query":"select 1"}',
+          'Unigate sends its own HogQL query; narrow it with the unified filters',
+        ],
+        ['session', 'name=mine', 'Unigate names its own HogQL query'],
+        ['report', 'query=x', 'Unigate sends its own HogQL query; narrow it with the unified filters'],
+      ] as const) {
+        const res = await h.api<Rec>('GET', path(object), { query: { raw } })
+        expect(res.status, `${object} ${raw}`).toBe(400)
+        expect(String(res.body.message)).toBe(
+          `raw: '${raw.split('=')[0]}' is set by Unigate for PostHog; ${why}`,
+        )
+      }
+      expect(emulator.requests()).toEqual([])
+    })
   })
 
   describe('field selection (spec section 7)', () => {

@@ -17,7 +17,15 @@ import {
   visitorFilterOf,
   visitorsOfDistinctIds,
 } from './person-lookup.js'
-import { capture, captureTeam, projectIdOf, restQuery, runHogQL } from './requests.js'
+import {
+  capture,
+  captureTeam,
+  HOGQL_OWNED,
+  PERSON_LOOKUP_OWNED,
+  projectIdOf,
+  restQuery,
+  runHogQL,
+} from './requests.js'
 import type { PosthogEvent, PosthogPerson } from './types.js'
 import { personUuidOf, rowVisitorId, scopedVisitorId, UUID, unscopedVisitorId } from './visitor-ids.js'
 import { boundedRange } from './windows.js'
@@ -264,6 +272,7 @@ function preferredDistinctId(person: PosthogPerson): string {
 const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
 
 export const eventHandlers: ObjectHandlers = {
+  rawOwned: { ...HOGQL_OWNED, ...PERSON_LOOKUP_OWNED },
   list: listEvents,
   get: getEvent,
   create: createEvent,

@@ -4,7 +4,7 @@ import type { UnifiedRecord } from '../../models/index.js'
 import { RECORD_READS_AT_ONCE } from '../record-reads.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { fromPosthogProject, toPosthogProject } from './mappers.js'
-import { restQuery } from './requests.js'
+import { REST_LIST_OWNED, restQuery } from './requests.js'
 import type { PosthogPage, PosthogProject } from './types.js'
 
 /**
@@ -69,6 +69,7 @@ async function writeProperty(ctx: HandlerContext, method: 'PUT' | 'PATCH', id: s
 }
 
 export const propertyHandlers: ObjectHandlers = {
+  rawOwned: REST_LIST_OWNED,
   list: listProperties,
   get: async (ctx, id) => fromPosthogProject(await readProject(ctx, id)),
   create: createProperty,

@@ -15,7 +15,7 @@ import {
   REPORT_METRICS,
   type ReportTable,
 } from './report-catalog.js'
-import { projectIdOf, runHogQL, zoneOf } from './requests.js'
+import { HOGQL_OWNED, projectIdOf, runHogQL, zoneOf } from './requests.js'
 import {
   maxTimeBuckets,
   type TimeDimension,
@@ -189,6 +189,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
 }
 
 export const reportHandlers: ObjectHandlers = {
+  rawOwned: HOGQL_OWNED,
   list: listReports,
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],

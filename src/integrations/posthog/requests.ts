@@ -1,4 +1,5 @@
 import { badRequest, ProviderError } from '../../errors.js'
+import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext } from '../types.js'
 import { isTimeZone } from '../zones.js'
 import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
@@ -29,13 +30,30 @@ export function projectIdOf(ctx: HandlerContext, propertyId?: unknown): string {
   return id
 }
 
-/** The REST query string: the caller's `raw` parameters, then ours (ours win). */
+/**
+ * The REST query string: the caller's `raw` parameters, then our defined ones. The names ours would
+ * replace are refused first (the objects' `rawOwned`, below); a unified value not given erases nothing.
+ */
 export function restQuery(
   ctx: HandlerContext,
   own: Readonly<Record<string, string | number | undefined>> = {},
-): Record<string, string | number | undefined> {
-  return { ...ctx.rawParams, ...own }
+): Record<string, string | number> {
+  return rawThenOwn(ctx.rawParams, own)
 }
+
+const PAGING = 'Unigate pages with limit and offset'
+
+/** REST lists Unigate pages and searches (`/api/projects/`, `…/persons/`): a raw one would lose to ours. */
+export const REST_LIST_OWNED = { limit: PAGING, offset: PAGING, search: 'use query' } as const
+
+/** The HogQL body's `query` and `name` are Unigate's own: a raw one would lose to them without a word. */
+export const HOGQL_OWNED = {
+  query: 'Unigate sends its own HogQL query; narrow it with the unified filters',
+  name: 'Unigate names its own HogQL query',
+} as const
+
+/** A visitor is looked up by `…/persons/?distinct_id=`: a raw one would lose to the visitor's. */
+export const PERSON_LOOKUP_OWNED = { distinct_id: 'use visitor_id' } as const
 
 function jsonish(value: string): unknown {
   if (/^[[{]/.test(value) || value === 'true' || value === 'false' || /^-?\d+(\.\d+)?$/.test(value)) {

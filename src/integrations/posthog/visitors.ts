@@ -10,7 +10,17 @@ import {
   type VisitorTotals,
 } from './mappers.js'
 import { lookupPerson, personsPath, personWithDistinctId } from './person-lookup.js'
-import { capture, captureTeam, notFoundAtPosthog, projectIdOf, restQuery, runHogQL } from './requests.js'
+import {
+  capture,
+  captureTeam,
+  HOGQL_OWNED,
+  notFoundAtPosthog,
+  PERSON_LOOKUP_OWNED,
+  projectIdOf,
+  REST_LIST_OWNED,
+  restQuery,
+  runHogQL,
+} from './requests.js'
 import type { PosthogPage, PosthogPerson } from './types.js'
 import { personUuidOf, scopedVisitorId } from './visitor-ids.js'
 
@@ -150,6 +160,7 @@ async function writeVisitor(ctx: HandlerContext, method: 'PUT' | 'PATCH', id: st
 }
 
 export const visitorHandlers: ObjectHandlers = {
+  rawOwned: { ...REST_LIST_OWNED, ...HOGQL_OWNED, ...PERSON_LOOKUP_OWNED },
   list: listVisitors,
   get: getVisitor,
   create: createVisitor,
