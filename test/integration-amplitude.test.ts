@@ -119,6 +119,26 @@ describe('Amplitude through Unigate', () => {
     expect(String(zone.body.message)).toContain('project_timezone')
   })
 
+  it('refuses a raw parameter Unigate sets on an Amplitude call instead of letting it silently lose', async () => {
+    const before = emu.requests().length
+    for (const [object, raw, query, why] of [
+      ['event', 'start=20240101T00', {}, 'use start_gte and end_lt'],
+      ['event', 'end=20240101T00', {}, 'use start_gte and end_lt'],
+      ['report', 'g=country', { dimension: 'COUNTRY' }, 'use dimension'],
+      ['report', 'i=7', { dimension: 'DATE' }, 'use dimension'],
+      ['report', 'limit=5', { dimension: 'COUNTRY' }, 'Unigate asks for every value of a breakdown'],
+      ['report', 'start=20240101', {}, 'use start_gte and end_lt'],
+      ['visitor', 'user=someone', { query: 'other' }, 'use query or the visitor id'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/${object}`, { query: { raw, ...query } })
+      expect(res.status, `${object} ${raw}`).toBe(400)
+      expect(String(res.body.message)).toBe(
+        `raw: '${raw.split('=')[0]}' is set by Unigate for Amplitude; ${why}`,
+      )
+    }
+    expect(emu.requests()).toHaveLength(before)
+  })
+
   it('reads the export zip of a window, trims it to event time, and pages it', async () => {
     const start = until - 10 * DAY_MS + 12_345
     const end = until - 3 * DAY_MS

@@ -243,4 +243,6 @@ export const eventHandlers: ObjectHandlers = {
   create: createEvent,
   listParams: ['updated_gte'],
   filters: ['visitor_id', 'session_id', 'type', 'start_gte', 'end_lt'],
+  // The export's window is read hour by hour: a raw start or end would lose to each piece's.
+  rawOwned: { start: 'use start_gte and end_lt', end: 'use start_gte and end_lt' },
 }

@@ -187,6 +187,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       path: source.path,
       baseUrl: amplitudeHosts(ctx.credentials).analytics,
       query: {
+        // The caller's first; the names below are refused (rawOwned), so none is replaced unsaid.
         ...ctx.rawParams,
         ...source.params,
         start,
@@ -218,6 +219,16 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
  * window's first and last days start and end there; `dimension_value` is Amplitude's own label.
  */
 export const reportHandlers: ObjectHandlers = {
+  // What Unigate sets on every Dashboard REST call and reads the answer by: a raw one would lose to it.
+  rawOwned: {
+    start: 'use start_gte and end_lt',
+    end: 'use start_gte and end_lt',
+    e: 'use type',
+    m: 'use type',
+    g: 'use dimension',
+    i: 'use dimension',
+    limit: 'Unigate asks for every value of a breakdown',
+  },
   list: listReports,
   listParams: [],
   filters: ['type', 'dimension', 'start_gte', 'end_lt'],

@@ -164,6 +164,8 @@ async function identify(
 }
 
 export const visitorHandlers: ObjectHandlers = {
+  // User Search's `user` is the visitor id or `query`: a raw one would lose to it.
+  rawOwned: { user: 'use query or the visitor id' },
   /**
    * With `query`, User Search (a user id, device id or user id prefix). Without, the users the export shows
    * in the default window (seen-visitors.ts): Amplitude has no user listing. Either way details (slow
