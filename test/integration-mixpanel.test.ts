@@ -91,6 +91,36 @@ describe('Mixpanel through Unigate', () => {
     expect((await h.api('GET', `${base()}/property/42`)).status).toBe(404)
   })
 
+  it('refuses a raw parameter the export or import sets, or a raw where beside visitor_id, instead of one silently replacing the other', async () => {
+    const before = emu.requests().length
+    const window = { start_gte: '2024-01-01', end_lt: '2024-01-02' }
+    for (const [method, raw, query, message] of [
+      ['GET', 'limit=5', window, "raw: 'limit' is set by Unigate for Mixpanel"],
+      [
+        'GET',
+        'from_date=2020-01-01',
+        window,
+        "raw: 'from_date' is set by Unigate for Mixpanel; use start_gte and end_lt",
+      ],
+      [
+        'GET',
+        'to_date=2020-01-01',
+        window,
+        "raw: 'to_date' is set by Unigate for Mixpanel; use start_gte and end_lt",
+      ],
+      ['GET', 'where=true', { ...window, visitor_id: 'someone' }, 'raw: where and visitor_id'],
+      ['POST', 'project_id=999', {}, "raw: 'project_id' is set by Unigate for Mixpanel"],
+    ] as const) {
+      const res = await h.api<Rec>(method, `${base()}/event`, {
+        query: { raw, ...query },
+        ...(method === 'POST' ? { body: { name: 'Signed Up', visitor_id: 'someone' } } : {}),
+      })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message)).toContain(message)
+    }
+    expect(emu.requests()).toHaveLength(before)
+  })
+
   it('exports events of a window, trimmed to the exact times, paged', async () => {
     const first = [...emu.state.events].sort(byTimeThenId)[200]?.properties.time as number
     const from = first + 1234

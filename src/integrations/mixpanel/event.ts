@@ -59,6 +59,14 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     time_in_ms: 'true',
     limit: EXPORT_MAX_LIMIT,
   }
+  // `type` and `visitor_id` are sent as the export's one `event` and `where`: a raw one beside them would
+  // be replaced without a word.
+  if (native && ctx.rawParams.event !== undefined)
+    throw badRequest('raw: event and type both filter the Mixpanel export by `event`; send one or the other')
+  if (typeof visitor === 'string' && ctx.rawParams.where !== undefined)
+    throw badRequest(
+      'raw: where and visitor_id both filter the Mixpanel export by `where`; send one or the other',
+    )
   if (native) query.event = JSON.stringify([native])
   if (typeof visitor === 'string') query.where = `properties["distinct_id"]==${JSON.stringify(visitor)}`
   const keep = (e: UnifiedRecord) => {
@@ -164,4 +172,13 @@ export const eventHandlers: ObjectHandlers = {
   create: createEvent,
   listParams: [],
   filters: ['property_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],
+  // What the export and import calls set: a raw one would replace Unigate's (or be replaced) unsaid.
+  rawOwned: {
+    project_id: "Unigate sends the connection's project; use property_id",
+    limit: 'Unigate reads the export in pieces it can page with limit and offset',
+    from_date: 'use start_gte and end_lt',
+    to_date: 'use start_gte and end_lt',
+    time_in_ms: 'Unigate reads event times in milliseconds',
+    strict: 'Unigate imports events strictly validated',
+  },
 }
