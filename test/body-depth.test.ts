@@ -61,15 +61,30 @@ describe('request bodies nested too deep', () => {
     // `metadata` is a free map of objects: only the parser stands between these keys and the provider.
     emu.clearRequests()
     for (const key of ['"__proto__":{"polluted":1}', '"constructor":{"prototype":{"polluted":1}}']) {
-      const res = await h.api<ErrorBody>('POST', `/analytics/${conn}/event`, {
-        body: `{"name":"x","metadata":{${key}}}`,
-      })
-      expect(res.status, key).toBe(400)
-      expect(res.body.message, key).toBe(
-        "Body is not valid JSON but content-type is set to 'application/json'",
-      )
+      const body = `{"name":"x","metadata":{${key}}}`
+      // The API and the tool server (which parsed with plain JSON.parse before) alike.
+      for (const res of [
+        await h.api<ErrorBody>('POST', `/analytics/${conn}/event`, { body }),
+        await h.api<ErrorBody>('POST', '/tools/create_analytics_event/call', {
+          query: { connection: conn },
+          body,
+        }),
+      ]) {
+        expect(res.status, key).toBe(400)
+        expect(res.body.message, key).toBe(
+          "Body is not valid JSON but content-type is set to 'application/json'",
+        )
+      }
     }
     expect(emu.requests()).toEqual([])
+  })
+
+  it('takes an empty JSON body on the tool server as a call without arguments', async () => {
+    const res = await h.api<unknown[]>('POST', '/tools/list_unified_connections/call', {
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status, res.text).toBe(200)
   })
 
   it('takes a body as deep as allowed', async () => {

@@ -45,16 +45,22 @@ export function bodyDepthProblem(value: unknown): Error | undefined {
 }
 
 /**
- * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as by default), then refused with a 400
- * past MAX_BODY_DEPTH. Scopes that parse bodies themselves (passthrough, native webhooks, the tool server)
- * replace it.
+ * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as configured,
+ * by default both), then refused with a 400 past MAX_BODY_DEPTH. `emptyIsNone` takes an empty body as no
+ * body (the tool server's calls without arguments) instead of refusing it. Scopes that keep a body's bytes
+ * (passthrough, native webhooks) replace it.
  */
-export function parseJsonBodiesWithDepthLimit(app: FastifyInstance): void {
+export function parseJsonBodiesWithDepthLimit(
+  app: FastifyInstance,
+  options: { emptyIsNone?: boolean } = {},
+): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
   const parse = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parse(request, String(body), (err, value) => {
+    const text = String(body)
+    if (options.emptyIsNone && text.trim() === '') return done(null, undefined)
+    parse(request, text, (err, value) => {
       if (err) return done(err, undefined)
       const problem = bodyDepthProblem(value)
       return problem ? done(problem, undefined) : done(null, value)

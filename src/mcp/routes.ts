@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
-import { bodyDepthProblem } from '../http/body-depth.js'
+import { parseJsonBodiesWithDepthLimit } from '../http/body-depth.js'
 import { errorBody } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
@@ -27,20 +27,9 @@ async function mcpModules() {
 
 /** The tool server: MCP over Streamable HTTP at `/mcp`, and the plain HTTP `/tools` API beside it. */
 async function toolRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  // A tool call without arguments may come with an empty JSON body: that is `{}`, not an error.
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body)
-    if (text.trim() === '') return done(null, undefined)
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      return done(badRequest('the body is not valid JSON'), undefined)
-    }
-    const problem = bodyDepthProblem(value)
-    return problem ? done(problem, undefined) : done(null, value)
-  })
+  // A tool call without arguments may come with an empty JSON body: that is `{}`, not an error. Otherwise
+  // bodies are parsed as on the API: the same refused keys, the same depth limit.
+  parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true })
 
   const session = async (request: FastifyRequest, path: string) => {
     const apiKey = await authenticateToolCaller(request, services.apiKeys)
