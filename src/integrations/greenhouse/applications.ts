@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { ProviderRequest } from '../http-client.js'
+import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { namesFor } from './lookups.js'
 import { fromGreenhouseApplication, fromGreenhouseOffer, STATUS_FILTERS } from './mappers.js'
@@ -51,8 +52,7 @@ async function readWindow<T>(
 ): Promise<T[]> {
   // A unified filter the caller left out is undefined here: it must not erase a raw filter of that name (the
   // `raw` parameter is "added to the provider request", spec 4.1), or Greenhouse answers the list unfiltered.
-  const asked = Object.entries(filters).filter(([, v]) => v !== undefined)
-  const first: Query = { ...ctx.rawParams, ...Object.fromEntries(asked) }
+  const first: Query = rawThenOwn(ctx.rawParams, filters)
   if (offset === 0 && limit <= MAX_PER_PAGE) {
     const { rows } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
     return rows.slice(0, limit)

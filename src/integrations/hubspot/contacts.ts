@@ -1,5 +1,6 @@
 import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { completeAssociations } from './associations.js'
 import {
@@ -21,12 +22,6 @@ const MAX_LIST_PAGE = 100
 
 const askOf = (ctx: HandlerContext): ContactAsk => contactAsk(ctx.fields.listed, ctx.fields.rawNames)
 
-const namesIn = (list: string | undefined) =>
-  (list ?? '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean)
-
 /**
  * The raw parameters, with raw `properties` and `associations` (comma-joined lists) taken apart. HubSpot answers
  * only the properties and association types named (contacts spec, `GET /crm/v3/objects/contacts`, parameters
@@ -34,17 +29,16 @@ const namesIn = (list: string | undefined) =>
  * provider request", spec 4.1): replacing them left every unified field they feed empty, without a word.
  */
 function rawAsk(raw: Readonly<Record<string, string>>) {
-  const { properties, associations, ...rest } = raw
-  return { properties: namesIn(properties), associations: namesIn(associations), rest }
+  const properties = rawListParam(raw, 'properties')
+  const associations = rawListParam(properties.rest, 'associations')
+  return { properties: properties.names, associations: associations.names, rest: associations.rest }
 }
-
-const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])]
 
 /** The query of the list and read endpoints: the raw parameters, `properties=a,b` and `associations=companies,deals`. */
 function readQuery(ask: ContactAsk, raw: Readonly<Record<string, string>>): Record<string, string> {
   const extra = rawAsk(raw)
-  const properties = union(ask.properties, extra.properties)
-  const associations = union(ask.associations, extra.associations)
+  const properties = joinNames(ask.properties, extra.properties)
+  const associations = joinNames(ask.associations, extra.associations)
   return {
     ...extra.rest,
     ...(properties.length > 0 ? { properties: properties.join(',') } : {}),
@@ -98,7 +92,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
   if (capped && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
   // Search takes its properties in the body; raw ones join them there.
   const raw = rawAsk(ctx.rawParams)
-  const properties = union(ask.properties, raw.properties)
+  const properties = joinNames(ask.properties, raw.properties)
   const scope = `${ctx.connectionId}|hubspot-search|${JSON.stringify(searchRequest(q, properties, 0, undefined))}|${new URLSearchParams(raw.rest)}`
   const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
