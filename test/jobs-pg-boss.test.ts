@@ -68,6 +68,35 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     expect(errors).toEqual([])
   })
 
+  it("brings another workspace's job to the slot kept for it while one workspace's jobs wait for slots", async () => {
+    queue = queueOf(2, () => undefined)
+    const release = deferred()
+    const startedOf = new Map<string, ReturnType<typeof deferred>>()
+    const started = (subject: string) => {
+      if (!startedOf.has(subject)) startedOf.set(subject, deferred())
+      return startedOf.get(subject)!
+    }
+    const runs: string[] = []
+    queue.handle('poll', async (subject) => {
+      runs.push(subject)
+      started(subject).resolve()
+      await release.promise
+    })
+    await queue.start()
+    try {
+      await queue.enqueue('poll', 'wh_a1', { group: 'ws_a' })
+      await started('wh_a1').promise
+      // ws_a's second job is fetched but held back: the other slot is kept for a workspace with nothing
+      // running. The worker must fetch again rather than wait for ws_a's slot, or ws_b's job stays in PostgreSQL.
+      await queue.enqueue('poll', 'wh_a2', { group: 'ws_a' })
+      await queue.enqueue('poll', 'wh_b1', { group: 'ws_b' })
+      await started('wh_b1').promise
+      expect(runs).toEqual(['wh_a1', 'wh_b1'])
+    } finally {
+      release.resolve()
+    }
+  })
+
   it('hands out the jobs waiting in PostgreSQL by turn, earliest first, whatever order they were asked in', async () => {
     queue = queueOf(1, () => undefined)
     const release = deferred()
@@ -85,7 +114,7 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     await longStarted.promise
     // The one slot is taken: the next job fetched (wh_next) holds the worker until the slot frees, so what
     // is asked for after it waits in PostgreSQL, where pg-boss picks by priority.
-    await queue.enqueue('deliver', 'wh_next', 9)
+    await queue.enqueue('deliver', 'wh_next', { turn: 9 })
     const db = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
     await db.connect()
     try {
@@ -99,9 +128,9 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     } finally {
       await db.end()
     }
-    await queue.enqueue('deliver', 'wh_c', 1)
-    await queue.enqueue('deliver', 'wh_b', 0)
-    await queue.enqueue('deliver', 'wh_a', 2)
+    await queue.enqueue('deliver', 'wh_c', { turn: 1 })
+    await queue.enqueue('deliver', 'wh_b', { turn: 0 })
+    await queue.enqueue('deliver', 'wh_a', { turn: 2 })
     release.resolve()
     while (runs.length < 5) await new Promise((r) => setTimeout(r, 20))
     expect(runs).toEqual(['wh_long', 'wh_next', 'wh_b', 'wh_c', 'wh_a'])

@@ -87,4 +87,33 @@ describe.each(storeKinds())('the webhook scheduler on %s', (store) => {
     expect(started.slice(0, 3)).toEqual([crowd[0], quiet, crowd[1]])
     expect(started).toHaveLength(500)
   })
+  it("keeps a slot for another workspace's poll while one workspace's long checks run", async () => {
+    const s = await open()
+    const crowd = await workspaceWithDueWebhooks(s, 'crowd', 5, (i) => minutesAgo(100 - i))
+    const started: string[] = []
+    let release!: () => void
+    const released = new Promise<void>((r) => {
+      release = r
+    })
+    queue = new InProcessJobQueue(3, (err) => {
+      throw err
+    })
+    // Checks that run long (a big backfill): they hold their slots until the test lets them go.
+    queue.handle(POLL_JOB, async (subject) => {
+      started.push(subject)
+      await released
+    })
+    await queue.start()
+    const scheduler = new WebhookScheduler(s.db, s.webhooks.deliveries, queue)
+    try {
+      await scheduler.tick()
+      expect(started).toEqual(crowd.slice(0, 2))
+      // Another workspace's webhook falls due while the crowd's checks run: the next look starts it at once.
+      const [quiet] = await workspaceWithDueWebhooks(s, 'quiet', 1, () => minutesAgo(1))
+      await scheduler.tick()
+      expect(started).toEqual([...crowd.slice(0, 2), quiet])
+    } finally {
+      release()
+    }
+  })
 })

@@ -63,20 +63,64 @@ describe('InProcessJobQueue', () => {
       if (subject === 'first') await gate.promise
     })
     await queue.start()
-    await queue.enqueue('poll', 'first', 5)
-    await queue.enqueue('poll', 'a', 2)
-    await queue.enqueue('poll', 'b', 0)
-    await queue.enqueue('poll', 'c', 1)
-    await queue.enqueue('poll', 'd', 0)
+    await queue.enqueue('poll', 'first', { turn: 5 })
+    await queue.enqueue('poll', 'a', { turn: 2 })
+    await queue.enqueue('poll', 'b', { turn: 0 })
+    await queue.enqueue('poll', 'c', { turn: 1 })
+    await queue.enqueue('poll', 'd', { turn: 0 })
     // Asked for again at an earlier turn, a waiting job moves up to it; at a later one it stays.
-    await queue.enqueue('poll', 'a', 0)
-    await queue.enqueue('poll', 'b', 3)
+    await queue.enqueue('poll', 'a', { turn: 0 })
+    await queue.enqueue('poll', 'b', { turn: 3 })
     // Asked for while running, it runs again afterwards at the turn asked.
-    await queue.enqueue('poll', 'first', 1)
+    await queue.enqueue('poll', 'first', { turn: 1 })
     gate.resolve()
     await new Promise((r) => setTimeout(r, 20))
     await queue.stop()
     expect(started).toEqual(['first', 'b', 'd', 'a', 'c', 'first'])
+  })
+
+  it('keeps a slot for a workspace with nothing running, and gives a freed slot to the least busy workspace', async () => {
+    const queue = new InProcessJobQueue(3, () => {})
+    const gates = new Map<string, ReturnType<typeof deferred>>()
+    const started: string[] = []
+    let open = false
+    queue.handle('poll', async (subject) => {
+      started.push(subject)
+      if (open) return
+      const gate = deferred()
+      gates.set(subject, gate)
+      await gate.promise
+    })
+    await queue.start()
+    // One workspace's long checks: they take two of the three slots, not all three.
+    for (const s of ['a1', 'a2', 'a3', 'a4']) await queue.enqueue('poll', s, { group: 'A' })
+    expect(started).toEqual(['a1', 'a2'])
+    // Another workspace's check starts at once on the slot kept free; a third's waits for a slot.
+    await queue.enqueue('poll', 'b1', { group: 'B' })
+    await queue.enqueue('poll', 'c1', { group: 'C' })
+    expect(started).toEqual(['a1', 'a2', 'b1'])
+    // A's first check ends: the slot goes to C (nothing running), not to A's next, asked for earlier.
+    gates.get('a1')?.resolve()
+    await new Promise((r) => setTimeout(r, 10))
+    expect(started).toEqual(['a1', 'a2', 'b1', 'c1'])
+    open = true
+    for (const gate of gates.values()) gate.resolve()
+    await new Promise((r) => setTimeout(r, 10))
+    await queue.stop()
+    expect(started).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'a4'])
+  })
+
+  it('lets one workspace use its only slot: with one slot there is none to keep', async () => {
+    const queue = new InProcessJobQueue(1, () => {})
+    const started: string[] = []
+    queue.handle('poll', async (subject) => {
+      started.push(subject)
+    })
+    await queue.start()
+    for (const s of ['a1', 'a2']) await queue.enqueue('poll', s, { group: 'A' })
+    await new Promise((r) => setTimeout(r, 10))
+    await queue.stop()
+    expect(started).toEqual(['a1', 'a2'])
   })
 
   it('reports a failing job and keeps going', async () => {

@@ -39,6 +39,24 @@ export class JobStop {
   }
 }
 
+/**
+ * Whose work a job is, and where it stands among that owner's work, so that no owner's backlog stands in
+ * front of, or fills the slots of, another's. In this server the owner is a workspace.
+ */
+export interface JobPlace {
+  /**
+   * The job's owner. While an owner has jobs running, its further jobs start only on a slot that leaves one
+   * free for an owner with nothing running; and of the jobs that may start, those of the owner with the
+   * fewest running go first. Without one, the job is its own owner (it shares with nothing).
+   */
+  readonly group?: string
+  /**
+   * The job's place among its owner's due work (0, the default, first): of two waiting jobs whose owners
+   * have as many running, the one of the earlier turn starts first, whenever each was asked for.
+   */
+  readonly turn?: number
+}
+
 export interface JobQueue {
   /** Which implementation runs the jobs (for logs and tests). */
   readonly kind: 'in-process' | 'pg-boss'
@@ -46,11 +64,9 @@ export interface JobQueue {
   handle(kind: string, handler: JobHandler): void
   /**
    * Asks for `kind` to run for `subject` soon. A job already waiting for the same kind and subject absorbs
-   * this one, so asking often is cheap. `turn` is the job's place among its workspace's due work (0, the
-   * default, first): a waiting job of an earlier turn starts before one of a later turn, whenever each was
-   * asked for, so one workspace's backlog never stands in front of another workspace's next job.
+   * this one, so asking often is cheap. `place` says whose work it is and where it stands (see JobPlace).
    */
-  enqueue(kind: string, subject: string, turn?: number): Promise<void>
+  enqueue(kind: string, subject: string, place?: JobPlace): Promise<void>
   start(): Promise<void>
   /**
    * Takes no more jobs, waits up to the stop timeout for the running ones to finish, then aborts those

@@ -2,7 +2,12 @@ import type pg from 'pg'
 import type PgBoss from 'pg-boss'
 import { pgBossModule, pgModule } from '../store/lazy-modules.js'
 import { InProcessJobQueue } from './in-process-queue.js'
-import { ABANDON_GRACE_MS, type JobHandler, type JobQueue, settleWithin } from './job-queue.js'
+import { ABANDON_GRACE_MS, type JobHandler, type JobPlace, type JobQueue, settleWithin } from './job-queue.js'
+
+/** What a job carries in pg-boss: its subject and its place (older jobs may lack the place). */
+interface JobData extends JobPlace {
+  readonly subject: string
+}
 
 export interface PgBossQueueOptions {
   readonly connectionString: string
@@ -29,8 +34,11 @@ export interface PgBossQueueOptions {
  * so the callback returns once the fetched jobs have started, not once they have finished: before, one job
  * fetched alone (the first a tick asked for) held the worker for its whole delivery run while the other
  * webhooks' jobs waited behind it. The callback still returns only when there is room, so a busy process
- * leaves further jobs to the others. A job counts as done in pg-boss once it has started; that is all a
- * wake-up call needs.
+ * leaves further jobs to the others. Room includes the slot the in-process queue keeps for a workspace with
+ * nothing running: jobs held back for it (fewer than the concurrency) wait here while the worker fetches
+ * again, so another workspace's job can reach that slot. A job counts as done in pg-boss once it has been
+ * taken; that is all a wake-up call needs (one held back and then dropped by a stop is due again in the
+ * database).
  *
  * Stopping stops pg-boss's workers (graceful, callbacks return at once) and the in-process queues, which
  * let running jobs finish up to the stop timeout and then abandon them. A fetch already in flight when the
@@ -77,10 +85,12 @@ export class PgBossJobQueue implements JobQueue {
     this.handlers.set(kind, handler)
   }
 
-  async enqueue(kind: string, subject: string, turn = 0): Promise<void> {
+  async enqueue(kind: string, subject: string, place: JobPlace = {}): Promise<void> {
     if (!this.started || this.stopping) return
+    const turn = place.turn ?? 0
     // pg-boss hands out the highest priority first (then the oldest): an earlier turn is a higher priority.
-    await this.boss.send(kind, { subject, turn }, { singletonKey: subject, priority: -turn })
+    // The owner travels with the job, so the process that runs it shares its slots by owner (see takeBatch).
+    await this.boss.send(kind, { subject, ...place, turn }, { singletonKey: subject, priority: -turn })
     const worker = this.workerIds.get(kind)
     // Wake this process's worker instead of waiting for its next poll.
     if (worker) this.boss.notifyWorker(worker)
@@ -98,7 +108,7 @@ export class PgBossJobQueue implements JobQueue {
       await local.start()
       this.local.set(kind, local)
       await this.createQueue(kind)
-      const id = await this.boss.work<{ subject: string; turn?: number }>(
+      const id = await this.boss.work<JobData>(
         kind,
         { batchSize: this.options.concurrency, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
         (jobs) => this.track(this.takeBatch(local, kind, jobs)),
@@ -108,15 +118,14 @@ export class PgBossJobQueue implements JobQueue {
     this.started = true
   }
 
-  /** Hands a fetched batch to the in-process queue; settles once every job of it has started. */
-  private async takeBatch(
-    local: InProcessJobQueue,
-    kind: string,
-    jobs: { data: { subject: string; turn?: number } }[],
-  ) {
+  /**
+   * Hands a fetched batch to the in-process queue; settles once every job of it has started, or waits only
+   * for the slot kept for other workspaces (InProcessJobQueue.allStarted).
+   */
+  private async takeBatch(local: InProcessJobQueue, kind: string, jobs: { data: JobData }[]) {
     // Fetched as the stop began: left undone, not lost (the database still says the work is due).
     if (this.stopping) return
-    for (const job of jobs) await local.enqueue(kind, job.data.subject, job.data.turn)
+    for (const { data } of jobs) await local.enqueue(kind, data.subject, data)
     await local.allStarted()
   }
 

@@ -179,7 +179,10 @@ export class DeliveryStore {
    * `limit` taken are the earliest turns first: every workspace's first webhook before any workspace's
    * second, so one workspace with many due webhooks cannot fill the batch.
    */
-  async dueWebhooks(now: string, limit: number): Promise<{ id: string; turn: number }[]> {
+  async dueWebhooks(
+    now: string,
+    limit: number,
+  ): Promise<{ id: string; workspace_id: string; turn: number }[]> {
     const heads = this.db
       .selectFrom('webhooks as w')
       .select((eb) => [
@@ -201,13 +204,13 @@ export class DeliveryStore {
       )
     const rows = await this.db
       .selectFrom(heads.as('h'))
-      .select(['h.id', turnInWorkspace('h.workspace_id', 'h.due', 'h.id').as('turn')])
+      .select(['h.id', 'h.workspace_id', turnInWorkspace('h.workspace_id', 'h.due', 'h.id').as('turn')])
       .where('h.due', '<=', now)
       .orderBy('turn')
       .orderBy('h.due')
       .limit(limit)
       .execute()
-    return rows.map((r) => ({ id: r.id, turn: Number(r.turn) }))
+    return rows.map((r) => ({ id: r.id, workspace_id: r.workspace_id, turn: Number(r.turn) }))
   }
 
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {

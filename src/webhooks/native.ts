@@ -21,6 +21,7 @@ import { callTokenSeen, commitNativeDeliveries } from './native-store.js'
 import type { NotificationStore } from './notifications.js'
 import { deliveryPages } from './pages.js'
 import type { RecordReader } from './record-reader.js'
+import type { RequestWebhookJob } from './scheduler.js'
 import type { StoredWebhook } from './webhook.js'
 import type { NativeSubscription, WebhookStore } from './webhook-store.js'
 
@@ -91,7 +92,7 @@ export class NativeWebhooks {
     private readonly health: WebhookHealth,
     private readonly notifications: NotificationStore,
     private readonly publicUrl: string,
-    private readonly onStored: (webhookId: string) => Promise<void>,
+    private readonly onStored: RequestWebhookJob,
   ) {}
 
   /**
@@ -248,7 +249,7 @@ export class NativeWebhooks {
     const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
     if (pages.length === 0 && !token) return 'stored'
     const stored = await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString(), token)
-    if (stored && pages.length > 0) await this.onStored(webhookId)
+    if (stored && pages.length > 0) await this.onStored(webhook)
     return 'stored'
   }
 

@@ -22,6 +22,7 @@ import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
 import { readStrategyOf } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'
+import type { RequestWebhookJob } from './scheduler.js'
 import type { StoredWebhook } from './webhook.js'
 import type { WebhookStore } from './webhook-store.js'
 
@@ -54,7 +55,7 @@ export class Poller {
     private readonly health: WebhookHealth,
     private readonly native: NativeWebhooks,
     private readonly settings: PollerSettings,
-    private readonly onStored: (webhookId: string) => Promise<void>,
+    private readonly onStored: RequestWebhookJob,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -102,7 +103,7 @@ export class Poller {
       })
       await this.health.succeeded(webhook, 'read')
       await pruneRuns(this.db, webhookId)
-      if (stored > 0) await this.onStored(webhookId)
+      if (stored > 0) await this.onStored(webhook)
     } catch (err) {
       if (abort?.aborted) {
         await releaseLease(this.db, 'poll', webhookId, token)

@@ -14,7 +14,7 @@ import { NativeWebhooks } from './native.js'
 import { NotificationStore } from './notifications.js'
 import { Poller } from './poller.js'
 import { RecordReader } from './record-reader.js'
-import { DELIVER_JOB, POLL_JOB, WebhookScheduler } from './scheduler.js'
+import { DELIVER_JOB, POLL_JOB, type RequestWebhookJob, WebhookScheduler } from './scheduler.js'
 import { WebhookService } from './service.js'
 import { WebhookStore } from './webhook-store.js'
 
@@ -72,8 +72,10 @@ export class WebhookRuntime {
       allowAddresses: deps.outbound.allowAddresses,
       timeoutMs: settings.deliveryTimeoutMs,
     })
-    const requestDelivery = (id: string) => this.jobs.enqueue(DELIVER_JOB, id)
-    const requestPoll = (id: string) => this.jobs.enqueue(POLL_JOB, id)
+    const requestDelivery: RequestWebhookJob = (webhook) =>
+      this.jobs.enqueue(DELIVER_JOB, webhook.id, { group: webhook.workspace_id })
+    const requestPoll: RequestWebhookJob = (webhook) =>
+      this.jobs.enqueue(POLL_JOB, webhook.id, { group: webhook.workspace_id })
     const deliverer = new Deliverer(
       db,
       this.store,

@@ -5,13 +5,23 @@ import { type DeliveryStore, turnInWorkspace } from './delivery-store.js'
 export const POLL_JOB = 'webhook-poll'
 export const DELIVER_JOB = 'webhook-deliver'
 
+/** What a webhook job needs to know of its webhook: which one, and whose (its slots are shared by workspace). */
+export interface WebhookJobSubject {
+  readonly id: string
+  readonly workspace_id: string
+}
+
+/** Asks for a webhook's job to run soon (its poll, or its deliveries). */
+export type RequestWebhookJob = (webhook: WebhookJobSubject) => Promise<void>
+
 /** Work items found per look; the rest waits for the next tick rather than one huge query. */
 const BATCH = 500
 
 /**
  * Turns what the database says is due into jobs: polls whose time has come and deliveries whose next
  * attempt has. Every process looks (the database is the schedule, so a restart or a dead process loses
- * nothing); the job queue and the leases make the extra looks harmless.
+ * nothing); the job queue and the leases make the extra looks harmless. Each job names its workspace, so
+ * the queue shares its slots between workspaces (JobPlace).
  */
 export class WebhookScheduler {
   constructor(
@@ -27,7 +37,7 @@ export class WebhookScheduler {
     // with thousands of due webhooks takes the batch's later turns, not the whole batch.
     const duePolls = await this.db
       .selectFrom('webhooks')
-      .select(['id', turnInWorkspace('workspace_id', 'next_check_at', 'id').as('turn')])
+      .select(['id', 'workspace_id', turnInWorkspace('workspace_id', 'next_check_at', 'id').as('turn')])
       .where('next_check_at', '<=', now)
       .where('is_paused', '=', 0)
       .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
@@ -35,9 +45,11 @@ export class WebhookScheduler {
       .orderBy('next_check_at')
       .limit(BATCH)
       .execute()
-    for (const { id, turn } of duePolls) await this.jobs.enqueue(POLL_JOB, id, Number(turn))
-    for (const { id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
-      await this.jobs.enqueue(DELIVER_JOB, id, turn)
+    for (const { id, workspace_id, turn } of duePolls) {
+      await this.jobs.enqueue(POLL_JOB, id, { group: workspace_id, turn: Number(turn) })
+    }
+    for (const { id, workspace_id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
+      await this.jobs.enqueue(DELIVER_JOB, id, { group: workspace_id, turn })
     }
   }
 }

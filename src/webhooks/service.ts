@@ -9,6 +9,7 @@ import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
+import type { RequestWebhookJob } from './scheduler.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
 import type { NativeSubscription, WebhookChanges, WebhookStore } from './webhook-store.js'
 
@@ -48,7 +49,7 @@ export class WebhookService {
     private readonly native: NativeWebhooks,
     private readonly settings: WebhookServiceSettings,
     /** Wakes the poller for a webhook (its first check, or a trigger). */
-    private readonly requestPoll: (webhookId: string) => Promise<void>,
+    private readonly requestPoll: RequestWebhookJob,
   ) {}
 
   async create(workspaceId: string, input: WebhookInput, includeAll: boolean): Promise<StoredWebhook> {
@@ -115,7 +116,7 @@ export class WebhookService {
       },
       now,
     )
-    if (checkNow) await this.requestPoll(webhook.id)
+    if (checkNow) await this.requestPoll(webhook)
     return webhook
   }
 
@@ -200,7 +201,7 @@ export class WebhookService {
       )
     }
     await this.store.markTriggered(id, new Date().toISOString())
-    await this.requestPoll(id)
+    await this.requestPoll(webhook)
   }
 
   /**
