@@ -3,12 +3,14 @@ import { verifyRedirectSig } from '../src/authorization/index.js'
 import { type AuthServer, browserGet, startAuthorization, useOAuthSuite } from './support/auth-server.js'
 import {
   CLIENT_ID,
+  CLIENT_SECRET,
   configureGoogleApp,
   decide,
   GA4,
   type GoogleSetup,
   startGoogle,
 } from './support/google-oauth.js'
+import { startLocalServer } from './support/local-server.js'
 import { storeKinds } from './support/stores.js'
 
 const APP = 'https://app.example.com'
@@ -121,6 +123,36 @@ describe.each(storeKinds())('OAuth authorization (GA4, emulated Google) on %s', 
     expect(back.searchParams.get('error_code')).toBe('token_exchange_failed')
     expect(back.searchParams.get('error')).toContain('invalid_grant')
     expect(await connectionCount()).toBe(count)
+  })
+
+  it("never shows the browser what the workspace's token endpoint said, only a registered code and the status", async () => {
+    // The OAuth app's token_url is the workspace's to set, and may be an internal address where the operator
+    // allows them: the callback page is open to anyone, so its words must not come back through it.
+    const internal = await startLocalServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: 'db_password=hunter2', error_description: 'internal: 12 users' }))
+    })
+    try {
+      const put = await s.api('PUT', `/unified/workspace/oauth_app/${GA4}`, {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        authorize_url: g.accounts.authorizeUrl,
+        token_url: `${internal.url}/token`,
+        api_url: g.ga4.url,
+      })
+      expect(put.status).toBe(200)
+      const callback = await decide((await authorizeUrl()).toString(), 'allow')
+      const back = new URL((await browserGet(callback)).location!)
+      expect(back.searchParams.get('error_code')).toBe('token_exchange_failed')
+      expect(back.searchParams.get('error')).toBe(
+        'Google Analytics 4 refused to issue a token for the authorization code (HTTP 400).',
+      )
+      expect(back.toString()).not.toMatch(/hunter2|12%20users|12\+users/)
+      expect(internal.seen).toHaveLength(1)
+    } finally {
+      await internal.close()
+      await configureGoogleApp(s, g)
+    }
   })
 
   it('refuses a forged or missing state without calling the provider', async () => {

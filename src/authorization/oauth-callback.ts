@@ -82,7 +82,7 @@ export class OAuthCallback {
       return this.flow.fail(
         request,
         'token_exchange_failed',
-        `${name} refused to issue a token for the authorization code (${err.message}).`,
+        `${name} refused to issue a token for the authorization code (${err.publicReason}).`,
       )
     }
     const permissions = grantedPermissions(request.permissions, spec.scopes, credentials.scope)

@@ -126,9 +126,15 @@ export class ClientCredentialsAuth implements AuthHeaderSource {
       // 400/401 from a token endpoint means the client or its parameters are refused (RFC 6749 5.2):
       // the connection's credentials must change, as with a revoked key.
       if (status === 400 || status === 401 || status === 403) {
-        throw new ProviderError(401, `${name} refused the connection's client credentials (${err.code})`)
+        throw new ProviderError(
+          401,
+          `${name} refused the connection's client credentials (${err.publicReason})`,
+        )
       }
-      throw new ProviderError(status >= 400 ? status : 502, `${name}'s token endpoint answered ${err.code}`)
+      throw new ProviderError(
+        status >= 400 ? status : 502,
+        `${name}'s token endpoint answered with no token (${err.publicReason})`,
+      )
     }
   }
 }

@@ -18,6 +18,17 @@ export interface TokenSet {
  */
 const DEAD_GRANT_CODES: readonly string[] = ['invalid_grant', 'BAD_REFRESH_TOKEN']
 
+/** RFC 6749 section 5.2's error codes, and the providers' own that this module knows. */
+const REGISTERED_CODES: readonly string[] = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  ...DEAD_GRANT_CODES,
+]
+
 /** A token endpoint refusal (RFC 6749 section 5.2) or failure; `code` is the OAuth `error`. */
 export class TokenEndpointError extends Error {
   constructor(
@@ -32,6 +43,18 @@ export class TokenEndpointError extends Error {
   /** The grant is dead (revoked, expired, already used): only a new authorization helps. */
   get isInvalidGrant(): boolean {
     return DEAD_GRANT_CODES.includes(this.code)
+  }
+
+  /**
+   * What a page anyone can open may say of this failure: a registered code and the HTTP status, never the
+   * endpoint's own words. The token endpoint is the workspace's OAuth app's, which may be an internal
+   * address where the operator allows them; its `error_description` (or a made-up `error`) must not reach
+   * the browser (DESIGN.md section 9: nothing unauthenticated echoes what an internal address answered).
+   */
+  get publicReason(): string {
+    if (this.status === 0) return 'the token endpoint could not be reached'
+    const code = REGISTERED_CODES.includes(this.code) ? `${this.code}, ` : ''
+    return `${code}HTTP ${this.status}`
   }
 
   /** Worth trying again later: the provider is down, slow or rate limiting. */
