@@ -165,6 +165,9 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
       const res = await browserGet(authPath({ success_redirect: target }))
       expect(res.status).toBe(400)
       expect(res.text).toContain('success_redirect')
+      // Whoever holds the link learns that the target is refused, not which origins the workspace allows.
+      // (An allowed origin is the APP's own, not one that merely starts with it.)
+      expect(res.text).not.toMatch(/https:\/\/app\.example\.com(?!\.)/)
       const redirected = await browserGet(authPath({ failure_redirect: target, redirect: '1' }))
       expect(redirected.status).toBe(400)
       expect(redirected.location).toBeUndefined()

@@ -27,9 +27,14 @@ describe('redirect targets', () => {
     expect(() => checkRedirectTarget('success_redirect', target, allowed)).toThrow(RedirectRefused)
   })
 
-  it('names the fix when nothing is allowed yet', () => {
-    expect(() => checkRedirectTarget('failure_redirect', 'https://a.example/', [])).toThrow(
-      /allows no redirect origins yet.*allowed_redirect_origins/,
+  it('names the fix, and not the origins the workspace allows (whoever holds the link reads it)', () => {
+    for (const origins of [[], allowed]) {
+      expect(() => checkRedirectTarget('failure_redirect', 'https://a.example/', origins)).toThrow(
+        /origin https:\/\/a\.example is not an allowed redirect origin of this workspace.*allowed_redirect_origins/,
+      )
+    }
+    expect(() => checkRedirectTarget('failure_redirect', 'https://a.example/', allowed)).not.toThrow(
+      /app\.example\.com|localhost/,
     )
   })
 

@@ -16,12 +16,9 @@ export function checkRedirectTarget(name: string, target: string, allowedOrigins
     throw new RedirectRefused(`${name} must be an http(s) URL`)
   if (url.username || url.password) throw new RedirectRefused(`${name} may not carry credentials`)
   if (!allowedOrigins.includes(url.origin)) {
-    const hint =
-      allowedOrigins.length === 0
-        ? 'this workspace allows no redirect origins yet'
-        : `allowed: ${allowedOrigins.join(', ')}`
+    // The answer goes to whoever holds the link (no key): it names the refused origin, not the allowed ones.
     throw new RedirectRefused(
-      `${name}: origin ${url.origin} is not an allowed redirect origin (${hint}); add it with PATCH /unified/workspace {"allowed_redirect_origins": [...]} or unigate workspace set --allowed-redirect-origins`,
+      `${name}: origin ${url.origin} is not an allowed redirect origin of this workspace; its owner adds it with PATCH /unified/workspace {"allowed_redirect_origins": [...]} or unigate workspace set --allowed-redirect-origins`,
     )
   }
   return url
