@@ -5,7 +5,7 @@ import type { Db, WebhookDeliveryTable } from '../store/index.js'
 import type { WorkspaceStore } from '../workspaces/index.js'
 import type { DeliveryStore } from './delivery-store.js'
 import type { WebhookHealth } from './health.js'
-import type { WebhookSender } from './http-sender.js'
+import type { SendOutcome, WebhookSender } from './http-sender.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
 import { retryDelayMs } from './retry-schedule.js'
 import { type DeliveryPageEnvelope, deliveryBodyWriter, signDelivery } from './signature.js'
@@ -73,6 +73,9 @@ export class Deliverer {
     const now = this.iso()
     if (!(await claimLease(this.db, 'delivery', webhookId, token, now, this.iso(this.settings.leaseMs))))
       return
+    // The mark of the last accepted delivery, written while the next one is sent (see accepted).
+    let lastMark: Promise<MarkOutcome> = Promise.resolve(() => true)
+    const lastMarked = async () => (await lastMark)()
     try {
       let run = await this.runContext(webhookId)
       let renewedAt = this.clock()
@@ -87,6 +90,8 @@ export class Deliverer {
           run = await this.runContext(webhookId)
           if (!run) return
         }
+        // A delivery whose mark is not written yet would be read again as pending.
+        if (!(await lastMarked())) return
         // The next pages in order, read together: only this lease holder changes them, and pages added
         // meanwhile come after them. One read per window, not per delivery (a database round trip each).
         const due = await this.deliveries.pending(webhookId, windowOf(run.webhook.page_max_limit))
@@ -97,12 +102,21 @@ export class Deliverer {
           // A stopping process finishes the delivery it is sending and leaves the rest to the next one.
           if (signals?.stopping.aborted) return
           if (head.next_attempt_at > readAt) return
-          if (!(await this.attempt(run, head, abort))) return
+          const outcome = await this.send(run, head, abort)
+          if (outcome.aborted) return
+          // Gone means its webhook was deleted while it was being sent: the rest of the window is gone too.
+          if (!(await lastMarked())) return
+          if (outcome.ok) lastMark = settled(this.accepted(run, head, outcome.status))
+          else if (!(await this.failed(run, head, outcome))) return
           if (renewalDue()) break
         }
       }
     } finally {
-      await releaseLease(this.db, 'delivery', webhookId, token)
+      try {
+        await lastMarked()
+      } finally {
+        await releaseLease(this.db, 'delivery', webhookId, token)
+      }
     }
   }
 
@@ -121,35 +135,40 @@ export class Deliverer {
     }
   }
 
-  /** One attempt of the oldest pending delivery; true when it was accepted (or given up) and the next may go. */
-  private async attempt(
-    run: RunContext,
-    head: WebhookDeliveryTable,
-    abort: AbortSignal | undefined,
-  ): Promise<boolean> {
-    const { webhook } = run
+  /** One attempt of the oldest pending delivery. */
+  private send(run: RunContext, head: WebhookDeliveryTable, abort: AbortSignal | undefined) {
     const body = run.body({
       dataJson: head.data,
       nonce: head.nonce,
       sig256: signDelivery(run.secret, head.data, head.nonce),
       type: head.type,
     })
-    const outcome = await this.sender.send(
-      webhook.hook_url,
+    return this.sender.send(
+      run.webhook.hook_url,
       body,
       { 'x-unigate-delivery-id': head.id, 'x-unigate-delivery-attempt': String(head.attempts + 1) },
       abort,
     )
-    if (outcome.aborted) return false
-    if (outcome.ok) {
-      // Gone means its webhook was deleted while it was being sent: the rest of the window is gone too.
-      if (!(await this.deliveries.markDelivered(head.id, outcome.status ?? 200, this.iso()))) return false
-      if (run.needsHealthReset) {
-        await this.health.succeeded(webhook, 'dispatch')
-        run.needsHealthReset = false
-      }
-      return true
+  }
+
+  /**
+   * Marks an accepted delivery; false when it is gone (its webhook was deleted). The run does not wait for
+   * this write before sending the next delivery, only before it reads the next window, records a failure or
+   * ends: a mark is a database round trip (a shared commit, see DeliveryStore), and waiting for it put that
+   * round trip between every two deliveries of a webhook. Order and at-least-once are unchanged: a mark
+   * lost with the process means its delivery and those after it are sent again, in order, as before.
+   */
+  private async accepted(run: RunContext, head: WebhookDeliveryTable, status?: number): Promise<boolean> {
+    if (!(await this.deliveries.markDelivered(head.id, status ?? 200, this.iso()))) return false
+    if (run.needsHealthReset) {
+      run.needsHealthReset = false
+      await this.health.succeeded(run.webhook, 'dispatch')
     }
+    return true
+  }
+
+  /** Records a failed attempt; true when it was given up (the deliveries behind it may go). */
+  private async failed(run: RunContext, head: WebhookDeliveryTable, outcome: SendOutcome): Promise<boolean> {
     const failedAttempts = head.attempts + 1
     const givenUp = failedAttempts >= this.settings.maxAttempts
     const error = outcome.error ?? 'delivery failed'
@@ -159,11 +178,23 @@ export class Deliverer {
       givenUp,
       nextAttemptAt: this.iso(retryDelayMs(failedAttempts, this.settings.minuteMs, outcome.retryAfterMs)),
     })
-    await this.health.failed(webhook, 'dispatch', error, this.iso())
+    await this.health.failed(run.webhook, 'dispatch', error, this.iso())
     run.needsHealthReset = true
     // A delivery given up on no longer blocks the ones behind it.
     return givenUp
   }
+}
+
+/** A mark's result, read later: its failure is held until then, never an unhandled rejection meanwhile. */
+type MarkOutcome = () => boolean
+
+function settled(mark: Promise<boolean>): Promise<MarkOutcome> {
+  return mark.then(
+    (ok) => () => ok,
+    (err: unknown) => () => {
+      throw err
+    },
+  )
 }
 
 interface RunContext {
