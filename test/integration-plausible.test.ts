@@ -428,6 +428,25 @@ describe('Plausible through Unigate', () => {
     expect(requests('/api/v2/query')).toEqual([])
   })
 
+  it('refuses a raw include or filters nested deeper than a request body may, naming it, before calling Plausible', async () => {
+    emu.clearRequests()
+    const include = `${'{"imports":'.repeat(70)}true${'}'.repeat(70)}`
+    const filters = `${'['.repeat(70)}${']'.repeat(70)}`
+    for (const [name, value] of [
+      ['include', include],
+      ['filters', filters],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/report`, {
+        query: { property_id: site, raw: `${name}=${value}` },
+      })
+      expect(res.status, name).toBe(400)
+      expect(res.body.message).toBe(
+        `raw.${name}: nested more than 64 levels deep; a raw JSON value may nest up to 64`,
+      )
+    }
+    expect(requests('/api/v2/query')).toEqual([])
+  })
+
   it('retries a 429 then passes a persistent one on; 500 becomes 502; a rejected key 403', async () => {
     emu.fault({ status: 429, times: 1, pathPattern: '/api/v2/query' })
     expect((await h.api('GET', `${base()}/report`, { query: { property_id: site } })).status).toBe(200)

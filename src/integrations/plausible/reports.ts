@@ -1,4 +1,5 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
+import { rawJson } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { DIMENSION_OF, fromPlausibleQuery, METRIC_OF_TYPE } from './mappers.js'
@@ -89,19 +90,15 @@ const RAW_BODY_KEYS = ['filters', 'include']
 
 /** `raw=include%3D{"imports":true}`: Plausible's `include` object, given as JSON. */
 function rawInclude(text: string): PlausibleQueryBody['include'] {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as PlausibleQueryBody['include']
-  } catch {}
+  const parsed = rawJson('include', text)
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+    return parsed as PlausibleQueryBody['include']
   throw badRequest('raw include: give a JSON object of Plausible include options, such as {"imports":true}')
 }
 
 function rawFilters(text: string): unknown[] {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (Array.isArray(parsed)) return parsed
-  } catch {}
+  const parsed = rawJson('filters', text)
+  if (Array.isArray(parsed)) return parsed
   throw badRequest(
     'raw filters: give a JSON array of Plausible filters, such as [["is","visit:country",["US"]]]',
   )
