@@ -376,6 +376,82 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(sent('/v1beta/properties')[0]?.body).toMatchObject({ keepEmptyRows: true, limit: '100' })
     })
 
+    it('sends raw runReport objects as JSON, so a dimensionFilter or metricFilter narrows the rows', async () => {
+      const q = {
+        property_id: id(),
+        start_gte: '2024-05-01',
+        end_lt: '2024-05-08',
+        dimension: 'COUNTRY',
+        type: 'SESSIONS',
+      }
+      const all = await h.api<Report[]>('GET', `${base()}/report`, { query: q })
+      const rows = all.body.map((r) => r.metrics[0]!)
+      expect(rows.length).toBeGreaterThan(3)
+      emu.clearRequests()
+      const dimensionFilter = {
+        filter: {
+          fieldName: 'country',
+          inListFilter: { values: [rows[1]!.dimension_value, rows[2]!.dimension_value] },
+        },
+      }
+      const byCountry = await h.api<Report[]>('GET', `${base()}/report`, {
+        query: {
+          ...q,
+          raw: new URLSearchParams({
+            dimensionFilter: JSON.stringify(dimensionFilter),
+            metricAggregations: 'TOTAL',
+            keepEmptyRows: 'true',
+            currencyCode: 'EUR',
+          }).toString(),
+        },
+      })
+      expect(byCountry.status, JSON.stringify(byCountry.body)).toBe(200)
+      expect(byCountry.body.map((r) => r.metrics[0])).toEqual([rows[1], rows[2]])
+      expect(sent('/v1beta/properties')[0]?.body).toMatchObject({
+        dimensionFilter,
+        metricAggregations: ['TOTAL'],
+        keepEmptyRows: true,
+        currencyCode: 'EUR',
+      })
+      // A metric filter applies to the rows' totals, after grouping (RunReportRequest.metric_filter).
+      const threshold = rows[2]!.value
+      const metricFilter = {
+        filter: {
+          fieldName: 'sessions',
+          numericFilter: { operation: 'GREATER_THAN_OR_EQUAL', value: { int64Value: String(threshold) } },
+        },
+      }
+      const busy = await h.api<Report[]>('GET', `${base()}/report`, {
+        query: { ...q, raw: new URLSearchParams({ metricFilter: JSON.stringify(metricFilter) }).toString() },
+      })
+      expect(busy.status, JSON.stringify(busy.body)).toBe(200)
+      expect(busy.body.map((r) => r.metrics[0])).toEqual(rows.filter((r) => r.value >= threshold))
+      expect(busy.body.length).toBeLessThan(rows.length)
+    })
+
+    it('refuses a raw runReport value of the wrong type, or a name the body cannot take, naming it', async () => {
+      emu.clearRequests()
+      const q = { property_id: id(), start_gte: '2024-05-01', end_lt: '2024-05-08' }
+      for (const [raw, message] of [
+        ['dimensionFilter=country', /^raw\.dimensionFilter: give a JSON object/],
+        ['metricFilter=[]', /^raw\.metricFilter: give a JSON object/],
+        ['comparisons={}', /^raw\.comparisons: give a JSON array/],
+        ['metricAggregations=[1]', /^raw\.metricAggregations: give/],
+        ['keepEmptyRows=yes', /^raw\.keepEmptyRows: give true or false/],
+        ['pageSize=5', /^raw: GA4's runReport body takes no 'pageSize'; .*dimensionFilter, metricFilter/],
+        ['property=properties/1', /^raw: 'property' is set by Unigate for .*; use property_id$/],
+        [
+          `dimensionFilter=${'{"notExpression":'.repeat(70)}{}${'}'.repeat(70)}`,
+          /^raw\.dimensionFilter: nested more than 64/,
+        ],
+      ] as const) {
+        const res = await h.api<Rec>('GET', `${base()}/report`, { query: { ...q, raw } })
+        expect(res.status, raw).toBe(400)
+        expect(String(res.body.message), raw).toMatch(message)
+      }
+      expect(sent('/v1beta/properties')).toEqual([])
+    })
+
     it('breaks down by a non-time dimension, largest first, over the whole range', async () => {
       const res = await h.api<Report[]>('GET', `${base()}/report`, {
         query: {

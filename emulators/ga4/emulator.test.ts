@@ -183,6 +183,44 @@ describe('Data API runReport', () => {
     expect(unknownProperty.status).toBe(403)
   })
 
+  it('refuses a filter that is not an object, and filters grouped rows by a metric, even one not requested', async () => {
+    const base = {
+      dateRanges: [{ startDate: '2024-05-01', endDate: '2024-05-07' }],
+      dimensions: [{ name: 'date' }],
+      metrics: [{ name: 'activeUsers' }],
+    }
+    const text = await report({ ...base, dimensionFilter: 'country' })
+    expect(text.status).toBe(400)
+    expect(text.body.error.message).toBe(
+      `Invalid value at 'dimension_filter' (type.googleapis.com/google.analytics.data.v1beta.FilterExpression), "country"`,
+    )
+    const all = await report(base)
+    const sessions = await report({ ...base, metrics: [{ name: 'sessions' }] })
+    const cut = Number(sessions.body.rows[3].metricValues[0].value)
+    const filtered = await report({
+      ...base,
+      metricFilter: {
+        filter: {
+          fieldName: 'sessions',
+          betweenFilter: { fromValue: { int64Value: String(cut) }, toValue: { doubleValue: 1e9 } },
+        },
+      },
+    })
+    expect(filtered.status).toBe(200)
+    const kept = new Set(
+      sessions.body.rows
+        .filter((r: { metricValues: { value: string }[] }) => Number(r.metricValues[0]?.value) >= cut)
+        .map((r: { dimensionValues: { value: string }[] }) => r.dimensionValues[0]?.value),
+    )
+    expect(filtered.body.rowCount).toBe(kept.size)
+    expect(filtered.body.rowCount).toBeLessThan(all.body.rowCount)
+    const unknown = await report({
+      ...base,
+      metricFilter: { filter: { fieldName: 'views', numericFilter: {} } },
+    })
+    expect(unknown.body.error.message).toBe('Field views is not a valid metric for metric_filter.')
+  })
+
   it('answers 429 RESOURCE_EXHAUSTED once the hourly tokens are spent', async () => {
     emu.state.quotas.setLimits({ tokensPerHour: 1 })
     try {

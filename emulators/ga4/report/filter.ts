@@ -58,3 +58,68 @@ export function matchesFilter(expr: FilterExpression, dims: Dims): boolean {
   if (filter.emptyFilter !== undefined) return actual === '' || actual === '(not set)'
   throw invalidArgument('The emulator models string, in-list and empty dimension filters only.')
 }
+
+/** NumericValue: `int64Value` (an int64, so a JSON string or number) or `doubleValue` (data.proto). */
+function numericValue(field: string, value: unknown): number {
+  const v = (value ?? {}) as { int64Value?: unknown; doubleValue?: unknown }
+  const n = v.int64Value !== undefined ? Number(v.int64Value) : Number(v.doubleValue)
+  if (!Number.isFinite(n)) throw invalidArgument(`${field}: a numeric value needs int64Value or doubleValue.`)
+  return n
+}
+
+/**
+ * Data API FilterExpression over a row's metric values, applied after the rows are grouped ("Applied after
+ * aggregating the report's rows, similar to SQL having-clause"): and/or/not groups, numeric filters (EQUAL,
+ * LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL) and inclusive between filters
+ * (googleapis/googleapis@3597f7db:google/analytics/data/v1beta/analytics_data_api.proto
+ * RunReportRequest.metric_filter; data.proto FilterExpression, Filter.NumericFilter, Filter.BetweenFilter,
+ * NumericValue). A metric may be filtered on without being requested ("dimensions & metrics can be used for
+ * the first time in this field", data.proto Filter.field_name); `metricValue` answers undefined for a name that
+ * is no metric.
+ */
+export function matchesMetricFilter(
+  expr: FilterExpression,
+  metricValue: (metric: string) => number | undefined,
+): boolean {
+  const group = (key: string) => (expr[key] as { expressions?: FilterExpression[] } | undefined)?.expressions
+  const and = group('andGroup')
+  if (and) return and.every((e) => matchesMetricFilter(e, metricValue))
+  const or = group('orGroup')
+  if (or) return or.some((e) => matchesMetricFilter(e, metricValue))
+  if (expr.notExpression) return !matchesMetricFilter(expr.notExpression as FilterExpression, metricValue)
+  const filter = expr.filter as Record<string, unknown> | undefined
+  if (!filter)
+    throw invalidArgument(
+      'A filter expression must set one of and_group, or_group, not_expression or filter.',
+    )
+  const field = String(filter.fieldName ?? '')
+  const actual = metricValue(field)
+  if (actual === undefined) throw invalidArgument(`Field ${field} is not a valid metric for metric_filter.`)
+  const numeric = filter.numericFilter as { operation?: string; value?: unknown } | undefined
+  if (numeric) {
+    const v = numericValue('metric_filter.filter.numeric_filter.value', numeric.value)
+    switch (numeric.operation) {
+      case 'EQUAL':
+        return actual === v
+      case 'LESS_THAN':
+        return actual < v
+      case 'LESS_THAN_OR_EQUAL':
+        return actual <= v
+      case 'GREATER_THAN':
+        return actual > v
+      case 'GREATER_THAN_OR_EQUAL':
+        return actual >= v
+      default:
+        throw invalidArgument(
+          `Invalid value at 'metric_filter.filter.numeric_filter.operation', "${String(numeric.operation)}"`,
+        )
+    }
+  }
+  const between = filter.betweenFilter as { fromValue?: unknown; toValue?: unknown } | undefined
+  if (between) {
+    const from = numericValue('metric_filter.filter.between_filter.from_value', between.fromValue)
+    const to = numericValue('metric_filter.filter.between_filter.to_value', between.toValue)
+    return actual >= from && actual <= to
+  }
+  throw invalidArgument('A metric filter must be a numeric or between filter.')
+}

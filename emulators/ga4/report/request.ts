@@ -26,6 +26,7 @@ export interface RunReportRequest {
   readonly offset: number
   readonly orderBys: readonly OrderBy[]
   readonly dimensionFilter?: FilterExpression
+  readonly metricFilter?: FilterExpression
   readonly metricAggregations: readonly string[]
   readonly returnPropertyQuota: boolean
   readonly currencyCode?: string
@@ -52,7 +53,22 @@ const KNOWN_FIELDS = new Set([
  * RunReportRequest's fields (analytics_data_api.proto); an unknown one is refused by Google's JSON
  * transcoding. Parts of the Data API this emulator does not model: it says so instead of ignoring them.
  */
-const UNMODELLED = ['metricFilter', 'cohortSpec', 'comparisons']
+const UNMODELLED = ['cohortSpec', 'comparisons']
+
+/**
+ * A message field takes a JSON object ("message: object", https://protobuf.dev/programming-guides/json/);
+ * Google's JSON transcoding refuses anything else as an invalid value of the message type, naming the field
+ * in snake_case, rather than ignoring it.
+ */
+function message(field: string, type: string, value: unknown): FilterExpression | undefined {
+  if (value === undefined) return undefined
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArgument(
+      `Invalid value at '${field}' (type.googleapis.com/google.analytics.data.v1beta.${type}), ${JSON.stringify(value)}`,
+    )
+  }
+  return value as FilterExpression
+}
 
 /**
  * "If unspecified, 10,000 rows are returned. The API returns a maximum of 250,000 rows per request, no
@@ -95,6 +111,8 @@ export function parseRunReport(body: unknown): RunReportRequest {
     if (!KNOWN_FIELDS.has(key))
       throw invalidArgument(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`)
   }
+  const dimensionFilter = message('dimension_filter', 'FilterExpression', b.dimensionFilter)
+  const metricFilter = message('metric_filter', 'FilterExpression', b.metricFilter)
   for (const key of UNMODELLED) {
     if (b[key] !== undefined) throw invalidArgument(`The emulator does not model '${key}'.`)
   }
@@ -164,9 +182,8 @@ export function parseRunReport(body: unknown): RunReportRequest {
     limit: Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT),
     offset,
     orderBys,
-    ...(b.dimensionFilter && typeof b.dimensionFilter === 'object'
-      ? { dimensionFilter: b.dimensionFilter as FilterExpression }
-      : {}),
+    ...(dimensionFilter ? { dimensionFilter } : {}),
+    ...(metricFilter ? { metricFilter } : {}),
     metricAggregations: aggregations,
     returnPropertyQuota: b.returnPropertyQuota === true,
     ...(typeof b.currencyCode === 'string' ? { currencyCode: b.currencyCode } : {}),

@@ -1,7 +1,7 @@
 import { addDays, dayIn, isCalendarDay } from '../../google/calendar.js'
 import { invalidArgument } from '../../google/errors.js'
 import { type Fact, factsFor } from '../data/facts.js'
-import { matchesFilter } from './filter.js'
+import { matchesFilter, matchesMetricFilter } from './filter.js'
 import { formatMetric, METRICS } from './metrics.js'
 import type { PropertyQuotas } from './quota.js'
 import type { OrderBy, RunReportRequest } from './request.js'
@@ -112,7 +112,12 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
   // Token costs grow with the rows a report reads; Google publishes no formula
   // (https://developers.google.com/analytics/devguides/reporting/data/v1/quotas), so this one is ours.
   const propertyQuota = settings.quotas.charge(property.name, 1 + Math.floor(scanned / 500))
-  const rows: Row[] = [...groups.values()].map((g) => ({
+  // The metric filter keeps the grouped rows whose values pass it (filter.ts); totals count the rows kept.
+  // UNCONFIRMED: whether GA4's totals count the rows a metric filter leaves out is not documented.
+  const kept = [...groups.values()].filter(
+    (g) => !req.metricFilter || matchesMetricFilter(req.metricFilter, (m) => METRICS[m]?.compute(g.counts)),
+  )
+  const rows: Row[] = kept.map((g) => ({
     dims: g.dims,
     values: req.metrics.map((m) => METRICS[m]?.compute(g.counts) ?? 0),
   }))
@@ -142,7 +147,7 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
   if (req.metricAggregations.includes('TOTAL') && rows.length > 0) {
     // Totals are recomputed from all counts, so rates are the overall rate, not a sum of rates.
     const all: Record<string, number> = {}
-    for (const g of groups.values()) for (const [k, v] of Object.entries(g.counts)) all[k] = (all[k] ?? 0) + v
+    for (const g of kept) for (const [k, v] of Object.entries(g.counts)) all[k] = (all[k] ?? 0) + v
     aggregates.totals = [
       {
         dimensionValues: dimensions.map(() => ({ value: 'RESERVED_TOTAL' })),

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { requestedDays, resolveDays } from '../google/report-days.js'
+import { rawJson } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { addDays, dayIn } from '../zones.js'
@@ -15,10 +16,81 @@ import {
   toGa4Metrics,
 } from './report-mappers.js'
 
-/** `raw=keepEmptyRows%3Dtrue`: the raw parameters join the runReport body; booleans and numbers keep their type. */
+/**
+ * The RunReportRequest body fields a raw parameter may set, by their JSON type
+ * (googleapis/googleapis@3597f7db:google/analytics/data/v1beta/analytics_data_api.proto, RunReportRequest):
+ * FilterExpression and CohortSpec messages are objects, `comparisons` a list of Comparison objects,
+ * `metricAggregations` a list of enum names, the two flags booleans, `currencyCode` text. The others are
+ * Unigate's (`rawOwned`, below); GA4 refuses any other name ("Cannot find field").
+ */
+const RAW_REPORT_FIELDS: Readonly<Record<string, 'object' | 'objects' | 'names' | 'flag' | 'text'>> = {
+  dimensionFilter: 'object',
+  metricFilter: 'object',
+  cohortSpec: 'object',
+  comparisons: 'objects',
+  metricAggregations: 'names',
+  keepEmptyRows: 'flag',
+  returnPropertyQuota: 'flag',
+  currencyCode: 'text',
+}
+
+/** What a raw value of each kind must be, for the 400 naming it. */
+const RAW_REPORT_KIND_HINT = {
+  object: 'give a JSON object, such as {"filter":{"fieldName":"country","stringFilter":{"value":"France"}}}',
+  objects: 'give a JSON array of objects',
+  names: 'give a JSON array of names, such as ["TOTAL"], or names joined by commas (TOTAL,MAXIMUM)',
+  flag: 'give true or false',
+  text: '',
+} as const
+
+/** One raw value as the runReport body field takes it (RAW_REPORT_FIELDS), or undefined when it is not that. */
+function rawReportValue(name: string, kind: keyof typeof RAW_REPORT_KIND_HINT, text: string): unknown {
+  switch (kind) {
+    case 'text':
+      return text
+    case 'flag':
+      return text === 'true' ? true : text === 'false' ? false : undefined
+    case 'names': {
+      const list = text.trimStart().startsWith('[')
+        ? rawJson(name, text)
+        : text.split(',').map((n) => n.trim())
+      return Array.isArray(list) && list.length > 0 && list.every((n) => typeof n === 'string' && n !== '')
+        ? list
+        : undefined
+    }
+    case 'objects': {
+      const list = rawJson(name, text)
+      return Array.isArray(list) && list.every(isObject) ? list : undefined
+    }
+    case 'object': {
+      const value = rawJson(name, text)
+      return isObject(value) ? value : undefined
+    }
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * The raw parameters as runReport body fields with their JSON types (`raw=dimensionFilter%3D{...}` sends the
+ * filter object, not a string GA4 would refuse); a name the body does not take, or a value not of its type,
+ * is a 400 naming it, before the call.
+ */
 function rawBodyParams(raw: Readonly<Record<string, string>>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(raw)) out[k] = v === 'true' ? true : v === 'false' ? false : v
+  for (const [name, text] of Object.entries(raw)) {
+    const kind = Object.hasOwn(RAW_REPORT_FIELDS, name) ? RAW_REPORT_FIELDS[name] : undefined
+    if (kind === undefined) {
+      throw badRequest(
+        `raw: GA4's runReport body takes no '${name}'; a report's raw parameters join that body, which takes ` +
+          `${Object.keys(RAW_REPORT_FIELDS).join(', ')} (Unigate sets the others)`,
+      )
+    }
+    const value = rawReportValue(name, kind, text)
+    if (value === undefined) throw badRequest(`raw.${name}: ${RAW_REPORT_KIND_HINT[kind]}`)
+    out[name] = value
+  }
   return out
 }
 
@@ -81,6 +153,7 @@ export const ga4Reports: ObjectHandlers = {
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
   // What Unigate sets in the runReport body and reads the rows by: a raw one (a string) would replace it.
   rawOwned: {
+    property: 'use property_id',
     dateRanges: 'use start_gte and end_lt',
     dimensions: 'use dimension',
     metrics: 'use type',
