@@ -443,6 +443,38 @@ describe('Umami through Unigate', () => {
     expect(listed.body[0]?.session_id).toBe(created.body.session_id)
   })
 
+  it("adds an event create's raw parameters to the collector's payload, and refuses those it cannot take", async () => {
+    const created = await h.api<Rec>('POST', `${base(cloud)}/event`, {
+      query: { raw: new URLSearchParams({ tag: 'spring', language: 'fr-FR', screen: '390x844' }).toString() },
+      body: { name: 'signup', property_id: site, page_url: '/register' },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    expect(requests('/api/send')[0]?.body).toMatchObject({
+      payload: { website: site, name: 'signup', tag: 'spring', language: 'fr-FR', screen: '390x844' },
+    })
+    expect(emu.state.events.at(-1)).toMatchObject({ eventName: 'signup', tag: 'spring' })
+    emu.clearRequests()
+    for (const [raw, body, message] of [
+      ['url=/other', {}, "raw: 'url' is what Umami's collector reads page_url as; use page_url"],
+      ['id=u_1', {}, "raw: 'id' is what Umami's collector reads visitor_id as; use visitor_id"],
+      [
+        'hostname=other.example',
+        { page_url: 'https://site1.example.com/a' },
+        "raw: 'hostname' is already set in the event sent to Umami (from page_url or the body's raw); give it once",
+      ],
+      ['tag=b', { raw: { tag: 'a' } }, "raw: 'tag' is already set in the event sent to Umami"],
+      ['utm_source=x', {}, "raw: Umami's collector takes no 'utm_source' (it drops unknown payload fields)"],
+    ] as const) {
+      const res = await h.api<Rec>('POST', `${base(cloud)}/event`, {
+        query: { raw },
+        body: { name: 'signup', property_id: site, ...body },
+      })
+      expect(res.status, raw).toBe(400)
+      expect(String(res.body.message), raw).toContain(message)
+    }
+    expect(requests('/api/send')).toEqual([])
+  })
+
   it('reports totals, a daily series and a breakdown, as one report per row', async () => {
     const q = { property_id: site, start_gte: '2024-05-25T00:00:00Z', end_lt: '2024-05-28T00:00:00Z' }
     const totals = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: q })

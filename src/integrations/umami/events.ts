@@ -160,8 +160,52 @@ async function withSessionFields(
   )
 }
 
+/**
+ * The collector's payload fields a raw parameter of an event create may set
+ * (umami-software/umami@3a72b25:src/app/api/send/request-schema.ts). The collector reads nothing but its JSON
+ * body, so the raw parameters join the payload, as text; those below are filled from unified fields instead.
+ * Its schema drops any other key without a word, so another name is a 400, not a parameter lost.
+ */
+const RAW_SEND_FIELDS = ['hostname', 'language', 'screen', 'ip', 'userAgent', 'tag']
+const SEND_FIELD_OF_UNIFIED: Readonly<Record<string, string>> = {
+  website: 'property_id',
+  url: 'page_url',
+  title: 'page_title',
+  referrer: 'page_referrer',
+  name: 'name',
+  id: 'visitor_id',
+  data: 'metadata',
+}
+
+/** The payload with the caller's raw parameters added; a name it cannot take, or takes already, is a 400. */
+function withRawSendFields(
+  payload: Readonly<Record<string, unknown>>,
+  raw: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...payload }
+  for (const [name, value] of Object.entries(raw)) {
+    const unified = Object.hasOwn(SEND_FIELD_OF_UNIFIED, name) ? SEND_FIELD_OF_UNIFIED[name] : undefined
+    if (unified !== undefined)
+      throw badRequest(`raw: '${name}' is what Umami's collector reads ${unified} as; use ${unified}`)
+    if (!RAW_SEND_FIELDS.includes(name)) {
+      throw badRequest(
+        `raw: Umami's collector takes no '${name}' (it drops unknown payload fields); an event's raw parameters ` +
+          `join its payload, which takes ${RAW_SEND_FIELDS.join(', ')}`,
+      )
+    }
+    if (out[name] !== undefined) {
+      throw badRequest(
+        `raw: '${name}' is already set in the event sent to Umami (from page_url or the body's raw); give it once`,
+      )
+    }
+    out[name] = value
+  }
+  return out
+}
+
 async function createEvent(ctx: HandlerContext, body: Readonly<Record<string, unknown>>) {
-  const sent = toUmamiSend(body)
+  const built = toUmamiSend(body)
+  const sent = { ...built, payload: withRawSendFields(built.payload, ctx.rawParams) }
   const collector = collectUrlOf(ctx.credentials)
   // The collector takes no credentials (the website id is in the body; umami-software/umami@072726d
   // src/app/api/send/route.ts parses it with `skipAuth: true`), and may be another host (Cloud's, or `collect_url`, which the
