@@ -394,6 +394,36 @@ describe('Mixpanel through Unigate', () => {
     expect((await h.api('GET', `${base()}/visitor/${id}`)).status).toBe(404)
   })
 
+  it("refuses a profile write's raw parameters, which /engage cannot take, instead of sending them to the read-back only", async () => {
+    const id = [...emu.state.profiles.keys()][5] as string
+    const before = emu.requests().length
+    for (const [method, path, raw, message] of [
+      ['POST', '/visitor', 'where=true', "raw: Mixpanel's profile write (/engage) takes no 'where'"],
+      ['PATCH', `/visitor/${id}`, 'output_properties=["$email"]', "takes no 'output_properties'"],
+      ['PUT', `/visitor/${id}`, 'ip=1', "raw: 'ip' is set by Unigate for Mixpanel's profile write; "],
+      [
+        'PATCH',
+        `/visitor/${id}`,
+        'verbose=0',
+        "raw: 'verbose' is set by Unigate for Mixpanel's profile write; ",
+      ],
+    ] as const) {
+      const res = await h.api<Rec>(method, `${base()}${path}`, {
+        query: { raw },
+        body: { city: 'Lyon' },
+      })
+      expect(res.status, `${method} ${raw}`).toBe(400)
+      expect(String(res.body.message), raw).toContain(message)
+    }
+    expect(emu.requests()).toHaveLength(before)
+    // A read still takes them: they go to /api/query/engage.
+    const read = await h.api<Rec>('GET', `${base()}/visitor/${id}`, {
+      query: { raw: 'output_properties=["$email"]' },
+    })
+    expect(read.status).toBe(200)
+    expect(at('/api/query/engage').at(-1)?.body).toMatchObject({ output_properties: '["$email"]' })
+  })
+
   it('refuses strings Mixpanel would cut short, naming the field, and sends nothing', async () => {
     // 200 two-byte characters: within 255 characters (events) but over 255 bytes (profile values).
     const long = 'é'.repeat(200)

@@ -116,6 +116,35 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
 }
 
 /**
+ * The query parameters of the ingestion `/engage` (mixpanel/docs@00bc41d:openapi/src/common/ingestion-api.yaml,
+ * OptionalRequestParameter `verbose`, `callback`, `ip`; openapi/src/ingestion.openapi.yaml `/engage#profile-set`),
+ * all Unigate's, with why.
+ */
+const ENGAGE_WRITE_OWNED: Readonly<Record<string, string>> = {
+  verbose: 'Unigate reads the answer with verbose=1',
+  callback: 'Unigate reads the answer as JSON',
+  ip: "Unigate sends ip=0 so Mixpanel does not locate the profile at Unigate's server; give city or country_code",
+}
+
+/**
+ * A profile write's raw parameters would go to the `/engage` write itself, which takes no query parameter
+ * but Unigate's own (ENGAGE_WRITE_OWNED) and ignores others: each is a 400 naming it, before any call,
+ * rather than sent nowhere (or, as before, to the read-back, where a raw `where` hid the profile written).
+ * Profile properties go in the body's `raw` object.
+ */
+function refuseWriteRaw(ctx: HandlerContext): void {
+  for (const name of Object.keys(ctx.rawParams)) {
+    const why = Object.hasOwn(ENGAGE_WRITE_OWNED, name) ? ENGAGE_WRITE_OWNED[name] : undefined
+    if (why !== undefined)
+      throw badRequest(`raw: '${name}' is set by Unigate for Mixpanel's profile write; ${why}`)
+    throw badRequest(
+      `raw: Mixpanel's profile write (/engage) takes no '${name}' (its query takes only verbose, callback and ip, ` +
+        "which Unigate sets); give profile properties in the body's raw object",
+    )
+  }
+}
+
+/**
  * Mixpanel accepts a profile update at once and applies it asynchronously (within a minute), so a read
  * right after the write may not see it. A unified write answers only once Mixpanel shows it (every value
  * set), so the caller's next get, update or remove finds what was written; a write not shown in time is a
@@ -123,6 +152,7 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
  * and the `$set` as raw.
  */
 async function setProfile(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
+  refuseWriteRaw(ctx)
   refuseCutStrings(body, MIXPANEL_PROFILE_STRINGS)
   const set = toMixpanelProfileSet(body)
   if (Object.keys(set).length === 0) throw badRequest('nothing to set on the Mixpanel profile')
