@@ -230,6 +230,36 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(gone.status).toBe(404)
     })
 
+    it("sends a property write's raw parameters to the patch itself, not to the read that checks the account", async () => {
+      const id = emu.seed.properties[2]!.name.split('/')[1] as string
+      emu.clearRequests()
+      const patched = await h.api<Rec>('PATCH', `${base()}/property/${id}`, {
+        query: { raw: 'quotaUser=tenant-7' },
+        body: { name: 'Quota user', parent_id: emu.seed.properties[2]!.parent.split('/')[1] },
+      })
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+      const [read, patch] = sent(`/v1beta/properties/${id}`)
+      expect(read?.method).toBe('GET')
+      expect(read?.query).toEqual({})
+      expect(patch).toMatchObject({
+        method: 'PATCH',
+        query: { quotaUser: 'tenant-7', updateMask: 'display_name' },
+      })
+      // GA4 binds no other query parameter to a patch: it refuses one, and so does Unigate its own.
+      const unknown = await h.api<Rec>('PATCH', `${base()}/property/${id}`, {
+        query: { raw: 'colour=red' },
+        body: { name: 'Colour' },
+      })
+      expect(unknown.status).toBe(400)
+      expect(String(unknown.body.message)).toContain(`Unknown name "colour": Cannot bind query parameter`)
+      const mask = await h.api<Rec>('PATCH', `${base()}/property/${id}`, {
+        query: { raw: 'updateMask=time_zone' },
+        body: { name: 'Mask' },
+      })
+      expect(mask.status).toBe(400)
+      expect(String(mask.body.message)).toMatch(/^raw: 'updateMask' is set by Unigate for .*; /)
+    })
+
     it('says what is missing to create, and passes GA4’s own refusals on as 400', async () => {
       const missing = await h.api<Rec>('POST', `${base()}/property`, { body: { name: 'x' } })
       expect(missing.status).toBe(400)

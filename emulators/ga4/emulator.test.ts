@@ -122,6 +122,21 @@ describe('Admin API', () => {
     })
     expect(unknown.body.error.message).toMatch(/Unknown name "display_name"/)
   })
+
+  it('binds only system parameters and the request message’s own fields from the query', async () => {
+    const property = emu.seed.properties[0]!.name
+    expect((await call('GET', `/v1beta/${property}?quotaUser=t1&prettyPrint=false`)).status).toBe(200)
+    const unbound = await call('GET', `/v1beta/${property}?updateMask=display_name`)
+    expect(unbound.status).toBe(400)
+    expect(unbound.body.error.message).toBe(
+      `Invalid JSON payload received. Unknown name "updateMask": Cannot bind query parameter. Field 'updateMask' could not be found in request message.`,
+    )
+    const patch = await call('PATCH', `/v1beta/${property}?updateMask=display_name&quotaUser=t1`, {
+      token: editToken,
+      body: { displayName: 'Bound' },
+    })
+    expect(patch.status).toBe(200)
+  })
 })
 
 describe('Data API runReport', () => {

@@ -86,11 +86,16 @@ async function listProperties(ctx: HandlerContext, query: ListQuery): Promise<Un
   return out.map(fromGa4Property)
 }
 
-async function fetchProperty(ctx: HandlerContext, id: string): Promise<Ga4Property> {
+/** One property; `raw` is the caller's raw parameters when this read is the operation, none when it only checks. */
+async function fetchProperty(
+  ctx: HandlerContext,
+  id: string,
+  raw: Readonly<Record<string, string>> = ctx.rawParams,
+): Promise<Ga4Property> {
   const p = await ctx.client.json<Ga4Property>({
     baseUrl: ga4AdminBase(ctx.credentials),
     path: `/v1beta/${toGa4PropertyName(id)}`,
-    query: ctx.rawParams,
+    query: raw,
   })
   // A deleted property stays readable in GA4's trash for 35 days; for the caller it is gone.
   if (p.deleteTime) throw notFound(`GA4 property ${id} is in the trash (deleted ${p.deleteTime})`)
@@ -109,12 +114,13 @@ async function createProperty(ctx: HandlerContext, body: WriteBody): Promise<Uni
 
 /**
  * PUT and PATCH both change only the fields sent (GA4's `updateMask`): the SDK sends the whole record on
- * PUT, and clearing a property's name or time zone is not possible at GA4 anyway.
+ * PUT, and clearing a property's name or time zone is not possible at GA4 anyway. The raw parameters go to
+ * the patch (beside `updateMask`), not to the read that checks the account: that read is Unigate's own.
  */
 async function updateProperty(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord> {
   const name = toGa4PropertyName(id)
   if (typeof body.parent_id === 'string') {
-    const current = await fetchProperty(ctx, id)
+    const current = await fetchProperty(ctx, id, {})
     if (current.parent !== toGa4Parent(body.parent_id)) {
       throw badRequest(
         `parent_id: GA4 cannot move a property to another account (it is in ${current.parent})`,
@@ -127,7 +133,7 @@ async function updateProperty(ctx: HandlerContext, id: string, body: WriteBody):
     method: 'PATCH',
     baseUrl: ga4AdminBase(ctx.credentials),
     path: `/v1beta/${name}`,
-    query: { updateMask: updateMask.join(',') },
+    query: { ...ctx.rawParams, updateMask: updateMask.join(',') },
     body: property,
     // Setting the same fields twice leaves the same property: safe to retry.
     idempotent: true,
@@ -156,5 +162,6 @@ export const ga4Properties: ObjectHandlers = {
     pageToken: 'Unigate pages with limit and offset',
     pageSize: 'Unigate pages with limit and offset',
     filter: 'use the parent_id filter',
+    updateMask: 'Unigate names the fields the body changes',
   },
 }
