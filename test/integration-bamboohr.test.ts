@@ -225,6 +225,20 @@ describe('BambooHR through Unigate', () => {
     expect(String(csv.body.message)).toContain('format')
   })
 
+  it("sends an employee list's raw parameters to the report that reads the employees, not to the lists a filter reads", async () => {
+    const groups = await h.api<Rec[]>('GET', `${base()}/group`)
+    const sales = groups.body.find((g) => g.name === 'Sales') as Rec
+    emu.clearRequests()
+    const res = await h.api<Rec[]>('GET', `${base()}/employee`, {
+      query: { group_id: String(sales.id), raw: 'fields=customShirtSize', fields: 'id,raw.customShirtSize' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.length).toBeGreaterThan(0)
+    expect(reportBody().fields).toEqual(expect.arrayContaining(['department', 'customShirtSize']))
+    const [lists] = requests('/meta/lists')
+    expect(lists?.query).toEqual({})
+  })
+
   it('serves departments and divisions as groups, locations, the company and benefit plans', async () => {
     const groups = await h.api<Rec[]>('GET', `${base()}/group`)
     expect(groups.body.map((g) => [g.name, g.type, g.is_active])).toEqual([

@@ -58,9 +58,12 @@ async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<Bamboo
   return [...kept].sort((a, b) => Number(a.id) - Number(b.id) || String(a.id).localeCompare(b.id))
 }
 
-/** Reports print a department, division or location by name: a filter by id is matched through its name. */
+/**
+ * Reports print a department, division or location by name: a filter by id is matched through its name. The
+ * lists are read without the caller's raw parameters, which are for the report that reads the employees.
+ */
 async function byOption(ctx: HandlerContext, filter: 'group_id' | 'location_id', id: string) {
-  const option = await optionName(ctx, filter, id)
+  const option = await optionName({ ...ctx, rawParams: {} }, filter, id)
   if (!option) {
     throw badRequest(
       `${filter}: '${id}' is not a BambooHR ${filter === 'group_id' ? 'group' : 'location'} of this connection; ` +
