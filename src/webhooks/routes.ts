@@ -12,6 +12,13 @@ import { webhookView } from './webhook.js'
 
 const S = () => Type.Optional(Type.String())
 
+/**
+ * Caps on the text a webhook stores, read back on every list and every check (before them, a 1 MiB
+ * `hook_url` made each list of 100 webhooks 100 MB): an address as long as the authorization flow's
+ * redirects, and far more field names and filter text than any model has.
+ */
+export const WEBHOOK_TEXT_LIMITS = { hook_url: 2048, fields: 4096, filter: 1024 } as const
+
 /** The SDK's `Webhook`. Read-only fields it echoes back are accepted and ignored (sdk-contract R13). */
 export const WebhookBody = Type.Object(
   {
@@ -21,11 +28,18 @@ export const WebhookBody = Type.Object(
       type: 'string',
       enum: ['created', 'updated', 'deleted'],
     }),
-    hook_url: S(),
+    hook_url: Type.Optional(Type.String({ maxLength: WEBHOOK_TEXT_LIMITS.hook_url })),
     interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Minutes between checks (virtual).' })),
     page_max_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    fields: Type.Optional(Type.String({ description: 'Comma-separated fields to deliver.' })),
-    filters: Type.Optional(Type.Record(Type.String(), Type.String())),
+    fields: Type.Optional(
+      Type.String({
+        description: 'Comma-separated fields to deliver.',
+        maxLength: WEBHOOK_TEXT_LIMITS.fields,
+      }),
+    ),
+    filters: Type.Optional(
+      Type.Record(Type.String(), Type.String({ maxLength: WEBHOOK_TEXT_LIMITS.filter })),
+    ),
     webhook_type: Type.Optional(
       Type.Unsafe<'virtual' | 'native'>({ type: 'string', enum: ['virtual', 'native'] }),
     ),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import { AUTH_QUERY_LIMITS } from '../../authorization/routes.js'
 import { type ConnectionInput, connectionView, type StoredConnection } from '../../connections/index.js'
 import { parseQueryDate } from '../../engine/index.js'
 import { badRequest, notFound } from '../../errors.js'
@@ -24,8 +25,10 @@ export const ConnectionBody = Type.Object(
         description: 'Credentials; secret ones are never returned.',
       }),
     ),
-    external_xref: S(),
-    environment: S(),
+    // Copied into every API-call record of the connection and kept in every process's connection cache: the
+    // caps the authorization flow applies to the same values (its `external_xref` and `env`).
+    external_xref: Type.Optional(Type.String({ maxLength: AUTH_QUERY_LIMITS.external_xref })),
+    environment: Type.Optional(Type.String({ maxLength: AUTH_QUERY_LIMITS.short })),
     id: S(),
     workspace_id: S(),
     integration_name: S(),

@@ -8,7 +8,7 @@ import { validationMessage } from '../errors.js'
 
 const WorkspacePatch = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     slow_fields_opt_in: Type.Optional(Type.Boolean()),
     allowed_redirect_origins: Type.Optional(
       Type.Array(Type.String(), {
