@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PosthogEmulator, startPosthogEmulator } from '../emulators/posthog/index.js'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { connectPosthog, POSTHOG_DATA_UNTIL } from './support/posthog.js'
@@ -44,5 +48,60 @@ describe("a flooded PostHog connection: the query queue keeps the connection's b
     // What reached PostHog: the five answered lists, never more than its 3 at once.
     expect(emulator.state.queryLimiter.stats.maxConcurrent).toBe(3)
     expect(emulator.state.queryLimiter.stats.throttled).toBe(0)
+  })
+})
+
+describe("another workspace's queries to a project its connection was not verified with do not take that project's queue", () => {
+  let h: Harness
+  let emulator: PosthogEmulator
+  let victim: string
+  let other: { workspaceId: string; apiKey: string }
+  let attacker: string
+  const queue = 2
+
+  beforeAll(async () => {
+    emulator = await startPosthogEmulator({
+      seed: 7,
+      size: { events: 300, sessions: 40, persons: 20, projects: 2 },
+      until: POSTHOG_DATA_UNTIL.toISOString(),
+      query: { latencyMs: 400 },
+    })
+    h = await startHarness('sqlite', {
+      outbound: { ...testConfig('sqlite').outbound, connectionQueue: queue },
+    })
+    // The victim's connection is verified with project 1 (the key's current team then), the other
+    // workspace's with project 2.
+    emulator.state.currentTeamId = 1
+    victim = await connectPosthog(h, emulator)
+    other = await h.otherWorkspace()
+    emulator.state.currentTeamId = 2
+    const created = await h.api<{ id: string }>('POST', '/unified/connection', {
+      key: other.apiKey,
+      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url } },
+    })
+    expect(created.status, created.text).toBe(200)
+    attacker = created.body.id
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emulator?.close()
+  })
+
+  it("answers the victim's list while the other workspace floods the victim's project id", async () => {
+    const flood = Array.from({ length: 3 + queue }, () =>
+      h.api('GET', `/analytics/${attacker}/event`, {
+        key: other.apiKey,
+        query: { limit: 5, fields: 'id,name', property_id: '1' },
+      }),
+    )
+    // The victim asks once three of the flood's queries run at PostHog (each takes 400 ms there) and the
+    // other two wait for them here.
+    while (emulator.state.queryLimiter.stats.maxConcurrent < 3) await new Promise((r) => setTimeout(r, 5))
+    const own = await h.api<{ message?: string }>('GET', `/analytics/${victim}/event`, {
+      query: { limit: 5, fields: 'id,name' },
+    })
+    // The other workspace's own queries are answered too: the bound still applies to them, in their own queue.
+    expect((await Promise.all(flood)).map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
+    expect(own.status, own.text).toBe(200)
   })
 })

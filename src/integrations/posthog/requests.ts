@@ -81,6 +81,18 @@ function bodyWithRawParams(ctx: HandlerContext, own: Record<string, unknown>): R
 const FRESH = 'force_blocking'
 
 /**
+ * Whose queue a query waits in. Connections share a project's queue only for the project they were verified
+ * with (`settings.project_id`, the key's current team at connection): that project is theirs. `property_id`
+ * may name any project id, and ids are small sequential numbers, so a connection of another workspace could
+ * otherwise fill a project's queue with queries PostHog then refuses (its key has no access there) and have
+ * that project's own connections answered 429. Queries to other projects wait in the connection's own queue.
+ */
+function queryLane(ctx: HandlerContext, projectId: string): string {
+  const project = `${apiBaseUrl(ctx.credentials)}|${projectId}`
+  return projectId === ctx.settings.project_id ? project : `${project}|${ctx.connectionId}`
+}
+
+/**
  * Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. At most
  * `QUERIES_PER_TEAM` run at once per team (query-slots.ts).
  */
@@ -92,7 +104,7 @@ export async function runHogQL(
 ): Promise<HogQLResponse> {
   const own = { query: { kind: 'HogQLQuery', query }, name }
   const body = { refresh: FRESH, ...bodyWithRawParams(ctx, own) }
-  const team = `${apiBaseUrl(ctx.credentials)}|${projectId}`
+  const team = queryLane(ctx, projectId)
   const bounds = { maxWaiting: ctx.client.options.transport.limiter.limits.queue, maxWaitMs: SLOT_WAIT_MS }
   const res = await inQuerySlot(
     team,
