@@ -103,7 +103,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     const wanted = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
     const size = capped ? Math.min(wanted, SEARCH_RESULT_CAP - position) : wanted
     if (size <= 0) throw searchCapError(q)
-    await paceSearch(ctx.connectionId)
+    await paceSearch(ctx.connectionId, ctx.client.options.transport.limiter.limits.queue)
     const page = await ctx.client.json<HubspotSearchPage>({
       method: 'POST',
       path: `${CONTACTS}/search`,

@@ -1,3 +1,5 @@
+import { ApiError } from '../../errors.js'
+
 /**
  * HubSpot's search endpoints take at most four requests per second per token, on top of the app's
  * general limit, and answer a 429 without rate-limit headers past it
@@ -25,16 +27,50 @@ export function setSearchesPerSecond(n: number): () => void {
   }
 }
 
-/** Waits until one more search for this connection keeps the last second at the limit. */
-export async function paceSearch(connectionId: string, now: () => number = Date.now): Promise<void> {
-  for (;;) {
-    const t = now()
-    const times = (recent.get(connectionId) ?? []).filter((at) => at > t - 1000)
-    if (times.length < perSecond) {
-      times.push(t)
-      recent.set(connectionId, times)
-      return
+/** Searches of a connection waiting here for their turn. */
+const waiting = new Map<string, number>()
+
+/**
+ * Waits until one more search for this connection keeps the last second at the limit. At most `maxWaiting`
+ * searches of a connection wait (the connection's queue bound, UNIGATE_PROVIDER_CONNECTION_QUEUE, which is
+ * taken only once a search is sent, so it did not cover this wait); one more is a 429 at once. Before this
+ * bound a flood of searching lists waited here without end, in memory.
+ */
+export async function paceSearch(
+  connectionId: string,
+  maxWaiting: number,
+  now: () => number = Date.now,
+): Promise<void> {
+  let waited = false
+  try {
+    for (;;) {
+      const t = now()
+      const times = (recent.get(connectionId) ?? []).filter((at) => at > t - 1000)
+      if (times.length < perSecond) {
+        times.push(t)
+        recent.set(connectionId, times)
+        return
+      }
+      if (!waited) {
+        const already = waiting.get(connectionId) ?? 0
+        if (already >= maxWaiting) {
+          throw new ApiError(
+            429,
+            `HubSpot takes at most ${perSecond} searches a second per token and ${already} more of this ` +
+              `connection are already waiting here, the limit (UNIGATE_PROVIDER_CONNECTION_QUEUE=${maxWaiting}); retry later`,
+            { 'retry-after': '1' },
+          )
+        }
+        waited = true
+        waiting.set(connectionId, already + 1)
+      }
+      await new Promise((r) => setTimeout(r, (times[0] as number) + 1000 - t + 1))
     }
-    await new Promise((r) => setTimeout(r, (times[0] as number) + 1000 - t + 1))
+  } finally {
+    if (waited) {
+      const left = (waiting.get(connectionId) ?? 1) - 1
+      if (left > 0) waiting.set(connectionId, left)
+      else waiting.delete(connectionId)
+    }
   }
 }
