@@ -142,6 +142,14 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
         [{ object_type: 'analytics_event', event: 'deleted' }, 400, /cannot detect deleted analytics_event/],
         [{ object_type: 'analytics_session', event: 'created' }, 501, /cannot list analytics_session/],
         [{ object_type: 'analytics_visitor', event: 'created', interval: 0 }, 400, /interval/],
+        // A year of minutes at most: further made the next check a date JavaScript cannot write (every check
+        // of the webhook failed) and, on PostgreSQL, overflowed the column (a 500).
+        [
+          { object_type: 'analytics_visitor', event: 'created', interval: 525_601 },
+          400,
+          /interval must be <= 525600/,
+        ],
+        [{ object_type: 'analytics_visitor', event: 'created', interval: 1e300 }, 400, /interval/],
         [
           { object_type: 'analytics_visitor', event: 'created', fields: 'bogus' },
           400,

@@ -19,6 +19,12 @@ const S = () => Type.Optional(Type.String())
  */
 export const WEBHOOK_TEXT_LIMITS = { hook_url: 2048, fields: 4096, filter: 1024 } as const
 
+/**
+ * A year of minutes. Further, the next check's time was past what a JavaScript date can hold (each check of
+ * the webhook failed writing it) and, on PostgreSQL, past the column's integer (a 500).
+ */
+export const MAX_INTERVAL_MINUTES = 525_600
+
 /** The SDK's `Webhook`. Read-only fields it echoes back are accepted and ignored (sdk-contract R13). */
 export const WebhookBody = Type.Object(
   {
@@ -29,7 +35,13 @@ export const WebhookBody = Type.Object(
       enum: ['created', 'updated', 'deleted'],
     }),
     hook_url: Type.Optional(Type.String({ maxLength: WEBHOOK_TEXT_LIMITS.hook_url })),
-    interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Minutes between checks (virtual).' })),
+    interval: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_INTERVAL_MINUTES,
+        description: 'Minutes between checks (virtual); at most a year.',
+      }),
+    ),
     page_max_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     fields: Type.Optional(
       Type.String({
