@@ -196,6 +196,15 @@ describe('the HRIS, ATS and CRM categories', () => {
       expect(conns.body).toEqual([])
     })
 
+    it('read a category named many times as once (SQLite refused the query it made: a 500)', async () => {
+      const many = Array(1200).fill('analytics').join(',')
+      const conns = await h.api<{ id: string }[]>('GET', '/unified/connection', {
+        query: { categories: many },
+      })
+      expect(conns.status, conns.text).toBe(200)
+      expect(conns.body.map((c) => c.id)).toContain(conn)
+    })
+
     it('filter the embeddable component by cat=, refusing an unknown one', async () => {
       const hris = await h.api('GET', '/docs/unified.js', {
         key: null,

@@ -16,5 +16,7 @@ export function parseCategories(
   if (unknown.length > 0) {
     throw badRequest(`${name}: ${unknown.join(', ')} not served here; use ${CATEGORIES.join(', ')}`)
   }
-  return names.length > 0 ? (names as Category[]) : undefined
+  // Each once: every name became a term of the connection list's query, and SQLite refuses more than a
+  // thousand (a 500 for `categories=crm,crm,…`).
+  return names.length > 0 ? ([...new Set(names)] as Category[]) : undefined
 }
