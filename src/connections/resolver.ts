@@ -1,4 +1,4 @@
-import { oauthOf } from '../integrations/auth-methods.js'
+import { authFieldsOf, oauthOf } from '../integrations/auth-methods.js'
 import { CursorBank } from '../integrations/cursors.js'
 import { type AuthHeaderSource, ProviderClient } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
@@ -45,15 +45,39 @@ export function providerClientFor(
           settings.timeoutMs,
         )
       : undefined)
+  const authHeaders = integration.authHeaders(credentials)
   return new ProviderClient({
     baseUrl: integration.baseUrl(credentials),
-    authHeaders: integration.authHeaders(credentials),
+    authHeaders,
+    secrets: secretValues(integration, credentials, authHeaders),
     ...(source ? { auth: source } : {}),
     ...(connectionId !== undefined ? { limitKey: connectionId } : {}),
     retry: integration.retry,
     ...(integration.errorMessageHeader ? { errorMessageHeader: integration.errorMessageHeader } : {}),
     ...settings,
   })
+}
+
+/** Credentials that are secret whatever the integration declares: OAuth tokens and clients' secrets. */
+const ALWAYS_SECRET = ['access_token', 'refresh_token', 'client_secret']
+
+/**
+ * The values a provider message must never carry (ProviderClientOptions.secrets): the connection's secret
+ * credentials and the auth headers made of them (a Basic header's encoded pair).
+ */
+function secretValues(
+  integration: IntegrationDefinition,
+  credentials: Credentials,
+  authHeaders: Readonly<Record<string, string>>,
+): string[] {
+  const names = new Set([
+    ...authFieldsOf(integration)
+      .filter((f) => f.secret)
+      .map((f) => f.name),
+    ...ALWAYS_SECRET,
+  ])
+  const values = [...names].map((name) => credentials[name])
+  return [...values, ...Object.values(authHeaders)].filter((v): v is string => typeof v === 'string')
 }
 
 /**

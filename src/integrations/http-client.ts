@@ -65,6 +65,29 @@ export interface ProviderClientOptions {
    * verify, nor read differently from a refusal on the key page).
    */
   readonly jsonAnswersOnly?: boolean
+  /**
+   * The connection's secret values (keys, tokens, client secrets, the auth header values they make): cut out
+   * of every provider message passed on (redactSecrets). Some providers quote the credential they refuse.
+   */
+  readonly secrets?: readonly string[]
+}
+
+/** Shorter values are not looked for: they would cut ordinary words out of a message. */
+const MIN_SECRET_LENGTH = 8
+
+/**
+ * `text` with every occurrence of a secret (and of each one's part after an auth scheme, `Bearer <token>`)
+ * replaced by `[redacted]`. A provider's message is passed on in the answer, the API-call log and tool
+ * results, and some providers quote what they refused (Amplitude's HTTP V2: `Invalid API key: <the key>`).
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const secret of secrets) {
+    const parts = [secret, secret.replace(/^[A-Za-z][\w-]*\s+/, '')]
+    for (const part of parts)
+      if (part.length >= MIN_SECRET_LENGTH && out.includes(part)) out = out.split(part).join('[redacted]')
+  }
+  return out
 }
 
 /**
@@ -265,7 +288,7 @@ export class ProviderClient {
         continue
       }
       if (this.options.retry.dailyQuotaSpent?.(res.status, res.body)) {
-        throw new ProviderError(res.status, this.errorMessageOf(res), undefined, true)
+        throw new ProviderError(res.status, this.errorMessageOf(res, auth), undefined, true)
       }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)
       if (
@@ -279,16 +302,26 @@ export class ProviderClient {
       }
       const waitMs = providerWaitMs(this.options.retry, res.headers)
       const retryAfterSeconds = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ProviderError(res.status, this.errorMessageOf(res), retryAfterSeconds)
+      throw new ProviderError(res.status, this.errorMessageOf(res, auth), retryAfterSeconds)
     }
   }
 
-  /** The provider's own words for a failure: its error header when it names one, else the body's message. */
-  private errorMessageOf(res: ProviderResponse): string {
+  /**
+   * The provider's own words for a failure: its error header when it names one, else the body's message;
+   * without the connection's secrets, nor the auth headers this request sent (a token renewed since the
+   * client was made).
+   */
+  private errorMessageOf(res: ProviderResponse, sent: Readonly<Record<string, string>> = {}): string {
     const name = this.options.errorMessageHeader?.toLowerCase()
     const raw = name ? res.headers[name] : undefined
     const header = Array.isArray(raw) ? raw[0] : raw
-    return header?.trim() ? header.trim().slice(0, 500) : providerMessageOf(res.body)
+    const message = header?.trim() ? header.trim().slice(0, 500) : providerMessageOf(res.body)
+    return this.redact(message, Object.values(sent))
+  }
+
+  /** `text` without the connection's secrets (and these values): for any provider message passed on. */
+  redact(text: string, more: readonly string[] = []): string {
+    return redactSecrets(text, [...(this.options.secrets ?? []), ...more])
   }
 
   private async once(

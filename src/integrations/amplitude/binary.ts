@@ -42,7 +42,7 @@ export async function getBinary(
     const waitMs = providerWaitMs(options.retry, resHeaders)
     throw new ProviderError(
       status,
-      providerMessageOf(parsed),
+      client.redact(providerMessageOf(parsed)),
       waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000)),
     )
   }
