@@ -47,6 +47,28 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     await client.close()
   })
 
+  it('bounds aliases: each alias restates the title of every tool it matches, so 8 KB of aliases was a 480 KB list', async () => {
+    const many = `unified:${Array.from({ length: 11 }, (_, i) => `x${i}`).join(',')}`
+    const tooMany = await h.api<{ message: string }>('GET', '/tools', { query: { aliases: many } })
+    expect(tooMany.status).toBe(400)
+    expect(tooMany.body.message).toContain('aliases')
+    expect(tooMany.body.message).toContain('at most 10')
+    const words = Array.from({ length: 51 }, (_, i) => `w${i}:a`).join(';')
+    const tooManyWords = await h.api<{ message: string }>('GET', '/tools', { query: { aliases: words } })
+    expect(tooManyWords.status).toBe(400)
+    expect(tooManyWords.body.message).toContain('at most 50')
+    const long = await h.api<{ message: string }>('GET', '/tools', {
+      query: { aliases: `unified:${'y'.repeat(65)}` },
+    })
+    expect(long.status).toBe(400)
+    expect(long.body.message).toContain('longer than 64 characters')
+    const fine = await h.api<{ description: string }[]>('GET', '/tools', {
+      query: { aliases: `unified:${Array.from({ length: 10 }, (_, i) => `x${i}`).join(',')}` },
+    })
+    expect(fine.status).toBe(200)
+    expect(fine.body.some((t) => t.description.includes('list x9 connections'))).toBe(true)
+  })
+
   it('calls workspace tools; an API error comes back as a tool error with the API’s message', async () => {
     const client = await connectMcp(h.url, { apiKey: h.apiKey })
     const listed = await client.callTool({ name: 'list_unified_connections', arguments: { limit: 5 } })

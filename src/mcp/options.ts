@@ -57,6 +57,12 @@ function permissions(query: RawQuery): Set<string> | undefined {
   return new Set(names)
 }
 
+/**
+ * Bounds on `aliases`: each alias restates the title of every tool its word matches, so the list grows with
+ * words × aliases × tools (8 KB of aliases made a 480 KB tool list); these leave room for any real glossary.
+ */
+export const ALIAS_LIMITS = { words: 50, perWord: 10, length: 64 } as const
+
 /** `word:alias1,alias2;word2:alias3`. */
 export function parseAliases(text: string | undefined): Map<string, string[]> {
   const aliases = new Map<string, string[]>()
@@ -73,7 +79,21 @@ export function parseAliases(text: string | undefined): Map<string, string[]> {
     if (colon <= 0 || word === '' || words.length === 0) {
       throw badRequest(`aliases: '${entry}' is not word:alias1,alias2 (entries are separated by ;)`)
     }
-    aliases.set(word, [...(aliases.get(word) ?? []), ...words])
+    const all = [...(aliases.get(word) ?? []), ...words]
+    if (all.length > ALIAS_LIMITS.perWord) {
+      throw badRequest(
+        `aliases: '${word.slice(0, ALIAS_LIMITS.length)}' has ${all.length} aliases; give at most ${ALIAS_LIMITS.perWord} per word`,
+      )
+    }
+    const tooLong = [word, ...words].find((w) => w.length > ALIAS_LIMITS.length)
+    if (tooLong !== undefined) {
+      throw badRequest(
+        `aliases: '${tooLong.slice(0, 20)}…' is longer than ${ALIAS_LIMITS.length} characters, the most a word or alias may have`,
+      )
+    }
+    aliases.set(word, all)
+    if (aliases.size > ALIAS_LIMITS.words)
+      throw badRequest(`aliases: give at most ${ALIAS_LIMITS.words} words (entries separated by ;)`)
   }
   return aliases
 }
