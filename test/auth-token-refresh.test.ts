@@ -3,7 +3,14 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { integrationOf } from '../src/integrations/registry.js'
 import { type AuthServer, startAuthServer } from './support/auth-server.js'
-import { CLIENT_ID, configureGoogleApp, GA4, type GoogleSetup, startGoogle } from './support/google-oauth.js'
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  configureGoogleApp,
+  GA4,
+  type GoogleSetup,
+  startGoogle,
+} from './support/google-oauth.js'
 import { type ServerProcess, startServerProcess } from './support/processes.js'
 import { storeKinds, uniqueSchema } from './support/stores.js'
 
@@ -92,6 +99,27 @@ describe.each(storeKinds())('OAuth token lifecycle on %s', (store) => {
     expect(view.body.last_unhealthy_code).toBe('400')
     expect((await properties(connection.id)).status).toBe(403)
     expect(tokenRequests(g)).toHaveLength(1)
+  })
+
+  it("keeps and shows a token endpoint's refusal without the refresh token or client secret it quotes", async () => {
+    const { connection, tokens } = await connectWithTokens(s, g, -10)
+    g.ga4.fault({
+      method: 'POST',
+      pathPattern: '^/token$',
+      status: 400,
+      body: {
+        error: 'invalid_grant',
+        error_description: `refresh token ${tokens.refresh_token} of client ${CLIENT_SECRET} is revoked`,
+      },
+    })
+    const res = await properties(connection.id)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toMatch(/refresh token \[redacted\] of client \[redacted\] is revoked/)
+    const view = await s.api('GET', `/unified/connection/${connection.id}`)
+    const shown = JSON.stringify(view.body)
+    expect(shown).toContain('[redacted]')
+    expect(shown).not.toContain(tokens.refresh_token)
+    expect(shown).not.toContain(CLIENT_SECRET)
   })
 
   it('backs off after a transient token endpoint failure instead of asking on every request', async () => {

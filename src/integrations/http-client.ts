@@ -80,9 +80,10 @@ const MIN_SECRET_LENGTH = 8
  * replaced by `[redacted]`. A provider's message is passed on in the answer, the API-call log and tool
  * results, and some providers quote what they refused (Amplitude's HTTP V2: `Invalid API key: <the key>`).
  */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text
   for (const secret of secrets) {
+    if (!secret) continue
     const parts = [secret, secret.replace(/^[A-Za-z][\w-]*\s+/, '')]
     for (const part of parts)
       if (part.length >= MIN_SECRET_LENGTH && out.includes(part)) out = out.split(part).join('[redacted]')

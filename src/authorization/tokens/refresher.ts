@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ConnectionStore, StoredConnection, TokenRefresher } from '../../connections/index.js'
 import { ApiError } from '../../errors.js'
+import { redactSecrets } from '../../integrations/http-client.js'
 import { integrationOf } from '../../integrations/registry.js'
 import type { Credentials } from '../../integrations/types.js'
 import { nowIso } from '../../store/index.js'
@@ -152,11 +153,14 @@ export class OAuthRefresher implements TokenRefresher {
       return next
     } catch (err) {
       if (!(err instanceof TokenEndpointError)) throw err
-      if (err.isInvalidGrant) return this.dead(connection, c, err.status, err.message)
+      // The endpoint's words are kept (refresh_error) and shown to the key holder, without what was sent to
+      // it: a token endpoint may quote the refresh token or client secret it refuses.
+      const message = redactSecrets(err.message, [c.refresh_token, c.access_token, client.clientSecret])
+      if (err.isInvalidGrant) return this.dead(connection, c, err.status, message)
       const count = (this.failures.get(connection.id)?.count ?? 0) + 1
       const until = Date.now() + refreshBackoffMs(count)
-      this.failures.set(connection.id, { count, until, message: err.message })
-      throw this.unavailable(connection, until, err.message)
+      this.failures.set(connection.id, { count, until, message })
+      throw this.unavailable(connection, until, message)
     }
   }
 
