@@ -37,6 +37,30 @@ describe('BambooHR emulator', () => {
     expect(Array.isArray(await viaFormat.json())).toBe(true)
   })
 
+  it('prints list field ids and monitor field ids as strings, option ids as numbers (specs/public.yaml)', async () => {
+    const lists = (await (await fetch(`${api}/meta/lists`, { headers: json })).json()) as {
+      fieldId: unknown
+      alias: string
+      options: { id: unknown }[]
+    }[]
+    const department = lists.find((l) => l.alias === 'department')
+    expect(department?.fieldId).toBe('4')
+    for (const list of lists) {
+      expect(typeof list.fieldId).toBe('string')
+      for (const option of list.options) expect(typeof option.id).toBe('number')
+    }
+    const monitor = (await (await fetch(`${api}/webhooks/monitor_fields`, { headers: json })).json()) as {
+      fields: { id: unknown; name: unknown; alias: unknown }[]
+    }
+    expect(monitor.fields.length).toBeGreaterThan(0)
+    for (const field of monitor.fields) {
+      expect(typeof field.id).toBe('string')
+      expect(field.id).toMatch(/^\d+$/)
+      expect(typeof field.name).toBe('string')
+    }
+    expect(monitor.fields.map((f) => f.alias)).toContain('firstName')
+  })
+
   it('reports every employee, filters by lastChanged with includeNull, and checks format and body type', async () => {
     const all = await report({ fields: ['firstName', 'status', 'nonsense', 'ssn'] })
     const body = (await all.json()) as { fields: { id: string }[]; employees: Record<string, string>[] }

@@ -12,8 +12,13 @@ export interface ListOption {
   archivedDate: string | null
 }
 
+/**
+ * A list field as `GET /v1/meta/lists` prints it (`ListFieldDetail`): `fieldId` is a string ("The field ID",
+ * `type: string`), the options' `id` a number (`ListFieldOption`, `type: integer`)
+ * (BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml).
+ */
 export interface ListField {
-  fieldId: number
+  fieldId: string
   alias: string
   name: string
   manageable: 'yes' | 'no'
@@ -94,7 +99,7 @@ class Lists {
         archivedDate: archived ? '2023-01-15T12:00:00+00:00' : null,
       }
     })
-    this.fields.push({ fieldId, alias, name, manageable: 'yes', multiple: 'no', options })
+    this.fields.push({ fieldId: String(fieldId), alias, name, manageable: 'yes', multiple: 'no', options })
   }
 }
 

@@ -5,7 +5,7 @@ import { type Hook, type HookEvent, hookTime } from './hooks.js'
 import { type BamboohrState, RESTRICTED_FIELDS } from './state.js'
 
 /**
- * The Webhooks API (list-webhooks, create-webhook, get-webhook, delete-webhook, get-monitor-fields in
+ * The Webhooks API (list-webhooks, create-webhook, get-webhook, delete-webhook, list-monitor-fields in
  * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml), at the API-key gateway.
  */
 const FIELD_EVENTS: readonly HookEvent[] = [
@@ -56,9 +56,13 @@ function hookOf(state: BamboohrState, id: string): Hook {
 }
 
 export function registerWebhookRoutes(app: FastifyInstance, state: BamboohrState): void {
-  /** Monitorable fields: stored employee fields the key's user may read (computed ones are not). */
+  /**
+   * Monitorable fields: stored employee fields the key's user may read (computed ones are not). Each is
+   * `{id, name, alias}` with `id` "The field ID, returned as a string" (`list-monitor-fields`,
+   * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml, example `'4175'`).
+   */
   app.get(`${GATEWAY}/webhooks/monitor_fields`, async () => ({
-    fields: state.monitorableFields().map((alias, i) => ({ id: i + 1, name: alias, alias })),
+    fields: state.monitorableFields().map((alias, i) => ({ id: String(i + 1), name: alias, alias })),
   }))
 
   app.get(`${GATEWAY}/webhooks`, async () => ({

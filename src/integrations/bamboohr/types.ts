@@ -31,7 +31,10 @@ export type BamboohrListOption = {
   archivedDate?: string | null
 }
 
-/** `GET /v1/meta/lists` answers an array of these (`ListFieldDetail`). */
+/**
+ * `GET /v1/meta/lists` answers an array of these (`ListFieldDetail`; `fieldId` is typed a string there). The
+ * connector finds a list by its alias and never reads `fieldId`, so a number from an older account would do too.
+ */
 export type BamboohrListField = {
   fieldId: string | number
   alias?: string
