@@ -114,6 +114,26 @@ describe('BambooHR through Unigate', () => {
     expect(missing.status).toBe(404)
   })
 
+  it("answers 403 naming BambooHR's access levels for an employee the key may not see, and lists without it", async () => {
+    const hidden = employeeIds()[5] as string
+    emu.state.hideEmployee(Number(hidden))
+    try {
+      const got = await h.api<Rec>('GET', `${base()}/employee/${hidden}`)
+      expect(got.status).toBe(403)
+      expect(got.body.message).toContain('BambooHR answered 403: Permission denied to view employee')
+      expect(got.body.message).toContain('access level')
+      expect(got.body).not.toHaveProperty('stack')
+      // The report leaves the employee out, as BambooHR's own lists do for this key.
+      const list = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { limit: 1000, fields: 'id' } })
+      expect(list.status).toBe(200)
+      expect(list.body.map((e) => e.id)).toEqual(employeeIds().filter((id) => id !== hidden))
+      // One employee the key may not see says nothing of the key: the connection stays usable.
+      expect((await h.api('GET', `${base()}/employee/${employeeIds()[4]}`)).status).toBe(200)
+    } finally {
+      emu.state.hidden.delete(Number(hidden))
+    }
+  })
+
   it('pages on its side of the one report, one report call per page', async () => {
     const ids = async (offset: number, limit: number) =>
       (await h.api<Rec[]>('GET', `${base()}/employee`, { query: { offset, limit, fields: 'id' } })).body.map(

@@ -198,6 +198,47 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
   })
 
+  it('leaves out a created employee the key may not see, delivers the others, and stays healthy', async () => {
+    // Added before the webhook exists; an administrator then takes one out of the key user's access level.
+    const seen = emu.state.addEmployee({ firstName: 'Seen', lastName: 'Employee' })
+    const unseen = emu.state.addEmployee({ firstName: 'Unseen', lastName: 'Employee' })
+    emu.state.hideEmployee(unseen.id)
+    try {
+      const hook = await hookFor('created')
+      const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey
+      // BambooHR pushes a creation whoever may see the employee (`employee.created`: "does not enforce
+      // permission checking"), and the read back is then a 403.
+      const bodyOf = (ids: number[]) =>
+        JSON.stringify({
+          employees: ids.map((id) => ({
+            id: String(id),
+            action: 'Created',
+            timestamp: '2026-01-01T00:00:00+00:00',
+            fields: {},
+            changedFields: [],
+          })),
+        })
+      const send = (text: string, ts: string) => signedCall(hook, text, ts, sign(key, text, ts))
+      const now = Math.floor(Date.now() / 1000)
+      expect((await send(bodyOf([seen.id, unseen.id]), String(now))).status).toBe(200)
+      const delivered = () => server.receiver.accepted(hook).flatMap((d) => d.data.map((r) => r.id))
+      await server.receiver.waitFor(() => delivered().length > 0, 15_000, 'the employee the key sees')
+      expect(delivered()).toEqual([String(seen.id)])
+      // Calls naming only employees the key may not see deliver nothing and are no failure to read: the
+      // webhook stays healthy however many come (three failures would turn it unhealthy).
+      for (const later of [1, 2, 3]) {
+        expect((await send(bodyOf([unseen.id]), String(now + later))).status).toBe(200)
+      }
+      const webhook = await server.api<Rec>('GET', `/unified/webhook/${hook}`)
+      expect(webhook.body.is_healthy).toBe(true)
+      const unhealthy = (await notificationsOf(server, hook)).filter((n) => n.event === 'WEBHOOK_UNHEALTHY')
+      expect(unhealthy).toEqual([])
+      expect((await server.api('DELETE', `/unified/webhook/${hook}`)).status).toBe(200)
+    } finally {
+      emu.state.hidden.delete(unseen.id)
+    }
+  })
+
   it("accepts BambooHR's late retries with their first timestamp and ISO 8601 timestamps, and delivers a call sent twice once", async () => {
     const hook = await hookFor('updated')
     const key = [...emu.state.hooks.hooks.values()].at(-1)!.privateKey

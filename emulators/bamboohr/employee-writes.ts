@@ -44,6 +44,9 @@ export function registerEmployeeWrites(app: FastifyInstance, state: BamboohrStat
     const { id } = request.params as { id: string }
     const employee = /^\d+$/.test(id) ? state.employees.get(Number(id)) : undefined
     if (!employee) throw new BamboohrHttpError(404, 'Employee not found')
+    // "The API user does not have permission to see the employee or to update any of the requested fields"
+    // (update-employee, 403; the message is ours).
+    if (!state.canSee(employee.id)) throw new BamboohrHttpError(403, 'Permission denied to view employee')
     state.updateEmployee(employee, fieldsOf(request))
     return reply.code(200).send('')
   })

@@ -112,6 +112,77 @@ describe('BambooHR emulator', () => {
     expect((await fetch(`${api}/employees/99999`, { headers: json })).status).toBe(404)
   })
 
+  it("answers 403 for an employee outside the key's access level, leaves it out of reports, and pushes only its creation and deletion", async () => {
+    const { createServer } = await import('node:http')
+    const received: string[] = []
+    const receiver = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => {
+        text += c
+      })
+      req.on('end', () => {
+        received.push(text)
+        res.writeHead(200).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const local = await startBamboohrEmulator({
+      seed: 3,
+      employees: 4,
+      insecureHookUrls: true,
+      hiddenEmployees: [102],
+    })
+    const localApi = `${local.url}/api/gateway.php/acme/v1`
+    try {
+      const denied = await fetch(`${localApi}/employees/102?fields=firstName`, { headers: json })
+      expect(denied.status).toBe(403)
+      expect(denied.headers.get('x-bamboohr-error-message')).toBe('Permission denied to view employee')
+      expect(await denied.text()).toBe('')
+      expect((await fetch(`${localApi}/employees/103`, { headers: json })).status).toBe(200)
+      const report = await fetch(`${localApi}/reports/custom?format=JSON`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({ fields: ['firstName'] }),
+      })
+      const rows = ((await report.json()) as { employees: { id: string }[] }).employees
+      expect(rows.map((e) => e.id)).toEqual(['100', '101', '103'])
+      const update = await fetch(`${localApi}/employees/102`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({ jobTitle: 'Chief' }),
+      })
+      expect(update.status).toBe(403)
+      const made = await fetch(`${localApi}/webhooks/`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'all',
+          url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
+          format: 'json',
+          monitorFields: ['jobTitle'],
+          postFields: { jobTitle: 'jobTitle' },
+        }),
+      })
+      expect(made.status).toBe(201)
+      // An administrator changes the hidden employee, then one the key sees, then deletes the hidden one.
+      local.state.updateEmployee(local.state.employees.get(102)!, { jobTitle: 'Chief' })
+      local.state.updateEmployee(local.state.employees.get(103)!, { jobTitle: 'Chief' })
+      local.state.deleteEmployee(102)
+      const deadline = Date.now() + 5000
+      while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      const entries = received.map(
+        (text) => (JSON.parse(text) as { employees: Record<string, unknown>[] }).employees[0],
+      )
+      expect(entries.map((e) => [e?.id, e?.action]).sort()).toEqual([
+        ['102', 'Deleted'],
+        ['103', 'Updated'],
+      ])
+    } finally {
+      receiver.close()
+      await local.close()
+    }
+  })
+
   it('creates webhooks only as the Webhooks API allows, with the private key once', async () => {
     const hook = (body: Record<string, unknown>) =>
       fetch(`${api}/webhooks/`, {

@@ -25,6 +25,8 @@ export interface BamboohrEmulatorOptions extends ListenOptions {
   readonly insecureHookUrls?: boolean
   /** Shortens BambooHR's retry delays (5, 10, 20, 40, 80 minutes) for tests. */
   readonly hookRetryDelaysMs?: readonly number[]
+  /** Employees the keys' user may not see (`state.hideEmployee` does the same later). */
+  readonly hiddenEmployees?: readonly number[]
 }
 
 export type BamboohrEmulator = EmulatorHandle<BamboohrState>
@@ -41,6 +43,7 @@ export async function startBamboohrEmulator(
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     insecureHookUrls: options.insecureHookUrls ?? false,
     ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),
+    ...(options.hiddenEmployees ? { hiddenEmployees: options.hiddenEmployees } : {}),
   })
   const server = createEmulatorServer({ faultResponse: bamboohrFaultResponse })
   installErrorHandler(server.app)

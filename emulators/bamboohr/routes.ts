@@ -66,6 +66,9 @@ export function registerRoutes(app: FastifyInstance, state: BamboohrState): void
     const wanted = id === '0' ? state.keyEmployeeId() : /^\d+$/.test(id) ? Number(id) : Number.NaN
     const employee = state.employees.get(wanted)
     if (!employee) throw new BamboohrHttpError(404, 'Employee not found')
+    // "The API user does not have permission to see the requested employee" (get-employee, 403; the message
+    // in the header is ours): see BamboohrState.hideEmployee.
+    if (!state.canSee(employee.id)) throw new BamboohrHttpError(403, 'Permission denied to view employee')
     return answer(request, reply, employeeRow(employee, fields), 'employee')
   })
 
@@ -116,7 +119,9 @@ export function registerRoutes(app: FastifyInstance, state: BamboohrState): void
     }
     // `includeNull` defaults to `yes`: employees never changed stay in a lastChanged report unless `no`.
     const includeNull = changed?.includeNull !== 'no'
+    // Only the employees the key's user may see (BamboohrState.hideEmployee).
     const employees = [...state.employees.values()].filter((e) => {
+      if (!state.canSee(e.id)) return false
       if (since === undefined) return true
       const last = e.fields.lastChanged
       return last === null || last === undefined ? includeNull : Date.parse(last) >= (since as number)

@@ -48,6 +48,8 @@ export interface BamboohrStateOptions {
   readonly insecureHookUrls?: boolean
   /** Delays before each retry of a call answered 5xx (default BambooHR's 5, 10, 20, 40 and 80 minutes). */
   readonly hookRetryDelaysMs?: readonly number[]
+  /** Employees the keys' user may not see (its access level leaves them out); see `hideEmployee`. */
+  readonly hiddenEmployees?: readonly number[]
 }
 
 /** Fields an API key's user may not read (sensitive ones need more access). */
@@ -107,6 +109,8 @@ class Lists {
 export class BamboohrState {
   readonly apiKeys: Set<string>
   readonly employees = new Map<number, EmployeeRecord>()
+  /** Employees outside the keys' user's access level (see `hideEmployee`). */
+  readonly hidden: Set<number>
   readonly hooks: BamboohrHooks
   readonly lists: ListField[]
   readonly benefits: BenefitPlan[]
@@ -119,6 +123,7 @@ export class BamboohrState {
 
   constructor(readonly options: BamboohrStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
+    this.hidden = new Set(options.hiddenEmployees ?? [])
     this.hooks = new BamboohrHooks(options.domain, options.hookRetryDelaysMs)
     const lists = new Lists()
     // Stock list fields with their usual ids; the connector must find them by alias, not position.
@@ -205,6 +210,29 @@ export class BamboohrState {
     }
   }
 
+  /**
+   * Takes an employee out of what the keys' user may see, as an administrator does by giving that user an
+   * access level that does not include them (BambooHR's access levels choose which employees a user sees: "You
+   * should set your Access Level to view 'All Employees', otherwise the data synced will be missing employee
+   * records", https://help.merge.dev/en/articles/5431279-bamboohr-api-key-authentication). Such an employee is
+   * a 403 to read or update ("The API user does not have permission to see the requested employee",
+   * get-employee and update-employee, BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml),
+   * absent from custom reports (as the `all` employee table reads only "employees the API user has access
+   * to", get-employee-table-data there), and its updates are not pushed: an update event "will not fire if the
+   * webhook creator lacks access to all monitored fields being changed" (the spec's `employee.updated`
+   * webhook), and the user can read no field of an employee it cannot see (ours: the inference). Its creation
+   * and deletion are still pushed: those events "do not enforce permission checking" (`employee.created`,
+   * `employee.deleted` there; the field-based events are their legacy form).
+   */
+  hideEmployee(id: number): void {
+    this.hidden.add(id)
+  }
+
+  /** Whether the keys' user may see the employee (see `hideEmployee`). */
+  canSee(id: number): boolean {
+    return !this.hidden.has(id)
+  }
+
   /** The field names an employee record has that the key's user may read. */
   readableFields(): string[] {
     const names = new Set<string>()
@@ -261,6 +289,8 @@ export class BamboohrState {
   }
 
   private tell(action: EmployeeAction, employee: EmployeeRecord, changed: readonly string[] = []): void {
+    // An employee the webhook creator may not see has no field it may read: no update is pushed (hideEmployee).
+    if (action === 'Updated' && !this.canSee(employee.id)) return
     this.hooks.notify(
       action,
       employee.id,

@@ -238,6 +238,13 @@ export interface NativeChangedIds {
    * cannot report a live record deleted.
    */
   readonly removed: boolean
+  /**
+   * The provider answers 403 for one record the credentials may not see, and leaves such records out of its
+   * lists (BambooHR's access levels): a 403 reading back one of these ids leaves that record out, as a list
+   * does, instead of failing the whole call and counting against the webhook's health. A removed record is
+   * not delivered then either: the provider still has it.
+   */
+  readonly forbiddenMeansHidden?: boolean
 }
 
 /** A call's one-time token, for providers whose signature covers a token and a time but not the body (Lever). */

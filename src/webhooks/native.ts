@@ -268,21 +268,38 @@ export class NativeWebhooks {
   ): Promise<UnifiedRecord[] | undefined> {
     const ids = [...new Set(changed.ids)]
     if (ids.length === 0) return []
-    let read: (UnifiedRecord | undefined)[]
+    let read: (UnifiedRecord | undefined | typeof HIDDEN)[]
     try {
       // A few at a time: a call may name more records than the connection queues (a bulk import), and
       // started together the rest were 429s, so the call failed as often as the provider sent it.
-      read = await pMap(ids, (id) => this.reader.readOne(webhook, resolved, id), {
-        concurrency: RECORD_READS_AT_ONCE,
-      })
+      read = await pMap(
+        ids,
+        async (id) => {
+          try {
+            return await this.reader.readOne(webhook, resolved, id)
+          } catch (err) {
+            if (changed.forbiddenMeansHidden && isProviderForbidden(err)) return HIDDEN
+            throw err
+          }
+        },
+        { concurrency: RECORD_READS_AT_ONCE },
+      )
     } catch (err) {
       await this.health.failed(webhook, 'read', failureReason(err), new Date().toISOString())
       return isPermanentReadFailure(err) ? [] : undefined
     }
     await this.health.succeeded(webhook, 'read')
     if (changed.removed) return ids.filter((_, i) => read[i] === undefined).map((id) => ({ id }))
-    return read.filter((r): r is UnifiedRecord => r !== undefined)
+    return read.filter((r): r is UnifiedRecord => r !== undefined && r !== HIDDEN)
   }
+}
+
+/** A record the provider would not show these credentials (see NativeChangedIds.forbiddenMeansHidden). */
+const HIDDEN = Symbol('hidden from the credentials')
+
+/** The provider itself answered 403 (not Unigate's own permission check, nor a 401 mapped to 403). */
+function isProviderForbidden(err: unknown): boolean {
+  return err instanceof ApiError && err.statusCode === 403 && err.extra.provider_status === 403
 }
 
 /**

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js'
+import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
@@ -73,6 +73,29 @@ async function byOption(ctx: HandlerContext, filter: 'group_id' | 'location_id',
   return (e: BamboohrEmployee) => e[option.alias] === option.name
 }
 
+/**
+ * An employee the key's user may not see is a 403 to read ("The API user does not have permission to see the
+ * requested employee", get-employee in
+ * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml): the user's access level
+ * leaves them out, and the report lists leave them out too. It says nothing about the key as a whole, so it is
+ * a 403 naming the employee and what to change, never a 500 and never a reason to re-authorize.
+ */
+async function hiddenAware<T>(id: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (err) {
+    if (!(err instanceof ProviderError && err.status === 403)) throw err
+    throw new ApiError(
+      403,
+      `get hris_employee ${id}: BambooHR answered 403: ${err.providerMessage}. The API key's user may not see this ` +
+        "employee (its BambooHR access level leaves them out, and lists leave them out too); give that user's " +
+        'access level all employees, or connect with the key of a user who has it',
+      {},
+      { provider_status: 403 },
+    )
+  }
+}
+
 export const employeeHandlers: ObjectHandlers = {
   listIsComplete: true,
   nativeWebhooks: bamboohrEmployeePushes,
@@ -91,10 +114,12 @@ export const employeeHandlers: ObjectHandlers = {
   },
   async get(ctx, id) {
     const ask = askOf(ctx)
-    const employee = await ctx.client.json<BamboohrEmployee>({
-      path: `/employees/${encodeURIComponent(id)}`,
-      query: { ...ask.query, fields: ask.fields.join(',') },
-    })
+    const employee = await hiddenAware(id, () =>
+      ctx.client.json<BamboohrEmployee>({
+        path: `/employees/${encodeURIComponent(id)}`,
+        query: { ...ask.query, fields: ask.fields.join(',') },
+      }),
+    )
     return fromBamboohrEmployee(employee, companyIdOf(ctx.credentials))
   },
 }

@@ -172,7 +172,10 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
       const ids = entries.flatMap((e) =>
         e.id === undefined || e.id === null || String(e.id) === '' ? [] : [String(e.id)],
       )
-      return { ids, removed: false }
+      // BambooHR pushes a creation to every subscriber, whoever may see the employee ("This event does not
+      // enforce permission checking", `employee.created` in specs/public.yaml): one the key's user may not see
+      // is a 403 to read back, and is left out as the report lists leave it out.
+      return { ids, removed: false, forbiddenMeansHidden: true }
     }
     const companyId = companyIdOf(push.credentials)
     return entries.flatMap((e): UnifiedRecord[] => {
