@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onTestFinished as after, afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_HUBSPOT_TOKEN, type HubspotEmulator, startHubspotEmulator } from './index.js'
 
 describe('HubSpot emulator', () => {
@@ -125,6 +125,38 @@ describe('HubSpot emulator', () => {
       limit: 2,
     })
     expect((past.body.results as { id: string }[]).map((c) => c.id)).toEqual(ids.slice(3, 5))
+  })
+
+  it('takes at most 5 filter groups, 6 filters in a group and 18 in all, the limits the search guide gives', async () => {
+    const filter = { propertyName: 'hs_object_id', operator: 'GT', value: '0' }
+    // An account of its own, so these searches do not meet the four-per-second search limit.
+    const local = await startHubspotEmulator({ seed: 3, contacts: 5, searchPerSecond: 100 })
+    after(() => local.close())
+    const search = async (groups: number, perGroup: number) => {
+      const res = await fetch(`${local.url}/crm/v3/objects/contacts/search`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          filterGroups: Array.from({ length: groups }, () => ({
+            filters: Array.from({ length: perGroup }, () => filter),
+          })),
+          limit: 1,
+        }),
+      })
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+    }
+    expect((await search(1, 6)).status).toBe(200)
+    expect((await search(3, 6)).status).toBe(200)
+    expect((await search(5, 3)).status).toBe(200)
+    for (const [groups, perGroup] of [
+      [1, 7],
+      [4, 5],
+      [6, 1],
+    ] as const) {
+      const refused = await search(groups, perGroup)
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' })
+    }
   })
 
   it('searches with filters, refuses paging past 10,000 results, and limits searches per second', async () => {

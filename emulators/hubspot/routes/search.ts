@@ -7,12 +7,22 @@ import type { ContactRecord, HubspotState } from '../state.js'
 /**
  * `POST /crm/v3/objects/contacts/search` (HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json, PublicObjectSearchRequest;
  * https://developers.hubspot.com/docs/guides/api/crm/search): filter groups ORed, filters in a group ANDed;
- * at most 5 groups, 10 filters per group and 25 in all (https://developers.hubspot.com/changelog/breaking-change-expanded-filtering-capabilities-and-error-messaging-in-hubspots-search-api);
  * one sort; `limit` up to 200 (the spec) and at most 10,000 results per query (the search page, "Limitations").
+ *
+ * Filter limits: HubSpot's sources disagree. The current search guide says "You can include a maximum of five
+ * filterGroups with up to 6 filters in each group, with a maximum of 18 filters in total. If you've included
+ * too many groups or filters, you'll receive a VALIDATION_ERROR error response"
+ * (https://developers.hubspot.com/docs/guides/api/crm/search, "Filter search results"; the page itself was not
+ * in our look-up tools' store, the sentence is as HubSpot's own MCP server's search tool and several clients
+ * quote it); the August 2024 changelog allowed 5 groups, 10 per group and 25 in all
+ * (https://developers.hubspot.com/changelog/breaking-change-expanded-filtering-capabilities-and-error-messaging-in-hubspots-search-api);
+ * the spec's `filterGroups` says "Up to 6 groups of filters". The emulator holds to the strictest of each: 5
+ * groups (guide and changelog), 6 per group and 18 in all (the guide), a 400 VALIDATION_ERROR past them (the
+ * messages are ours). A connector within these is within every one of them.
  */
 const MAX_GROUPS = 5
-const MAX_PER_GROUP = 10
-const MAX_FILTERS = 25
+const MAX_PER_GROUP = 6
+const MAX_FILTERS = 18
 const MAX_LIMIT = 200
 const RESULT_CAP = 10_000
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '../../errors.js'
 import type { ListQuery } from '../types.js'
-import { MAX_FILTERS_PER_GROUP, searchRequest } from './search.js'
+import { checkFilterCount, MAX_FILTERS_PER_GROUP, searchRequest } from './search.js'
 
 const every: ListQuery = {
   limit: 10,
@@ -21,6 +22,23 @@ describe('HubSpot search pages', () => {
     expect(filters).toHaveLength(5)
     expect(filters.length).toBeLessThanOrEqual(MAX_FILTERS_PER_GROUP)
     expect(body.sorts).toEqual([{ propertyName: 'hs_object_id', direction: 'ASCENDING' }])
+  })
+
+  it("takes HubSpot's guide at its word: six filters in a group, and a 400 naming the parameters past it", () => {
+    expect(MAX_FILTERS_PER_GROUP).toBe(6)
+    const filters = searchRequest(every, [], 200, '12345').filterGroups[0]!.filters
+    expect(() => checkFilterCount(filters)).not.toThrow()
+    const seven = [...filters, filters[1]!, filters[2]!]
+    let refused: unknown
+    try {
+      checkFilterCount(seven)
+    } catch (err) {
+      refused = err
+    }
+    expect(refused).toBeInstanceOf(ApiError)
+    expect((refused as ApiError).statusCode).toBe(400)
+    expect((refused as ApiError).message).toMatch(/^updated_gte, user_id, company_id, deal_id, offset/)
+    expect((refused as ApiError).message).toContain('at most 6 in a group')
   })
 
   it('in descending id order, bounds the page below the last id read', () => {

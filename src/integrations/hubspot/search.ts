@@ -10,10 +10,14 @@ import type { HubspotFilter, HubspotSearchRequest } from './types.js'
 export const SEARCH_RESULT_CAP = 10_000
 
 /**
- * Filters one group may hold (https://developers.hubspot.com/changelog/breaking-change-expanded-filtering-capabilities-and-error-messaging-in-hubspots-search-api).
- * The unified filters fill at most four, so the id bound of a keyset page always fits beside them.
+ * Filters one group may hold: "a maximum of five filterGroups with up to 6 filters in each group, with a
+ * maximum of 18 filters in total" (https://developers.hubspot.com/docs/guides/api/crm/search, "Filter search
+ * results"), the strictest of HubSpot's statements (its 2024 changelog allowed 10 per group, the spec says "Up
+ * to 6 groups"; see emulators/hubspot/routes/search.ts). Unigate sends one group, so the group's limit is
+ * the one that binds. The unified filters fill at most four, so the id bound of a keyset page always fits
+ * beside them; `searchRequest` still refuses, naming the parameters, a request past the limit.
  */
-export const MAX_FILTERS_PER_GROUP = 10
+export const MAX_FILTERS_PER_GROUP = 6
 
 /**
  * Whether a search pages by id instead of by offset. In id order (no caller sort) ids never tie, so each
@@ -76,6 +80,29 @@ export function searchFilters(q: ListQuery): HubspotFilter[] {
   return filters
 }
 
+/** Which unified parameter each search filter stands for, to name them in a refusal. */
+const PARAMETER_OF: Readonly<Record<string, string>> = {
+  lastmodifieddate: 'updated_gte',
+  hubspot_owner_id: 'user_id',
+  'associations.company': 'company_id',
+  'associations.deal': 'deal_id',
+  hs_object_id: 'offset (the id bound of the next page)',
+}
+
+/**
+ * A search HubSpot would refuse for its filter count is a 400 naming the unified parameters behind the filters,
+ * never HubSpot's VALIDATION_ERROR passed on. The unified filters make at most five today, within the six a
+ * group takes; this keeps a future filter from turning into a provider error.
+ */
+export function checkFilterCount(filters: readonly HubspotFilter[]): void {
+  if (filters.length <= MAX_FILTERS_PER_GROUP) return
+  const named = [...new Set(filters.map((f) => PARAMETER_OF[f.propertyName] ?? f.propertyName))]
+  throw badRequest(
+    `${named.join(', ')}: together these need ${filters.length} HubSpot search filters, and HubSpot's search ` +
+      `takes at most ${MAX_FILTERS_PER_GROUP} in a group; leave out some of them`,
+  )
+}
+
 /**
  * The search body for one page. Without `sort`, results come in id order (`hs_object_id`), the plain list's
  * order, so a page of a filtered list is stable between calls; `order` alone reverses that. `cursor` is
@@ -95,6 +122,7 @@ export function searchRequest(
   if (byId && cursor !== undefined) {
     filters.push({ propertyName: 'hs_object_id', operator: q.order === 'desc' ? 'LT' : 'GT', value: cursor })
   }
+  checkFilterCount(filters)
   const after = byId ? undefined : cursor
   return {
     filterGroups: filters.length > 0 ? [{ filters }] : [],
