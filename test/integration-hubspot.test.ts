@@ -225,6 +225,18 @@ describe('HubSpot through Unigate', () => {
     expect(text.body.every((c) => c.last_name === 'Lovelace')).toBe(true)
   })
 
+  it("refuses a text query longer than HubSpot's search takes with a 400 naming query, before asking HubSpot", async () => {
+    const ok = await h.api<Rec[]>('GET', base(), { query: { query: 'l'.repeat(3000), fields: 'id' } })
+    expect(ok.status).toBe(200)
+    emu.clearRequests()
+    const res = await h.api<Rec>('GET', base(), { query: { query: 'l'.repeat(3001), fields: 'id' } })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toMatch(/^query: /)
+    expect(res.body.message).toContain('3000')
+    expect(res.body).not.toHaveProperty('provider_status')
+    expect(searches()).toHaveLength(0)
+  })
+
   it("refuses a sorted page past search's 10,000-result cap naming it, before asking HubSpot", async () => {
     const res = await h.api<Rec>('GET', base(), {
       query: { user_id: '9001', sort: 'created_at', offset: 10_000, limit: 10 },

@@ -159,6 +159,24 @@ describe('HubSpot emulator', () => {
     }
   })
 
+  it('takes a search query of up to 3000 characters (PublicObjectSearchRequest.query)', async () => {
+    const local = await startHubspotEmulator({ seed: 3, contacts: 5, searchPerSecond: 100 })
+    const search = (query: string) =>
+      fetch(`${local.url}/crm/v3/objects/contacts/search`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ query, limit: 1 }),
+      })
+    try {
+      expect((await search('a'.repeat(3000))).status).toBe(200)
+      const long = await search('a'.repeat(3001))
+      expect(long.status).toBe(400)
+      expect(await long.json()).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' })
+    } finally {
+      await local.close()
+    }
+  })
+
   it('searches with filters, refuses paging past 10,000 results, and limits searches per second', async () => {
     const owner = emu.state.liveContacts()[0]!.properties.hubspot_owner_id
     const res = await call('POST', '/crm/v3/objects/contacts/search', {

@@ -24,6 +24,8 @@ const MAX_GROUPS = 5
 const MAX_PER_GROUP = 6
 const MAX_FILTERS = 18
 const MAX_LIMIT = 200
+/** "The search query string, up to 3000 characters" (PublicObjectSearchRequest.query in the spec above). */
+const MAX_QUERY_CHARS = 3000
 const RESULT_CAP = 10_000
 
 /** Contact properties the text `query` looks in (https://developers.hubspot.com/docs/guides/api/crm/search, "Search default searchable properties"). */
@@ -162,6 +164,9 @@ export function registerSearchRoutes(app: FastifyInstance, state: HubspotState):
     const groups = checkGroups(body.filterGroups)
     const sort = checkSort(body.sorts)
     const query = typeof body.query === 'string' ? body.query : undefined
+    // A longer query is a 400 VALIDATION_ERROR here (ours: the spec states the limit, not the refusal's words).
+    if (query !== undefined && [...query].length > MAX_QUERY_CHARS)
+      throw validation(`query must be at most ${MAX_QUERY_CHARS} characters`)
     const properties = Array.isArray(body.properties) ? (body.properties as string[]) : undefined
     // The search index lags writes (https://developers.hubspot.com/docs/guides/api/crm/search, "Limitations": new and updated records may take a few moments).
     const visibleBefore = Date.now() - state.searchLagMs

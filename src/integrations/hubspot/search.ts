@@ -31,6 +31,13 @@ export function pagesById(q: ListQuery): boolean {
   return q.sort === undefined
 }
 
+/**
+ * The longest text `query` a search takes: "The search query string, up to 3000 characters"
+ * (HubSpot/HubSpot-public-api-spec-collection@99893791383254f52aa07662baeb98aad65cc710:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json,
+ * PublicObjectSearchRequest.query).
+ */
+export const MAX_QUERY_CHARS = 3000
+
 /** A search page holds at most 200 results (`PublicObjectSearchRequest.limit`: "up to 200 objects"). */
 export const MAX_SEARCH_PAGE = 200
 
@@ -123,6 +130,11 @@ export function searchRequest(
     filters.push({ propertyName: 'hs_object_id', operator: q.order === 'desc' ? 'LT' : 'GT', value: cursor })
   }
   checkFilterCount(filters)
+  if (q.query !== undefined && [...q.query].length > MAX_QUERY_CHARS) {
+    throw badRequest(
+      `query: HubSpot's search takes a text query of at most ${MAX_QUERY_CHARS} characters; this one has ${[...q.query].length}`,
+    )
+  }
   const after = byId ? undefined : cursor
   return {
     filterGroups: filters.length > 0 ? [{ filters }] : [],
