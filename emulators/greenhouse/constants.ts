@@ -38,9 +38,8 @@ export const SCOPES = [
 
 /**
  * Application `status` in a RESPONSE: "`in_process` for active candidates, `rejected`, `hired` ..., and
- * `converted` for prospect applications that have been promoted" (Airbyte's Greenhouse agent connector
- * models, generated from Harvest v3's OpenAPI: airbytehq/airbyte-agent-connectors
- * connectors/greenhouse/airbyte_agent_greenhouse/models.py, `status`).
+ * `converted` for prospect applications that have been promoted" (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml,
+ * schemas.applications, `status`).
  */
 export const APPLICATION_STATUSES = ['in_process', 'rejected', 'hired', 'converted'] as const
 /**
@@ -60,7 +59,7 @@ export const APPLICATION_STATUS_FILTERS: Readonly<Record<string, (typeof APPLICA
 /**
  * Offer `status`: `Created`, `Accepted`, `Rejected`, `Deprecated`, capitalized ("status (enum
  * `Created|Accepted|Rejected|Deprecated`, capitalized)", the same inventory of the v3 reference, "0130 · GET
- * /v3/offers"; Airbyte's agent connector reference lists the same values).
+ * /v3/offers").
  */
 export const OFFER_STATUSES = ['Created', 'Accepted', 'Rejected', 'Deprecated'] as const
 

@@ -39,7 +39,7 @@ export function renderApplication(app: ApplicationRecord): Record<string, unknow
     // `stage_id` is the application's own stage entry ("the same value as `stage_id` on each application —
     // NOT job interview stage definition IDs", the v3 reference's `stage_ids` filter as the public inventory
     // quotes it); `job_interview_stage_id` is the definition. Both are "`null` for prospect applications and
-    // applications in a terminal state" (airbytehq/airbyte-agent-connectors@4443bf6074ef22f2bcd5644ca1988076d7457548:connectors/greenhouse/airbyte_agent_greenhouse/models.py);
+    // applications in a terminal state" (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, schemas.applications);
     // `stage_name` has no such note and stays.
     stage_id: inStage(app) ? app.id * 10 + 1 : null,
     stage_name: app.currentStage?.name ?? null,

@@ -15,8 +15,10 @@ type Filters = Readonly<Record<string, string>>
 
 /**
  * `ids`, `candidate_ids`...: comma-separated whole numbers, at most 50 ("Greenhouse caps every *_ids filter
- * at maxItems: 50", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml's unit tests; "Return only records with these IDs (maximum 50)", Airbyte's v3
- * agent connector reference), else a 422 naming the parameter.
+ * at maxItems: 50", airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml's unit tests;
+ * "the documented `maxItems: 50` on every `*_ids` filter",
+ * airbytehq/airbyte@0e9d87b979e98e195f646935425d947e41e59c55:airbyte-integrations/connectors/source-greenhouse/AGENTS.md;
+ * "`ids` (max 50)" in the public inventory of the v3 reference, see README), else a 422 naming the parameter.
  */
 function idList(filters: Filters, name: string): Set<number> | undefined {
   const text = filters[name]

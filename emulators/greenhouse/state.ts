@@ -73,9 +73,7 @@ export interface ApplicationRecord {
 
 /**
  * A source as GET /v3/sources lists it: `id`, `name`, and `type` `{id, name}`, the sourcing strategy
- * (Airbyte's agent connector models, generated from Harvest v3's OpenAPI:
- * airbytehq/airbyte-agent-connectors@4443bf6074ef22f2bcd5644ca1988076d7457548:connectors/greenhouse/airbyte_agent_greenhouse/models.py;
- * the same fields in the public inventory of the v3 reference, "0161 · GET /v3/sources").
+ * (the public inventory of the v3 reference, "0161 · GET /v3/sources"; see README).
  */
 export interface SourceRecord {
   readonly id: number

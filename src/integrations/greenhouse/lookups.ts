@@ -46,8 +46,8 @@ const wanted = (ctx: HandlerContext, field: string) => !ctx.fields.listed || ctx
 
 /**
  * `source` and `rejected_reason` are names; a v3 application has only `source_id` and `rejection_reason_id`
- * (Airbyte's agent connector models, generated from Harvest v3's OpenAPI:
- * airbytehq/airbyte-agent-connectors@4443bf6074ef22f2bcd5644ca1988076d7457548:connectors/greenhouse/airbyte_agent_greenhouse/models.py).
+ * (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml, schemas.applications: `source_id` "Id of the source the application is
+ * attributed to", `rejection_reason_id` "References a `/v3/rejection_reasons` row").
  * The names come from `GET /v3/sources` and `GET /v3/rejection_reasons`, asked once for the distinct ids of
  * a whole page of applications (never per record), and only when the caller wants those fields and the page
  * has such ids. `include_defaults=true`: without it Greenhouse lists only the organization's own rejection
