@@ -406,6 +406,24 @@ describe('Greenhouse through Unigate', () => {
     expect(listCalls()[0]?.query).toMatchObject({ job_ids: jobs.join(','), status: 'rejected' })
   })
 
+  it('passes a raw v3 filter the unified model lacks on to Greenhouse, which applies it (prospect)', async () => {
+    const prospects = await h.api<Rec[]>('GET', path(), {
+      query: { raw: 'prospect=true', limit: 1000, fields: 'id' },
+    })
+    expect(prospects.status).toBe(200)
+    expect(prospects.body.map((a) => a.id)).toEqual(
+      ordered()
+        .filter((a) => a.prospect)
+        .map((a) => String(a.id)),
+    )
+    expect(prospects.body.length).toBeLessThan(ordered().length)
+    // A filter Greenhouse documents that the emulator does not model is refused, never silently ignored,
+    // and arrives as a 400 naming Greenhouse's reason.
+    const unmodelled = await h.api<Rec>('GET', path(), { query: { raw: 'custom_field_option_id=7' } })
+    expect(unmodelled.status).toBe(400)
+    expect(String(unmodelled.body.message)).toContain('Greenhouse rejected list ats_application')
+  })
+
   it('answers 400 naming bad input, 501 for what Greenhouse cannot do, before calling it', async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ status: 'SCREENING' }, 400, 'HIRED or REJECTED'],

@@ -162,6 +162,61 @@ describe('Greenhouse emulator (Harvest v3)', () => {
     }
   })
 
+  it('applies the documented application filters it models, and refuses any parameter it does not model', async () => {
+    const emu = await startGreenhouseEmulator({ candidates: 40 })
+    try {
+      const token = await bearer(emu)
+      const call = (path: string) =>
+        fetch(`${emu.url}/v3${path}`, { headers: { authorization: `Bearer ${token}` } })
+      const ids = async (path: string) =>
+        ((await (await call(path)).json()) as { id: number }[]).map((r) => r.id)
+      const ordered = emu.state.orderedApplications()
+      expect(await ids('/applications?per_page=500&prospect=true')).toEqual(
+        ordered.filter((a) => a.prospect).map((a) => a.id),
+      )
+      expect(await ids('/applications?per_page=500&prospect=false')).toEqual(
+        ordered.filter((a) => !a.prospect).map((a) => a.id),
+      )
+      expect((await call('/applications?prospect=yes')).status).toBe(422)
+      const rows = (await (await call('/applications?per_page=500')).json()) as Record<string, unknown>[]
+      const staged = rows.filter((r) => r.stage_id !== null).slice(0, 2)
+      expect(staged).toHaveLength(2)
+      expect(
+        await ids(`/applications?per_page=500&stage_ids=${staged.map((r) => r.stage_id).join(',')}`),
+      ).toEqual(staged.map((r) => r.id))
+      const named = rows.find((r) => typeof r.stage_name === 'string')
+      expect(
+        await ids(`/applications?per_page=500&stage_name=${encodeURIComponent(String(named?.stage_name))}`),
+      ).toEqual(rows.filter((r) => r.stage_name === named?.stage_name).map((r) => r.id))
+      const source = rows.find((r) => r.source_id !== null)?.source_id
+      expect(await ids(`/applications?per_page=500&source_ids=${source}`)).toEqual(
+        rows.filter((r) => r.source_id === source).map((r) => r.id),
+      )
+      const post = rows.find((r) => r.job_post_id !== null)?.job_post_id
+      expect(await ids(`/applications?per_page=500&job_post_ids=${post}`)).toEqual(
+        rows.filter((r) => r.job_post_id === post).map((r) => r.id),
+      )
+      const active = ordered[8]?.lastActivityAt as number
+      expect(
+        await ids(`/applications?per_page=500&last_activity_at=gte|${new Date(active).toISOString()}`),
+      ).toEqual(ordered.filter((a) => a.lastActivityAt >= active).map((a) => a.id))
+      // Never silently ignored: a parameter the emulator does not model is refused, naming it.
+      for (const path of [
+        '/applications?custom_field_option_id=1',
+        '/applications?prospekt=true',
+        '/offers?current_only=true',
+        '/sources?nonsense=1',
+      ]) {
+        const refused = await call(path)
+        expect(refused.status).toBe(422)
+        const body = (await refused.json()) as { errors: { field: string }[] }
+        expect(body.errors[0]?.field).toBe(path.split('?')[1]?.split('=')[0])
+      }
+    } finally {
+      await emu.close()
+    }
+  })
+
   it('lists sources and rejection reasons; built-in reasons only with include_defaults=true', async () => {
     const emu = await startGreenhouseEmulator({ candidates: 5 })
     try {

@@ -59,6 +59,36 @@ function timeRange(filters: Filters, name: string): ((ms: number) => boolean) | 
   return (ms) => tests.every((t) => t(ms))
 }
 
+/**
+ * Every parameter a list takes here. Greenhouse's lists take more than the emulator models (the v3 reference
+ * gives each endpoint its own filters: "certain date, time, boolean and enum fields are filterable depending
+ * on the resource", https://harvestdocs.greenhouse.io/docs/list-endpoints), and what Greenhouse does with a
+ * parameter it does not know is not documented in anything we could read. Ignoring one would answer an
+ * unfiltered list where Greenhouse answers a filtered one, so a parameter outside this list is a 422 naming it
+ * (ours: the emulator's limit, said out loud, not a claim about Greenhouse). `cursor` and `per_page` are
+ * taken by listQuery before the filters.
+ */
+const UNIVERSAL = ['ids', 'created_at', 'updated_at']
+
+function onlyModelled(filters: Filters, path: string, modelled: readonly string[]): void {
+  for (const name of Object.keys(filters)) {
+    if (!UNIVERSAL.includes(name) && !modelled.includes(name)) {
+      throw invalid(
+        name,
+        `The emulator does not model the ${name} parameter of ${path}; it models ${[...UNIVERSAL, ...modelled].join(', ')}`,
+      )
+    }
+  }
+}
+
+/** `prospect`, a boolean filter of GET /v3/applications (see `applications`): `true` or `false`, else 422. */
+function booleanFilter(filters: Filters, name: string): boolean | undefined {
+  const text = filters[name]
+  if (text === undefined) return undefined
+  if (text !== 'true' && text !== 'false') throw invalid(name, 'Must be true or false')
+  return text === 'true'
+}
+
 /** `status`: a value of the filter's own enumeration (see APPLICATION_STATUS_FILTERS), else 422. */
 function statusFilter(filters: Filters): string | undefined {
   const text = filters.status
@@ -72,29 +102,67 @@ function statusFilter(filters: Filters): string | undefined {
  * GET /v3/applications filters (https://harvestdocs.greenhouse.io/docs/list-endpoints): `ids`, parent
  * resources (`candidate_ids`, `job_ids`; a prospect's jobs by `prospective_job_ids`, as public v3 clients
  * filter them),
- * `created_at`/`updated_at` ranges and `status` (`active` lists the applications `in_process`).
+ * `created_at`/`updated_at` ranges and `status` (`active` lists the applications `in_process`). Also the
+ * endpoint's own filters as the public inventory of the v3 reference lists them ("0015 · GET
+ * /v3/applications": `job_post_ids`, `source_ids`, `referrer_ids`, `stage_ids` "the same value as `stage_id`
+ * on each application", `stage_name` "exact, case-sensitive", `last_activity_at` with the time operators,
+ * `prospect` a boolean), each matched against the field of the same name in the record as rendered. Not
+ * modelled (a 422, see onlyModelled): `custom_field_option_id` and the `fields` selector.
  * The order is not documented: id ascending here.
  */
+const APPLICATION_FILTERS = [
+  'candidate_ids',
+  'job_ids',
+  'prospective_job_ids',
+  'job_post_ids',
+  'source_ids',
+  'referrer_ids',
+  'stage_ids',
+  'stage_name',
+  'status',
+  'last_activity_at',
+  'prospect',
+]
+
 function applications(state: GreenhouseState, filters: Filters): ApplicationRecord[] {
+  onlyModelled(filters, '/v3/applications', APPLICATION_FILTERS)
   const ids = idList(filters, 'ids')
   const candidates = idList(filters, 'candidate_ids')
   const jobs = idList(filters, 'job_ids')
   const prospectiveJobs = idList(filters, 'prospective_job_ids')
+  const jobPosts = idList(filters, 'job_post_ids')
+  const sources = idList(filters, 'source_ids')
+  const referrers = idList(filters, 'referrer_ids')
+  const stages = idList(filters, 'stage_ids')
+  const stageName = filters.stage_name
   const created = timeRange(filters, 'created_at')
   const updated = timeRange(filters, 'updated_at')
+  const active = timeRange(filters, 'last_activity_at')
   const status = statusFilter(filters)
-  return state
-    .orderedApplications()
-    .filter(
-      (a) =>
-        (!ids || ids.has(a.id)) &&
-        (!candidates || candidates.has(a.candidateId)) &&
-        (!jobs || (!a.prospect && a.jobs.some((j) => jobs.has(j.id)))) &&
-        (!prospectiveJobs || (a.prospect && a.jobs.some((j) => prospectiveJobs.has(j.id)))) &&
-        (!created || created(a.createdAt)) &&
-        (!updated || updated(a.updatedAt)) &&
-        (status === undefined || a.status === status),
+  const prospect = booleanFilter(filters, 'prospect')
+  const has = (set: Set<number> | undefined, value: unknown) =>
+    !set || (typeof value === 'number' && set.has(value))
+  // The record as rendered, only when a filter matches against it (a list of many thousands renders a page).
+  const rendered = jobPosts || sources || referrers || stages || stageName !== undefined
+  return state.orderedApplications().filter((a) => {
+    const row: Record<string, unknown> = rendered ? renderApplication(a) : {}
+    return (
+      (!ids || ids.has(a.id)) &&
+      (!candidates || candidates.has(a.candidateId)) &&
+      (!jobs || (!a.prospect && a.jobs.some((j) => jobs.has(j.id)))) &&
+      (!prospectiveJobs || (a.prospect && a.jobs.some((j) => prospectiveJobs.has(j.id)))) &&
+      has(jobPosts, row.job_post_id) &&
+      has(sources, row.source_id) &&
+      has(referrers, row.referrer_id) &&
+      has(stages, row.stage_id) &&
+      (stageName === undefined || row.stage_name === stageName) &&
+      (!created || created(a.createdAt)) &&
+      (!updated || updated(a.updatedAt)) &&
+      (!active || active(a.lastActivityAt)) &&
+      (status === undefined || a.status === status) &&
+      (prospect === undefined || a.prospect === prospect)
     )
+  })
 }
 
 /**
@@ -102,6 +170,7 @@ function applications(state: GreenhouseState, filters: Filters): ApplicationReco
  * time ranges (https://harvestdocs.greenhouse.io/docs/list-endpoints). Order: id ascending (ASSUMPTION).
  */
 function offers(state: GreenhouseState, filters: Filters): OfferRecord[] {
+  onlyModelled(filters, '/v3/offers', ['application_ids'])
   const ids = idList(filters, 'ids')
   const apps = idList(filters, 'application_ids')
   const created = timeRange(filters, 'created_at')
@@ -123,6 +192,7 @@ function offers(state: GreenhouseState, filters: Filters): OfferRecord[] {
  * https://harvestdocs.greenhouse.io/docs/list-endpoints). Order: id ascending (ASSUMPTION).
  */
 function sources(filters: Filters) {
+  onlyModelled(filters, '/v3/sources', [])
   const ids = idList(filters, 'ids')
   return SOURCES.filter((s) => !ids || ids.has(s.id))
 }
@@ -135,6 +205,7 @@ function sources(filters: Filters) {
  * ASSUMPTION: a value other than true/false is a 422.
  */
 function rejectionReasons(filters: Filters) {
+  onlyModelled(filters, '/v3/rejection_reasons', ['include_defaults'])
   const ids = idList(filters, 'ids')
   const flag = filters.include_defaults
   if (flag !== undefined && flag !== 'true' && flag !== 'false')
