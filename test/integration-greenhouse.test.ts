@@ -424,6 +424,23 @@ describe('Greenhouse through Unigate', () => {
     expect(String(unmodelled.body.message)).toContain('Greenhouse rejected list ats_application')
   })
 
+  it('starts the listing again when Greenhouse no longer takes a cursor Unigate kept, and answers the page', async () => {
+    const ids = ordered().map((a) => String(a.id))
+    const pageAt = (offset: number) =>
+      h.api<Rec[]>('GET', path(), { query: { offset, limit: 10, fields: 'id' } })
+    // Reading past the first 500 leaves the cursor of the second page remembered.
+    expect((await pageAt(500)).body.map((a) => a.id)).toEqual(ids.slice(500, 510))
+    emu.clearRequests()
+    // Greenhouse's cursors expire (a 422, airbytehq/airbyte source-greenhouse): the kept one is refused.
+    emu.state.expireCursors()
+    const res = await pageAt(510)
+    expect(res.status).toBe(200)
+    expect(res.body.map((a) => a.id)).toEqual(ids.slice(510, 520))
+    const sent = listCalls().map((r) => Object.keys(r.query).sort().join(','))
+    // The kept cursor, refused; then the first request again and its fresh cursor.
+    expect(sent).toEqual(['cursor', 'per_page', 'cursor'])
+  })
+
   it('answers 400 naming bad input, 501 for what Greenhouse cannot do, before calling it', async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ status: 'SCREENING' }, 400, 'HIRED or REJECTED'],

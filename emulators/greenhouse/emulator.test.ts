@@ -162,6 +162,32 @@ describe('Greenhouse emulator (Harvest v3)', () => {
     }
   })
 
+  it('refuses an expired cursor with a 422, as it does a cursor with other parameters', async () => {
+    const emu = await startGreenhouseEmulator({ candidates: 12 })
+    try {
+      const token = await bearer(emu)
+      const call = (url: string) => fetch(url, { headers: { authorization: `Bearer ${token}` } })
+      const next = (res: Response) =>
+        /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1] as string
+      const first = await call(`${emu.url}/v3/applications?per_page=2`)
+      const second = await call(next(first))
+      expect(second.status).toBe(200)
+      const third = next(second)
+      // Time passes (or Greenhouse drops the cursors it issued): the next link no longer works.
+      emu.state.expireCursors()
+      const expired = await call(third)
+      expect(expired.status).toBe(422)
+      const body = (await expired.json()) as { errors: { field: string; message: string }[] }
+      expect(body.errors[0]).toMatchObject({ field: 'cursor' })
+      expect(body.errors[0]?.message).toMatch(/expired/)
+      // Starting the listing again gives fresh cursors.
+      const again = await call(`${emu.url}/v3/applications?per_page=2`)
+      expect((await call(next(again))).status).toBe(200)
+    } finally {
+      await emu.close()
+    }
+  })
+
   it('applies the documented application filters it models, and refuses any parameter it does not model', async () => {
     const emu = await startGreenhouseEmulator({ candidates: 40 })
     try {

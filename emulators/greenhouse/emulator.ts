@@ -28,6 +28,8 @@ export interface GreenhouseEmulatorOptions extends ListenOptions {
   /** Requests per credential per 30-second window (default 50; see constants.ts). */
   readonly rateLimit?: number
   readonly until?: string
+  /** How long a cursor works after it was issued (default 15 minutes, ours: see DEFAULT_CURSOR_TTL_MS). */
+  readonly cursorTtlMs?: number
 }
 
 export type GreenhouseEmulator = EmulatorHandle<GreenhouseState>
@@ -47,6 +49,7 @@ export async function startGreenhouseEmulator(
       [DEFAULT_GREENHOUSE_CLIENT_ID]: { secret: DEFAULT_GREENHOUSE_CLIENT_SECRET, scopes: SCOPES },
     },
     rateLimit: options.rateLimit,
+    cursorTtlMs: options.cursorTtlMs,
   })
   const server = createEmulatorServer({ faultResponse: greenhouseFaultResponse })
   installErrorHandler(server.app)

@@ -12,6 +12,15 @@ interface CursorState {
   readonly query: Record<string, string>
   readonly perPage: number
   readonly position: number
+  /** When the cursor was issued and in which epoch (see `CursorClock`); unset on a first request. */
+  readonly issuedAt?: number
+  readonly epoch?: number
+}
+
+/** What decides whether a cursor still works: its lifetime and the current epoch (GreenhouseState). */
+export interface CursorClock {
+  readonly cursorTtlMs: number
+  readonly cursorEpoch: number
 }
 
 /**
@@ -24,18 +33,23 @@ interface CursorState {
  * - there is no `page` parameter ("The page parameter is no longer supported",
  *   https://harvestdocs.greenhouse.io/docs/step-by-step-migration-instructions): 422 here.
  */
-export function listQuery(request: FastifyRequest): CursorState {
+export function listQuery(request: FastifyRequest, clock: CursorClock): CursorState {
   const query = request.query as Query
   const cursor = one(query.cursor)
   if (cursor !== undefined) {
     if (Object.keys(query).length > 1) invalidCursor('cursor must be the only query parameter')
+    let state: CursorState
     try {
-      const state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState
+      state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState
       if (typeof state.perPage !== 'number' || typeof state.position !== 'number') throw new Error()
-      return state
     } catch {
       return invalidCursor('Invalid cursor')
     }
+    // An expired cursor is a 422 too (DEFAULT_CURSOR_TTL_MS in constants.ts; the message is ours).
+    const issuedAt = state.issuedAt ?? 0
+    if ((state.epoch ?? 0) < clock.cursorEpoch || Date.now() - issuedAt > clock.cursorTtlMs)
+      invalidCursor('The cursor has expired; make the first request of the listing again')
+    return state
   }
   if (query.page !== undefined)
     throw invalid('page', 'The page parameter is not supported; follow the Link header')
@@ -64,10 +78,11 @@ export function sendPage<T>(
   state: CursorState,
   rows: readonly T[],
   render: (row: T) => unknown,
+  clock: CursorClock,
 ): unknown[] {
   const end = state.position + state.perPage
   if (end < rows.length) {
-    const next: CursorState = { ...state, position: end }
+    const next: CursorState = { ...state, position: end, issuedAt: Date.now(), epoch: clock.cursorEpoch }
     const url = new URL(request.url, `http://${request.headers.host ?? '127.0.0.1'}`)
     url.search = ''
     url.searchParams.set('cursor', Buffer.from(JSON.stringify(next)).toString('base64url'))

@@ -215,21 +215,26 @@ function rejectionReasons(filters: Filters) {
 
 export function registerRoutes(app: FastifyInstance, state: GreenhouseState): void {
   app.get('/v3/applications', async (request, reply) => {
-    const q = listQuery(request)
-    return sendPage(request, reply, q, applications(state, q.query), renderApplication)
+    const q = listQuery(request, state)
+    return sendPage(request, reply, q, applications(state, q.query), renderApplication, state)
   })
   app.get('/v3/offers', async (request, reply) => {
-    const q = listQuery(request)
-    return sendPage(request, reply, q, offers(state, q.query), (o) =>
-      renderOffer(o, state.applications.get(o.applicationId)),
+    const q = listQuery(request, state)
+    return sendPage(
+      request,
+      reply,
+      q,
+      offers(state, q.query),
+      (o) => renderOffer(o, state.applications.get(o.applicationId)),
+      state,
     )
   })
   app.get('/v3/sources', async (request, reply) => {
-    const q = listQuery(request)
-    return sendPage(request, reply, q, sources(q.query), renderSource)
+    const q = listQuery(request, state)
+    return sendPage(request, reply, q, sources(q.query), renderSource, state)
   })
   app.get('/v3/rejection_reasons', async (request, reply) => {
-    const q = listQuery(request)
-    return sendPage(request, reply, q, rejectionReasons(q.query), renderRejectionReason)
+    const q = listQuery(request, state)
+    return sendPage(request, reply, q, rejectionReasons(q.query), renderRejectionReason, state)
   })
 }

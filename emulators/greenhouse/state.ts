@@ -1,5 +1,10 @@
 import { DAY_MS, HOUR_MS, hash32, MINUTE_MS, SeededRandom } from '../kit/index.js'
-import { type APPLICATION_STATUSES, DEFAULT_RATE_LIMIT, type OFFER_STATUSES } from './constants.js'
+import {
+  type APPLICATION_STATUSES,
+  DEFAULT_CURSOR_TTL_MS,
+  DEFAULT_RATE_LIMIT,
+  type OFFER_STATUSES,
+} from './constants.js'
 
 export interface UserRef {
   readonly id: number
@@ -110,6 +115,8 @@ export interface GreenhouseStateOptions {
   readonly clients: Readonly<Record<string, { secret: string; scopes: readonly string[] }>>
   /** Requests per credential per 30-second window. */
   readonly rateLimit?: number
+  /** How long a cursor works after it was issued (default DEFAULT_CURSOR_TTL_MS). */
+  readonly cursorTtlMs?: number
 }
 
 const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia', 'Linus']
@@ -154,6 +161,10 @@ export class GreenhouseState {
   readonly offers = new Map<number, OfferRecord[]>()
   /** Requests counted per client in the current 30-second window. */
   readonly windows = new Map<string, { start: number; count: number }>()
+  /** How long a cursor works after it was issued (see DEFAULT_CURSOR_TTL_MS). */
+  readonly cursorTtlMs: number
+  /** Cursors issued before the current epoch are expired (`expireCursors`). */
+  cursorEpoch = 0
   private nextApplicationId = 69_306_314
   private nextOfferId = 1_142_765
   private readonly random: SeededRandom
@@ -162,6 +173,7 @@ export class GreenhouseState {
     for (const [id, client] of Object.entries(options.clients))
       this.clients.set(id, { secret: client.secret, scopes: new Set(client.scopes) })
     this.rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
+    this.cursorTtlMs = options.cursorTtlMs ?? DEFAULT_CURSOR_TTL_MS
     this.random = new SeededRandom(hash32(options.seed, 0x67e))
     for (let i = 0; i < 4; i++) {
       this.users.push({
@@ -295,6 +307,11 @@ export class GreenhouseState {
       ],
     })
     this.offers.set(app.id, list)
+  }
+
+  /** Ends every cursor issued so far, as their lifetime running out would (see DEFAULT_CURSOR_TTL_MS). */
+  expireCursors(): void {
+    this.cursorEpoch++
   }
 
   /** Applications in id order: the order the emulator lists them in (Greenhouse documents none). */

@@ -1,5 +1,6 @@
-import { badRequest, notFound } from '../../errors.js'
+import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { MAX_CURSOR_WALK } from '../cursors.js'
 import type { ProviderRequest } from '../http-client.js'
 import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
@@ -62,12 +63,29 @@ async function readWindow<T>(
   const start = await ctx.cursors.walkStart(scope, Math.floor(offset / MAX_PER_PAGE) * MAX_PER_PAGE)
   const end = offset + limit
   const out: T[] = []
+  const firstPage: ProviderRequest = { path, query: { ...first, per_page: MAX_PER_PAGE } }
   let position = start.offset
-  let request: ProviderRequest = start.cursor
-    ? { path: start.cursor }
-    : { path, query: { ...first, per_page: MAX_PER_PAGE } }
+  let request: ProviderRequest = start.cursor ? { path: start.cursor } : firstPage
+  let restarted = false
   for (;;) {
-    const { rows, next } = await page<T>(ctx, request)
+    let got: Awaited<ReturnType<typeof page<T>>>
+    try {
+      got = await page<T>(ctx, request)
+    } catch (err) {
+      if (!isRefusedCursor(request, err)) throw err
+      // Greenhouse's cursors expire (see isRefusedCursor). Unigate keeps one for an hour, so the one it kept
+      // for this position may be refused: the listing starts again from its first request, which only reads
+      // (the walk to the offset is bounded as any walk is). A cursor of the new walk refused too is no
+      // expiry: then the caller is told to read the list again.
+      if (restarted) throw cursorRefused(err as ProviderError)
+      if (offset > MAX_CURSOR_WALK) throw expiredFarAhead(offset, err as ProviderError)
+      restarted = true
+      position = 0
+      out.length = 0
+      request = firstPage
+      continue
+    }
+    const { rows, next } = got
     rows.forEach((row, i) => {
       if (position + i >= offset && position + i < end) out.push(row)
     })
@@ -78,6 +96,34 @@ async function readWindow<T>(
     request = { path: next }
   }
   return out
+}
+
+/**
+ * A follow-up request is the cursor URL alone. Greenhouse answers 422 for a cursor it no longer takes: "a
+ * cursor combined with other query parameters, an expired cursor, or per_page outside 1-500"
+ * (airbytehq/airbyte@0481622ca248698d2c33f746bb3c9b97b9d68c31:airbyte-integrations/connectors/source-greenhouse/manifest.yaml,
+ * error_handler); Unigate never adds parameters to a cursor URL, so a 422 there is the cursor itself.
+ */
+function isRefusedCursor(request: ProviderRequest, err: unknown): boolean {
+  return request.query === undefined && err instanceof ProviderError && err.status === 422
+}
+
+function cursorRefused(err: ProviderError): ApiError {
+  return new ApiError(
+    502,
+    `Greenhouse refused the next-page cursor it had just given (Greenhouse answered 422: ${err.providerMessage}); ` +
+      'read the list again from offset 0',
+    {},
+    { provider_status: 422 },
+  )
+}
+
+function expiredFarAhead(offset: number, err: ProviderError): ApiError {
+  return badRequest(
+    `offset: Greenhouse no longer takes the cursor Unigate kept for this position (its cursors expire; Greenhouse ` +
+      `answered 422: ${err.providerMessage}), and starting the listing again would skip more than ` +
+      `${MAX_CURSOR_WALK} records to reach offset ${offset}; read the list again in order from offset 0`,
+  )
 }
 
 /** Adds the slow fields the plan asks for (spec section 7): `offers`, and/or `raw.offers` (Greenhouse's own). */
