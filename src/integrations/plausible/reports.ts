@@ -80,7 +80,6 @@ function orderOf(dimension: string, types: readonly string[]): [string, 'asc' | 
   ]
 }
 
-/** `raw=filters%3D[...]` passes Plausible's own filter expressions through. */
 /**
  * The raw parameters a query body takes besides Unigate's own: `POST /api/v2/query` allows no other key
  * ("Schema does not allow additional properties", plausible/analytics priv/json-schemas/query-api-schema.json),
