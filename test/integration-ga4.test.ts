@@ -260,6 +260,24 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(String(mask.body.message)).toMatch(/^raw: 'updateMask' is set by Unigate for .*; /)
     })
 
+    it("sends a property create's raw parameters to the create", async () => {
+      emu.clearRequests()
+      const created = await h.api<Rec>('POST', `${base()}/property`, {
+        query: { raw: 'quotaUser=tenant-7' },
+        body: { name: 'Quota create', timezone: 'UTC', parent_id: '100' },
+      })
+      expect(created.status, JSON.stringify(created.body)).toBe(200)
+      const [create] = sent('/v1beta/properties').filter((r) => r.method === 'POST')
+      expect(create?.query).toEqual({ quotaUser: 'tenant-7' })
+      const unknown = await h.api<Rec>('POST', `${base()}/property`, {
+        query: { raw: 'colour=red' },
+        body: { name: 'Colour', timezone: 'UTC', parent_id: '100' },
+      })
+      expect(unknown.status).toBe(400)
+      expect(String(unknown.body.message)).toContain(`Unknown name "colour": Cannot bind query parameter`)
+      expect((await h.api('DELETE', `${base()}/property/${created.body.id}`)).status).toBe(200)
+    })
+
     it('says what is missing to create, and passes GA4’s own refusals on as 400', async () => {
       const missing = await h.api<Rec>('POST', `${base()}/property`, { body: { name: 'x' } })
       expect(missing.status).toBe(400)

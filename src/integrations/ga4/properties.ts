@@ -102,11 +102,13 @@ async function fetchProperty(
   return p
 }
 
+/** The raw parameters go to the create's query string (Google's system parameters, such as `quotaUser`). */
 async function createProperty(ctx: HandlerContext, body: WriteBody): Promise<UnifiedRecord> {
   const created = await ctx.client.json<Ga4Property>({
     method: 'POST',
     baseUrl: ga4AdminBase(ctx.credentials),
     path: '/v1beta/properties',
+    query: ctx.rawParams,
     body: toGa4PropertyCreate(body),
   })
   return fromGa4Property(created)
