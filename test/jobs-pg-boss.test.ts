@@ -97,6 +97,38 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     }
   })
 
+  it("brings another workspace's job to the free slot however many of a busy workspace's jobs are held back", async () => {
+    queue = queueOf(2, () => undefined)
+    const release = deferred()
+    const startedOf = new Map<string, ReturnType<typeof deferred>>()
+    const started = (subject: string) => {
+      if (!startedOf.has(subject)) startedOf.set(subject, deferred())
+      return startedOf.get(subject)!
+    }
+    const runs: string[] = []
+    queue.handle('poll', async (subject) => {
+      runs.push(subject)
+      started(subject).resolve()
+      await release.promise
+    })
+    await queue.start()
+    try {
+      await queue.enqueue('poll', 'wh_a1', { group: 'ws_a' })
+      await started('wh_a1').promise
+      // ws_a has a backlog: more of its jobs are fetched than the one slot it may not take. They are held
+      // back, and the worker must still fetch again, or ws_b's job stays in PostgreSQL until wh_a1 ends.
+      for (const subject of ['wh_a2', 'wh_a3', 'wh_a4'])
+        await queue.enqueue('poll', subject, { group: 'ws_a' })
+      await new Promise((r) => setTimeout(r, 1_500))
+      await queue.enqueue('poll', 'wh_b1', { group: 'ws_b' })
+      // Ten polling intervals: ample for a worker that fetches; never for one waiting on wh_a1.
+      await Promise.race([started('wh_b1').promise, new Promise((r) => setTimeout(r, 5_000))])
+      expect(runs).toEqual(['wh_a1', 'wh_b1'])
+    } finally {
+      release.resolve()
+    }
+  })
+
   it('hands out the jobs waiting in PostgreSQL by turn, earliest first, whatever order they were asked in', async () => {
     queue = queueOf(1, () => undefined)
     const release = deferred()

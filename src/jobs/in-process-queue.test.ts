@@ -110,6 +110,33 @@ describe('InProcessJobQueue', () => {
     expect(started).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'a4'])
   })
 
+  it('has room while a slot is free however many jobs are held back for it, and drops those past holdAtMost', async () => {
+    const queue = new InProcessJobQueue(3, () => {}, 20_000, 2)
+    const gate = deferred()
+    const started: string[] = []
+    queue.handle('poll', async (subject) => {
+      started.push(subject)
+      await gate.promise
+    })
+    await queue.start()
+    for (const s of ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']) await queue.enqueue('poll', s, { group: 'A' })
+    expect(started).toEqual(['a1', 'a2'])
+    // Four held back for the kept slot: a caller fetching from elsewhere is still told there is room.
+    let room = false
+    void queue.allStarted().then(() => {
+      room = true
+    })
+    await new Promise((r) => setTimeout(r, 0))
+    expect(room).toBe(true)
+    await queue.enqueue('poll', 'b1', { group: 'B' })
+    expect(started).toEqual(['a1', 'a2', 'b1'])
+    gate.resolve()
+    await new Promise((r) => setTimeout(r, 10))
+    await queue.stop()
+    // Of the four held, the two latest were dropped (their work is due in the database, asked for again).
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3', 'a4'])
+  })
+
   it('lets one workspace use its only slot: with one slot there is none to keep', async () => {
     const queue = new InProcessJobQueue(1, () => {})
     const started: string[] = []

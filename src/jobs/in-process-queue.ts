@@ -48,6 +48,12 @@ export class InProcessJobQueue implements JobQueue {
     private readonly onError: (err: unknown, kind: string, subject: string) => void,
     /** How long stop() waits for running jobs before abandoning them. */
     private readonly stopTimeoutMs = 20_000,
+    /**
+     * Jobs held back for the kept slot beyond this many are dropped, the latest first. For a caller that
+     * fetches jobs from elsewhere (pg-boss) and keeps fetching while a slot is free: the work of a dropped job
+     * is still due in the database and is asked for again. Unbounded by default: here a job is kept until run.
+     */
+    private readonly holdAtMost = Number.POSITIVE_INFINITY,
   ) {}
 
   handle(kind: string, handler: JobHandler): void {
@@ -85,9 +91,9 @@ export class InProcessJobQueue implements JobQueue {
 
   /**
    * Settles once there is room for more (see hasRoom): every job asked for so far has started (or is marked
-   * to run again after its running self), or those still waiting are held back only for the slot kept for
-   * other owners, or the queue stopped. Lets a caller that fetches jobs from elsewhere take more only when
-   * there is room for them.
+   * to run again after its running self), or a slot is free and those still waiting are held back only for
+   * the slot kept for other owners, or the queue stopped. Lets a caller that fetches jobs from elsewhere take
+   * more only when there is room for them.
    */
   allStarted(): Promise<void> {
     if (this.hasRoom()) return Promise.resolve()
@@ -95,13 +101,14 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   /**
-   * Nothing waits that could start now, and there is room for more: no job waits, or only jobs held back
-   * for the slot kept for other owners (fewer than the concurrency, so a caller fetching jobs from elsewhere
-   * may bring another owner's job, but not an owner's whole backlog).
+   * Nothing waits that could start now, and there is room for more: no job waits, or a slot is free (after
+   * pump() every job still waiting is then held back for the slot kept for other owners). However many are
+   * held, the free slot stays reachable: a caller fetching jobs from elsewhere may bring another owner's
+   * job; the held ones are bounded by holdAtMost, so it cannot bring an owner's whole backlog.
    */
   private hasRoom(): boolean {
     if (!this.started || this.waiting.length === 0) return true
-    return this.running.size < this.concurrency && this.waiting.length < this.concurrency
+    return this.running.size < this.concurrency
   }
 
   private settleStartWaiters(): void {
@@ -137,6 +144,10 @@ export class InProcessJobQueue implements JobQueue {
       this.waiting.splice(this.waiting.indexOf(next), 1)
       this.waitingKeys.delete(next.key)
       this.run(next)
+    }
+    if (this.started && this.running.size < this.concurrency && this.waiting.length > this.holdAtMost) {
+      // All of them are held back (nothing else could start on the free slot): keep the earliest.
+      for (const dropped of this.waiting.splice(this.holdAtMost)) this.waitingKeys.delete(dropped.key)
     }
     this.settleStartWaiters()
   }

@@ -35,10 +35,13 @@ export interface PgBossQueueOptions {
  * fetched alone (the first a tick asked for) held the worker for its whole delivery run while the other
  * webhooks' jobs waited behind it. The callback still returns only when there is room, so a busy process
  * leaves further jobs to the others. Room includes the slot the in-process queue keeps for a workspace with
- * nothing running: jobs held back for it (fewer than the concurrency) wait here while the worker fetches
- * again, so another workspace's job can reach that slot. A job counts as done in pg-boss once it has been
- * taken; that is all a wake-up call needs (one held back and then dropped by a stop is due again in the
- * database).
+ * nothing running: while it is free, jobs held back for it wait here and the worker fetches again, so
+ * another workspace's job can reach that slot. Held-back jobs are kept fewer than the concurrency; those
+ * past that are dropped, so a workspace's backlog does not pile up here out of the other processes' reach
+ * (and, when it did, stall the worker: the slot stayed free while another workspace's job waited in
+ * PostgreSQL for one of the busy workspace's jobs to end). A job counts as done in pg-boss once it has been
+ * taken; that is all a wake-up call needs (one held back and then dropped, by this bound or by a stop, is
+ * due again in the database, and the scheduler asks for it again).
  *
  * Stopping stops pg-boss's workers (graceful, callbacks return at once) and the in-process queues, which
  * let running jobs finish up to the stop timeout and then abandon them. A fetch already in flight when the
@@ -103,6 +106,8 @@ export class PgBossJobQueue implements JobQueue {
         this.options.concurrency,
         this.options.onError,
         this.options.stopTimeoutMs,
+        // Held back for the kept slot: fewer than the concurrency, the rest left to the database (takeBatch).
+        this.options.concurrency - 1,
       )
       local.handle(kind, handler)
       await local.start()
