@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { InProcessJobQueue } from './in-process-queue.js'
 
 function deferred() {
@@ -135,6 +135,31 @@ describe('InProcessJobQueue', () => {
     await queue.stop()
     // Of the four held, the two latest were dropped (their work is due in the database, asked for again).
     expect(started).toEqual(['a1', 'a2', 'b1', 'a3', 'a4'])
+  })
+
+  it("does not read through a busy workspace's held-back backlog for every job asked for or ended", async () => {
+    const queue = new InProcessJobQueue(3, () => {})
+    const ends: (() => void)[] = []
+    queue.handle('poll', () => new Promise<void>((resolve) => ends.push(resolve)))
+    await queue.start()
+    // Two of A's checks run; 5,000 more wait, held back from the slot kept for other workspaces.
+    for (let i = 0; i < 5_002; i++) await queue.enqueue('poll', `a${i}`, { group: 'A', turn: i })
+    // Counted as lookups by owner: reading through the backlog is one per waiting job, each time.
+    const lookups = vi.spyOn(Map.prototype, 'get')
+    try {
+      for (let i = 0; i < 200; i++) await queue.enqueue('poll', `x${i}`, { group: 'A', turn: 6_000 + i })
+      for (let i = 0; i < 100; i++) {
+        ends.shift()?.()
+        await new Promise((r) => setImmediate(r))
+      }
+      // 200 jobs asked for and 100 ended (each starting the next of A's): a few lookups each, not 5,000
+      // each (over two million in all).
+      expect(lookups.mock.calls.length).toBeLessThan(20_000)
+    } finally {
+      lookups.mockRestore()
+      for (const end of ends) end()
+      await queue.stop()
+    }
   })
 
   it('lets one workspace use its only slot: with one slot there is none to keep', async () => {

@@ -7,11 +7,43 @@ import {
   settleWithin,
 } from './job-queue.js'
 
-/** A job asked for and not yet started. */
-interface Waiting {
+/** A job asked for, with its place. */
+interface Asked {
   readonly key: string
   readonly turn: number
   readonly group: string
+}
+
+/** A job asked for and not yet started; `seq` orders jobs of one turn as they were asked for. */
+interface Waiting extends Asked {
+  readonly seq: number
+}
+
+/** Whether `a` starts before `b` among owners with as many jobs running: by turn, then as asked for. */
+const before = (a: Waiting, b: Waiting) => a.turn < b.turn || (a.turn === b.turn && a.seq < b.seq)
+
+/** Where `job` is, or goes, in `list` (ordered by `before`; no two jobs have the same seq). */
+function placeIn(list: readonly Waiting[], job: Waiting): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (before(list[mid] as Waiting, job)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function insertInto(list: Waiting[], job: Waiting): number {
+  const at = placeIn(list, job)
+  list.splice(at, 0, job)
+  return at
+}
+
+function removeFrom(list: Waiting[], job: Waiting): number {
+  const at = placeIn(list, job)
+  if (list[at] === job) list.splice(at, 1)
+  return at
 }
 
 /**
@@ -23,19 +55,28 @@ interface Waiting {
  * nothing running, so jobs that each run for many minutes (a webhook check may take up to half an hour)
  * cannot all be one workspace's while another's wait; and a freed slot goes to the owner with the fewest
  * jobs running. With one slot, nothing can be kept: owners take turns as their jobs finish.
+ *
+ * Choosing the next job costs no look at every waiting one: waiting jobs are kept per owner, and the first
+ * of each owner with nothing running in one ordered list, so the choice is that list's first or, failing
+ * it, one of the owners with jobs running (no more than the concurrency). A busy workspace's backlog of
+ * many thousand waiting jobs, held back from the kept slot, was otherwise read through on every job asked
+ * for and every job ended.
  */
 export class InProcessJobQueue implements JobQueue {
   readonly kind = 'in-process' as const
   private readonly handlers = new Map<string, JobHandler>()
-  /** Waiting jobs by turn, then as asked for (the order they start in among owners with as many running). */
-  private readonly waiting: Waiting[] = []
+  /** Each owner's waiting jobs, ordered by `before` (owners with none are absent). */
+  private readonly waitingByGroup = new Map<string, Waiting[]>()
+  /** The first waiting job of each owner with nothing running, ordered by `before`. */
+  private readonly idleFirsts: Waiting[] = []
   /** Each waiting job, by key. */
   private readonly waitingKeys = new Map<string, Waiting>()
+  private seq = 0
   private readonly runningKeys = new Set<string>()
   /** How many jobs each owner has running (owners with none are absent). */
   private readonly runningByGroup = new Map<string, number>()
   /** Keys asked for again while running, with their place: they run once more afterwards, never twice at once. */
-  private readonly again = new Map<string, Waiting>()
+  private readonly again = new Map<string, Asked>()
   private readonly running = new Set<Promise<void>>()
   private started = false
   /** Tells running jobs that the queue is stopping, then that they are abandoned. */
@@ -62,12 +103,12 @@ export class InProcessJobQueue implements JobQueue {
 
   async enqueue(kind: string, subject: string, place: JobPlace = {}): Promise<void> {
     const key = `${kind}\u0000${subject}`
-    const job: Waiting = { key, turn: place.turn ?? 0, group: place.group ?? key }
+    const job: Asked = { key, turn: place.turn ?? 0, group: place.group ?? key }
     const waiting = this.waitingKeys.get(key)
     if (waiting) {
       // Absorbed; asked for at an earlier turn, it moves up to that turn.
       if (job.turn < waiting.turn) {
-        this.waiting.splice(this.waiting.indexOf(waiting), 1)
+        this.unwait(waiting)
         this.wait(job)
       }
       return
@@ -82,11 +123,34 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   /** Puts `job` behind every waiting job of its turn or an earlier one, ahead of later turns. */
-  private wait(job: Waiting): void {
-    let at = this.waiting.length
-    while (at > 0 && (this.waiting[at - 1] as Waiting).turn > job.turn) at--
-    this.waiting.splice(at, 0, job)
+  private wait(asked: Asked): void {
+    const job: Waiting = { ...asked, seq: ++this.seq }
+    let list = this.waitingByGroup.get(job.group)
+    if (!list) {
+      list = []
+      this.waitingByGroup.set(job.group, list)
+    }
+    const at = insertInto(list, job)
     this.waitingKeys.set(job.key, job)
+    if (at === 0 && !this.runningByGroup.has(job.group)) {
+      const previous = list[1]
+      if (previous) removeFrom(this.idleFirsts, previous)
+      insertInto(this.idleFirsts, job)
+    }
+  }
+
+  /** Takes `job` out of the waiting ones (it starts, moves, or is dropped). */
+  private unwait(job: Waiting): void {
+    const list = this.waitingByGroup.get(job.group)
+    if (!list) return
+    const at = removeFrom(list, job)
+    this.waitingKeys.delete(job.key)
+    if (list.length === 0) this.waitingByGroup.delete(job.group)
+    if (at === 0 && !this.runningByGroup.has(job.group)) {
+      removeFrom(this.idleFirsts, job)
+      const next = list[0]
+      if (next) insertInto(this.idleFirsts, next)
+    }
   }
 
   /**
@@ -107,7 +171,7 @@ export class InProcessJobQueue implements JobQueue {
    * job; the held ones are bounded by holdAtMost, so it cannot bring an owner's whole backlog.
    */
   private hasRoom(): boolean {
-    if (!this.started || this.waiting.length === 0) return true
+    if (!this.started || this.waitingKeys.size === 0) return true
     return this.running.size < this.concurrency
   }
 
@@ -127,7 +191,8 @@ export class InProcessJobQueue implements JobQueue {
   async stop(): Promise<void> {
     this.started = false
     // Waiting jobs are dropped, not lost: the database still says they are due.
-    this.waiting.length = 0
+    this.waitingByGroup.clear()
+    this.idleFirsts.length = 0
     this.waitingKeys.clear()
     this.again.clear()
     this.settleStartWaiters()
@@ -141,13 +206,16 @@ export class InProcessJobQueue implements JobQueue {
     while (this.started && this.running.size < this.concurrency) {
       const next = this.nextToStart()
       if (!next) break
-      this.waiting.splice(this.waiting.indexOf(next), 1)
-      this.waitingKeys.delete(next.key)
+      this.unwait(next)
       this.run(next)
     }
-    if (this.started && this.running.size < this.concurrency && this.waiting.length > this.holdAtMost) {
-      // All of them are held back (nothing else could start on the free slot): keep the earliest.
-      for (const dropped of this.waiting.splice(this.holdAtMost)) this.waitingKeys.delete(dropped.key)
+    // A slot is free and nothing could start on it: every waiting job is held back. Keep the earliest.
+    if (this.started && this.running.size < this.concurrency) {
+      while (this.waitingKeys.size > this.holdAtMost) {
+        const latest = this.latestWaiting()
+        if (!latest) break
+        this.unwait(latest)
+      }
     }
     this.settleStartWaiters()
   }
@@ -158,20 +226,32 @@ export class InProcessJobQueue implements JobQueue {
    * owners with nothing running stays free after it.
    */
   private nextToStart(): Waiting | undefined {
+    const idle = this.idleFirsts[0]
+    if (idle) return idle
     const kept = this.concurrency > 1 ? 1 : 0
-    const ownersWithJobsMayStart = this.running.size < this.concurrency - kept
+    if (this.running.size >= this.concurrency - kept) return undefined
+    // Owners with jobs running: no more of them than jobs running.
     let best: Waiting | undefined
     let bestLoad = Number.POSITIVE_INFINITY
-    for (const job of this.waiting) {
-      const load = this.runningByGroup.get(job.group) ?? 0
-      if (load > 0 && !ownersWithJobsMayStart) continue
-      if (load < bestLoad) {
-        best = job
+    for (const [group, load] of this.runningByGroup) {
+      const first = this.waitingByGroup.get(group)?.[0]
+      if (!first) continue
+      if (load < bestLoad || (load === bestLoad && best && before(first, best))) {
+        best = first
         bestLoad = load
-        if (load === 0) break
       }
     }
     return best
+  }
+
+  /** The waiting job that would start last among its owner's (held back ones are all of busy owners). */
+  private latestWaiting(): Waiting | undefined {
+    let latest: Waiting | undefined
+    for (const list of this.waitingByGroup.values()) {
+      const last = list[list.length - 1]
+      if (last && (!latest || before(latest, last))) latest = last
+    }
+    return latest
   }
 
   private run(job: Waiting): void {
@@ -179,7 +259,13 @@ export class InProcessJobQueue implements JobQueue {
     const [kind, subject] = key.split('\u0000') as [string, string]
     const handler = this.handlers.get(kind)
     this.runningKeys.add(key)
-    this.runningByGroup.set(group, (this.runningByGroup.get(group) ?? 0) + 1)
+    const load = this.runningByGroup.get(group) ?? 0
+    if (load === 0) {
+      // The owner is busy now: its first waiting job leaves the idle owners' list.
+      const first = this.waitingByGroup.get(group)?.[0]
+      if (first) removeFrom(this.idleFirsts, first)
+    }
+    this.runningByGroup.set(group, load + 1)
     const { signals } = this.stopSignals
     const running = (async () => {
       try {
@@ -194,7 +280,11 @@ export class InProcessJobQueue implements JobQueue {
       this.runningKeys.delete(key)
       const left = (this.runningByGroup.get(group) ?? 1) - 1
       if (left > 0) this.runningByGroup.set(group, left)
-      else this.runningByGroup.delete(group)
+      else {
+        this.runningByGroup.delete(group)
+        const first = this.waitingByGroup.get(group)?.[0]
+        if (first) insertInto(this.idleFirsts, first)
+      }
       const again = this.again.get(key)
       this.again.delete(key)
       if (again && this.started) this.wait(again)
