@@ -119,6 +119,19 @@ describe.each(storeKinds())('verification against an address that is not the pro
     expect(res.text).not.toContain('root:x')
   })
 
+  it("never echoes the kind of resource an answer names, in refusing a token that is not a company's", async () => {
+    const gusto = INTEGRATIONS.find((i) => i.type === 'gusto')!
+    answer = (url) =>
+      url.endsWith('/v1/token_info')
+        ? JSON.stringify({ scope: 'companies:read', resource: { type: 'internal-secret-5be1', uuid: 'x' } })
+        : '{}'
+    const { res, stored } = await connect(gusto)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.message).toContain('not a company token')
+    expect(res.text).not.toContain('internal-secret')
+    expect(stored).toBe(0)
+  })
+
   it('never echoes an id an earlier answer gave, in the name of a later call', async () => {
     const gusto = INTEGRATIONS.find((i) => i.type === 'gusto')!
     answer = (url) =>

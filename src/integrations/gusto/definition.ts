@@ -65,9 +65,11 @@ export default defineIntegration({
     const info = await verifyCall(client, { path: '/v1/token_info' }, TOKEN_INFO)
     const id = info.resource?.type === 'Company' ? info.resource.uuid : undefined
     if (!id) {
+      // The answer's resource type is not named: the message reaches the OAuth callback page, open to anyone
+      // with the link, and api_url may be an internal address (DESIGN 9: nothing echoes what one answered).
       throw new ApiError(
         400,
-        `auth: this Gusto token is not a company token (its resource is ${info.resource?.type ?? 'none'}); authorize a company`,
+        `auth: this Gusto token is not a company token (its resource is ${info.resource ? 'not a Company' : 'none'}); authorize a company`,
       )
     }
     const company = await verifyCall(
