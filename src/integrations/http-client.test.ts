@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.js'
 import type { ProviderTransport } from '../outbound/index.js'
-import { OPERATION_BODY_CAPS, ProviderClient } from './http-client.js'
+import { OPERATION_BODY_CAPS, ProviderClient, redactSecrets } from './http-client.js'
 
 const client = (baseUrl: string) =>
   new ProviderClient({
@@ -236,5 +236,23 @@ describe('ProviderClient.forOperation, time', () => {
         .json({ path: '/x' }),
     ).toEqual([])
     expect(sent).toBe(1)
+  })
+})
+
+describe('redactSecrets', () => {
+  const token = 'ya29.a0/Af+h y=='
+  it('cuts a secret out as it is, after its auth scheme, and as a URL or a form encoded it', () => {
+    const echoed = [
+      `token ${token}`,
+      `header Bearer ${token}`,
+      `url ${encodeURIComponent(token)}`,
+      `form refresh_token=${new URLSearchParams({ t: token }).toString().slice(2)}`,
+    ].join('; ')
+    const out = redactSecrets(echoed, [`Bearer ${token}`])
+    expect(out).toBe('token [redacted]; header [redacted]; url [redacted]; form refresh_token=[redacted]')
+  })
+
+  it('leaves short values and absent ones alone', () => {
+    expect(redactSecrets('the key abc is wrong', ['abc', undefined])).toBe('the key abc is wrong')
   })
 })

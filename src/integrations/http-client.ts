@@ -77,16 +77,19 @@ const MIN_SECRET_LENGTH = 8
 
 /**
  * `text` with every occurrence of a secret (and of each one's part after an auth scheme, `Bearer <token>`)
- * replaced by `[redacted]`. A provider's message is passed on in the answer, the API-call log and tool
+ * replaced by `[redacted]`, as it is and as it was encoded in a URL or a form body (a token endpoint may
+ * echo the form it was sent). A provider's message is passed on in the answer, the API-call log and tool
  * results, and some providers quote what they refused (Amplitude's HTTP V2: `Invalid API key: <the key>`).
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text
   for (const secret of secrets) {
     if (!secret) continue
-    const parts = [secret, secret.replace(/^[A-Za-z][\w-]*\s+/, '')]
-    for (const part of parts)
-      if (part.length >= MIN_SECRET_LENGTH && out.includes(part)) out = out.split(part).join('[redacted]')
+    for (const bare of new Set([secret, secret.replace(/^[A-Za-z][\w-]*\s+/, '')])) {
+      const forms = [bare, encodeURIComponent(bare), new URLSearchParams({ s: bare }).toString().slice(2)]
+      for (const part of new Set(forms))
+        if (part.length >= MIN_SECRET_LENGTH && out.includes(part)) out = out.split(part).join('[redacted]')
+    }
   }
   return out
 }

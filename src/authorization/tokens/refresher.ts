@@ -155,7 +155,15 @@ export class OAuthRefresher implements TokenRefresher {
       if (!(err instanceof TokenEndpointError)) throw err
       // The endpoint's words are kept (refresh_error) and shown to the key holder, without what was sent to
       // it: a token endpoint may quote the refresh token or client secret it refuses.
-      const message = redactSecrets(err.message, [c.refresh_token, c.access_token, client.clientSecret])
+      const basic = client.clientSecret
+        ? Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')
+        : undefined
+      const message = redactSecrets(err.message, [
+        c.refresh_token,
+        c.access_token,
+        client.clientSecret,
+        basic,
+      ])
       if (err.isInvalidGrant) return this.dead(connection, c, err.status, message)
       const count = (this.failures.get(connection.id)?.count ?? 0) + 1
       const until = Date.now() + refreshBackoffMs(count)
