@@ -203,6 +203,42 @@ describe('BambooHR through Unigate', () => {
     expect(unknown.body.message).toContain('group_id')
   })
 
+  it("gives an employee's groups and location the ids /group and /location list, as other HRIS do", async () => {
+    const groups = (await h.api<Rec[]>('GET', `${base()}/group`)).body
+    const locations = (await h.api<Rec[]>('GET', `${base()}/location`)).body
+    const employees = (await h.api<Rec[]>('GET', `${base()}/employee`, { query: { limit: 1000 } })).body
+    const grouped = employees.filter((e) => Array.isArray(e.groups))
+    const located = employees.filter((e) => Array.isArray(e.locations))
+    expect(grouped.length).toBeGreaterThan(0)
+    expect(located.length).toBeGreaterThan(0)
+    for (const e of grouped) {
+      for (const g of e.groups as Rec[]) {
+        const listed = groups.find((l) => l.id === g.id)
+        expect(listed, JSON.stringify(g)).toBeDefined()
+        expect([listed?.name, listed?.type]).toEqual([g.name, g.type])
+      }
+    }
+    for (const e of located) {
+      const [l] = e.locations as Rec[]
+      expect(locations.find((o) => o.id === l?.id)?.name, JSON.stringify(l)).toBe(l?.name)
+    }
+    // The id an employee carries finds that employee, and the record read alone carries the same ids.
+    const first = grouped[0] as Rec
+    const group = (first.groups as Rec[])[0] as Rec
+    const members = await h.api<Rec[]>('GET', `${base()}/employee`, {
+      query: { group_id: String(group.id), limit: 1000 },
+    })
+    expect(members.body.map((e) => e.id)).toContain(first.id)
+    const one = await h.api<Rec>('GET', `${base()}/employee/${first.id}`)
+    expect(one.body.groups).toEqual(first.groups)
+    expect(one.body.locations).toEqual(first.locations)
+    // Fields that leave groups and locations out cost no list read.
+    const before = requests('/meta/lists').length
+    const narrow = await h.api<Rec[]>('GET', `${base()}/employee`, { query: { fields: 'id,name' } })
+    expect(narrow.status).toBe(200)
+    expect(requests('/meta/lists').length).toBe(before)
+  })
+
   it('adds raw.<field> names to what it asks BambooHR for, and returns raw when asked', async () => {
     const res = await h.api<Rec[]>('GET', `${base()}/employee`, {
       query: { fields: 'id,raw.preferredName,raw.customShirtSize', limit: 2 },

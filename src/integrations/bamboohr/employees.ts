@@ -2,10 +2,10 @@ import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
-import { optionName } from './lists.js'
-import { EMPLOYEE_FIELDS, fromBamboohrEmployee, parseBamboohrTimestamp } from './mappers.js'
+import { optionName, readListFields } from './lists.js'
+import { EMPLOYEE_FIELDS, fromBamboohrEmployee, optionIdsOf, parseBamboohrTimestamp } from './mappers.js'
 import { bamboohrEmployeePushes } from './native-webhooks.js'
-import type { BamboohrEmployee, BamboohrReport } from './types.js'
+import type { BamboohrEmployee, BamboohrListField, BamboohrReport } from './types.js'
 
 /** The provider fields a request reads: the mapped ones plus any `raw.<name>` the caller named. */
 /**
@@ -58,12 +58,9 @@ async function runReport(ctx: HandlerContext, updatedGte?: Date): Promise<Bamboo
   return [...kept].sort((a, b) => Number(a.id) - Number(b.id) || String(a.id).localeCompare(b.id))
 }
 
-/**
- * Reports print a department, division or location by name: a filter by id is matched through its name. The
- * lists are read without the caller's raw parameters, which are for the report that reads the employees.
- */
-async function byOption(ctx: HandlerContext, filter: 'group_id' | 'location_id', id: string) {
-  const option = await optionName({ ...ctx, rawParams: {} }, filter, id)
+/** Reports print a department, division or location by name: a filter by id is matched through its name. */
+function byOption(lists: readonly BamboohrListField[], filter: 'group_id' | 'location_id', id: string) {
+  const option = optionName(lists, filter, id)
   if (!option) {
     throw badRequest(
       `${filter}: '${id}' is not a BambooHR ${filter === 'group_id' ? 'group' : 'location'} of this connection; ` +
@@ -96,6 +93,16 @@ async function hiddenAware<T>(id: string, read: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The department, division and location options, read without the caller's raw parameters, which are for
+ * the report (or the employee read) that reads the employees.
+ */
+const optionLists = (ctx: HandlerContext) => readListFields({ ...ctx, rawParams: {} })
+
+/** Whether the response shows an employee's groups or locations, whose ids the list options give. */
+const showsOptions = (ctx: HandlerContext) =>
+  !ctx.fields.listed || ctx.fields.listed.has('groups') || ctx.fields.listed.has('locations')
+
 export const employeeHandlers: ObjectHandlers = {
   listIsComplete: true,
   nativeWebhooks: bamboohrEmployeePushes,
@@ -103,23 +110,25 @@ export const employeeHandlers: ObjectHandlers = {
   filters: ['group_id', 'location_id'],
   rawOwned: { format: 'Unigate reads the report as JSON' },
   async list(ctx, q) {
-    const checks = await Promise.all(
-      (['group_id', 'location_id'] as const)
-        .filter((f) => typeof q.filters[f] === 'string')
-        .map((f) => byOption(ctx, f, q.filters[f] as string)),
-    )
+    const filters = (['group_id', 'location_id'] as const).filter((f) => typeof q.filters[f] === 'string')
+    const lists = filters.length > 0 || showsOptions(ctx) ? await optionLists(ctx) : []
+    const checks = filters.map((f) => byOption(lists, f, q.filters[f] as string))
     const rows = (await runReport(ctx, q.updated_gte)).filter((e) => checks.every((ok) => ok(e)))
     const company = companyIdOf(ctx.credentials)
-    return rows.slice(q.offset, q.offset + q.limit).map((e) => fromBamboohrEmployee(e, company))
+    const ids = optionIdsOf(lists)
+    return rows.slice(q.offset, q.offset + q.limit).map((e) => fromBamboohrEmployee(e, company, ids))
   },
   async get(ctx, id) {
     const ask = askOf(ctx)
-    const employee = await hiddenAware(id, () =>
-      ctx.client.json<BamboohrEmployee>({
-        path: `/employees/${encodeURIComponent(id)}`,
-        query: { ...ask.query, fields: ask.fields.join(',') },
-      }),
-    )
-    return fromBamboohrEmployee(employee, companyIdOf(ctx.credentials))
+    const [employee, lists] = await Promise.all([
+      hiddenAware(id, () =>
+        ctx.client.json<BamboohrEmployee>({
+          path: `/employees/${encodeURIComponent(id)}`,
+          query: { ...ask.query, fields: ask.fields.join(',') },
+        }),
+      ),
+      showsOptions(ctx) ? optionLists(ctx) : [],
+    ])
+    return fromBamboohrEmployee(employee, companyIdOf(ctx.credentials), optionIdsOf(lists))
   },
 }

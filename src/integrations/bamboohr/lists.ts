@@ -82,12 +82,11 @@ export const locationHandlers: ObjectHandlers = {
 }
 
 /** The name of the list option an employee filter names, which is how reports print an employee's value. */
-export async function optionName(
-  ctx: HandlerContext,
+export function optionName(
+  lists: readonly BamboohrListField[],
   filter: 'group_id' | 'location_id',
   id: string,
-): Promise<{ alias: string; name: string } | undefined> {
-  const lists = await readListFields(ctx)
+): { alias: string; name: string } | undefined {
   if (filter === 'location_id') {
     const option = lists.find((f) => aliasOf(f) === LOCATION_LIST)?.options.find((o) => String(o.id) === id)
     return option ? { alias: LOCATION_LIST, name: option.name } : undefined

@@ -5,6 +5,7 @@ import {
   fromBamboohrEmployee,
   fromBamboohrGroupOption,
   fromBamboohrLocationOption,
+  optionIdsOf,
   parseBamboohrDate,
   parseBamboohrMoney,
 } from './mappers.js'
@@ -153,6 +154,41 @@ describe('BambooHR company, lists and benefits', () => {
       name: 'Remote',
       is_active: true,
     })
+  })
+
+  it("give an employee's department, division and location the option id, where one option has the name", () => {
+    const ids = optionIdsOf([
+      {
+        fieldId: 4,
+        alias: 'department',
+        name: 'Department',
+        options: [
+          { id: 1, name: 'Sales', archived: 'no' },
+          { id: 2, name: 'Ops', archived: 'yes' },
+          { id: 3, name: 'Ops', archived: 'no' },
+          { id: 4, name: 'Legal', archived: 'yes' },
+          { id: 5, name: 'Legal', archived: 'yes' },
+        ],
+      },
+      {
+        fieldId: 18,
+        alias: 'location',
+        name: 'Location',
+        options: [{ id: 9, name: 'Berlin', archived: 'no' }],
+      },
+    ])
+    const e = fromBamboohrEmployee(
+      { id: '1', department: 'Ops', division: 'EMEA', location: 'Berlin' } as BamboohrEmployee,
+      'acme',
+      ids,
+    )
+    expect(e.groups).toEqual([
+      { id: 'department:3', name: 'Ops', type: 'DEPARTMENT' },
+      { name: 'EMEA', type: 'DIVISION' },
+    ])
+    expect(e.locations).toEqual([{ id: '9', name: 'Berlin' }])
+    expect(ids('department', 'Sales')).toBe('department:1')
+    expect(ids('department', 'Legal')).toBeUndefined()
   })
 
   it('map benefit plans, typed only where the type means the same', () => {

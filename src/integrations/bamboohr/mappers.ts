@@ -144,17 +144,53 @@ function terminatedAt(hired: Date | undefined, terminated: Date | undefined): Da
   return terminated && hired && terminated < hired ? undefined : terminated
 }
 
+/** The id of a list option by its list's alias and its name, where one option answers to that name. */
+export type OptionIds = (alias: string, name: string) => string | undefined
+
+/**
+ * Reports and `GET /v1/employees/{id}` print a department, division or location by its option's name; the
+ * options (`GET /v1/meta/lists`) give the id `/group` and `/location` list for it. A name shared by several
+ * options is the one not archived, if only one is; otherwise it names no id.
+ */
+export function optionIdsOf(lists: readonly BamboohrListField[]): OptionIds {
+  const ids = new Map<string, string | undefined>()
+  for (const field of lists) {
+    const alias = aliasOf(field)
+    if (!GROUP_LISTS[alias] && alias !== LOCATION_LIST) continue
+    const byName = new Map<string, BamboohrListOption[]>()
+    for (const o of field.options) byName.set(o.name, [...(byName.get(o.name) ?? []), o])
+    for (const [name, options] of byName) {
+      const live = options.filter((o) => o.archived !== 'yes')
+      const one = options.length === 1 ? options[0] : live.length === 1 ? live[0] : undefined
+      ids.set(`${alias}\n${name}`, one && (alias === LOCATION_LIST ? String(one.id) : groupId(alias, one)))
+    }
+  }
+  return (alias, name) => ids.get(`${alias}\n${name}`)
+}
+
+const noOptionIds: OptionIds = () => undefined
+
 /**
  * One employee read from a custom report or `GET /v1/employees/{id}`. Departments, divisions and locations
- * arrive as option names, not ids, so the employee's groups and location carry names only.
+ * arrive as option names; `optionIds` gives each the id `/group` or `/location` lists for it (without it, or
+ * for a name no single option has, the group or location carries its name only).
  */
-export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): UnifiedRecord {
+export function fromBamboohrEmployee(
+  e: BamboohrEmployee,
+  companyId: string,
+  optionIds: OptionIds = noOptionIds,
+): UnifiedRecord {
   const first = text(e.firstName)
   const last = text(e.lastName)
-  const groups = [
-    ...(text(e.department) ? [{ name: text(e.department), type: 'DEPARTMENT' }] : []),
-    ...(text(e.division) ? [{ name: text(e.division), type: 'DIVISION' }] : []),
-  ]
+  const option = (alias: string, name: string | undefined) => {
+    const id = name === undefined ? undefined : optionIds(alias, name)
+    return id === undefined ? { name } : { id, name }
+  }
+  const groups = Object.entries(GROUP_LISTS).flatMap(([alias, type]) => {
+    const name = text(e[alias])
+    return name ? [{ ...option(alias, name), type }] : []
+  })
+  const location = text(e.location)
   const address = {
     address1: text(e.address1),
     address2: text(e.address2),
@@ -199,7 +235,7 @@ export function fromBamboohrEmployee(e: BamboohrEmployee, companyId: string): Un
     image_url: text(e.photoUrl),
     address: Object.values(address).some(Boolean) ? address : undefined,
     groups: groups.length > 0 ? groups : undefined,
-    locations: text(e.location) ? [{ name: text(e.location) }] : undefined,
+    locations: location ? [option(LOCATION_LIST, location)] : undefined,
     compensation: compensationOf(e),
     updated_at: parseBamboohrTimestamp(e.lastChanged),
     raw: e,
