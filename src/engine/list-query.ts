@@ -77,7 +77,8 @@ export function parseListQuery(
     offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, MAX_OFFSET),
     ...(updated ? { updated_gte: date('updated_gte', updated) } : {}),
     ...(sort ? { sort } : {}),
-    ...(order ? { order: order as 'asc' | 'desc' } : {}),
+    // `sort` alone is ascending on every integration, whatever the provider's default direction for the field.
+    ...(order ? { order: order as 'asc' | 'desc' } : sort ? { order: 'asc' as const } : {}),
     ...(query ? { query } : {}),
     filters,
   }
