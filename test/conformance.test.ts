@@ -122,6 +122,13 @@ for (const provider of DEMO_PROVIDERS) {
       await closeSharedEmulators()
     })
 
+    /** What the emulator received so far (every emulator records requests behind its control prefix). */
+    async function emulatorRequests(): Promise<{ query?: unknown; body?: unknown }[]> {
+      const res = await fetch(`${emulator.url}/__emulator/requests`)
+      expect(res.status, 'the emulator lists the requests it received').toBe(200)
+      return (await res.json()) as { query?: unknown; body?: unknown }[]
+    }
+
     /** The list without parameters, asked once per object. */
     async function plainList(object: string): Promise<ApiResponse<Rec[]>> {
       const hit = listed.get(object)
@@ -293,6 +300,29 @@ for (const provider of DEMO_PROVIDERS) {
           expect(asc.map((r) => r[field])).not.toEqual(desc.map((r) => r[field]))
         })
       }
+
+      check(object, 'the raw parameter reaches the provider', async () => {
+        const list = await recordsFor(object, 'the raw parameter reaches the provider', 1)
+        if (!list) return
+        const first = list.res.body[0]?.id
+        const reads: [string, Record<string, string | number>][] = [
+          [path(object), { ...list.query, limit: 2 }],
+          ...(support.methods.get && typeof first === 'string'
+            ? ([[path(object, first), {}]] as [string, Record<string, string | number>][])
+            : []),
+        ]
+        for (const [at, query] of reads) {
+          const before = (await emulatorRequests()).length
+          const res = await h.api<{ message?: string }>('GET', at, {
+            query: { ...query, raw: 'unigate_conformance=1' },
+          })
+          const sent = (await emulatorRequests()).slice(before)
+          const reached = sent.some((r) => JSON.stringify([r.query, r.body]).includes('unigate_conformance'))
+          // Passed on, or refused naming raw (a provider that takes no unknown parameter there).
+          const refused = res.status === 400 && String(res.body.message).startsWith('raw:')
+          expect(reached || refused, `GET ${at}: ${res.status} ${res.text.slice(0, 200)}`).toBe(true)
+        }
+      })
 
       if (object === 'analytics_report') {
         check(object, 'a listed report measures something', async () => {

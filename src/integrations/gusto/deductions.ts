@@ -71,6 +71,7 @@ export const deductionHandlers: ObjectHandlers = {
     try {
       const g = await ctx.client.json<GustoGarnishment>({
         path: `/v1/garnishments/${encodeURIComponent(id)}`,
+        query: { ...ctx.rawParams },
       })
       return fromGustoGarnishment(g, company)
     } catch (err) {
@@ -78,7 +79,8 @@ export const deductionHandlers: ObjectHandlers = {
     }
     try {
       const path = `/v1/employee_benefits/${encodeURIComponent(id)}`
-      return fromGustoEmployeeBenefit(await ctx.client.json<GustoEmployeeBenefit>({ path }), company)
+      const benefit = await ctx.client.json<GustoEmployeeBenefit>({ path, query: { ...ctx.rawParams } })
+      return fromGustoEmployeeBenefit(benefit, company)
     } catch (err) {
       if (err instanceof ProviderError && err.status === 404)
         throw notFound(`get hris_deduction ${id}: not found at Gusto`)

@@ -59,7 +59,10 @@ export async function readAllGusto<T>(
   for (let page = 1; ; page++) {
     if (page > GUSTO_MAX_PAGES)
       throw tooManyPages('Gusto', `rows of ${path}`, GUSTO_MAX_PAGES * GUSTO_MAX_PER)
-    const got = await ctx.client.json<T[]>({ path, query: { ...query, page, per: GUSTO_MAX_PER } })
+    const got = await ctx.client.json<T[]>({
+      path,
+      query: rawThenOwn(ctx.rawParams, { ...query, page, per: GUSTO_MAX_PER }),
+    })
     if (!Array.isArray(got)) throw new TypeError(`${path} answered something other than a list`)
     rows.push(...got)
     if (got.length < GUSTO_MAX_PER) return rows

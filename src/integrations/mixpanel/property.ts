@@ -15,9 +15,10 @@ export const meRequest = (credentials: Credentials): ProviderRequest => ({
 export const projectsIn = (me: MixpanelMe | undefined) =>
   Object.entries(me?.results?.projects ?? {}) as Array<[string, MixpanelProject]>
 
-/** The projects the service account can see. */
-export async function projectsOf(ctx: Pick<HandlerContext, 'client' | 'credentials'>) {
-  return projectsIn(await ctx.client.json<MixpanelMe>(meRequest(ctx.credentials)))
+/** The projects the service account can see; the caller's raw parameters go with the call, if any. */
+export async function projectsOf(ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>) {
+  const me = meRequest(ctx.credentials)
+  return projectsIn(await ctx.client.json<MixpanelMe>({ ...me, query: { ...ctx.rawParams } }))
 }
 
 export const propertyHandlers: ObjectHandlers = {

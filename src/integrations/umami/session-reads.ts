@@ -20,7 +20,10 @@ export async function readSession(
   website: string,
   session: string,
 ): Promise<UmamiSession> {
-  const s = await ctx.client.json<Partial<UmamiSession> | null>({ path: sessionPath(website, session) })
+  const s = await ctx.client.json<Partial<UmamiSession> | null>({
+    path: sessionPath(website, session),
+    query: { ...ctx.rawParams },
+  })
   if (!s || typeof s.id !== 'string') throw notFound(`session ${website}:${session} not found`)
   return s as UmamiSession
 }
