@@ -340,6 +340,18 @@ for (const provider of DEMO_PROVIDERS) {
     }
 
     for (const [object, support] of Object.entries(matrix)) {
+      if (!support.methods.get) continue
+      check(object, 'an unknown id is a 404', async () => {
+        // One id shaped like no provider's, one like many (a whole number): neither names a record.
+        for (const id of ['unigate-conformance-unknown', '987654321987']) {
+          const got = await h.api<{ message?: string }>('GET', path(object, id))
+          expect(got.status, `GET ${object} ${id}: ${got.text}`).toBe(404)
+          expect(typeof got.body.message).toBe('string')
+        }
+      })
+    }
+
+    for (const [object, support] of Object.entries(matrix)) {
       if (!support.methods.create) continue
       let created: Rec | undefined
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js'
+import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { callMatomo } from './client.js'
@@ -7,8 +7,9 @@ import type { MatomoSite } from './provider-types.js'
 
 const SITE_ID = /^\d+$/
 
+/** An id that cannot be a site's names no property: a 404, as an unknown id is on every integration. */
 function checkId(id: string): string {
-  if (!SITE_ID.test(id)) throw badRequest(`'${id}' is not a Matomo site id (a number)`)
+  if (!SITE_ID.test(id)) throw notFound(`property ${id} not found: Matomo site ids are whole numbers`)
   return id
 }
 
