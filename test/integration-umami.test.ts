@@ -199,6 +199,18 @@ describe('Umami through Unigate', () => {
     expect(requests('/websites')[1]?.path).toBe(`/v1/teams/${team}/websites`)
   })
 
+  it("answers a team it cannot see under parent_id with a 404 naming it, not as the connection's credentials", async () => {
+    // Umami answers 401 for a team the caller is not in (canViewTeam), as it does for a website it cannot see.
+    const unknown = 'b0c1d2e3-0000-4000-8000-0000000ffff9'
+    const res = await h.api<Rec>('GET', `${base(cloud)}/property`, { query: { parent_id: unknown } })
+    expect(res.status, JSON.stringify(res.body)).toBe(404)
+    expect(res.body.message).toContain('parent_id')
+    expect(res.body.message).toContain(unknown)
+    const connection = await h.api<Rec>('GET', `/unified/connection/${cloud}`)
+    expect(connection.body.is_healthy).not.toBe(false)
+    expect((await h.api('GET', `${base(cloud)}/property`)).status).toBe(200)
+  })
+
   it('creates, reads, updates and removes a website', async () => {
     const created = await h.api<Rec>('POST', `${base(cloud)}/property`, {
       body: { name: 'Shop', raw: { domain: 'shop.example.com' } },

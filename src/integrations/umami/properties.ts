@@ -4,7 +4,7 @@ import { tooManyPages } from '../page-bound.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { fromUmamiWebsite, toUmamiWebsite } from './mappers.js'
 import type { UmamiPage, UmamiWebsite } from './types.js'
-import { onWebsite } from './website-access.js'
+import { onTeam, onWebsite } from './website-access.js'
 
 /** Umami's page size is unbounded; this many websites per call keeps each answer small. */
 const WEBSITE_PAGE_SIZE = 100
@@ -53,11 +53,13 @@ export const propertyHandlers: ObjectHandlers = {
   async list(ctx, q) {
     const parent = q.filters.parent_id
     const path = typeof parent === 'string' ? `/teams/${encodeURIComponent(parent)}/websites` : '/websites'
-    const rows = await allWebsites(ctx, path, {
-      // Team websites too: a connection sees every website its key can read.
-      includeTeams: typeof parent === 'string' ? undefined : 'true',
-      search: q.query,
-    })
+    const read = () =>
+      allWebsites(ctx, path, {
+        // Team websites too: a connection sees every website its key can read.
+        includeTeams: typeof parent === 'string' ? undefined : 'true',
+        search: q.query,
+      })
+    const rows = await (typeof parent === 'string' ? onTeam(ctx, parent, read) : read())
     const key = SORT_KEYS[q.sort ?? 'name'] ?? SORT_KEYS.name
     const direction = q.order === 'desc' ? -1 : 1
     rows.sort((a, b) => {
