@@ -311,6 +311,20 @@ describe('Mixpanel through Unigate', () => {
     expect(at('/api/query/engage').map((r) => (r.body as Rec).page)).toEqual(['0', '1'])
   })
 
+  it('finds visitors by the first or last name their name is made of, as other visitor lists search names', async () => {
+    // Profiles set with Mixpanel's reserved $first_name and $last_name, and no $name, show those as `name`.
+    const someone = [...emu.state.profiles.values()].find((p) => p.$properties.$name === undefined)
+    const last = String(someone?.$properties.$last_name)
+    const first = String(someone?.$properties.$first_name)
+    for (const query of [last, first]) {
+      const res = await h.api<Rec[]>('GET', `${base()}/visitor`, {
+        query: { query, fields: 'id,name', limit: 1000 },
+      })
+      expect(res.status).toBe(200)
+      expect(res.body).toContainEqual({ id: someone?.$distinct_id, name: `${first} ${last}` })
+    }
+  })
+
   it('sends a raw where to engage, never erasing it with an undefined one', async () => {
     // `raw` is "added to the provider request" (spec 4.1): without `query` the unified where was undefined
     // and erased the raw one, so Mixpanel answered every profile.

@@ -35,6 +35,13 @@ async function engage(ctx: HandlerContext, form: Record<string, string | number 
  * `session_id` the first one returned. The session id and page size are remembered per query, so any
  * later page costs one call instead of a walk from page 0.
  */
+/**
+ * The profile properties `query` looks in: the email and every reserved name property ("$name, $first_name,
+ * $last_name": docs.mixpanel.com/docs/data-structure/property-reference/reserved-properties), since a
+ * visitor's `name` is made of the first and last names when `$name` is not set.
+ */
+const QUERY_PROPERTIES = ['$email', '$name', '$first_name', '$last_name'] as const
+
 async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
   const property = q.filters.property_id
@@ -43,7 +50,7 @@ async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false):
   if (q.query && ctx.rawParams.where !== undefined)
     throw badRequest('raw: where and query both filter Mixpanel profiles with `where`; send one or the other')
   const where = q.query
-    ? [`$email`, `$name`].map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
+    ? QUERY_PROPERTIES.map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
     : undefined
   // A session belongs to one query: the raw parameters are part of it.
   const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}:${new URLSearchParams(ctx.rawParams)}`
