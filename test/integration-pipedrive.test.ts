@@ -92,6 +92,26 @@ describe('Pipedrive through Unigate', () => {
     })
   })
 
+  it('leaves out a person changed before a sub-second updated_gte, as every integration does', async () => {
+    // Pipedrive keeps whole seconds and takes `updated_since` to the second: a value cut down to its second
+    // let in persons changed in the part of that second before it.
+    const live = emu.state.livePersons()
+    const at = live.map((p) => p.updateTime).sort((a, b) => a - b)[20]!
+    for (const since of [at + 1, at + 999, at + 1000, at]) {
+      emu.clearRequests()
+      const res = await h.api<Rec[]>('GET', base(), {
+        query: { updated_gte: new Date(since).toISOString(), fields: 'id,updated_at', limit: 1000 },
+      })
+      expect(res.status).toBe(200)
+      const want = live.filter((p) => p.updateTime >= since).map((p) => String(p.id))
+      expect(res.body.map((c) => c.id).sort()).toEqual(want.sort())
+      for (const c of res.body) expect(Date.parse(String(c.updated_at))).toBeGreaterThanOrEqual(since)
+    }
+    expect(sent('GET', '/api/v2/persons')[0]?.query.updated_since).toBe(
+      new Date(at).toISOString().replace('.000Z', 'Z'),
+    )
+  })
+
   it('filters by owner, organization, deal and update time at Pipedrive, and sorts there', async () => {
     const live = emu.state.livePersons()
     const since = live.map((p) => p.updateTime).sort((a, b) => a - b)[130]!

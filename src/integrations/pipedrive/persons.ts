@@ -71,6 +71,16 @@ function checkedRaw(ctx: HandlerContext, q: ListQuery): Record<string, string> {
 }
 
 /**
+ * `updated_gte` as `updated_since`, whole seconds as Pipedrive keeps `update_time`: rounded up, so that a
+ * person changed earlier within the second of a sub-second value is left out, as `updated_gte` promises
+ * (rounded down, Pipedrive answered it).
+ */
+function updatedSince(at: Date): string {
+  const second = Math.ceil(at.getTime() / 1000) * 1000
+  return new Date(second).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/**
  * The list query: `owner_id`, `org_id`, `deal_id`, `updated_since` (RFC 3339, inclusive), `sort_by` and
  * `sort_direction` (getPersons in client-nodejs v2 persons-api.ts).
  */
@@ -79,7 +89,7 @@ function listParams(q: ListQuery): Record<string, string | undefined> {
     owner_id: idFilter('user_id', q.filters.user_id),
     org_id: idFilter('company_id', q.filters.company_id),
     deal_id: idFilter('deal_id', q.filters.deal_id),
-    updated_since: q.updated_gte ? q.updated_gte.toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined,
+    updated_since: q.updated_gte ? updatedSince(q.updated_gte) : undefined,
     sort_by: q.sort ? SORT_BY[q.sort] : undefined,
     sort_direction: q.order,
   }
