@@ -81,6 +81,58 @@ const fewRecords = (integration: string, object: string, check: string) =>
       (f.integration === integration || f.integration === '*') && f.object === object && f.check === check,
   )
 
+/**
+ * Where a listed record shows the value of a list filter, by unified names (never by integration): a filter
+ * by the value a record shows must keep that record, and only records showing it.
+ */
+const FILTER_VALUES: Readonly<
+  Record<string, { field: (object: string) => string; values: (shown: unknown) => unknown[] }>
+> = {
+  group_id: { field: () => 'groups', values: (v) => ((v ?? []) as Rec[]).map((g) => g.id) },
+  location_id: { field: () => 'locations', values: (v) => ((v ?? []) as Rec[]).map((l) => l.id) },
+  company_id: {
+    field: (o) => (o === 'crm_contact' ? 'company_ids' : 'company_id'),
+    values: (v) => (Array.isArray(v) ? v : [v]),
+  },
+  deal_id: { field: () => 'deal_ids', values: (v) => (Array.isArray(v) ? v : []) },
+  type: { field: (o) => (o === 'analytics_event' ? 'event_type' : 'type'), values: (v) => [v] },
+  ...Object.fromEntries(
+    ['user_id', 'candidate_id', 'job_id', 'benefit_id', 'parent_id', 'session_id', 'visitor_id']
+      .concat(['status', 'source', 'medium'])
+      .map((f) => [f, { field: () => f, values: (v: unknown) => [v] }]),
+  ),
+}
+
+/**
+ * Filters whose value the integration's records do not show, so no listed record can be filtered by its own
+ * value. Each entry must still apply: a record that starts showing it fails the suite until it is removed.
+ */
+const NOT_SHOWN: readonly { integration: string; object: string; filter: string; reason: string }[] = [
+  {
+    integration: 'pipedrive',
+    object: 'crm_contact',
+    filter: 'deal_id',
+    reason:
+      "a Pipedrive person carries no deal ids (GET /api/v2/persons answers none); deal_id asks Pipedrive's deal filter",
+  },
+  {
+    integration: 'plausible',
+    object: 'analytics_property',
+    filter: 'parent_id',
+    reason: "Plausible's site list names no team; a site shows parent_id only when listed by it",
+  },
+]
+
+/** Objects whose provider gives the day of a change only: `updated_gte` keeps that whole UTC day (README). */
+const UPDATED_BY_DAY: readonly { integration: string; object: string; reason: string }[] = [
+  {
+    integration: 'gusto',
+    object: 'hris_payslip',
+    reason:
+      "Gusto gives a payroll's processed date, no time: a payslip processed later that day must not be missed",
+  },
+]
+
 const required = (support: IntegrationSupport) =>
   Object.entries(support)
     .filter(([key, mark]) => key.startsWith('list_') && mark === 'supported-required')
@@ -323,6 +375,81 @@ for (const provider of DEMO_PROVIDERS) {
           expect(reached || refused, `GET ${at}: ${res.status} ${res.text.slice(0, 200)}`).toBe(true)
         }
       })
+
+      for (const [key, mark] of Object.entries(support)) {
+        const filter = key.slice('list_'.length)
+        const shows = FILTER_VALUES[filter]
+        if (!key.startsWith('list_') || mark === 'not-supported' || !shows || object === 'analytics_report')
+          continue
+        const name = `a filter by ${filter} keeps the listed record it came from`
+        check(object, name, async () => {
+          const list = await recordsFor(object, name, 1)
+          if (!list) return
+          // The field is asked for by name, so a slow one is read too.
+          const field = shows.field(object)
+          const read = async (query: Record<string, string | number>) => {
+            const res = await h.api<Rec[]>('GET', path(object), {
+              query: { ...list.query, ...query, fields: `id,${field}` },
+            })
+            expect(res.status, res.text).toBe(200)
+            return res.body
+          }
+          const values = (r: Rec) => shows.values(r[field]).filter((v): v is string => typeof v === 'string')
+          // The plain listing first; the field asked by name only where it shows none (a slow field).
+          const from =
+            list.res.body.find((r) => values(r).length > 0) ??
+            (await read({ limit: 100 })).find((r) => values(r).length > 0)
+          const hidden = NOT_SHOWN.find(
+            (n) => n.integration === type && n.object === object && n.filter === filter,
+          )
+          if (hidden) {
+            expect(from, `remove the NOT_SHOWN entry: ${hidden.reason}`).toBeUndefined()
+            return
+          }
+          expect(from, `a listed ${object} that shows its ${field}`).toBeDefined()
+          if (!from) return
+          const value = values(from)[0] as string
+          // A filter keeps the listing's order, so the record is no further down than it was listed.
+          const at = list.res.body.findIndex((r) => r.id === from.id)
+          const kept = await read({ [filter]: value, limit: at < 0 ? 100 : at + 1 })
+          expect(kept.map((r) => r.id)).toContain(from.id)
+          for (const r of kept) expect(values(r), JSON.stringify(r)).toContain(value)
+        })
+      }
+
+      if ((support.list_updated_gte ?? 'not-supported') !== 'not-supported') {
+        const name = 'updated_gte keeps the records changed at or after it'
+        check(object, name, async () => {
+          const list = await recordsFor(object, name, 2)
+          if (!list) return
+          const read = async (query: Record<string, string | number>) => {
+            const res = await h.api<Rec[]>('GET', path(object), {
+              query: { ...list.query, fields: 'id,updated_at', ...query },
+            })
+            expect(res.status, res.text).toBe(200)
+            return res.body
+          }
+          const listed = list.res.body.filter((r) => typeof r.updated_at === 'string')
+          const times = listed.map((r) => Date.parse(r.updated_at as string)).sort((a, b) => a - b)
+          const middle = times[Math.floor(times.length / 2)] as number
+          // The instant a record changed keeps it; a millisecond later leaves it out, whatever the provider's
+          // own precision (whole seconds, a day) or zone.
+          const byDay = UPDATED_BY_DAY.find((d) => d.integration === type && d.object === object)
+          for (const since of [middle, middle + 1]) {
+            const from = byDay ? since - (since % 86_400_000) : since
+            const at = new Date(since).toISOString()
+            // The filter keeps the listing's order: the listed records it keeps come within as many.
+            const got = await read({ updated_gte: at, limit: list.res.body.length })
+            const kept = new Set(got.map((r) => r.id))
+            for (const r of listed) {
+              expect(kept.has(r.id), `${r.id} changed ${r.updated_at}, updated_gte ${at}`).toBe(
+                Date.parse(r.updated_at as string) >= from,
+              )
+            }
+            for (const r of got) expect(Date.parse(r.updated_at as string), at).toBeGreaterThanOrEqual(from)
+          }
+        })
+      }
 
       if (object === 'analytics_report') {
         check(object, 'a listed report measures something', async () => {
