@@ -239,6 +239,21 @@ describe('Plausible through Unigate', () => {
     })
   })
 
+  it('reports zeros for a window without visits, one report as for any window, not an empty list', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { property_id: site, start_gte: '2019-01-01', end_lt: '2019-01-08' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toHaveLength(1)
+    expect(res.body[0]).toMatchObject({
+      start_at: '2019-01-01T00:00:00.000Z',
+      end_at: '2019-01-08T00:00:00.000Z',
+    })
+    const metrics = (res.body[0] as Rec).metrics as Rec[]
+    expect(metrics.map((m) => m.type)).toContain('USERS')
+    for (const m of metrics) expect(m.value).toBe(0)
+  })
+
   it('reports by day and by country, one report per row, paged at Plausible', async () => {
     const window = { property_id: site, start_gte: '2024-05-10T00:00:00Z', end_lt: '2024-05-13T00:00:00Z' }
     const total = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...window, type: 'PAGE_VIEWS' } })

@@ -306,6 +306,12 @@ export function runQuery(q: ValidQuery, site: SiteRecord, visits: readonly Visit
     }
     for (const k of keys) add(k.key, v, k.events)
   }
+  // Without dimensions the query is one aggregate, answered as one row of zeros even when no visit matched
+  // (`[{"dimensions": [], "metrics": [0]}]`: plausible/analytics@3090af4b:test/plausible_web/controllers/api/
+  // external_stats_controller/query_internal_test.exs "scroll depth is 0 when no data at all in range", and
+  // @42229e17:…/external_stats_controller/sequence_test.exs, an aggregate whose filter matches no visit).
+  if (q.dimensions.length === 0 && groups.size === 0)
+    groups.set('[]', { key: '[]', visits: new Set(), events: [] })
   const rows = [...groups.values()].map((g) => ({
     dimensions: JSON.parse(g.key) as string[],
     metrics: q.metrics.map((m) => metricOf(m, g, totalVisitors)),
