@@ -452,6 +452,28 @@ for (const provider of DEMO_PROVIDERS) {
       }
 
       if (object === 'analytics_report') {
+        check(
+          object,
+          'a window that ends before it starts is a 400 naming start_gte and end_lt',
+          async () => {
+            const list = await listing(object)
+            const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10)
+            for (const [start, end] of [
+              [day(5), day(12)],
+              [day(5), day(5)],
+            ]) {
+              const res = await h.api<{ message?: string }>('GET', path(object), {
+                query: { ...list?.query, start_gte: start as string, end_lt: end as string },
+              })
+              expect(res.status, `start_gte ${start}, end_lt ${end}: ${res.text}`).toBe(400)
+              expect(res.body.message).toMatch(/start_gte/)
+              expect(res.body.message).toMatch(/end_lt/)
+            }
+          },
+        )
+      }
+
+      if (object === 'analytics_report') {
         check(object, 'a listed report measures something', async () => {
           const list = await recordsFor(object, 'a listed report measures something', 1)
           if (!list) return

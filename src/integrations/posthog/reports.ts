@@ -97,6 +97,11 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     f.start_gte instanceof Date ? f.start_gte : undefined,
     f.end_lt instanceof Date ? f.end_lt : undefined,
   )
+  // A window without an instant in it has no report: counting zeros for it (its start_at after its end_at)
+  // would hide swapped bounds, which every other integration refuses.
+  if (start.getTime() >= (end ?? new Date()).getTime()) {
+    throw badRequest(`start_gte must be before end_lt${end ? '' : ' (without end_lt: now)'}`)
+  }
 
   const byQuery = new Map<string, { table: ReportTable; types: MetricType[] }>()
   for (const t of types) {
