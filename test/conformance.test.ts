@@ -452,6 +452,24 @@ for (const provider of DEMO_PROVIDERS) {
       }
 
       if (object === 'analytics_report') {
+        check(object, 'a report claims the window it covers', async () => {
+          const list = await recordsFor(object, 'a report claims the window it covers', 1)
+          if (!list) return
+          for (const dimension of [undefined, 'DATE']) {
+            const res = await h.api<Rec[]>('GET', path(object), {
+              query: { ...list.query, ...(dimension ? { dimension } : {}), limit: 5 },
+            })
+            expect(res.status, res.text).toBe(200)
+            for (const r of res.body) {
+              expect(typeof r.start_at, JSON.stringify(r)).toBe('string')
+              expect(typeof r.end_at, JSON.stringify(r)).toBe('string')
+              expect(Date.parse(r.start_at as string)).toBeLessThan(Date.parse(r.end_at as string))
+            }
+          }
+        })
+      }
+
+      if (object === 'analytics_report') {
         check(
           object,
           'a window that ends before it starts is a 400 naming start_gte and end_lt',

@@ -97,9 +97,11 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     f.start_gte instanceof Date ? f.start_gte : undefined,
     f.end_lt instanceof Date ? f.end_lt : undefined,
   )
+  // Without end_lt the window runs to now, and the reports say so (end_at), as every integration's do.
+  const until = end ?? new Date()
   // A window without an instant in it has no report: counting zeros for it (its start_at after its end_at)
   // would hide swapped bounds, which every other integration refuses.
-  if (start.getTime() >= (end ?? new Date()).getTime()) {
+  if (start.getTime() >= until.getTime()) {
     throw badRequest(`start_gte must be before end_lt${end ? '' : ' (without end_lt: now)'}`)
   }
 
@@ -120,8 +122,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   // answer their first offset+limit values, and the merge pages.
   const timeDimension: TimeDimension | undefined =
     dimension === 'DATE' || dimension === 'HOUR' ? dimension : undefined
-  const seriesEnd = end ?? new Date()
-  const timeLimit = timeDimension ? maxTimeBuckets(timeDimension, start, seriesEnd) : 0
+  const timeLimit = timeDimension ? maxTimeBuckets(timeDimension, start, until) : 0
   const single = byQuery.size === 1 && !timeDimension
   const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => ({
     key,
@@ -152,7 +153,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
 
   const buckets = new Map<string, Bucket>()
   if (timeDimension) {
-    for (const key of timeBucketKeys(timeDimension, start, seriesEnd, timeZone)) {
+    for (const key of timeBucketKeys(timeDimension, start, until, timeZone)) {
       buckets.set(key, { value: key, values: new Map(), rows: {} })
     }
   }
@@ -186,7 +187,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       dimension,
       dimensionValue: bucket.value,
       start,
-      end,
+      end: until,
       timeZone,
       raw: { hogql, rows: bucket.rows },
     }),
