@@ -687,6 +687,36 @@ describe('Matomo through Unigate', () => {
     expect(rows.reduce((a, m) => a + Number(m.value), 0)).toBe(seeded.length)
   })
 
+  it('reports zeros for days without visits, as for any day, not a missing metric or a 501', async () => {
+    // Matomo answers a period without visits with an empty list (core/API/ResponseBuilder.php).
+    const quiet = { property_id: '1', start_gte: '2019-03-01', end_lt: '2019-03-04' }
+    const totals = await h.api<Rec[]>('GET', `${base()}/report`, { query: quiet })
+    expect(totals.status).toBe(200)
+    expect(totals.body[0]?.metrics).toEqual(
+      expect.arrayContaining([
+        { type: 'SESSIONS', value: 0 },
+        { type: 'PAGE_VIEWS', value: 0 },
+        { type: 'BOUNCE_RATE', value: 0 },
+      ]),
+    )
+    const sessions = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...quiet, type: 'SESSIONS' } })
+    expect(sessions.status, JSON.stringify(sessions.body)).toBe(200)
+    expect(sessions.body[0]?.metrics).toEqual([{ type: 'SESSIONS', value: 0 }])
+    // A daily series over days with and without visits has every day.
+    const last = emu.state.firstDay
+    const first = new Date(Date.parse(last) - 3 * 86_400_000).toISOString().slice(0, 10)
+    const next = new Date(Date.parse(last) + 86_400_000).toISOString().slice(0, 10)
+    const daily = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { property_id: '1', start_gte: first, end_lt: next, dimension: 'DATE', type: 'SESSIONS' },
+    })
+    expect(daily.status).toBe(200)
+    const days = ((daily.body[0]?.metrics ?? []) as Rec[]).map((m) => [m.dimension_value, m.value === 0])
+    expect(days.map(([d]) => d)).toEqual(
+      [0, 1, 2, 3].map((i) => new Date(Date.parse(first) + i * 86_400_000).toISOString().slice(0, 10)),
+    )
+    expect(days.slice(0, 3).every(([, zero]) => zero)).toBe(true)
+  })
+
   it('counts conversions, not converted visits, and does not claim a conversion total it lacks', async () => {
     const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
     const seeded = emu.state

@@ -46,6 +46,23 @@ export function fromMatomoMetrics(
   return out
 }
 
+/** The periods Matomo counts unique visitors for by default (`enable_processing_unique_visitors_*`). */
+const UNIQUES_PERIODS = new Set(['day', 'week', 'month'])
+
+/**
+ * A `VisitsSummary.get` or `Actions.get` answer for one period as a record of columns. Matomo answers a
+ * period without visits with an empty list (core/API/ResponseBuilder.php renders the empty DataTable so):
+ * that is zero visits, so every column of `map` it would give for the period is 0 (its rates too, which
+ * Matomo computes as 0 without visits: matomo-org/matomo core/Piwik.php getQuotientSafe), as every other integration reports a quiet
+ * window, rather than no metrics at all.
+ */
+function periodRecord(answer: unknown, map: MetricMap, period: string): Readonly<Record<string, unknown>> {
+  if (isRecord(answer)) return answer
+  if (!Array.isArray(answer) || answer.length > 0) return {}
+  const columns = Object.keys(map).filter((c) => c !== 'nb_uniq_visitors' || UNIQUES_PERIODS.has(period))
+  return Object.fromEntries(columns.map((c) => [c, 0]))
+}
+
 /** Matomo reports whole days of the site's calendar: the unified window must be whole days too. */
 function daysOf(q: ListQuery): { first: string; last: string } {
   const start = q.filters.start_gte
@@ -192,19 +209,20 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     if (period && dimension && isRecord(summary) && isRecord(actions)) {
       // A period series comes keyed by period label (`2024-05-01`, `2024-05`, `2024`).
       metrics = Object.keys(summary).flatMap((key) => [
-        ...fromMatomoMetrics(isRecord(summary[key]) ? summary[key] : {}, SUMMARY_METRICS, {
+        ...fromMatomoMetrics(periodRecord(summary[key], SUMMARY_METRICS, period), SUMMARY_METRICS, {
           dimension,
           value: key,
         }),
-        ...fromMatomoMetrics(isRecord(actions[key]) ? actions[key] : {}, ACTIONS_METRICS, {
+        ...fromMatomoMetrics(periodRecord(actions[key], ACTIONS_METRICS, period), ACTIONS_METRICS, {
           dimension,
           value: key,
         }),
       ])
     } else {
+      const p = period ?? 'range'
       metrics = [
-        ...fromMatomoMetrics(isRecord(summary) ? summary : {}, SUMMARY_METRICS),
-        ...fromMatomoMetrics(isRecord(actions) ? actions : {}, ACTIONS_METRICS),
+        ...fromMatomoMetrics(periodRecord(summary, SUMMARY_METRICS, p), SUMMARY_METRICS),
+        ...fromMatomoMetrics(periodRecord(actions, ACTIONS_METRICS, p), ACTIONS_METRICS),
       ]
     }
   }
