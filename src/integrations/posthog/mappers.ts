@@ -576,11 +576,19 @@ export function fromPosthogReport(input: {
     property_id: input.propertyId,
     start_at: bucket.start ?? input.start,
     end_at: bucket.end ?? input.end,
-    metrics: input.metrics.map((m) => ({
-      type: m.type,
-      value: num(m.value),
-      ...(input.dimension ? { dimension: input.dimension, dimension_value: dimensionValue } : {}),
-    })),
+    // A metric PostHog has no value for (a rate of no sessions is null) is left out, as every integration
+    // leaves out what its provider does not give; a metric without a value would say nothing.
+    metrics: input.metrics.flatMap((m) => {
+      const value = num(m.value)
+      if (value === undefined) return []
+      return [
+        {
+          type: m.type,
+          value,
+          ...(input.dimension ? { dimension: input.dimension, dimension_value: dimensionValue } : {}),
+        },
+      ]
+    }),
     raw: input.raw,
   }
 }
