@@ -23,4 +23,4 @@ USER node
 VOLUME /data
 EXPOSE 8080
 # node, not npm start: signals reach the server directly, so SIGTERM closes it cleanly.
-CMD ["node", "dist/main.js"]
+CMD ["node", "--no-memory-reducer", "dist/main.js"]

@@ -20,7 +20,7 @@ import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspo
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { get, LIST_QUERY, PAGE_BYTES, provision, serverEnv } from './gateway.js'
 import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
-import { type BenchProcess, freePort, ROOT, startProcess } from './processes.js'
+import { type BenchProcess, freePort, ROOT, startCommandArgs, startProcess } from './processes.js'
 import { startRecorder, startReplay } from './replay.js'
 
 const BUILDS = (process.env.AB_BUILDS ?? '').split(',').filter(Boolean)
@@ -37,11 +37,17 @@ function startBuild(spec: string, env: Record<string, string>, label: string): P
   const args = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, label)}`]
     : []
-  return startProcess(process.execPath, [...args, ...nodeOptions, resolve(ROOT, dir, 'main.js')], {
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    ...env,
-  })
+  // Started as `npm start` starts dist/main.js, with the node options it gives.
+  const startOptions = startCommandArgs().slice(0, -1)
+  return startProcess(
+    process.execPath,
+    [...args, ...startOptions, ...nodeOptions, resolve(ROOT, dir, 'main.js')],
+    {
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      ...env,
+    },
+  )
 }
 
 /** Every build of AB_BUILDS, one process each, stopped with the rest; `label-<i>` names each one's profile. */

@@ -130,9 +130,23 @@ function timesMs(pid: number | undefined, options: { children?: boolean }, syste
   return children.reduce((sum, child) => sum + timesMs(Number(child), {}, system), own)
 }
 
-/** The compiled server (`dist/main.js`, built by `npm run build`) with the given environment. */
+/**
+ * What `npm start` runs after `node`: its node options and `dist/main.js`, read from package.json so the
+ * benchmark measures the server as it is started in production (`--no-memory-reducer`, README "Deployment").
+ */
+export function startCommandArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const [command, ...args] = pkg.scripts.start.split(/\s+/)
+  if (command !== 'node' || args.at(-1) !== 'dist/main.js')
+    throw new Error(`npm start is not "node [options] dist/main.js": ${pkg.scripts.start}`)
+  return args
+}
+
+/** The compiled server (`dist/main.js`, built by `npm run build`), started as `npm start` does, with the given environment. */
 export function startUnigate(env: Record<string, string>, extraNodeArgs: readonly string[] = []) {
-  return startProcess(process.execPath, [...extraNodeArgs, 'dist/main.js'], {
+  const args = startCommandArgs()
+  // The extra options after npm start's own, so that they can undo one (`--memory-reducer`).
+  return startProcess(process.execPath, [...args.slice(0, -1), ...extraNodeArgs, ...args.slice(-1)], {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     ...env,
