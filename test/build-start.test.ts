@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCommandArgs } from '../bench/processes.js'
 import {
   DEFAULT_DATA_UNTIL,
   DEFAULT_PERSONAL_API_KEY,
@@ -59,7 +60,8 @@ describe('the compiled server', () => {
     }
     const port = await freePort()
     url = `http://127.0.0.1:${port}`
-    server = spawnTestProcess(process.execPath, ['dist/main.js'], {
+    // As npm start runs it: node, its options (--no-memory-reducer), dist/main.js.
+    server = spawnTestProcess(process.execPath, startCommandArgs(), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
