@@ -5,7 +5,7 @@
  *
  * - unified list of 100 events, four fields: Unigate vs a minimal Node gateway (same provider request)
  * - passthrough of a ~40 KB provider page: Unigate vs a bare undici streaming proxy vs nginx (one worker)
- * - start-up (spawn of `node dist/main.js` to the first /health 200) and idle RSS
+ * - start-up (spawn of the server as `npm start` runs it, to the first /health 200) and idle RSS
  * - scale-out: two Unigate processes on PostgreSQL behind nginx vs one (needs nginx and PostgreSQL)
  */
 import { randomBytes } from 'node:crypto'
@@ -24,7 +24,7 @@ import { createServices } from '../src/services.js'
 import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
-import { type BenchProcess, freePort, startProcess, startUnigate } from './processes.js'
+import { type BenchProcess, freePort, startCommandArgs, startProcess, startUnigate } from './processes.js'
 import { startRecorder, startReplay } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
@@ -278,7 +278,7 @@ export async function benchGateway(): Promise<Section[]> {
         title: 'start-up and memory (compiled server, SQLite)',
         rows: [],
         lines: [
-          `start-up, spawn of \`node dist/main.js\` to the first /health 200 (median of 3): **${Math.round(startup.startupMs)} ms** wall, ${Math.round(startup.cpuMs)} ms CPU (target < 500 ms)`,
+          `start-up, spawn of \`node ${startCommandArgs().join(' ')}\` (npm start) to the first /health 200 (median of 3): **${Math.round(startup.startupMs)} ms** wall, ${Math.round(startup.cpuMs)} ms CPU (target < 500 ms)`,
           `idle RSS 2 s after start: **${idleRss.toFixed(0)} MB** (target < 100 MB); after the load above: ${loadedRss.toFixed(0)} MB`,
         ],
       })
