@@ -17,8 +17,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
-import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
-import { get, LIST_QUERY, PAGE_BYTES, provision, serverEnv } from './gateway.js'
+import { DEFAULT_PERSONAL_API_KEY } from '../emulators/posthog/index.js'
+import { get, provision, recordPosthog, serverEnv } from './gateway.js'
 import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
 import { type BenchProcess, freePort, ROOT, startCommandArgs, startProcess } from './processes.js'
 import { startRecorder, startReplay } from './replay.js'
@@ -67,39 +67,23 @@ interface Scenario {
 }
 
 async function posthogScenarios(): Promise<Scenario[]> {
-  const replayPort = await freePort()
-  const replayUrl = `http://127.0.0.1:${replayPort}`
-  const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-ab-')) })
-  const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-ab-replay-')), 'recordings.json')
-  const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
-  const recorder = await startRecorder(replayPort, emulator.url)
-  const ws = await provision(env, replayUrl)
-  const auth = { authorization: `Bearer ${ws.apiKey}` }
-  const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
-  const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
-    authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
-  })
-  const providerPage = `/api/projects/1/persons/?limit=${Math.max(1, Math.round(PAGE_BYTES / (sample.body.length / 100)))}`
-  const passPath = `/passthrough/${ws.connectionId}${providerPage}`
   const probes: Buffer[][] = []
-  for (const dir of BUILDS) {
-    const p = await startBuild(dir, env, 'probe')
-    probes.push([
-      (await get(`${p.url}${listPath}`, auth)).body,
-      (await get(`${p.url}${passPath}`, auth)).body,
-    ])
-    await p.stop()
-  }
-  await recorder.close()
-  await emulator.close()
+  const { bench, hogql, replay } = await recordPosthog('ab', async (b) => {
+    for (const dir of BUILDS) {
+      const p = await startBuild(dir, b.env, 'probe')
+      probes.push([
+        (await get(`${p.url}${b.listPath}`, b.auth)).body,
+        (await get(`${p.url}${b.passPath}`, b.auth)).body,
+      ])
+      await p.stop()
+    }
+  })
+  stops.push(replay.stop)
   for (const [i, [list, pass]] of probes.entries()) {
     if (!list!.equals(probes[0]![0]!) || !pass!.equals(probes[0]![1]!))
       throw new Error(`build ${BUILDS[i]} answered other bytes than ${BUILDS[0]}`)
   }
-  const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))!
-  recorder.save(recordings)
-  const replay = await startReplay(recordings, replayPort)
-  stops.push(replay.stop)
+  const { env, replayUrl, auth, listPath, passPath, providerPage } = bench
   const servers = await startBuilds(env, 'build')
   const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
   const scenarios: Scenario[] = []

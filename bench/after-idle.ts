@@ -8,14 +8,9 @@
  *
  *   npm run build && BENCH_DURATION_S=10 npx tsx bench/after-idle.ts
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
-import { get, LIST_QUERY, PAGE_BYTES, provision, serverEnv } from './gateway.js'
+import { get, recordPosthog } from './gateway.js'
 import { type LoadTarget, load } from './load.js'
-import { freePort, startUnigate } from './processes.js'
-import { startRecorder, startReplay } from './replay.js'
+import { startUnigate } from './processes.js'
 
 const LISTS = Number(process.env.LISTS ?? 1)
 const IDLE_S = Number(process.env.IDLE_S ?? 40)
@@ -24,29 +19,14 @@ const nodeArgs = [
   ...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(/\s+/) : []),
 ]
 
-// Record the provider's answers once (the emulator does its real work), then replay them, as npm run bench does.
-const replayPort = await freePort()
-const replayUrl = `http://127.0.0.1:${replayPort}`
-const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-after-idle-')) })
-const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-after-idle-replay-')), 'recordings.json')
-const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
-const recorder = await startRecorder(replayPort, emulator.url)
-const ws = await provision(env, replayUrl)
-const auth = { authorization: `Bearer ${ws.apiKey}` }
-const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
-const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
-  authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
+// The provider's answers recorded once, then replayed, as npm run bench does.
+const { bench, replay } = await recordPosthog('after-idle', async (b) => {
+  const probe = await startUnigate(b.env)
+  await get(`${probe.url}${b.listPath}`, b.auth)
+  await get(`${probe.url}${b.passPath}`, b.auth)
+  await probe.stop()
 })
-const perPage = Math.max(1, Math.round(PAGE_BYTES / (sample.body.length / 100)))
-const passPath = `/passthrough/${ws.connectionId}/api/projects/1/persons/?limit=${perPage}`
-const probe = await startUnigate(env)
-await get(`${probe.url}${listPath}`, auth)
-await get(`${probe.url}${passPath}`, auth)
-await probe.stop()
-await recorder.close()
-await emulator.close()
-recorder.save(recordings)
-const replay = await startReplay(recordings, replayPort)
+const { env, auth, listPath, passPath } = bench
 
 const server = await startUnigate(env, nodeArgs)
 const run = async (name: string, path: string) => {

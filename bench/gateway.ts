@@ -25,7 +25,7 @@ import { withFreshDatabase } from './fresh-database.js'
 import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startCommandArgs, startProcess, startUnigate } from './processes.js'
-import { startRecorder, startReplay } from './replay.js'
+import { type Recording, startRecorder, startReplay } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
 /**
@@ -95,6 +95,63 @@ export async function get(url: string, headers: Record<string, string>) {
   return { status: res.statusCode, body }
 }
 
+/** The PostHog workspace the list and passthrough benchmarks read, and the address its replay answers on. */
+export interface PosthogBench {
+  readonly env: Record<string, string>
+  readonly replayPort: number
+  readonly replayUrl: string
+  readonly auth: Record<string, string>
+  readonly listPath: string
+  /** A page of persons of about PAGE_BYTES, as PostHog's API path. */
+  readonly providerPage: string
+  readonly passPath: string
+}
+
+/**
+ * The provider of the list and passthrough benchmarks, recorded then replayed: the PostHog emulator does its
+ * real work once, through a recording proxy on the replay's port, while `probe` has the servers under test
+ * ask the list and the passthrough page (data kept in a fresh store tagged `tag`); from then on a replay
+ * serves those bytes, so the emulator's own cost is out of every measurement. Answers the workspace, the
+ * HogQL request the list made (what a baseline sends) and the running replay.
+ */
+export async function recordPosthog(
+  tag: string,
+  probe: (bench: PosthogBench) => Promise<void>,
+): Promise<{ bench: PosthogBench; hogql: Recording; replay: BenchProcess }> {
+  const replayPort = await freePort()
+  const replayUrl = `http://127.0.0.1:${replayPort}`
+  const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), `unigate-${tag}-`)) })
+  const recordings = join(mkdtempSync(join(tmpdir(), `unigate-${tag}-replay-`)), 'recordings.json')
+  const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
+  const recorder = await startRecorder(replayPort, emulator.url)
+  let bench: PosthogBench
+  try {
+    const ws = await provision(env, replayUrl)
+    const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
+      authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
+    })
+    const perPerson = sample.body.length / 100
+    const providerPage = `/api/projects/1/persons/?limit=${Math.max(1, Math.round(PAGE_BYTES / perPerson))}`
+    bench = {
+      env,
+      replayPort,
+      replayUrl,
+      auth: { authorization: `Bearer ${ws.apiKey}` },
+      listPath: `/analytics/${ws.connectionId}/event?${LIST_QUERY}`,
+      providerPage,
+      passPath: `/passthrough/${ws.connectionId}${providerPage}`,
+    }
+    await probe(bench)
+  } finally {
+    await recorder.close()
+    await emulator.close()
+  }
+  const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))
+  if (!hogql) throw new Error('the unified list reached no HogQL query')
+  recorder.save(recordings)
+  return { bench, hogql, replay: await startReplay(recordings, replayPort) }
+}
+
 export function serverEnv(extra: Record<string, string>): Record<string, string> {
   return {
     UNIGATE_MASTER_KEY: MASTER_KEY,
@@ -126,40 +183,23 @@ function floorLine(base: LoadResult, ours: LoadResult, stack: LoadResult): strin
 
 export async function benchGateway(): Promise<Section[]> {
   const sections: Section[] = []
-  const replayPort = await freePort()
-  const replayUrl = `http://127.0.0.1:${replayPort}`
-  const sqliteEnv = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-bench-')) })
-  const recordings = join(mkdtempSync(join(tmpdir(), 'unigate-bench-replay-')), 'recordings.json')
   const stops: (() => Promise<void>)[] = []
   try {
-    // 1. Record: the emulator does its real work once, through a recording proxy on the replay's port.
-    const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
-    const recorder = await startRecorder(replayPort, emulator.url)
-    const ws = await provision(sqliteEnv, replayUrl)
-    const auth = { authorization: `Bearer ${ws.apiKey}` }
-    const listPath = `/analytics/${ws.connectionId}/event?${LIST_QUERY}`
-    const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
-      authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
+    // 1. Record: the emulator does its real work once; 2. replay from here on.
+    let listProbe = { status: 0, body: Buffer.alloc(0) }
+    let passProbe = { status: 0, body: Buffer.alloc(0) }
+    const recorded = await recordPosthog('bench', async (b) => {
+      const probe = await startUnigate(b.env)
+      listProbe = await get(`${probe.url}${b.listPath}`, b.auth)
+      passProbe = await get(`${probe.url}${b.passPath}`, b.auth)
+      await probe.stop()
     })
-    const perPerson = sample.body.length / 100
-    const providerPage = `/api/projects/1/persons/?limit=${Math.max(1, Math.round(PAGE_BYTES / perPerson))}`
-    const passPath = `/passthrough/${ws.connectionId}${providerPage}`
-    let unigate = await startUnigate(sqliteEnv)
-    const listProbe = await get(`${unigate.url}${listPath}`, auth)
-    const passProbe = await get(`${unigate.url}${passPath}`, auth)
-    await unigate.stop()
-    await recorder.close()
-    await emulator.close()
+    const { hogql, replay } = recorded
+    const { env: sqliteEnv, replayUrl, auth, listPath, passPath, providerPage } = recorded.bench
+    stops.push(replay.stop)
     if (listProbe.status !== 200 || (JSON.parse(listProbe.body.toString()) as unknown[]).length !== 100)
       throw new Error(`unified list probe answered ${listProbe.status}`)
     if (passProbe.status !== 200) throw new Error(`passthrough probe answered ${passProbe.status}`)
-    const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))
-    if (!hogql) throw new Error('the unified list reached no HogQL query')
-    recorder.save(recordings)
-
-    // 2. Replay from here on.
-    const replay = await startReplay(recordings, replayPort)
-    stops.push(replay.stop)
     const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
 
     // Start-up and idle memory: three cold starts of the compiled server on the provisioned store.
@@ -171,7 +211,7 @@ export async function benchGateway(): Promise<Section[]> {
     }
     // The median start; its CPU time (user + system) says more than wall time on a busy machine.
     const startup = [...starts].sort((a, b) => a.startupMs - b.startupMs)[1]!
-    unigate = await startUnigate(sqliteEnv, profiled('unigate'))
+    const unigate = await startUnigate(sqliteEnv, profiled('unigate'))
     stops.push(unigate.stop)
     await new Promise((r) => setTimeout(r, 2000))
     const idleRss = unigate.rssMb()
