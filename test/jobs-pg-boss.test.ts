@@ -11,6 +11,15 @@ function deferred() {
   return { promise, resolve }
 }
 
+/** One deferred per subject, made when first asked for: a test resolves it when that subject's job starts. */
+function startSignals() {
+  const signals = new Map<string, ReturnType<typeof deferred>>()
+  return (subject: string) => {
+    if (!signals.has(subject)) signals.set(subject, deferred())
+    return signals.get(subject)!
+  }
+}
+
 const onPostgres = storeKinds().includes('postgres')
 
 describe.runIf(onPostgres)('the pg-boss job queue', () => {
@@ -34,15 +43,27 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
     })
   }
 
+  /** A queue of two slots whose poll jobs record that they ran, then hold their slot until released. */
+  async function pollsHeldUntilReleased() {
+    const held = queueOf(2, () => undefined)
+    queue = held
+    const release = deferred()
+    const started = startSignals()
+    const runs: string[] = []
+    held.handle('poll', async (subject) => {
+      runs.push(subject)
+      started(subject).resolve()
+      await release.promise
+    })
+    await held.start()
+    return { held, release, started, runs }
+  }
+
   it('runs jobs asked for while a long one runs without waiting for it, up to the concurrency', async () => {
     const errors: unknown[] = []
     queue = queueOf(3, (err) => errors.push(err))
     const release = deferred()
-    const started = new Map<string, ReturnType<typeof deferred>>()
-    const startedOf = (subject: string) => {
-      if (!started.has(subject)) started.set(subject, deferred())
-      return started.get(subject)!
-    }
+    const startedOf = startSignals()
     const runs: string[] = []
     let active = 0
     let mostActive = 0
@@ -69,27 +90,14 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
   })
 
   it("brings another workspace's job to the slot kept for it while one workspace's jobs wait for slots", async () => {
-    queue = queueOf(2, () => undefined)
-    const release = deferred()
-    const startedOf = new Map<string, ReturnType<typeof deferred>>()
-    const started = (subject: string) => {
-      if (!startedOf.has(subject)) startedOf.set(subject, deferred())
-      return startedOf.get(subject)!
-    }
-    const runs: string[] = []
-    queue.handle('poll', async (subject) => {
-      runs.push(subject)
-      started(subject).resolve()
-      await release.promise
-    })
-    await queue.start()
+    const { held, release, started, runs } = await pollsHeldUntilReleased()
     try {
-      await queue.enqueue('poll', 'wh_a1', { group: 'ws_a' })
+      await held.enqueue('poll', 'wh_a1', { group: 'ws_a' })
       await started('wh_a1').promise
       // ws_a's second job is fetched but held back: the other slot is kept for a workspace with nothing
       // running. The worker must fetch again rather than wait for ws_a's slot, or ws_b's job stays in PostgreSQL.
-      await queue.enqueue('poll', 'wh_a2', { group: 'ws_a' })
-      await queue.enqueue('poll', 'wh_b1', { group: 'ws_b' })
+      await held.enqueue('poll', 'wh_a2', { group: 'ws_a' })
+      await held.enqueue('poll', 'wh_b1', { group: 'ws_b' })
       await started('wh_b1').promise
       expect(runs).toEqual(['wh_a1', 'wh_b1'])
     } finally {
@@ -98,29 +106,16 @@ describe.runIf(onPostgres)('the pg-boss job queue', () => {
   })
 
   it("brings another workspace's job to the free slot however many of a busy workspace's jobs are held back", async () => {
-    queue = queueOf(2, () => undefined)
-    const release = deferred()
-    const startedOf = new Map<string, ReturnType<typeof deferred>>()
-    const started = (subject: string) => {
-      if (!startedOf.has(subject)) startedOf.set(subject, deferred())
-      return startedOf.get(subject)!
-    }
-    const runs: string[] = []
-    queue.handle('poll', async (subject) => {
-      runs.push(subject)
-      started(subject).resolve()
-      await release.promise
-    })
-    await queue.start()
+    const { held, release, started, runs } = await pollsHeldUntilReleased()
     try {
-      await queue.enqueue('poll', 'wh_a1', { group: 'ws_a' })
+      await held.enqueue('poll', 'wh_a1', { group: 'ws_a' })
       await started('wh_a1').promise
       // ws_a has a backlog: more of its jobs are fetched than the one slot it may not take. They are held
       // back, and the worker must still fetch again, or ws_b's job stays in PostgreSQL until wh_a1 ends.
       for (const subject of ['wh_a2', 'wh_a3', 'wh_a4'])
-        await queue.enqueue('poll', subject, { group: 'ws_a' })
+        await held.enqueue('poll', subject, { group: 'ws_a' })
       await new Promise((r) => setTimeout(r, 1_500))
-      await queue.enqueue('poll', 'wh_b1', { group: 'ws_b' })
+      await held.enqueue('poll', 'wh_b1', { group: 'ws_b' })
       // Ten polling intervals: ample for a worker that fetches; never for one waiting on wh_a1.
       await Promise.race([started('wh_b1').promise, new Promise((r) => setTimeout(r, 5_000))])
       expect(runs).toEqual(['wh_a1', 'wh_b1'])
