@@ -122,6 +122,29 @@ describe.each(storeKinds())('OAuth token lifecycle on %s', (store) => {
     expect(shown).not.toContain(CLIENT_SECRET)
   })
 
+  it('never shows the refresh token a refusal kept before refusals were redacted', async () => {
+    const { connection, tokens } = await connectWithTokens(s, g, -10)
+    const stored = (await s.services.connectionStore.get(s.workspaceId, connection.id))!
+    await s.services.connectionStore.update(
+      s.workspaceId,
+      connection.id,
+      {
+        credentials: {
+          ...stored.credentials,
+          refresh_error: `invalid_grant: refresh token ${tokens.refresh_token} is revoked`,
+        },
+      },
+      new Date().toISOString(),
+    )
+    await s.services.resolver.invalidate(connection.id)
+    const res = await properties(connection.id)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toContain('refresh token [redacted] is revoked')
+    const view = JSON.stringify((await s.api('GET', `/unified/connection/${connection.id}`)).body)
+    expect(view).toContain('[redacted]')
+    expect(view).not.toContain(tokens.refresh_token)
+  })
+
   it('backs off after a transient token endpoint failure instead of asking on every request', async () => {
     const { connection } = await connectWithTokens(s, g, -10)
     g.ga4.authority.advance(3600)

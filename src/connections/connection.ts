@@ -1,3 +1,4 @@
+import { redactSecrets } from '../integrations/http-client.js'
 import type { ConnectionSettings, Credentials } from '../integrations/types.js'
 
 /** A connection as the store keeps it, with credentials already unsealed. */
@@ -18,6 +19,9 @@ export interface StoredConnection {
   readonly credentials: Credentials
   readonly settings: ConnectionSettings
 }
+
+/** Credentials secret whatever an integration declares (its OAuth tokens and client secret). */
+export const ALWAYS_SECRET = ['access_token', 'refresh_token', 'client_secret'] as const
 
 /** Keys the SDK's `Connection.auth` model knows; other non-secret auth fields are shown under `auth.meta`. */
 const SDK_AUTH_KEYS = new Set([
@@ -46,10 +50,14 @@ export function connectionView(
 ) {
   const auth: Record<string, unknown> = {}
   const meta: Record<string, string> = {}
+  // A shown value never carries a secret one: a refresh refusal kept before refusals were redacted
+  // (`refresh_error`) may quote the refresh token or client secret the token endpoint was sent.
+  const secrets = [...secretFields, ...ALWAYS_SECRET].map((key) => c.credentials[key])
   for (const [key, value] of Object.entries(c.credentials)) {
     if (value === undefined || secretFields.has(key)) continue
-    if (SDK_AUTH_KEYS.has(key)) auth[key] = value
-    else meta[key] = value
+    const shown = redactSecrets(value, secrets)
+    if (SDK_AUTH_KEYS.has(key)) auth[key] = shown
+    else meta[key] = shown
   }
   if (Object.keys(meta).length > 0) auth.meta = meta
   return {

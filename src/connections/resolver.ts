@@ -7,7 +7,7 @@ import type { ProviderTransport } from '../outbound/index.js'
 import type { ChangeNotifier } from '../store/change-notifier.js'
 import { nowIso } from '../store/index.js'
 import { ClientCredentialsAuth } from './client-credentials.js'
-import type { StoredConnection } from './connection.js'
+import { ALWAYS_SECRET, type StoredConnection } from './connection.js'
 import type { ConnectionStore } from './store.js'
 import { RefreshingAuth, type TokenRefresher } from './tokens.js'
 
@@ -57,9 +57,6 @@ export function providerClientFor(
     ...settings,
   })
 }
-
-/** Credentials that are secret whatever the integration declares: OAuth tokens and clients' secrets. */
-const ALWAYS_SECRET = ['access_token', 'refresh_token', 'client_secret']
 
 /**
  * The values a provider message must never carry (ProviderClientOptions.secrets): the connection's secret

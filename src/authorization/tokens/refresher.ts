@@ -194,8 +194,11 @@ export class OAuthRefresher implements TokenRefresher {
     throw this.reauthorize(connection, reason)
   }
 
-  private reauthorize(connection: StoredConnection, reason: string): ApiError {
+  private reauthorize(connection: StoredConnection, stored: string): ApiError {
     const name = integrationOf(connection.integration_type)?.name ?? connection.integration_type
+    // Kept before refusals were redacted, a reason may still quote what the token endpoint was sent.
+    const c = connection.credentials
+    const reason = redactSecrets(stored, [c.refresh_token, c.access_token, c.client_secret])
     return new ApiError(
       403,
       `${name} no longer accepts this connection's authorization (${reason}); re-authorize it: send the user through GET /unified/integration/auth/${connection.workspace_id}/${connection.integration_type}`,
