@@ -9,6 +9,7 @@ import {
   ProviderUnreachableError,
 } from '../errors.js'
 import { authFieldsOf, missingAuthFields } from '../integrations/auth-methods.js'
+import { PathSegmentRefused } from '../integrations/http-client.js'
 import { integrationOf } from '../integrations/registry.js'
 import { integrationPermissions } from '../integrations/support.js'
 import type {
@@ -186,6 +187,17 @@ export class ConnectionService {
         throw new CredentialsNotVerified(
           502,
           `${integration.name} answered the verification call (${err.call}) with a response of an unexpected shape, not the one ${integration.name} documents`,
+          undefined,
+          { cause: err },
+        )
+      }
+      if (err instanceof PathSegmentRefused) {
+        // Verification paths are Unigate's own or built from an id an earlier answer gave: a `.` or `..` id is
+        // that answer's doing, not the caller's. Not named: the message reaches the OAuth callback page, open to
+        // anyone with the link, and the app's api_url may be an internal address (DESIGN 9).
+        throw new CredentialsNotVerified(
+          502,
+          `${integration.name} answered the verification call with an id that would name another address in the next call's path; nothing was sent there`,
           undefined,
           { cause: err },
         )

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, ProviderError } from '../errors.js'
+import { ApiError, ProviderError } from '../errors.js'
 import {
   type OutboundAddress,
   type OutboundMethod,
@@ -225,12 +225,7 @@ export class ProviderClient {
     const dot = DOT_SEGMENT.exec(
       (path.split(/[?#]/, 1)[0] ?? '').replace(/[\t\n\r]/g, '').replace(/\\/g, '/'),
     )
-    if (dot) {
-      throw badRequest(
-        `'${dot[2]}' is not an id or filter value Unigate sends on: as a segment of the provider's path it would ` +
-          'name another address than the object asked for',
-      )
-    }
+    if (dot) throw new PathSegmentRefused(dot[2] ?? '.')
     return withQuery(new URL(joinPath(base, path)), query)
   }
 
@@ -352,6 +347,21 @@ export class ProviderClient {
 }
 
 const ABSOLUTE = /^https?:\/\//
+
+/**
+ * A 400: a `.` or `..` segment (see DOT_SEGMENT) would have gone into a provider path. Its own class so that
+ * verification can tell one that came from an earlier answer (an id the provider gave) from a caller's value.
+ */
+export class PathSegmentRefused extends ApiError {
+  constructor(readonly segment: string) {
+    super(
+      400,
+      `'${segment}' is not an id or filter value Unigate sends on: as a segment of the provider's path it would ` +
+        'name another address than the object asked for',
+    )
+    this.name = 'PathSegmentRefused'
+  }
+}
 
 /**
  * A `.` or `..` path segment, plain or percent-encoded (the URL parser resolves `%2e%2e` as `..` too).

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
+import { type LocalServer, startLocalServer } from './support/local-server.js'
+
+/**
+ * The OAuth callback page is open to anyone holding the link, and the workspace's OAuth app may point its
+ * api_url at an internal address where the operator allows them: what that address answered to the new
+ * token's verification must not come back through the page (DESIGN 9).
+ */
+describe('the OAuth callback page, when the new token is verified at the app address', () => {
+  let s: AuthServer
+  let server: LocalServer
+  /** What the stand-in answers a verification call, by request path. */
+  let answer: (url: string) => string = () => '{}'
+  beforeAll(async () => {
+    server = await startLocalServer((req, res) => {
+      res.setHeader('content-type', 'application/json')
+      if (req.url?.startsWith('/token')) {
+        res.end(JSON.stringify({ access_token: 'at-1234567890', token_type: 'bearer', expires_in: 7200 }))
+        return
+      }
+      res.end(answer(req.url ?? ''))
+    })
+    s = await startAuthServer('sqlite')
+  })
+  afterAll(async () => {
+    await s?.close()
+    await server?.close()
+  })
+
+  /** Authorizes `type` with the app's token and API addresses at the stand-in: the callback's page. */
+  async function callback(type: string) {
+    const put = await s.api('PUT', `/unified/workspace/oauth_app/${type}`, {
+      client_id: 'app',
+      client_secret: 'app-secret',
+      token_url: `${server.url}/token`,
+      api_url: server.url,
+    })
+    expect(put.status).toBe(200)
+    const start = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/${type}`)
+    expect(start.status).toBe(200)
+    const state = new URL(start.text).searchParams.get('state') as string
+    const page = await browserGet(
+      `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, code: 'c0de' })}`,
+    )
+    const connections = await s.api<unknown[]>('GET', '/unified/connection')
+    return { page, connections: connections.body.length }
+  }
+
+  it.each(['.', '..'])(
+    "gusto: a company uuid of '%s' in token_info fails verification without the page quoting it",
+    async (uuid) => {
+      answer = (url) =>
+        url.startsWith('/v1/token_info')
+          ? JSON.stringify({ scope: 'companies:read', resource: { type: 'Company', uuid } })
+          : '{}'
+      const { page, connections } = await callback('gusto')
+      expect(page.status).toBe(200)
+      expect(page.text).toContain('The credentials could not be verified')
+      expect(page.text).toContain('Gusto could not verify the new token.')
+      expect(page.text).not.toContain(`&#39;${uuid}&#39;`)
+      expect(page.text).not.toContain('not an id or filter value')
+      expect(connections).toBe(0)
+      // Nothing past token_info was asked: the path would have named another address.
+      expect(server.seen.map((r) => r.url.split('?')[0])).not.toContain('/v1/companies/..')
+    },
+  )
+})
