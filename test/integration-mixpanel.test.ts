@@ -325,6 +325,24 @@ describe('Mixpanel through Unigate', () => {
     }
   })
 
+  it('finds visitors by the whole name they show, made of their first and last names', async () => {
+    // `name` is "$first_name $last_name" when $name is not set: a query for that name, or any part of it
+    // across the space, finds the visitor as a query for the first or the last name alone does.
+    const someone = [...emu.state.profiles.values()].find(
+      (p) => p.$properties.$name === undefined && p.$properties.$first_name && p.$properties.$last_name,
+    )
+    const first = String(someone?.$properties.$first_name)
+    const last = String(someone?.$properties.$last_name)
+    for (const query of [`${first} ${last}`, `${first.slice(-1)} ${last.slice(0, 1)}`]) {
+      const res = await h.api<Rec[]>('GET', `${base()}/visitor`, {
+        query: { query, fields: 'id,name', limit: 1000 },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body).toContainEqual({ id: someone?.$distinct_id, name: `${first} ${last}` })
+      for (const v of res.body) expect(`${v.name ?? ''}`).toContain(query)
+    }
+  })
+
   it('sends a raw where to engage, never erasing it with an undefined one', async () => {
     // `raw` is "added to the provider request" (spec 4.1): without `query` the unified where was undefined
     // and erased the raw one, so Mixpanel answered every profile.

@@ -152,6 +152,16 @@ describe('Mixpanel emulator strictness', () => {
     expect(where({ $name: 'Ann Lee', x: '2' })).toBe(false)
     expect(() => compileWhere('properties["a"] > 3')).toThrow(WhereError)
   })
+
+  it('concatenates strings with + inside in, and a + of anything but strings matches nothing', () => {
+    const where = compileWhere('"n L" in (properties["$first_name"] + " " + properties["$last_name"])')
+    expect(where({ $first_name: 'Ann', $last_name: 'Lee' })).toBe(true)
+    expect(where({ $first_name: 'Ann', $last_name: 'Ng' })).toBe(false)
+    expect(where({ $first_name: 'Ann' })).toBe(false)
+    expect(where({ $first_name: 'Ann', $last_name: 7 })).toBe(false)
+    expect(() => compileWhere('"a" in (properties["a"])')).toThrow(WhereError)
+    expect(() => compileWhere('"a" in (properties["a"] - properties["b"])')).toThrow(WhereError)
+  })
 })
 
 describe('Mixpanel emulator: project zone, caps and asynchronous profiles', () => {

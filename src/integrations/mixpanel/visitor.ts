@@ -42,6 +42,20 @@ async function engage(ctx: HandlerContext, form: Record<string, string | number 
  */
 const QUERY_PROPERTIES = ['$email', '$name', '$first_name', '$last_name'] as const
 
+/**
+ * `query` as a `where`: in any of `QUERY_PROPERTIES`, or in the name shown from the first and last names
+ * ("$first_name $last_name"), so a query for that whole name, or across its space, finds it too. `+` of two
+ * strings concatenates them, and of a missing property is undefined, which `in` does not match
+ * (mixpanel/docs@12e8c38:reference/segmentation-expressions.mdx, "Binary Operations").
+ */
+function queryWhere(query: string): string {
+  const needle = JSON.stringify(query)
+  return [
+    ...QUERY_PROPERTIES.map((p) => `${needle} in properties["${p}"]`),
+    `${needle} in (properties["$first_name"] + " " + properties["$last_name"])`,
+  ].join(' or ')
+}
+
 async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
   const property = q.filters.property_id
@@ -49,9 +63,7 @@ async function listVisitors(ctx: HandlerContext, q: ListQuery, retried = false):
   // `query` is sent as engage's one `where`: a raw one beside it would be replaced without a word.
   if (q.query && ctx.rawParams.where !== undefined)
     throw badRequest('raw: where and query both filter Mixpanel profiles with `where`; send one or the other')
-  const where = q.query
-    ? QUERY_PROPERTIES.map((p) => `${JSON.stringify(q.query)} in properties["${p}"]`).join(' or ')
-    : undefined
+  const where = q.query ? queryWhere(q.query) : undefined
   // A session belongs to one query: the raw parameters are part of it.
   const scope = `mixpanel:${ctx.connectionId}:engage:${where ?? ''}:${new URLSearchParams(ctx.rawParams)}`
   let session = await ctx.cursors.get(scope, 0)
