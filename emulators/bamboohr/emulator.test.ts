@@ -112,20 +112,45 @@ describe('BambooHR emulator', () => {
     expect((await fetch(`${api}/employees/99999`, { headers: json })).status).toBe(404)
   })
 
-  it("answers 403 for an employee outside the key's access level, leaves it out of reports, and pushes only its creation and deletion", async () => {
+  /** A local receiver of the emulator's webhook calls: every body, with its headers, answered 200. */
+  async function startHookReceiver() {
     const { createServer } = await import('node:http')
-    const received: string[] = []
+    const received: { body: string; headers: Record<string, unknown> }[] = []
     const receiver = createServer((req, res) => {
       let text = ''
       req.on('data', (c) => {
         text += c
       })
       req.on('end', () => {
-        received.push(text)
+        received.push({ body: text, headers: req.headers })
         res.writeHead(200).end()
       })
     })
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    return { receiver, received }
+  }
+
+  /** A JSON webhook on `localApi` watching jobTitle, posting `postFields` to `receiver`. */
+  function jobTitleWebhook(
+    localApi: string,
+    receiver: import('node:http').Server,
+    postFields: Record<string, string>,
+  ) {
+    return fetch(`${localApi}/webhooks/`, {
+      method: 'POST',
+      headers: { ...json, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'all',
+        url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
+        format: 'json',
+        monitorFields: ['jobTitle'],
+        postFields,
+      }),
+    })
+  }
+
+  it("answers 403 for an employee outside the key's access level, leaves it out of reports, and pushes only its creation and deletion", async () => {
+    const { receiver, received } = await startHookReceiver()
     const local = await startBamboohrEmulator({
       seed: 3,
       employees: 4,
@@ -152,17 +177,7 @@ describe('BambooHR emulator', () => {
         body: JSON.stringify({ jobTitle: 'Chief' }),
       })
       expect(update.status).toBe(403)
-      const made = await fetch(`${localApi}/webhooks/`, {
-        method: 'POST',
-        headers: { ...json, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'all',
-          url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
-          format: 'json',
-          monitorFields: ['jobTitle'],
-          postFields: { jobTitle: 'jobTitle' },
-        }),
-      })
+      const made = await jobTitleWebhook(localApi, receiver, { jobTitle: 'jobTitle' })
       expect(made.status).toBe(201)
       // An administrator changes the hidden employee, then one the key sees, then deletes the hidden one.
       local.state.updateEmployee(local.state.employees.get(102)!, { jobTitle: 'Chief' })
@@ -171,7 +186,7 @@ describe('BambooHR emulator', () => {
       const deadline = Date.now() + 5000
       while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
       const entries = received.map(
-        (text) => (JSON.parse(text) as { employees: Record<string, unknown>[] }).employees[0],
+        (r) => (JSON.parse(r.body) as { employees: Record<string, unknown>[] }).employees[0],
       )
       expect(entries.map((e) => [e?.id, e?.action]).sort()).toEqual([
         ['102', 'Deleted'],
@@ -237,32 +252,13 @@ describe('BambooHR emulator', () => {
 
   it('signs each employee change with the webhook key over the body and timestamp', async () => {
     const { createHmac } = await import('node:crypto')
-    const { createServer } = await import('node:http')
-    const received: { body: string; headers: Record<string, unknown> }[] = []
-    const receiver = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => {
-        text += c
-      })
-      req.on('end', () => {
-        received.push({ body: text, headers: req.headers })
-        res.writeHead(200).end()
-      })
-    })
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const { receiver, received } = await startHookReceiver()
     const local = await startBamboohrEmulator({ seed: 3, employees: 3, insecureHookUrls: true })
     const localApi = `${local.url}/api/gateway.php/acme/v1`
     try {
-      const made = await fetch(`${localApi}/webhooks/`, {
-        method: 'POST',
-        headers: { ...json, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'all',
-          url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`,
-          format: 'json',
-          monitorFields: ['jobTitle'],
-          postFields: { firstName: 'First Name', jobTitle: 'jobTitle' },
-        }),
+      const made = await jobTitleWebhook(localApi, receiver, {
+        firstName: 'First Name',
+        jobTitle: 'jobTitle',
       })
       const { privateKey } = (await made.json()) as { privateKey: string }
       const write = (path: string, body: unknown) =>

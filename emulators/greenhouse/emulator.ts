@@ -28,7 +28,11 @@ export interface GreenhouseEmulatorOptions extends ListenOptions {
   /** Requests per credential per 30-second window (default 50; see constants.ts). */
   readonly rateLimit?: number
   readonly until?: string
-  /** How long a cursor works after it was issued (default 15 minutes, ours: see DEFAULT_CURSOR_TTL_MS). */
+  /**
+   * How long a cursor works after it was issued. Greenhouse's cursors expire (a 422, airbytehq/airbyte@0481622
+   * airbyte-integrations/connectors/source-greenhouse/manifest.yaml, error_handler); the default, 15 minutes,
+   * is ours (DEFAULT_CURSOR_TTL_MS in constants.ts says why).
+   */
   readonly cursorTtlMs?: number
 }
 
