@@ -25,6 +25,8 @@ export interface ProviderRequest {
    * otherwise (a key in the body or query), so the credentials never reach another host. Default true.
    */
   readonly authenticate?: boolean
+  /** Told each attempt's status once its headers are in, before its body is read (OutboundCall.onAnswer). */
+  readonly onAnswer?: (status: number) => void
 }
 
 export interface ProviderResponse {
@@ -266,7 +268,7 @@ export class ProviderClient {
     }
     let renewed = false
     for (let attempt = 0; ; attempt++) {
-      const res = await this.once(method, url, headers, payload)
+      const res = await this.once(method, url, headers, payload, req.onAnswer)
       if (res.status >= 200 && res.status < 300) {
         if (this.options.jsonAnswersOnly && (res.body === null || typeof res.body !== 'object'))
           throw new ProviderError(502, 'the answer was not the JSON the provider answers')
@@ -328,6 +330,7 @@ export class ProviderClient {
     url: OutboundAddress,
     headers: Record<string, string>,
     payload: string | undefined,
+    onAnswer: ((status: number) => void) | undefined,
   ): Promise<ProviderResponse> {
     this.countCall()
     const res = await this.options.transport.fetch(url, {
@@ -336,6 +339,7 @@ export class ProviderClient {
       body: payload ?? null,
       timeoutMs: this.options.timeoutMs,
       ...(this.options.limitKey !== undefined ? { limitKey: this.options.limitKey } : {}),
+      ...(onAnswer !== undefined ? { onAnswer } : {}),
     })
     this.countAnswer(res.body.length)
     return {

@@ -54,6 +54,11 @@ export interface OutboundCall {
    * would put the connection's token refresh into backoff for longer than the shortage lasts.
    */
   readonly smallAnswer?: boolean
+  /**
+   * Told the status once the answer's status and headers are in, before its body is read: a caller whose
+   * provider counts a call only until it starts answering (PostHog's query slots) frees its own count here.
+   */
+  readonly onAnswer?: (status: number) => void
 }
 
 /**
@@ -119,6 +124,7 @@ export class ProviderTransport {
       if (!call.smallAnswer) this.heap.check()
       const started = Date.now()
       const res = await this.send(url, call, timeoutMs)
+      call.onAnswer?.(res.statusCode)
       const body = await readCapped(res.body, res.headers, {
         cap: this.settings.maxBodyBytes,
         deadlineMs: this.settings.answerDeadlineMs,

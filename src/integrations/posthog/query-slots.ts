@@ -28,16 +28,22 @@ class Slots {
   private running = 0
   private readonly waiting: (() => void)[] = []
 
-  async run<T>(task: () => Promise<T>, bounds: SlotBounds): Promise<T> {
+  async run<T>(task: (free: () => void) => Promise<T>, bounds: SlotBounds): Promise<T> {
     if (this.running >= QUERIES_PER_TEAM) await this.turn(bounds)
     else this.running++
-    try {
-      return await task()
-    } finally {
+    let held = true
+    const free = () => {
+      if (!held) return
+      held = false
       // The slot is handed to the first waiter (`running` already counts it), or given back.
       const next = this.waiting.shift()
       if (next) next()
       else this.running--
+    }
+    try {
+      return await task(free)
+    } finally {
+      free()
     }
   }
 
@@ -86,7 +92,17 @@ class Slots {
 
 const slotsByTeam = new Map<string, Slots>()
 
-export async function inQuerySlot<T>(team: string, task: () => Promise<T>, bounds: SlotBounds): Promise<T> {
+/**
+ * Runs `task` in one of the team's slots. The slot is freed when the task settles, or earlier when the task
+ * calls `free`: PostHog counts a query only while it runs (the limiter's `with` block wraps the query
+ * runner's `calculate()`, PostHog/posthog@master:posthog/hogql_queries/query_runner.py), so its slot is
+ * free again before the answer is sent, and a task may free its own once the answer has begun to arrive.
+ */
+export async function inQuerySlot<T>(
+  team: string,
+  task: (free: () => void) => Promise<T>,
+  bounds: SlotBounds,
+): Promise<T> {
   let slots = slotsByTeam.get(team)
   if (!slots) {
     slots = new Slots()

@@ -94,7 +94,8 @@ function queryLane(ctx: HandlerContext, projectId: string): string {
 
 /**
  * Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. At most
- * `QUERIES_PER_TEAM` run at once per team (query-slots.ts).
+ * `QUERIES_PER_TEAM` run at once per team (query-slots.ts), counted as PostHog counts them: until the
+ * answer begins (its status and headers), not while its body is read.
  */
 export async function runHogQL(
   ctx: HandlerContext,
@@ -108,13 +109,18 @@ export async function runHogQL(
   const bounds = { maxWaiting: ctx.client.options.transport.limiter.limits.queue, maxWaitMs: SLOT_WAIT_MS }
   const res = await inQuerySlot(
     team,
-    () =>
+    (free) =>
       ctx.client
         .json<HogQLResponse>({
           method: 'POST',
           path: `/api/projects/${projectId}/query/`,
           body,
           idempotent: true,
+          // A 2xx ends the call (no attempt follows it) and PostHog freed the query's slot before it
+          // answered, so the next query may go while this answer's body is read and parsed.
+          onAnswer: (status) => {
+            if (status >= 200 && status < 300) free()
+          },
         })
         .catch((err: unknown) => {
           throw queryLimitError(err)
