@@ -143,6 +143,29 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     await expect(connectMcp(h.url, { params: { token: 'forged' } })).rejects.toThrow()
   })
 
+  it('refuses a call without a valid key before reading its body', async () => {
+    // A body the server would refuse with a 400 once parsed: a 401 shows it was never parsed.
+    const deep = `${'['.repeat(200)}${']'.repeat(200)}`
+    for (const path of ['/mcp', '/tools/list_unified_connections/call', '/mcp/tools/x/call']) {
+      for (const [key, query] of [
+        [null, {}],
+        [null, { token: 'forged' }],
+        ['forged', {}],
+      ] as const) {
+        for (const body of ['{not json', deep]) {
+          const res = await h.api<{ message: string }>('POST', path, { key, query, body })
+          expect(res.status, `${path} ${body.slice(0, 9)}`).toBe(401)
+          expect(res.body.message).toMatch(/missing API key|invalid or revoked API key/)
+        }
+      }
+    }
+    // With the key, the same bodies are refused for what they are.
+    const parsed = await h.api<{ message: string }>('POST', '/tools/list_unified_connections/call', {
+      body: '{not json',
+    })
+    expect(parsed.status).toBe(400)
+  })
+
   it('restricts workspace tools by permissions and tools', async () => {
     const client = await connectMcp(h.url, {
       apiKey: h.apiKey,

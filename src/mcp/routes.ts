@@ -31,8 +31,16 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
   // bodies are parsed as on the API: the same refused keys, the same depth limit.
   parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true })
 
+  // The caller's key is checked before its body is read: an unauthenticated call is refused without the
+  // server parsing (up to the body limit) what it sent.
+  const callerKeys = new WeakMap<FastifyRequest, string>()
+  const authenticated = { onRequest: authenticateFirst }
+  async function authenticateFirst(request: FastifyRequest) {
+    callerKeys.set(request, await authenticateToolCaller(request, services.apiKeys))
+  }
   const session = async (request: FastifyRequest, path: string) => {
-    const apiKey = await authenticateToolCaller(request, services.apiKeys)
+    const apiKey = callerKeys.get(request)
+    if (apiKey === undefined) throw new Error('a tool route without its onRequest authentication')
     const options = parseToolServerOptions(request.query as RawQuery)
     return openToolSession(app, services, { request, apiKey, options, path })
   }
@@ -41,7 +49,7 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
 
   app.post(
     '/mcp',
-    { schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
+    { ...authenticated, schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
     async (request, reply) => {
       const s = await session(request, '/mcp')
       const { createMcpServer, StreamableHTTPServerTransport } = await mcpModules()
@@ -86,7 +94,10 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
 
   app.get(
     '/tools',
-    { schema: { tags: TAGS, summary: 'List tools; type selects an LLM vendor’s tool format' } },
+    {
+      ...authenticated,
+      schema: { tags: TAGS, summary: 'List tools; type selects an LLM vendor’s tool format' },
+    },
     async (request) => {
       const format = parseToolFormat((request.query as { type?: string }).type)
       const s = await session(request, '/tools')
@@ -119,7 +130,10 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
       return reply.code(outcome.status).send(errorBody(outcome.status, outcome.message, outcome.extra))
     return reply.code(200).send(outcome.value)
   }
-  const callSchema = { schema: { tags: TAGS, summary: 'Call one tool with a JSON body of arguments' } }
+  const callSchema = {
+    ...authenticated,
+    schema: { tags: TAGS, summary: 'Call one tool with a JSON body of arguments' },
+  }
   app.post('/tools/:id/call', callSchema, call)
   app.post('/mcp/tools/:id/call', callSchema, call)
 }
