@@ -101,6 +101,24 @@ describe('native webhooks with PostHog CDP destinations', () => {
     })
     expect(forged.status).toBe(401)
 
+    // A body that is not JSON is parsed only for a call that authenticated, to a webhook that exists: the
+    // forged call is a 401 and a call to no webhook a 404, whatever they sent; the signed one is a 400.
+    const notJson = (id: string, authorization: string) =>
+      fetch(`${base}/native-webhooks/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: '{not json',
+      })
+    const [subscribed] = (await destinations()) as unknown as {
+      inputs: { headers: { value: { Authorization: string } } }
+    }[]
+    const signed = subscribed!.inputs.headers.value.Authorization
+    expect((await notJson(hook.body.id, 'Bearer guessed')).status).toBe(401)
+    expect((await notJson('wh_none', signed)).status).toBe(404)
+    const refused = await notJson(hook.body.id, signed)
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toMatchObject({ message: 'the body is not JSON' })
+
     expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
     expect(await destinations()).toEqual([])
   })

@@ -75,6 +75,38 @@ export type NativeWatchOutcome = 'unchecked' | 'present' | 'resubscribed' | 'res
 /** `unavailable`: the changed records could not be read back now; the provider should call again. */
 export type NativeReceipt = 'stored' | 'unknown' | 'unauthenticated' | 'unavailable'
 
+/** A provider's call whose body, once something read it, was not JSON. */
+export class NativeBodyNotJson extends Error {
+  constructor() {
+    super('the body is not JSON')
+    this.name = 'NativeBodyNotJson'
+  }
+}
+
+/**
+ * A provider's call as received, its body parsed only when first read (then NativeBodyNotJson if it is
+ * not JSON). Only the calls of a native webhook that exists get as far as a read, and only after they
+ * authenticated, except where the signature is inside the body (Lever): anyone may call the receiver's
+ * address, and a body up to the limit is not parsed for a caller who is refused anyway.
+ */
+export function nativeCallOf(headers: NativeCall['headers'], rawBody: string): NativeCall {
+  let parsed: { value: unknown } | undefined
+  return {
+    headers,
+    rawBody,
+    get body() {
+      if (!parsed) {
+        try {
+          parsed = { value: rawBody === '' ? undefined : JSON.parse(rawBody) }
+        } catch {
+          throw new NativeBodyNotJson()
+        }
+      }
+      return parsed.value
+    },
+  }
+}
+
 function isChangedIds(changes: NativeChanges): changes is NativeChangedIds {
   return !Array.isArray(changes)
 }

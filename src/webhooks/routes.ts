@@ -6,6 +6,7 @@ import { requireWorkspaceKey } from '../http/auth.js'
 import { errorBody, validationMessage } from '../http/errors.js'
 import { LimitParam, OffsetParam } from '../models/index.js'
 import type { Services } from '../services.js'
+import { NativeBodyNotJson, type NativeReceipt, nativeCallOf } from './native.js'
 import { notificationView } from './notifications.js'
 import type { WebhookInput } from './service.js'
 import { webhookView } from './webhook.js'
@@ -282,17 +283,14 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
       { schema: { hide: true, params: IdParams } },
       async (request, reply) => {
         const rawBody = typeof request.body === 'string' ? request.body : ''
-        let body: unknown
+        const call = nativeCallOf(request.headers, rawBody)
+        let receipt: NativeReceipt
         try {
-          body = rawBody === '' ? undefined : JSON.parse(rawBody)
-        } catch {
-          return reply.code(400).send(errorBody(400, 'the body is not JSON'))
+          receipt = await webhooks.native.receive((request.params as { id: string }).id, call)
+        } catch (err) {
+          if (err instanceof NativeBodyNotJson) return reply.code(400).send(errorBody(400, err.message))
+          throw err
         }
-        const receipt = await webhooks.native.receive((request.params as { id: string }).id, {
-          headers: request.headers,
-          body,
-          rawBody,
-        })
         if (receipt === 'stored') return reply.code(200).send({ status: 'ok' })
         if (receipt === 'unauthenticated')
           return reply
