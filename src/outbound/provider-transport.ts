@@ -57,6 +57,7 @@ export interface OutboundCall {
   /**
    * Told the status once the answer's status and headers are in, before its body is read: a caller whose
    * provider counts a call only until it starts answering (PostHog's query slots) frees its own count here.
+   * Buffered exchanges only (`fetch`); `pipe` hands the status to its writable instead.
    */
   readonly onAnswer?: (status: number) => void
 }
@@ -124,7 +125,15 @@ export class ProviderTransport {
       if (!call.smallAnswer) this.heap.check()
       const started = Date.now()
       const res = await this.send(url, call, timeoutMs)
-      call.onAnswer?.(res.statusCode)
+      if (call.onAnswer) {
+        try {
+          call.onAnswer(res.statusCode)
+        } catch (err) {
+          // The body is never read then: let the socket go.
+          res.body.destroy()
+          throw err
+        }
+      }
       const body = await readCapped(res.body, res.headers, {
         cap: this.settings.maxBodyBytes,
         deadlineMs: this.settings.answerDeadlineMs,

@@ -85,4 +85,43 @@ describe('inQuerySlot', () => {
     for (const t of again) t.finish()
     await Promise.all(runs)
   })
+
+  it('frees a slot its task gives back early, once, and never gives the team a second set of slots', async () => {
+    const bounds = { maxWaiting: 10, maxWaitMs: 60_000 }
+    let running = 0
+    let most = 0
+    const counted =
+      (t: ReturnType<typeof heldTask>, freeEarly = false) =>
+      (free: () => void) => {
+        if (freeEarly) {
+          free()
+          free()
+        } else {
+          running++
+          most = Math.max(most, running)
+        }
+        return t.run().finally(() => {
+          if (!freeEarly) running--
+        })
+      }
+    // A gives its slot back as its answer begins and is still reading it; B runs to its end meanwhile.
+    const a = heldTask()
+    const aRun = inQuerySlot('team-d', counted(a, true), bounds)
+    const b = heldTask()
+    const bRun = inQuerySlot('team-d', counted(b), bounds)
+    b.finish()
+    await bRun
+    // C takes a slot; then A ends. The team still has one set of slots: C's and two more.
+    const c = heldTask()
+    const cRun = inQuerySlot('team-d', counted(c), bounds)
+    a.finish()
+    await aRun
+    const more = Array.from({ length: QUERIES_PER_TEAM }, heldTask)
+    const moreRuns = more.map((t) => inQuerySlot('team-d', counted(t), bounds))
+    await new Promise((r) => setImmediate(r))
+    expect(running).toBe(QUERIES_PER_TEAM)
+    for (const t of [c, ...more]) t.finish()
+    await Promise.all([cRun, ...moreRuns])
+    expect(most).toBe(QUERIES_PER_TEAM)
+  })
 })

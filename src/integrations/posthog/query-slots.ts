@@ -111,6 +111,9 @@ export async function inQuerySlot<T>(
   try {
     return await slots.run(task, bounds)
   } finally {
-    if (slots.idle) slotsByTeam.delete(team)
+    // Only while the team's queue is still this one: a task that freed its slot early may end after the
+    // queue went idle and a newer one took its place, which must stay (deleting it would give the team a
+    // fresh set of slots beside the one still in use).
+    if (slots.idle && slotsByTeam.get(team) === slots) slotsByTeam.delete(team)
   }
 }

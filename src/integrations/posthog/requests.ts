@@ -116,10 +116,11 @@ export async function runHogQL(
           path: `/api/projects/${projectId}/query/`,
           body,
           idempotent: true,
-          // A 2xx ends the call (no attempt follows it) and PostHog freed the query's slot before it
-          // answered, so the next query may go while this answer's body is read and parsed.
+          // A 200 is a finished query (PostHog answers 202 for one still running, in its async refresh
+          // modes), it ends the call (no attempt follows a 2xx), and PostHog freed the query's slot before
+          // it answered: the next query may go while this answer's body is read and parsed.
           onAnswer: (status) => {
-            if (status >= 200 && status < 300) free()
+            if (status === 200) free()
           },
         })
         .catch((err: unknown) => {
