@@ -9,8 +9,27 @@ import { ApiError } from '../../errors.js'
  */
 export const SEARCHES_PER_SECOND = 4
 
+/** Each connection's searches of the last second; connections quiet for a second are swept out. */
 const recent = new Map<string, number[]>()
 let perSecond = SEARCHES_PER_SECOND
+let sweptAt = 0
+
+/**
+ * Forgets connections with no search in the last second, at most once a second: without it the map kept an
+ * entry for every connection that ever searched, for as long as the process ran.
+ */
+function sweep(t: number): void {
+  if (t - sweptAt < 1000) return
+  sweptAt = t
+  for (const [connectionId, times] of recent) {
+    if ((times.at(-1) ?? 0) <= t - 1000) recent.delete(connectionId)
+  }
+}
+
+/** How many connections the pacer holds searches of (for tests). */
+export function pacedConnections(): number {
+  return recent.size
+}
 
 /**
  * Sets how many searches a second this process allows itself, and gives back a function restoring the
@@ -45,6 +64,7 @@ export async function paceSearch(
   try {
     for (;;) {
       const t = now()
+      sweep(t)
       const times = (recent.get(connectionId) ?? []).filter((at) => at > t - 1000)
       if (times.length < perSecond) {
         times.push(t)
