@@ -164,6 +164,16 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
       body: '{not json',
     })
     expect(parsed.status).toBe(400)
+    // What needs no key is answered before a body is read too: the 405 of a stateless MCP server, and any
+    // address without a route.
+    for (const key of [null, undefined]) {
+      const stateless = await h.api('DELETE', '/mcp', { key, body: deep })
+      expect(stateless.status).toBe(405)
+      expect(stateless.headers.allow).toBe('POST')
+      const nowhere = await h.api<{ message: string }>('POST', '/nowhere', { key, body: '{not json' })
+      expect(nowhere.status).toBe(404)
+      expect(nowhere.body.message).toBe('no route for POST /nowhere; see /docs for the API reference')
+    }
   })
 
   it('restricts workspace tools by permissions and tools', async () => {

@@ -115,9 +115,22 @@ describe('native webhooks with PostHog CDP destinations', () => {
     const signed = subscribed!.inputs.headers.value.Authorization
     expect((await notJson(hook.body.id, 'Bearer guessed')).status).toBe(401)
     expect((await notJson('wh_none', signed)).status).toBe(404)
+    // Nothing of a refused call is recorded, not even that the provider called.
+    const callAt = () =>
+      server.services.db
+        .selectFrom('webhooks')
+        .select('native_call_at')
+        .where('id', '=', hook.body.id)
+        .executeTakeFirstOrThrow()
+    await server.services.db
+      .updateTable('webhooks')
+      .set({ native_call_at: null })
+      .where('id', '=', hook.body.id)
+      .execute()
     const refused = await notJson(hook.body.id, signed)
     expect(refused.status).toBe(400)
     expect(await refused.json()).toMatchObject({ message: 'the body is not JSON' })
+    expect(await callAt()).toEqual({ native_call_at: null })
 
     expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
     expect(await destinations()).toEqual([])

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 
 export function errorBody(
@@ -68,8 +68,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err }, 'unhandled error')
     void reply.code(500).send(errorBody(500, 'internal error; the server log has the details'))
   })
-  app.setNotFoundHandler((request, reply) => {
-    void reply
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) =>
+    reply
       .code(404)
       .send(
         errorBody(
@@ -77,5 +77,16 @@ export function installErrorHandling(app: FastifyInstance): void {
           `no route for ${request.method} ${request.url.split('?')[0]}; see /docs for the API reference`,
         ),
       )
+  // Answered before its body is read: nothing at an address without a route uses it, and the body would be
+  // parsed (up to the body limit) for anyone, without a key.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) {
+      void noRoute(request, reply)
+      return
+    }
+    done()
+  })
+  app.setNotFoundHandler((request, reply) => {
+    void noRoute(request, reply)
   })
 }

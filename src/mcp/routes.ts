@@ -89,8 +89,15 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
         error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST to /mcp' },
         id: null,
       })
-  app.get('/mcp', { schema: { hide: true } }, notAllowed)
-  app.delete('/mcp', { schema: { hide: true } }, notAllowed)
+  // Answered before a body is read (Fastify parses a DELETE's): the 405 needs nothing from the caller.
+  const refusedFirst = {
+    schema: { hide: true },
+    onRequest: (request: FastifyRequest, reply: FastifyReply, _done: () => void) => {
+      void notAllowed(request, reply)
+    },
+  }
+  app.get('/mcp', refusedFirst, notAllowed)
+  app.delete('/mcp', refusedFirst, notAllowed)
 
   app.get(
     '/tools',

@@ -250,6 +250,9 @@ export class NativeWebhooks {
     const model = webhook && modelOf(webhook.object_type)
     if (webhook?.webhook_type !== 'native' || !subscription || !support || !model) return 'unknown'
     if (!support.authenticate(call, subscription.secret, Date.now())) return 'unauthenticated'
+    // Parsed now, before anything is written: a body that is not JSON is refused (NativeBodyNotJson) with
+    // nothing recorded of the call.
+    void call.body
     const resolved = await this.reader.resolve(webhook)
     if (!resolved) return 'unknown'
     const ungranted = missingGrant(webhook, resolved)
