@@ -486,7 +486,10 @@ for (const provider of DEMO_PROVIDERS) {
         })
       }
 
-      if (object === 'analytics_report') {
+      const windowed = (['list_start_gte', 'list_end_lt'] as const).every(
+        (k) => (support[k] ?? 'not-supported') !== 'not-supported',
+      )
+      if (windowed) {
         check(
           object,
           'a window that ends before it starts is a 400 naming start_gte and end_lt',
@@ -506,6 +509,16 @@ for (const provider of DEMO_PROVIDERS) {
             }
           },
         )
+      }
+
+      if (windowed && object !== 'analytics_report') {
+        check(object, 'a window that starts after now lists nothing', async () => {
+          const list = await listing(object)
+          const start = new Date(Date.now() + 2 * 86_400_000).toISOString()
+          const res = await h.api<Rec[]>('GET', path(object), { query: { ...list?.query, start_gte: start } })
+          expect(res.status, res.text).toBe(200)
+          expect(res.body).toEqual([])
+        })
       }
 
       if (object === 'analytics_report') {

@@ -70,6 +70,14 @@ export function parseListQuery(
     if (!handlers.filters.includes(name)) throw cannot(name)
     filters[name] = kind === 'date' ? date(name, value) : value
   }
+  // One answer on every integration for a window that holds no time (some read it as empty, others refused
+  // it): a 400, as reports always answered.
+  const { start_gte: start, end_lt: end } = filters
+  if (start instanceof Date && end instanceof Date && end.getTime() <= start.getTime()) {
+    throw badRequest(
+      `end_lt (${end.toISOString()}) must be after start_gte (${start.toISOString()}): the window holds no time`,
+    )
+  }
   const updated = given('updated_gte')
   const query = given('query')
   return {
