@@ -18,6 +18,8 @@ let url: string
 let status = 200
 let arrived = 0
 const held: ServerResponse[] = []
+/** Every transport a test made, closed at the end. */
+const transports: ProviderTransport[] = []
 
 function answer(_req: IncomingMessage, res: ServerResponse) {
   arrived++
@@ -65,8 +67,6 @@ afterEach(async () => {
   started = []
   arrived = 0
 })
-
-const transports: ProviderTransport[] = []
 
 function context(maxRetries: number): HandlerContext {
   const credentials = { token: 'phx_test', api_url: url }
