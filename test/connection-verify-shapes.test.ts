@@ -34,6 +34,9 @@ describe.each(storeKinds())('verification against an address that is not the pro
    * a body, or one per request path.
    */
   let answer: string | ((url: string) => string) = '{}'
+  /** Gusto's token_info naming `resource` for a companies:read token; every other call answers `{}`. */
+  const gustoTokenInfo = (resource: Record<string, string>) => (url: string) =>
+    url.endsWith('/v1/token_info') ? JSON.stringify({ scope: 'companies:read', resource }) : '{}'
   beforeAll(async () => {
     server = await startLocalServer((req, res) => {
       res.setHeader('content-type', 'application/json')
@@ -121,10 +124,7 @@ describe.each(storeKinds())('verification against an address that is not the pro
 
   it("never echoes the kind of resource an answer names, in refusing a token that is not a company's", async () => {
     const gusto = INTEGRATIONS.find((i) => i.type === 'gusto')!
-    answer = (url) =>
-      url.endsWith('/v1/token_info')
-        ? JSON.stringify({ scope: 'companies:read', resource: { type: 'internal-secret-5be1', uuid: 'x' } })
-        : '{}'
+    answer = gustoTokenInfo({ type: 'internal-secret-5be1', uuid: 'x' })
     const { res, stored } = await connect(gusto)
     expect(res.status, res.text).toBe(400)
     expect(res.body.message).toContain('not a company token')
@@ -134,13 +134,7 @@ describe.each(storeKinds())('verification against an address that is not the pro
 
   it('never echoes an id an earlier answer gave, in the name of a later call', async () => {
     const gusto = INTEGRATIONS.find((i) => i.type === 'gusto')!
-    answer = (url) =>
-      url.endsWith('/v1/token_info')
-        ? JSON.stringify({
-            scope: 'companies:read',
-            resource: { type: 'Company', uuid: 'internal-secret-91c2' },
-          })
-        : '{}'
+    answer = gustoTokenInfo({ type: 'Company', uuid: 'internal-secret-91c2' })
     const { res, stored } = await connect(gusto)
     expect(res.status, res.text).toBe(502)
     expect(res.body.message).toContain('GET /v1/companies/{company_uuid}')

@@ -10,17 +10,32 @@ type Dims = Readonly<Record<string, string>>
  * Filter, StringFilter.MatchType, InListFilter, EmptyFilter).
  */
 export function matchesFilter(expr: FilterExpression, dims: Dims): boolean {
+  return matchesExpression(expr, (filter) => matchesDimensionFilter(filter, dims))
+}
+
+type Filter = Record<string, unknown>
+
+/**
+ * A FilterExpression's and/or/not groups, the same for dimension and metric filters (data.proto
+ * FilterExpression: exactly one of and_group, or_group, not_expression, filter), each leaf `filter` judged
+ * by `leaf`.
+ */
+function matchesExpression(expr: FilterExpression, leaf: (filter: Filter) => boolean): boolean {
   const group = (key: string) => (expr[key] as { expressions?: FilterExpression[] } | undefined)?.expressions
   const and = group('andGroup')
-  if (and) return and.every((e) => matchesFilter(e, dims))
+  if (and) return and.every((e) => matchesExpression(e, leaf))
   const or = group('orGroup')
-  if (or) return or.some((e) => matchesFilter(e, dims))
-  if (expr.notExpression) return !matchesFilter(expr.notExpression as FilterExpression, dims)
-  const filter = expr.filter as Record<string, unknown> | undefined
+  if (or) return or.some((e) => matchesExpression(e, leaf))
+  if (expr.notExpression) return !matchesExpression(expr.notExpression as FilterExpression, leaf)
+  const filter = expr.filter as Filter | undefined
   if (!filter)
     throw invalidArgument(
       'A filter expression must set one of and_group, or_group, not_expression or filter.',
     )
+  return leaf(filter)
+}
+
+function matchesDimensionFilter(filter: Filter, dims: Dims): boolean {
   const field = String(filter.fieldName ?? '')
   if (!(field in dims)) throw invalidArgument(`Field ${field} is not a valid dimension for dimension_filter.`)
   const actual = dims[field] ?? ''
@@ -81,17 +96,13 @@ export function matchesMetricFilter(
   expr: FilterExpression,
   metricValue: (metric: string) => number | undefined,
 ): boolean {
-  const group = (key: string) => (expr[key] as { expressions?: FilterExpression[] } | undefined)?.expressions
-  const and = group('andGroup')
-  if (and) return and.every((e) => matchesMetricFilter(e, metricValue))
-  const or = group('orGroup')
-  if (or) return or.some((e) => matchesMetricFilter(e, metricValue))
-  if (expr.notExpression) return !matchesMetricFilter(expr.notExpression as FilterExpression, metricValue)
-  const filter = expr.filter as Record<string, unknown> | undefined
-  if (!filter)
-    throw invalidArgument(
-      'A filter expression must set one of and_group, or_group, not_expression or filter.',
-    )
+  return matchesExpression(expr, (filter) => matchesOneMetricFilter(filter, metricValue))
+}
+
+function matchesOneMetricFilter(
+  filter: Filter,
+  metricValue: (metric: string) => number | undefined,
+): boolean {
   const field = String(filter.fieldName ?? '')
   const actual = metricValue(field)
   if (actual === undefined) throw invalidArgument(`Field ${field} is not a valid metric for metric_filter.`)
