@@ -612,5 +612,31 @@ for (const provider of DEMO_PROVIDERS) {
         })
       }
     }
+
+    // Every object of the integration's categories, listable here or not: what is malformed against the
+    // model is the same 400 on every connection, before any 501 for what this integration cannot apply.
+    for (const object of Object.keys(matrix)) {
+      check(
+        object,
+        'a malformed list is a 400 naming the parameter, whatever the integration supports',
+        async () => {
+          const malformed: [Record<string, string>, RegExp][] = [
+            [{ updated_gte: 'yesterday' }, /updated_gte/],
+            [{ sort: 'not_a_field' }, /sort/],
+            [{ order: 'sideways' }, /order/],
+            [{ fields: 'id,not_a_field' }, /fields/],
+            [{ offset: '-1' }, /offset/],
+          ]
+          const model = modelOf(object)
+          const dated = Object.entries(model?.filters ?? {}).find(([, kind]) => kind === 'date')?.[0]
+          if (dated) malformed.push([{ [dated]: '2024-13-45' }, new RegExp(dated)])
+          for (const [query, named] of malformed) {
+            const res = await h.api<{ message?: string }>('GET', path(object), { query })
+            expect(res.status, `${JSON.stringify(query)}: ${res.text}`).toBe(400)
+            expect(res.body.message, JSON.stringify(query)).toMatch(named)
+          }
+        },
+      )
+    }
   })
 }

@@ -27,24 +27,22 @@ function integer(name: string, value: string, min: number, max: number): number 
 }
 
 /**
- * Turns the list query string into a ListQuery and refuses, with 501, any parameter the integration
- * cannot honour at the provider: returning unfiltered data for a filter we ignored would be silently wrong.
+ * A list query string read against the model alone: every value is checked for what it is (a whole number
+ * in range, an ISO-8601 date, a field of the object, a window that holds time) before anything asks what the
+ * connection's integration can do, so a malformed list is the same 400 on every connection, and the 501 of
+ * `supportedListQuery` is left for a well-formed list that one integration cannot apply.
  */
-export function parseListQuery(
-  raw: RawListQuery,
-  model: ObjectModel,
-  handlers: ObjectHandlers,
-  integration: IntegrationDefinition,
-): ListQuery {
-  const cannot = (param: string) =>
-    notImplemented(
-      `${integration.name} (${integration.type}) cannot apply '${param}' when listing ${model.objectType}; ` +
-        `supported here: ${[...handlers.listParams, ...handlers.filters].join(', ') || 'none'}`,
-    )
+export interface ReadListQuery {
+  readonly query: ListQuery
+  /** The list parameters given (`updated_gte`, `sort`, `order`, `query`), whether or not they took a value. */
+  readonly paramsGiven: readonly ListParam[]
+}
+
+type ListParam = 'updated_gte' | 'sort' | 'order' | 'query'
+const LIST_PARAMS: readonly ListParam[] = ['updated_gte', 'sort', 'order', 'query']
+
+export function readListQuery(raw: RawListQuery, model: ObjectModel): ReadListQuery {
   const given = (param: string) => str(raw[param])
-  for (const param of ['updated_gte', 'sort', 'order', 'query'] as const) {
-    if (given(param) !== undefined && !handlers.listParams.includes(param)) throw cannot(param)
-  }
   const limitText = given('limit')
   const offsetText = given('offset')
   const order = given('order')?.toLowerCase()
@@ -52,22 +50,13 @@ export function parseListQuery(
     throw badRequest(`order: '${given('order')}' is not allowed; use asc or desc`)
   }
   const sort = given('sort')
-  if (sort !== undefined) {
-    if (!model.fieldNames.includes(sort)) {
-      throw badRequest(`sort: '${sort}' is not a field of ${model.objectType}`)
-    }
-    if (!(handlers.sortFields ?? []).includes(sort)) {
-      throw notImplemented(
-        `${integration.name} (${integration.type}) cannot sort ${model.objectType} by '${sort}'; ` +
-          `it can sort by: ${(handlers.sortFields ?? []).join(', ') || 'nothing'}`,
-      )
-    }
+  if (sort !== undefined && !model.fieldNames.includes(sort)) {
+    throw badRequest(`sort: '${sort}' is not a field of ${model.objectType}`)
   }
   const filters: Record<string, string | Date> = {}
   for (const [name, kind] of Object.entries(model.filters)) {
     const value = given(name)
     if (value === undefined || value === '') continue
-    if (!handlers.filters.includes(name)) throw cannot(name)
     filters[name] = kind === 'date' ? date(name, value) : value
   }
   // One answer on every integration for a window that holds no time (some read it as empty, others refused
@@ -80,7 +69,7 @@ export function parseListQuery(
   }
   const updated = given('updated_gte')
   const query = given('query')
-  return {
+  const read: ListQuery = {
     limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, 1, MAX_LIMIT),
     offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, MAX_OFFSET),
     ...(updated ? { updated_gte: date('updated_gte', updated) } : {}),
@@ -90,4 +79,42 @@ export function parseListQuery(
     ...(query ? { query } : {}),
     filters,
   }
+  return { query: read, paramsGiven: LIST_PARAMS.filter((param) => given(param) !== undefined) }
+}
+
+/**
+ * Refuses, with 501, any parameter of a read list query the integration cannot honour at the provider:
+ * returning unfiltered data for a filter we ignored would be silently wrong.
+ */
+export function supportedListQuery(
+  read: ReadListQuery,
+  model: ObjectModel,
+  handlers: ObjectHandlers,
+  integration: IntegrationDefinition,
+): ListQuery {
+  const cannot = (param: string) =>
+    notImplemented(
+      `${integration.name} (${integration.type}) cannot apply '${param}' when listing ${model.objectType}; ` +
+        `supported here: ${[...handlers.listParams, ...handlers.filters].join(', ') || 'none'}`,
+    )
+  const { query, paramsGiven } = read
+  for (const param of paramsGiven) if (!handlers.listParams.includes(param)) throw cannot(param)
+  if (query.sort !== undefined && !(handlers.sortFields ?? []).includes(query.sort)) {
+    throw notImplemented(
+      `${integration.name} (${integration.type}) cannot sort ${model.objectType} by '${query.sort}'; ` +
+        `it can sort by: ${(handlers.sortFields ?? []).join(', ') || 'nothing'}`,
+    )
+  }
+  for (const name of Object.keys(query.filters)) if (!handlers.filters.includes(name)) throw cannot(name)
+  return query
+}
+
+/** Both steps at once, for a list query checked where no operation runs (a webhook's filters). */
+export function parseListQuery(
+  raw: RawListQuery,
+  model: ObjectModel,
+  handlers: ObjectHandlers,
+  integration: IntegrationDefinition,
+): ListQuery {
+  return supportedListQuery(readListQuery(raw, model), model, handlers, integration)
 }

@@ -5,7 +5,7 @@ import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../in
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
 import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
-import { parseListQuery, type RawListQuery } from './list-query.js'
+import { type RawListQuery, type ReadListQuery, readListQuery, supportedListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams, refuseOwnedRaw } from './raw-params.js'
 import { type ReportAsk, withReportIds } from './report-ids.js'
@@ -50,10 +50,14 @@ function checkPermission(req: OperationRequest): void {
  * handler, map provider failures, and shape the records for the response.
  */
 export async function runOperation(resolver: ConnectionResolver, req: OperationRequest): Promise<unknown> {
+  const { resolved, model, operation } = req
+  // What the caller asked is checked against the model first: a malformed request is the same 400 on every
+  // connection, whatever its integration supports (README, "Behaviour where the spec is silent").
+  const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
+  const listRead = operation === 'list' ? readListQuery(req.query, model) : undefined
+  const rawParams = parseRawParams(req.query.raw)
   const handlers = handlersFor(req)
   checkPermission(req)
-  const { resolved, model, operation } = req
-  const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
   const slowFields = handlers.slowFields ?? []
   const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
   const cursors = resolver.cursors.forConnection(resolved.connection.id, resolved.client.baseUrl)
@@ -64,7 +68,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     connectionId: resolved.connection.id,
     fields: plan,
     rawParams: refuseOwnedRaw(
-      parseRawParams(req.query.raw),
+      rawParams,
       resolved.integration.name,
       resolved.integration.rawOwned,
       handlers.rawOwned,
@@ -75,7 +79,7 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   let answered: UnifiedRecord | UnifiedRecord[] | undefined
   try {
-    answered = await call(handlers, ctx, req)
+    answered = await call(handlers, ctx, req, listRead)
   } catch (err) {
     // The cursors of the pages walked before the failure still hold; the failure is what is answered.
     await cursors.flush().catch(() => undefined)
@@ -155,6 +159,7 @@ async function call(
   handlers: ObjectHandlers,
   ctx: HandlerContext,
   req: OperationRequest,
+  listRead: ReadListQuery | undefined,
 ): Promise<UnifiedRecord | UnifiedRecord[] | undefined> {
   const id = req.id ?? ''
   const body = req.body ?? {}
@@ -165,7 +170,7 @@ async function call(
   if (writesProperty) forgetProperties(ctx.connectionId)
   switch (req.operation) {
     case 'list': {
-      const parsed = parseListQuery(req.query, req.model, handlers, integration)
+      const parsed = supportedListQuery(listRead!, req.model, handlers, integration)
       const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
       const records = await handlers.list!(ctx, query)
       return req.model.objectType === 'analytics_report' && Array.isArray(records)
