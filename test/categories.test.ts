@@ -224,6 +224,15 @@ describe('the HRIS, ATS and CRM categories', () => {
       expect(typo.status).toBe(400)
       expect(typo.body.message).toMatch(/^cat: recruiting not served here/)
     })
+
+    it('answer a parameter of the embeddable component given twice with a 400 naming it (wid was a 500)', async () => {
+      for (const name of ['wid', 'did', 'env', 'state']) {
+        const query = { wid: h.workspaceId, did: 'x', [name]: [name === 'wid' ? h.workspaceId : 'a', 'b'] }
+        const res = await h.api<{ message: string }>('GET', '/docs/unified.js', { key: null, query })
+        expect(res.status, `${name}: ${res.text}`).toBe(400)
+        expect(res.body.message).toMatch(new RegExp(`^${name}: give it once`))
+      }
+    })
   })
 })
 

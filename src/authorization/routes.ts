@@ -93,6 +93,24 @@ function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   return reply.code(outcome.status).type('text/html; charset=utf-8').send(outcome.html)
 }
 
+/**
+ * The embeddable component's parameters but `lists` (repeated or comma-joined), each given once: a repeated
+ * one arrives as an array, which was looked up as a workspace id (a 500 from the store, for anyone) or
+ * written into the script as it came.
+ */
+function singleValues(
+  query: Readonly<Record<string, string | string[] | undefined>>,
+  lists: readonly string[],
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {}
+  for (const [name, value] of Object.entries(query)) {
+    if (lists.includes(name)) continue
+    if (Array.isArray(value)) throw badRequest(`${name}: give it once (it was given ${value.length} times)`)
+    out[name] = value
+  }
+  return out
+}
+
 function flag(v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined
   return v === 'true' || v === '1'
@@ -202,10 +220,11 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
 
   // The embeddable component, at the path Unified serves it from, so only the host changes.
   app.get('/docs/unified.js', { schema: { hide: true } }, async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>
+    const given = request.query as Record<string, string | string[] | undefined>
+    const q = singleValues(given, ['cat'])
     if (!q.wid || !q.did) throw badRequest('unified.js needs wid (workspace id) and did (element id)')
     if (!(await services.workspaceSettings.get(q.wid))) throw notFound(`workspace ${q.wid} not found`)
-    const cats = parseCategories('cat', q.cat)
+    const cats = parseCategories('cat', given.cat)
     const integrations = INTEGRATIONS.filter((i) => !cats || i.categories.some((c) => cats.includes(c)))
       .filter((i) => !(i.categories.length === 1 && (i.categories as readonly string[])[0] === 'auth'))
       .map((i) => integrationView(i, true))
