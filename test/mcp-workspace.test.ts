@@ -326,6 +326,12 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     expect(bad.status).toBe(400)
   })
 
+  it('answers GET /tools with type given twice with a 400 naming it (it was a 500)', async () => {
+    const res = await h.api<{ message: string }>('GET', '/tools', { query: { type: ['openai', 'gemini'] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.message).toMatch(/^type: give one of default, openai/)
+  })
+
   it('answers 405 to GET /mcp: the server is stateless and opens no stream', async () => {
     const res = await h.api('GET', '/mcp')
     expect(res.status).toBe(405)

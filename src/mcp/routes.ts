@@ -106,7 +106,7 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
       schema: { tags: TAGS, summary: 'List tools; type selects an LLM vendor’s tool format' },
     },
     async (request) => {
-      const format = parseToolFormat((request.query as { type?: string }).type)
+      const format = parseToolFormat((request.query as { type?: unknown }).type)
       const s = await session(request, '/tools')
       return formatTools(listedTools(s), format)
     },

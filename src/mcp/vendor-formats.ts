@@ -12,8 +12,10 @@ export interface ListedTool {
 export const TOOL_FORMATS = ['default', 'openai', 'anthropic', 'gemini', 'cohere', 'grok', 'groq'] as const
 export type ToolFormat = (typeof TOOL_FORMATS)[number]
 
-export function parseToolFormat(value: string | undefined): ToolFormat {
+/** `type`, as the query gives it: a repeated one is an array, refused like a value not known. */
+export function parseToolFormat(value: unknown): ToolFormat {
   if (value === undefined || value === '') return 'default'
+  if (typeof value !== 'string') throw badRequest(`type: give one of ${TOOL_FORMATS.join(', ')}, once`)
   const format = value.toLowerCase()
   if (!(TOOL_FORMATS as readonly string[]).includes(format)) {
     throw badRequest(`type: '${value}' is not allowed; use one of ${TOOL_FORMATS.join(', ')}`)
