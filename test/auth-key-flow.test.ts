@@ -1,3 +1,4 @@
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEFAULT_PERSONAL_API_KEY,
@@ -146,6 +147,24 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
       expect(res.text).toContain('not valid')
     }
     expect((await browserGet(`${s.url}/unified/integration/key/short`)).status).toBe(400)
+  })
+
+  it('reads no body but a form: anyone may post to the page, and JSON was parsed up to the body limit first', async () => {
+    const deep = `${'['.repeat(200)}${']'.repeat(200)}`
+    for (const url of [`${s.url}/unified/integration/key/${'A'.repeat(43)}`, await keyPage()]) {
+      for (const body of ['{not json', deep, JSON.stringify({ token: DEFAULT_PERSONAL_API_KEY })]) {
+        const res = await request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+        const text = await res.body.text()
+        // A 400 for what the JSON was ("not valid JSON", "nested more than 64 levels") would show it was parsed.
+        expect(res.statusCode, text).toBe(415)
+        expect(res.headers['content-type']).toMatch(/^text\/html/)
+        expect(text).toContain('form')
+      }
+    }
   })
 
   it('refuses an expired state, with the failure redirect', async () => {

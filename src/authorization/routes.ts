@@ -128,6 +128,21 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
     const wait = addressLimits.keyPage.take(request.ip)
     if (wait !== undefined) return sendOutcome(reply, tooManyPage(wait))
   }
+  // The key page is posted by its own form: any other body (JSON, which this plugin parses for the OAuth app
+  // routes) is refused before it is read, as anyone may post to the page, with any token.
+  const formOnly = async (request: FastifyRequest, reply: FastifyReply) => {
+    const type = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase()
+    if (type === undefined || type === 'application/x-www-form-urlencoded') return
+    return sendOutcome(reply, {
+      kind: 'page',
+      status: 415,
+      html: resultPage({
+        ok: false,
+        title: 'This page takes its form',
+        message: 'Send the form on this page (application/x-www-form-urlencoded); nothing else is read.',
+      }),
+    })
+  }
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 65_536 },
@@ -202,7 +217,8 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
   app.get(`${KEY_PAGE_PATH}/:token`, { schema: hidden, onRequest: limitKeyPage }, async (request, reply) =>
     sendOutcome(reply, await keyPage.show((request.params as { token: string }).token)),
   )
-  app.post(`${KEY_PAGE_PATH}/:token`, { schema: hidden, onRequest: limitKeyPage }, async (request, reply) => {
+  const keyPagePost = { schema: hidden, onRequest: [limitKeyPage, formOnly] }
+  app.post(`${KEY_PAGE_PATH}/:token`, keyPagePost, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>
     const form: Record<string, string> = {}
     for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v
