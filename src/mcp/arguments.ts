@@ -33,9 +33,17 @@ export function objectArgument(name: string, value: unknown): unknown {
   }
 }
 
-/** Query values as the API receives them: text, lists kept as lists. */
-export function queryValue(value: unknown): string | string[] | undefined {
+/**
+ * Query values as the API receives them: text, lists kept as lists. An object has no query form: refused
+ * with a 400 naming the argument (it was sent on as `[object Object]`, a `raw` one as a provider parameter
+ * of that name).
+ */
+export function queryValue(toolName: string, name: string, value: unknown): string | string[] | undefined {
   if (value === undefined || value === null) return undefined
-  if (Array.isArray(value)) return value.map(String)
-  return String(value)
+  const text = (v: unknown) => {
+    if (v !== null && typeof v === 'object')
+      throw badRequest(`${toolName}: ${name} must be text, a number or a list of them, not an object`)
+    return String(v)
+  }
+  return Array.isArray(value) ? value.map(text) : text(value)
 }

@@ -85,6 +85,19 @@ describe('connection tools generated from the models and the integration definit
     )
   })
 
+  it('refuses an object where a query argument takes text, naming it (it was sent on as "[object Object]")', async () => {
+    for (const args of [{ raw: { a: 1 } }, { property_id: { id: 'p2' } }, { fields: [{ id: 1 }] }]) {
+      const err = await tool('list_analytics_events')
+        .run(args)
+        .catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(ApiError)
+      expect((err as ApiError).statusCode).toBe(400)
+      expect((err as ApiError).message).toMatch(
+        new RegExp(`^list_analytics_events: ${Object.keys(args)[0]} `),
+      )
+    }
+  })
+
   it('checks write bodies against the model', async () => {
     const err = await tool('create_analytics_event')
       .run({ name: 'x', event_type: 'NOT_A_TYPE' })

@@ -266,7 +266,8 @@ export function connectionTools(resolved: ResolvedConnection, deps: ConnectionTo
           for (const [key, value] of Object.entries(args)) {
             if (key === 'id') continue
             const isQuery = op === 'list' || op === 'get' ? true : key === 'fields'
-            if (isQuery && (QUERY_ARGS.has(key) || key in model.filters)) query[key] = queryValue(value)
+            if (isQuery && (QUERY_ARGS.has(key) || key in model.filters))
+              query[key] = queryValue(name, key, value)
             else if (!isQuery)
               body[key] = schema.properties[key]?.type === 'object' ? objectArgument(key, value) : value
           }
