@@ -289,4 +289,49 @@ describe('every route under fuzzed input', () => {
     }
     expect(failures.slice(0, 40)).toEqual([])
   }, 600_000)
+
+  it('answers every query parameter of every read given twice with a 4xx naming it, or as given once', async () => {
+    // A repeated parameter arrives as an array, which reached code that expected text and answered 500
+    // (the embeddable component's wid, the tool list's type).
+    const failures: string[] = []
+    const routes = operations
+      .filter((op) => op.method === 'GET')
+      .map((op) => ({
+        path: op.path,
+        query: op.parameters.filter((p) => p.in === 'query').map((p) => p.name),
+        json: true,
+      }))
+    // Routes the OpenAPI document leaves out, with the parameters they read; the callback answers pages.
+    routes.push(
+      {
+        path: '/docs/unified.js',
+        query: ['wid', 'did', 'env', 'cat', 'redirect', 'success_redirect'],
+        json: true,
+      },
+      { path: '/tools', query: ['type', 'connection', 'permissions'], json: true },
+      { path: '/unified/integration/oauth/callback', query: ['state', 'code', 'error'], json: false },
+    )
+    for (const route of routes) {
+      const path = route.path
+        .replace('{connection_id}', conn)
+        .replace(/\{[a-z_]+\}/g, encodeURIComponent(knownIds[0] ?? 'x'))
+      for (const name of route.query) {
+        const once = new URLSearchParams(name === 'wid' ? { wid: h.workspaceId, did: 'el' } : { [name]: '1' })
+        const twice = new URLSearchParams(once)
+        twice.append(name, name === 'wid' ? h.workspaceId : '2')
+        const res = await request(`${h.url}${path}?${twice}`, {
+          headers: { authorization: `Bearer ${h.apiKey}` },
+          headersTimeout: 15_000,
+          bodyTimeout: 15_000,
+        })
+        const answer = await res.body.text()
+        const where = `GET ${path}?${twice}`
+        if (res.statusCode >= 500 && !ALLOWED_5XX.has(res.statusCode))
+          failures.push(`${res.statusCode} ${where}: ${answer.slice(0, 200)}`)
+        else if (route.json && res.statusCode >= 400 && !isOurError(answer))
+          failures.push(`${res.statusCode} without a JSON message ${where}: ${answer.slice(0, 200)}`)
+      }
+    }
+    expect(failures).toEqual([])
+  }, 300_000)
 })
