@@ -160,6 +160,21 @@ describe('passthrough to the provider', () => {
     expect(emulator.requests().map((r) => r.method)).toEqual(['GET', 'POST'])
   })
 
+  it('refuses a method-override header, which would let a read grant send a write in disguise', async () => {
+    const readOnly = await connectPosthog(h, emulator, { permissions: ['analytics_event_read'] })
+    emulator.clearRequests()
+    for (const name of ['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override']) {
+      const res = await h.api<{ message: string }>('GET', `/passthrough/${readOnly}/api/users/@me/`, {
+        headers: { [name]: 'DELETE' },
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toBe(
+        `${name.toLowerCase()}: not passed on; send the method itself (GET was sent)`,
+      )
+    }
+    expect(emulator.requests()).toEqual([])
+  })
+
   it('answers 504 when the provider hangs, and 404 for an unknown connection', async () => {
     emulator.fault({ delayMs: 8_000 })
     const slow = await h.api('GET', `/passthrough/${conn}/api/users/@me/`)

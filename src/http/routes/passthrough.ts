@@ -33,6 +33,13 @@ const NOT_RETURNED = new Set([...HOP_BY_HOP, 'set-cookie', 'set-cookie2'])
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/**
+ * Headers with which some servers take another method than the request line's (Google's front ends honour
+ * X-HTTP-Method-Override; frameworks read the others): the grant is checked by the request's own method, so
+ * a read grant must not send a write in disguise. Refused rather than dropped, so a caller learns why.
+ */
+const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override']
+
 function decodeOrRefuse(text: string, what: string): string {
   try {
     return decodeURIComponent(text)
@@ -180,6 +187,9 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     noteConnection(request, resolved)
     const { integration, connection } = resolved
     checkPassthroughPermission(request.method, connection.permissions)
+    const override = METHOD_OVERRIDES.find((name) => request.headers[name] !== undefined)
+    if (override)
+      throw badRequest(`${override}: not passed on; send the method itself (${request.method} was sent)`)
     const address = targetOf(integration.baseUrl(connection.credentials), target.path, target.query)
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(request.headers)) {
