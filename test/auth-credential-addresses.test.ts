@@ -16,6 +16,8 @@ import { storeKinds } from './support/stores.js'
 
 type Body = { message: string; id: string; auth?: Record<string, unknown> }
 
+const GA4_READONLY = 'https://www.googleapis.com/auth/analytics.readonly'
+
 describe.each(storeKinds())('a stored secret goes only where it was verified, on %s', (store) => {
   let s: AuthServer
   let posthog: PosthogEmulator
@@ -164,6 +166,41 @@ describe.each(storeKinds())('a stored secret goes only where it was verified, on
     expect(failed.text).toContain('did not issue a token')
     expect(elsewhere.requests.map((r) => r.path)).toEqual(['/token'])
     await configureGoogleApp(s, g)
+  })
+
+  it("never sends the app's secret to a token address the app named with another secret", async () => {
+    // A key holder points the app at an address of their own, with a made-up secret (they do not know the
+    // real one), and stores tokens as a connection meanwhile: that connection is pinned to their address.
+    const hijacked = await s.api('PUT', `/unified/workspace/oauth_app/${GA4}`, {
+      client_id: CLIENT_ID,
+      client_secret: 'made-up',
+      authorize_url: g.accounts.authorizeUrl,
+      token_url: `${elsewhere.url}/token`,
+      revoke_url: `${elsewhere.url}/revoke`,
+      api_url: g.ga4.url,
+    })
+    expect(hijacked.status).toBe(200)
+    const tokens = g.ga4.authority.issueTokens({ clientId: CLIENT_ID, scopes: [GA4_READONLY] })
+    const created = await s.api<Body>('POST', '/unified/connection', {
+      integration_type: GA4,
+      auth: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, api_url: g.ga4.url },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    expect(created.body.auth?.token_url).toBe(`${elsewhere.url}/token`)
+    expect(JSON.stringify(created.body)).not.toMatch(/app_secret/)
+
+    // The operator puts the real app back; the hijacked connection's token dies.
+    await configureGoogleApp(s, g)
+    elsewhere.requests.length = 0
+    g.ga4.authority.advance(3600)
+    const read = await s.api('GET', `/analytics/${created.body.id}/property`)
+    expect(read.status).not.toBe(200)
+    // Its refresh went where it was pinned, without the secret the app was given with another address.
+    expect(elsewhere.requests.map((r) => r.path)).toEqual(['/token'])
+    const sent = JSON.stringify(elsewhere.requests)
+    expect(sent).not.toContain(CLIENT_SECRET)
+    expect(sent).not.toContain(Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64'))
+    expect(sent).toContain(CLIENT_ID)
   })
 
   it("does not show the browser what the app's API address answered when the new token fails verification", async () => {

@@ -20,8 +20,9 @@ export interface StoredConnection {
   readonly settings: ConnectionSettings
 }
 
-/** Credentials secret whatever an integration declares (its OAuth tokens and client secret). */
-export const ALWAYS_SECRET = ['access_token', 'refresh_token', 'client_secret'] as const
+/** Credentials secret whatever an integration declares (its OAuth tokens, client secret and that secret's fingerprint). */
+export const ALWAYS_SECRET = ['access_token', 'refresh_token', 'client_secret', 'app_secret_sha256'] as const
+const ALWAYS_HIDDEN: ReadonlySet<string> = new Set(ALWAYS_SECRET)
 
 /** Keys the SDK's `Connection.auth` model knows; other non-secret auth fields are shown under `auth.meta`. */
 const SDK_AUTH_KEYS = new Set([
@@ -54,7 +55,7 @@ export function connectionView(
   // (`refresh_error`) may quote the refresh token or client secret the token endpoint was sent.
   const secrets = [...secretFields, ...ALWAYS_SECRET].map((key) => c.credentials[key])
   for (const [key, value] of Object.entries(c.credentials)) {
-    if (value === undefined || secretFields.has(key)) continue
+    if (value === undefined || secretFields.has(key) || ALWAYS_HIDDEN.has(key)) continue
     const shown = redactSecrets(value, secrets)
     if (SDK_AUTH_KEYS.has(key)) auth[key] = shown
     else meta[key] = shown

@@ -9,8 +9,8 @@ import type { OAuthAppStore } from '../oauth-apps.js'
 import { oauthSpecOf } from '../oauth-spec.js'
 import { refreshBackoffMs } from './backoff.js'
 import type { RefreshLock } from './lock.js'
-import { tokenAddresses } from './pinned.js'
-import type { ClientCredentials, TokenClient } from './token-client.js'
+import { oauthClientFor, tokenAddresses } from './pinned.js'
+import type { TokenClient } from './token-client.js'
 import { credentialsFromTokens, msUntilExpiry, TokenEndpointError } from './token-set.js'
 
 export interface RefresherDeps {
@@ -121,20 +121,8 @@ export class OAuthRefresher implements TokenRefresher {
     const spec = integration && oauthSpecOf(integration)
     if (!spec) throw new ApiError(500, `${connection.integration_type} does not use OAuth`)
     const app = await this.d.oauthApps.get(connection.workspace_id, connection.integration_type)
-    // Imported connections may carry their own client; flow-created ones use the workspace's app.
-    const client: ClientCredentials | undefined = c.client_id
-      ? {
-          clientId: c.client_id,
-          ...(c.client_secret
-            ? { clientSecret: c.client_secret }
-            : app?.clientId === c.client_id
-              ? { clientSecret: app.clientSecret }
-              : {}),
-        }
-      : app
-    const method = spec.tokenEndpointAuth
     return {
-      client: client && method ? { ...client, method } : client,
+      client: oauthClientFor(c, spec, app, 'token'),
       tokenUrl: tokenAddresses(c, spec, app).tokenUrl,
       keep: spec.tokenFields ?? [],
     }

@@ -2,7 +2,7 @@ import type { ConnectionStore } from '../../connections/index.js'
 import { integrationOf } from '../../integrations/registry.js'
 import type { OAuthAppStore } from '../oauth-apps.js'
 import { oauthSpecOf } from '../oauth-spec.js'
-import { tokenAddresses } from './pinned.js'
+import { oauthClientFor, tokenAddresses } from './pinned.js'
 import type { TokenClient } from './token-client.js'
 
 /**
@@ -26,20 +26,7 @@ export function revokeBeforeRemove(d: {
       const url = tokenAddresses(connection.credentials, spec, app).revokeUrl
       const token = connection.credentials.refresh_token ?? connection.credentials.access_token
       if (!url || !token) return
-      const clientId = connection.credentials.client_id ?? app?.clientId
-      const secret =
-        connection.credentials.client_secret ?? (app?.clientId === clientId ? app?.clientSecret : undefined)
-      await d.tokens.revoke(
-        url,
-        clientId
-          ? {
-              clientId,
-              ...(secret ? { clientSecret: secret } : {}),
-              ...(spec.tokenEndpointAuth ? { method: spec.tokenEndpointAuth } : {}),
-            }
-          : undefined,
-        token,
-      )
+      await d.tokens.revoke(url, oauthClientFor(connection.credentials, spec, app, 'revoke'), token)
     } catch (err) {
       d.onError(err, id)
     }
