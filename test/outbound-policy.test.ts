@@ -144,6 +144,13 @@ describe('provider answers and limits (loopback allowed)', () => {
     expect(res.body.bytes).toBe(size)
   })
 
+  it("counts a connection's provider calls as its own (its slots) and its workspace's (memory shedding)", async () => {
+    const conn = await storeConnection(h, `${provider.url}/cookie`)
+    const resolved = await h.services.resolver.resolve(h.workspaceId, conn)
+    expect(resolved?.client.owner).toEqual({ limitKey: conn, workspaceKey: h.workspaceId })
+    expect(resolved?.client.forOperation().owner).toEqual({ limitKey: conn, workspaceKey: h.workspaceId })
+  })
+
   it('drops set-cookie and set-cookie2 from passthrough answers and keeps other headers', async () => {
     const conn = await storeConnection(h, `${provider.url}/cookie`)
     const res = await h.api('GET', `/passthrough/${conn}/x`)

@@ -31,8 +31,11 @@ export function providerClientFor(
   credentials: Credentials,
   settings: ProviderClientSettings,
   auth?: AuthHeaderSource,
-  /** The connection's id, once it has one: its calls then share the connection's concurrency slots. */
-  connectionId?: string,
+  /**
+   * The connection, once it has an id: its calls then share the connection's concurrency slots, and count
+   * as its workspace's reads while memory is short.
+   */
+  owner?: { readonly connectionId: string; readonly workspaceId: string },
 ): ProviderClient {
   // A client credentials grant replaces stored tokens: the connection's client fetches its own.
   const source =
@@ -51,7 +54,7 @@ export function providerClientFor(
     authHeaders,
     secrets: secretValues(integration, credentials, authHeaders),
     ...(source ? { auth: source } : {}),
-    ...(connectionId !== undefined ? { limitKey: connectionId } : {}),
+    ...(owner ? { limitKey: owner.connectionId, workspaceKey: owner.workspaceId } : {}),
     retry: integration.retry,
     ...(integration.errorMessageHeader ? { errorMessageHeader: integration.errorMessageHeader } : {}),
     ...settings,
@@ -125,7 +128,7 @@ export class ConnectionResolver {
         this.tokens && oauthOf(integration)
           ? new RefreshingAuth(integration, connection, this.tokens)
           : undefined,
-        connection.id,
+        { connectionId: connection.id, workspaceId: connection.workspace_id },
       ),
     }
     if (generation !== this.generation) return resolved

@@ -1,6 +1,7 @@
 import { ApiError, ProviderError } from '../errors.js'
 import {
   type OutboundAddress,
+  type OutboundCall,
   type OutboundMethod,
   outboundTarget,
   type ProviderTransport,
@@ -61,6 +62,8 @@ export interface ProviderClientOptions {
   readonly transport: ProviderTransport
   /** The connection this client serves: its calls share that connection's concurrency slots. */
   readonly limitKey?: string
+  /** The connection's workspace: while memory is short, the workspaces that read the most lately wait first. */
+  readonly workspaceKey?: string
   /**
    * A 2xx answer that is not a JSON object or array is refused (502). For verification, where every
    * provider answers JSON: an address answering a web page or `null` is not the provider (and must not
@@ -172,10 +175,18 @@ class OperationBudget {
 }
 
 export class ProviderClient {
+  /** Whose calls these are, as the transport counts them (OutboundCall.limitKey and workspaceKey). */
+  readonly owner: Pick<OutboundCall, 'limitKey' | 'workspaceKey'>
+
   constructor(
     readonly options: ProviderClientOptions,
     private readonly budget?: OperationBudget,
-  ) {}
+  ) {
+    this.owner = {
+      ...(options.limitKey !== undefined ? { limitKey: options.limitKey } : {}),
+      ...(options.workspaceKey !== undefined ? { workspaceKey: options.workspaceKey } : {}),
+    }
+  }
 
   /**
    * This client for one operation: the same connection and options, with at most `limits` of provider calls
@@ -338,7 +349,7 @@ export class ProviderClient {
       headers,
       body: payload ?? null,
       timeoutMs: this.options.timeoutMs,
-      ...(this.options.limitKey !== undefined ? { limitKey: this.options.limitKey } : {}),
+      ...this.owner,
       ...(onAnswer !== undefined ? { onAnswer } : {}),
     })
     this.countAnswer(res.body.length)

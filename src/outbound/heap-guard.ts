@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../errors.js'
+import { RecentReads } from './recent-reads.js'
 
 /**
  * The memory the process holds for JavaScript, and the most V8 lets its heap grow to (`--max-old-space-size`,
@@ -25,7 +26,8 @@ export class MemoryShortError extends ApiError {
     super(
       503,
       `this Unigate process is short of memory (its heap is past UNIGATE_HEAP_SHED_PERCENT, ${percent}% of ` +
-        'its limit) and reads no more provider answers until some is freed; retry shortly',
+        'its limit) and reads no more provider answers for the workspaces that read the most lately until ' +
+        'some is freed; retry shortly',
       { 'retry-after': String(RETRY_AFTER_SECONDS) },
     )
     this.name = 'MemoryShortError'
@@ -40,17 +42,37 @@ export class MemoryShortError extends ApiError {
  * at once take the heap to V8's limit, and the process, with every tenant's requests, dies. A refused call is
  * a 503 with Retry-After; the operation that holds the memory fails with it too and frees it. A process that
  * holds little never gets near the mark: V8 collects garbage long before its heap reaches the limit.
+ *
+ * One tenant must not stop the others (DESIGN.md section 9): past the mark, only the calls of workspaces that
+ * read at least their share of answer bytes lately (RecentReads) are refused, so a workspace whose large
+ * answers filled the heap waits while the others' calls go on; past the hard mark, halfway from the mark to
+ * the limit, every call is refused (and a call made for no workspace, a connection being verified, always is).
  */
 export class HeapGuard {
+  private readonly reads = new RecentReads()
+  private readonly hardPercent: number
+
   constructor(
     private readonly percent: number,
     private readonly heapUse: () => HeapUse = v8HeapUse,
-  ) {}
+  ) {
+    this.hardPercent = percent + (100 - percent) / 2
+  }
 
-  /** Throws MemoryShortError when the heap is past the mark; one V8 statistics read (about a microsecond). */
-  check(): void {
+  /**
+   * Throws MemoryShortError when the heap is past the mark and the call's workspace is one that read the most
+   * lately, or past the hard mark; one V8 statistics read (about a microsecond) while memory is not short.
+   */
+  check(workspace?: string): void {
     const { used, limit } = this.heapUse()
     if (used * 100 <= limit * this.percent) return
+    const light = workspace !== undefined && !this.reads.readAtLeastItsShare(workspace)
+    if (light && used * 100 <= limit * this.hardPercent) return
     throw new MemoryShortError(this.percent)
+  }
+
+  /** Counts an answer read into memory for a workspace. */
+  answered(workspace: string | undefined, bytes: number): void {
+    if (workspace !== undefined) this.reads.add(workspace, bytes)
   }
 }

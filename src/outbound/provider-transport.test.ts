@@ -172,6 +172,32 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(provider.seen).toEqual(['GET /ok'])
   })
 
+  it('while memory is short refuses the workspace that read the most lately, the others only past the hard mark', async () => {
+    let used = 0
+    const t = transport({ maxBodyBytes: 20_000, heapShedPercent: 75, heapUse: () => ({ used, limit: 1000 }) })
+    expect((await t.fetch(at(`${provider.url}/big-declared`), { workspaceKey: 'ws_heavy' })).status).toBe(200)
+    expect((await t.fetch(at(`${provider.url}/ok`), { workspaceKey: 'ws_light' })).status).toBe(200)
+    provider.seen.length = 0
+    // Past the mark (75 %): the heavy reader waits, the light one's calls go on.
+    used = 800
+    const heavy = await t
+      .fetch(at(`${provider.url}/ok`), { workspaceKey: 'ws_heavy' })
+      .catch((e: unknown) => e)
+    expect(heavy).toBeInstanceOf(ApiError)
+    expect((heavy as ApiError).statusCode).toBe(503)
+    expect((heavy as Error).message).toMatch(/the workspaces that read the most lately/)
+    expect((await t.fetch(at(`${provider.url}/ok`), { workspaceKey: 'ws_light' })).status).toBe(200)
+    // A call for no workspace (a connection being verified) is refused at the mark, as before.
+    expect(await t.fetch(at(`${provider.url}/ok`)).catch((e: unknown) => e)).toBeInstanceOf(ApiError)
+    // Past the hard mark, halfway to the limit (87.5 %), every call is refused.
+    used = 900
+    const light = await t
+      .fetch(at(`${provider.url}/ok`), { workspaceKey: 'ws_light' })
+      .catch((e: unknown) => e)
+    expect((light as ApiError).statusCode).toBe(503)
+    expect(provider.seen).toEqual(['GET /ok'])
+  })
+
   it('checks memory again once a queued call gets its turn, and reads token answers regardless', async () => {
     let used = 0
     const t = transport({

@@ -47,6 +47,8 @@ export interface OutboundCall {
   readonly body?: string | Buffer | Readable | null
   /** The connection the call is made for: it takes one of that connection's slots. */
   readonly limitKey?: string
+  /** The workspace the call is made for: while memory is short, those that read the most lately wait first. */
+  readonly workspaceKey?: string
   /** Headers and body timeout for this call (default: the transport's). */
   readonly timeoutMs?: number
   /**
@@ -122,7 +124,7 @@ export class ProviderTransport {
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
       // After the connection's queue: a call that waited there while memory ran short is refused too.
-      if (!call.smallAnswer) this.heap.check()
+      if (!call.smallAnswer) this.heap.check(call.workspaceKey)
       const started = Date.now()
       const res = await this.send(url, call, timeoutMs)
       if (call.onAnswer) {
@@ -139,6 +141,7 @@ export class ProviderTransport {
         deadlineMs: this.settings.answerDeadlineMs,
         leftMs: this.settings.answerDeadlineMs - (Date.now() - started),
       })
+      this.heap.answered(call.workspaceKey, body.length)
       return { status: res.statusCode, headers: res.headers, body }
     } catch (err) {
       throw outboundFailure(err, timeoutMs)

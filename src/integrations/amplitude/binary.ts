@@ -18,7 +18,7 @@ export async function getBinary(
     const res = await options.transport.fetch(url, {
       headers: { ...options.authHeaders, ...headers },
       timeoutMs: options.timeoutMs,
-      ...(options.limitKey !== undefined ? { limitKey: options.limitKey } : {}),
+      ...client.owner,
     })
     // Counted as a call, not in the operation's answer bytes: archives are read one at a time, each within
     // the body cap and the unpacked cap, their unpacked size charged to the request's own budget
