@@ -60,6 +60,13 @@ const FEW_RECORDS: readonly {
     check: ANOTHER_PROPERTY,
     reason: 'a Mixpanel connection is to one project: there is no other property to create a visitor in',
   },
+  ...['amplitude', 'matomo', 'mixpanel'].map((integration) => ({
+    integration,
+    object: 'analytics_report',
+    check: 'a breakdown row has the same id on every page',
+    reason:
+      'a breakdown is one report here, whose metrics carry the countries (Mixpanel: of one event, named by query)',
+  })),
   {
     integration: '*',
     object: 'hris_company',
@@ -281,6 +288,21 @@ for (const provider of DEMO_PROVIDERS) {
         })
       }
 
+      check(object, 'an empty value is left out, never null, empty text or an empty list', async () => {
+        const list = await recordsFor(
+          object,
+          'an empty value is left out, never null, empty text or an empty list',
+          1,
+        )
+        if (!list) return
+        for (const record of list.res.body) {
+          for (const [field, value] of Object.entries(record)) {
+            const empty = value === null || value === '' || (Array.isArray(value) && value.length === 0)
+            expect(empty, `${field} of ${JSON.stringify(record).slice(0, 300)}`).toBe(false)
+          }
+        }
+      })
+
       check(object, 'every record has an id', async () => {
         const list = await recordsFor(object, 'every record has an id', 1)
         for (const record of list?.res.body ?? []) {
@@ -417,6 +439,26 @@ for (const provider of DEMO_PROVIDERS) {
         })
       }
 
+      if (object === 'analytics_event' && (support.list_type ?? 'not-supported') !== 'not-supported') {
+        const name = 'the type filter reads an event type in any case'
+        check(object, name, async () => {
+          const list = await recordsFor(object, name, 1)
+          if (!list) return
+          const shown = list.res.body.find((r) => typeof r.event_type === 'string')?.event_type as string
+          expect(shown, 'a listed event with an event_type').toBeDefined()
+          const ids = async (type: string) => {
+            const res = await h.api<Rec[]>('GET', path(object), {
+              query: { ...list.query, type, fields: 'id', limit: 5 },
+            })
+            expect(res.status, `type=${type}: ${res.text}`).toBe(200)
+            return res.body.map((r) => r.id)
+          }
+          const exact = await ids(shown)
+          expect(exact.length).toBeGreaterThan(0)
+          expect(await ids(shown.toLowerCase())).toEqual(exact)
+        })
+      }
+
       if ((support.list_updated_gte ?? 'not-supported') !== 'not-supported') {
         const name = 'updated_gte keeps the records changed at or after it'
         check(object, name, async () => {
@@ -452,6 +494,35 @@ for (const provider of DEMO_PROVIDERS) {
       }
 
       if (object === 'analytics_report') {
+        const name = 'a breakdown row has the same id on every page'
+        check(object, name, async () => {
+          const list = await listing(object)
+          // By country: every row covers the same window, so only the country tells the rows apart.
+          const read = (query: Record<string, number>) =>
+            h.api<Rec[]>('GET', path(object), {
+              query: { ...list?.query, dimension: 'COUNTRY', fields: 'id', ...query },
+            })
+          const ids = async (query: Record<string, number>) => {
+            const res = await read(query)
+            expect(res.status, res.text).toBe(200)
+            return res.body.map((r) => r.id)
+          }
+          const few = fewRecords(type, object, name)
+          if (few) {
+            const res = await read({ limit: 3 })
+            if (res.status === 200) {
+              expect(res.body.length, `remove its FEW_RECORDS entry (${few.reason})`).toBeLessThan(2)
+            }
+            return
+          }
+          const whole = await ids({ limit: 3 })
+          expect(
+            whole.length,
+            'a COUNTRY breakdown of the plain window has a row per country',
+          ).toBeGreaterThanOrEqual(2)
+          expect(new Set(whole).size, JSON.stringify(whole)).toBe(whole.length)
+          for (const [offset, id] of whole.entries()) expect(await ids({ limit: 1, offset })).toEqual([id])
+        })
         check(object, 'every report metric has a number', async () => {
           const list = await recordsFor(object, 'every report metric has a number', 1)
           if (!list) return
@@ -539,8 +610,9 @@ for (const provider of DEMO_PROVIDERS) {
     for (const [object, support] of Object.entries(matrix)) {
       if (!support.methods.get) continue
       check(object, 'an unknown id is a 404', async () => {
-        // One id shaped like no provider's, one like many (a whole number): neither names a record.
-        for (const id of ['unigate-conformance-unknown', '987654321987']) {
+        // One id shaped like no provider's, one like many (a whole number), and 0, which some providers read as
+        // "the caller's own" (BambooHR's API key employee): none names a record.
+        for (const id of ['unigate-conformance-unknown', '987654321987', '0']) {
           const got = await h.api<{ message?: string }>('GET', path(object, id))
           expect(got.status, `GET ${object} ${id}: ${got.text}`).toBe(404)
           expect(typeof got.body.message).toBe('string')

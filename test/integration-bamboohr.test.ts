@@ -114,6 +114,16 @@ describe('BambooHR through Unigate', () => {
     expect(missing.status).toBe(404)
   })
 
+  it("answers 404 for an id BambooHR would read as another employee's (0 is the key's own, 0100 is 100)", async () => {
+    const before = requests('/employees/').length
+    for (const id of ['0', `0${employeeIds()[0]}`]) {
+      const got = await h.api<Rec>('GET', `${base()}/employee/${id}`)
+      expect(got.status, `${id}: ${got.text}`).toBe(404)
+      expect(got.body.message).toContain(id)
+    }
+    expect(requests('/employees/').length, 'not asked of BambooHR').toBe(before)
+  })
+
   it("answers 403 naming BambooHR's access levels for an employee the key may not see, and lists without it", async () => {
     const hidden = employeeIds()[5] as string
     emu.state.hideEmployee(Number(hidden))

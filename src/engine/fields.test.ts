@@ -67,6 +67,15 @@ describe('projectRecord', () => {
       raw: { plan: 'pro' },
     })
   })
+  it('an empty list is left out like a missing value, asked for or not', () => {
+    const listed = { ...record, metadata: [], raw: { plan: 'pro', cohorts: [] } }
+    for (const s of [parseFields(undefined, visitor), parseFields('id,metadata,raw', visitor)]) {
+      const out = projectRecord(listed, visitor, s, planFields(s, SLOW, false), SLOW)
+      expect(out).not.toHaveProperty('metadata')
+      // raw is the provider's record, unmodified.
+      if (out.raw) expect(out.raw).toEqual({ plan: 'pro', cohorts: [] })
+    }
+  })
   it('raw in fields returns the provider record unmodified', () => {
     const s = parseFields('raw', visitor)
     expect(projectRecord(record, visitor, s, planFields(s, SLOW, false), SLOW)).toEqual({ raw: record.raw })

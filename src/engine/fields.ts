@@ -123,7 +123,9 @@ export function recordShaper(
     const out: Record<string, unknown> = {}
     for (const name of names) {
       const value = clean(record[name])
-      if (value !== undefined) out[name] = value
+      // An empty list is left out like a missing value: a provider without the data answers it either way
+      // (HubSpot leaves out a contact's companies, Pipedrive answers none as []), the record says it one way.
+      if (value !== undefined && !(Array.isArray(value) && value.length === 0)) out[name] = value
     }
     if (rawWanted) {
       const raw = record.raw

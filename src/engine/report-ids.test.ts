@@ -28,6 +28,17 @@ describe('report ids', () => {
     expect(reportId(byCountry)).not.toBe(id)
   })
 
+  it('differ by dimension value, so a breakdown row has the same id on every page', () => {
+    const row = (country: string) => ({
+      ...report('2024-05-08T00:00:00Z'),
+      metrics: [{ type: 'PAGE_VIEWS', dimension: 'COUNTRY', dimension_value: country, value: 1 }],
+    })
+    const whole = withReportIds([row('FR'), row('DE')]).map((r) => r.id)
+    expect(new Set(whole).size).toBe(2)
+    // The second row read alone (offset 1) keeps the id it had in the whole list.
+    expect(withReportIds([row('DE')])[0]?.id).toBe(whole[1])
+  })
+
   it('number reports of the same key in list order and keep ids a provider gave', () => {
     const same = report('2024-05-08T00:00:00Z')
     const ids = withReportIds([same, same, { ...same, id: 'given' }]).map((r) => r.id)

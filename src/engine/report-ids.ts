@@ -24,12 +24,15 @@ const distinct = (values: unknown[]): string =>
 
 /**
  * A report's id, which providers do not have: the first 16 hex digits of the SHA-256 of
- * `property_id|start_gte|end_lt|start day|end day|dimensions|types` (the window as asked, the record's
- * window to the UTC day, dimensions and metric types sorted). The same report asked again gets the same
- * id, on any integration.
+ * `property_id|start_gte|end_lt|start day|end day|dimensions|types`, then `|dimension values` where the
+ * metrics carry any (the window as asked, the record's window to the UTC day, dimensions, metric types and
+ * dimension values sorted). The same report asked again gets the same id, on any integration and on any
+ * page: the rows of a breakdown (a country, an hour of one day) differ by their dimension value, not by
+ * where they fall in the list.
  */
 export function reportId(record: UnifiedRecord, asked: ReportAsk = {}): string {
   const metrics = Array.isArray(record.metrics) ? (record.metrics as Record<string, unknown>[]) : []
+  const values = distinct(metrics.map((m) => m?.dimension_value))
   const key = [
     typeof record.property_id === 'string' ? record.property_id : (asked.property_id ?? ''),
     asked.start_gte ?? '',
@@ -38,11 +41,16 @@ export function reportId(record: UnifiedRecord, asked: ReportAsk = {}): string {
     day(record.end_at),
     distinct([asked.dimension, ...metrics.map((m) => m?.dimension)]),
     distinct([asked.type, ...metrics.map((m) => m?.type)]),
+    // Only where there are values, so the id of a report without a breakdown is what it always was.
+    ...(values ? [values] : []),
   ].join('|')
   return createHash('sha256').update(key).digest('hex').slice(0, 16)
 }
 
-/** Gives every report of a list its id; a second report with the same key gets `-2`, `-3`... in list order. */
+/**
+ * Gives every report of a list its id; a second report with the same key (the same dimension value too) gets
+ * `-2`, `-3`... in list order.
+ */
 export function withReportIds(records: UnifiedRecord[], asked: ReportAsk = {}): UnifiedRecord[] {
   const seen = new Map<string, number>()
   return records.map((r) => {

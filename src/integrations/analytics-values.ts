@@ -1,3 +1,6 @@
+import { badRequest } from '../errors.js'
+import { EVENT_TYPES, type EventType } from '../models/analytics.js'
+
 /**
  * The rules every analytics mapper follows between a provider's properties and the unified record, whatever
  * the provider: how a value reads as a unified string or number, and how `metadata` and `raw` travel.
@@ -62,4 +65,18 @@ export function utmFieldsOf(
     UtmParameter,
     string | undefined
   >
+}
+
+/**
+ * The `type` filter of an event list as the model names it: case and surrounding spaces do not matter, as
+ * on every other enum filter (report `type` and `dimension`, group `type`, application `status`); a value
+ * outside the model is a 400 naming it. Undefined when no type is asked.
+ */
+export function eventTypeFilter(value: unknown): EventType | undefined {
+  if (typeof value !== 'string') return undefined
+  const type = value.trim().toUpperCase()
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`type: '${value}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
+  }
+  return type as EventType
 }

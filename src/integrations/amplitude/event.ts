@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { badRequest, ProviderAnswerTooLargeError, ProviderError, ProviderTimeoutError } from '../../errors.js'
-import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
+import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { eventTypeFilter } from '../analytics-values.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { getBinary } from './binary.js'
@@ -103,10 +104,8 @@ export async function exportRange(
  * page among events older than that, later hours cannot change it and reading stops.
  */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const { start_gte: start, end_lt: end, visitor_id: visitor, session_id: session, type } = q.filters
-  if (typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
-  }
+  const { start_gte: start, end_lt: end, visitor_id: visitor, session_id: session } = q.filters
+  const type = eventTypeFilter(q.filters.type)
   // updated_at is when the export began serving an event's upload hour, EXPORT_DELAY_MS after it started.
   const starts = [
     start instanceof Date ? start.getTime() - CLOCK_SKEW_MS : undefined,

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, ProviderError } from '../../errors.js'
+import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ObjectHandlers } from '../types.js'
 import { companyIdOf } from './company.js'
@@ -119,6 +119,11 @@ export const employeeHandlers: ObjectHandlers = {
     return rows.slice(q.offset, q.offset + q.limit).map((e) => fromBamboohrEmployee(e, company, ids))
   },
   async get(ctx, id) {
+    // BambooHR ids are whole numbers from 1. It reads `0` as the API key's own employee and `0100` as 100:
+    // either would answer a record whose id is not the one asked, where every other id that names no
+    // employee is a 404.
+    if (!/^[1-9]\d*$/.test(id))
+      throw notFound(`get hris_employee ${id}: not found at BambooHR (ids are whole numbers from 1)`)
     const ask = askOf(ctx)
     const [employee, lists] = await Promise.all([
       hiddenAware(id, () =>

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { badRequest, notFound, ProviderError } from '../../errors.js'
-import { EVENT_TYPES } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { eventTypeFilter } from '../analytics-values.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { parseActionKey, siteOf, visitIdOf, visitorIdOf } from './ids.js'
 import { fromMatomoActions, toMatomoTrackingRequest } from './mappers.js'
@@ -17,10 +17,8 @@ import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } fr
  */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const idSite = siteOf(q.filters, 'events')
-  const { session_id: session, visitor_id: visitor, type } = q.filters
-  if (typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
-  }
+  const { session_id: session, visitor_id: visitor } = q.filters
+  const type = eventTypeFilter(q.filters.type)
   const start = q.filters.start_gte instanceof Date ? q.filters.start_gte : undefined
   const end = q.filters.end_lt instanceof Date ? q.filters.end_lt : undefined
   const conditions: Array<[string, string]> = []

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { badRequest, ProviderError } from '../../errors.js'
-import { EVENT_TYPES, type EventType } from '../../models/analytics.js'
+import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { eventTypeFilter } from '../analytics-values.js'
 import { refuseCutStrings } from '../string-limits.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
 import { addDays, dayIn, daysBetween } from '../zones.js'
@@ -24,14 +25,6 @@ export function parseExportLines(body: unknown): MixpanelExportEvent[] {
     .map((line) => JSON.parse(line) as MixpanelExportEvent)
 }
 
-function checkType(type: string | Date | undefined): EventType | undefined {
-  if (typeof type !== 'string') return undefined
-  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`type: '${type}' is not an event type; use one of ${EVENT_TYPES.join(', ')}`)
-  }
-  return type as EventType
-}
-
 /**
  * Raw Event Export: whole days (`from_date`/`to_date`, inclusive, in the export zone: see time.ts), a
  * `limit` but no offset, no cursor and no documented line order. So a page is cut from the window read in
@@ -51,7 +44,7 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   // A window given the wrong way round is refused before (list-query.ts); one that starts after now and
   // runs to now holds nothing yet, as on every other integration.
   if (end.getTime() <= start.getTime()) return []
-  const type = checkType(q.filters.type)
+  const type = eventTypeFilter(q.filters.type)
   const native = type ? MIXPANEL_EVENT_OF[type] : undefined
   const visitor = q.filters.visitor_id
   const zone = zonesOf(ctx).export
