@@ -444,6 +444,7 @@ describe('Greenhouse through Unigate', () => {
   it('answers 400 naming bad input, 501 for what Greenhouse cannot do, before calling it', async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ status: 'SCREENING' }, 400, 'HIRED or REJECTED'],
+      [{ status: 'nonsense' }, 400, "'nonsense' is not an application status"],
       [{ job_id: 'abc' }, 400, 'job_id'],
       [{ candidate_id: '1x' }, 400, 'candidate_id'],
       [{ limit: '0' }, 400, 'limit'],

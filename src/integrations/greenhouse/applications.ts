@@ -1,5 +1,5 @@
 import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
-import type { UnifiedRecord } from '../../models/index.js'
+import { ATS_APPLICATION_STATUSES, type UnifiedRecord } from '../../models/index.js'
 import { MAX_CURSOR_WALK } from '../cursors.js'
 import type { ProviderRequest } from '../http-client.js'
 import { rawThenOwn } from '../raw-lists.js'
@@ -28,7 +28,13 @@ const numericId = (name: string, value: string) => {
 
 /** Greenhouse's `status` for the unified one asked, or a 400 naming the values it can filter by. */
 function statusFilter(value: string): string {
-  const status = STATUS_FILTERS[value.toUpperCase()]
+  // A value outside the model is the 400 it is on every integration (Lever's too), not "a stage here".
+  if (!(ATS_APPLICATION_STATUSES as readonly string[]).includes(value.trim().toUpperCase())) {
+    throw badRequest(
+      `status: '${value}' is not an application status; use ${ATS_APPLICATION_STATUSES.join(', ')}`,
+    )
+  }
+  const status = STATUS_FILTERS[value.trim().toUpperCase()]
   if (!status) {
     throw badRequest(
       `status: Greenhouse can list applications by ${Object.keys(STATUS_FILTERS).join(' or ')} only; ` +
