@@ -460,6 +460,17 @@ describe('analytics_session', () => {
     expect(got.raw).toHaveProperty('$entry_pathname')
     expect(((await failure(h.get(ctx(), 'nope'))) as ProviderError).status).toBe(404)
   })
+
+  it('answers a raw.<name> the sessions table lacks as a 400 naming fields', async () => {
+    const err = await failure(
+      handlers('analytics_session').list(ctx({ rawNames: ['nope'] }), list({ limit: 1 })),
+    )
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).statusCode).toBe(400)
+    expect((err as Error).message).toBe(
+      "fields: raw.nope: PostHog's sessions table has no column 'nope' (PostHog: Unable to resolve field: nope)",
+    )
+  })
 })
 
 describe('analytics_visitor', () => {

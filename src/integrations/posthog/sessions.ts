@@ -1,3 +1,4 @@
+import { badRequest, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import {
@@ -19,6 +20,19 @@ const DETAIL_FIELDS = ['device', 'browser', 'os', 'country', 'city', 'events_cou
 /** `raw.<name>` asks for one more sessions-table column (PostHog refuses a name it does not know). */
 function extraColumns(rawNames: readonly string[]): string[] {
   return [...new Set(rawNames)].filter((n) => !(SESSION_COLUMNS as readonly string[]).includes(n))
+}
+
+/**
+ * PostHog's 400 for a `raw.<name>` the sessions table lacks (HogQL's "Unable to resolve field: <name>"), as
+ * the 400 of the parameter that asked for it: the caller's `fields`, not something PostHog was asked itself.
+ */
+function unknownColumn(err: unknown, extra: readonly string[]): Error | undefined {
+  if (!(err instanceof ProviderError) || err.status !== 400) return undefined
+  const name = /Unable to resolve field: (\S+)/.exec(err.providerMessage)?.[1]
+  if (name === undefined || !extra.includes(name)) return undefined
+  return badRequest(
+    `fields: raw.${name}: PostHog's sessions table has no column '${name}' (PostHog: ${err.providerMessage})`,
+  )
 }
 
 function zip(keys: readonly string[], row: readonly unknown[]): Record<string, unknown> {
@@ -64,7 +78,9 @@ async function readSessions(
   extra: readonly string[],
   visitor?: VisitorFilter,
 ) {
-  const res = await runHogQL(ctx, projectId, query, 'unigate session list')
+  const res = await runHogQL(ctx, projectId, query, 'unigate session list').catch((err: unknown) => {
+    throw unknownColumn(err, extra) ?? err
+  })
   const keys = [...SESSION_COLUMNS, ...extra]
   const rows = res.results.map((row) => zip(keys, row))
   // A session names its latest distinct id, not a person: its visitor is that distinct id's (visitor-ids.ts).
