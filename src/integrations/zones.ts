@@ -34,7 +34,7 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
-interface Wall {
+export interface Wall {
   y: number
   m: number
   d: number
@@ -56,6 +56,11 @@ function wallClock(instant: number, timeZone: string): Wall {
     min: parts.minute ?? 0,
     s: parts.second ?? 0,
   }
+}
+
+/** The wall clock of `timeZone` at `instant`: year, month (1-12), day, hour, minute, second. */
+export function wallClockIn(instant: number, timeZone: string): Readonly<Wall> {
+  return wallClock(instant, timeZone)
 }
 
 /** The zone's offset from UTC at `instant`, in ms (negative west of Greenwich). */
