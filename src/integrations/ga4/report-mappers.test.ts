@@ -65,7 +65,9 @@ describe('fromGa4ReportRows', () => {
       '2025-01-06T08:00:00.000Z',
       '2025-01-13T08:00:00.000Z',
     ])
-    expect((w1?.metrics as { dimension_value: string }[] | undefined)?.[0]?.dimension_value).toBe('202501')
+    expect((w1?.metrics as { dimension_value: string }[] | undefined)?.[0]?.dimension_value).toBe(
+      '2024-12-30',
+    )
     const byYear: Ga4RunReportResponse = {
       ...BY_DATE,
       dimensionHeaders: [{ name: 'year' }],
@@ -125,6 +127,34 @@ describe('fromGa4ReportRows', () => {
     )
     expect(iso(row?.start_at)).toBe('2024-05-01T07:00:00.000Z')
     expect(iso(row?.end_at)).toBe('2024-05-08T07:00:00.000Z')
+  })
+
+  it("labels an hour by the property's wall clock and a week cut by the window by the window's first day", () => {
+    const byHour: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'dateHour' }],
+      rows: [{ dimensionValues: [{ value: '2024050113' }], metricValues: [{ value: '1' }, { value: '0' }] }],
+    }
+    const [hour] = fromGa4ReportRows(byHour, { ...ctx, dimension: 'HOUR' })
+    expect((hour?.metrics as { dimension_value: string }[] | undefined)?.[0]?.dimension_value).toBe(
+      '2024-05-01T13:00',
+    )
+    expect(iso(hour?.start_at)).toBe('2024-05-01T20:00:00.000Z')
+    const byWeek: Ga4RunReportResponse = {
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'isoYearIsoWeek' }],
+      rows: [
+        // ISO week 18 of 2024 runs from Monday 2024-04-29, before the window's first day (2024-05-01).
+        { dimensionValues: [{ value: '202418' }], metricValues: [{ value: '1' }, { value: '0' }] },
+        { dimensionValues: [{ value: '202419' }], metricValues: [{ value: '1' }, { value: '0' }] },
+      ],
+    }
+    const weeks = fromGa4ReportRows(byWeek, { ...ctx, dimension: 'WEEK' })
+    expect(weeks.map((w) => (w.metrics as { dimension_value: string }[])[0]?.dimension_value)).toEqual([
+      '2024-05-01',
+      '2024-05-06',
+    ])
+    expect(iso(weeks[0]?.start_at)).toBe('2024-05-01T07:00:00.000Z')
   })
 
   it('answers no reports when GA4 leaves rows and rowCount out', () => {

@@ -1,6 +1,7 @@
 import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
+import { timeBucketLabel } from '../time-buckets.js'
 import { addDays, zonedStart } from '../zones.js'
 import type { Ga4ReportRow, Ga4RunReportResponse } from './provider-types.js'
 
@@ -124,36 +125,52 @@ function isoWeekMonday(year: number, week: number): string {
   return new Date(jan4 + ((week - 1) * 7 - sinceMonday) * 86_400_000).toISOString().slice(0, 10)
 }
 
-/** A time dimension's value as an ISO-like string, and the bucket of time it covers. */
+/**
+ * A time dimension's value as the unified label (time-buckets.ts), and the bucket of time it covers. GA4
+ * gives buckets as compact local dates of the property's zone (`20240501`, `2024050113`, `202405`, `2024`,
+ * ISO weeks `202418`) and counts a week only from the window's first day, which then labels it.
+ */
 function timeBucket(
   dimension: string,
   value: string,
   ctx: Ga4ReportContext,
 ): { label: string; start: Date; end: Date } | undefined {
   const tz = ctx.timeZone
+  const wall = (day: string, hour?: number) => {
+    const [year, month, d] = day.split('-').map(Number) as [number, number, number]
+    return { year, month, day: d, ...(hour === undefined ? {} : { hour }) }
+  }
   if (dimension === 'DATE' && /^\d{8}$/.test(value)) {
     const day = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`
-    return { label: day, start: zonedStart(day, tz), end: zonedStart(addDays(day, 1), tz) }
+    return {
+      label: timeBucketLabel('DATE', wall(day)),
+      start: zonedStart(day, tz),
+      end: zonedStart(addDays(day, 1), tz),
+    }
   }
   if (dimension === 'HOUR' && /^\d{10}$/.test(value)) {
     const day = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`
     const hour = Number(value.slice(8, 10))
     const start = zonedStart(day, tz, hour)
-    return { label: `${day}T${value.slice(8, 10)}`, start, end: new Date(start.getTime() + 3_600_000) }
+    return {
+      label: timeBucketLabel('HOUR', wall(day, hour)),
+      start,
+      end: new Date(start.getTime() + 3_600_000),
+    }
   }
   if (dimension === 'WEEK' && /^\d{6}$/.test(value)) {
     // isoYearIsoWeek is `YYYYWW`, ISO weeks (Monday to Sunday) of the property's calendar
     // (https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema#dimensions).
     const monday = isoWeekMonday(Number(value.slice(0, 4)), Number(value.slice(4, 6)))
     return {
-      label: value,
+      label: timeBucketLabel('WEEK', wall(monday), ctx.startDate),
       start: zonedStart(monday, tz),
       end: zonedStart(addDays(monday, 7), tz),
     }
   }
   if (dimension === 'YEAR' && /^\d{4}$/.test(value)) {
     return {
-      label: value,
+      label: timeBucketLabel('YEAR', wall(`${value}-01-01`)),
       start: zonedStart(`${value}-01-01`, tz),
       end: zonedStart(`${Number(value) + 1}-01-01`, tz),
     }
@@ -163,7 +180,11 @@ function timeBucket(
     const y = Number(value.slice(0, 4))
     const m = Number(value.slice(4, 6))
     const next = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10)
-    return { label: first.slice(0, 7), start: zonedStart(first, tz), end: zonedStart(next, tz) }
+    return {
+      label: timeBucketLabel('MONTH', wall(first)),
+      start: zonedStart(first, tz),
+      end: zonedStart(next, tz),
+    }
   }
   return undefined
 }
