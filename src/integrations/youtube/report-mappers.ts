@@ -1,6 +1,7 @@
 import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import { addDays, zonedStart } from '../zones.js'
 import { YOUTUBE_REPORT_TIME_ZONE } from './mappers.js'
 import type { YoutubeResultTable } from './provider-types.js'
@@ -129,6 +130,15 @@ function bucket(dimension: string | undefined, value: string | undefined) {
 }
 
 /**
+ * A dimension value as the unified report shows it: a day (`2024-05-01`) or month (`2024-05`) of Pacific
+ * Time in the one form of time labels (time-buckets.ts); other values as YouTube gives them.
+ */
+function labelOf(dimension: string, value: string | undefined): string | undefined {
+  if (value === undefined || !isTimeDimension(dimension)) return value
+  return timeBucketLabelOf(dimension, value) ?? value
+}
+
+/**
  * One unified report per YouTube row. Rows are arrays in `columnHeaders` order with numbers for metrics;
  * WATCH_TIME stays in minutes and AVERAGE_VIEW_DURATION in seconds, as YouTube gives them.
  */
@@ -150,7 +160,7 @@ export function fromYoutubeReportRows(table: YoutubeResultTable, ctx: YoutubeRep
       propertyId: ctx.propertyId,
       start: b ? new Date(Math.max(b.start.getTime(), rangeStart.getTime())) : rangeStart,
       end: b ? new Date(Math.min(b.end.getTime(), rangeEnd.getTime())) : rangeEnd,
-      ...(ctx.dimension ? { dimension: ctx.dimension, dimensionValue: value } : {}),
+      ...(ctx.dimension ? { dimension: ctx.dimension, dimensionValue: labelOf(ctx.dimension, value) } : {}),
       metrics,
       raw: { columnHeaders: headers, row },
     })
