@@ -6,6 +6,7 @@ import {
   type MetricType,
   type UnifiedRecord,
 } from '../../models/index.js'
+import { timeBucketLabelAt, timeBucketLabelOf } from '../time-buckets.js'
 import type { WriteBody } from '../types.js'
 import { eventNameFor, eventTypeOf } from './event-types.js'
 import type { EventColumn } from './hogql.js'
@@ -548,11 +549,18 @@ function bucketRange(
   return { start, end }
 }
 
-/** A dimension value as unified reports show it: dates stay the local `YYYY-MM-DD`, hours become UTC instants. */
+/**
+ * A dimension value as unified reports show it (time-buckets.ts): a date is the project's local day
+ * (`YYYY-MM-DD`), an hour the project's local hour (`YYYY-MM-DDTHH:00`), read from the instant it starts.
+ */
 function dimensionValueOf(dimension: Dimension, value: unknown, timeZone: string): string | undefined {
-  if (dimension === 'HOUR')
-    return typeof value === 'string' ? instantOf(value, timeZone)?.toISOString() : undefined
-  if (dimension === 'DATE') return typeof value === 'string' ? value.slice(0, 10) : undefined
+  if (dimension === 'HOUR') {
+    const start = typeof value === 'string' ? instantOf(value, timeZone) : undefined
+    return start ? timeBucketLabelAt('HOUR', start, timeZone) : undefined
+  }
+  if (dimension === 'DATE') {
+    return typeof value === 'string' ? (timeBucketLabelOf('DATE', value.slice(0, 10)) ?? value) : undefined
+  }
   return text(value)
 }
 
