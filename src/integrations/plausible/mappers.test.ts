@@ -188,4 +188,33 @@ describe('Plausible reports', () => {
       '2024-10-27T23:00:00.000Z',
     ])
   })
+
+  it("label time buckets in the one form of time labels, Plausible's local hour and month included", () => {
+    const query = {
+      site_id: 'acme.com',
+      metrics: ['visits'],
+      date_range: ['2024-05-10T02:00:00+02:00', '2024-06-12T01:59:59+02:00'] as [string, string],
+    }
+    const labels = (dimension: string, plausible: string, values: string[]) =>
+      fromPlausibleQuery(
+        {
+          results: values.map((v) => ({ dimensions: [v], metrics: [1] })),
+          meta: {},
+          query: { ...query, dimensions: [plausible] },
+        },
+        'acme.com',
+        new Date('2024-05-10T00:00:00Z'),
+        new Date('2024-06-12T00:00:00Z'),
+        dimension,
+        'Europe/Berlin',
+      ).map((r) => (r.metrics as { dimension_value: string }[])[0]?.dimension_value)
+    expect(labels('HOUR', 'time:hour', ['2024-05-10 02:00:00', '2024-05-10 13:00:00'])).toEqual([
+      '2024-05-10T02:00',
+      '2024-05-10T13:00',
+    ])
+    expect(labels('MONTH', 'time:month', ['2024-05-01', '2024-06-01'])).toEqual(['2024-05', '2024-06'])
+    // 2024-05-10 is a Friday: the window's first day labels the week begun on Monday the 6th.
+    expect(labels('WEEK', 'time:week', ['2024-05-06', '2024-05-13'])).toEqual(['2024-05-10', '2024-05-13'])
+    expect(labels('DATE', 'time:day', ['2024-05-10'])).toEqual(['2024-05-10'])
+  })
 })

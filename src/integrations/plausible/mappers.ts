@@ -1,6 +1,8 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { WriteBody } from '../types.js'
+import { dayIn } from '../zones.js'
 import { type BucketZone, bucketBounds, offsetOfIso } from './buckets.js'
 import type { PlausibleMetricValue, PlausibleQueryResult, PlausibleSite } from './types.js'
 
@@ -216,6 +218,27 @@ function numberOf(value: PlausibleMetricValue): number | undefined {
   return typeof value === 'number' ? value : value.value
 }
 
+/** The local day (YYYY-MM-DD) of `instant` in the site's zone, or at the offset Plausible echoed. */
+function localDayOf(instant: number, zone: BucketZone): string {
+  return typeof zone === 'string'
+    ? dayIn(instant, zone)
+    : new Date(instant + zone.fixedOffsetMs).toISOString().slice(0, 10)
+}
+
+/**
+ * A row's dimension value as the unified report shows it: a time bucket's local label (`2024-05-10 13:00:00`,
+ * a month's `2024-05-01`) in the one form of time labels (time-buckets.ts); any other value as Plausible
+ * gives it.
+ */
+function labelOf(
+  dimension: string | undefined,
+  value: string | undefined,
+  firstDay: string | undefined,
+): string | undefined {
+  if (value === undefined || !isTimeDimension(dimension)) return value
+  return timeBucketLabelOf(dimension, value, firstDay) ?? value
+}
+
 /**
  * `/api/v2/query` results as one report per row: each row's metrics paired with `query.metrics` by position,
  * its dimension value with `query.dimensions`. Metrics without a unified name stay in `raw` only.
@@ -234,10 +257,13 @@ export function fromPlausibleQuery(
   const echoed = offsetOfIso(result.query.date_range?.[0])
   const zone: BucketZone | undefined =
     timeZone ?? (echoed === undefined ? undefined : { fixedOffsetMs: echoed })
+  // Plausible already labels a week begun before the window by the window's first day; kept so here too.
+  const firstDay = zone ? localDayOf(start.getTime(), zone) : undefined
   return result.results.map((row) => {
     // A time bucket claims its own instants, cut to the window asked for.
     const bucket =
       timeDimension && zone ? bucketBounds(timeDimension, row.dimensions[0] ?? '', zone) : undefined
+    const dimensionValue = labelOf(dimension, row.dimensions[0], firstDay)
     const rowStart = bucket ? new Date(Math.max(bucket.start, start.getTime())) : start
     const rowEnd = bucket ? new Date(Math.min(bucket.end, end.getTime())) : end
     const metrics = []
@@ -248,7 +274,7 @@ export function fromPlausibleQuery(
       metrics.push({
         type: unified.type,
         value: unified.scale ? value * unified.scale : value,
-        ...(dimension ? { dimension, dimension_value: row.dimensions[0] } : {}),
+        ...(dimension ? { dimension, dimension_value: dimensionValue } : {}),
       })
     }
     return {
