@@ -259,7 +259,7 @@ describe('Umami reports', () => {
     const start = parseBucket('2024-05-01 00:00:00') as Date
     expect(start.toISOString()).toBe('2024-05-01T00:00:00.000Z')
     expect(bucketLabel(start, 'day')).toBe('2024-05-01')
-    expect(bucketLabel(new Date('2024-05-01T10:00:00Z'), 'hour')).toBe('2024-05-01T10:00:00Z')
+    expect(bucketLabel(new Date('2024-05-01T10:00:00Z'), 'hour')).toBe('2024-05-01T10:00')
     expect(bucketEnd(new Date('2024-12-01T00:00:00Z'), 'month').toISOString()).toBe(
       '2025-01-01T00:00:00.000Z',
     )

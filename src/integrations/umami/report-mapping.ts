@@ -1,3 +1,5 @@
+import { type TimeDimension, timeBucketLabelAt } from '../time-buckets.js'
+
 /**
  * How unified report dimensions reach Umami (providers.md 12.3): time dimensions are buckets of
  * `/pageviews?unit=`, the others are `/metrics?type=` breakdowns.
@@ -51,19 +53,19 @@ export const STATS_METRICS = [
 
 const UNIT_MS: Readonly<Record<UmamiUnit, number>> = { hour: 3_600_000, day: 86_400_000, month: 0, year: 0 }
 
-/** A bucket label as the unified `dimension_value`: `2024-05-01`, `2024-05-01T10:00:00Z`, `2024-05`, `2024`. */
+const DIMENSION_OF_UNIT: Readonly<Record<UmamiUnit, TimeDimension>> = {
+  hour: 'HOUR',
+  day: 'DATE',
+  month: 'MONTH',
+  year: 'YEAR',
+}
+
+/**
+ * A bucket's unified `dimension_value` (time-buckets.ts): `2024-05-01`, `2024-05-01T10:00`, `2024-05`,
+ * `2024`, of UTC, the zone the buckets are asked in.
+ */
 export function bucketLabel(start: Date, unit: UmamiUnit): string {
-  const iso = start.toISOString()
-  switch (unit) {
-    case 'hour':
-      return `${iso.slice(0, 13)}:00:00Z`
-    case 'day':
-      return iso.slice(0, 10)
-    case 'month':
-      return iso.slice(0, 7)
-    case 'year':
-      return iso.slice(0, 4)
-  }
+  return timeBucketLabelAt(DIMENSION_OF_UNIT[unit], start, 'UTC')
 }
 
 export function bucketEnd(start: Date, unit: UmamiUnit): Date {
