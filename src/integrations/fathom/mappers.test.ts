@@ -97,6 +97,35 @@ describe('Fathom aggregation rows', () => {
     ])
   })
 
+  it("label an hour's date group in the one form of time labels, and a field group as Fathom gives it", () => {
+    const hour = fromFathomRow(
+      { visits: '3', date: '2024-05-01 10:00:00' },
+      ['visits'],
+      'CDBUGS',
+      start,
+      end,
+      {
+        unified: 'HOUR',
+        key: 'date',
+        grouping: 'hour',
+      },
+    )
+    expect(hour.metrics).toEqual([
+      { type: 'SESSIONS', value: 3, dimension: 'HOUR', dimension_value: '2024-05-01T10:00' },
+    ])
+    expect(hour).toMatchObject({
+      start_at: new Date('2024-05-01T10:00:00Z'),
+      end_at: new Date('2024-05-01T11:00:00Z'),
+    })
+    const page = fromFathomRow({ visits: '3', pathname: '/2024-05-01' }, ['visits'], 'CDBUGS', start, end, {
+      unified: 'PAGE',
+      key: 'pathname',
+    })
+    expect(page.metrics).toEqual([
+      { type: 'SESSIONS', value: 3, dimension: 'PAGE', dimension_value: '/2024-05-01' },
+    ])
+  })
+
   it('turn event value from cents into currency units', () => {
     const report = fromFathomRow(
       { conversions: '4', value: '1999' },

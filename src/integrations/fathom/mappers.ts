@@ -1,5 +1,6 @@
 import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { WriteBody } from '../types.js'
 import type { FathomRow, FathomSite } from './types.js'
 
@@ -123,6 +124,13 @@ export function fromFathomRow(
 ): UnifiedRecord {
   const label = dimension ? row[dimension.key] : undefined
   const bucket = dimension?.grouping ? bucketOf(label, dimension.grouping) : undefined
+  const text = label == null ? '' : String(label)
+  // A date group's label (`2024-05-01 10:00:00`, `2024-05`, of UTC, asked so) in the one form of time
+  // labels (time-buckets.ts); a field group's value as Fathom gives it.
+  const dimensionValue =
+    dimension?.grouping && isTimeDimension(dimension.unified)
+      ? (timeBucketLabelOf(dimension.unified, text) ?? text)
+      : text
   const metrics = []
   for (const aggregate of aggregates) {
     const type = TYPE_OF_AGGREGATE[aggregate]
@@ -131,9 +139,7 @@ export function fromFathomRow(
     metrics.push({
       type,
       value: aggregate === 'value' ? value / 100 : value,
-      ...(dimension
-        ? { dimension: dimension.unified, dimension_value: label == null ? '' : String(label) }
-        : {}),
+      ...(dimension ? { dimension: dimension.unified, dimension_value: dimensionValue } : {}),
     })
   }
   // A date-grouped row is its bucket, cut to the range asked where the bucket runs past it.
