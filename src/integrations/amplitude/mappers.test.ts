@@ -182,6 +182,21 @@ describe('Amplitude mappers', () => {
     ])
   })
 
+  it('labels hours, weeks and months of a series in the one form of time labels', () => {
+    const series = (xValues: string[]) => ({ data: { series: [xValues.map(() => 1)], xValues } })
+    const labels = (dimension: string, xValues: string[]) =>
+      fromAmplitudeSeries(series(xValues), 'EVENTS', dimension, false, '2024-05-01').map(
+        (m) => m.dimension_value,
+      )
+    expect(labels('HOUR', ['2024-05-01T00:00', '2024-05-01T13:00:00'])).toEqual([
+      '2024-05-01T00:00',
+      '2024-05-01T13:00',
+    ])
+    expect(labels('MONTH', ['2024-05-01', '2024-06-01'])).toEqual(['2024-05', '2024-06'])
+    // A week Amplitude starts before the window (Sunday 2024-04-28) counts from the window's first day.
+    expect(labels('WEEK', ['2024-04-28', '2024-05-05'])).toEqual(['2024-05-01', '2024-05-05'])
+  })
+
   it('chooses hosts per region', () => {
     expect(amplitudeHosts({ region: 'eu' })).toEqual({
       analytics: 'https://analytics.eu.amplitude.com',

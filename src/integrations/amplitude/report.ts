@@ -1,6 +1,7 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, isTimeZone } from '../zones.js'
@@ -92,10 +93,11 @@ const ymd = (day: string) => day.replaceAll('-', '')
 function windowOf(
   q: ListQuery,
   zone: string,
-): { start: string; end: string; startMs: number; endMs: number } {
+): { start: string; end: string; startDay: string; startMs: number; endMs: number } {
   const w = zonedDayWindow('Amplitude', q.filters, zone)
   return {
     start: ymd(w.startDay),
+    startDay: w.startDay,
     end: ymd(addDays(w.endDay, -1)),
     startMs: w.startAt.getTime(),
     endMs: w.endAt.getTime(),
@@ -111,13 +113,17 @@ export interface AmplitudeMetric {
 
 /**
  * `data.series[i][j]` is segment i at `xValues[j]`. Grouped answers are read from `seriesCollapsed`
- * (Amplitude's own range totals: unique users are not summable over days).
+ * (Amplitude's own range totals: unique users are not summable over days). An x value is a bucket's first
+ * moment on the project's wall clock (`2024-05-01`, `2024-05-01T10:00`), labelled in the one form of time
+ * labels (time-buckets.ts); a week or month Amplitude starts before the window's first day (`firstDay`)
+ * counts from that day, which labels a week.
  */
 export function fromAmplitudeSeries(
   answer: AmplitudeSegmentation,
   type: string,
   dimension: string,
   grouped: boolean,
+  firstDay?: string,
 ): AmplitudeMetric[] {
   const data = answer?.data
   if (!data) return []
@@ -131,7 +137,9 @@ export function fromAmplitudeSeries(
     }))
   }
   const first = data.series[0] ?? []
-  return data.xValues.map((x, j) => ({ value: first[j] ?? 0, type, dimension, dimension_value: x }))
+  const label = (x: string) =>
+    isTimeDimension(dimension) ? (timeBucketLabelOf(dimension, x, firstDay) ?? x) : x
+  return data.xValues.map((x, j) => ({ value: first[j] ?? 0, type, dimension, dimension_value: label(x) }))
 }
 
 /** Labels come as strings, or `[index, "label"]` pairs in some answers. */
@@ -166,7 +174,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     }
   }
   const zone = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
-  const { start, end, startMs, endMs } = windowOf(q, zone)
+  const { start, end, startDay, startMs, endMs } = windowOf(q, zone)
   // Counted in hours: seven days that hold an autumn clock change are 169 hours, one more than Amplitude's
   // 7 × 24 hourly buckets, and the hour Amplitude leaves out would go missing silently.
   if (dimension === 'HOUR' && endMs - startMs > HOURLY_MAX_DAYS * 24 * HOUR_MS) {
@@ -202,7 +210,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       )
     }
     raw[type] = answer
-    metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group)))
+    metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group), startDay))
   }
   const report: UnifiedRecord = {
     id: `amplitude:${wanted.join('+')}:${dimension}:${start}:${end}`,
@@ -216,7 +224,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 
 /**
  * Dashboard REST answers whole days of the project's time zone: start_at and end_at are the instants the
- * window's first and last days start and end there; `dimension_value` is Amplitude's own label.
+ * window's first and last days start and end there; a time `dimension_value` is the bucket's first moment
+ * there, in the one form of time labels (time-buckets.ts), and any other Amplitude's own label.
  */
 export const reportHandlers: ObjectHandlers = {
   // What Unigate sets on every Dashboard REST call and reads the answer by: a raw one would lose to it.
