@@ -158,6 +158,30 @@ describe('Mixpanel mappers', () => {
     ])
   })
 
+  it("labels Mixpanel's hour, week and month keys in the one form of time labels", () => {
+    const labels = (dimension: string, series: string[]) =>
+      fromMixpanelSeries(
+        { data: { series, values: { e: Object.fromEntries(series.map((d) => [d, 1])) } } },
+        'EVENTS',
+        dimension,
+        false,
+        '2024-05-01',
+      ).map((m) => [m.dimension_value, m.value])
+    expect(labels('HOUR', ['2024-05-01 00:00:00', '2024-05-01 13:00:00'])).toEqual([
+      ['2024-05-01T00:00', 1],
+      ['2024-05-01T13:00', 1],
+    ])
+    // Mixpanel's weeks start on Monday (2024-04-29); the first counts from the window's first day.
+    expect(labels('WEEK', ['2024-04-29', '2024-05-06'])).toEqual([
+      ['2024-05-01', 1],
+      ['2024-05-06', 1],
+    ])
+    expect(labels('MONTH', ['2024-05-01', '2024-06-01'])).toEqual([
+      ['2024-05', 1],
+      ['2024-06', 1],
+    ])
+  })
+
   it('chooses hosts per residency region', () => {
     expect(mixpanelHosts({ region: 'eu' })).toEqual({
       query: 'https://eu.mixpanel.com',

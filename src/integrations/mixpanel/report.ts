@@ -1,6 +1,7 @@
 import { type ApiError, badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, dayIn } from '../zones.js'
@@ -66,12 +67,18 @@ function windowOf(q: ListQuery, zone: string): { from: string; to: string; start
   return { from: w.startDay, to: addDays(w.endDay, -1), startAt: w.startAt, endAt: w.endAt }
 }
 
-/** Sums a `{data:{values}}` answer per key: per date for one event, or per property value over dates. */
+/**
+ * Sums a `{data:{values}}` answer per key: per date for one event, or per property value over dates. A
+ * date key is Mixpanel's label of a bucket on the project's wall clock (`2024-05-01`, `2024-05-01 10:00:00`,
+ * a week's Monday, a month's first day), labelled in the one form of time labels (time-buckets.ts); a week
+ * begun before the window's first day (`firstDay`) is counted from that day, which labels it.
+ */
 export function fromMixpanelSeries(
   answer: MixpanelSeries,
   type: string,
   dimension: string,
   byProperty: boolean,
+  firstDay?: string,
 ): Array<{ value: number; type: string; dimension: string; dimension_value: string }> {
   const values = answer?.data?.values ?? {}
   if (byProperty) {
@@ -86,11 +93,13 @@ export function fromMixpanelSeries(
   for (const perDate of Object.values(values)) {
     for (const [date, n] of Object.entries(perDate)) totals.set(date, (totals.get(date) ?? 0) + n)
   }
+  const label = (date: string) =>
+    isTimeDimension(dimension) ? (timeBucketLabelOf(dimension, date, firstDay) ?? date) : date
   return (answer?.data?.series ?? []).map((date) => ({
     value: totals.get(date) ?? 0,
     type,
     dimension,
-    dimension_value: date,
+    dimension_value: label(date),
   }))
 }
 
@@ -153,8 +162,8 @@ function mergedSeries(answers: readonly MixpanelSeries[]): MixpanelSeries {
  * exact for a window inside those 31 days. Anything else without `query` (USERS: distinct users cannot be
  * added across events; a property breakdown: one event per query; an older window; a capped name list)
  * is a 400 naming `query` and the event names to choose from.
- * `dimension_value` is Mixpanel's own label (a day of the project zone); start_at/end_at are the instants
- * the window's first and last days start and end in that zone.
+ * A time `dimension_value` is the bucket's first moment on the project zone's wall clock, in the one form
+ * of time labels; start_at/end_at are the instants the window's first and last days start and end there.
  */
 async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
@@ -240,7 +249,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       }
       const answer = mergedSeries(answers)
       raw[type] = { ...answer, event: allEvents }
-      if (answers.length > 0) metrics.push(...fromMixpanelSeries(answer, type, dimension, false))
+      if (answers.length > 0) metrics.push(...fromMixpanelSeries(answer, type, dimension, false, from))
       continue
     }
     const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : (q.query as string)
@@ -270,7 +279,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       )
     }
     raw[type] = { ...answer, event }
-    metrics.push(...fromMixpanelSeries(answer, type, dimension, Boolean(on)))
+    metrics.push(...fromMixpanelSeries(answer, type, dimension, Boolean(on), from))
   }
   const report: UnifiedRecord = {
     id: `${projectId}:${types.join('+')}:${q.query ?? ''}:${dimension}:${from}:${to}`,
