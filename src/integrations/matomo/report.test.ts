@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { summaryRowIn } from './report.js'
+import { periodLabel, summaryRowIn } from './report.js'
 
 describe('summaryRowIn', () => {
   const rows = [{ label: 'Paris' }, { label: 'Berlin' }]
@@ -18,5 +18,15 @@ describe('summaryRowIn', () => {
     const flagged = { label: 'docs/ - Others', is_summary: true }
     expect(summaryRowIn([rows[0]!, flagged, rows[1]!], true)).toBe(flagged)
     expect(summaryRowIn([...rows, { label: 'Others' }], true)).toBeUndefined()
+  })
+})
+
+describe('periodLabel', () => {
+  it("labels Matomo's period keys in the one form of time labels, a week by its first day", () => {
+    expect(periodLabel('DATE', '2024-05-01')).toBe('2024-05-01')
+    expect(periodLabel('WEEK', '2024-04-29,2024-05-05')).toBe('2024-04-29')
+    expect(periodLabel('MONTH', '2024-05')).toBe('2024-05')
+    expect(periodLabel('YEAR', '2024')).toBe('2024')
+    expect(periodLabel('COUNTRY', 'FR')).toBe('FR')
   })
 })

@@ -2,6 +2,7 @@ import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { Dimension } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
+import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { callMatomoBulk, type MatomoParams } from './client.js'
 import type { MatomoRow, MatomoSite } from './provider-types.js'
@@ -113,6 +114,19 @@ export function widenToPeriods(
 }
 
 /**
+ * A period series key as the unified `dimension_value`, in the one form of time labels (time-buckets.ts):
+ * a day `2024-05-01`, a week by its first day (Matomo's `2024-04-29,2024-05-05` is `2024-04-29`), a month
+ * `2024-05`, a year `2024`, all of the site's calendar. Matomo counts whole weeks, and the report's window
+ * (`start_at`) is widened to them (widenToPeriods), so a week is never cut by the window: its first day is
+ * its Monday, even where the window asked for began later. Undefined dimensions keep Matomo's key.
+ */
+export function periodLabel(dimension: string, key: string): string {
+  if (!isTimeDimension(dimension)) return key
+  const first = dimension === 'WEEK' ? (key.split(',')[0] ?? key) : key
+  return timeBucketLabelOf(dimension, first) ?? key
+}
+
+/**
  * The label of Matomo's summary row in English, the language reports are asked in (lang/en.json
  * General_Others; core/DataTable/Filter/ReplaceSummaryRowLabel.php, matomo-org/matomo@f09912cb).
  */
@@ -207,15 +221,15 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     siteInfo = s as MatomoSite
     raw = { 'VisitsSummary.get': summary, 'Actions.get': actions }
     if (period && dimension && isRecord(summary) && isRecord(actions)) {
-      // A period series comes keyed by period label (`2024-05-01`, `2024-05`, `2024`).
+      // A period series comes keyed by period label (`2024-05-01`, `2024-04-29,2024-05-05`, `2024-05`, `2024`).
       metrics = Object.keys(summary).flatMap((key) => [
         ...fromMatomoMetrics(periodRecord(summary[key], SUMMARY_METRICS, period), SUMMARY_METRICS, {
           dimension,
-          value: key,
+          value: periodLabel(dimension, key),
         }),
         ...fromMatomoMetrics(periodRecord(actions[key], ACTIONS_METRICS, period), ACTIONS_METRICS, {
           dimension,
-          value: key,
+          value: periodLabel(dimension, key),
         }),
       ])
     } else {
