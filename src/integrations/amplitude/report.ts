@@ -225,7 +225,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 /**
  * Dashboard REST answers whole days of the project's time zone: start_at and end_at are the instants the
  * window's first and last days start and end there; a time `dimension_value` is the bucket's first moment
- * there, in the one form of time labels (time-buckets.ts), and any other Amplitude's own label.
+ * there, in the one form of time labels (time-buckets.ts); another dimension's is Amplitude's own label.
  */
 export const reportHandlers: ObjectHandlers = {
   // What Unigate sets on every Dashboard REST call and reads the answer by: a raw one would lose to it.
