@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSharedEmulators, DEMO_PROVIDERS, type StartedEmulator } from '../demo/providers.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import { type IntegrationSupport, supportMatrix } from '../src/integrations/support.js'
+import { TIME_BUCKET_LABEL_FORMS } from '../src/integrations/time-buckets.js'
 import { modelOf } from '../src/models/index.js'
 import { createBody, SCOPE_SOURCES } from './support/create-bodies.js'
 import { type ApiResponse, type Harness, startHarness } from './support/harness.js'
@@ -539,6 +540,42 @@ for (const provider of DEMO_PROVIDERS) {
               }
             }
           }
+        })
+        check(object, 'a time bucket is labelled in the one form of its dimension', async () => {
+          const list = await listing(object)
+          const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10)
+          const monthStart = (back: number) => {
+            const now = new Date()
+            return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1))
+              .toISOString()
+              .slice(0, 10)
+          }
+          // Seven whole days of the demo's data (a week's worth of hours, which every hourly series takes),
+          // then whole months for an integration that reports months only over whole months (a 400 first).
+          const windows = [
+            { start_gte: day(8), end_lt: day(1) },
+            { start_gte: monthStart(2), end_lt: monthStart(0) },
+          ]
+          const answered: string[] = []
+          for (const [dimension, form] of Object.entries(TIME_BUCKET_LABEL_FORMS)) {
+            let res: ApiResponse<Rec[]> | undefined
+            for (const window of windows) {
+              res = await h.api<Rec[]>('GET', path(object), {
+                query: { ...list?.query, ...window, dimension, limit: 1000 },
+              })
+              if (res.status !== 400) break
+            }
+            if (!res || res.status === 501) continue
+            expect(res.status, `${dimension}: ${res.text.slice(0, 300)}`).toBe(200)
+            const metrics = res.body.flatMap((r) => (r.metrics ?? []) as Rec[])
+            expect(metrics.length, `${dimension}: a report of the demo's data has metrics`).toBeGreaterThan(0)
+            for (const m of metrics) {
+              expect(m.dimension, JSON.stringify(m)).toBe(dimension)
+              expect(m.dimension_value, `${dimension}: ${JSON.stringify(m)}`).toMatch(form)
+            }
+            answered.push(dimension)
+          }
+          expect(answered, 'an analytics integration reports by some time dimension').not.toEqual([])
         })
         check(object, 'a report claims the window it covers', async () => {
           const list = await recordsFor(object, 'a report claims the window it covers', 1)
