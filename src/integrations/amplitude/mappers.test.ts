@@ -193,7 +193,8 @@ describe('Amplitude mappers', () => {
       '2024-05-01T13:00',
     ])
     expect(labels('MONTH', ['2024-05-01', '2024-06-01'])).toEqual(['2024-05', '2024-06'])
-    // A week Amplitude starts before the window (Sunday 2024-04-28) counts from the window's first day.
+    // A week bucket labelled before the window (2024-04-28, whatever day Amplitude starts its weeks on:
+    // its docs give xValues only as dates) counts from the window's first day, so it is labelled by that day.
     expect(labels('WEEK', ['2024-04-28', '2024-05-05'])).toEqual(['2024-05-01', '2024-05-05'])
   })
 

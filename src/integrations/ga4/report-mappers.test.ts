@@ -129,6 +129,24 @@ describe('fromGa4ReportRows', () => {
     expect(iso(row?.end_at)).toBe('2024-05-08T07:00:00.000Z')
   })
 
+  it('gives the hour the clocks repeat in autumn, one dateHour row counting both, two hours', () => {
+    const rowsOf = (value: string): Ga4RunReportResponse => ({
+      ...BY_DATE,
+      dimensionHeaders: [{ name: 'dateHour' }],
+      rows: [{ dimensionValues: [{ value }], metricValues: [{ value: '1' }, { value: '0' }] }],
+    })
+    const hour = (value: string) => {
+      const window = { startDate: '2024-03-01', endDate: '2024-11-30' }
+      const [row] = fromGa4ReportRows(rowsOf(value), { ...ctx, ...window, dimension: 'HOUR' })
+      return [iso(row?.start_at), iso(row?.end_at)]
+    }
+    // America/Los_Angeles on 2024-11-03: 01:00 PDT (08:00Z), then 01:00 again in PST, until 02:00 PST (10:00Z).
+    expect(hour('2024110301')).toEqual(['2024-11-03T08:00:00.000Z', '2024-11-03T10:00:00.000Z'])
+    expect(hour('2024110302')).toEqual(['2024-11-03T10:00:00.000Z', '2024-11-03T11:00:00.000Z'])
+    // 2024-03-10: 02:00 does not happen; 01:00 PST (09:00Z) lasts an hour, to 03:00 PDT (10:00Z).
+    expect(hour('2024031001')).toEqual(['2024-03-10T09:00:00.000Z', '2024-03-10T10:00:00.000Z'])
+  })
+
   it("labels an hour by the property's wall clock and a week cut by the window by the window's first day", () => {
     const byHour: Ga4RunReportResponse = {
       ...BY_DATE,

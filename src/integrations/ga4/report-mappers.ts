@@ -155,7 +155,9 @@ function timeBucket(
     return {
       label: timeBucketLabel('HOUR', wall(day, hour)),
       start,
-      end: new Date(start.getTime() + 3_600_000),
+      // Until the next local hour begins: two hours for the hour the clocks repeat in autumn, which GA4
+      // answers as one `dateHour` row counting both.
+      end: new Date(Math.max(start.getTime() + 3_600_000, zonedStart(day, tz, hour + 1).getTime())),
     }
   }
   if (dimension === 'WEEK' && /^\d{6}$/.test(value)) {

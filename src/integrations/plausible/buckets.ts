@@ -51,8 +51,11 @@ export function bucketBounds(
       case 'time:month':
         return { start: zoned(y, mo, 1, 0, timeZone), end: zoned(y, mo + 1, 1, 0, timeZone) }
       case 'time:hour': {
+        // Until the next local hour begins: two hours for the hour the clocks repeat in autumn, which
+        // Plausible groups by its local start (`toStartOfHour(toTimeZone(...))`, lib/plausible/stats/sql/
+        // expression.ex), so one label counts both.
         const start = zoned(y, mo, d, h, timeZone)
-        return { start, end: start + 3_600_000 }
+        return { start, end: Math.max(start + 3_600_000, zoned(y, mo, d, h + 1, timeZone)) }
       }
       default:
         return undefined

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { bucketBounds } from './buckets.js'
 import {
   fromPlausibleEventSent,
   fromPlausibleQuery,
@@ -216,5 +217,25 @@ describe('Plausible reports', () => {
     // 2024-05-10 is a Friday: the window's first day labels the week begun on Monday the 6th.
     expect(labels('WEEK', 'time:week', ['2024-05-06', '2024-05-13'])).toEqual(['2024-05-10', '2024-05-13'])
     expect(labels('DATE', 'time:day', ['2024-05-10'])).toEqual(['2024-05-10'])
+  })
+})
+
+describe('Plausible hour buckets', () => {
+  it('give the hour the clocks repeat in autumn, one label counting both, two hours', () => {
+    const hour = (label: string) => bucketBounds('time:hour', label, 'America/New_York')
+    // 01:00 EDT is 05:00Z, the repeated 01:00 EST ends at 02:00 EST, 07:00Z.
+    expect(hour('2024-11-03 01:00:00')).toEqual({
+      start: Date.parse('2024-11-03T05:00:00Z'),
+      end: Date.parse('2024-11-03T07:00:00Z'),
+    })
+    expect(hour('2024-11-03 02:00:00')).toEqual({
+      start: Date.parse('2024-11-03T07:00:00Z'),
+      end: Date.parse('2024-11-03T08:00:00Z'),
+    })
+    // 2024-03-10: 02:00 does not happen; 01:00 EST (06:00Z) lasts an hour.
+    expect(hour('2024-03-10 01:00:00')).toEqual({
+      start: Date.parse('2024-03-10T06:00:00Z'),
+      end: Date.parse('2024-03-10T07:00:00Z'),
+    })
   })
 })

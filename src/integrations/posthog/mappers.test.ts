@@ -321,6 +321,18 @@ describe('reports (§12.2, §12.3)', () => {
     expect(berlin.start_at).toEqual(new Date('2024-06-30T22:00:00Z'))
   })
 
+  it('keeps an HOUR value that does not read as an instant as PostHog gave it', () => {
+    const r = fromPosthogReport({
+      propertyId: '2',
+      metrics: [{ type: 'EVENTS', value: 1 }],
+      dimension: 'HOUR',
+      dimensionValue: 'not a time',
+      timeZone: 'UTC',
+      raw: {},
+    })
+    expect((r.metrics as { dimension_value?: string }[])[0]?.dimension_value).toBe('not a time')
+  })
+
   it('makes a local day 23 or 25 hours long when daylight saving changes', () => {
     const spring = dateBucket('2024-03-10', 'America/New_York')
     expect(spring.start_at).toEqual(new Date('2024-03-10T05:00:00Z'))

@@ -556,7 +556,8 @@ function bucketRange(
 function dimensionValueOf(dimension: Dimension, value: unknown, timeZone: string): string | undefined {
   if (dimension === 'HOUR') {
     const start = typeof value === 'string' ? instantOf(value, timeZone) : undefined
-    return start ? timeBucketLabelAt('HOUR', start, timeZone) : undefined
+    // Text that does not read as an instant is kept as PostHog gave it, as every connector keeps it.
+    return start ? timeBucketLabelAt('HOUR', start, timeZone) : text(value)
   }
   if (dimension === 'DATE') {
     return typeof value === 'string' ? (timeBucketLabelOf('DATE', value.slice(0, 10)) ?? value) : undefined
