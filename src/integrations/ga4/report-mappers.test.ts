@@ -18,6 +18,13 @@ const BY_DATE: Ga4RunReportResponse = {
   kind: 'analyticsData#runReport',
 }
 
+/** BY_DATE's answer with one row of one dimension instead of its two dates. */
+const oneRow = (dimension: string, value: string): Ga4RunReportResponse => ({
+  ...BY_DATE,
+  dimensionHeaders: [{ name: dimension }],
+  rows: [{ dimensionValues: [{ value }], metricValues: [{ value: '1' }, { value: '0' }] }],
+})
+
 /** A mapped date as the API will print it. */
 const iso = (value: unknown) => (value as Date).toISOString()
 
@@ -116,12 +123,7 @@ describe('fromGa4ReportRows', () => {
   })
 
   it('cuts a month bucket to the requested range', () => {
-    const res: Ga4RunReportResponse = {
-      ...BY_DATE,
-      dimensionHeaders: [{ name: 'yearMonth' }],
-      rows: [{ dimensionValues: [{ value: '202405' }], metricValues: [{ value: '1' }, { value: '0' }] }],
-    }
-    const [row] = fromGa4ReportRows(res, { ...ctx, dimension: 'MONTH' })
+    const [row] = fromGa4ReportRows(oneRow('yearMonth', '202405'), { ...ctx, dimension: 'MONTH' })
     expect(row?.metrics).toContainEqual(
       expect.objectContaining({ dimension: 'MONTH', dimension_value: '2024-05' }),
     )
@@ -130,14 +132,9 @@ describe('fromGa4ReportRows', () => {
   })
 
   it('gives the hour the clocks repeat in autumn, one dateHour row counting both, two hours', () => {
-    const rowsOf = (value: string): Ga4RunReportResponse => ({
-      ...BY_DATE,
-      dimensionHeaders: [{ name: 'dateHour' }],
-      rows: [{ dimensionValues: [{ value }], metricValues: [{ value: '1' }, { value: '0' }] }],
-    })
     const hour = (value: string) => {
       const window = { startDate: '2024-03-01', endDate: '2024-11-30' }
-      const [row] = fromGa4ReportRows(rowsOf(value), { ...ctx, ...window, dimension: 'HOUR' })
+      const [row] = fromGa4ReportRows(oneRow('dateHour', value), { ...ctx, ...window, dimension: 'HOUR' })
       return [iso(row?.start_at), iso(row?.end_at)]
     }
     // America/Los_Angeles on 2024-11-03: 01:00 PDT (08:00Z), then 01:00 again in PST, until 02:00 PST (10:00Z).
@@ -148,12 +145,7 @@ describe('fromGa4ReportRows', () => {
   })
 
   it("labels an hour by the property's wall clock and a week cut by the window by the window's first day", () => {
-    const byHour: Ga4RunReportResponse = {
-      ...BY_DATE,
-      dimensionHeaders: [{ name: 'dateHour' }],
-      rows: [{ dimensionValues: [{ value: '2024050113' }], metricValues: [{ value: '1' }, { value: '0' }] }],
-    }
-    const [hour] = fromGa4ReportRows(byHour, { ...ctx, dimension: 'HOUR' })
+    const [hour] = fromGa4ReportRows(oneRow('dateHour', '2024050113'), { ...ctx, dimension: 'HOUR' })
     expect((hour?.metrics as { dimension_value: string }[] | undefined)?.[0]?.dimension_value).toBe(
       '2024-05-01T13:00',
     )
