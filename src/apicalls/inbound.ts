@@ -5,7 +5,7 @@ import type { NewApiCall } from './api-call.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 /** What a handler learned that the log needs: the connection, and how long the provider took. */
-interface Note {
+export interface InboundNote {
   connection?: ResolvedConnection['connection']
   endapiMs?: number
   error?: string
@@ -15,9 +15,10 @@ interface Note {
 }
 
 // A WeakMap rather than a request decoration: nothing outlives the request, and no route has to know.
-const notes = new WeakMap<FastifyRequest, Note>()
+const notes = new WeakMap<FastifyRequest, InboundNote>()
 
-function noteOf(request: FastifyRequest): Note {
+/** The request's note, made on first use: what its handler learns for the API-call record. */
+export function inboundNoteOf(request: FastifyRequest): InboundNote {
   let note = notes.get(request)
   if (!note) {
     note = {}
@@ -28,29 +29,40 @@ function noteOf(request: FastifyRequest): Note {
 
 /** Called by a handler once it has the connection (integration, external_xref and environment come from it). */
 export function noteConnection(request: FastifyRequest, resolved: ResolvedConnection): void {
-  noteOf(request).connection = resolved.connection
+  inboundNoteOf(request).connection = resolved.connection
 }
 
 /** Called by a handler that measured the provider's own time (passthrough: until its response headers). */
-export function noteProviderTime(request: FastifyRequest, ms: number): void {
-  noteOf(request).endapiMs = Math.round(ms)
+export function noteProviderTime(note: InboundNote, ms: number): void {
+  note.endapiMs = Math.round(ms)
 }
 
 /**
  * Called by a handler that writes the provider's answer to the socket itself (a hijacked reply, which
  * skips the onSend hooks): records what `onSend` would have, from the status and size it relayed.
  */
-export function noteRelayedAnswer(request: FastifyRequest, status: number, size: number | undefined): void {
-  const note = noteOf(request)
-  note.ip = request.ip
+export function noteRelayedAnswer(
+  note: InboundNote,
+  ip: string | undefined,
+  status: number,
+  size: number | undefined,
+): void {
+  note.ip = ip
   if (status >= 400) note.error = errorMessage(status, undefined)
   if (size !== undefined) note.size = size
 }
 
+/** Called where an answer is one of our JSON errors written without Fastify's reply (the passthrough door). */
+export function noteError(note: InboundNote, ip: string | undefined, message: string, size: number): void {
+  note.ip = ip
+  note.error = clip(message)
+  note.size = size
+}
+
 /** The SDK's passthrough operationIds; the JSON and raw variants differ only in the body's type. */
-function passthroughName(request: FastifyRequest): string {
-  const json = String(request.headers['content-type'] ?? '').includes('json') ? 'Json' : 'Raw'
-  switch (request.method) {
+export function passthroughName(method: string, contentType: string | string[] | undefined): string {
+  const json = String(contentType ?? '').includes('json') ? 'Json' : 'Raw'
+  switch (method) {
     case 'GET':
       return 'listPassthroughs'
     case 'POST':
@@ -62,7 +74,7 @@ function passthroughName(request: FastifyRequest): string {
     case 'DELETE':
       return 'removePassthrough'
     default:
-      return `${request.method.toLowerCase()}Passthrough`
+      return `${method.toLowerCase()}Passthrough`
   }
 }
 
@@ -106,6 +118,52 @@ function appendHook<T>(existing: T | T[] | undefined, hook: T): T[] {
   return Array.isArray(existing) ? [...existing, hook] : [existing, hook]
 }
 
+/** What one answered call was, as the API-call record needs it, whichever way it was served. */
+export interface InboundFacts {
+  readonly workspaceId: string
+  readonly note: InboundNote
+  /** The connection id the path named, for a call that never resolved one (a 404, say). */
+  readonly connectionId: string | undefined
+  readonly method: string
+  /** The SDK's operationId of the call. */
+  readonly name: string
+  /** The route in the SDK's form: `/analytics/{connection_id}/event`. */
+  readonly pattern: string
+  readonly status: number
+  readonly size: number | undefined
+  readonly userAgent: string | undefined
+  readonly elapsedMs: number
+}
+
+/** The API-call row of an answered inbound call. */
+export function inboundCall(facts: InboundFacts): NewApiCall {
+  const { note, status } = facts
+  const c = note.connection
+  const connectionId = c?.id ?? facts.connectionId
+  // One object, absent fields undefined (apiCallRow stores them as null): a spread of a fresh object per
+  // optional field made eight objects a call.
+  return {
+    workspace_id: facts.workspaceId,
+    connection_id: connectionId ? clip(connectionId) : undefined,
+    integration_type: c?.integration_type ?? 'unknown',
+    external_xref: c?.external_xref || undefined,
+    environment: c?.environment,
+    type: 'inbound',
+    name: facts.name,
+    method: facts.method,
+    path: `${facts.method} ${facts.pattern}`,
+    status,
+    error: status >= 400 ? (note.error ?? `failed with ${status}`) : undefined,
+    size: facts.size,
+    ip_address: note.ip || undefined,
+    user_agent: facts.userAgent ? clip(facts.userAgent) : undefined,
+    // Billable as tool calls are: the connection was used and the call succeeded.
+    is_billable: c !== undefined && status < 400,
+    unified_response_time: Math.round(facts.elapsedMs),
+    endapi_response_time: note.endapiMs,
+  }
+}
+
 /**
  * Records the REST API's calls to unified objects and passthrough as API calls of type `inbound`. The
  * hooks are attached per route when routes are registered (other routes pay nothing), and a call is an
@@ -129,7 +187,7 @@ export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog
       done: (err: Error | null, payload?: unknown) => void,
     ): void => {
       if (request.workspaceId) {
-        const note = noteOf(request)
+        const note = inboundNoteOf(request)
         // Read now: once a streamed answer ends, the socket may be gone and with it the address.
         note.ip = request.ip
         // Only failures are looked at, and only our own JSON error bodies are parsed.
@@ -152,38 +210,37 @@ export function installInboundCallLog(app: FastifyInstance, apiCalls: ApiCallLog
       // Only calls authenticated with a workspace key: a refused key has no workspace to log into.
       if (!request.workspaceId) return
       const note = notes.get(request) ?? {}
-      const c = note.connection
       const params = request.params as { connection_id?: string } | undefined
-      const connectionId = c?.id ?? params?.connection_id
-      const status = reply.statusCode
-      const size = note.size ?? responseSize(reply)
-      // One object, absent fields undefined (apiCallRow stores them as null): a spread of a fresh object per
-      // optional field made eight objects a call.
-      const agent = request.headers['user-agent']
-      const call: NewApiCall = {
-        workspace_id: request.workspaceId,
-        connection_id: connectionId ? clip(connectionId) : undefined,
-        integration_type: c?.integration_type ?? 'unknown',
-        external_xref: c?.external_xref || undefined,
-        environment: c?.environment,
-        type: 'inbound',
-        name: passthrough ? passthroughName(request) : (operationId ?? pattern),
-        method: request.method,
-        path: `${request.method} ${pattern}`,
-        status,
-        error: status >= 400 ? (note.error ?? `failed with ${status}`) : undefined,
-        size,
-        ip_address: note.ip || undefined,
-        user_agent: agent ? clip(agent) : undefined,
-        // Billable as tool calls are: the connection was used and the call succeeded.
-        is_billable: c !== undefined && status < 400,
-        unified_response_time: Math.round(reply.elapsedTime),
-        endapi_response_time: note.endapiMs,
-      }
-      apiCalls.record(call)
+      apiCalls.record(
+        inboundCall({
+          workspaceId: request.workspaceId,
+          note,
+          connectionId: params?.connection_id,
+          method: request.method,
+          name: passthrough
+            ? passthroughName(request.method, request.headers['content-type'])
+            : (operationId ?? pattern),
+          pattern,
+          status: reply.statusCode,
+          size: note.size ?? responseSize(reply),
+          userAgent: request.headers['user-agent'],
+          elapsedMs: reply.elapsedTime,
+        }),
+      )
     }
 
     route.onSend = appendHook(route.onSend, onSend)
     route.onResponse = appendHook(route.onResponse, onResponse)
+    if (passthrough) {
+      // Fastify runs onResponse once an answer has finished; a relayed answer cut short after its status
+      // went out (the provider dropped it, the caller left) never finishes, and is recorded when it closes.
+      const onCutShort = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+        reply.raw.once('close', () => {
+          if (reply.raw.headersSent && !reply.raw.writableFinished) onResponse(request, reply, () => {})
+        })
+        done()
+      }
+      route.preHandler = appendHook(route.preHandler, onCutShort)
+    }
   })
 }

@@ -1,4 +1,15 @@
 export { type ApiCallView, apiCallView, type NewApiCall } from './api-call.js'
 export { type ApiCallFilter, ApiCallLog } from './api-call-log.js'
-export { installInboundCallLog, noteConnection, noteProviderTime, noteRelayedAnswer } from './inbound.js'
+export {
+  type InboundFacts,
+  type InboundNote,
+  inboundCall,
+  inboundNoteOf,
+  installInboundCallLog,
+  noteConnection,
+  noteError,
+  noteProviderTime,
+  noteRelayedAnswer,
+  passthroughName,
+} from './inbound.js'
 export { apiCallRoutes } from './routes.js'

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { installInboundCallLog } from '../apicalls/index.js'
 import { authorizationRoutes } from '../authorization/index.js'
 import { toolServerRoutes } from '../mcp/index.js'
@@ -8,6 +9,7 @@ import { parseJsonBodiesWithDepthLimit } from './body-depth.js'
 import { serveDocumentationOnFirstUse } from './documentation.js'
 import { installErrorHandling } from './errors.js'
 import { loggerOptions } from './logging.js'
+import { type Door, passthroughDoor } from './passthrough-door.js'
 import { connectionRoutes } from './routes/connections.js'
 import { integrationRoutes } from './routes/integrations.js'
 import { passthroughRoutes } from './routes/passthrough.js'
@@ -36,11 +38,19 @@ async function assembleApp(
   options: AppOptions,
   documentation: 'on-first-use' | 'documented',
 ): Promise<FastifyInstance> {
+  let door: Door = () => false
+  const nextRequestId = requestIdSequence()
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(services.config.logLevel, options.logStream),
     bodyLimit: services.config.bodyLimitBytes,
     // Keep ids such as `a%2Fb` intact as one path parameter (sdk-contract R12).
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    genReqId: () => nextRequestId(),
+    // The HTTP server Fastify would make, with the passthrough door in front of Fastify's own handler.
+    serverFactory: (handler, settings) =>
+      httpServer((req, res) => {
+        if (!door(req, res)) handler(req, res)
+      }, settings),
     schemaController: {
       compilersFactory: {
         buildValidator: buildValidatorPerPart(),
@@ -91,8 +101,46 @@ async function assembleApp(
   await app.register(async (scope) => integrationRoutes(scope, services))
   await app.register(async (scope) => workspaceRoutes(scope, services))
   await app.register(async (scope) => passthroughRoutes(scope, services))
+  if (documentation === 'on-first-use') {
+    let closing = false
+    app.addHook('preClose', (done) => {
+      closing = true
+      done()
+    })
+    door = passthroughDoor(services, {
+      log: () => app.log,
+      nextRequestId,
+      maxParamLength: MAX_PARAM_LENGTH,
+      closing: () => closing,
+    })
+  }
   await app.register(async (scope) => authorizationRoutes(scope, services))
   await app.register(async (scope) => webhookRoutes(scope, services))
   await app.register(async (scope) => toolServerRoutes(scope, services))
   return app
+}
+
+const MAX_PARAM_LENGTH = 500
+
+/** Fastify's own request ids (`req-1`, `req-2`…), from one sequence that the passthrough door shares. */
+function requestIdSequence(): () => string {
+  let next = 0
+  return () => {
+    // Kept a small integer, as Fastify's own generator does (lib/req-id-gen-factory.js).
+    next = (next + 1) & 0x7fffffff
+    return `req-${next.toString(36)}`
+  }
+}
+
+/** An HTTP/1 server set up as Fastify sets up its own (lib/server.js getServerInstance). */
+function httpServer(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  settings: FastifyServerOptions,
+) {
+  const server = createServer(listener)
+  if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout
+  if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout
+  server.setTimeout(settings.connectionTimeout ?? 0)
+  if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket
+  return server
 }

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 
 export function errorBody(
@@ -48,25 +48,39 @@ export function validationMessage(
   }
 }
 
+/** How an error is answered: its status, headers and JSON body. */
+export interface ErrorAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: ReturnType<typeof errorBody>
+}
+
+/**
+ * The answer to an error thrown while serving a call, whichever way it reached the server (Fastify's error
+ * handler, the passthrough door): ours as they say, Fastify's 4xx as they say, anything else a 500 whose
+ * details go to the log only.
+ */
+export function errorAnswerOf(err: unknown, log: () => FastifyBaseLogger): ErrorAnswer {
+  if (err instanceof ApiError) {
+    if (err.cause !== undefined) log().warn({ err: err.cause }, err.message)
+    return {
+      status: err.statusCode,
+      headers: err.headers,
+      body: errorBody(err.statusCode, err.message, err.extra),
+    }
+  }
+  const status = (err as FastifyError).statusCode
+  if (status && status >= 400 && status < 500) {
+    return { status, headers: {}, body: errorBody(status, (err as FastifyError).message) }
+  }
+  log().error({ err }, 'unhandled error')
+  return { status: 500, headers: {}, body: errorBody(500, 'internal error; the server log has the details') }
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    if (err instanceof ApiError) {
-      if (err.cause !== undefined) request.log.warn({ err: err.cause }, err.message)
-      void reply
-        .code(err.statusCode)
-        .headers(err.headers)
-        .send(errorBody(err.statusCode, err.message, err.extra))
-      return
-    }
-    const status = (err as FastifyError).statusCode
-    if (status && status >= 400 && status < 500) {
-      const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
-      const message = fe.validation ? err.message : fe.message
-      void reply.code(status).send(errorBody(status, message))
-      return
-    }
-    request.log.error({ err }, 'unhandled error')
-    void reply.code(500).send(errorBody(500, 'internal error; the server log has the details'))
+    const answer = errorAnswerOf(err, () => request.log)
+    void reply.code(answer.status).headers(answer.headers).send(answer.body)
   })
   const noRoute = (request: FastifyRequest, reply: FastifyReply) =>
     reply

@@ -1,6 +1,7 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { noteConnection, noteProviderTime, noteRelayedAnswer } from '../../apicalls/index.js'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { type InboundNote, inboundNoteOf, noteProviderTime, noteRelayedAnswer } from '../../apicalls/index.js'
 import { apiErrorFromProvider } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
@@ -173,69 +174,112 @@ function checkPassthroughPermission(method: string, permissions: readonly string
   )
 }
 
-/** Any method on `/passthrough/{connection_id}/{path}`: forwarded with the provider's auth, streamed both ways. */
+/** One passthrough call, however it reached the server: what the relay reads and where it answers. */
+export interface PassthroughExchange {
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  /** The request's body as it arrives, when it has one. */
+  readonly body: Readable | undefined
+  readonly workspaceId: string
+  /** The caller's address, for the API-call record. */
+  readonly ip: string | undefined
+  readonly note: InboundNote
+  /** The call's logger (made on first use by the passthrough door). */
+  readonly log: () => FastifyBaseLogger
+  /** The socket's response, taken over once the provider's status and headers are in. */
+  takeOver(): ServerResponse
+}
+
+/**
+ * Forwards one call to the provider with the connection's authentication and streams the answer back.
+ * Throws an ApiError for a call refused or failed before the answer's status went out; after that, a
+ * failure can only cut the answer short.
+ */
+export async function relayPassthrough(services: Services, call: PassthroughExchange): Promise<void> {
+  const { method, note } = call
+  const target = providerTarget(call.url)
+  if (!target) throw badRequest('passthrough needs /passthrough/{connection_id}/{provider path}')
+  const resolved = await services.resolver.resolve(call.workspaceId, target.connectionId)
+  if (!resolved) throw notFound(`connection ${target.connectionId} not found`)
+  note.connection = resolved.connection
+  const { integration, connection } = resolved
+  checkPassthroughPermission(method, connection.permissions)
+  const override = METHOD_OVERRIDES.find((name) => call.headers[name] !== undefined)
+  if (override) throw badRequest(`${override}: not passed on; send the method itself (${method} was sent)`)
+  const address = targetOf(integration.baseUrl(connection.credentials), target.path, target.query)
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(call.headers)) {
+    if (v === undefined || NOT_FORWARDED.has(k)) continue
+    headers[k] = Array.isArray(v) ? v.join(', ') : v
+  }
+  // From the client, so an OAuth token is refreshed first when it is about to expire.
+  Object.assign(headers, await resolved.client.currentAuthHeaders())
+  const hasBody = call.body !== undefined && method !== 'GET' && method !== 'HEAD'
+  const started = performance.now()
+  let relaying: ServerResponse | undefined
+  try {
+    // The answer goes straight from the provider's socket into ours, with no stream in between, once the
+    // provider's status and headers are in.
+    await services.transport.pipe(
+      address,
+      {
+        method: method as OutboundMethod,
+        headers,
+        body: hasBody ? (call.body ?? null) : null,
+        limitKey: connection.id,
+      },
+      ({ status, headers: answered }) => {
+        noteProviderTime(note, performance.now() - started)
+        const out: Record<string, string | string[]> = {}
+        for (const [k, v] of Object.entries(answered)) {
+          if (v !== undefined && !NOT_RETURNED.has(k)) out[k] = v
+        }
+        const length = Number(answered['content-length'])
+        noteRelayedAnswer(note, call.ip, status, Number.isFinite(length) && length >= 0 ? length : undefined)
+        relaying = call.takeOver()
+        relaying.writeHead(status, out)
+        return relaying
+      },
+    )
+  } catch (err) {
+    if (!relaying)
+      throw apiErrorFromProvider(err, integration, `passthrough ${method} /${target.path}`) ?? err
+    // The status line went out already: all that is left is to cut the answer short, as the provider did
+    // (or nothing, when the caller went away first).
+    if (!relaying.destroyed) call.log().warn({ err }, 'the provider answer ended early')
+    relaying.destroy()
+  }
+}
+
+/** The methods passthrough forwards (HEAD is Fastify's, answered from GET's route). */
+export const PASSTHROUGH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+/**
+ * Any method on `/passthrough/{connection_id}/{path}`: forwarded with the provider's auth, streamed both ways.
+ * A call without a body usually arrives by the passthrough door (passthrough-door.ts) instead, which relays it
+ * the same way without Fastify's request lifecycle; these routes take the rest, and describe the API.
+ */
 export async function passthroughRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Bodies are forwarded as the raw byte stream, whatever their type: no parsing, no buffering.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
 
-  const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const target = providerTarget(request.raw.url ?? '')
-    if (!target) throw badRequest('passthrough needs /passthrough/{connection_id}/{provider path}')
-    const resolved = await services.resolver.resolve(request.workspaceId, target.connectionId)
-    if (!resolved) throw notFound(`connection ${target.connectionId} not found`)
-    noteConnection(request, resolved)
-    const { integration, connection } = resolved
-    checkPassthroughPermission(request.method, connection.permissions)
-    const override = METHOD_OVERRIDES.find((name) => request.headers[name] !== undefined)
-    if (override)
-      throw badRequest(`${override}: not passed on; send the method itself (${request.method} was sent)`)
-    const address = targetOf(integration.baseUrl(connection.credentials), target.path, target.query)
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(request.headers)) {
-      if (v === undefined || NOT_FORWARDED.has(k)) continue
-      headers[k] = Array.isArray(v) ? v.join(', ') : v
-    }
-    // From the client, so an OAuth token is refreshed first when it is about to expire.
-    Object.assign(headers, await resolved.client.currentAuthHeaders())
-    const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
-    const started = performance.now()
-    let relaying = false
-    try {
-      // The answer goes straight from the provider's socket into ours: the reply is taken over from Fastify
-      // (no onSend hooks, no stream in between) once the provider's status and headers are in.
-      await services.transport.pipe(
-        address,
-        {
-          method: request.method as OutboundMethod,
-          headers,
-          body: hasBody ? (request.body as Readable) : null,
-          limitKey: connection.id,
-        },
-        ({ status, headers: answered }) => {
-          relaying = true
-          noteProviderTime(request, performance.now() - started)
-          const out: Record<string, string | string[]> = {}
-          for (const [k, v] of Object.entries(answered)) {
-            if (v !== undefined && !NOT_RETURNED.has(k)) out[k] = v
-          }
-          const length = Number(answered['content-length'])
-          noteRelayedAnswer(request, status, Number.isFinite(length) && length >= 0 ? length : undefined)
-          reply.hijack()
-          reply.raw.writeHead(status, out)
-          return reply.raw
-        },
-      )
-    } catch (err) {
-      if (!relaying) {
-        throw apiErrorFromProvider(err, integration, `passthrough ${request.method} /${target.path}`) ?? err
-      }
-      // The status line went out already: all that is left is to cut the answer short, as the provider did
-      // (or nothing, when the caller went away first).
-      if (!reply.raw.destroyed) request.log.warn({ err }, 'the provider answer ended early')
-      reply.raw.destroy()
-    }
-  }
+  const handler = (request: FastifyRequest, reply: FastifyReply) =>
+    relayPassthrough(services, {
+      method: request.method,
+      url: request.raw.url ?? '',
+      headers: request.headers,
+      body: request.body as Readable | undefined,
+      workspaceId: request.workspaceId,
+      ip: request.ip,
+      note: inboundNoteOf(request),
+      log: () => request.log,
+      takeOver: () => {
+        reply.hijack()
+        return reply.raw
+      },
+    })
 
   const auth = requireWorkspaceKey(services.apiKeys)
   const schema = {
@@ -244,12 +288,6 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
     summary: 'Forward any request to the provider with the connection’s authentication',
   }
   for (const url of ['/passthrough/:connection_id', '/passthrough/:connection_id/*']) {
-    app.route({
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      url,
-      onRequest: auth,
-      schema,
-      handler,
-    })
+    app.route({ method: [...PASSTHROUGH_METHODS], url, onRequest: auth, schema, handler })
   }
 }
