@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { PosthogEmulator } from '../emulators/posthog/index.js'
+import { ApiError } from '../src/errors.js'
 import { buildApp } from '../src/http/app.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { connectPosthog, startPosthog } from './support/posthog.js'
@@ -136,6 +137,26 @@ describe('the passthrough door answers as the passthrough routes do', () => {
     expect(emulator.requests().filter((r) => r.path === '/api/users/@me/')).toEqual([])
   })
 
+  it('records the size of its own error answers in bytes, as the routes do', async () => {
+    const resolve = h.services.resolver.resolve
+    h.services.resolver.resolve = async () => {
+      throw new ApiError(403, 'reauthorize: jeton refusé — 認証エラー')
+    }
+    try {
+      const headers = { authorization: `Bearer ${h.apiKey}`, 'user-agent': 'door-test' }
+      const path = `/passthrough/${conn}/api/users/@me/`
+      const door = await request(`${h.url}${path}`, { headers })
+      await door.body.dump()
+      const doorCall = await lastInbound()
+      const viaRoutes = await routes.inject({ method: 'GET', url: path, headers })
+      expect(door.statusCode).toBe(403)
+      expect(doorCall).toMatchObject({ status: '403', size: Number(viaRoutes.headers['content-length']) })
+      expect(recorded(await lastInbound())).toEqual(recorded(doorCall))
+    } finally {
+      h.services.resolver.resolve = resolve
+    }
+  })
+
   it('leaves calls with a body, HEAD, and ids the router reads otherwise to the routes', async () => {
     const auth = { authorization: `Bearer ${h.apiKey}` }
     const post = await request(`${h.url}/passthrough/${conn}/i/v0/e/`, {
@@ -227,11 +248,24 @@ describe('the passthrough door answers as the passthrough routes do', () => {
         },
       ] as const
       for (const call of calls) {
+        const before = h.logs().length
         const res = await request(`${h.url}/passthrough/${cut}/cut/`, call)
         expect(res.statusCode).toBe(200)
         await expect(res.body.text()).rejects.toThrow()
         await new Promise((r) => setTimeout(r, 50))
         expect(await lastInbound()).toMatchObject({ connection_id: cut, status: '200', name: call.name })
+        // Logged as cut short, not as completed, on both paths.
+        const lines = h
+          .logs()
+          .slice(before)
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { msg: string; reqId?: string; req?: { path: string } })
+        const reqId = lines.find((l) => l.req?.path.endsWith('/cut/'))?.reqId
+        expect(lines.filter((l) => l.reqId === reqId).map((l) => l.msg)).toEqual([
+          'incoming request',
+          'the relayed answer ended early (the provider or the caller closed it)',
+        ])
       }
       expect(handledByFastify).toEqual([`/passthrough/${cut}/cut/`])
     } finally {

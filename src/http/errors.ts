@@ -69,7 +69,7 @@ export function errorAnswerOf(err: unknown, log: () => FastifyBaseLogger): Error
       body: errorBody(err.statusCode, err.message, err.extra),
     }
   }
-  const status = (err as FastifyError).statusCode
+  const status = (err as FastifyError | undefined)?.statusCode
   if (status && status >= 400 && status < 500) {
     return { status, headers: {}, body: errorBody(status, (err as FastifyError).message) }
   }

@@ -16,7 +16,7 @@ export interface DoorOptions {
   readonly log: () => FastifyBaseLogger
   /** Request ids from the same sequence as Fastify's (its `genReqId`), so log lines never share one. */
   readonly nextRequestId: () => string
-  /** The router's `maxParamLength`: a longer connection id is Fastify's 404, left to it. */
+  /** The router's `maxParamLength`: a longer connection id is Fastify's 414, left to it. */
   readonly maxParamLength: number
   /** True once the server is closing: Fastify answers those calls (503). */
   readonly closing: () => boolean
@@ -83,7 +83,8 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
       // A caller that left before the answer began got none: there is no status to record.
       if (done || !res.headersSent) return
       done = true
-      if (logsRequests) {
+      // Fastify writes this line for an answer that finished, none for one cut short.
+      if (logsRequests && res.writableFinished) {
         log().info(
           { res: { statusCode: res.statusCode }, responseTime: performance.now() - started },
           'request completed',
@@ -114,21 +115,23 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
     res.once('finish', finished)
     res.once('close', finished)
 
+    // Never throws: it ends promise chains, where a throw would be an unhandled rejection, the process's end.
     const fail = (err: unknown) => {
-      if (res.headersSent) {
+      try {
+        if (res.headersSent) {
+          res.destroy()
+          return
+        }
+        const answer = errorAnswerOf(err, log)
+        const text = JSON.stringify(answer.body)
+        const size = Buffer.byteLength(text)
+        if (workspaceId !== undefined) noteError(note, req.socket.remoteAddress, answer.body.message, size)
+        res.writeHead(answer.status, { ...answer.headers, 'content-type': JSON_TYPE, 'content-length': size })
+        res.end(text)
+      } catch (failure) {
+        log().error({ err: failure }, 'could not answer the error')
         res.destroy()
-        return
       }
-      const answer = errorAnswerOf(err, log)
-      const text = JSON.stringify(answer.body)
-      if (workspaceId !== undefined)
-        noteError(note, req.socket.remoteAddress, answer.body.message, text.length)
-      res.writeHead(answer.status, {
-        ...answer.headers,
-        'content-type': JSON_TYPE,
-        'content-length': Buffer.byteLength(text),
-      })
-      res.end(text)
     }
 
     const relay = (claims: { workspaceId: string } | undefined) => {

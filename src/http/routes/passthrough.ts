@@ -245,9 +245,10 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
   } catch (err) {
     if (!relaying)
       throw apiErrorFromProvider(err, integration, `passthrough ${method} /${target.path}`) ?? err
-    // The status line went out already: all that is left is to cut the answer short, as the provider did
-    // (or nothing, when the caller went away first).
-    if (!relaying.destroyed) call.log().warn({ err }, 'the provider answer ended early')
+    // The status line went out already: all that is left is to cut the answer short. undici has closed the
+    // answer by now whichever side ended it (the provider dropped it, or the caller went away), and the
+    // error reads the same either way.
+    call.log().warn({ err }, 'the relayed answer ended early (the provider or the caller closed it)')
     relaying.destroy()
   }
 }
