@@ -7,6 +7,7 @@ import {
   ExportReadBudget,
   ExportUnpackedTooLargeError,
   eventsOfExportArchive,
+  MAX_VALUES_PER_LONG_LINE,
   OPERATION_UNPACKED_CAP_BYTES,
   readExportArchive,
 } from '../src/integrations/amplitude/export-archive.js'
@@ -60,6 +61,34 @@ describe("Amplitude's export archive unpacked within a cap", () => {
     })
     expect(read).toBe(10_000)
     expect(readWhenOtherWorkRan).toBeLessThan(10_000)
+  })
+
+  it('refuses a line of more values than any event holds before parsing it (one such line held the loop 16 s)', async () => {
+    // A 32 MiB line of `{},`: 11 million values, which JSON.parse took seconds over, from a 33 KB archive.
+    const dense = Buffer.from(`[${'{},'.repeat(11_000_000)}{}]\n`)
+    const zip = writeZip([{ name: '1/1.json.gz', data: gzipSync(dense, { level: 9 }) }])
+    expect(zip.length).toBeLessThan(100_000)
+    // Without the count this line parses (into one array, after seconds) and reads as an event.
+    const err = await eventsOfExportArchive(zip).catch((e: unknown) => e)
+    expect(err).toMatchObject({
+      statusCode: 502,
+      message: `Amplitude's export holds a line of more than ${MAX_VALUES_PER_LONG_LINE} values, more than any event carries; not read`,
+    })
+  })
+
+  it('reads a long line of few values, and gives the loop a turn per megabyte however few lines', async () => {
+    const event = (i: number) =>
+      JSON.stringify({ event_type: 'x', uuid: `u${i}`, event_properties: { text: 'a'.repeat(600_000) } })
+    const zip = writeZip([{ name: '1/1.json.gz', data: gzipSync([0, 1, 2, 3].map(event).join('\n')) }])
+    const turns: number[] = []
+    let read = 0
+    await readExportArchive(zip, new ExportReadBudget(), () => {
+      read++
+      setImmediate(() => turns.push(read))
+    })
+    expect(read).toBe(4)
+    // Four lines of 600 KB: a turn after the second and after the fourth, not only after 2,000 lines.
+    expect(turns[0]).toBeLessThan(4)
   })
 
   it("charges each archive's unpacked size to the operation and stops past its cap, naming it", async () => {

@@ -25,6 +25,24 @@ export const OPERATION_UNPACKED_CAP_BYTES = 8 * EXPORT_UNPACKED_CAP_BYTES
 /** Export lines parsed between two turns of the event loop, so a large archive holds no other request long. */
 const LINES_PER_TURN = 2_000
 
+/** Unpacked bytes parsed between two turns of the event loop, however few lines they make. */
+const BYTES_PER_TURN = 1024 * 1024
+
+/**
+ * A line longer than this has its values counted before it is parsed. JSON.parse takes its time per value,
+ * not per byte: a 32 MiB line of `[{},{},…]` (11 million values, from a 33 KB archive) held the event loop
+ * for 16 s, while a line of the same size made of long strings parses in milliseconds.
+ */
+const COUNTED_LINE_BYTES = 256 * 1024
+
+/**
+ * The most values (counted as commas, the separators between them, strings included) a line over
+ * COUNTED_LINE_BYTES may hold: about 60 ms of JSON.parse in the worst case on a slow machine. Amplitude's
+ * own SDK sends at most 1,000 event properties and 1,000 user properties an event (amplitude-js
+ * `MAX_PROPERTY_KEYS`), so an event holds a few thousand values, far below this.
+ */
+export const MAX_VALUES_PER_LONG_LINE = 100_000
+
 /** An export archive that unpacks to more than EXPORT_UNPACKED_CAP_BYTES. */
 export class ExportUnpackedTooLargeError extends ProviderAnswerTooLargeError {
   constructor() {
@@ -100,20 +118,41 @@ export async function readExportArchive(
   const texts = await unpack(zip, budget)
   let lines = 0
   let events = 0
+  let bytesThisTurn = 0
   for (const text of texts) {
     for (let start = 0; start < text.length; ) {
       const newline = text.indexOf(0x0a, start)
       const end = newline < 0 ? text.length : newline
+      if (end - start > COUNTED_LINE_BYTES && commasBetween(text, start, end) >= MAX_VALUES_PER_LONG_LINE) {
+        throw new ApiError(
+          502,
+          `Amplitude's export holds a line of more than ${MAX_VALUES_PER_LONG_LINE} values, more than any ` +
+            'event carries; not read',
+        )
+      }
       const line = text.toString('utf8', start, end)
+      bytesThisTurn += end - start
       start = end + 1
       if (line.trim() !== '') {
         onEvent(JSON.parse(line) as AmplitudeExportEvent)
         events++
       }
-      if (++lines % LINES_PER_TURN === 0) await nextTurn()
+      if (++lines % LINES_PER_TURN === 0 || bytesThisTurn >= BYTES_PER_TURN) {
+        bytesThisTurn = 0
+        await nextTurn()
+      }
     }
   }
   return events
+}
+
+/** The commas in `text` from `start` to `end`, counted up to MAX_VALUES_PER_LONG_LINE. */
+function commasBetween(text: Buffer, start: number, end: number): number {
+  let count = 0
+  for (let at = text.indexOf(0x2c, start); at !== -1 && at < end; at = text.indexOf(0x2c, at + 1)) {
+    if (++count >= MAX_VALUES_PER_LONG_LINE) break
+  }
+  return count
 }
 
 /** Every event of one archive, as a list (for a caller that needs them all, and tests). */
