@@ -13,6 +13,7 @@ import {
   type OutboundAddress,
   ProviderTransport,
   type ProviderTransportSettings,
+  SMALL_ANSWER_BYTES,
 } from './provider-transport.js'
 
 /** A local server standing in for a provider, and for the internal service a provider might point at. */
@@ -75,6 +76,13 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
         res.writeHead(200)
         for (let i = 0; i < 10; i++) res.write('x'.repeat(1000))
         res.end()
+      } else if (req.url === '/token-declared') {
+        res
+          .writeHead(200, { 'content-length': String(SMALL_ANSWER_BYTES + 1) })
+          .end('x'.repeat(SMALL_ANSWER_BYTES + 1))
+      } else if (req.url === '/token-chunked') {
+        res.writeHead(200)
+        res.end('x'.repeat(SMALL_ANSWER_BYTES + 1))
       } else if (req.url === '/hang') {
         held.push(res)
       } else if (req.url === '/trickle') {
@@ -218,6 +226,19 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(provider.seen).toEqual(['GET /hang'])
     // A token endpoint's answer is a few hundred bytes: still read.
     expect((await t.fetch(at(`${provider.url}/ok`), { smallAnswer: true })).status).toBe(200)
+  })
+
+  it('reads a token endpoint answer only up to SMALL_ANSWER_BYTES, whatever the body cap', async () => {
+    const t = transport({ maxBodyBytes: 32 * 1024 * 1024 })
+    for (const path of ['/token-declared', '/token-chunked']) {
+      const err = await t.fetch(at(`${provider.url}${path}`), { smallAnswer: true }).catch((e: unknown) => e)
+      expect(err, path).toBeInstanceOf(ProviderAnswerTooLargeError)
+      expect((err as Error).message).toBe(
+        `provider unreachable: a token endpoint answer is larger than ${SMALL_ANSWER_BYTES} bytes, the most Unigate reads of one`,
+      )
+    }
+    // The same answer as any other call's is read whole, under the body cap.
+    expect((await t.fetch(at(`${provider.url}/token-chunked`))).body.length).toBe(SMALL_ANSWER_BYTES + 1)
   })
 
   it('counts the memory Buffers hold beside the heap', () => {

@@ -39,6 +39,14 @@ export interface ProviderTransportSettings {
  */
 const SOCKETS_PER_ORIGIN = 1024
 
+/**
+ * The most of a token endpoint's answer that is read (`smallAnswer`). RFC 6749 section 5.1's answer is a
+ * few fields; with an OpenID `id_token` a few kilobytes. Without this bound such an answer was read up to
+ * UNIGATE_PROVIDER_MAX_BODY_BYTES past the memory check, and an endpoint answering 32 MiB of `[{},…]`
+ * held the event loop for 7 s in JSON.parse on every refresh (a security review, reproduced).
+ */
+export const SMALL_ANSWER_BYTES = 64 * 1024
+
 export type OutboundMethod = Dispatcher.HttpMethod
 
 export interface OutboundCall {
@@ -53,7 +61,8 @@ export interface OutboundCall {
   readonly timeoutMs?: number
   /**
    * A token endpoint's answer (a few hundred bytes): read even while memory is short, since refusing it
-   * would put the connection's token refresh into backoff for longer than the shortage lasts.
+   * would put the connection's token refresh into backoff for longer than the shortage lasts, and so read
+   * only up to SMALL_ANSWER_BYTES.
    */
   readonly smallAnswer?: boolean
   /**
@@ -137,7 +146,10 @@ export class ProviderTransport {
         }
       }
       const body = await readCapped(res.body, res.headers, {
-        cap: this.settings.maxBodyBytes,
+        cap: call.smallAnswer
+          ? Math.min(SMALL_ANSWER_BYTES, this.settings.maxBodyBytes)
+          : this.settings.maxBodyBytes,
+        ...(call.smallAnswer ? { what: 'a token endpoint answer' } : {}),
         deadlineMs: this.settings.answerDeadlineMs,
         leftMs: this.settings.answerDeadlineMs - (Date.now() - started),
       })
@@ -214,8 +226,15 @@ function isPreSplit(url: OutboundAddress): url is OutboundTarget {
 function readCapped(
   body: Readable,
   headers: AnswerHeaders,
-  limits: { cap: number; deadlineMs: number; leftMs: number },
+  limits: { cap: number; deadlineMs: number; leftMs: number; what?: string },
 ): Promise<Buffer> {
+  const tooLarge = () =>
+    limits.what === undefined
+      ? new ProviderAnswerTooLargeError(limits.cap)
+      : new ProviderAnswerTooLargeError(
+          limits.cap,
+          `${limits.what} is larger than ${limits.cap} bytes, the most Unigate reads of one`,
+        )
   const abandon = (why: Error) => {
     // Destroying emits undici's "aborted" error; nobody else listens, so it is expected here.
     body.on('error', () => undefined)
@@ -224,8 +243,7 @@ function readCapped(
   }
   const { cap } = limits
   const declared = Number(headers['content-length'])
-  if (Number.isFinite(declared) && declared > cap)
-    return Promise.reject(abandon(new ProviderAnswerTooLargeError(cap)))
+  if (Number.isFinite(declared) && declared > cap) return Promise.reject(abandon(tooLarge()))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let total = 0
@@ -245,7 +263,7 @@ function readCapped(
         chunks.push(chunk)
         return
       }
-      stop(new ProviderAnswerTooLargeError(cap))
+      stop(tooLarge())
     }
     const onEnd = () => {
       clearTimeout(deadline)
