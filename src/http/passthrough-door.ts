@@ -149,6 +149,7 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
         ip: req.socket.remoteAddress,
         note,
         log,
+        response: res,
         takeOver: () => res,
       }).catch(fail)
     }

@@ -187,6 +187,8 @@ export interface PassthroughExchange {
   readonly note: InboundNote
   /** The call's logger (made on first use by the passthrough door). */
   readonly log: () => FastifyBaseLogger
+  /** The caller's response, for the idle bound on its socket (see relayPassthrough). */
+  readonly response: ServerResponse
   /** The socket's response, taken over once the provider's status and headers are in. */
   takeOver(): ServerResponse
 }
@@ -216,6 +218,20 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
   // From the client, so an OAuth token is refreshed first when it is about to expire.
   Object.assign(headers, await resolved.client.currentAuthHeaders())
   const hasBody = call.body !== undefined && method !== 'GET' && method !== 'HEAD'
+  // A relay holds one of the provider origin's shared sockets for as long as it lasts, and undici's timeouts
+  // stop at the caller's side: its body timeout sleeps while a caller that stopped reading holds the answer
+  // back, its headers timeout waits for an upload to end. So the caller's socket may stay idle, while it
+  // uploads and while the answer streams, for twice what a provider's pause may last
+  // (UNIGATE_PROVIDER_TIMEOUT_MS; twice, so a provider pausing just under its bound is not cut here first);
+  // past it Node's server closes the socket, and undici lets the provider's go.
+  const idleMs = 2 * services.transport.settings.timeoutMs
+  // Each with a listener of its own: a response without one is closed by Node's server all the same, but
+  // the test harness's (light-my-request's) requires one.
+  const close = () => call.response.destroy()
+  if (hasBody) {
+    call.response.setTimeout(idleMs, close)
+    call.body?.once('end', () => call.response.setTimeout(0, close))
+  }
   const started = performance.now()
   let relaying: ServerResponse | undefined
   try {
@@ -238,6 +254,7 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
         const length = Number(answered['content-length'])
         noteRelayedAnswer(note, call.ip, status, Number.isFinite(length) && length >= 0 ? length : undefined)
         relaying = call.takeOver()
+        relaying.setTimeout(idleMs, close)
         relaying.writeHead(status, out)
         return relaying
       },
@@ -276,6 +293,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
       ip: request.ip,
       note: inboundNoteOf(request),
       log: () => request.log,
+      response: reply.raw,
       takeOver: () => {
         reply.hijack()
         return reply.raw
