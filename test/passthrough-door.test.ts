@@ -157,6 +157,25 @@ describe('the passthrough door answers as the passthrough routes do', () => {
     }
   })
 
+  it('answers a failure of its own as the routes do (500, details in the log only), and serves on', async () => {
+    const verifiedBefore = h.services.apiKeys.verifiedBefore
+    h.services.apiKeys.verifiedBefore = () => {
+      throw new Error('a bug with a secret detail')
+    }
+    try {
+      const headers = { authorization: `Bearer ${h.apiKey}` }
+      const path = `/passthrough/${conn}/api/users/@me/`
+      const door = await request(`${h.url}${path}`, { headers })
+      const viaRoutes = await routes.inject({ method: 'GET', url: path, headers })
+      expect(door.statusCode).toBe(500)
+      expect(viaRoutes.statusCode).toBe(500)
+      expect(await door.body.text()).toBe(viaRoutes.body)
+    } finally {
+      h.services.apiKeys.verifiedBefore = verifiedBefore
+    }
+    expect((await h.api('GET', `/passthrough/${conn}/api/users/@me/`)).status).toBe(200)
+  })
+
   it('leaves calls with a body, HEAD, and ids the router reads otherwise to the routes', async () => {
     const auth = { authorization: `Bearer ${h.apiKey}` }
     const post = await request(`${h.url}/passthrough/${conn}/i/v0/e/`, {

@@ -48,6 +48,9 @@ export function validationMessage(
   }
 }
 
+/** The whole of what a caller learns of an error that is not ours: the details go to the log only. */
+export const INTERNAL_ERROR_MESSAGE = 'internal error; the server log has the details'
+
 /** How an error is answered: its status, headers and JSON body. */
 export interface ErrorAnswer {
   readonly status: number
@@ -74,7 +77,7 @@ export function errorAnswerOf(err: unknown, log: () => FastifyBaseLogger): Error
     return { status, headers: {}, body: errorBody(status, (err as FastifyError).message) }
   }
   log().error({ err }, 'unhandled error')
-  return { status: 500, headers: {}, body: errorBody(500, 'internal error; the server log has the details') }
+  return { status: 500, headers: {}, body: errorBody(500, INTERNAL_ERROR_MESSAGE) }
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -5,7 +5,7 @@ import { inboundCall, noteError, passthroughName } from '../apicalls/index.js'
 import { unauthorized } from '../errors.js'
 import type { Services } from '../services.js'
 import { keyFromHeader } from './auth.js'
-import { errorAnswerOf } from './errors.js'
+import { errorAnswerOf, errorBody, INTERNAL_ERROR_MESSAGE } from './errors.js'
 import { PASSTHROUGH_METHODS, relayPassthrough } from './routes/passthrough.js'
 
 /** A request handler that answers `true` when it took the call, `false` to leave it to the next one. */
@@ -25,6 +25,8 @@ export interface DoorOptions {
 const PREFIX = '/passthrough/'
 const DOOR_METHODS = new Set<string>(PASSTHROUGH_METHODS)
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** What Fastify's error handler answers for an error of ours (errorAnswerOf). */
+const INTERNAL_ERROR = errorBody(500, INTERNAL_ERROR_MESSAGE)
 
 /**
  * The passthrough door: a passthrough call without a body is relayed from the HTTP server's request event,
@@ -60,7 +62,15 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
 
   return (req, res) => {
     if (!takes(req)) return false
-    serve(req, res)
+    try {
+      serve(req, res)
+    } catch (err) {
+      // A throw here would escape the server's request listener and end the process; Fastify's handler
+      // would have answered a 500.
+      options.log().error({ err }, 'unhandled error')
+      if (res.headersSent) res.destroy()
+      else res.writeHead(500, { 'content-type': JSON_TYPE }).end(JSON.stringify(INTERNAL_ERROR))
+    }
     return true
   }
 
@@ -161,7 +171,7 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
     }
     const known = apiKeys.verifiedBefore(key)
     if (known !== 'unknown') relay(known)
-    else apiKeys.verify(key).then(relay, fail)
+    else apiKeys.verify(key).then(relay).catch(fail)
   }
 }
 
