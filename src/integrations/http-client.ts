@@ -9,6 +9,7 @@ import {
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import { withoutTrailingSlashes } from './trailing-slashes.js'
 import type { RetryPolicy } from './types.js'
+import { commasUpTo } from './value-count.js'
 
 export interface ProviderRequest {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -408,9 +409,29 @@ export function joinPath(base: string, path: string): string {
   return `${withoutTrailingSlashes(base)}/${path.replace(/^\/+/, '')}`
 }
 
+/** An answer longer than this has its values counted before it is parsed (value-count.ts). */
+const COUNTED_ANSWER_BYTES = 1024 * 1024
+
+/**
+ * The most values (counted as commas) an answer over COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of
+ * JSON.parse on a slow machine, where the body cap alone allowed 32 MiB of `{},` and 7.5 s. The largest page
+ * Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred values each at the most.
+ */
+export const MAX_VALUES_PER_ANSWER = 1_000_000
+
 /** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */
 function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
   if (bytes.length === 0) return undefined
+  if (
+    bytes.length > COUNTED_ANSWER_BYTES &&
+    commasUpTo(bytes, MAX_VALUES_PER_ANSWER) >= MAX_VALUES_PER_ANSWER
+  ) {
+    throw new ApiError(
+      502,
+      `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of ` +
+        'one answer; not read (a smaller limit may help)',
+    )
+  }
   // Buffer#toString rather than a TextDecoder per answer; like TextDecoder, drop a byte-order mark.
   const decoded = bytes.toString('utf8')
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded

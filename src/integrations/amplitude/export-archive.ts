@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { ApiError, ProviderAnswerTooLargeError } from '../../errors.js'
+import { commasUpTo } from '../value-count.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 import { readZip, TOO_LARGE } from './zip.js'
 
@@ -123,7 +124,10 @@ export async function readExportArchive(
     for (let start = 0; start < text.length; ) {
       const newline = text.indexOf(0x0a, start)
       const end = newline < 0 ? text.length : newline
-      if (end - start > COUNTED_LINE_BYTES && commasBetween(text, start, end) >= MAX_VALUES_PER_LONG_LINE) {
+      if (
+        end - start > COUNTED_LINE_BYTES &&
+        commasUpTo(text, MAX_VALUES_PER_LONG_LINE, start, end) >= MAX_VALUES_PER_LONG_LINE
+      ) {
         throw new ApiError(
           502,
           `Amplitude's export holds a line of more than ${MAX_VALUES_PER_LONG_LINE} values, more than any ` +
@@ -144,15 +148,6 @@ export async function readExportArchive(
     }
   }
   return events
-}
-
-/** The commas in `text` from `start` to `end`, counted up to MAX_VALUES_PER_LONG_LINE. */
-function commasBetween(text: Buffer, start: number, end: number): number {
-  let count = 0
-  for (let at = text.indexOf(0x2c, start); at !== -1 && at < end; at = text.indexOf(0x2c, at + 1)) {
-    if (++count >= MAX_VALUES_PER_LONG_LINE) break
-  }
-  return count
 }
 
 /** Every event of one archive, as a list (for a caller that needs them all, and tests). */

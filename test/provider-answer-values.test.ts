@@ -1,0 +1,62 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_VALUES_PER_ANSWER } from '../src/integrations/http-client.js'
+import { type Harness, startHarness } from './support/harness.js'
+
+/**
+ * A connection's creator may point it at an address of their own (Fathom's `api_url` here). JSON.parse
+ * takes its time per value, and an answer under the body cap made of empty objects held the event loop for
+ * 7.5 s (a security review, reproduced): such an answer is refused before it is parsed.
+ */
+describe('a provider answer of more values than Unigate parses at once', () => {
+  let h: Harness
+  let providerUrl: string
+  const answers: Record<string, Buffer> = {
+    // 30 MB of `{},`, under the default body cap (32 MiB): 10 million values.
+    '/dense': Buffer.from(`{"sites":[${'{},'.repeat(10_000_000)}{}]}`),
+    // 4 MiB of text in a few values: read as before.
+    '/wide': Buffer.from(
+      JSON.stringify({
+        object: 'list',
+        data: [{ id: 'a', name: 'x'.repeat(4 * 1024 * 1024) }],
+        has_more: false,
+      }),
+    ),
+  }
+  let next = '/wide'
+  const provider = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    if (req.url?.endsWith('/token')) res.end(JSON.stringify({ name: 'x', abilities: ['*'] }))
+    else res.end(answers[next])
+  })
+
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
+    providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    await h?.close()
+    await new Promise((resolve) => provider.close(resolve))
+  })
+
+  it('is a 502 naming the bound, and an answer as long in few values is read', async () => {
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'fathom',
+        auth: { api_key: 'a-valid-token-1', meta: { api_url: providerUrl } },
+      },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    next = '/dense'
+    const dense = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`)
+    expect(dense.status).toBe(502)
+    expect(dense.body.message).toContain(
+      `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer`,
+    )
+    next = '/wide'
+    const wide = await h.api<unknown[]>('GET', `/analytics/${conn.body.id}/property`)
+    expect(wide.status, JSON.stringify(wide.body).slice(0, 300)).toBe(200)
+  })
+})
