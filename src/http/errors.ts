@@ -49,7 +49,7 @@ export function validationMessage(
 }
 
 /** The whole of what a caller learns of an error that is not ours: the details go to the log only. */
-export const INTERNAL_ERROR_MESSAGE = 'internal error; the server log has the details'
+const INTERNAL_ERROR_MESSAGE = 'internal error; the server log has the details'
 
 /** How an error is answered: its status, headers and JSON body. */
 export interface ErrorAnswer {

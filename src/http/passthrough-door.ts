@@ -5,7 +5,7 @@ import { inboundCall, noteError, passthroughName } from '../apicalls/index.js'
 import { unauthorized } from '../errors.js'
 import type { Services } from '../services.js'
 import { keyFromHeader } from './auth.js'
-import { errorAnswerOf, errorBody, INTERNAL_ERROR_MESSAGE } from './errors.js'
+import { type ErrorAnswer, errorAnswerOf } from './errors.js'
 import { PASSTHROUGH_METHODS, relayPassthrough } from './routes/passthrough.js'
 
 /** A request handler that answers `true` when it took the call, `false` to leave it to the next one. */
@@ -25,8 +25,6 @@ export interface DoorOptions {
 const PREFIX = '/passthrough/'
 const DOOR_METHODS = new Set<string>(PASSTHROUGH_METHODS)
 const JSON_TYPE = 'application/json; charset=utf-8'
-/** What Fastify's error handler answers for an error of ours (errorAnswerOf). */
-const INTERNAL_ERROR = errorBody(500, INTERNAL_ERROR_MESSAGE)
 
 /**
  * The passthrough door: a passthrough call without a body is relayed from the HTTP server's request event,
@@ -50,8 +48,7 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
       if (h['content-type'] !== undefined || h['transfer-encoding'] !== undefined) return false
       if (h['content-length'] !== undefined && h['content-length'] !== '0') return false
     }
-    let end = PREFIX.length
-    while (end < url.length && url[end] !== '/' && url[end] !== '?') end++
+    const end = idEndOf(url)
     const idLength = end - PREFIX.length
     if (idLength === 0 || idLength > options.maxParamLength) return false
     // The router decodes the id (and may refuse it) where the relay decodes it itself: left to the routes.
@@ -67,9 +64,8 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
     } catch (err) {
       // A throw here would escape the server's request listener and end the process; Fastify's handler
       // would have answered a 500.
-      options.log().error({ err }, 'unhandled error')
       if (res.headersSent) res.destroy()
-      else res.writeHead(500, { 'content-type': JSON_TYPE }).end(JSON.stringify(INTERNAL_ERROR))
+      else writeError(res, errorAnswerOf(err, options.log))
     }
     return true
   }
@@ -133,11 +129,8 @@ export function passthroughDoor(services: Services, options: DoorOptions): Door 
           return
         }
         const answer = errorAnswerOf(err, log)
-        const text = JSON.stringify(answer.body)
-        const size = Buffer.byteLength(text)
+        const size = writeError(res, answer)
         if (workspaceId !== undefined) noteError(note, req.socket.remoteAddress, answer.body.message, size)
-        res.writeHead(answer.status, { ...answer.headers, 'content-type': JSON_TYPE, 'content-length': size })
-        res.end(text)
       } catch (failure) {
         log().error({ err: failure }, 'could not answer the error')
         res.destroy()
@@ -193,20 +186,30 @@ function routerReads(url: string): boolean {
   }
 }
 
+/** Where the connection id of a passthrough address ends: at its first `/` or `?`, or at the end. */
+function idEndOf(url: string): number {
+  let end = PREFIX.length
+  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++
+  return end
+}
+
 /** The connection id as the route's parameter would read it (the door takes only ids without `%`). */
 function connectionIdOf(url: string): string {
-  const rest = url.slice(PREFIX.length)
-  const end = rest.search(/[/?]/)
-  return end === -1 ? rest : rest.slice(0, end)
+  return url.slice(PREFIX.length, idEndOf(url))
 }
 
 /** The route a call matched, in the SDK's form, as the routes' API-call records name it. */
 function patternOf(url: string): string {
-  const rest = url.slice(PREFIX.length)
-  const end = rest.search(/[/?]/)
-  return end !== -1 && rest[end] === '/'
-    ? '/passthrough/{connection_id}/{path}'
-    : '/passthrough/{connection_id}'
+  return url[idEndOf(url)] === '/' ? '/passthrough/{connection_id}/{path}' : '/passthrough/{connection_id}'
+}
+
+/** Writes an error answer as Fastify's reply would send it; answers its size in bytes. */
+function writeError(res: ServerResponse, answer: ErrorAnswer): number {
+  const text = JSON.stringify(answer.body)
+  const size = Buffer.byteLength(text)
+  res.writeHead(answer.status, { ...answer.headers, 'content-type': JSON_TYPE, 'content-length': size })
+  res.end(text)
+  return size
 }
 
 function lengthOf(res: ServerResponse): number | undefined {
