@@ -102,6 +102,14 @@ export interface OutboundSettings {
   /** Calls a busy connection may queue beyond that (UNIGATE_PROVIDER_CONNECTION_QUEUE, default 64); more are answered 429. */
   readonly connectionQueue: number
   /**
+   * Provider calls one workspace may have in flight in this process over all its connections
+   * (UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY, default 256, a quarter of the sockets a provider origin shares),
+   * so one workspace's many connections cannot take every socket to a provider from the others.
+   */
+  readonly workspaceConcurrency: number
+  /** Calls a busy workspace may queue beyond that (UNIGATE_PROVIDER_WORKSPACE_QUEUE, default 1024); more are answered 429. */
+  readonly workspaceQueue: number
+  /**
    * While the JavaScript heap is past this percent of its limit, no provider answer is read into memory: such
    * calls are answered 503 with Retry-After (UNIGATE_HEAP_SHED_PERCENT, default 75; 100 or more never sheds).
    */
@@ -269,6 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       operationDeadlineMs: int(env, 'UNIGATE_OPERATION_DEADLINE_MS', 600_000, 1_000),
       connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
       connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
+      workspaceConcurrency: int(env, 'UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY', 256, 1),
+      workspaceQueue: int(env, 'UNIGATE_PROVIDER_WORKSPACE_QUEUE', 1024, 0),
       heapShedPercent: int(env, 'UNIGATE_HEAP_SHED_PERCENT', 75, 1),
     },
     webhooks: loadWebhookSettings(env, databaseUrl === undefined),

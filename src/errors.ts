@@ -66,15 +66,27 @@ export class ProviderAnswerTooLargeError extends ProviderUnreachableError {
   }
 }
 
-/** A connection already has its share of provider calls running and queued (src/outbound/connection-limiter.ts). */
+/** Whose share of provider calls a ConnectionBusyError names, and the settings that size it. */
+const BUSY_SCOPES = {
+  connection: 'UNIGATE_PROVIDER_CONNECTION',
+  workspace: 'UNIGATE_PROVIDER_WORKSPACE',
+} as const
+export type BusyScope = keyof typeof BUSY_SCOPES
+
+/**
+ * A connection, or the workspace it belongs to, already has its share of provider calls running and queued
+ * (src/outbound/connection-limiter.ts): answered 429.
+ */
 export class ConnectionBusyError extends Error {
   constructor(
     readonly concurrency: number,
     readonly queue: number,
+    readonly scope: BusyScope = 'connection',
   ) {
+    const setting = BUSY_SCOPES[scope]
     super(
-      `this connection already has ${concurrency} provider calls running and ${queue} waiting, its limit ` +
-        `(UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=${concurrency}, UNIGATE_PROVIDER_CONNECTION_QUEUE=${queue}); retry later`,
+      `this ${scope} already has ${concurrency} provider calls running and ${queue} waiting, its limit ` +
+        `(${setting}_CONCURRENCY=${concurrency}, ${setting}_QUEUE=${queue}); retry later`,
     )
     this.name = 'ConnectionBusyError'
   }

@@ -38,4 +38,14 @@ describe('ConnectionLimiter', () => {
     again()
     expect(limiter.load('a')).toEqual({ active: 0, waiting: 0 })
   })
+
+  it('names the workspace settings when it bounds workspaces', async () => {
+    const limiter = new ConnectionLimiter({ concurrency: 1, queue: 0 }, 'workspace')
+    const release = await limiter.acquire('ws_1')
+    await expect(limiter.acquire('ws_1')).rejects.toThrow(
+      'this workspace already has 1 provider calls running and 0 waiting, its limit ' +
+        '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=1, UNIGATE_PROVIDER_WORKSPACE_QUEUE=0); retry later',
+    )
+    release()
+  })
 })

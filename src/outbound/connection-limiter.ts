@@ -1,4 +1,4 @@
-import { ConnectionBusyError } from '../errors.js'
+import { type BusyScope, ConnectionBusyError } from '../errors.js'
 
 export interface ConnectionLimits {
   /** Calls one key may run at once. */
@@ -13,15 +13,18 @@ interface Lane {
 }
 
 /**
- * Per-connection fairness: each key (a connection id) runs at most `concurrency` provider calls at once and
- * queues at most `queue` more, first come first served; beyond that ConnectionBusyError, answered 429. The
- * shared socket pool is sized above this, so one tenant's slow calls wait behind each other, not in front of
- * everyone else's.
+ * Fairness per key: each key (a connection id, or a workspace id) runs at most `concurrency` provider calls
+ * at once and queues at most `queue` more, first come first served; beyond that ConnectionBusyError naming
+ * the `scope`, answered 429. The shared socket pool is sized above this, so one tenant's slow calls wait
+ * behind each other, not in front of everyone else's.
  */
 export class ConnectionLimiter {
   private readonly lanes = new Map<string, Lane>()
 
-  constructor(readonly limits: ConnectionLimits) {}
+  constructor(
+    readonly limits: ConnectionLimits,
+    private readonly scope: BusyScope = 'connection',
+  ) {}
 
   /** Waits for a slot; answers the function that frees it (calling it more than once is harmless). */
   async acquire(key: string): Promise<() => void> {
@@ -34,7 +37,7 @@ export class ConnectionLimiter {
       lane.active++
     } else {
       if (lane.waiting.length >= this.limits.queue) {
-        throw new ConnectionBusyError(this.limits.concurrency, this.limits.queue)
+        throw new ConnectionBusyError(this.limits.concurrency, this.limits.queue, this.scope)
       }
       // The slot is handed over by release(): `active` already counts this call when it resumes.
       await new Promise<void>((resolve) => lane!.waiting.push(resolve))

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   ApiError,
+  ConnectionBusyError,
   ProviderAnswerTooLargeError,
   ProviderTimeoutError,
   ProviderUnreachableError,
@@ -38,6 +39,8 @@ const settings = (over: Partial<ProviderTransportSettings> = {}): ProviderTransp
   operationDeadlineMs: 600_000,
   connectionConcurrency: 4,
   connectionQueue: 4,
+  workspaceConcurrency: 256,
+  workspaceQueue: 1024,
   heapShedPercent: 75,
   ...over,
 })
@@ -278,6 +281,51 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(String(await whileRelaying)).toMatch(/retry later/)
     expect(t.limiter.load('cn_1').active).toBe(0)
     expect((await t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_1' })).status).toBe(200)
+  })
+
+  it("bounds a workspace's calls over all its connections, and leaves other workspaces' alone", async () => {
+    const t = transport({
+      connectionConcurrency: 4,
+      connectionQueue: 4,
+      workspaceConcurrency: 2,
+      workspaceQueue: 1,
+    })
+    // Two relays of one workspace on two connections, each holding its socket while its caller reads.
+    const relays: (() => void)[] = []
+    const relaying = ['cn_a', 'cn_b'].map(
+      (limitKey) =>
+        new Promise<void>((started) => {
+          void t.pipe(at(`${provider.url}/ok`), { limitKey, workspaceKey: 'ws_1' }, () => {
+            started()
+            return new Writable({ write: (_chunk, _encoding, done) => relays.push(done) })
+          })
+        }),
+    )
+    await Promise.all(relaying)
+    expect(t.workspaceLimiter.load('ws_1')).toEqual({ active: 2, waiting: 0 })
+    // A third connection of the workspace waits its turn; past the workspace's queue, a 429's error.
+    const queued = t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_c', workspaceKey: 'ws_1' })
+    const refused = await t
+      .fetch(at(`${provider.url}/ok`), { limitKey: 'cn_d', workspaceKey: 'ws_1' })
+      .catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ConnectionBusyError)
+    expect((refused as Error).message).toBe(
+      'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
+        '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
+    )
+    // The refused call gave its connection's slot back; the queued one holds its own while it waits.
+    expect(t.limiter.load('cn_d')).toEqual({ active: 0, waiting: 0 })
+    expect(t.limiter.load('cn_c')).toEqual({ active: 1, waiting: 0 })
+    // Another workspace's call to the same provider goes straight through.
+    expect((await t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_x', workspaceKey: 'ws_2' })).status).toBe(
+      200,
+    )
+    // Once a relay's caller reads on, its slot passes to the queued call.
+    for (const done of relays.splice(0)) done()
+    expect((await queued).status).toBe(200)
+    while (relays.length > 0) relays.shift()!()
+    expect(t.workspaceLimiter.load('ws_1')).toEqual({ active: 0, waiting: 0 })
+    expect(t.limiter.load('cn_c')).toEqual({ active: 0, waiting: 0 })
   })
 
   it('frees the slot of a relay that fails before the answer, and says it timed out', async () => {

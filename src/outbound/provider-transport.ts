@@ -27,6 +27,9 @@ export interface ProviderTransportSettings {
   readonly operationDeadlineMs: number
   readonly connectionConcurrency: number
   readonly connectionQueue: number
+  /** Calls one workspace runs at once, over all its connections, and queues beyond that (see `slots`). */
+  readonly workspaceConcurrency: number
+  readonly workspaceQueue: number
   /** No answer is read into memory while the heap is past this percent of its limit (see HeapGuard). */
   readonly heapShedPercent: number
   /** The heap's use, V8's own unless a test gives another. */
@@ -34,8 +37,9 @@ export interface ProviderTransportSettings {
 }
 
 /**
- * Sockets per provider origin, shared by every connection. Far above one connection's concurrency so the
- * per-connection limit is what binds: a saturated connection waits on its own lane, never on the pool.
+ * Sockets per provider origin, shared by every connection and workspace. Far above one connection's
+ * concurrency, and above one workspace's by default, so those limits are what bind: a saturated connection
+ * or workspace waits on its own lane, never on the pool.
  */
 const SOCKETS_PER_ORIGIN = 1024
 
@@ -55,7 +59,10 @@ export interface OutboundCall {
   readonly body?: string | Buffer | Readable | null
   /** The connection the call is made for: it takes one of that connection's slots. */
   readonly limitKey?: string
-  /** The workspace the call is made for: while memory is short, those that read the most lately wait first. */
+  /**
+   * The workspace the call is made for: it takes one of that workspace's slots too, and while memory is
+   * short, the workspaces that read the most lately wait first.
+   */
   readonly workspaceKey?: string
   /** Headers and body timeout for this call (default: the transport's). */
   readonly timeoutMs?: number
@@ -110,6 +117,7 @@ export class ProviderTransport {
   private readonly agent: GuardedAgentOnFirstUse
   private readonly heap: HeapGuard
   readonly limiter: ConnectionLimiter
+  readonly workspaceLimiter: ConnectionLimiter
 
   constructor(readonly settings: ProviderTransportSettings) {
     this.agent = new GuardedAgentOnFirstUse({
@@ -121,6 +129,10 @@ export class ProviderTransport {
       concurrency: settings.connectionConcurrency,
       queue: settings.connectionQueue,
     })
+    this.workspaceLimiter = new ConnectionLimiter(
+      { concurrency: settings.workspaceConcurrency, queue: settings.workspaceQueue },
+      'workspace',
+    )
     this.heap = new HeapGuard(settings.heapShedPercent, settings.heapUse)
   }
 
@@ -129,7 +141,7 @@ export class ProviderTransport {
    * process is short of memory.
    */
   async fetch(url: OutboundAddress, call: OutboundCall = {}): Promise<BufferedAnswer> {
-    const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    const release = await this.slots(call)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
       // After the connection's queue: a call that waited there while memory ran short is refused too.
@@ -172,7 +184,7 @@ export class ProviderTransport {
     call: OutboundCall,
     into: (answer: { status: number; headers: AnswerHeaders }) => Writable,
   ): Promise<void> {
-    const release = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    const release = await this.slots(call)
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
     try {
       const { stream, agent } = await this.agent.kit()
@@ -185,6 +197,30 @@ export class ProviderTransport {
       throw outboundFailure(err, timeoutMs)
     } finally {
       release?.()
+    }
+  }
+
+  /**
+   * The call's slot on its connection's lane, then on its workspace's; answers the function that frees both.
+   * Without the workspace's lane, a key holder's many connections (one may be created from any credentials)
+   * could each hold their share of slow calls, a relay to a caller reading a byte now and then, until they
+   * held every socket of a provider origin that other workspaces share. The connection's slot is taken first:
+   * a call waiting for its workspace then holds up only its own connection, where the other order had one
+   * busy connection's queue fill the workspace's slots.
+   */
+  private async slots(call: OutboundCall): Promise<(() => void) | undefined> {
+    const connection = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    if (call.workspaceKey === undefined) return connection
+    let workspace: () => void
+    try {
+      workspace = await this.workspaceLimiter.acquire(call.workspaceKey)
+    } catch (err) {
+      connection?.()
+      throw err
+    }
+    return () => {
+      workspace()
+      connection?.()
     }
   }
 

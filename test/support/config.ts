@@ -30,6 +30,8 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       operationDeadlineMs: 600_000,
       connectionConcurrency: 8,
       connectionQueue: 64,
+      workspaceConcurrency: 256,
+      workspaceQueue: 1024,
       heapShedPercent: 75,
     },
     webhooks: {

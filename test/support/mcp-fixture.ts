@@ -118,6 +118,8 @@ export function fixtureConnection(
       operationDeadlineMs: 600_000,
       connectionConcurrency: 8,
       connectionQueue: 64,
+      workspaceConcurrency: 256,
+      workspaceQueue: 1024,
       heapShedPercent: 75,
     }),
   })

@@ -244,6 +244,7 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
         headers,
         body: hasBody ? (call.body ?? null) : null,
         limitKey: connection.id,
+        workspaceKey: call.workspaceId,
       },
       ({ status, headers: answered }) => {
         noteProviderTime(note, performance.now() - started)

@@ -38,6 +38,8 @@ const transport = new ProviderTransport({
   operationDeadlineMs: 600_000,
   connectionConcurrency: 8,
   connectionQueue: 64,
+  workspaceConcurrency: 256,
+  workspaceQueue: 1024,
   heapShedPercent: 75,
 })
 beforeAll(async () => {

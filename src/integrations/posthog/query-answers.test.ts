@@ -78,6 +78,8 @@ function context(maxRetries: number): HandlerContext {
     operationDeadlineMs: 600_000,
     connectionConcurrency: 8,
     connectionQueue: 64,
+    workspaceConcurrency: 256,
+    workspaceQueue: 1024,
     heapShedPercent: 75,
   })
   transports.push(transport)
