@@ -208,12 +208,14 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`)
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Infinity): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < min)
-    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Infinity ? `>= ${min}` : `from ${min} to ${max}`
+    throw new ConfigError(`${name} must be an integer ${range}, got "${raw}"`)
+  }
   return value
 }
 
@@ -277,7 +279,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       operationDeadlineMs: int(env, 'UNIGATE_OPERATION_DEADLINE_MS', 600_000, 1_000),
       connectionConcurrency: int(env, 'UNIGATE_PROVIDER_CONNECTION_CONCURRENCY', 8, 1),
       connectionQueue: int(env, 'UNIGATE_PROVIDER_CONNECTION_QUEUE', 64, 0),
-      workspaceConcurrency: int(env, 'UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY', 256, 1),
+      // Below the sockets a provider origin shares (SOCKETS_PER_ORIGIN in src/outbound/provider-transport.ts):
+      // at or above them one workspace could hold them all, and the bound would protect nothing.
+      workspaceConcurrency: int(env, 'UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY', 256, 1, 1023),
       workspaceQueue: int(env, 'UNIGATE_PROVIDER_WORKSPACE_QUEUE', 1024, 0),
       heapShedPercent: int(env, 'UNIGATE_HEAP_SHED_PERCENT', 75, 1),
     },

@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, connect } from 'node:net'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testConfig } from './support/config.js'
@@ -40,7 +40,7 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
     providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
     h = await startHarness('sqlite', {
-      outbound: { ...testConfig('sqlite').outbound, workspaceConcurrency: 2, workspaceQueue: 0 },
+      outbound: { ...testConfig('sqlite').outbound, workspaceConcurrency: 2, workspaceQueue: 1 },
     })
   })
   afterAll(async () => {
@@ -62,28 +62,41 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     return c.body.id
   }
 
-  it('a third relay of the workspace is a 429 naming the limit; another workspace goes on', async () => {
-    const [first, second, third] = [
-      await connectionOf(h.apiKey),
-      await connectionOf(h.apiKey),
-      await connectionOf(h.apiKey),
-    ]
-    // Two relays of two connections, their answers begun and still streaming.
+  /** Two relays of the workspace on connections of their own, their answers begun and held open. */
+  const holdTwo = async () => {
     const relays = await Promise.all(
-      [first, second].map((id) =>
+      [await connectionOf(h.apiKey), await connectionOf(h.apiKey)].map((id) =>
         request(`${h.url}/passthrough/${id}/held`, { headers: { authorization: `Bearer ${h.apiKey}` } }),
       ),
     )
     for (const relay of relays) expect(relay.statusCode).toBe(200)
+    return async () => {
+      for (const res of held.splice(0)) res.end(' last bytes')
+      for (const relay of relays) expect(await relay.body.text()).toBe('first bytes last bytes')
+    }
+  }
+  const waiting = () => h.services.transport.workspaceLimiter.load(h.workspaceId).waiting
 
-    const refused = await h.api<{ message: string }>('GET', `/passthrough/${third}/other`)
-    expect(refused.status).toBe(429)
-    expect(refused.headers['retry-after']).toBe('1')
-    expect(refused.body.message).toBe(
-      'this workspace already has 2 provider calls running and 0 waiting, its limit ' +
-        '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=0); retry later',
-    )
-    // Nothing of it reached the provider.
+  it('past its queue a relay of the workspace is a 429 naming the limit; another workspace goes on', async () => {
+    const third = await connectionOf(h.apiKey)
+    const fourth = await connectionOf(h.apiKey)
+    const release = await holdTwo()
+    // A third call waits its turn (the queue holds one); a fourth is refused, by the door and the routes alike.
+    const queued = h.api('GET', `/passthrough/${third}/queued`)
+    while (waiting() < 1) await new Promise((r) => setTimeout(r, 10))
+    const refusals = [
+      await h.api<{ message: string }>('GET', `/passthrough/${fourth}/other`),
+      await h.api<{ message: string }>('POST', `/passthrough/${fourth}/other`, { body: { a: 1 } }),
+    ]
+    for (const refused of refusals) {
+      expect(refused.status).toBe(429)
+      expect(refused.headers['retry-after']).toBe('1')
+      expect(refused.body.message).toBe(
+        'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
+          '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
+      )
+    }
+    // Nothing of them reached the provider.
     expect(seen.filter((path) => path.endsWith('/other'))).toEqual([])
 
     // Another workspace's relay to the same provider goes through meanwhile.
@@ -94,10 +107,29 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     expect(elsewhere.status, elsewhere.text).toBe(200)
     expect(elsewhere.text).toBe('{"ok":true}')
 
-    // Once the held answers end, the workspace's calls go again.
-    for (const res of held.splice(0)) res.end(' last bytes')
-    for (const relay of relays) expect(await relay.body.text()).toBe('first bytes last bytes')
-    const again = await h.api('GET', `/passthrough/${third}/other`)
+    // Once the held answers end, the queued call goes, and the workspace's calls go again.
+    await release()
+    expect((await queued).status).toBe(200)
+    const again = await h.api('GET', `/passthrough/${fourth}/other`)
     expect(again.status, again.text).toBe(200)
+  })
+
+  it('a caller that leaves while its call waits for a slot takes the call with it', async () => {
+    const third = await connectionOf(h.apiKey)
+    const release = await holdTwo()
+    const socket = connect(Number(new URL(h.url).port), '127.0.0.1')
+    socket.on('error', () => undefined)
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write(
+      `DELETE /passthrough/${third}/after-leaving HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.apiKey}\r\n\r\n`,
+    )
+    while (waiting() < 1) await new Promise((r) => setTimeout(r, 10))
+    socket.destroy()
+    while (waiting() > 0) await new Promise((r) => setTimeout(r, 10))
+    // The slots come free: the call that was waiting is not sent after all.
+    await release()
+    const after = await h.api('GET', `/passthrough/${third}/other`)
+    expect(after.status, after.text).toBe(200)
+    expect(seen.filter((path) => path.endsWith('/after-leaving'))).toEqual([])
   })
 })

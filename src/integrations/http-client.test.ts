@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.js'
-import type { ProviderTransport } from '../outbound/index.js'
+import { ProviderTransport } from '../outbound/index.js'
 import { OPERATION_BODY_CAPS, ProviderClient, redactSecrets } from './http-client.js'
 
 const client = (baseUrl: string) =>
@@ -236,6 +236,40 @@ describe('ProviderClient.forOperation, time', () => {
         .json({ path: '/x' }),
     ).toEqual([])
     expect(sent).toBe(1)
+  })
+})
+
+describe('ProviderClient.forOperation, waiting for a slot', () => {
+  it("waits for its connection's or workspace's slot no longer than the operation may last: a 504", async () => {
+    const transport = new ProviderTransport({
+      allowAddresses: ['loopback'],
+      timeoutMs: 2_000,
+      maxBodyBytes: 4096,
+      answerDeadlineMs: 60_000,
+      operationDeadlineMs: 600_000,
+      connectionConcurrency: 8,
+      connectionQueue: 8,
+      workspaceConcurrency: 1,
+      workspaceQueue: 8,
+      heapShedPercent: 75,
+    })
+    // The workspace's one slot, held by another of its calls (a relay to a slow reader, say).
+    const held = await transport.workspaceLimiter.acquire('ws_1')
+    const operation = new ProviderClient({
+      ...client('http://127.0.0.1:9').options,
+      transport,
+      limitKey: 'cn_1',
+      workspaceKey: 'ws_1',
+    }).forOperation({ until: { at: Date.now() + 100, setting: 'UNIGATE_OPERATION_DEADLINE_MS', ms: 100 } })
+    await expect(operation.json({ path: '/x' })).rejects.toMatchObject({
+      statusCode: 504,
+      message: expect.stringContaining('(UNIGATE_OPERATION_DEADLINE_MS); nothing more was asked'),
+    })
+    // It left both queues, and its connection's slot is free again.
+    expect(transport.workspaceLimiter.load('ws_1')).toEqual({ active: 1, waiting: 0 })
+    expect(transport.limiter.load('cn_1')).toEqual({ active: 0, waiting: 0 })
+    held()
+    await transport.close()
   })
 })
 

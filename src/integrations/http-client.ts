@@ -5,6 +5,7 @@ import {
   type OutboundMethod,
   outboundTarget,
   type ProviderTransport,
+  type SlotWait,
 } from '../outbound/index.js'
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import { withoutTrailingSlashes } from './trailing-slashes.js'
@@ -139,21 +140,27 @@ export interface OperationLimits {
 class OperationBudget {
   private callsLeft: number
   private bytesLeft: number
+  /** A call waiting for its connection's or workspace's slot waits no longer than the operation may last. */
+  readonly slotWait: SlotWait | undefined
 
   constructor(readonly limits: OperationLimits) {
     this.callsLeft = limits.calls
     this.bytesLeft = limits.bytes
+    const { until } = limits
+    this.slotWait = until && { until: until.at, expired: () => this.deadlinePassed(until) }
+  }
+
+  private deadlinePassed(until: NonNullable<OperationLimits['until']>): ApiError {
+    return new ApiError(
+      504,
+      `this request has been reading from the provider for ${Math.round(until.ms / 1000)} s, the most Unigate ` +
+        `allows one (${until.setting}); nothing more was asked`,
+    )
   }
 
   call(): void {
     const { until } = this.limits
-    if (until !== undefined && Date.now() >= until.at) {
-      throw new ApiError(
-        504,
-        `this request has been reading from the provider for ${Math.round(until.ms / 1000)} s, the most Unigate ` +
-          `allows one (${until.setting}); nothing more was asked`,
-      )
-    }
+    if (until !== undefined && Date.now() >= until.at) throw this.deadlinePassed(until)
     if (this.callsLeft-- <= 0) {
       throw new ApiError(
         502,
@@ -210,6 +217,11 @@ export class ProviderClient {
         until: limits.until && limits.until.at < own.at ? limits.until : own,
       }),
     )
+  }
+
+  /** How long a call of this operation may wait for a provider slot (OutboundCall.wait). */
+  get slotWait(): SlotWait | undefined {
+    return this.budget?.slotWait
   }
 
   /** Counts one provider call against the operation's budget (a 502 past it); for calls made beside `send`. */
@@ -351,6 +363,7 @@ export class ProviderClient {
       body: payload ?? null,
       timeoutMs: this.options.timeoutMs,
       ...this.owner,
+      ...(this.budget?.slotWait ? { wait: this.budget.slotWait } : {}),
       ...(onAnswer !== undefined ? { onAnswer } : {}),
     })
     this.countAnswer(res.body.length)

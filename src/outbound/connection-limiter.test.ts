@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConnectionBusyError } from '../errors.js'
-import { ConnectionLimiter } from './connection-limiter.js'
+import { CallerLeftError, ConnectionLimiter } from './connection-limiter.js'
 
 describe('ConnectionLimiter', () => {
   it('runs up to the limit per key, queues up to the bound, refuses beyond, and hands slots over in order', async () => {
@@ -47,5 +47,39 @@ describe('ConnectionLimiter', () => {
         '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=1, UNIGATE_PROVIDER_WORKSPACE_QUEUE=0); retry later',
     )
     release()
+  })
+
+  it('takes a waiting call out of the queue once its caller has gone: the slot passes to the next', async () => {
+    const limiter = new ConnectionLimiter({ concurrency: 1, queue: 2 })
+    const first = await limiter.acquire('a')
+    let goes: (() => void) | undefined
+    const gone = limiter.acquire('a', { callerGone: (leave) => (goes = leave) })
+    const next = limiter.acquire('a')
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 2 })
+    goes!()
+    await expect(gone).rejects.toBeInstanceOf(CallerLeftError)
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 1 })
+    first()
+    const second = await next
+    // Leaving after the slot was granted changes nothing.
+    goes!()
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 0 })
+    second()
+    expect(limiter.load('a')).toEqual({ active: 0, waiting: 0 })
+  })
+
+  it('gives up waiting at the deadline with the error the caller names', async () => {
+    const limiter = new ConnectionLimiter({ concurrency: 1, queue: 1 })
+    const first = await limiter.acquire('a')
+    const late = limiter.acquire('a', { until: Date.now() + 50, expired: () => new Error('too late') })
+    await expect(late).rejects.toThrow('too late')
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 0 })
+    first()
+    expect(limiter.load('a')).toEqual({ active: 0, waiting: 0 })
+    // A call granted before its deadline keeps its slot past it.
+    const held = await limiter.acquire('a', { until: Date.now() + 20, expired: () => new Error('too late') })
+    await new Promise((r) => setTimeout(r, 40))
+    expect(limiter.load('a')).toEqual({ active: 1, waiting: 0 })
+    held()
   })
 })

@@ -9,7 +9,12 @@ export {
   type UrlRules,
 } from './address-policy.js'
 export { GuardedAgentOnFirstUse, type OutboundKit } from './agent-on-first-use.js'
-export { ConnectionLimiter, type ConnectionLimits } from './connection-limiter.js'
+export {
+  CallerLeftError,
+  ConnectionLimiter,
+  type ConnectionLimits,
+  type SlotWait,
+} from './connection-limiter.js'
 // Not `guardedAgent` itself: importing it loads undici, which agent-on-first-use.ts defers to a first call.
 export type { GuardedAgentOptions } from './guarded-agent.js'
 export {

@@ -9,7 +9,7 @@ import {
 } from '../errors.js'
 import { type GuardedRange, POLICY_REFUSAL_CODE } from './address-policy.js'
 import { GuardedAgentOnFirstUse } from './agent-on-first-use.js'
-import { ConnectionLimiter } from './connection-limiter.js'
+import { ConnectionLimiter, type SlotWait } from './connection-limiter.js'
 import { HeapGuard, type HeapUse } from './heap-guard.js'
 
 export interface ProviderTransportSettings {
@@ -78,6 +78,8 @@ export interface OutboundCall {
    * Buffered exchanges only (`fetch`); `pipe` hands the status to its writable instead.
    */
   readonly onAnswer?: (status: number) => void
+  /** How long the call may wait for its connection's and workspace's slots: until its caller leaves, its deadline. */
+  readonly wait?: SlotWait
 }
 
 /**
@@ -209,11 +211,12 @@ export class ProviderTransport {
    * busy connection's queue fill the workspace's slots.
    */
   private async slots(call: OutboundCall): Promise<(() => void) | undefined> {
-    const connection = call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey)
+    const connection =
+      call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey, call.wait)
     if (call.workspaceKey === undefined) return connection
     let workspace: () => void
     try {
-      workspace = await this.workspaceLimiter.acquire(call.workspaceKey)
+      workspace = await this.workspaceLimiter.acquire(call.workspaceKey, call.wait)
     } catch (err) {
       connection?.()
       throw err

@@ -245,6 +245,8 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
         body: hasBody ? (call.body ?? null) : null,
         limitKey: connection.id,
         workspaceKey: call.workspaceId,
+        // A caller that leaves while its call waits for a slot takes the call with it: it is never sent.
+        wait: { callerGone: (leave) => callerGone(call.response, leave) },
       },
       ({ status, headers: answered }) => {
         noteProviderTime(note, performance.now() - started)
@@ -269,6 +271,12 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
     call.log().warn({ err }, 'the relayed answer ended early (the provider or the caller closed it)')
     relaying.destroy()
   }
+}
+
+/** Calls `leave` once the caller's request has closed (at once if it has already). */
+function callerGone(response: ServerResponse, leave: () => void): void {
+  if (response.destroyed || response.socket?.destroyed === true) leave()
+  else response.once('close', leave)
 }
 
 /** The methods passthrough forwards (HEAD is Fastify's, answered from GET's route). */

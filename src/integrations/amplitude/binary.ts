@@ -19,6 +19,7 @@ export async function getBinary(
       headers: { ...options.authHeaders, ...headers },
       timeoutMs: options.timeoutMs,
       ...client.owner,
+      ...(client.slotWait ? { wait: client.slotWait } : {}),
     })
     // Counted as a call, not in the operation's answer bytes: archives are read one at a time, each within
     // the body cap and the unpacked cap, their unpacked size charged to the request's own budget

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from './config.js'
+
+const base = () => ({
+  UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'unigate-config-')),
+  UNIGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+})
+
+describe('loadConfig', () => {
+  it("keeps a workspace's provider calls below the sockets an origin shares", () => {
+    expect(loadConfig(base()).outbound.workspaceConcurrency).toBe(256)
+    expect(
+      loadConfig({ ...base(), UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY: '1023' }).outbound.workspaceConcurrency,
+    ).toBe(1023)
+    expect(() => loadConfig({ ...base(), UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY: '1024' })).toThrow(
+      'UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY must be an integer from 1 to 1023, got "1024"',
+    )
+    expect(() => loadConfig({ ...base(), UNIGATE_PROVIDER_CONNECTION_QUEUE: '-1' })).toThrow(
+      'UNIGATE_PROVIDER_CONNECTION_QUEUE must be an integer >= 0, got "-1"',
+    )
+  })
+})
