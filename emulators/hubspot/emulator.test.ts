@@ -109,6 +109,21 @@ describe('HubSpot emulator', () => {
     expect(dup.body.message).toBe(`Contact already exists. Existing ID: ${taken.id}`)
   })
 
+  it('archives with 204, and answers 204 again for an archived or unknown id, as HubSpot does', async () => {
+    const created = await call('POST', '/crm/v3/objects/contacts', {
+      properties: { email: 'archive.me@example.com' },
+    })
+    expect(created.status).toBe(201)
+    const bearer = { authorization: auth.authorization }
+    const archive = (id: string) => call('DELETE', `/crm/v3/objects/contacts/${id}`, undefined, bearer)
+    expect((await archive(created.body.id)).status).toBe(204)
+    expect((await call('GET', `/crm/v3/objects/contacts/${created.body.id}`)).status).toBe(404)
+    // HubSpot's archive is idempotent (n8n-io/n8n#3219): neither case is a 404.
+    expect((await archive(created.body.id)).status).toBe(204)
+    expect((await archive('834872398')).status).toBe(204)
+    expect(emu.state.contacts.has('834872398')).toBe(false)
+  })
+
   it('compares hs_object_id as a number, so searching past the last id read goes on in id order', async () => {
     const ids = emu.state.liveContacts().map((c) => c.id)
     // As text, '9' sorts after every two-digit id; as a number, before them all.

@@ -137,12 +137,16 @@ export function registerContactRoutes(app: FastifyInstance, state: HubspotState)
 
   /**
    * Archive: 204; the contact no longer lists or reads (it stays restorable for 90 days: HubSpot/HubSpot-public-api-spec-collection@99893791383:PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json,
-   * batch archive). An unknown id is 404 here; HubSpot's docs do not say what it answers.
+   * batch archive). HubSpot's archive is idempotent: an id that does not exist, or is archived already, is
+   * also 204, never 404 ("DELETE https://api.hubapi.com/crm/v3/objects/contact/834872398 returns 204 and not
+   * 404, even if there is no contact with the id": n8n-io/n8n#3219, comment of 2022-05-31; the spec lists
+   * only 204 and `default` for the operation). A 404 here had a connector's "not found" path tested that
+   * HubSpot never takes.
    */
   app.delete('/crm/v3/objects/contacts/:contactId', async (request, reply) => {
     requireScope(request, WRITE)
-    const c = contactOf(state, request)
-    c.archivedAt = Date.now()
+    const c = state.contacts.get((request.params as { contactId: string }).contactId)
+    if (c && c.archivedAt === undefined) c.archivedAt = Date.now()
     return reply.code(204).send()
   })
 
