@@ -20,7 +20,11 @@ export const DAILY_LIMIT = 250_000
  */
 export const ACCOUNT_TIME_ZONE = 'US/Eastern'
 
-/** CRM search: four requests per second per token (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). */
+/**
+ * CRM search: four requests per second (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase),
+ * counted per account ("five requests per second per account": https://developers.hubspot.com/docs/api-reference/search/guide,
+ * "Limits"); the stricter figure of the two.
+ */
 export const SEARCH_PER_SECOND = 4
 
 /**

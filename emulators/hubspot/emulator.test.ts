@@ -221,6 +221,24 @@ describe('HubSpot emulator', () => {
     }
   })
 
+  it("counts searches per account: a second token of the portal shares the first one's second", async () => {
+    const other = 'pat-na1-99999999-2222-4333-8444-555555555555'
+    const limited = await startHubspotEmulator({ searchPerSecond: 2, tokens: [DEFAULT_HUBSPOT_TOKEN, other] })
+    try {
+      const search = (token: string) =>
+        fetch(`${limited.url}/crm/v3/objects/contacts/search`, {
+          method: 'POST',
+          headers: { ...auth, authorization: `Bearer ${token}` },
+          body: '{}',
+        })
+      expect((await search(DEFAULT_HUBSPOT_TOKEN)).status).toBe(200)
+      expect((await search(DEFAULT_HUBSPOT_TOKEN)).status).toBe(200)
+      expect((await search(other)).status).toBe(429)
+    } finally {
+      await limited.close()
+    }
+  })
+
   it('answers 429 TEN_SECONDLY_ROLLING past the ten-second limit, with its headers', async () => {
     const limited = await startHubspotEmulator({ tenSecondlyLimit: 2 })
     try {

@@ -11,7 +11,7 @@ import {
 } from './mappers.js'
 import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
 import { MAX_SEARCH_PAGE, needsSearch, pagesById, SEARCH_RESULT_CAP, searchRequest } from './search.js'
-import { paceSearch } from './search-pace.js'
+import { paceSearch, searchPaceKey } from './search-pace.js'
 import type { HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
 
 const CONTACTS = '/crm/v3/objects/contacts'
@@ -103,7 +103,10 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     const wanted = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
     const size = capped ? Math.min(wanted, SEARCH_RESULT_CAP - position) : wanted
     if (size <= 0) throw searchCapError(q)
-    await paceSearch(ctx.connectionId, ctx.client.options.transport.limiter.limits.queue)
+    await paceSearch(
+      searchPaceKey(ctx.connectionId, ctx.settings),
+      ctx.client.options.transport.limiter.limits.queue,
+    )
     const page = await ctx.client.json<HubspotSearchPage>({
       method: 'POST',
       path: `${CONTACTS}/search`,

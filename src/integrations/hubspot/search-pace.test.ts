@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { pacedConnections, paceSearch } from './search-pace.js'
+import { pacedConnections, paceSearch, searchPaceKey } from './search-pace.js'
 
 describe('paceSearch', () => {
   it('forgets connections that have not searched for a second, so the process does not keep one per connection', async () => {
@@ -24,6 +24,29 @@ describe('paceSearch', () => {
     await new Promise((r) => setTimeout(r, 20))
     expect(done).toBe(false)
     // Once the clock has moved past the first search's second, the waiting one goes.
+    t += 1001
+    await fifth
+    expect(done).toBe(true)
+  })
+
+  it("counts two connections to one HubSpot account together: the search limit is the account's", async () => {
+    // "rate limited to five requests per second per account" (search guide, "Limits").
+    const a = searchPaceKey('conn_a', { portal_id: '4815162' })
+    const b = searchPaceKey('conn_b', { portal_id: '4815162' })
+    expect(a).toBe(b)
+    expect(searchPaceKey('conn_c', { portal_id: '42' })).not.toBe(a)
+    // Before verification has kept the account, each connection is paced on its own.
+    expect(searchPaceKey('conn_d', {})).toBe('conn_d')
+    let t = 30_000_000
+    const now = () => t
+    for (let i = 0; i < 2; i++) await paceSearch(a, 10, now)
+    for (let i = 0; i < 2; i++) await paceSearch(b, 10, now)
+    let done = false
+    const fifth = paceSearch(b, 10, now).then(() => {
+      done = true
+    })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(done).toBe(false)
     t += 1001
     await fifth
     expect(done).toBe(true)

@@ -3,11 +3,27 @@ import { ApiError } from '../../errors.js'
 /**
  * HubSpot's search endpoints take at most four requests per second per token, on top of the app's
  * general limit, and answer a 429 without rate-limit headers past it
- * (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase;
- * https://developers.hubspot.com/docs/guides/api/crm/search, "Limitations"). Unigate spaces its own
- * searches per connection in this process so a walk through pages stays inside the limit.
+ * (https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase). The current search guide
+ * counts the limit per account: "The search endpoints are rate limited to five requests per second per
+ * account" (https://developers.hubspot.com/docs/api-reference/search/guide, "Limits"). Unigate holds to the
+ * stricter of each, four a second per HubSpot account: it spaces its own searches per account (see
+ * `searchPaceKey`) in this process so a walk through pages stays inside the limit.
  */
 export const SEARCHES_PER_SECOND = 4
+
+/**
+ * What the pacer counts searches by: the HubSpot account (`portal_id`, which verification keeps from
+ * Account Info) when known, else the connection. Two connections to one account (a private app token and
+ * an OAuth grant, or two apps) share HubSpot's per-account search limit; paced apart they searched twice
+ * as fast as it allows and walked into 429s.
+ */
+export function searchPaceKey(
+  connectionId: string,
+  settings: Readonly<Record<string, string | undefined>>,
+): string {
+  const portal = settings.portal_id
+  return portal ? `hubspot-portal:${portal}` : connectionId
+}
 
 /** Each connection's searches of the last second; connections quiet for a second are swept out. */
 const recent = new Map<string, number[]>()
