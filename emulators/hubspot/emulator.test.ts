@@ -174,6 +174,29 @@ describe('HubSpot emulator', () => {
     }
   })
 
+  it('finds a contact by its full email address through the text query, as HubSpot does', async () => {
+    const lagless = await startHubspotEmulator({ seed: 3, contacts: 5, searchLagMs: 0 })
+    try {
+      const c = lagless.state.liveContacts()[0]!
+      const search = async (query: string) => {
+        const res = await fetch(`${lagless.url}/crm/v3/objects/contacts/search`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ query }),
+        })
+        return ((await res.json()) as { results: { id: string }[] }).results.map((r) => r.id)
+      }
+      // HubSpot/hubspot-api-nodejs#231: `query: "bcooper@biglytics.net"` finds that contact.
+      expect(await search(c.properties.email!)).toContain(c.id)
+      expect(await search(c.properties.email!.toUpperCase())).toContain(c.id)
+      // Words still match from their start, not from inside.
+      expect(await search(c.properties.lastname!)).toContain(c.id)
+      expect(await search(c.properties.lastname!.slice(2))).not.toContain(c.id)
+    } finally {
+      await lagless.close()
+    }
+  })
+
   it('takes a search query of up to 3000 characters (PublicObjectSearchRequest.query)', async () => {
     const local = await startHubspotEmulator({ seed: 3, contacts: 5, searchPerSecond: 100 })
     const search = (query: string) =>

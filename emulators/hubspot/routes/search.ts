@@ -132,15 +132,20 @@ function checkSort(sorts: unknown): { property: string; descending: boolean } | 
   return { property: s.propertyName, descending: s.direction === 'DESCENDING' }
 }
 
+/**
+ * A text `query` matches a searchable value that starts with it, whole or from one of its words. The whole
+ * value counts: HubSpot finds a contact by its full email address through `query` (HubSpot's own example,
+ * `query: "bcooper@biglytics.net"`: HubSpot/hubspot-api-nodejs#231, a maintainer's "workable example"); split
+ * into words alone, an address never matched here. The guide says only "a value containing the specified
+ * string"; matching inside a word is not modelled (the stricter reading).
+ */
 function textMatches(c: ContactRecord, query: string): boolean {
   const wanted = query.trim().toLowerCase()
   if (wanted === '') return true
-  return SEARCHABLE.some((p) =>
-    (propertyValue(c, p) ?? '')
-      .toLowerCase()
-      .split(/[\s@.;,-]+/)
-      .some((token) => token.startsWith(wanted)),
-  )
+  return SEARCHABLE.some((p) => {
+    const value = (propertyValue(c, p) ?? '').toLowerCase()
+    return value.startsWith(wanted) || value.split(/[\s@.;,-]+/).some((token) => token.startsWith(wanted))
+  })
 }
 
 export function registerSearchRoutes(app: FastifyInstance, state: HubspotState): void {
