@@ -104,7 +104,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     const size = capped ? Math.min(wanted, SEARCH_RESULT_CAP - position) : wanted
     if (size <= 0) throw searchCapError(q)
     await paceSearch(
-      searchPaceKey(ctx.connectionId, ctx.settings),
+      searchPaceKey(ctx.connectionId, ctx.client.baseUrl, ctx.settings),
       ctx.client.options.transport.limiter.limits.queue,
     )
     const page = await ctx.client.json<HubspotSearchPage>({

@@ -41,7 +41,7 @@ export default defineIntegration({
   apiDocsUrl: 'https://developers.hubspot.com/docs/api-reference/crm-contacts-v3',
   color: '#FF7A59',
   rateLimitDescription:
-    'Per app and account: 100 requests per 10 seconds (190 on Professional and Enterprise), 250,000 to 1,000,000 a day; CRM search 4 requests per second and at most 10,000 results per query, which Unigate pages past in id order (sorted lists stop there).',
+    'Per app and account: 100 requests per 10 seconds (190 on Professional and Enterprise), 250,000 to 1,000,000 a day; CRM search 4 requests per second per account and at most 10,000 results per query, which Unigate pages past in id order (sorted lists stop there).',
   auth: {
     kind: 'api_key',
     fields: [

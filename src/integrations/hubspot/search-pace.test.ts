@@ -31,12 +31,15 @@ describe('paceSearch', () => {
 
   it("counts two connections to one HubSpot account together: the search limit is the account's", async () => {
     // "rate limited to five requests per second per account" (search guide, "Limits").
-    const a = searchPaceKey('conn_a', { portal_id: '4815162' })
-    const b = searchPaceKey('conn_b', { portal_id: '4815162' })
+    const api = 'https://api.hubapi.com'
+    const a = searchPaceKey('conn_a', api, { portal_id: '4815162' })
+    const b = searchPaceKey('conn_b', api, { portal_id: '4815162' })
     expect(a).toBe(b)
-    expect(searchPaceKey('conn_c', { portal_id: '42' })).not.toBe(a)
+    expect(searchPaceKey('conn_c', api, { portal_id: '42' })).not.toBe(a)
+    // A connection whose own server claims that account shares nothing with it.
+    expect(searchPaceKey('conn_e', 'https://hubspot.example.net', { portal_id: '4815162' })).not.toBe(a)
     // Before verification has kept the account, each connection is paced on its own.
-    expect(searchPaceKey('conn_d', {})).toBe('conn_d')
+    expect(searchPaceKey('conn_d', api, {})).toBe('conn_d')
     let t = 30_000_000
     const now = () => t
     for (let i = 0; i < 2; i++) await paceSearch(a, 10, now)

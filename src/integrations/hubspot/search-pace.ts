@@ -13,16 +13,20 @@ export const SEARCHES_PER_SECOND = 4
 
 /**
  * What the pacer counts searches by: the HubSpot account (`portal_id`, which verification keeps from
- * Account Info) when known, else the connection. Two connections to one account (a private app token and
- * an OAuth grant, or two apps) share HubSpot's per-account search limit; paced apart they searched twice
- * as fast as it allows and walked into 429s.
+ * Account Info) at the connection's API address when known, else the connection. Two connections to one
+ * account (a private app token and an OAuth grant, or two apps) share HubSpot's per-account search limit;
+ * paced apart they searched twice as fast as it allows and walked into 429s. The address is part of the
+ * key: a connection's `api_url` is its own to choose, and a server of a key holder's answering Account Info
+ * with another account's id must not share, and fill, that account's queue here (as PostHog's project
+ * queues are shared only for the project a connection was verified with).
  */
 export function searchPaceKey(
   connectionId: string,
+  baseUrl: string,
   settings: Readonly<Record<string, string | undefined>>,
 ): string {
   const portal = settings.portal_id
-  return portal ? `hubspot-portal:${portal}` : connectionId
+  return portal ? `hubspot-portal:${portal}@${baseUrl}` : connectionId
 }
 
 /** Each connection's searches of the last second; connections quiet for a second are swept out. */
