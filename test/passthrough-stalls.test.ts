@@ -27,6 +27,12 @@ describe('passthrough lets a provider socket go when the caller stalls', () => {
         res.end(JSON.stringify({ name: 'x', abilities: ['*'] }))
         return
       }
+      if (req.url?.endsWith('/refuse')) {
+        // Refused before the upload is read, as PostHog's 415 for a body type it does not take.
+        res.writeHead(415, { 'content-type': 'application/json' })
+        res.end('{"detail":"Unsupported media type"}')
+        return
+      }
       const call = { path: req.url ?? '', req, res, cut: false }
       calls.push(call)
       res.once('close', () => {
@@ -121,5 +127,29 @@ describe('passthrough lets a provider socket go when the caller stalls', () => {
     }
     socket.write('0\r\n\r\n')
     expect(await answer).toMatch(/^HTTP\/1.1 200/)
+  })
+
+  it('an answer given before the upload ended closes the socket after it, instead of leaving it hung', async () => {
+    const socket = connect(Number(new URL(h.url).port), '127.0.0.1')
+    callers.push(socket)
+    socket.on('error', () => undefined)
+    await new Promise((resolve) => socket.once('connect', resolve))
+    let text = ''
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1')
+    })
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    const body = Buffer.alloc(2_000_000, 'x')
+    // A second request follows on the same socket: before, it never got an answer, nor the socket an end.
+    socket.write(
+      `POST /passthrough/${conn}/refuse HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.apiKey}\r\n` +
+        `content-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n\r\n`,
+    )
+    socket.write(body)
+    socket.write(`GET /unified/workspace HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.apiKey}\r\n\r\n`)
+    await ended
+    expect(text).toMatch(/^HTTP\/1.1 415/)
+    expect(text.toLowerCase()).toContain('connection: close')
+    expect(text).toContain('{"detail":"Unsupported media type"}')
   })
 })

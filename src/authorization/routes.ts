@@ -67,14 +67,22 @@ const AuthQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/**
+ * What an OAuth app's fields may hold: far above any provider's client ids and secrets (tens of characters,
+ * a few hundred for a JWT-shaped one) and any address; an unbounded client_id was stored and then built into
+ * every authorize URL, a megabyte each.
+ */
+export const OAUTH_APP_LIMITS = { client: 4096, url: AUTH_QUERY_LIMITS.redirect } as const
+const OAuthUrl = () => Type.Optional(Type.String({ maxLength: OAUTH_APP_LIMITS.url }))
+
 const OAuthAppBody = Type.Object(
   {
-    client_id: Type.String({ minLength: 1 }),
-    client_secret: Type.String({ minLength: 1 }),
-    authorize_url: Type.Optional(Type.String()),
-    token_url: Type.Optional(Type.String()),
-    revoke_url: Type.Optional(Type.String()),
-    api_url: Type.Optional(Type.String()),
+    client_id: Type.String({ minLength: 1, maxLength: OAUTH_APP_LIMITS.client }),
+    client_secret: Type.String({ minLength: 1, maxLength: OAUTH_APP_LIMITS.client }),
+    authorize_url: OAuthUrl(),
+    token_url: OAuthUrl(),
+    revoke_url: OAuthUrl(),
+    api_url: OAuthUrl(),
   },
   { additionalProperties: false },
 )

@@ -142,6 +142,8 @@ export class ConnectionStore {
     if (changes.last_unhealthy_code) values.last_unhealthy_code = changes.last_unhealthy_code
     const contentChange = Object.keys(changes).some((k) => !k.startsWith('last_'))
     if (contentChange) values.updated_at = updatedAt
+    // Nothing to write (a PATCH of `{}`, or of read-only fields only): an empty SET is not SQL.
+    if (Object.keys(values).length === 0) return
     await oneOfWorkspace(this.db.updateTable('connections').set(values), workspaceId, id).execute()
   }
 

@@ -44,6 +44,48 @@ export function bodyDepthProblem(value: unknown): Error | undefined {
       )
 }
 
+/** Half of a UTF-16 surrogate pair without its other half: text no encoding can carry. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** A JSON escape of a surrogate: the only way one reaches a parsed body (decoded bytes never make one). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
+
+/**
+ * The top-level field (`body` for the body itself) holding a string or key with a lone surrogate, or
+ * undefined. JSON lets `"\ud800"` through, but no URL, header or provider body can carry it:
+ * `encodeURIComponent` throws on it, and a PostHog property id holding one was answered 502 as if PostHog
+ * had failed. Only bodies whose text escapes a surrogate are walked.
+ */
+export function fieldWithLoneSurrogate(text: string, value: unknown): string | undefined {
+  if (!SURROGATE_ESCAPE.test(text)) return undefined
+  const stack: { value: unknown; field: string }[] = [{ value, field: 'body' }]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value: v, field } = next
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return field
+      continue
+    }
+    if (v === null || typeof v !== 'object') continue
+    const top = field === 'body' && !Array.isArray(v)
+    const entries = Array.isArray(v) ? v.entries() : Object.entries(v)
+    for (const [key, child] of entries) {
+      const name = top ? String(key) : field
+      if (typeof key === 'string' && LONE_SURROGATE.test(key)) return name
+      stack.push({ value: child, field: name })
+    }
+  }
+  return undefined
+}
+
+/** The 400 for a body with a lone surrogate, naming the field; undefined for any other body. */
+export function bodyTextProblem(text: string, value: unknown): Error | undefined {
+  const field = fieldWithLoneSurrogate(text, value)
+  return field === undefined
+    ? undefined
+    : badRequest(
+        `${field}: holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not text any provider can be sent`,
+      )
+}
+
 /**
  * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as configured,
  * by default both), then refused with a 400 past MAX_BODY_DEPTH. `emptyIsNone` takes an empty body as no
@@ -62,7 +104,7 @@ export function parseJsonBodiesWithDepthLimit(
     if (options.emptyIsNone && text.trim() === '') return done(null, undefined)
     parse(request, text, (err, value) => {
       if (err) return done(err, undefined)
-      const problem = bodyDepthProblem(value)
+      const problem = bodyDepthProblem(value) ?? bodyTextProblem(text, value)
       return problem ? done(problem, undefined) : done(null, value)
     })
   })

@@ -11,17 +11,39 @@ type PoolOptions = Parameters<ReturnType<typeof AjvCompiler>>[1]
  * Fastify hands Ajv validators (which have `schemaEnv`) the request as parent data so a root value can be
  * coerced; the wrapper says it is one and passes that through, and exposes the real validator's errors.
  */
-function compiledOnFirstUse<V extends object>(compile: () => V): V {
+function compiledOnFirstUse<V extends object>(compile: () => V, finiteOnly: boolean): V {
   type Validate = (data: unknown, ctx?: unknown) => unknown
   let real: Validate | undefined
   const validate = ((data: unknown, ctx?: unknown) => {
     real ??= compile() as unknown as Validate
     const result = real(data, ctx)
     validate.errors = (real as { errors?: unknown }).errors
+    if (result === true && finiteOnly) {
+      const infinite = infiniteValueOf(data)
+      if (infinite !== undefined) {
+        validate.errors = [
+          { instancePath: `/${infinite}`, keyword: 'type', params: {}, message: 'must be a finite number' },
+        ]
+        return false
+      }
+    }
     return result
   }) as Validate & { errors?: unknown; schemaEnv?: unknown }
   validate.schemaEnv = true
   return validate as unknown as V
+}
+
+/**
+ * The name of a top-level value that coercion made infinite, if any. Ajv coerces `limit=1e309` to Infinity and
+ * then lets it past `maximum` (ajv 8: the bound is checked against the text, before the number replaces it),
+ * so a route read Infinity as a page size and SQLite refused it: a 500 where the caller's value was at fault.
+ */
+function infiniteValueOf(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined
+  for (const [name, value] of Object.entries(data)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) return name
+  }
+  return undefined
 }
 
 /**
@@ -53,6 +75,6 @@ export function buildValidatorPerPart(): BuildValidator {
         }
         lenient ??= lenientPool(externalSchemas, base)
         return lenient(route)
-      })
+      }, route.httpPart !== 'body')
   }
 }

@@ -228,6 +228,13 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
   // Each with a listener of its own: a response without one is closed by Node's server all the same, but
   // the test harness's (light-my-request's) requires one.
   const close = () => call.response.destroy()
+  // An answer given before the upload ended (a provider refusing it early) leaves the rest of the upload
+  // unread on the caller's socket, where Node's server, whose reading of it we took over, would wait for it
+  // before the socket's next request: that keep-alive socket hung. Such an answer closes the socket after
+  // it, as HTTP servers do with a request body they did not read (RFC 9112 section 9.6).
+  const closeIfUploadUnread = () => {
+    if (hasBody && call.body?.readableEnded === false) call.response.shouldKeepAlive = false
+  }
   if (hasBody) {
     call.response.setTimeout(idleMs, close)
     call.body?.once('end', () => call.response.setTimeout(0, close))
@@ -256,6 +263,7 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
         }
         const length = Number(answered['content-length'])
         noteRelayedAnswer(note, call.ip, status, Number.isFinite(length) && length >= 0 ? length : undefined)
+        closeIfUploadUnread()
         relaying = call.takeOver()
         relaying.setTimeout(idleMs, close)
         relaying.writeHead(status, out)
@@ -263,8 +271,10 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
       },
     )
   } catch (err) {
-    if (!relaying)
+    if (!relaying) {
+      closeIfUploadUnread()
       throw apiErrorFromProvider(err, integration, `passthrough ${method} /${target.path}`) ?? err
+    }
     // The status line went out already: all that is left is to cut the answer short. undici has closed the
     // answer by now whichever side ended it (the provider dropped it, or the caller went away), and the
     // error reads the same either way.

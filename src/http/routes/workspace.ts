@@ -1,18 +1,26 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import { AUTH_QUERY_LIMITS } from '../../authorization/routes.js'
 import { badRequest, notFound } from '../../errors.js'
 import type { Services } from '../../services.js'
 import { normalizeOrigin, type WorkspaceSettingsPatch } from '../../workspaces/index.js'
 import { requireWorkspaceKey } from '../auth.js'
 import { validationMessage } from '../errors.js'
 
+/**
+ * The most redirect origins a workspace keeps: each authorization start reads them all, and a list of ten
+ * thousand was stored without a word.
+ */
+const MAX_REDIRECT_ORIGINS = 100
+
 const WorkspacePatch = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     slow_fields_opt_in: Type.Optional(Type.Boolean()),
     allowed_redirect_origins: Type.Optional(
-      Type.Array(Type.String(), {
-        description: 'Origins (https://app.example.com) the authorization flow may redirect end users to.',
+      Type.Array(Type.String({ maxLength: AUTH_QUERY_LIMITS.redirect }), {
+        maxItems: MAX_REDIRECT_ORIGINS,
+        description: `Origins (https://app.example.com) the authorization flow may redirect end users to; at most ${MAX_REDIRECT_ORIGINS}.`,
       }),
     ),
   },

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Harness, startHarness } from './support/harness.js'
+
+/**
+ * Input an outside sweep of every route found answered 500 or stored without bound (a helper session sent
+ * some 26,000 malformed requests): each is now a 400 naming the parameter, or, for a change with nothing
+ * to change, the record as it is.
+ */
+describe("a caller's malformed input is a 400 naming it, never a 500", () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it('refuses a limit or offset that coercion makes infinite (1e309), on every list route', async () => {
+    for (const path of [
+      '/unified/connection',
+      '/unified/webhook',
+      '/unified/notification',
+      '/unified/apicall',
+    ]) {
+      for (const name of ['limit', 'offset']) {
+        const res = await h.api<{ message: string }>('GET', path, { query: { [name]: '1e309' } })
+        expect(res.status, `${path}?${name}=1e309: ${res.text}`).toBe(400)
+        expect(res.body.message).toBe(`querystring.${name} must be a finite number`)
+      }
+    }
+  })
+
+  it('answers a connection change with nothing to change with the connection as it is', async () => {
+    const { id } = await h.services.connectionStore.insert({
+      id: 'cn_bounds_1',
+      workspace_id: h.workspaceId,
+      integration_type: 'fathom',
+      categories: ['analytics'],
+      permissions: [],
+      environment: 'Production',
+      credentials: { api_key: 'x' },
+      settings: {},
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    })
+    const before = await h.api<Record<string, unknown>>('GET', `/unified/connection/${id}`)
+    for (const [method, body] of [
+      ['PATCH', {}],
+      ['PUT', { workspace_id: 'ws_someone_else' }],
+    ] as const) {
+      const res = await h.api<Record<string, unknown>>(method, `/unified/connection/${id}`, { body })
+      expect(res.status, `${method} ${JSON.stringify(body)}: ${res.text}`).toBe(200)
+      expect(res.body).toEqual(before.body)
+    }
+  })
+
+  it('refuses a body holding a lone surrogate, naming its field, before anything is sent anywhere', async () => {
+    const workspace = await h.api<{ message: string }>('PATCH', '/unified/workspace', {
+      body: '{"name":"x\\ud800y"}',
+    })
+    expect(workspace.status).toBe(400)
+    expect(workspace.body.message).toMatch(/^name: holds a lone UTF-16 surrogate/)
+    const connection = await h.api<{ message: string }>('POST', '/unified/connection', {
+      body: '{"integration_type":"fathom","auth":{"api_key":"\\udc00"}}',
+    })
+    expect(connection.status).toBe(400)
+    expect(connection.body.message).toMatch(/^auth: holds a lone UTF-16 surrogate/)
+    // A pair is text like any other.
+    const paired = await h.api<{ name: string }>('PATCH', '/unified/workspace', {
+      body: '{"name":"smile \\ud83d\\ude00"}',
+    })
+    expect(paired.status, paired.text).toBe(200)
+    expect(paired.body.name).toBe('smile \u{1F600}')
+  })
+
+  it('bounds what a workspace stores: its redirect origins and an OAuth app', async () => {
+    const origins = Array.from({ length: 101 }, (_, i) => `https://app${i}.example.com`)
+    const many = await h.api<{ message: string }>('PATCH', '/unified/workspace', {
+      body: { allowed_redirect_origins: origins },
+    })
+    expect(many.status).toBe(400)
+    expect(many.body.message).toBe('body.allowed_redirect_origins must NOT have more than 100 items')
+    const app = await h.api<{ message: string }>('PUT', '/unified/workspace/oauth_app/hubspot', {
+      body: { client_id: 'c'.repeat(4097), client_secret: 's' },
+    })
+    expect(app.status).toBe(400)
+    expect(app.body.message).toBe('body.client_id must NOT have more than 4096 characters')
+  })
+})
