@@ -86,4 +86,13 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     expect(app.status).toBe(400)
     expect(app.body.message).toBe('body.client_id must NOT have more than 4096 characters')
   })
+
+  it('refuses an auth value longer than any key or address, without echoing it', async () => {
+    const long = 'k'.repeat(16_385)
+    const res = await h.api<{ message: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'fathom', auth: { api_key: long } },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe('auth.api_key: at most 16384 characters')
+  })
 })

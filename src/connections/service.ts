@@ -76,6 +76,13 @@ export interface VerifiedConnection {
  * or, for names the SDK's model does not have (a region), from `auth.meta.<name>`. `fields` defaults to
  * those of every auth method; the key page narrows it to the key's own.
  */
+/**
+ * The longest value an auth field takes: far above any provider's key, token or address (a Google service
+ * account's JSON key is about 2,300 characters). Longer ones reached providers as headers or addresses they
+ * refused (a 500 KB token: 431; a 100 KB host name: EINVAL), answered 502 as if the provider had failed.
+ */
+export const MAX_AUTH_VALUE_LENGTH = 16_384
+
 export function credentialsFrom(
   integration: IntegrationDefinition,
   auth: Readonly<Record<string, unknown>>,
@@ -87,6 +94,9 @@ export function credentialsFrom(
     const value = auth[field.name] ?? meta[field.name]
     if (value === undefined || value === null || value === '') continue
     if (typeof value !== 'string') throw badRequest(`auth.${field.name} must be a string`)
+    // The value is never echoed: it may be a secret.
+    if (value.length > MAX_AUTH_VALUE_LENGTH)
+      throw badRequest(`auth.${field.name}: at most ${MAX_AUTH_VALUE_LENGTH} characters`)
     if (field.options && !field.options.includes(value)) {
       throw badRequest(
         `auth.${field.name}: '${value}' is not allowed; use one of ${field.options.join(', ')}`,
