@@ -336,4 +336,38 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
     const res = await h.api('GET', '/mcp')
     expect(res.status).toBe(405)
   })
+
+  it('answers malformed params with -32602 naming them, and an empty batch with -32600', async () => {
+    const headers = { accept: 'application/json, text/event-stream' }
+    const cases: [unknown, number, number, string][] = [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} },
+        200,
+        -32602,
+        "Invalid params: params.name must be a string, the tool's name",
+      ],
+      [
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: [] } },
+        200,
+        -32602,
+        'Invalid params: params.arguments must be an object of the tool’s arguments',
+      ],
+      [
+        { jsonrpc: '2.0', id: 3, method: 'initialize' },
+        200,
+        -32602,
+        'Invalid params: initialize needs params, an object with protocolVersion',
+      ],
+      [[], 400, -32600, 'Invalid Request: an empty batch'],
+    ]
+    for (const [body, status, code, message] of cases) {
+      const res = await h.api<{ error: { code: number; message: string }; id: unknown }>('POST', '/mcp', {
+        headers,
+        body,
+      })
+      expect(res.status, JSON.stringify(body)).toBe(status)
+      expect(res.body.error).toEqual({ code, message })
+      expect(res.body.id).toBe(Array.isArray(body) ? null : (body as { id: number }).id)
+    }
+  })
 })

@@ -7,6 +7,7 @@ import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
 import { invokeTool } from './invoke.js'
 import { parseToolServerOptions, type RawQuery } from './options.js'
+import { jsonRpcRefusal } from './params.js'
 import { listedTools, openToolSession } from './session.js'
 import { withheldMessage } from './tool.js'
 import { formatTools, parseToolFormat } from './vendor-formats.js'
@@ -51,6 +52,12 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     '/mcp',
     { ...authenticated, schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
     async (request, reply) => {
+      const refusal = jsonRpcRefusal(request.body)
+      if (refusal) {
+        // As the SDK answers: a malformed message 400, a request's own failure 200 with its error.
+        const { id, ...error } = refusal
+        return reply.code(error.code === -32600 ? 400 : 200).send({ jsonrpc: '2.0', error, id })
+      }
       const s = await session(request, '/mcp')
       const { createMcpServer, StreamableHTTPServerTransport } = await mcpModules()
       const server = createMcpServer(s, services.apiCalls, onUnexpected(request))
