@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { answeredFathomVerification } from './support/fathom-stand-in.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 const PROVIDER_TIMEOUT_MS = 500
@@ -22,11 +23,7 @@ describe('passthrough lets a provider socket go when the caller stalls', () => {
 
   beforeAll(async () => {
     provider = createServer((req, res) => {
-      if (req.url?.endsWith('/token')) {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ name: 'x', abilities: ['*'] }))
-        return
-      }
+      if (answeredFathomVerification(req, res)) return
       if (req.url?.endsWith('/refuse')) {
         // Refused before the upload is read, as PostHog's 415 for a body type it does not take.
         res.writeHead(415, { 'content-type': 'application/json' })

@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from 'node:net'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testConfig } from './support/config.js'
+import { answeredFathomVerification } from './support/fathom-stand-in.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 /**
@@ -21,11 +22,7 @@ describe("a workspace's provider calls are bounded over all its connections", ()
 
   beforeAll(async () => {
     provider = createServer((req, res) => {
-      if (req.url?.endsWith('/token')) {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ name: 'x', abilities: ['*'] }))
-        return
-      }
+      if (answeredFathomVerification(req, res)) return
       seen.push(req.url ?? '')
       if (req.url?.endsWith('/held')) {
         // Begun, then held: the relay streams it to its caller for as long as it lasts.

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { pacedConnections, paceSearch, searchPaceKey } from './search-pace.js'
 
+/** A fifth search of `key` in one second waits, and goes once `tick` moves the clock past that second. */
+async function expectNextSecondWaited(key: string, now: () => number, tick: () => void) {
+  let done = false
+  const fifth = paceSearch(key, 10, now).then(() => {
+    done = true
+  })
+  await new Promise((r) => setTimeout(r, 20))
+  expect(done).toBe(false)
+  tick()
+  await fifth
+  expect(done).toBe(true)
+}
+
 describe('paceSearch', () => {
   it('forgets connections that have not searched for a second, so the process does not keep one per connection', async () => {
     // A clock of its own, far from any other test's, so no other connection's searches are in its last second.
@@ -17,16 +30,10 @@ describe('paceSearch', () => {
     let t = 20_000_000
     const now = () => t
     for (let i = 0; i < 4; i++) await paceSearch('conn_busy', 10, now)
-    let done = false
-    const fifth = paceSearch('conn_busy', 10, now).then(() => {
-      done = true
-    })
-    await new Promise((r) => setTimeout(r, 20))
-    expect(done).toBe(false)
     // Once the clock has moved past the first search's second, the waiting one goes.
-    t += 1001
-    await fifth
-    expect(done).toBe(true)
+    await expectNextSecondWaited('conn_busy', now, () => {
+      t += 1001
+    })
   })
 
   it("counts two connections to one HubSpot account together: the search limit is the account's", async () => {
@@ -44,14 +51,8 @@ describe('paceSearch', () => {
     const now = () => t
     for (let i = 0; i < 2; i++) await paceSearch(a, 10, now)
     for (let i = 0; i < 2; i++) await paceSearch(b, 10, now)
-    let done = false
-    const fifth = paceSearch(b, 10, now).then(() => {
-      done = true
+    await expectNextSecondWaited(b, now, () => {
+      t += 1001
     })
-    await new Promise((r) => setTimeout(r, 20))
-    expect(done).toBe(false)
-    t += 1001
-    await fifth
-    expect(done).toBe(true)
   })
 })
