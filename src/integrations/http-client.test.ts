@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.js'
 import { ProviderTransport } from '../outbound/index.js'
-import { OPERATION_BODY_CAPS, ProviderClient, redactSecrets } from './http-client.js'
+import { OPERATION_BODY_CAPS, ProviderAddressTooLong, ProviderClient, redactSecrets } from './http-client.js'
 
 const client = (baseUrl: string) =>
   new ProviderClient({
@@ -23,6 +23,24 @@ function refusalOf(f: () => unknown): unknown {
   }
   return undefined
 }
+
+describe('ProviderClient.urlFor, length', () => {
+  it("refuses with a 400 an address the caller's values make longer than servers read, before sending it", () => {
+    const c = client('https://api.example.com')
+    const refused = refusalOf(() => c.urlFor(`/projects/${'x'.repeat(20_000)}/`))
+    expect(refused).toBeInstanceOf(ProviderAddressTooLong)
+    expect((refused as ApiError).statusCode).toBe(400)
+    expect((refused as ApiError).message).toBe(
+      "the values given (an id, a filter or raw) would make the provider's address 20034 characters long; Unigate sends at most 16384",
+    )
+    expect(refusalOf(() => c.urlFor('/events', undefined, { q: 'y'.repeat(20_000) }))).toBeInstanceOf(
+      ProviderAddressTooLong,
+    )
+    // Up to the bound, and a provider's own link whatever its length, go as they are.
+    expect(c.urlFor(`/${'x'.repeat(16_000)}`).href.length).toBe(16_024)
+    expect(c.urlFor(`https://api.example.com/next?c=${'z'.repeat(20_000)}`).href.length).toBe(20_031)
+  })
+})
 
 describe('ProviderClient.targetFor', () => {
   it('splits the address into the origin and the path with its query, as undici splits a URL', () => {

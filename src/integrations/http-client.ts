@@ -252,7 +252,9 @@ export class ProviderClient {
       (path.split(/[?#]/, 1)[0] ?? '').replace(/[\t\n\r]/g, '').replace(/\\/g, '/'),
     )
     if (dot) throw new PathSegmentRefused(dot[2] ?? '.')
-    return withQuery(new URL(joinPath(base, path)), query)
+    const url = withQuery(new URL(joinPath(base, path)), query)
+    if (url.href.length > MAX_PROVIDER_URL_LENGTH) throw new ProviderAddressTooLong(url.href.length)
+    return url
   }
 
   /**
@@ -376,6 +378,25 @@ export class ProviderClient {
 }
 
 const ABSOLUTE = /^https?:\/\//
+
+/**
+ * The longest provider address Unigate builds from a request's values. Servers read the request line with
+ * the headers, within a bound that Node's own server sets at 16 KiB: a 200 KB id went out as the path and
+ * came back 431, answered 502 as if the provider had failed (an outside sweep found it). Links a provider
+ * gives are its own business and not bounded here.
+ */
+export const MAX_PROVIDER_URL_LENGTH = 16_384
+
+/** A 400: the caller's values (an id, a filter, `raw`) would make a provider address past MAX_PROVIDER_URL_LENGTH. */
+export class ProviderAddressTooLong extends ApiError {
+  constructor(length: number) {
+    super(
+      400,
+      `the values given (an id, a filter or raw) would make the provider's address ${length} characters long; ` +
+        `Unigate sends at most ${MAX_PROVIDER_URL_LENGTH}`,
+    )
+  }
+}
 
 /**
  * A 400: a `.` or `..` segment (see DOT_SEGMENT) would have gone into a provider path. Its own class so that
