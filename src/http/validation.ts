@@ -35,7 +35,7 @@ function compiledOnFirstUse<V extends object>(compile: () => V, finiteOnly: bool
 
 /**
  * The name of a top-level value that coercion made infinite, if any. Ajv coerces `limit=1e309` to Infinity and
- * then lets it past `maximum` (ajv 8: the bound is checked against the text, before the number replaces it),
+ * then lets it past `maximum` (Ajv 8 with coerceTypes: the coerced Infinity passes a bound a given one fails),
  * so a route read Infinity as a page size and SQLite refused it: a 500 where the caller's value was at fault.
  */
 function infiniteValueOf(data: unknown): string | undefined {
