@@ -48,23 +48,37 @@ export class ConnectionLimiter {
     private readonly scope: BusyScope = 'connection',
   ) {}
 
-  /** Waits for a slot; answers the function that frees it (calling it more than once is harmless). */
-  async acquire(key: string, wait: SlotWait = {}): Promise<() => void> {
+  /**
+   * A slot now, if one is free: the function that frees it; else undefined, with nothing taken or queued.
+   * Synchronous, so that the calls that find a slot free (nearly all) spend no promise on it. A lane with
+   * callers waiting has no free slot (a release hands its slot to the first of them), so this never
+   * overtakes them.
+   */
+  tryAcquire(key: string): (() => void) | undefined {
     let lane = this.lanes.get(key)
-    if (!lane) {
+    if (lane !== undefined && lane.active >= this.limits.concurrency) return undefined
+    if (lane === undefined) {
       lane = { active: 0, waiting: [] }
       this.lanes.set(key, lane)
     }
-    if (lane.active < this.limits.concurrency) {
-      lane.active++
-    } else {
-      if (lane.waiting.length >= this.limits.queue) {
-        throw new ConnectionBusyError(this.limits.concurrency, this.limits.queue, this.scope)
-      }
-      // The slot is handed over by release(): `active` already counts this call when it resumes.
-      await this.queue(lane, wait)
+    lane.active++
+    return this.releaseOf(key, lane)
+  }
+
+  /** Waits for a slot; answers the function that frees it (calling it more than once is harmless). */
+  async acquire(key: string, wait: SlotWait = {}): Promise<() => void> {
+    const now = this.tryAcquire(key)
+    if (now) return now
+    const lane = this.lanes.get(key)!
+    if (lane.waiting.length >= this.limits.queue) {
+      throw new ConnectionBusyError(this.limits.concurrency, this.limits.queue, this.scope)
     }
-    const held = lane
+    // The slot is handed over by release(): `active` already counts this call when it resumes.
+    await this.queue(lane, wait)
+    return this.releaseOf(key, lane)
+  }
+
+  private releaseOf(key: string, held: Lane): () => void {
     let released = false
     return () => {
       if (released) return
