@@ -32,7 +32,11 @@ export interface HubspotEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Requests per rolling ten seconds per token (default 100, a Free account's app). */
   readonly tenSecondlyLimit?: number
-  /** Searches per second per account, every token together (default 4). */
+  /**
+   * Searches per second per account, every token together (default SEARCH_PER_SECOND, 4): "rate limited to
+   * five requests per second per account" (https://developers.hubspot.com/docs/api-reference/search/guide,
+   * "Limits"); four in https://developers.hubspot.com/changelog/crm-search-api-rate-limit-increase.
+   */
   readonly searchPerSecond?: number
   /** How long a write takes to show in search (default SEARCH_LAG_MS, a few seconds, as HubSpot's index lags). */
   readonly searchLagMs?: number

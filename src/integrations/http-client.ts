@@ -10,7 +10,7 @@ import {
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import { withoutTrailingSlashes } from './trailing-slashes.js'
 import type { RetryPolicy } from './types.js'
-import { commasUpTo } from './value-count.js'
+import { holdsCommas } from './value-count.js'
 
 export interface ProviderRequest {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -456,10 +456,7 @@ export const MAX_VALUES_PER_ANSWER = 1_000_000
 /** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */
 function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
   if (bytes.length === 0) return undefined
-  if (
-    bytes.length > COUNTED_ANSWER_BYTES &&
-    commasUpTo(bytes, MAX_VALUES_PER_ANSWER) >= MAX_VALUES_PER_ANSWER
-  ) {
+  if (bytes.length > COUNTED_ANSWER_BYTES && holdsCommas(bytes, MAX_VALUES_PER_ANSWER)) {
     throw new ApiError(
       502,
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of ` +

@@ -17,3 +17,8 @@ export function commasUpTo(bytes: Buffer, limit: number, start = 0, end = bytes.
   }
   return count
 }
+
+/** Whether `bytes` from `start` to `end` hold at least `limit` commas (counting stops there). */
+export function holdsCommas(bytes: Buffer, limit: number, start = 0, end = bytes.length): boolean {
+  return commasUpTo(bytes, limit, start, end) >= limit
+}

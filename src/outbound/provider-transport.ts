@@ -58,6 +58,15 @@ type Release = () => void
 /** What `slotsNow` answers when a slot is not free: the call must queue (`slots`). */
 const MUST_WAIT = Symbol('must wait')
 
+/** Frees a call's workspace slot and, when it took one, its connection's. */
+function bothReleased(workspace: Release, connection: Release | undefined): Release {
+  if (connection === undefined) return workspace
+  return () => {
+    workspace()
+    connection()
+  }
+}
+
 export interface OutboundCall {
   readonly method?: OutboundMethod
   readonly headers?: Readonly<Record<string, string>>
@@ -228,10 +237,7 @@ export class ProviderTransport {
       connection?.()
       throw err
     }
-    return () => {
-      workspace()
-      connection?.()
-    }
+    return bothReleased(workspace, connection)
   }
 
   /**
@@ -249,11 +255,7 @@ export class ProviderTransport {
       connection?.()
       return MUST_WAIT
     }
-    if (connection === undefined) return workspace
-    return () => {
-      workspace()
-      connection()
-    }
+    return bothReleased(workspace, connection)
   }
 
   private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number) {

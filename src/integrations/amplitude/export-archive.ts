@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { ApiError, ProviderAnswerTooLargeError } from '../../errors.js'
-import { commasUpTo } from '../value-count.js'
+import { holdsCommas } from '../value-count.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 import { readZip, TOO_LARGE } from './zip.js'
 
@@ -124,10 +124,7 @@ export async function readExportArchive(
     for (let start = 0; start < text.length; ) {
       const newline = text.indexOf(0x0a, start)
       const end = newline < 0 ? text.length : newline
-      if (
-        end - start > COUNTED_LINE_BYTES &&
-        commasUpTo(text, MAX_VALUES_PER_LONG_LINE, start, end) >= MAX_VALUES_PER_LONG_LINE
-      ) {
+      if (end - start > COUNTED_LINE_BYTES && holdsCommas(text, MAX_VALUES_PER_LONG_LINE, start, end)) {
         throw new ApiError(
           502,
           `Amplitude's export holds a line of more than ${MAX_VALUES_PER_LONG_LINE} values, more than any ` +
