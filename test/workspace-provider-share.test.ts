@@ -37,7 +37,15 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
     providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
     h = await startHarness('sqlite', {
-      outbound: { ...testConfig('sqlite').outbound, workspaceConcurrency: 2, workspaceQueue: 1 },
+      // One call per connection at a time and none queued: a connection's call waiting for the workspace's
+      // slot holds all of its connection's.
+      outbound: {
+        ...testConfig('sqlite').outbound,
+        connectionConcurrency: 1,
+        connectionQueue: 0,
+        workspaceConcurrency: 2,
+        workspaceQueue: 1,
+      },
     })
   })
   afterAll(async () => {
@@ -108,6 +116,34 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     await release()
     expect((await queued).status).toBe(200)
     const again = await h.api('GET', `/passthrough/${fourth}/other`)
+    expect(again.status, again.text).toBe(200)
+  })
+
+  it("a connection whose calls all wait for the workspace's slots is refused naming the workspace's bound", async () => {
+    const third = await connectionOf(h.apiKey)
+    const release = await holdTwo()
+    // The third connection's one slot is held by its call waiting in the workspace's queue, which it fills.
+    const queued = h.api('GET', `/passthrough/${third}/queued`)
+    while (waiting() < 1) await new Promise((r) => setTimeout(r, 10))
+    const refusals = [
+      await h.api<{ message: string }>('GET', `/passthrough/${third}/behind-the-workspace`),
+      await h.api<{ message: string }>('POST', `/passthrough/${third}/behind-the-workspace`, {
+        body: { a: 1 },
+      }),
+    ]
+    for (const refused of refusals) {
+      expect(refused.status).toBe(429)
+      expect(refused.headers['retry-after']).toBe('1')
+      // Not the connection's: its one call is not running but waiting for the workspace's slot.
+      expect(refused.body.message).toBe(
+        'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
+          '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
+      )
+    }
+    expect(seen.filter((path) => path.endsWith('/behind-the-workspace'))).toEqual([])
+    await release()
+    expect((await queued).status).toBe(200)
+    const again = await h.api('GET', `/passthrough/${third}/behind-the-workspace`)
     expect(again.status, again.text).toBe(200)
   })
 

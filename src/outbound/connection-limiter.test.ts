@@ -13,6 +13,7 @@ describe('ConnectionLimiter', () => {
       return release
     })
     expect(limiter.load('a')).toEqual({ active: 2, waiting: 1 })
+    expect([limiter.full('a'), limiter.full('b')]).toEqual([true, false])
     await expect(limiter.acquire('a')).rejects.toBeInstanceOf(ConnectionBusyError)
     await expect(limiter.acquire('a')).rejects.toThrow(/UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=2/)
     // Another key is not affected by a saturated one.

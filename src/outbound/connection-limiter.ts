@@ -70,12 +70,23 @@ export class ConnectionLimiter {
     const now = this.tryAcquire(key)
     if (now) return now
     const lane = this.lanes.get(key)!
-    if (lane.waiting.length >= this.limits.queue) {
-      throw new ConnectionBusyError(this.limits.concurrency, this.limits.queue, this.scope)
-    }
+    if (lane.waiting.length >= this.limits.queue) throw this.busy()
     // The slot is handed over by release(): `active` already counts this call when it resumes.
     await this.queue(lane, wait)
     return this.releaseOf(key, lane)
+  }
+
+  /** Whether a key is at its bound: every slot taken and its queue full, so that a further call is refused. */
+  full(key: string): boolean {
+    const lane = this.lanes.get(key)
+    return (
+      lane !== undefined && lane.active >= this.limits.concurrency && lane.waiting.length >= this.limits.queue
+    )
+  }
+
+  /** The refusal of a call past the bound, naming this limiter's scope and settings (answered 429). */
+  busy(): ConnectionBusyError {
+    return new ConnectionBusyError(this.limits.concurrency, this.limits.queue, this.scope)
   }
 
   private releaseOf(key: string, held: Lane): () => void {

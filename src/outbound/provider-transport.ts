@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import {
   ApiError,
+  ConnectionBusyError,
   ProviderAnswerTooLargeError,
   ProviderError,
   ProviderTimeoutError,
@@ -227,8 +228,13 @@ export class ProviderTransport {
    * busy connection's queue fill the workspace's slots.
    */
   private async slots(call: OutboundCall): Promise<Release | undefined> {
-    const connection =
-      call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey, call.wait)
+    let connection: Release | undefined
+    try {
+      connection =
+        call.limitKey === undefined ? undefined : await this.limiter.acquire(call.limitKey, call.wait)
+    } catch (err) {
+      throw this.boundHit(err, call.workspaceKey)
+    }
     if (call.workspaceKey === undefined) return connection
     let workspace: () => void
     try {
@@ -238,6 +244,17 @@ export class ProviderTransport {
       throw err
     }
     return bothReleased(workspace, connection)
+  }
+
+  /**
+   * The refusal a caller is answered when its connection's lane refused the call (`err`): the workspace's when
+   * the workspace is at its bound too. The connection's slots are then held by calls waiting for the
+   * workspace's (or would be refused by it), so the workspace is the bound to wait out and its settings the
+   * ones to raise; naming the connection's sent the operator to a setting that changes nothing.
+   */
+  private boundHit(err: unknown, workspaceKey: string | undefined): unknown {
+    if (!(err instanceof ConnectionBusyError) || workspaceKey === undefined) return err
+    return this.workspaceLimiter.full(workspaceKey) ? this.workspaceLimiter.busy() : err
   }
 
   /**
