@@ -105,3 +105,62 @@ describe("another workspace's queries to a project its connection was not verifi
     expect(own.status, own.text).toBe(200)
   })
 })
+
+describe("a workspace waiting for its own provider slots holds none of a project's 3 query slots", () => {
+  let h: Harness
+  let emulator: PosthogEmulator
+  let busy: string
+  let other: { workspaceId: string; apiKey: string }
+  let elsewhere: string
+
+  beforeAll(async () => {
+    emulator = await startPosthogEmulator({
+      seed: 7,
+      size: { events: 300, sessions: 40, persons: 20 },
+      until: POSTHOG_DATA_UNTIL.toISOString(),
+    })
+    h = await startHarness('sqlite', {
+      outbound: { ...testConfig('sqlite').outbound, workspaceConcurrency: 2 },
+    })
+    // Both workspaces' connections are verified with project 1: they share its queue of 3 queries.
+    busy = await connectPosthog(h, emulator)
+    other = await h.otherWorkspace()
+    const created = await h.api<{ id: string }>('POST', '/unified/connection', {
+      key: other.apiKey,
+      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url } },
+    })
+    expect(created.status, created.text).toBe(200)
+    elsewhere = created.body.id
+  })
+  afterAll(async () => {
+    await h?.close()
+    await emulator?.close()
+  })
+
+  it("answers another workspace's list of the project while the busy workspace's lists wait for their slots", async () => {
+    const limiter = h.services.transport.workspaceLimiter
+    // The busy workspace's 2 slots are taken (say, by relays to callers that read slowly).
+    const taken = [limiter.tryAcquire(h.workspaceId)!, limiter.tryAcquire(h.workspaceId)!]
+    emulator.clearRequests()
+    const waiting = Array.from({ length: 3 }, () =>
+      h.api('GET', `/analytics/${busy}/event`, { query: { limit: 5, fields: 'id,name' } }),
+    )
+    while (limiter.load(h.workspaceId).waiting < 3) await new Promise((r) => setTimeout(r, 5))
+    const list = h.api<{ message?: string }>('GET', `/analytics/${elsewhere}/event`, {
+      key: other.apiKey,
+      query: { limit: 5, fields: 'id,name' },
+    })
+    // Before, each waiting list held one of the project's 3 query slots: this one waited 30 s, then a 429.
+    const answered = await Promise.race([list, new Promise((r) => setTimeout(r, 3_000, 'still waiting'))])
+    const queriesMeanwhile = emulator.requests().filter((r) => r.path.endsWith('/query/')).length
+    for (const release of taken) release()
+    expect((await Promise.all(waiting)).map((a) => a.status)).toEqual([200, 200, 200])
+    expect(answered).not.toBe('still waiting')
+    const own = await list
+    expect(own.status, JSON.stringify(own.body)).toBe(200)
+    // Only its query reached PostHog while the busy workspace's waited; never more than PostHog's 3 at once.
+    expect(queriesMeanwhile).toBe(1)
+    expect(emulator.state.queryLimiter.stats.maxConcurrent).toBeLessThanOrEqual(3)
+    expect(emulator.state.queryLimiter.stats.throttled).toBe(0)
+  })
+})

@@ -30,6 +30,8 @@ export interface ProviderRequest {
   readonly authenticate?: boolean
   /** Told each attempt's status once its headers are in, before its body is read (OutboundCall.onAnswer). */
   readonly onAnswer?: (status: number) => void
+  /** A further slot each attempt takes after its connection's and workspace's (OutboundCall.admit). */
+  readonly admit?: OutboundCall['admit']
 }
 
 export interface ProviderResponse {
@@ -294,7 +296,7 @@ export class ProviderClient {
     }
     let renewed = false
     for (let attempt = 0; ; attempt++) {
-      const res = await this.once(method, url, headers, payload, req.onAnswer)
+      const res = await this.once(method, url, headers, payload, req)
       if (res.status >= 200 && res.status < 300) {
         if (this.options.jsonAnswersOnly && (res.body === null || typeof res.body !== 'object'))
           throw new ProviderError(502, 'the answer was not the JSON the provider answers')
@@ -356,7 +358,7 @@ export class ProviderClient {
     url: OutboundAddress,
     headers: Record<string, string>,
     payload: string | undefined,
-    onAnswer: ((status: number) => void) | undefined,
+    { onAnswer, admit }: Pick<ProviderRequest, 'onAnswer' | 'admit'>,
   ): Promise<ProviderResponse> {
     this.countCall()
     const res = await this.options.transport.fetch(url, {
@@ -367,6 +369,7 @@ export class ProviderClient {
       ...this.owner,
       ...(this.budget?.slotWait ? { wait: this.budget.slotWait } : {}),
       ...(onAnswer !== undefined ? { onAnswer } : {}),
+      ...(admit !== undefined ? { admit } : {}),
     })
     this.countAnswer(res.body.length)
     return {

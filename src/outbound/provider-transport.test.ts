@@ -328,6 +328,36 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(t.limiter.load('cn_c')).toEqual({ active: 0, waiting: 0 })
   })
 
+  it("takes a call's further slot (admit) only once it holds its workspace's, and frees it as the exchange ends", async () => {
+    const t = transport({ workspaceConcurrency: 1, workspaceQueue: 1 })
+    const taken = t.workspaceLimiter.tryAcquire('ws_a')!
+    const order: string[] = []
+    const admit = async () => {
+      order.push('admitted')
+      return () => order.push('freed')
+    }
+    const answer = t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_a', workspaceKey: 'ws_a', admit })
+    await new Promise((r) => setTimeout(r, 20))
+    // Waiting for the workspace's slot, it holds nothing further.
+    expect(order).toEqual([])
+    taken()
+    expect((await answer).status).toBe(200)
+    expect(order).toEqual(['admitted', 'freed'])
+    // A refused admission gives the call's slots back, and nothing is sent.
+    provider.seen.length = 0
+    const refused = await t
+      .fetch(at(`${provider.url}/ok`), {
+        limitKey: 'cn_a',
+        workspaceKey: 'ws_a',
+        admit: () => Promise.reject(new ApiError(429, 'no query slot')),
+      })
+      .catch((e: unknown) => e)
+    expect((refused as ApiError).statusCode).toBe(429)
+    expect(t.workspaceLimiter.load('ws_a')).toEqual({ active: 0, waiting: 0 })
+    expect(t.limiter.load('cn_a')).toEqual({ active: 0, waiting: 0 })
+    expect(provider.seen).toEqual([])
+  })
+
   it('frees the slot of a relay that fails before the answer, and says it timed out', async () => {
     const t = transport({ connectionConcurrency: 1, connectionQueue: 0 })
     const err = await t

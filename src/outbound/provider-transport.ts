@@ -95,6 +95,14 @@ export interface OutboundCall {
   readonly onAnswer?: (status: number) => void
   /** How long the call may wait for its connection's and workspace's slots: until its caller leaves, its deadline. */
   readonly wait?: SlotWait
+  /**
+   * A further slot the call takes once it holds its connection's and workspace's, before it is sent: the
+   * function that frees it (freed when the exchange ends, if the caller has not freed it before; calling it
+   * again must be harmless). For a provider's own limit that connections of several workspaces share
+   * (PostHog's 3 queries per project): taken last, so that a call waiting for its own workspace's slot
+   * does not hold one of those meanwhile. Its wait has bounds of its own. Buffered exchanges only (`fetch`).
+   */
+  readonly admit?: () => Promise<() => void>
 }
 
 /**
@@ -161,7 +169,9 @@ export class ProviderTransport {
     const now = this.slotsNow(call)
     const release = now === MUST_WAIT ? await this.slots(call) : now
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
+    let admitted: Release | undefined
     try {
+      if (call.admit) admitted = await call.admit()
       // After the connection's queue: a call that waited there while memory ran short is refused too.
       if (!call.smallAnswer) this.heap.check(call.workspaceKey)
       const started = Date.now()
@@ -188,6 +198,7 @@ export class ProviderTransport {
     } catch (err) {
       throw outboundFailure(err, timeoutMs)
     } finally {
+      admitted?.()
       release?.()
     }
   }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../errors.js'
-import { inQuerySlot, QUERIES_PER_TEAM } from './query-slots.js'
+import { QUERIES_PER_TEAM, querySlot, type SlotBounds } from './query-slots.js'
+
+/** Runs `task` in one of the team's slots, as an exchange does: freed when it settles, or earlier by the task. */
+async function inQuerySlot<T>(team: string, task: (free: () => void) => Promise<T>, bounds: SlotBounds) {
+  const free = await querySlot(team, bounds)
+  try {
+    return await task(free)
+  } finally {
+    free()
+  }
+}
 
 /** A task that runs until its `finish` is called. */
 function heldTask() {
@@ -17,7 +27,7 @@ const settled = <T>(p: Promise<T>) =>
     (error: unknown) => ({ error }),
   )
 
-describe('inQuerySlot', () => {
+describe('querySlot', () => {
   it('runs 3 queries of a team at once, queues up to the connection queue, and answers 429 beyond it', async () => {
     const bounds = { maxWaiting: 2, maxWaitMs: 60_000 }
     const tasks = Array.from({ length: QUERIES_PER_TEAM + 2 }, heldTask)

@@ -28,11 +28,12 @@ class Slots {
   private running = 0
   private readonly waiting: (() => void)[] = []
 
-  async run<T>(task: (free: () => void) => Promise<T>, bounds: SlotBounds): Promise<T> {
+  /** One of the team's slots, once free: the function that frees it (calling it again is harmless). */
+  async take(bounds: SlotBounds): Promise<() => void> {
     if (this.running >= QUERIES_PER_TEAM) await this.turn(bounds)
     else this.running++
     let held = true
-    const free = () => {
+    return () => {
       if (!held) return
       held = false
       // The slot is handed to the first waiter (`running` already counts it), or given back.
@@ -40,17 +41,12 @@ class Slots {
       if (next) next()
       else this.running--
     }
-    try {
-      return await task(free)
-    } finally {
-      free()
-    }
   }
 
   /**
-   * Waits for a slot handed over by run(). Before this bound the waits were unbounded: the connection's
-   * queue (UNIGATE_PROVIDER_CONNECTION_QUEUE) is taken only once a query is sent, so every list of a
-   * flooded PostHog connection queued here, in memory, without the 429 the README promises.
+   * Waits for a slot handed over by a freed one. Bounded like the connection's queue
+   * (UNIGATE_PROVIDER_CONNECTION_QUEUE): a project's queue is shared by every connection verified with it,
+   * each of which may bring its connection's share of queries here.
    */
   private turn(bounds: SlotBounds): Promise<void> {
     if (this.waiting.length >= bounds.maxWaiting) {
@@ -93,25 +89,24 @@ class Slots {
 const slotsByTeam = new Map<string, Slots>()
 
 /**
- * Runs `task` in one of the team's slots. The slot is freed when the task settles, or earlier when the task
- * calls `free`: PostHog counts a query only while it runs (the limiter's `with` block wraps the query
- * runner's `calculate()`, PostHog/posthog@master:posthog/hogql_queries/query_runner.py), so its slot is
- * free again before the answer is sent, and a task may free its own once the answer has begun to arrive.
+ * One of the team's slots: the function that frees it. A query takes it once it holds its connection's and
+ * workspace's provider slots (OutboundCall.admit), so that one waiting for its own workspace's slot does not
+ * hold one of the team's 3, which connections of other workspaces share. Freed when the query's call ends,
+ * or earlier: PostHog counts a query only while it runs (the limiter's `with` block wraps the query runner's
+ * `calculate()`, PostHog/posthog@master:posthog/hogql_queries/query_runner.py), so its slot is free again
+ * before the answer is sent, and a query may free its own once the answer has begun to arrive.
  */
-export async function inQuerySlot<T>(
-  team: string,
-  task: (free: () => void) => Promise<T>,
-  bounds: SlotBounds,
-): Promise<T> {
-  let slots = slotsByTeam.get(team)
-  if (!slots) {
-    slots = new Slots()
-    slotsByTeam.set(team, slots)
+export async function querySlot(team: string, bounds: SlotBounds): Promise<() => void> {
+  let found = slotsByTeam.get(team)
+  if (!found) {
+    found = new Slots()
+    slotsByTeam.set(team, found)
   }
-  try {
-    return await slots.run(task, bounds)
-  } finally {
-    // Only while the team's queue is still this one: a task that freed its slot early may end after the
+  const slots = found
+  const free = await slots.take(bounds)
+  return () => {
+    free()
+    // Only while the team's queue is still this one: a query that freed its slot early may end after the
     // queue went idle and a newer one took its place, which must stay (deleting it would give the team a
     // fresh set of slots beside the one still in use).
     if (slots.idle && slotsByTeam.get(team) === slots) slotsByTeam.delete(team)

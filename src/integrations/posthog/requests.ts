@@ -3,7 +3,7 @@ import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext } from '../types.js'
 import { isTimeZone } from '../zones.js'
 import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
-import { inQuerySlot, SLOT_WAIT_MS } from './query-slots.js'
+import { querySlot, SLOT_WAIT_MS } from './query-slots.js'
 import type { HogQLResponse, PosthogCapture, PosthogProject } from './types.js'
 
 /**
@@ -94,8 +94,9 @@ function queryLane(ctx: HandlerContext, projectId: string): string {
 
 /**
  * Runs one HogQL query in a project; a query is a read, so a 429 or 5xx may be retried. At most
- * `QUERIES_PER_TEAM` run at once per team (query-slots.ts), counted as PostHog counts them: until the
- * answer begins (its status and headers), not while its body is read.
+ * `QUERIES_PER_TEAM` run at once per team (query-slots.ts), counted as PostHog counts them: each attempt
+ * until its answer begins (its status and headers), not while its body is read. An attempt takes the team's
+ * slot last, once it holds its connection's and workspace's: one waiting for those holds none of the team's.
  */
 export async function runHogQL(
   ctx: HandlerContext,
@@ -107,27 +108,28 @@ export async function runHogQL(
   const body = { refresh: FRESH, ...bodyWithRawParams(ctx, own) }
   const team = queryLane(ctx, projectId)
   const bounds = { maxWaiting: ctx.client.options.transport.limiter.limits.queue, maxWaitMs: SLOT_WAIT_MS }
-  const res = await inQuerySlot(
-    team,
-    (free) =>
-      ctx.client
-        .json<HogQLResponse>({
-          method: 'POST',
-          path: `/api/projects/${projectId}/query/`,
-          body,
-          idempotent: true,
-          // A 200 is a finished query (PostHog answers 202 for one still running, in its async refresh
-          // modes), it ends the call (no attempt follows a 2xx), and PostHog freed the query's slot before
-          // it answered: the next query may go while this answer's body is read and parsed.
-          onAnswer: (status) => {
-            if (status === 200) free()
-          },
-        })
-        .catch((err: unknown) => {
-          throw queryLimitError(err)
-        }),
-    bounds,
-  )
+  // Each attempt's own, taken once the attempt holds its connection's and workspace's provider slots.
+  let free: (() => void) | undefined
+  const res = await ctx.client
+    .json<HogQLResponse>({
+      method: 'POST',
+      path: `/api/projects/${projectId}/query/`,
+      body,
+      idempotent: true,
+      admit: async () => {
+        free = await querySlot(team, bounds)
+        return free
+      },
+      // A 200 is a finished query (PostHog answers 202 for one still running, in its async refresh modes),
+      // it ends the call (no attempt follows a 2xx), and PostHog freed the query's slot before it answered:
+      // the next query may go while this answer's body is read and parsed.
+      onAnswer: (status) => {
+        if (status === 200) free?.()
+      },
+    })
+    .catch((err: unknown) => {
+      throw queryLimitError(err)
+    })
   if (!res || !Array.isArray(res.results) || !Array.isArray(res.columns)) {
     throw new ProviderError(502, 'PostHog answered the query without columns and results')
   }
