@@ -91,3 +91,8 @@ export class ConnectionBusyError extends Error {
     this.name = 'ConnectionBusyError'
   }
 }
+
+/** The API's answer to a call its connection's or workspace's bound refused: 429, to be retried shortly. */
+export function busyAnswer(err: ConnectionBusyError): ApiError {
+  return new ApiError(429, err.message, { 'retry-after': '1' })
+}

@@ -54,7 +54,7 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
       expiry_date: new Date(Date.now() + expiresInSec * 1000).toISOString(),
     }
     // What the flow would have learned (the current project), asked of PostHog with the token itself.
-    const settings = await s.services.connections.verify(integration, credentials)
+    const settings = await s.services.connections.verify(s.workspaceId, integration, credentials)
     const connection = await s.services.connections.insertVerified(s.workspaceId, {
       integration,
       credentials,

@@ -1,39 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { integrationOf } from '../src/integrations/registry.js'
 import { type AuthServer, startAuthServer } from './support/auth-server.js'
 import {
-  CLIENT_ID,
   CLIENT_SECRET,
   configureGoogleApp,
-  GA4,
+  connectWithTokens,
   type GoogleSetup,
   startGoogle,
 } from './support/google-oauth.js'
 import { type ServerProcess, startServerProcess } from './support/processes.js'
 import { storeKinds, uniqueSchema } from './support/stores.js'
-
-const READONLY = 'https://www.googleapis.com/auth/analytics.readonly'
-
-/** A GA4 connection holding tokens the emulated Google issued, expiring (for Unigate) in `expiresInSec`. */
-async function connectWithTokens(s: AuthServer, g: GoogleSetup, expiresInSec: number) {
-  const tokens = g.ga4.authority.issueTokens({ clientId: CLIENT_ID, scopes: [READONLY] })
-  const connection = await s.services.connections.insertVerified(s.workspaceId, {
-    integration: integrationOf(GA4)!,
-    credentials: {
-      access_token: tokens.access_token,
-      refresh_token: tokens.refresh_token,
-      client_id: CLIENT_ID,
-      api_url: g.ga4.url,
-      expiry_date: new Date(Date.now() + expiresInSec * 1000).toISOString(),
-    },
-    settings: {},
-    permissions: ['analytics_property_read', 'analytics_report_read'],
-    environment: 'Production',
-  })
-  return { connection, tokens }
-}
 
 async function get(base: string, apiKey: string, path: string) {
   const res = await request(`${base}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })

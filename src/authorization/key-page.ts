@@ -134,7 +134,7 @@ export class KeyPage {
     if (address) return failed(address)
     let settings: Awaited<ReturnType<ConnectionService['verify']>>
     try {
-      settings = await this.connections.verify(integration, credentials)
+      settings = await this.connections.verify(request.workspaceId, integration, credentials)
     } catch (err) {
       // Any failure reads the same and counts as an attempt. Anyone holding the link sees this page: it
       // says no more than the provider's status, and that only for the provider's own address. What an

@@ -64,7 +64,7 @@ export class OAuthCallback {
     try {
       const pinned = pinnedAddresses(spec, app)
       const client = { ...app, ...(spec.tokenEndpointAuth ? { method: spec.tokenEndpointAuth } : {}) }
-      const tokens = await this.tokens.exchangeCode(pinned.token_url, client, {
+      const tokens = await this.tokens.exchangeCode(request.workspaceId, pinned.token_url, client, {
         code: q.code,
         redirectUri: request.redirectUri,
         ...(request.codeVerifier ? { codeVerifier: request.codeVerifier } : {}),
@@ -78,6 +78,14 @@ export class OAuthCallback {
       }
       credentials = credentialsFromTokens(tokens, base, new Date())
     } catch (err) {
+      // Refused by the workspace's own bound on provider calls: nothing was sent, and the code is spent.
+      if (err instanceof ApiError) {
+        return this.flow.fail(
+          request,
+          'token_exchange_failed',
+          `Unigate did not ask ${name} for the token: ${err.message}.`,
+        )
+      }
       if (!(err instanceof TokenEndpointError)) throw err
       return this.flow.fail(
         request,
@@ -90,7 +98,7 @@ export class OAuthCallback {
       return this.flow.fail(request, 'access_denied', `None of the requested access was granted at ${name}.`)
     }
     try {
-      const settings = await this.connections.verify(integration, credentials)
+      const settings = await this.connections.verify(request.workspaceId, integration, credentials)
       const connection = await this.connections.insertVerified(request.workspaceId, {
         integration,
         credentials,

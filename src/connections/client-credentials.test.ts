@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { ProviderError } from '../errors.js'
 import type { ClientCredentialsGrant, Credentials } from '../integrations/types.js'
-import type { ProviderTransport } from '../outbound/index.js'
+import type { OutboundCall, ProviderTransport } from '../outbound/index.js'
 import { ClientCredentialsAuth } from './client-credentials.js'
 
 /** A token endpoint answering from a queue, recording what it was asked. */
 function tokenEndpoint(answers: { status: number; body: unknown }[]) {
-  const asked: { url: string; headers: Record<string, string>; body: string }[] = []
+  const asked: (Pick<OutboundCall, 'workspaceKey' | 'wait'> & {
+    url: string
+    headers: Record<string, string>
+    body: string
+  })[] = []
   const transport = {
-    async fetch(url: string, call: { headers: Record<string, string>; body: string }) {
-      asked.push({ url, headers: call.headers, body: call.body })
+    async fetch(url: string, call: OutboundCall & { headers: Record<string, string>; body: string }) {
+      asked.push({
+        url,
+        headers: call.headers,
+        body: call.body,
+        workspaceKey: call.workspaceKey,
+        wait: call.wait,
+      })
       const next = answers.shift() ?? { status: 500, body: {} }
       return { status: next.status, headers: {}, body: Buffer.from(JSON.stringify(next.body)) }
     },
@@ -52,6 +62,17 @@ describe('ClientCredentialsAuth', () => {
       grant_type: 'client_credentials',
       sub: '42',
     })
+  })
+
+  it("counts its token request against the connection's workspace, waiting for a slot no longer than its timeout", async () => {
+    const { grant, credentials } = grantFor()
+    const { transport, asked } = tokenEndpoint([{ status: 200, body: { access_token: 'tok-ws' } }])
+    const before = Date.now()
+    await new ClientCredentialsAuth(grant, credentials, transport, 1000, 'ws_1').headers()
+    expect(asked[0]?.workspaceKey).toBe('ws_1')
+    expect(asked[0]?.wait?.until).toBeGreaterThanOrEqual(before + 1000)
+    expect(asked[0]?.wait?.until).toBeLessThanOrEqual(Date.now() + 1000)
+    expect(asked[0]?.wait?.expired?.().message).toMatch(/UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY.*retry later/)
   })
 
   it('fetches again when the token is within a minute of expiry, and reads expires_in too', async () => {

@@ -3,7 +3,7 @@ import { parseTokenResponse, TokenEndpointError } from '../authorization/tokens/
 import { ProviderError } from '../errors.js'
 import type { AuthHeaderSource } from '../integrations/http-client.js'
 import type { ClientCredentialsGrant, Credentials } from '../integrations/types.js'
-import type { ProviderTransport } from '../outbound/index.js'
+import { type ProviderTransport, tokenRequestSlot } from '../outbound/index.js'
 
 /** A token is fetched again this long before it expires, so a request never carries one about to lapse. */
 const EXPIRY_MARGIN_MS = 60_000
@@ -48,6 +48,8 @@ export class ClientCredentialsAuth implements AuthHeaderSource {
     private readonly credentials: Credentials,
     private readonly transport: ProviderTransport,
     private readonly timeoutMs: number,
+    /** The workspace whose provider calls the grant's token request counts against (tokenRequestSlot). */
+    private readonly workspaceId?: string,
   ) {
     const client = grant.client(credentials)
     this.key = createHash('sha256')
@@ -90,7 +92,7 @@ export class ClientCredentialsAuth implements AuthHeaderSource {
     const form = new URLSearchParams({ grant_type: 'client_credentials' })
     for (const [k, v] of Object.entries(this.grant.form?.(this.credentials) ?? {}))
       if (v !== undefined && v !== '') form.set(k, v)
-    // Transport failures (unreachable, refused by the address policy) pass on as they are.
+    // Transport failures (unreachable, refused by the address policy or the workspace's bound) pass on as they are.
     const res = await this.transport.fetch(this.grant.tokenUrl(this.credentials), {
       method: 'POST',
       headers: {
@@ -101,6 +103,7 @@ export class ClientCredentialsAuth implements AuthHeaderSource {
       body: form.toString(),
       timeoutMs: this.timeoutMs,
       smallAnswer: true,
+      ...tokenRequestSlot(this.workspaceId, this.timeoutMs),
     })
     const status = res.status
     let body: unknown

@@ -32,10 +32,10 @@ export function providerClientFor(
   settings: ProviderClientSettings,
   auth?: AuthHeaderSource,
   /**
-   * The connection, once it has an id: its calls then share the connection's concurrency slots, and count
-   * as its workspace's reads while memory is short.
+   * Whose calls these are: the workspace's, which they count against (its concurrency slots, and its reads
+   * while memory is short), and once the connection has an id, the connection's, whose slots they share.
    */
-  owner?: { readonly connectionId: string; readonly workspaceId: string },
+  owner?: { readonly connectionId?: string; readonly workspaceId: string },
 ): ProviderClient {
   // A client credentials grant replaces stored tokens: the connection's client fetches its own.
   const source =
@@ -46,6 +46,7 @@ export function providerClientFor(
           credentials,
           settings.transport,
           settings.timeoutMs,
+          owner?.workspaceId,
         )
       : undefined)
   const authHeaders = integration.authHeaders(credentials)
@@ -54,7 +55,8 @@ export function providerClientFor(
     authHeaders,
     secrets: secretValues(integration, credentials, authHeaders),
     ...(source ? { auth: source } : {}),
-    ...(owner ? { limitKey: owner.connectionId, workspaceKey: owner.workspaceId } : {}),
+    ...(owner?.connectionId !== undefined ? { limitKey: owner.connectionId } : {}),
+    ...(owner ? { workspaceKey: owner.workspaceId } : {}),
     retry: integration.retry,
     ...(integration.errorMessageHeader ? { errorMessageHeader: integration.errorMessageHeader } : {}),
     ...settings,

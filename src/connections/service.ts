@@ -3,6 +3,8 @@ import { newId } from '../crypto/ids.js'
 import {
   ApiError,
   badRequest,
+  busyAnswer,
+  ConnectionBusyError,
   notFound,
   ProviderError,
   ProviderTimeoutError,
@@ -156,13 +158,28 @@ export class ConnectionService {
   /**
    * A cheap provider call proves the credentials before anything is stored; bad ones are a 400. Their
    * addresses are checked first, so nothing is sent to a refused or malformed address.
+   *
+   * The calls count against `workspaceId`'s provider calls like every other call made for it (a 429 naming
+   * its bound when that is full), and wait for its slots no longer than a request may read
+   * (UNIGATE_OPERATION_DEADLINE_MS). Not against a connection's: one being created has no id yet, and any key
+   * made up for it (per credentials, per request) is one the caller can vary at will, so it would bound
+   * nothing the workspace's bound does not; a verification makes its calls one after another, so it holds
+   * one slot at a time anyway. An update's verification is of new credentials, counted the same way rather
+   * than queued behind the calls the connection is making with its old ones.
    */
-  async verify(integration: IntegrationDefinition, credentials: Credentials): Promise<ConnectionSettings> {
+  async verify(
+    workspaceId: string,
+    integration: IntegrationDefinition,
+    credentials: Credentials,
+  ): Promise<ConnectionSettings> {
     this.checkAddresses(integration, credentials)
-    const client = providerClientFor(integration, credentials, {
-      ...this.clientSettings,
-      jsonAnswersOnly: true,
-    })
+    const client = providerClientFor(
+      integration,
+      credentials,
+      { ...this.clientSettings, jsonAnswersOnly: true },
+      undefined,
+      { workspaceId },
+    ).forOperation()
     try {
       return await integration.verify(client, credentials)
     } catch (err) {
@@ -212,6 +229,7 @@ export class ConnectionService {
           { cause: err },
         )
       }
+      if (err instanceof ConnectionBusyError) throw busyAnswer(err)
       if (err instanceof ApiError) throw err
       // A TypeError on a body of an unexpected shape, say: the address answered something that is not the
       // provider's verification answer. A 502, as the engine answers such a read (provider-errors.ts).
@@ -235,7 +253,7 @@ export class ConnectionService {
     requireFields(integration, credentials)
     const categories = subsetOf('categories', input.categories, integration.categories)
     const permissions = subsetOf('permissions', input.permissions, integrationPermissions(integration))
-    const settings = await this.verify(integration, credentials)
+    const settings = await this.verify(workspaceId, integration, credentials)
     const now = nowIso()
     const pinned = await this.pin(workspaceId, integration, credentials)
     return this.store.insert({
@@ -305,7 +323,7 @@ export class ConnectionService {
           `${what} moves the connection to another address; give ${resupply.map((f) => `auth.${f}`).join(', ')} again in the same request (stored secrets are only sent to the address they were verified with)`,
         )
       }
-      changes.settings = await this.verify(integration, credentials)
+      changes.settings = await this.verify(workspaceId, integration, credentials)
       // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
       // revoke addresses of now, as at creation: a later change of the workspace's OAuth app must not send
       // this refresh token elsewhere. A connection already pinned keeps its addresses: its stored refresh

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  busyAnswer,
   ConnectionBusyError,
   ProviderAnswerTooLargeError,
   ProviderError,
@@ -49,7 +50,7 @@ export function apiErrorFromProvider(
   const name = integration.name
   if (err instanceof ProviderTimeoutError)
     return new ApiError(504, `${name} did not answer ${what} within ${err.timeoutMs} ms`)
-  if (err instanceof ConnectionBusyError) return new ApiError(429, err.message, { 'retry-after': '1' })
+  if (err instanceof ConnectionBusyError) return busyAnswer(err)
   if (err instanceof ProviderAnswerTooLargeError)
     return new ApiError(502, `${name} answered ${what}, but ${err.reason}`)
   if (err instanceof ProviderUnreachableError)

@@ -28,3 +28,4 @@ export {
   ProviderTransport,
   type ProviderTransportSettings,
 } from './provider-transport.js'
+export { tokenRequestSlot } from './token-calls.js'

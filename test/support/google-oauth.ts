@@ -1,6 +1,7 @@
 import { type Ga4Emulator, startGa4Emulator } from '../../emulators/ga4/index.js'
 import { type GoogleAccountsEmulator, startGoogleAccountsEmulator } from '../../emulators/google/index.js'
 import ga4Definition from '../../src/integrations/ga4/definition.js'
+import { integrationOf } from '../../src/integrations/registry.js'
 import type { AuthServer } from './auth-server.js'
 import { browserGet, browserPost } from './auth-server.js'
 
@@ -8,6 +9,7 @@ import { browserGet, browserPost } from './auth-server.js'
 export const GA4 = ga4Definition.type
 export const CLIENT_ID = 'unigate-auth-test.apps.googleusercontent.com'
 export const CLIENT_SECRET = 'GOCSPX-auth-test'
+const READONLY = 'https://www.googleapis.com/auth/analytics.readonly'
 
 export interface GoogleSetup {
   readonly ga4: Ga4Emulator
@@ -57,4 +59,23 @@ export async function decide(authorizeUrl: string, decision: 'allow' | 'deny') {
   })
   if (res.status !== 302 || !res.location) throw new Error(`consent decision: ${res.status} ${res.text}`)
   return res.location
+}
+
+/** A GA4 connection holding tokens the emulated Google issued, expiring (for Unigate) in `expiresInSec`. */
+export async function connectWithTokens(s: AuthServer, g: GoogleSetup, expiresInSec: number) {
+  const tokens = g.ga4.authority.issueTokens({ clientId: CLIENT_ID, scopes: [READONLY] })
+  const connection = await s.services.connections.insertVerified(s.workspaceId, {
+    integration: integrationOf(GA4)!,
+    credentials: {
+      access_token: tokens.access_token,
+      refresh_token: tokens.refresh_token,
+      client_id: CLIENT_ID,
+      api_url: g.ga4.url,
+      expiry_date: new Date(Date.now() + expiresInSec * 1000).toISOString(),
+    },
+    settings: {},
+    permissions: ['analytics_property_read', 'analytics_report_read'],
+    environment: 'Production',
+  })
+  return { connection, tokens }
 }

@@ -133,7 +133,13 @@ export class OAuthRefresher implements TokenRefresher {
     const { client, tokenUrl, keep } = await this.client(connection, c)
     if (!client) return this.dead(connection, c, 401, 'no OAuth client is configured to refresh the token')
     try {
-      const tokens = await this.d.tokens.refresh(tokenUrl, client, c.refresh_token, keep)
+      const tokens = await this.d.tokens.refresh(
+        connection.workspace_id,
+        tokenUrl,
+        client,
+        c.refresh_token,
+        keep,
+      )
       const next = credentialsFromTokens(tokens, c, new Date())
       await this.d.store.update(connection.workspace_id, connection.id, { credentials: next }, nowIso())
       this.failures.delete(connection.id)

@@ -26,7 +26,12 @@ export function revokeBeforeRemove(d: {
       const url = tokenAddresses(connection.credentials, spec, app).revokeUrl
       const token = connection.credentials.refresh_token ?? connection.credentials.access_token
       if (!url || !token) return
-      await d.tokens.revoke(url, oauthClientFor(connection.credentials, spec, app, 'revoke'), token)
+      await d.tokens.revoke(
+        workspaceId,
+        url,
+        oauthClientFor(connection.credentials, spec, app, 'revoke'),
+        token,
+      )
     } catch (err) {
       d.onError(err, id)
     }

@@ -1,5 +1,5 @@
-import { ProviderUnreachableError } from '../../errors.js'
-import type { ProviderTransport } from '../../outbound/index.js'
+import { ApiError, busyAnswer, ConnectionBusyError, ProviderUnreachableError } from '../../errors.js'
+import { type ProviderTransport, tokenRequestSlot } from '../../outbound/index.js'
 import { parseTokenResponse, TokenEndpointError, type TokenSet } from './token-set.js'
 
 /** The OAuth client an exchange or refresh authenticates as. */
@@ -27,8 +27,13 @@ function clientAuth(client: ClientCredentials | undefined): {
   return { form: { client_id: client.clientId, client_secret: client.clientSecret }, headers: {} }
 }
 
+/**
+ * One form post to a token endpoint, counted against `workspaceId`'s provider calls (tokenRequestSlot). A
+ * refusal by that bound is the API's 429, not the endpoint's failure: a refresh does not back off for it.
+ */
 async function postForm(
   transport: ProviderTransport,
+  workspaceId: string,
   url: string,
   form: Readonly<Record<string, string | undefined>>,
   timeoutMs: number,
@@ -47,6 +52,7 @@ async function postForm(
       body: params.toString(),
       timeoutMs,
       smallAnswer: true,
+      ...tokenRequestSlot(workspaceId, timeoutMs),
     })
     const text = res.body.toString('utf8')
     let body: unknown = text
@@ -57,6 +63,9 @@ async function postForm(
     }
     return { status: res.status, body }
   } catch (err) {
+    if (err instanceof ConnectionBusyError) throw busyAnswer(err)
+    // The slot's wait ran out (nothing was sent).
+    if (err instanceof ApiError) throw err
     const reason = err instanceof ProviderUnreachableError ? err.reason : (err as Error).message
     throw new TokenEndpointError(0, 'unreachable', reason)
   }
@@ -74,6 +83,7 @@ export class TokenClient {
   ) {}
 
   async exchangeCode(
+    workspaceId: string,
     tokenUrl: string,
     client: ClientCredentials,
     p: { code: string; redirectUri: string; codeVerifier?: string; keep?: readonly string[] },
@@ -81,6 +91,7 @@ export class TokenClient {
     const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
+      workspaceId,
       tokenUrl,
       {
         grant_type: 'authorization_code',
@@ -96,6 +107,7 @@ export class TokenClient {
   }
 
   async refresh(
+    workspaceId: string,
     tokenUrl: string,
     client: ClientCredentials,
     refreshToken: string,
@@ -104,6 +116,7 @@ export class TokenClient {
     const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
+      workspaceId,
       tokenUrl,
       { grant_type: 'refresh_token', refresh_token: refreshToken, ...auth.form },
       this.timeoutMs,
@@ -113,10 +126,16 @@ export class TokenClient {
   }
 
   /** RFC 7009. Answers whether the provider confirmed; a token it no longer knows counts as revoked. */
-  async revoke(revokeUrl: string, client: ClientCredentials | undefined, token: string): Promise<boolean> {
+  async revoke(
+    workspaceId: string,
+    revokeUrl: string,
+    client: ClientCredentials | undefined,
+    token: string,
+  ): Promise<boolean> {
     const auth = clientAuth(client)
     const res = await postForm(
       this.transport,
+      workspaceId,
       revokeUrl,
       { token, ...auth.form },
       this.timeoutMs,
