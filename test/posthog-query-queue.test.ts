@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_PERSONAL_API_KEY,
-  type PosthogEmulator,
-  startPosthogEmulator,
-} from '../emulators/posthog/index.js'
+import { type PosthogEmulator, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { connectPosthog, POSTHOG_DATA_UNTIL } from './support/posthog.js'
@@ -75,12 +71,7 @@ describe("another workspace's queries to a project its connection was not verifi
     victim = await connectPosthog(h, emulator)
     other = await h.otherWorkspace()
     emulator.state.currentTeamId = 2
-    const created = await h.api<{ id: string }>('POST', '/unified/connection', {
-      key: other.apiKey,
-      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url } },
-    })
-    expect(created.status, created.text).toBe(200)
-    attacker = created.body.id
+    attacker = await connectPosthog(h, emulator, {}, other.apiKey)
   })
   afterAll(async () => {
     await h?.close()
@@ -125,12 +116,7 @@ describe("a workspace waiting for its own provider slots holds none of a project
     // Both workspaces' connections are verified with project 1: they share its queue of 3 queries.
     busy = await connectPosthog(h, emulator)
     other = await h.otherWorkspace()
-    const created = await h.api<{ id: string }>('POST', '/unified/connection', {
-      key: other.apiKey,
-      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url } },
-    })
-    expect(created.status, created.text).toBe(200)
-    elsewhere = created.body.id
+    elsewhere = await connectPosthog(h, emulator, {}, other.apiKey)
   })
   afterAll(async () => {
     await h?.close()

@@ -4,7 +4,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testConfig } from './support/config.js'
 import { answeredFathomVerification } from './support/fathom-stand-in.js'
-import { type Harness, startHarness } from './support/harness.js'
+import { type ApiResponse, type Harness, startHarness } from './support/harness.js'
 
 /**
  * A provider origin's sockets are shared by every workspace. Each connection runs a bounded number of calls,
@@ -81,6 +81,17 @@ describe("a workspace's provider calls are bounded over all its connections", ()
     }
   }
   const waiting = () => h.services.transport.workspaceLimiter.load(h.workspaceId).waiting
+  /** Each a 429 to retry shortly, naming the workspace's bound. */
+  const expectWorkspaceRefusals = (refusals: ApiResponse<{ message: string }>[]) => {
+    for (const refused of refusals) {
+      expect(refused.status).toBe(429)
+      expect(refused.headers['retry-after']).toBe('1')
+      expect(refused.body.message).toBe(
+        'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
+          '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
+      )
+    }
+  }
 
   it('past its queue a relay of the workspace is a 429 naming the limit; another workspace goes on', async () => {
     const third = await connectionOf(h.apiKey)
@@ -93,14 +104,7 @@ describe("a workspace's provider calls are bounded over all its connections", ()
       await h.api<{ message: string }>('GET', `/passthrough/${fourth}/other`),
       await h.api<{ message: string }>('POST', `/passthrough/${fourth}/other`, { body: { a: 1 } }),
     ]
-    for (const refused of refusals) {
-      expect(refused.status).toBe(429)
-      expect(refused.headers['retry-after']).toBe('1')
-      expect(refused.body.message).toBe(
-        'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
-          '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
-      )
-    }
+    expectWorkspaceRefusals(refusals)
     // Nothing of them reached the provider.
     expect(seen.filter((path) => path.endsWith('/other'))).toEqual([])
 
@@ -131,15 +135,8 @@ describe("a workspace's provider calls are bounded over all its connections", ()
         body: { a: 1 },
       }),
     ]
-    for (const refused of refusals) {
-      expect(refused.status).toBe(429)
-      expect(refused.headers['retry-after']).toBe('1')
-      // Not the connection's: its one call is not running but waiting for the workspace's slot.
-      expect(refused.body.message).toBe(
-        'this workspace already has 2 provider calls running and 1 waiting, its limit ' +
-          '(UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY=2, UNIGATE_PROVIDER_WORKSPACE_QUEUE=1); retry later',
-      )
-    }
+    // Not the connection's: its one call is not running but waiting for the workspace's slot.
+    expectWorkspaceRefusals(refusals)
     expect(seen.filter((path) => path.endsWith('/behind-the-workspace'))).toEqual([])
     await release()
     expect((await queued).status).toBe(200)

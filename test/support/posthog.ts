@@ -21,8 +21,11 @@ export async function connectPosthog(
   h: Harness,
   emulator: PosthogEmulator,
   extra: Record<string, unknown> = {},
+  /** Another workspace's key (default: the harness workspace's). */
+  key?: string,
 ) {
   const res = await h.api<{ id: string }>('POST', '/unified/connection', {
+    ...(key !== undefined ? { key } : {}),
     body: {
       integration_type: 'posthog',
       auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emulator.url },
