@@ -13,6 +13,7 @@ import {
 } from './support/google-oauth.js'
 
 const APP = 'https://app.example.com'
+const PROVIDER_TIMEOUT_MS = 20_000
 const READONLY = 'https://www.googleapis.com/auth/analytics.readonly'
 const WORKSPACE_BUSY =
   'this workspace already has 1 provider calls running and 1 waiting, its limit ' +
@@ -29,6 +30,8 @@ describe("verification and token requests count against the workspace's provider
   beforeAll(async () => {
     g = await startGoogle()
     s = await startAuthServer('sqlite', {
+      // Long enough that a token request's wait and answer together outlast the 30 s lease refreshes held.
+      providerTimeoutMs: PROVIDER_TIMEOUT_MS,
       outbound: { ...testConfig('sqlite').outbound, workspaceConcurrency: 1, workspaceQueue: 1 },
     })
     await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
@@ -118,6 +121,11 @@ describe("verification and token requests count against the workspace's provider
     // What waits is the refresh: nothing has reached Google yet.
     expect(limiter().load(s.workspaceId).waiting).toBe(1)
     expect(g.ga4.requests()).toEqual([])
+    // Its lease on the refresh outlasts the token request's wait and answer (each up to the provider
+    // timeout), so no other process takes it over and spends the same refresh token meanwhile.
+    const [lease] = await s.services.db.selectFrom('connection_locks').selectAll().execute()
+    expect(lease?.connection_id).toBe(connection.id)
+    expect(Date.parse(lease!.expires_at) - Date.now()).toBeGreaterThan(2 * PROVIDER_TIMEOUT_MS)
     held()
     const answered = await read
     expect(answered.status, answered.body.message).toBe(200)

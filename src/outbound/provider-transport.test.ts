@@ -260,6 +260,17 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect((await t.fetch(at(`${provider.url}/ok`), { limitKey: 'cn_t' })).status).toBe(200)
   })
 
+  it("gives up on a token endpoint's answer that trickles past the call's timeout, headers and body together", async () => {
+    // The answer deadline is a minute; a token request ends within its timeout all the same (a refresh's
+    // lease is counted from it).
+    const t = transport({ answerDeadlineMs: 60_000 })
+    const err = await t
+      .fetch(at(`${provider.url}/trickle`), { smallAnswer: true, timeoutMs: 300 })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+    expect((err as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
+  })
+
   it('times out a provider that does not answer', async () => {
     const err = await transport()
       .fetch(at(`${provider.url}/hang`), { timeoutMs: 100 })

@@ -185,13 +185,18 @@ export class ProviderTransport {
           throw err
         }
       }
+      // A token endpoint's few hundred bytes come within the call's timeout, headers and body together, so
+      // that a token request ends within its longest (TokenClient.longestMs) and a refresh within its lease.
+      const deadlineMs = call.smallAnswer
+        ? Math.min(timeoutMs, this.settings.answerDeadlineMs)
+        : this.settings.answerDeadlineMs
       const body = await readCapped(res.body, res.headers, {
         cap: call.smallAnswer
           ? Math.min(SMALL_ANSWER_BYTES, this.settings.maxBodyBytes)
           : this.settings.maxBodyBytes,
         ...(call.smallAnswer ? { what: 'a token endpoint answer' } : {}),
-        deadlineMs: this.settings.answerDeadlineMs,
-        leftMs: this.settings.answerDeadlineMs - (Date.now() - started),
+        deadlineMs,
+        leftMs: deadlineMs - (Date.now() - started),
       })
       this.heap.answered(call.workspaceKey, body.length)
       return { status: res.statusCode, headers: res.headers, body }

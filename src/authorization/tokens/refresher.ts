@@ -28,7 +28,11 @@ export interface RefresherDeps {
 
 type Why = 'expiring' | 'rejected'
 
-const LEASE_MS = 30_000
+/**
+ * How much longer than its token request a refresh holds its lease: for its reads and its write of the
+ * connection around the request.
+ */
+const LEASE_MARGIN_MS = 10_000
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))
@@ -93,7 +97,10 @@ export class OAuthRefresher implements TokenRefresher {
       const stored = await this.read(connection)
       if (stored.refresh_error) throw this.reauthorize(connection, stored.refresh_error)
       if (this.replaces(stored, current, why)) return stored
-      if (await this.d.lock.acquire(connection.id, holder, LEASE_MS)) {
+      // The lease outlasts the token request (a refresh may wait for a slot of its workspace first): one
+      // taken over mid-refresh would let a second process spend the same refresh token, which providers that
+      // rotate refresh tokens answer invalid_grant, and the connection would be marked dead.
+      if (await this.d.lock.acquire(connection.id, holder, this.d.tokens.longestMs + LEASE_MARGIN_MS)) {
         try {
           // Read again under the lease: the previous holder may have finished between our two reads.
           const latest = await this.read(connection)

@@ -82,6 +82,14 @@ export class TokenClient {
     private readonly transport: ProviderTransport,
   ) {}
 
+  /**
+   * The longest one token request takes: its wait for one of its workspace's slots (tokenRequestSlot), then
+   * its answer, headers and body (the transport's timeout for a small answer), each at most `timeoutMs`.
+   */
+  get longestMs(): number {
+    return 2 * this.timeoutMs
+  }
+
   async exchangeCode(
     workspaceId: string,
     tokenUrl: string,
