@@ -95,4 +95,23 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     expect(res.status).toBe(400)
     expect(res.body.message).toBe('auth.api_key: at most 16384 characters')
   })
+
+  it("answers the router's refusals (an id too long, a %-escape that does not decode) in the error shape, without the path", async () => {
+    const long = await h.api('GET', `/unified/connection/${'secret'.repeat(100)}`)
+    expect(long.status).toBe(414)
+    expect(long.body).toEqual({
+      statusCode: 414,
+      error: 'URI Too Long',
+      message: 'a path segment (an id) is longer than 500 characters, the most this server reads',
+    })
+    for (const path of ['/unified/connection/secret%E0%A4%A', '/analytics/cn_secret/event/%E0']) {
+      const bad = await h.api('GET', path)
+      expect(bad.status, path).toBe(400)
+      expect(bad.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'the path holds a %-escape that is not UTF-8 text (such as %E0 alone)',
+      })
+    }
+  })
 })

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import { installInboundCallLog } from '../apicalls/index.js'
 import { authorizationRoutes } from '../authorization/index.js'
 import { toolServerRoutes } from '../mcp/index.js'
@@ -7,7 +7,7 @@ import type { Services } from '../services.js'
 import { webhookRoutes } from '../webhooks/index.js'
 import { parseJsonBodiesWithDepthLimit } from './body-depth.js'
 import { serveDocumentationOnFirstUse } from './documentation.js'
-import { installErrorHandling } from './errors.js'
+import { frameworkErrorAnswer, installErrorHandling } from './errors.js'
 import { loggerOptions } from './logging.js'
 import { type Door, passthroughDoor } from './passthrough-door.js'
 import { connectionRoutes } from './routes/connections.js'
@@ -46,6 +46,11 @@ async function assembleApp(
     // Keep ids such as `a%2Fb` intact as one path parameter (sdk-contract R12).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: () => nextRequestId(),
+    frameworkErrors: (err, request, reply) => {
+      const answer = frameworkErrorAnswer(err, MAX_PARAM_LENGTH)
+      if (answer.status >= 500) request.log.error({ err }, 'router error')
+      void (reply as FastifyReply).code(answer.status).send(answer.body)
+    },
     // The HTTP server Fastify would make, with the passthrough door in front of Fastify's own handler.
     serverFactory: (handler, settings) =>
       httpServer((req, res) => {

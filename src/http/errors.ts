@@ -80,6 +80,33 @@ export function errorAnswerOf(err: unknown, log: () => FastifyBaseLogger): Error
   return { status: 500, headers: {}, body: errorBody(500, INTERNAL_ERROR_MESSAGE) }
 }
 
+/**
+ * The router's own refusals, before any route is found (Fastify's `frameworkErrors` option): in the API's
+ * error shape, and without the path, which Fastify's default answers repeat (a 414 echoed all of it). The
+ * path can hold anything a caller put there, a token included.
+ */
+export function frameworkErrorAnswer(err: FastifyError, maxParamLength: number): ErrorAnswer {
+  switch (err.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return {
+        status: 414,
+        headers: {},
+        body: errorBody(
+          414,
+          `a path segment (an id) is longer than ${maxParamLength} characters, the most this server reads`,
+        ),
+      }
+    case 'FST_ERR_BAD_URL':
+      return {
+        status: 400,
+        headers: {},
+        body: errorBody(400, 'the path holds a %-escape that is not UTF-8 text (such as %E0 alone)'),
+      }
+    default:
+      return { status: 500, headers: {}, body: errorBody(500, INTERNAL_ERROR_MESSAGE) }
+  }
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     const answer = errorAnswerOf(err, () => request.log)
