@@ -114,4 +114,29 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
       })
     }
   })
+
+  it('names a __proto__ or constructor.prototype key in a body, rather than calling the JSON invalid', async () => {
+    const proto = await h.api('PATCH', '/unified/workspace', { body: '{"__proto__":{"name":"x"}}' })
+    expect(proto.status).toBe(400)
+    expect(proto.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message:
+        "body: holds a key named __proto__, which request bodies may not have: it would set an object's prototype",
+    })
+    const ctor = await h.api('POST', '/unified/connection', {
+      body: '{"integration_type":"fathom","auth":{"constructor":{"prototype":{"x":1}}}}',
+    })
+    expect(ctor.status).toBe(400)
+    expect(ctor.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message:
+        "auth: holds a constructor object with a prototype key, which request bodies may not have: it would reach an object's prototype",
+    })
+    // Text that is not JSON is still called so.
+    const broken = await h.api<{ message: string }>('PATCH', '/unified/workspace', { body: '{"__proto__":' })
+    expect(broken.status).toBe(400)
+    expect(broken.body.message).toBe("Body is not valid JSON but content-type is set to 'application/json'")
+  })
 })
