@@ -16,6 +16,32 @@ export class ApiError extends Error {
   }
 }
 
+/** A numeric schema's bounds, as a JSON schema states them. */
+export interface NumericBounds {
+  readonly type?: unknown
+  readonly minimum?: unknown
+  readonly maximum?: unknown
+  readonly exclusiveMinimum?: unknown
+  readonly exclusiveMaximum?: unknown
+}
+
+/**
+ * What a numeric schema allows, in words made from its own bounds (`an integer from 1 to 1000`), so that a
+ * message can never disagree with the schema; undefined for a schema that is not numeric.
+ */
+export function numericRange(schema: NumericBounds): string | undefined {
+  const noun = schema.type === 'integer' ? 'an integer' : schema.type === 'number' ? 'a number' : undefined
+  if (noun === undefined) return undefined
+  const { minimum: min, maximum: max, exclusiveMinimum: above, exclusiveMaximum: below } = schema
+  const bounds: string[] = []
+  if (typeof min === 'number' && typeof max === 'number') bounds.push(`from ${min} to ${max}`)
+  else if (typeof min === 'number') bounds.push(`of at least ${min}`)
+  else if (typeof max === 'number') bounds.push(`of at most ${max}`)
+  if (typeof above === 'number') bounds.push(`greater than ${above}`)
+  if (typeof below === 'number') bounds.push(`less than ${below}`)
+  return [noun, bounds.join(' and ')].filter(Boolean).join(' ')
+}
+
 export const badRequest = (message: string) => new ApiError(400, message)
 export const unauthorized = (message: string) => new ApiError(401, message)
 export const notFound = (message: string) => new ApiError(404, message)

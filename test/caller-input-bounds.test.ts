@@ -25,9 +25,50 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
       for (const name of ['limit', 'offset']) {
         const res = await h.api<{ message: string }>('GET', path, { query: { [name]: '1e309' } })
         expect(res.status, `${path}?${name}=1e309: ${res.text}`).toBe(400)
-        expect(res.body.message).toBe(`querystring.${name} must be a finite number`)
+        expect(res.body.message).toBe(
+          name === 'limit'
+            ? 'limit must be an integer from 1 to 1000'
+            : 'offset must be an integer from 0 to 100000',
+        )
       }
     }
+  })
+
+  it('reads integer query parameters as decimal text only, and names the range the schema allows', async () => {
+    // Ajv coerced these as JavaScript's Number does: 0x10 was a page of 16.
+    for (const limit of ['0x10', '1e2', ' 16', '0b1', '1.5', 'abc', '', '-1', '1001', '1'.repeat(400)]) {
+      const res = await h.api('GET', '/unified/connection', { query: { limit } })
+      expect(res.status, `limit=${limit}`).toBe(400)
+      expect(res.body, `limit=${limit}`).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'limit must be an integer from 1 to 1000',
+      })
+    }
+    const offset = await h.api<{ message: string }>('GET', '/unified/apicall', { query: { offset: '-1' } })
+    expect(offset.status).toBe(400)
+    expect(offset.body.message).toBe('offset must be an integer from 0 to 100000')
+    // What the SDK sends: plain decimal numbers.
+    for (const limit of ['16', '007', '1000']) {
+      const res = await h.api('GET', '/unified/connection', { query: { limit, offset: '0' } })
+      expect(res.status, `limit=${limit}`).toBe(200)
+    }
+  })
+
+  it('names a tool argument as itself, not as a query parameter, with the range it allows', async () => {
+    for (const limit of [-1, 100_000, 1.5, '0x10']) {
+      const res = await h.api('POST', '/tools/list_unified_connections/call', { body: { limit } })
+      expect(res.status, `limit ${limit}`).toBe(400)
+      expect(res.body, `limit ${limit}`).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'limit must be an integer from 1 to 1000',
+      })
+    }
+    const body = { connection_id: 'cn_x', object_type: 'analytics_visitor', event: 'created', interval: 0 }
+    const tool = await h.api<{ message: string }>('POST', '/tools/create_unified_webhook/call', { body })
+    expect(tool.status).toBe(400)
+    expect(tool.body.message).toBe('interval must be an integer from 1 to 525600')
   })
 
   it('answers a connection change with nothing to change with the connection as it is', async () => {
@@ -79,12 +120,12 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
       body: { allowed_redirect_origins: origins },
     })
     expect(many.status).toBe(400)
-    expect(many.body.message).toBe('body.allowed_redirect_origins must NOT have more than 100 items')
+    expect(many.body.message).toBe('allowed_redirect_origins must NOT have more than 100 items')
     const app = await h.api<{ message: string }>('PUT', '/unified/workspace/oauth_app/hubspot', {
       body: { client_id: 'c'.repeat(4097), client_secret: 's' },
     })
     expect(app.status).toBe(400)
-    expect(app.body.message).toBe('body.client_id must NOT have more than 4096 characters')
+    expect(app.body.message).toBe('client_id must NOT have more than 4096 characters')
   })
 
   it('refuses an auth value longer than any key or address, without echoing it', async () => {

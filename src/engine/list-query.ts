@@ -1,6 +1,10 @@
-import { badRequest, notImplemented } from '../errors.js'
+import { badRequest, notImplemented, numericRange } from '../errors.js'
 import type { IntegrationDefinition, ListQuery, ObjectHandlers } from '../integrations/types.js'
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, type ObjectModel } from '../models/index.js'
+import { DEFAULT_LIMIT, LimitParam, type ObjectModel, OffsetParam } from '../models/index.js'
+
+const LIMIT = LimitParam()
+const OFFSET = OffsetParam()
+
 import { parseQueryDate } from './dates.js'
 
 export type RawListQuery = Readonly<Record<string, unknown>>
@@ -18,10 +22,12 @@ function date(name: string, value: string): Date {
   return parsed
 }
 
-function integer(name: string, value: string, min: number, max: number): number {
+/** The decimal integer `value`, within the bounds of the parameter's schema (the API's own). */
+function integer(name: string, value: string, schema: { minimum?: number; maximum?: number }): number {
   const n = Number(value)
-  if (!/^-?\d+$/.test(value) || n < min || n > max) {
-    throw badRequest(`${name}: '${value}' is not allowed; use a whole number from ${min} to ${max}`)
+  const { minimum = Number.NEGATIVE_INFINITY, maximum = Number.POSITIVE_INFINITY } = schema
+  if (!/^-?\d+$/.test(value) || n < minimum || n > maximum) {
+    throw badRequest(`${name} must be ${numericRange({ ...schema, type: 'integer' })}`)
   }
   return n
 }
@@ -70,8 +76,8 @@ export function readListQuery(raw: RawListQuery, model: ObjectModel): ReadListQu
   const updated = given('updated_gte')
   const query = given('query')
   const read: ListQuery = {
-    limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, 1, MAX_LIMIT),
-    offset: offsetText === undefined ? 0 : integer('offset', offsetText, 0, MAX_OFFSET),
+    limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, LIMIT),
+    offset: offsetText === undefined ? 0 : integer('offset', offsetText, OFFSET),
     ...(updated ? { updated_gte: date('updated_gte', updated) } : {}),
     ...(sort ? { sort } : {}),
     // `sort` alone is ascending on every integration, whatever the provider's default direction for the field.

@@ -68,6 +68,8 @@ async function assembleApp(
         coerceTypes: 'array',
         useDefaults: true,
         allErrors: false,
+        // Errors carry the schema that failed (`parentSchema`): messages state its range from it.
+        verbose: true,
         // Annotation only (which integrations need a list parameter), for readers of the OpenAPI document.
         keywords: ['x-required-by'],
       },

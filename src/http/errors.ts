@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../errors.js'
+import { ApiError, type NumericBounds, numericRange } from '../errors.js'
 
 export function errorBody(
   statusCode: number,
@@ -10,27 +10,42 @@ export function errorBody(
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, ...extra }
 }
 
-interface AjvError {
+export interface AjvError {
   instancePath: string
   keyword: string
   message?: string
   params: Record<string, unknown>
+  /** The schema holding the failed keyword (Ajv's `verbose` option): where a range is read from. */
+  parentSchema?: NumericBounds
 }
 
-/** Turns schema validation errors into a message that names the parameter and what is allowed. */
+/** How a request part is named when the error is about the part itself rather than one of its values. */
+const PART_NAMES: Readonly<Record<string, string>> = { querystring: 'query', params: 'path' }
+
+/** The keywords a numeric schema fails on: each answered with the whole range the schema allows. */
+const NUMERIC_KEYWORDS = new Set(['type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
+
+/**
+ * Turns schema validation errors into a message that names the parameter or field as the caller wrote it
+ * (`limit`, `auth.api_key`; never Fastify's `querystring`, so a tool argument reads as itself) and what is
+ * allowed, from the schema: `limit must be an integer from 1 to 1000`.
+ */
 export function validationMessage(
   errors: readonly AjvError[],
   context: string,
   allowed?: readonly string[],
 ): string {
   const e = errors[0]
-  if (!e) return `${context} is not valid`
-  const where = `${context}${e.instancePath.replaceAll('/', '.')}`
+  const part = PART_NAMES[context] ?? context
+  if (!e) return `${part} is not valid`
+  const where = e.instancePath.slice(1).replaceAll('/', '.') || part
   // A union of literals (a closed enum) fails one `const` per branch: name every allowed value at once.
   const literals = errors
     .filter((x) => x.keyword === 'const' && x.instancePath === e.instancePath)
     .map((x) => String(x.params.allowedValue))
   if (literals.length > 0) return `${where} must be one of ${literals.join(', ')}`
+  const range = NUMERIC_KEYWORDS.has(e.keyword) && e.parentSchema ? numericRange(e.parentSchema) : undefined
+  if (range !== undefined) return `${where} must be ${range}`
   switch (e.keyword) {
     case 'additionalProperties': {
       const name = String(e.params.additionalProperty)

@@ -1,5 +1,7 @@
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import type { FastifyServerOptions } from 'fastify'
+import type { NumericBounds } from '../errors.js'
+import type { AjvError } from './errors.js'
 
 type BuildValidator = NonNullable<
   NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
@@ -10,40 +12,56 @@ type PoolOptions = Parameters<ReturnType<typeof AjvCompiler>>[1]
  * and compiling them all took most of a second of every start, for routes a process may never serve.
  * Fastify hands Ajv validators (which have `schemaEnv`) the request as parent data so a root value can be
  * coerced; the wrapper says it is one and passes that through, and exposes the real validator's errors.
+ * `precheck` looks at the data before the validator coerces it.
  */
-function compiledOnFirstUse<V extends object>(compile: () => V, finiteOnly: boolean): V {
+function compiledOnFirstUse<V extends object>(
+  compile: () => V,
+  precheck: (data: unknown) => AjvError | undefined,
+): V {
   type Validate = (data: unknown, ctx?: unknown) => unknown
   let real: Validate | undefined
   const validate = ((data: unknown, ctx?: unknown) => {
+    const refused = precheck(data)
+    if (refused) {
+      validate.errors = [refused]
+      return false
+    }
     real ??= compile() as unknown as Validate
     const result = real(data, ctx)
     validate.errors = (real as { errors?: unknown }).errors
-    if (result === true && finiteOnly) {
-      const infinite = infiniteValueOf(data)
-      if (infinite !== undefined) {
-        validate.errors = [
-          { instancePath: `/${infinite}`, keyword: 'type', params: {}, message: 'must be a finite number' },
-        ]
-        return false
-      }
-    }
     return result
   }) as Validate & { errors?: unknown; schemaEnv?: unknown }
   validate.schemaEnv = true
   return validate as unknown as V
 }
 
+/** Decimal text, the only text a numeric URL value may be. */
+const DECIMAL: Readonly<Record<string, RegExp>> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ }
+
 /**
- * The name of a top-level value that coercion made infinite, if any. Ajv coerces `limit=1e309` to Infinity and
- * then lets it past `maximum` (Ajv 8 with coerceTypes: the coerced Infinity passes a bound a given one fails),
- * so a route read Infinity as a page size and SQLite refused it: a 500 where the caller's value was at fault.
+ * Numeric URL values refused unless written in decimal. Ajv coerces text as JavaScript's Number does:
+ * `limit=0x10` was read as 16, and `1e2`, ` 16` and `0b1` passed too, while `1e309` became Infinity, which
+ * then passed `maximum` (Ajv 8 with coerceTypes) and reached SQLite as a page size (a 500). Ajv has no
+ * option to coerce decimal text only, hence this check of each top-level numeric property, by hand,
+ * before Ajv coerces: its refusal is a `type` error, answered with the range the schema allows.
  */
-function infiniteValueOf(data: unknown): string | undefined {
-  if (data === null || typeof data !== 'object') return undefined
-  for (const [name, value] of Object.entries(data)) {
-    if (typeof value === 'number' && !Number.isFinite(value)) return name
+function decimalOnly(schema: unknown): (data: unknown) => AjvError | undefined {
+  const properties = (schema as { properties?: Record<string, NumericBounds> } | undefined)?.properties
+  const numeric = Object.entries(properties ?? {}).filter(([, p]) => DECIMAL[String(p.type)] !== undefined)
+  if (numeric.length === 0) return () => undefined
+  return (data) => {
+    if (data === null || typeof data !== 'object') return undefined
+    for (const [name, property] of numeric) {
+      const value = (data as Record<string, unknown>)[name]
+      const pattern = DECIMAL[String(property.type)]
+      for (const v of Array.isArray(value) ? value : [value]) {
+        if (typeof v !== 'string' || (pattern?.test(v) && Number.isFinite(Number(v)))) continue
+        const type = String(property.type)
+        return { instancePath: `/${name}`, keyword: 'type', params: { type }, parentSchema: property }
+      }
+    }
+    return undefined
   }
-  return undefined
 }
 
 /**
@@ -68,13 +86,16 @@ export function buildValidatorPerPart(): BuildValidator {
     let lenient: Compile | undefined
     let strict: Compile | undefined
     return (route: Parameters<Compile>[0]) =>
-      compiledOnFirstUse(() => {
-        if (route.httpPart === 'body') {
-          strict ??= strictPool(externalSchemas, strictOptions)
-          return strict(route)
-        }
-        lenient ??= lenientPool(externalSchemas, base)
-        return lenient(route)
-      }, route.httpPart !== 'body')
+      compiledOnFirstUse(
+        () => {
+          if (route.httpPart === 'body') {
+            strict ??= strictPool(externalSchemas, strictOptions)
+            return strict(route)
+          }
+          lenient ??= lenientPool(externalSchemas, base)
+          return lenient(route)
+        },
+        route.httpPart === 'body' ? () => undefined : decimalOnly(route.schema),
+      )
   }
 }

@@ -122,6 +122,12 @@ describe('connection tools generated from the models and the integration definit
 
   it('needs the id for item operations', async () => {
     await expect(tool('get_analytics_event').run({})).rejects.toThrow("'id' is required")
+    // The range read from the same schema as the API's `limit`, in the API's words.
+    for (const limit of [0, 1001, '0x10', 1.5]) {
+      await expect(tool('list_analytics_events').run({ limit })).rejects.toThrow(
+        /^limit must be an integer from 1 to 1000$/,
+      )
+    }
   })
 })
 
