@@ -56,6 +56,11 @@ export function validationMessage(
     }
     case 'required':
       return `${where}: '${String(e.params.missingProperty)}' is required`
+    case 'type':
+      // Query values are text and lists are coerced, so text refused here was given more than once.
+      return context === 'querystring' && e.params.type === 'string'
+        ? `${where} must be given once`
+        : `${where} ${e.message ?? 'is not valid'}`
     case 'enum':
       return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
     default:

@@ -1,4 +1,33 @@
+import { Type } from '@sinclair/typebox'
 import { badRequest } from '../errors.js'
+
+const List = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String(), { description: `${description}; repeated or comma-joined (a=x,y)` }),
+  )
+const Flag = (description: string) =>
+  Type.Optional(Type.String({ description: `${description}: true or false (default false)` }))
+
+/**
+ * The URL parameters of every tool server route (spec 6.4), as a schema: a parameter not named here is a 400
+ * naming it and these, as on the API's routes, so a misspelt `tool=` or `permission=` is heard of rather than
+ * serving every tool. The values are read by parseToolServerOptions.
+ */
+export const ToolServerQuery = Type.Object(
+  {
+    connection: Type.Optional(Type.String({ description: "A connection id: that connection's tools" })),
+    tools: List('Only these tool ids'),
+    permissions: List('Only tools needing one of these permissions (<object>_read, _write, _remove)'),
+    aliases: Type.Optional(Type.String({ description: 'word:alias1,alias2;word2:alias3' })),
+    defer_tools: List('`all`, or tool ids or partial ids marked for deferred loading'),
+    include_external_tools: Flag("Add the integration's provider endpoints outside the unified model"),
+    hide_sensitive: Flag('Remove personal fields from results'),
+    token: Type.Optional(
+      Type.String({ description: 'The workspace API key, for clients that cannot set headers' }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** The tool server's URL parameters (spec 6.4), parsed once per request. */
 export interface ToolServerOptions {

@@ -1,18 +1,34 @@
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
 import { parseJsonBodiesWithDepthLimit } from '../http/body-depth.js'
-import { errorBody } from '../http/errors.js'
+import { errorBody, validationMessage } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
 import { invokeTool } from './invoke.js'
-import { parseToolServerOptions, type RawQuery } from './options.js'
+import { parseToolServerOptions, type RawQuery, ToolServerQuery } from './options.js'
 import { jsonRpcRefusal } from './params.js'
 import { listedTools, openToolSession } from './session.js'
 import { withheldMessage } from './tool.js'
-import { formatTools, parseToolFormat } from './vendor-formats.js'
+import { formatTools, parseToolFormat, TOOL_FORMATS } from './vendor-formats.js'
 
 const TAGS = ['tool server']
+
+/** `GET /tools` takes the tool server's parameters and the vendor format. */
+const ToolListQuery = Type.Object(
+  {
+    ...ToolServerQuery.properties,
+    type: Type.Optional(Type.String({ description: `The tools' format: ${TOOL_FORMATS.join(', ')}` })),
+  },
+  { additionalProperties: false },
+)
+
+/** The route options checking the URL parameters against `querystring`, with the API's messages. */
+const queryChecked = (querystring: typeof ToolServerQuery | typeof ToolListQuery) => ({
+  schemaErrorFormatter: (errors: Parameters<typeof validationMessage>[0], context: string) =>
+    new Error(validationMessage(errors, context, Object.keys(querystring.properties))),
+})
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first `/mcp` call, not at start-up: it was a fifth of
@@ -50,7 +66,11 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
 
   app.post(
     '/mcp',
-    { ...authenticated, schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)' } },
+    {
+      ...authenticated,
+      ...queryChecked(ToolServerQuery),
+      schema: { tags: TAGS, summary: 'MCP (Streamable HTTP, stateless)', querystring: ToolServerQuery },
+    },
     async (request, reply) => {
       const refusal = jsonRpcRefusal(request.body)
       if (refusal) {
@@ -110,7 +130,12 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     '/tools',
     {
       ...authenticated,
-      schema: { tags: TAGS, summary: 'List tools; type selects an LLM vendor’s tool format' },
+      ...queryChecked(ToolListQuery),
+      schema: {
+        tags: TAGS,
+        summary: 'List tools; type selects an LLM vendor’s tool format',
+        querystring: ToolListQuery,
+      },
     },
     async (request) => {
       const format = parseToolFormat((request.query as { type?: unknown }).type)
@@ -146,7 +171,12 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
   }
   const callSchema = {
     ...authenticated,
-    schema: { tags: TAGS, summary: 'Call one tool with a JSON body of arguments' },
+    ...queryChecked(ToolServerQuery),
+    schema: {
+      tags: TAGS,
+      summary: 'Call one tool with a JSON body of arguments',
+      querystring: ToolServerQuery,
+    },
   }
   app.post('/tools/:id/call', callSchema, call)
   app.post('/mcp/tools/:id/call', callSchema, call)

@@ -4,7 +4,7 @@ import {
   fixtureConnection,
   noStoreResolver,
 } from '../../test/support/mcp-fixture.js'
-import { connectionTools } from './connection-tools.js'
+import { connectionTools, withheldConnectionTools } from './connection-tools.js'
 import { parseAliases, parseToolServerOptions } from './options.js'
 import { isDeferred, selectTools } from './selection.js'
 
@@ -17,10 +17,32 @@ const names = (query: Record<string, string>) =>
 
 describe('tool server URL parameters', () => {
   it('tools allows only the listed tool ids', () => {
-    expect(names({ tools: 'get_analytics_event,list_analytics_visitors,no_such_tool' })).toEqual([
+    expect(names({ tools: 'get_analytics_event,list_analytics_visitors' })).toEqual([
       'get_analytics_event',
       'list_analytics_visitors',
     ])
+  })
+
+  it('tools refuses a name this mode does not offer, naming the parameter and the tools there are', () => {
+    // It listed no tool at all, as if the connection had none.
+    expect(() => names({ tools: 'get_analytics_event,no_such_tool' })).toThrow(
+      `tools: 'no_such_tool' is not a tool here; allowed: ${tools.map((t) => t.name).join(', ')}`,
+    )
+    // A tool the connection's grant does not cover is the 403 calling it is.
+    const readOnly = fixtureConnection(['analytics_event_read'])
+    const offered = connectionTools(readOnly, { resolver: noStoreResolver, slowFieldsOptIn: false })
+    const refusal = (() => {
+      try {
+        const options = parseToolServerOptions({ tools: 'create_analytics_event' })
+        selectTools(offered, options, withheldConnectionTools(readOnly))
+      } catch (err) {
+        return err
+      }
+    })()
+    expect(refusal).toMatchObject({
+      statusCode: 403,
+      message: expect.stringMatching(/^tools: tool create_analytics_event needs analytics_event_write/),
+    })
   })
 
   it('permissions keeps read, write and remove apart', () => {

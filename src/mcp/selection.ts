@@ -1,5 +1,6 @@
+import { ApiError, badRequest } from '../errors.js'
 import type { ToolServerOptions } from './options.js'
-import type { Tool } from './tool.js'
+import { type Tool, type WithheldTool, withheldMessage } from './tool.js'
 
 function escapeRegExp(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -29,8 +30,33 @@ export function isDeferred(name: string, defer: ToolServerOptions['deferTools'])
   return defer.all || defer.patterns.some((p) => name.includes(p))
 }
 
+/**
+ * `tools` names only tools this mode offers: a name it does not is a 400 naming the parameter and the tools
+ * there are (it listed no tool, as if the connection had none); one the connection's grant does not cover is
+ * the 403 calling it is.
+ */
+function checkToolNames(
+  tools: readonly Tool[],
+  options: ToolServerOptions,
+  withheld: readonly WithheldTool[],
+): void {
+  for (const name of options.tools ?? []) {
+    if (tools.some((t) => t.name === name)) continue
+    const notGranted = withheld.find((t) => t.name === name)
+    if (notGranted) throw new ApiError(403, `tools: ${withheldMessage(notGranted)}`)
+    throw badRequest(
+      `tools: '${name}' is not a tool here; allowed: ${tools.map((t) => t.name).join(', ') || 'none'}`,
+    )
+  }
+}
+
 /** Applies `permissions`, `tools` and `aliases` to the tools a mode offers. */
-export function selectTools(tools: readonly Tool[], options: ToolServerOptions): Tool[] {
+export function selectTools(
+  tools: readonly Tool[],
+  options: ToolServerOptions,
+  withheld: readonly WithheldTool[] = [],
+): Tool[] {
+  checkToolNames(tools, options, withheld)
   return tools
     .filter((t) => !options.permissions || options.permissions.has(t.permission))
     .filter((t) => !options.tools || options.tools.has(t.name))

@@ -64,10 +64,11 @@ export async function openToolSession(
     ...external.offered,
   ]
   const c = resolved.connection
+  const withheld = [...withheldConnectionTools(resolved), ...external.withheld]
   return {
     mode: 'connection',
-    tools: selectTools(tools, options),
-    withheld: [...withheldConnectionTools(resolved), ...external.withheld],
+    tools: selectTools(tools, options, withheld),
+    withheld,
     options,
     caller: {
       workspaceId,
