@@ -55,6 +55,11 @@ export class ProviderError extends Error {
     readonly retryAfterSeconds?: number,
     /** The refusal is a daily quota spent (the retry policy's `dailyQuotaSpent`): no wait within a day clears it. */
     readonly dailyQuotaSpent = false,
+    /**
+     * `providerMessage` is the answer itself (its text, or its JSON written out), not a message the provider
+     * stated in a field or header: whatever the address answered, which some answers must not repeat.
+     */
+    readonly messageIsBody = false,
   ) {
     super(`provider answered ${status}: ${providerMessage}`)
     this.name = 'ProviderError'

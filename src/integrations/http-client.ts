@@ -317,7 +317,7 @@ export class ProviderClient {
         continue
       }
       if (this.options.retry.dailyQuotaSpent?.(res.status, res.body)) {
-        throw new ProviderError(res.status, this.errorMessageOf(res, auth), undefined, true)
+        throw this.refusalOf(res, auth, undefined, true)
       }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)
       if (
@@ -331,21 +331,27 @@ export class ProviderClient {
       }
       const waitMs = providerWaitMs(this.options.retry, res.headers)
       const retryAfterSeconds = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ProviderError(res.status, this.errorMessageOf(res, auth), retryAfterSeconds)
+      throw this.refusalOf(res, auth, retryAfterSeconds, false)
     }
   }
 
   /**
-   * The provider's own words for a failure: its error header when it names one, else the body's message;
-   * without the connection's secrets, nor the auth headers this request sent (a token renewed since the
-   * client was made).
+   * The error for a refusal, in the provider's own words: its error header when it names one, else the
+   * body's message field, else the body itself (marked so: `messageIsBody`); without the connection's
+   * secrets, nor the auth headers this request sent (a token renewed since the client was made).
    */
-  private errorMessageOf(res: ProviderResponse, sent: Readonly<Record<string, string>> = {}): string {
+  private refusalOf(
+    res: ProviderResponse,
+    sent: Readonly<Record<string, string>>,
+    retryAfterSeconds: number | undefined,
+    dailyQuotaSpent: boolean,
+  ): ProviderError {
     const name = this.options.errorMessageHeader?.toLowerCase()
     const raw = name ? res.headers[name] : undefined
     const header = Array.isArray(raw) ? raw[0] : raw
-    const message = header?.trim() ? header.trim().slice(0, 500) : providerMessageOf(res.body)
-    return this.redact(message, Object.values(sent))
+    const stated = header?.trim() ? header.trim().slice(0, 500) : statedMessageOf(res.body)
+    const message = this.redact(stated ?? providerMessageOf(res.body), Object.values(sent))
+    return new ProviderError(res.status, message, retryAfterSeconds, dailyQuotaSpent, stated === undefined)
   }
 
   /** `text` without the connection's secrets (and these values): for any provider message passed on. */
@@ -481,19 +487,25 @@ function parseBody(bytes: Buffer, contentType: string | string[] | undefined): u
   return text
 }
 
+/** The message a provider states in its error body's usual fields (`message`, `error.message`…), if any. */
+function statedMessageOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined
+  const b = body as Record<string, unknown>
+  for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
+    const v = b[key]
+    if (typeof v === 'string') return v.slice(0, 500)
+    if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
+      return String((v as { message: string }).message).slice(0, 500)
+    }
+  }
+  return undefined
+}
+
 /** Pulls a human-readable message out of the many error body shapes providers use. */
 export function providerMessageOf(body: unknown): string {
+  const stated = statedMessageOf(body)
+  if (stated !== undefined) return stated
   if (typeof body === 'string') return body.slice(0, 500)
-  if (body && typeof body === 'object') {
-    const b = body as Record<string, unknown>
-    for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
-      const v = b[key]
-      if (typeof v === 'string') return v.slice(0, 500)
-      if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
-        return String((v as { message: string }).message).slice(0, 500)
-      }
-    }
-    return JSON.stringify(body).slice(0, 500)
-  }
+  if (body && typeof body === 'object') return JSON.stringify(body).slice(0, 500)
   return 'no response body'
 }

@@ -63,7 +63,8 @@ export async function callMatomo<T>(
     // Matomo answers every NoAccessException with HTTP 401 (core/NoAccessException.php): a token it
     // rejects, but also a good token without access to this site. Only the first means re-authorize.
     if (err instanceof ProviderError && err.status === 401) {
-      throw new ProviderError(statusOfMatomoError(err.providerMessage), err.providerMessage)
+      const status = statusOfMatomoError(err.providerMessage)
+      throw new ProviderError(status, err.providerMessage, undefined, false, err.messageIsBody)
     }
     throw err
   }
