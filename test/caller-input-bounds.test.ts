@@ -6,6 +6,9 @@ import { type Harness, startHarness } from './support/harness.js'
  * some 26,000 malformed requests): each is now a 400 naming the parameter, or, for a change with nothing
  * to change, the record as it is.
  */
+/** The 400 a caller sees, whole. */
+const refused = (message: string) => ({ statusCode: 400, error: 'Bad Request', message })
+
 describe("a caller's malformed input is a 400 naming it, never a 500", () => {
   let h: Harness
   beforeAll(async () => {
@@ -39,11 +42,7 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     for (const limit of ['0x10', '1e2', ' 16', '0b1', '1.5', 'abc', '', '-1', '1001', '1'.repeat(400)]) {
       const res = await h.api('GET', '/unified/connection', { query: { limit } })
       expect(res.status, `limit=${limit}`).toBe(400)
-      expect(res.body, `limit=${limit}`).toEqual({
-        statusCode: 400,
-        error: 'Bad Request',
-        message: 'limit must be an integer from 1 to 1000',
-      })
+      expect(res.body, `limit=${limit}`).toEqual(refused('limit must be an integer from 1 to 1000'))
     }
     const offset = await h.api<{ message: string }>('GET', '/unified/apicall', { query: { offset: '-1' } })
     expect(offset.status).toBe(400)
@@ -59,11 +58,7 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     for (const limit of [-1, 100_000, 1.5, '0x10']) {
       const res = await h.api('POST', '/tools/list_unified_connections/call', { body: { limit } })
       expect(res.status, `limit ${limit}`).toBe(400)
-      expect(res.body, `limit ${limit}`).toEqual({
-        statusCode: 400,
-        error: 'Bad Request',
-        message: 'limit must be an integer from 1 to 1000',
-      })
+      expect(res.body, `limit ${limit}`).toEqual(refused('limit must be an integer from 1 to 1000'))
     }
     const body = { connection_id: 'cn_x', object_type: 'analytics_visitor', event: 'created', interval: 0 }
     const tool = await h.api<{ message: string }>('POST', '/tools/create_unified_webhook/call', { body })
@@ -148,33 +143,29 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     for (const path of ['/unified/connection/secret%E0%A4%A', '/analytics/cn_secret/event/%E0']) {
       const bad = await h.api('GET', path)
       expect(bad.status, path).toBe(400)
-      expect(bad.body).toEqual({
-        statusCode: 400,
-        error: 'Bad Request',
-        message: 'the path holds a %-escape that is not UTF-8 text (such as %E0 alone)',
-      })
+      expect(bad.body).toEqual(
+        refused('the path holds a %-escape that is not UTF-8 text (such as %E0 alone)'),
+      )
     }
   })
 
   it('names a __proto__ or constructor.prototype key in a body, rather than calling the JSON invalid', async () => {
     const proto = await h.api('PATCH', '/unified/workspace', { body: '{"__proto__":{"name":"x"}}' })
     expect(proto.status).toBe(400)
-    expect(proto.body).toEqual({
-      statusCode: 400,
-      error: 'Bad Request',
-      message:
+    expect(proto.body).toEqual(
+      refused(
         "body: holds a key named __proto__, which request bodies may not have: it would set an object's prototype",
-    })
+      ),
+    )
     const ctor = await h.api('POST', '/unified/connection', {
       body: '{"integration_type":"fathom","auth":{"constructor":{"prototype":{"x":1}}}}',
     })
     expect(ctor.status).toBe(400)
-    expect(ctor.body).toEqual({
-      statusCode: 400,
-      error: 'Bad Request',
-      message:
+    expect(ctor.body).toEqual(
+      refused(
         "auth: holds a constructor object with a prototype key, which request bodies may not have: it would reach an object's prototype",
-    })
+      ),
+    )
     // Text that is not JSON is still called so.
     const broken = await h.api<{ message: string }>('PATCH', '/unified/workspace', { body: '{"__proto__":' })
     expect(broken.status).toBe(400)
