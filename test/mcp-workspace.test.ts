@@ -216,11 +216,11 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
       expect(res.body, path).toEqual(unknownTool)
     }
     const allowed =
-      'connection, tools, permissions, aliases, defer_tools, include_external_tools, hide_sensitive, token'
-    for (const [method, path, body, also] of [
-      ['GET', '/tools', undefined, ', type'],
-      ['POST', '/mcp', mcp, ''],
-      ['POST', '/mcp/tools/list_unified_integrations/call', {}, ''],
+      'connection, tools, permissions, aliases, defer_tools, include_external_tools, hide_sensitive, token, type, dc'
+    for (const [method, path, body] of [
+      ['GET', '/tools', undefined],
+      ['POST', '/mcp', mcp],
+      ['POST', '/mcp/tools/list_unified_integrations/call', {}],
     ] as const) {
       const res = await h.api(method, path, {
         query: { tool: 'list_unified_integrations' },
@@ -231,9 +231,33 @@ describe.each(storeKinds())('tool server in workspace mode on %s', (store) => {
       expect(res.body, path).toEqual({
         statusCode: 400,
         error: 'Bad Request',
-        message: `unknown query parameter 'tool'; allowed: ${allowed}${also}`,
+        message: `unknown query parameter 'tool'; allowed: ${allowed}`,
       })
     }
+  })
+
+  it("takes the URLs of Unified's own example client as they are: type and dc on every route", async () => {
+    // unified-to/unified-mcp-typescript (main.ts) builds these parameters for /tools, /mcp and the call route.
+    const query = { token: h.apiKey, type: 'cohere', dc: 'local', include_external_tools: 'false' }
+    const listed = await h.api<{ type: string; function: { name: string } }[]>('GET', '/tools', {
+      query: { ...query, tools: 'list_unified_integrations' },
+    })
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body.map((t) => [t.type, t.function.name])).toEqual([
+      ['function', 'list_unified_integrations'],
+    ])
+    const called = await h.api<unknown>('POST', '/mcp/tools/list_unified_integrations/call', {
+      query,
+      body: {},
+    })
+    expect(called.status, called.text).toBe(200)
+    const mcp = await h.api<{ result: { tools: unknown[] } }>('POST', '/mcp', {
+      query: { ...query, type: 'gemini' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    })
+    expect(mcp.status, mcp.text).toBe(200)
+    expect(mcp.body.result.tools.length).toBeGreaterThan(0)
   })
 
   it('serves plain HTTP beside MCP: GET /tools and POST /tools/{id}/call (also under /mcp/tools)', async () => {

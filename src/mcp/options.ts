@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { badRequest } from '../errors.js'
+import { TOOL_FORMATS } from './vendor-formats.js'
 
 const List = (description: string) =>
   Type.Optional(
@@ -24,6 +25,18 @@ export const ToolServerQuery = Type.Object(
     hide_sensitive: Flag('Remove personal fields from results'),
     token: Type.Optional(
       Type.String({ description: 'The workspace API key, for clients that cannot set headers' }),
+    ),
+    // Unified's own example client (unified-to/unified-mcp-typescript, main.ts) sends `type` and `dc` to
+    // /mcp, /tools and the call route alike: taken everywhere, so that its URLs work here unchanged.
+    type: Type.Optional(
+      Type.String({
+        description: `GET /tools: the tools' format, one of ${TOOL_FORMATS.join(', ')}; taken and unused on the other routes`,
+      }),
+    ),
+    dc: Type.Optional(
+      Type.String({
+        description: "Unified's data center (local, dev, prod); taken and unused: one server here",
+      }),
     ),
   },
   { additionalProperties: false },

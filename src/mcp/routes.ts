@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
@@ -11,21 +10,12 @@ import { parseToolServerOptions, type RawQuery, ToolServerQuery } from './option
 import { jsonRpcRefusal } from './params.js'
 import { listedTools, openToolSession } from './session.js'
 import { withheldMessage } from './tool.js'
-import { formatTools, parseToolFormat, TOOL_FORMATS } from './vendor-formats.js'
+import { formatTools, parseToolFormat } from './vendor-formats.js'
 
 const TAGS = ['tool server']
 
-/** `GET /tools` takes the tool server's parameters and the vendor format. */
-const ToolListQuery = Type.Object(
-  {
-    ...ToolServerQuery.properties,
-    type: Type.Optional(Type.String({ description: `The tools' format: ${TOOL_FORMATS.join(', ')}` })),
-  },
-  { additionalProperties: false },
-)
-
 /** The route options checking the URL parameters against `querystring`, with the API's messages. */
-const queryChecked = (querystring: typeof ToolServerQuery | typeof ToolListQuery) => ({
+const queryChecked = (querystring: typeof ToolServerQuery) => ({
   schemaErrorFormatter: (errors: Parameters<typeof validationMessage>[0], context: string) =>
     new Error(validationMessage(errors, context, Object.keys(querystring.properties))),
 })
@@ -130,11 +120,11 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     '/tools',
     {
       ...authenticated,
-      ...queryChecked(ToolListQuery),
+      ...queryChecked(ToolServerQuery),
       schema: {
         tags: TAGS,
         summary: 'List tools; type selects an LLM vendor’s tool format',
-        querystring: ToolListQuery,
+        querystring: ToolServerQuery,
       },
     },
     async (request) => {
