@@ -38,23 +38,18 @@ export interface ConnectionInput {
   readonly environment?: string
 }
 
-/**
- * The provider could not confirm the credentials. `providerStatus` is the provider's HTTP status when it
- * answered; refused, timed-out and unreachable look the same to callers that must not tell them apart
- * (the unauthenticated key page), while the API's message keeps the detail for the workspace.
- */
 /** The most of a provider's message a failed verification repeats. */
-const MAX_PROVIDER_WORDS = 200
+const MAX_REPEATED_CHARS = 200
 
 /**
  * What a failed verification repeats of the provider's refusal, as `: <message>`: the message it stated (a
  * `message` or `error` field, an error header), control and format characters (line breaks, bidi overrides)
- * made spaces, at most MAX_PROVIDER_WORDS characters; nothing when the refusal had no such message. The
+ * made spaces, at most MAX_REPEATED_CHARS characters; nothing when the refusal had no such message. The
  * address is the caller's (`api_url`), and the answer reaches the caller and the hosted authorization page:
  * repeating its raw body would let any allowed address put a page of its text in Unigate's answer. The
  * whole message goes to the server log.
  */
-function providerWords(err: ProviderError): string {
+function providerStatedMessage(err: ProviderError): string {
   if (err.messageIsBody) return ''
   const words = err.providerMessage
     .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
@@ -62,9 +57,14 @@ function providerWords(err: ProviderError): string {
     .trim()
   const chars = [...words]
   if (chars.length === 0) return ''
-  return `: ${chars.length > MAX_PROVIDER_WORDS ? `${chars.slice(0, MAX_PROVIDER_WORDS - 1).join('')}…` : words}`
+  return `: ${chars.length > MAX_REPEATED_CHARS ? `${chars.slice(0, MAX_REPEATED_CHARS - 1).join('')}…` : words}`
 }
 
+/**
+ * The provider could not confirm the credentials. `providerStatus` is the provider's HTTP status when it
+ * answered; refused, timed-out and unreachable look the same to callers that must not tell them apart
+ * (the unauthenticated key page), while the API's message keeps the detail for the workspace.
+ */
 export class CredentialsNotVerified extends ApiError {
   constructor(
     statusCode: number,
@@ -208,7 +208,7 @@ export class ConnectionService {
       if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) {
         throw new CredentialsNotVerified(
           400,
-          `${integration.name} rejected the credentials (${err.status}${providerWords(err)})`,
+          `${integration.name} rejected the credentials (${err.status}${providerStatedMessage(err)})`,
           err.status,
           { cause: err },
         )
@@ -216,7 +216,7 @@ export class ConnectionService {
       if (err instanceof ProviderError) {
         throw new CredentialsNotVerified(
           502,
-          `${integration.name} could not verify the credentials (${err.status}${providerWords(err)})`,
+          `${integration.name} could not verify the credentials (${err.status}${providerStatedMessage(err)})`,
           err.status,
           { cause: err },
         )
