@@ -66,7 +66,10 @@ export interface ProviderClientOptions {
   readonly transport: ProviderTransport
   /** The connection this client serves: its calls share that connection's concurrency slots. */
   readonly limitKey?: string
-  /** The connection's workspace: while memory is short, the workspaces that read the most lately wait first. */
+  /**
+   * The connection's workspace: its calls share the workspace's slots (UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY),
+   * and while memory is short, the workspaces that read the most lately wait first.
+   */
   readonly workspaceKey?: string
   /**
    * A 2xx answer that is not a JSON object or array is refused (502). For verification, where every
