@@ -15,6 +15,8 @@ describe('a provider answer of more values than Unigate parses at once', () => {
   const answers: Record<string, Buffer> = {
     // 30 MB of `{},`, under the default body cap (32 MiB): 10 million values.
     '/dense': Buffer.from(`{"sites":[${'{},'.repeat(10_000_000)}{}]}`),
+    // 6 MB of nested arrays: no comma, but 3 million values (32 MB of them held every request for 5.5 s).
+    '/deep': Buffer.from(`{"sites":${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}}`),
     // 4 MiB of text in a few values: read as before.
     '/wide': Buffer.from(
       JSON.stringify({
@@ -53,6 +55,12 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     const dense = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`)
     expect(dense.status).toBe(502)
     expect(dense.body.message).toContain(
+      `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer`,
+    )
+    next = '/deep'
+    const deep = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`)
+    expect(deep.status).toBe(502)
+    expect(deep.body.message).toContain(
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer`,
     )
     next = '/wide'

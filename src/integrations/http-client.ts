@@ -10,7 +10,7 @@ import {
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import { withoutTrailingSlashes } from './trailing-slashes.js'
 import type { RetryPolicy } from './types.js'
-import { holdsCommas } from './value-count.js'
+import { holdsValues } from './value-count.js'
 
 export interface ProviderRequest {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -459,7 +459,7 @@ export function joinPath(base: string, path: string): string {
 const COUNTED_ANSWER_BYTES = 1024 * 1024
 
 /**
- * The most values (counted as commas) an answer over COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of
+ * The most values (counted as commas, `[` and `{`) an answer over COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of
  * JSON.parse on a slow machine, where the body cap alone allowed 32 MiB of `{},` and 7.5 s. The largest page
  * Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred values each at the most.
  */
@@ -468,7 +468,7 @@ export const MAX_VALUES_PER_ANSWER = 1_000_000
 /** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */
 function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
   if (bytes.length === 0) return undefined
-  if (bytes.length > COUNTED_ANSWER_BYTES && holdsCommas(bytes, MAX_VALUES_PER_ANSWER)) {
+  if (bytes.length > COUNTED_ANSWER_BYTES && holdsValues(bytes, MAX_VALUES_PER_ANSWER)) {
     throw new ApiError(
       502,
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of ` +

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { ApiError, ProviderAnswerTooLargeError } from '../../errors.js'
-import { holdsCommas } from '../value-count.js'
+import { holdsValues } from '../value-count.js'
 import type { AmplitudeExportEvent } from './provider-types.js'
 import { readZip, TOO_LARGE } from './zip.js'
 
@@ -37,7 +37,7 @@ const BYTES_PER_TURN = 1024 * 1024
 const COUNTED_LINE_BYTES = 256 * 1024
 
 /**
- * The most values (counted as commas, the separators between them, strings included) a line over
+ * The most values (counted as commas, `[` and `{`, those in strings included: value-count.ts) a line over
  * COUNTED_LINE_BYTES may hold: about 60 ms of JSON.parse in the worst case on a slow machine. Amplitude's
  * own SDK sends at most 1,000 event properties and 1,000 user properties an event (amplitude-js
  * `MAX_PROPERTY_KEYS`), so an event holds a few thousand values, far below this.
@@ -124,7 +124,7 @@ export async function readExportArchive(
     for (let start = 0; start < text.length; ) {
       const newline = text.indexOf(0x0a, start)
       const end = newline < 0 ? text.length : newline
-      if (end - start > COUNTED_LINE_BYTES && holdsCommas(text, MAX_VALUES_PER_LONG_LINE, start, end)) {
+      if (end - start > COUNTED_LINE_BYTES && holdsValues(text, MAX_VALUES_PER_LONG_LINE, start, end)) {
         throw new ApiError(
           502,
           `Amplitude's export holds a line of more than ${MAX_VALUES_PER_LONG_LINE} values, more than any ` +
