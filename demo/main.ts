@@ -5,7 +5,7 @@
 import { request } from 'undici'
 import { loadConfig } from '../src/config.js'
 import { startServer } from '../src/server.js'
-import { closeSharedEmulators, DEMO_PROVIDERS, demoRead } from './providers.js'
+import { closeSharedEmulators, DEMO_PROVIDERS, demoRead, sharedEmulatorUrls } from './providers.js'
 
 const step = (text: string) => console.error(`[demo] ${text}`)
 
@@ -13,8 +13,8 @@ const step = (text: string) => console.error(`[demo] ${text}`)
 const dayFromToday = (offset: number) =>
   new Date((Math.floor(Date.now() / 86_400_000) + offset) * 86_400_000).toISOString().slice(0, 10)
 
-/** Loopback only: the demo's emulators and a webhook receiver on the same machine. */
-const DEMO_ALLOWED_ADDRESSES = 'loopback'
+/** The webhook receiver the printed example sends to, on this machine. */
+const DEMO_WEBHOOK_RECEIVER = '127.0.0.1:9999'
 /** Where the demo lets the authorization flow send users back (the developer's own machine). */
 const DEMO_REDIRECT_ORIGINS = ['http://localhost', 'http://127.0.0.1']
 
@@ -30,25 +30,30 @@ async function call(base: string, apiKey: string, method: string, path: string, 
 }
 
 async function main(): Promise<void> {
-  // The emulators listen on 127.0.0.1, which the outbound address policy refuses unless allowed.
-  const allow = [DEMO_ALLOWED_ADDRESSES, process.env.UNIGATE_OUTBOUND_ALLOW_ADDRESSES]
-    .filter(Boolean)
-    .join(',')
-  const config = loadConfig({
-    PORT: '8080',
-    LOG_LEVEL: 'warn',
-    ...process.env,
-    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: allow,
-  })
   step(`starting ${DEMO_PROVIDERS.length} provider emulator(s)`)
   const emulators = await Promise.all(
     DEMO_PROVIDERS.map(async (p) => ({ provider: p, ...(await p.start()) })),
   )
+  // The emulators listen on 127.0.0.1, which the outbound address policy refuses unless allowed. Each one's
+  // address and port is allowed, not all of loopback: that would open every local service to a key holder,
+  // this server itself and other programs' emulators (whose recorded requests hold their tokens) included.
+  const endpoints = [...emulators.map((e) => e.url), ...(await sharedEmulatorUrls())].map(
+    (url) => new URL(url).host,
+  )
+  const allow = [...new Set([...endpoints, DEMO_WEBHOOK_RECEIVER])]
+  const config = loadConfig({
+    PORT: '8080',
+    LOG_LEVEL: 'warn',
+    ...process.env,
+    UNIGATE_OUTBOUND_ALLOW_ADDRESSES: [...allow, process.env.UNIGATE_OUTBOUND_ALLOW_ADDRESSES]
+      .filter(Boolean)
+      .join(','),
+  })
   step(
     `starting Unigate on ${config.host}:${config.port} (store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})`,
   )
   step(
-    `outbound requests may reach ${config.outbound.allowAddresses.join(', ') || 'no internal'} addresses (UNIGATE_OUTBOUND_ALLOW_ADDRESSES), so the emulators and a local webhook receiver work; production allows none by default`,
+    `outbound requests may reach ${config.outbound.allowAddresses.join(', ')} on this machine (UNIGATE_OUTBOUND_ALLOW_ADDRESSES), the emulators and a webhook receiver at ${DEMO_WEBHOOK_RECEIVER}, and no other internal address; production allows none by default`,
   )
   const server = await startServer(config)
   const base = config.publicUrl
@@ -117,8 +122,8 @@ Authorize an end user (OAuth against the emulated provider; ${oauth.join(', ')} 
 curl -s "${base}/unified/integration/auth/$UNIGATE_WORKSPACE/googleanalytics?success_redirect=http://localhost/connected&failure_redirect=http://localhost/failed"
   (open the printed address in a browser and allow; you come back to http://localhost/connected?id=<new connection>)
 
-Webhooks to a receiver on this machine are allowed (loopback):
-curl -s ${H} -H 'content-type: application/json' '${base}/unified/webhook' -d '{"connection_id":"'$CONN'","object_type":"analytics_event","event":"created","hook_url":"http://127.0.0.1:9999/hook","interval":1}'
+Webhooks to a receiver at ${DEMO_WEBHOOK_RECEIVER} on this machine are allowed:
+curl -s ${H} -H 'content-type: application/json' '${base}/unified/webhook' -d '{"connection_id":"'$CONN'","object_type":"analytics_event","event":"created","hook_url":"http://${DEMO_WEBHOOK_RECEIVER}/hook","interval":1}'
 
 Press Ctrl+C to stop.`)
 

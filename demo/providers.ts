@@ -114,6 +114,12 @@ async function googleOAuthApp(apiUrl: string, callbackUrl: string): Promise<Demo
   }
 }
 
+/** The addresses of emulators the providers share (Google's consent screen), started here if not yet. */
+export async function sharedEmulatorUrls(): Promise<string[]> {
+  googleAccounts ??= startGoogleAccountsEmulator({ authority: google })
+  return [(await googleAccounts).authorizeUrl]
+}
+
 /** Stops the consent screen the OAuth apps started, if any. */
 export async function closeSharedEmulators(): Promise<void> {
   await (await googleAccounts)?.close()

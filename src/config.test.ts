@@ -23,4 +23,13 @@ describe('loadConfig', () => {
       'UNIGATE_PROVIDER_CONNECTION_QUEUE must be an integer >= 0, got "-1"',
     )
   })
+
+  it('allows outbound ranges, or single addresses with their ports', () => {
+    const allow = (value: string) =>
+      loadConfig({ ...base(), UNIGATE_OUTBOUND_ALLOW_ADDRESSES: value }).outbound.allowAddresses
+    expect(allow('private, 127.0.0.1:8123,[::1]:8123')).toEqual(['private', '127.0.0.1:8123', '[::1]:8123'])
+    expect(() => allow('localhost:8123')).toThrow(
+      'UNIGATE_OUTBOUND_ALLOW_ADDRESSES: localhost:8123 unknown; use any of loopback, private, link-local, or a literal address with its port',
+    )
+  })
 })

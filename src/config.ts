@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { type AllowedAddress, allowedEndpoint } from './outbound/index.js'
 
 export const REGIONS = ['na', 'eu', 'au'] as const
 export type Region = (typeof REGIONS)[number]
@@ -75,9 +76,10 @@ export interface OutboundSettings {
    * Address ranges that provider addresses, OAuth app addresses, passthrough and webhook receivers may
    * reach (UNIGATE_OUTBOUND_ALLOW_ADDRESSES, comma-separated; default none): a self-hosted provider or a
    * receiver inside the operator's own network. Refused by default so a caller cannot probe that network.
-   * UNIGATE_WEBHOOK_ALLOW_ADDRESSES, the older name, adds to it.
+   * A literal address with its port (`127.0.0.1:8123`, `[::1]:8123`) allows that one service and not its
+   * range. UNIGATE_WEBHOOK_ALLOW_ADDRESSES, the older name, adds to it.
    */
-  readonly allowAddresses: readonly (typeof OUTBOUND_ADDRESS_RANGES)[number][]
+  readonly allowAddresses: readonly AllowedAddress[]
   /**
    * The largest provider answer read into memory (UNIGATE_PROVIDER_MAX_BODY_BYTES, default 32 MiB); a
    * longer one is abandoned and answered 502. Passthrough streams and is not capped.
@@ -165,15 +167,18 @@ function addressRanges(env: NodeJS.ProcessEnv): OutboundSettings['allowAddresses
       .split(',')
       .map((r) => r.trim())
       .filter(Boolean)
-    const wrong = given.filter((r) => !(OUTBOUND_ADDRESS_RANGES as readonly string[]).includes(r))
+    const allowed = given.map((r) =>
+      (OUTBOUND_ADDRESS_RANGES as readonly string[]).includes(r) ? r : allowedEndpoint(r),
+    )
+    const wrong = given.filter((_, i) => allowed[i] === undefined)
     if (wrong.length > 0) {
       throw new ConfigError(
-        `${name}: ${wrong.join(', ')} unknown; use any of ${OUTBOUND_ADDRESS_RANGES.join(', ')}`,
+        `${name}: ${wrong.join(', ')} unknown; use any of ${OUTBOUND_ADDRESS_RANGES.join(', ')}, or a literal address with its port (127.0.0.1:8123, [::1]:8123)`,
       )
     }
-    for (const r of given) ranges.add(r)
+    for (const r of allowed) ranges.add(r!)
   }
-  return [...ranges] as OutboundSettings['allowAddresses']
+  return [...ranges] as AllowedAddress[]
 }
 
 function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): WebhookSettings {

@@ -95,7 +95,22 @@ describe('the first run: npm run demo and the README tour, as printed', () => {
     const key = /export UNIGATE_KEY='([^']+)'/.exec(output)![1]!
     // The key itself stands only on its export line.
     expect(output.split(key).length - 1).toBe(1)
-    expect(output).toMatch(/loopback/)
+    expect(output).toMatch(/no other internal address/)
+  })
+
+  it('lets outbound requests reach its emulators, and no other local address', async () => {
+    // This server itself, as a connection's address: with all of loopback allowed, this verified (the key
+    // as the token, relayed by passthrough to the emulated PostHog), and so would any other local service.
+    const create = (apiUrl: string) =>
+      shell(
+        `command curl -s -H "authorization: Bearer $UNIGATE_KEY" -H 'content-type: application/json' localhost:8080/unified/connection -d '{"integration_type":"posthog","auth":{"api_url":"'"${apiUrl}"'","token":"'"$UNIGATE_KEY"'"}}'`,
+      )
+    const self = JSON.parse(await create(`http://127.0.0.1:${port}/passthrough/$CONN`))
+    expect(self.statusCode).toBe(400)
+    expect(self.message).toContain(`127.0.0.1 is in a loopback range`)
+    const emulator = JSON.parse(await create('$POSTHOG_URL'))
+    expect(emulator.statusCode).toBe(400)
+    expect(emulator.message).toContain('PostHog rejected the credentials')
   })
 
   it('every command the demo prints works as printed', async () => {

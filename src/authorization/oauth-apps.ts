@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto/keys.js'
 import { badRequest } from '../errors.js'
 import { withoutTrailingSlashes } from '../integrations/trailing-slashes.js'
-import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
+import { type AllowedAddress, outboundUrlProblem } from '../outbound/index.js'
 import { type Db, nowIso } from '../store/index.js'
 
 /** Where a provider's OAuth endpoints and API are, when not at the integration's defaults. */
@@ -24,7 +24,7 @@ export const ENDPOINT_NAMES = ['authorize_url', 'token_url', 'revoke_url', 'api_
  */
 export function oauthEndpointsFrom(
   given: Readonly<Record<string, string | undefined>>,
-  allowed: readonly GuardedRange[],
+  allowed: readonly AllowedAddress[],
 ): OAuthEndpoints {
   const endpoints: Record<string, string> = {}
   for (const name of ENDPOINT_NAMES) {

@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../errors.js'
 import { authFieldsOf } from '../integrations/auth-methods.js'
 import type { AuthField, Credentials, IntegrationDefinition } from '../integrations/types.js'
-import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
+import { type AllowedAddress, outboundUrlProblem } from '../outbound/index.js'
 
 /**
  * Non-secret auth fields that choose where requests go: an address (`api_url`, `collect_url`), or what an
@@ -23,7 +23,7 @@ function isAddressField(field: AuthField): boolean {
 export function addressProblem(
   integration: IntegrationDefinition,
   credentials: Credentials,
-  allowed: readonly GuardedRange[],
+  allowed: readonly AllowedAddress[],
   label: (field: AuthField) => string = (f) => `auth.${f.name}`,
 ): string | undefined {
   for (const field of authFieldsOf(integration)) {
@@ -53,7 +53,7 @@ export function givesOwnAddress(integration: IntegrationDefinition, credentials:
 export function checkAddresses(
   integration: IntegrationDefinition,
   credentials: Credentials,
-  allowed: readonly GuardedRange[],
+  allowed: readonly AllowedAddress[],
 ): void {
   const problem = addressProblem(integration, credentials, allowed)
   if (problem) throw badRequest(problem)

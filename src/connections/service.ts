@@ -21,7 +21,7 @@ import type {
   IntegrationDefinition,
 } from '../integrations/types.js'
 import { UnexpectedVerifyAnswer } from '../integrations/verify-answer.js'
-import type { GuardedRange } from '../outbound/index.js'
+import type { AllowedAddress } from '../outbound/index.js'
 import { nowIso } from '../store/index.js'
 import { addressProblem, checkAddresses, movedFields, secretsToResupply } from './addresses.js'
 import type { StoredConnection } from './connection.js'
@@ -153,7 +153,7 @@ export class ConnectionService {
     private readonly resolver: ConnectionResolver,
     private readonly clientSettings: ProviderClientSettings,
     private readonly region: Region,
-    private readonly allowAddresses: readonly GuardedRange[] = [],
+    private readonly allowAddresses: readonly AllowedAddress[] = [],
   ) {}
 
   private pin: CredentialsPinner = async (_w, _i, credentials) => credentials

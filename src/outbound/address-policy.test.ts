@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { guardedLookup, outboundUrlProblem, refusedReason } from './address-policy.js'
+import { allowedEndpoint, guardedLookup, outboundUrlProblem, refusedReason } from './address-policy.js'
 
 describe('refusedReason', () => {
   it.each([
@@ -38,6 +38,32 @@ describe('refusedReason', () => {
     expect(refusedReason('2002:5db8:d822::1', [])).toBeUndefined()
     expect(refusedReason('192.0.2.1', ['loopback', 'private', 'link-local'])).toMatch(/reserved/)
   })
+
+  it('lets an allowed endpoint through on its port only, in any form of its address', () => {
+    const allowed = [allowedEndpoint('127.0.0.1:8123')!, allowedEndpoint('[0:0::1]:8123')!]
+    expect(refusedReason('127.0.0.1', allowed, 8123)).toBeUndefined()
+    expect(refusedReason('::ffff:127.0.0.1', allowed, 8123)).toBeUndefined()
+    expect(refusedReason('::1', allowed, 8123)).toBeUndefined()
+    expect(refusedReason('127.0.0.1', allowed, 8124)).toContain('loopback')
+    expect(refusedReason('127.0.0.2', allowed, 8123)).toContain('loopback')
+    expect(refusedReason('127.0.0.1', allowed)).toContain('loopback')
+  })
+})
+
+describe('allowedEndpoint', () => {
+  it('takes a literal address and a port, nothing else', () => {
+    expect(allowedEndpoint('127.0.0.1:80')).toBe('127.0.0.1:80')
+    expect(allowedEndpoint('[::FFFF:7f00:1]:80')).toBe('[::ffff:7f00:1]:80')
+    for (const wrong of [
+      'localhost:80',
+      '127.0.0.1',
+      '127.0.0.1:0',
+      '127.0.0.1:65536',
+      '::1:80',
+      'loopback:1',
+    ])
+      expect(allowedEndpoint(wrong), wrong).toBeUndefined()
+  })
 })
 
 describe('outboundUrlProblem', () => {
@@ -53,6 +79,10 @@ describe('outboundUrlProblem', () => {
     expect(outboundUrlProblem('hook_url', 'http://[::1]:9/x', [])).toMatch(/loopback/)
     expect(outboundUrlProblem('hook_url', 'http://169.254.169.254/latest', [])).toMatch(/link-local/)
     expect(outboundUrlProblem('hook_url', 'http://127.0.0.1:9/x', ['loopback'])).toBeUndefined()
+    expect(outboundUrlProblem('hook_url', 'http://127.0.0.1:9/x', ['127.0.0.1:9'])).toBeUndefined()
+    expect(outboundUrlProblem('hook_url', 'http://localhost:9/x', ['127.0.0.1:9'])).toBeUndefined()
+    expect(outboundUrlProblem('hook_url', 'http://127.0.0.1/x', ['127.0.0.1:80'])).toBeUndefined()
+    expect(outboundUrlProblem('hook_url', 'http://127.0.0.1:10/x', ['127.0.0.1:9'])).toMatch(/loopback/)
   })
 
   it('wants https where asked, except for an allowed literal address', () => {
@@ -78,5 +108,18 @@ describe('guardedLookup', () => {
       })
     expect(await resolve([])).toMatch(/refused/)
     expect(await resolve(['loopback'])).toMatch(/^(127\.0\.0\.1|::1)$/)
+  })
+
+  it('passes a name resolving to an allowed endpoint only for a lookup of its port', async () => {
+    const resolve = (port: number) =>
+      new Promise<string>((done) => {
+        guardedLookup(['127.0.0.1:8123', allowedEndpoint('[::1]:8123')!], port)(
+          'localhost',
+          {},
+          (err, address) => done(err ? err.message : String(address)),
+        )
+      })
+    expect(await resolve(8123)).toMatch(/^(127\.0\.0\.1|::1)$/)
+    expect(await resolve(8124)).toMatch(/refused/)
   })
 })

@@ -10,6 +10,32 @@ import { BlockList, isIP } from 'node:net'
 export const GUARDED_RANGES = ['loopback', 'private', 'link-local'] as const
 export type GuardedRange = (typeof GUARDED_RANGES)[number]
 
+/** One address and port allowed in a guarded range (`127.0.0.1:8123`, `[::1]:8123`), not the whole range. */
+export type AllowedEndpoint = `${string}:${number}`
+
+/**
+ * What the operator allows: whole ranges, or single endpoints. A range opens every port of every address in
+ * it, the server's own and its neighbours' included; an endpoint opens one service (the demo's emulators).
+ */
+export type AllowedAddress = GuardedRange | AllowedEndpoint
+
+/** `ip:port` as an allowed endpoint is written and compared: IPv6 in brackets, in the URL parser's form. */
+function endpointOf(ip: string, port: number): AllowedEndpoint {
+  return isIP(ip) === 6 ? `[${new URL(`http://[${ip}]`).hostname.slice(1, -1)}]:${port}` : `${ip}:${port}`
+}
+
+/**
+ * An allowed endpoint as written in UNIGATE_OUTBOUND_ALLOW_ADDRESSES (a literal address and a port, IPv6
+ * in brackets), in the form refusedReason compares; undefined when the text is not one.
+ */
+export function allowedEndpoint(text: string): AllowedEndpoint | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):(\d{1,5})$/.exec(text)
+  const ip = m?.[1] ?? m?.[2]
+  const port = Number(m?.[3])
+  if (!ip || !isIP(ip) || !(port >= 1 && port <= 65_535)) return undefined
+  return endpointOf(ip, port)
+}
+
 function blockList(v4: readonly string[], v6: readonly string[]): BlockList {
   const list = new BlockList()
   for (const cidr of v4) {
@@ -79,15 +105,23 @@ function embeddedIpv4(ip: string): string | undefined {
   return undefined
 }
 
-/** Why an address may not be reached, or undefined when it may. */
-export function refusedReason(ip: string, allowed: readonly GuardedRange[]): string | undefined {
+/**
+ * Why an address may not be reached, or undefined when it may. `port`, the port connected to, lets an
+ * endpoint the operator allowed through; without it only whole ranges count.
+ */
+export function refusedReason(
+  ip: string,
+  allowed: readonly AllowedAddress[],
+  port?: number,
+): string | undefined {
   const inner = embeddedIpv4(ip)
   if (inner !== undefined) {
-    const reason = refusedReason(inner, allowed)
+    const reason = refusedReason(inner, allowed, port)
     return reason && `${ip} carries ${reason}`
   }
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4'
   if (NEVER.check(ip, family)) return `${ip} is a multicast, documentation or reserved address`
+  if (port !== undefined && allowed.includes(endpointOf(ip, port))) return undefined
   for (const range of GUARDED_RANGES) {
     if (RANGES[range].check(ip, family) && !allowed.includes(range)) {
       return `${ip} is in a ${range} range; the operator can allow it with UNIGATE_OUTBOUND_ALLOW_ADDRESSES=${range}`
@@ -104,10 +138,15 @@ function literalAddressOf(url: URL): string | undefined {
   return undefined
 }
 
+/** The port a URL connects to. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+}
+
 /** Why a URL's literal host may not be reached (names are judged after resolution, on connect). */
-export function literalHostRefusal(url: URL, allowed: readonly GuardedRange[]): string | undefined {
+export function literalHostRefusal(url: URL, allowed: readonly AllowedAddress[]): string | undefined {
   const literal = literalAddressOf(url)
-  return literal === undefined ? undefined : refusedReason(literal, allowed)
+  return literal === undefined ? undefined : refusedReason(literal, allowed, portOf(url))
 }
 
 export interface UrlRules {
@@ -122,7 +161,7 @@ export interface UrlRules {
 export function outboundUrlProblem(
   name: string,
   value: string,
-  allowed: readonly GuardedRange[],
+  allowed: readonly AllowedAddress[],
   rules: UrlRules = {},
 ): string | undefined {
   let url: URL
@@ -134,7 +173,7 @@ export function outboundUrlProblem(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${name} must be an http or https URL`
   if (url.username || url.password) return `${name} must not carry credentials`
   const literal = literalAddressOf(url)
-  const reason = literal === undefined ? undefined : refusedReason(literal, allowed)
+  const reason = literal === undefined ? undefined : refusedReason(literal, allowed, portOf(url))
   if (reason) return `${name}: ${reason}`
   if (rules.httpsOnly && url.protocol === 'http:' && literal === undefined) {
     return `${name} must be an https URL (http only for an address the operator allows)`
@@ -157,15 +196,15 @@ export function policyRefusal(message: string): NodeJS.ErrnoException {
 /**
  * A `lookup` for outgoing sockets that refuses guarded addresses after DNS resolution, so a name that
  * resolves (or re-resolves) to an internal address cannot be used to reach it: the address connected to is
- * the address checked.
+ * the address checked. `port` is the port the socket connects to, for allowed endpoints.
  */
-export function guardedLookup(allowed: readonly GuardedRange[]) {
+export function guardedLookup(allowed: readonly AllowedAddress[], port?: number) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, [])
       const list = addresses as LookupAddress[]
       for (const a of list) {
-        const reason = refusedReason(a.address, allowed)
+        const reason = refusedReason(a.address, allowed, port)
         if (reason) return callback(policyRefusal(`refused to connect to ${hostname}: ${reason}`), [])
       }
       if (options.all) return callback(null, list)

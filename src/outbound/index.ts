@@ -1,4 +1,7 @@
 export {
+  type AllowedAddress,
+  type AllowedEndpoint,
+  allowedEndpoint,
   GUARDED_RANGES,
   type GuardedRange,
   guardedLookup,

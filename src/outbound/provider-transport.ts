@@ -8,13 +8,13 @@ import {
   ProviderTimeoutError,
   ProviderUnreachableError,
 } from '../errors.js'
-import { type GuardedRange, POLICY_REFUSAL_CODE } from './address-policy.js'
+import { type AllowedAddress, POLICY_REFUSAL_CODE } from './address-policy.js'
 import { GuardedAgentOnFirstUse } from './agent-on-first-use.js'
 import { ConnectionLimiter, type SlotWait } from './connection-limiter.js'
 import { HeapGuard, type HeapUse } from './heap-guard.js'
 
 export interface ProviderTransportSettings {
-  readonly allowAddresses: readonly GuardedRange[]
+  readonly allowAddresses: readonly AllowedAddress[]
   /** Connect, headers and body (between chunks) timeout, unless a call gives its own. */
   readonly timeoutMs: number
   /** The largest answer `fetch` reads into memory. */

@@ -1,6 +1,6 @@
 import {
+  type AllowedAddress,
   GuardedAgentOnFirstUse,
-  type GuardedRange,
   literalHostRefusal,
   outboundTarget,
 } from '../outbound/index.js'
@@ -18,7 +18,7 @@ export interface SendOutcome {
 }
 
 export interface SenderSettings {
-  readonly allowAddresses: readonly GuardedRange[]
+  readonly allowAddresses: readonly AllowedAddress[]
   readonly timeoutMs: number
 }
 

@@ -5,7 +5,7 @@ import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
 import { integrationOf } from '../integrations/registry.js'
 import { webhookKinds } from '../integrations/webhook-kinds.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
-import { type GuardedRange, outboundUrlProblem } from '../outbound/index.js'
+import { type AllowedAddress, outboundUrlProblem } from '../outbound/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
@@ -34,7 +34,7 @@ export const DEFAULT_INTERVAL_MINUTES = 60
 export const DEFAULT_PAGE_MAX_LIMIT = 100
 
 export interface WebhookServiceSettings {
-  readonly allowAddresses: readonly GuardedRange[]
+  readonly allowAddresses: readonly AllowedAddress[]
   /** When a new native webhook's subscription is first checked at the provider. */
   readonly nativeCheckMs: number
 }
