@@ -882,6 +882,27 @@ describe('Matomo through Unigate', () => {
     }
   })
 
+  it('passes on an error Matomo reports in a 200 without the token it quotes', async () => {
+    // Matomo reports errors as HTTP 200 with `result: error` (core/API/ResponseBuilder.php), a message that may
+    // quote a parameter it was sent; the token travels in every request's body.
+    emu.fault({
+      status: 200,
+      times: 1,
+      pathPattern: '^/index.php$',
+      body: {
+        result: 'error',
+        message: `The parameter token_auth=${DEFAULT_MATOMO_TOKEN} is not valid here`,
+      },
+    })
+    const refused = await h.api<Rec>('GET', `${base()}/property`)
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toContain('The parameter token_auth=[redacted] is not valid here')
+    expect(refused.text).not.toContain(DEFAULT_MATOMO_TOKEN)
+    expect((await h.api('GET', '/unified/apicall', { query: { error: 'true' } })).text).not.toContain(
+      DEFAULT_MATOMO_TOKEN,
+    )
+  })
+
   it('claims in its support matrix exactly what works', async () => {
     const support = await supportMatrixOf(h, 'matomo')
     expect(Object.keys(support).sort()).toEqual([

@@ -54,4 +54,26 @@ describe.each(storeKinds())('provider messages never carry the connection’s se
     expect(JSON.stringify(rows)).not.toContain(DEFAULT_API_KEY)
     expect(h.logs()).not.toContain(DEFAULT_API_KEY)
   })
+
+  it('cuts a long message to its length only once the key is cut out, so no start of it is left', async () => {
+    // The message passed on is 500 characters; cut first, a key from character 480 on left its first 20.
+    const start = DEFAULT_API_KEY.slice(0, 20)
+    emu.fault({
+      status: 400,
+      times: 1,
+      pathPattern: '^/2/httpapi$',
+      body: {
+        code: 400,
+        error: `Invalid event ${'x'.repeat(480 - 'Invalid event '.length)}${DEFAULT_API_KEY}`,
+      },
+    })
+    const created = await h.api<{ message: string }>('POST', `/analytics/${conn}/event`, {
+      body: { name: 'Signed Up', visitor_id: 'user-1' },
+    })
+    expect(created.status).toBeGreaterThanOrEqual(400)
+    expect(created.body.message).toContain('Invalid event xxx')
+    expect(created.text).not.toContain(start)
+    const calls = await h.api('GET', '/unified/apicall', { query: { error: 'true' } })
+    expect(calls.text).not.toContain(start)
+  })
 })

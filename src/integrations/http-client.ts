@@ -352,9 +352,31 @@ export class ProviderClient {
     const name = this.options.errorMessageHeader?.toLowerCase()
     const raw = name ? res.headers[name] : undefined
     const header = Array.isArray(raw) ? raw[0] : raw
-    const stated = header?.trim() ? header.trim().slice(0, 500) : statedMessageOf(res.body)
-    const message = this.redact(stated ?? providerMessageOf(res.body), Object.values(sent))
+    const more = Object.values(sent)
+    const room = this.messageRoom(more)
+    const stated = header?.trim() ? header.trim().slice(0, room) : statedMessageOf(res.body, room)
+    const message = this.redact(stated ?? providerMessageOf(res.body, room), more).slice(
+      0,
+      PROVIDER_MESSAGE_LENGTH,
+    )
     return new ProviderError(res.status, message, retryAfterSeconds, dailyQuotaSpent, stated === undefined)
+  }
+
+  /** The provider's message in `body` (providerMessageOf), without the connection's secrets. */
+  messageOf(body: unknown): string {
+    return this.redact(providerMessageOf(body, this.messageRoom())).slice(0, PROVIDER_MESSAGE_LENGTH)
+  }
+
+  /**
+   * How much of a provider message to take before its secrets are cut out: its length, and room for the
+   * longest secret past it in its longest form (URL-encoded, 9 characters a character at most). Cut to its
+   * length first, a secret straddling the cut kept its first characters, which no redaction matched.
+   */
+  private messageRoom(more: readonly string[] = []): number {
+    let longest = 0
+    for (const secret of [...(this.options.secrets ?? []), ...more])
+      longest = Math.max(longest, secret?.length ?? 0)
+    return PROVIDER_MESSAGE_LENGTH + 9 * longest
   }
 
   /** `text` without the connection's secrets (and these values): for any provider message passed on. */
@@ -490,25 +512,34 @@ function parseBody(bytes: Buffer, contentType: string | string[] | undefined): u
   return text
 }
 
-/** The message a provider states in its error body's usual fields (`message`, `error.message`…), if any. */
-function statedMessageOf(body: unknown): string | undefined {
+/** The most characters of a provider's message passed on. */
+export const PROVIDER_MESSAGE_LENGTH = 500
+
+/**
+ * The message a provider states in its error body's usual fields (`message`, `error.message`…), if any, of at
+ * most `length` characters.
+ */
+function statedMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGTH): string | undefined {
   if (!body || typeof body !== 'object') return undefined
   const b = body as Record<string, unknown>
   for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
     const v = b[key]
-    if (typeof v === 'string') return v.slice(0, 500)
+    if (typeof v === 'string') return v.slice(0, length)
     if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
-      return String((v as { message: string }).message).slice(0, 500)
+      return String((v as { message: string }).message).slice(0, length)
     }
   }
   return undefined
 }
 
-/** Pulls a human-readable message out of the many error body shapes providers use. */
-export function providerMessageOf(body: unknown): string {
-  const stated = statedMessageOf(body)
+/**
+ * Pulls a human-readable message out of the many error body shapes providers use, of at most `length`
+ * characters. A message passed on loses the connection's secrets before it is cut (ProviderClient#messageOf).
+ */
+export function providerMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGTH): string {
+  const stated = statedMessageOf(body, length)
   if (stated !== undefined) return stated
-  if (typeof body === 'string') return body.slice(0, 500)
-  if (body && typeof body === 'object') return JSON.stringify(body).slice(0, 500)
+  if (typeof body === 'string') return body.slice(0, length)
+  if (body && typeof body === 'object') return JSON.stringify(body).slice(0, length)
   return 'no response body'
 }

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors.js'
-import { type ProviderClient, providerMessageOf } from '../http-client.js'
+import type { ProviderClient } from '../http-client.js'
 import { providerWaitMs, retryDelayMs } from '../retry.js'
 
 /**
@@ -43,7 +43,7 @@ export async function getBinary(
     const waitMs = providerWaitMs(options.retry, resHeaders)
     throw new ProviderError(
       status,
-      client.redact(providerMessageOf(parsed)),
+      client.messageOf(parsed),
       waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000)),
     )
   }

@@ -1,4 +1,5 @@
 import { badRequest, ProviderError } from '../../errors.js'
+import { providerMessageOf } from '../http-client.js'
 import type { HandlerContext } from '../types.js'
 
 /** A parameter value as Matomo's form encoding takes it; arrays become `name[0]=…&name[1]=…`. */
@@ -28,11 +29,21 @@ export function statusOfMatomoError(message: string): number {
   return 400
 }
 
-export function matomoErrorOf(body: unknown): ProviderError | undefined {
+/**
+ * The error a Matomo answer reports (HTTP 200 with `result: error`), its message read by `messageOf`: the
+ * connection's client's, which cuts the connection's secrets out of it, as from any provider message.
+ */
+export function matomoErrorOf(
+  body: unknown,
+  messageOf: (body: unknown) => string = providerMessageOf,
+): ProviderError | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined
   const b = body as Record<string, unknown>
   if (b.result !== 'error') return undefined
-  const message = typeof b.message === 'string' ? b.message : 'Matomo reported an error without a message'
+  const message =
+    typeof b.message === 'string'
+      ? messageOf({ message: b.message })
+      : 'Matomo reported an error without a message'
   return new ProviderError(statusOfMatomoError(message), message)
 }
 
@@ -68,7 +79,7 @@ export async function callMatomo<T>(
     }
     throw err
   }
-  const error = matomoErrorOf(res.body)
+  const error = matomoErrorOf(res.body, (b) => ctx.client.messageOf(b))
   if (error) throw error
   return res.body as T
 }
@@ -103,7 +114,7 @@ export async function callMatomoBulk(
     throw new ProviderError(502, 'Matomo answered a bulk request with an unexpected shape')
   }
   for (const result of results) {
-    const error = matomoErrorOf(result)
+    const error = matomoErrorOf(result, (b) => ctx.client.messageOf(b))
     if (error) throw error
   }
   return results

@@ -131,7 +131,10 @@ async function sendProfileUpdate(ctx: HandlerContext, update: Record<string, unk
     body: [{ $token: ctx.credentials.project_token, ...update }],
   })
   if (answer?.status !== 1)
-    throw new ProviderError(400, answer?.error ?? 'Mixpanel refused the profile update')
+    throw new ProviderError(
+      400,
+      answer?.error ? ctx.client.messageOf({ error: answer.error }) : 'Mixpanel refused the profile update',
+    )
 }
 
 /**
