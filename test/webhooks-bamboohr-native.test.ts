@@ -150,7 +150,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
         {
           id: '901',
           action: 'Updated',
-          timestamp: '2026-01-01T00:00:00+00:00',
+          timestamp: '2026-01-01T00:00:00+0000',
           fields: { firstName: 'Signed' },
           changedFields: ['firstName'],
         },
@@ -183,7 +183,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       employees: added.map((e) => ({
         id: String(e.id),
         action: 'Created',
-        timestamp: '2026-01-01T00:00:00+00:00',
+        timestamp: '2026-01-01T00:00:00+0000',
         fields: {},
         changedFields: [],
       })),
@@ -213,7 +213,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
           employees: ids.map((id) => ({
             id: String(id),
             action: 'Created',
-            timestamp: '2026-01-01T00:00:00+00:00',
+            timestamp: '2026-01-01T00:00:00+0000',
             fields: {},
             changedFields: [],
           })),
@@ -248,7 +248,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
           {
             id,
             action: 'Updated',
-            timestamp: '2026-01-01T00:00:00+00:00',
+            timestamp: '2026-01-01T00:00:00+0000',
             fields: { firstName: id },
             changedFields: ['firstName'],
           },

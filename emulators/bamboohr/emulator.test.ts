@@ -285,6 +285,8 @@ describe('BambooHR emulator', () => {
       expect(entries[0]).toMatchObject({ id, fields: {}, changedFields: [] })
       expect(entries[1]).toMatchObject({ changedFields: ['jobTitle'], fields: { jobTitle: 'Lead' } })
       expect(entries[2]).toMatchObject({ id, fields: {}, changedFields: [] })
+      // Each entry's time as BambooHR prints it: seconds and a `+0000` offset (field-based-webhooks).
+      for (const e of entries) expect(e?.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$/)
       for (const r of received) {
         const ts = String(r.headers['x-bamboohr-timestamp'])
         expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(60)

@@ -120,7 +120,10 @@ export class BamboohrHooks {
           {
             id: String(employeeId),
             action,
-            timestamp: `${new Date().toISOString().slice(0, 19)}+00:00`,
+            // The entry's time with a colon-less offset, `2026-01-31T18:42:00+0000` (the JSON example of
+            // https://documentation.bamboohr.com/docs/field-based-webhooks, "Webhook Data Format"; the same form
+            // on https://documentation.bamboohr.com/docs/event-based-webhooks).
+            timestamp: `${new Date().toISOString().slice(0, 19)}+0000`,
             fields: updated ? fieldsOf(hook.postFields) : {},
             changedFields: updated ? changedFields : [],
           },
