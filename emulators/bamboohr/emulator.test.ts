@@ -104,6 +104,45 @@ describe('BambooHR emulator', () => {
     expect((await report({ fields: Array.from({ length: 401 }, (_, i) => `f${i}`) })).status).toBe(400)
   })
 
+  it("leaves fields the key's user may not read out of reads and webhook field lists, and refuses a webhook naming one", async () => {
+    const local = await startBamboohrEmulator({ seed: 3, employees: 3, restrictedFields: ['payRate'] })
+    const localApi = `${local.url}/api/gateway.php/acme/v1`
+    try {
+      const read = await fetch(`${localApi}/employees/100?fields=firstName,payRate`, { headers: json })
+      expect(Object.keys((await read.json()) as object)).toEqual(['id', 'firstName'])
+      const aliases = async (path: string) =>
+        (
+          (await (await fetch(`${localApi}${path}`, { headers: json })).json()) as {
+            fields: { alias: string }[]
+          }
+        ).fields.map((f) => f.alias)
+      const monitorable = await aliases('/webhooks/monitor_fields')
+      const postable = await aliases('/webhooks/post-fields')
+      expect(monitorable).toContain('payType')
+      expect(monitorable).not.toContain('payRate')
+      expect(monitorable).not.toContain('displayName')
+      expect(postable).toEqual(expect.arrayContaining(['payType', 'displayName', 'lastChanged']))
+      expect(postable).not.toContain('payRate')
+      const refused = await fetch(`${localApi}/webhooks/`, {
+        method: 'POST',
+        headers: { ...json, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'h',
+          url: 'https://hooks.example/in',
+          format: 'json',
+          monitorFields: ['payType'],
+          postFields: { payRate: 'payRate' },
+        }),
+      })
+      expect(refused.status).toBe(403)
+      expect(await refused.json()).toMatchObject({
+        errors: [{ postFields: [{ id: expect.any(Number), name: 'payRate' }] }],
+      })
+    } finally {
+      await local.close()
+    }
+  })
+
   it('reads one employee with the asked fields, 0 as the key user, 404 for others', async () => {
     const one = await fetch(`${api}/employees/101?fields=firstName,hireDate`, { headers: json })
     expect(Object.keys((await one.json()) as object)).toEqual(['id', 'firstName', 'hireDate'])
@@ -224,8 +263,9 @@ describe('BambooHR emulator', () => {
       errors: [
         {
           error: 'Permission denied to the following fields',
-          monitorFields: [{ id: null, name: 'lastChanged' }],
-          postFields: [{ id: null, name: 'ssn' }],
+          // Known fields carry their id (never null there, WebhookSubErrorProperty); unknown ones have none.
+          monitorFields: [{ id: expect.any(Number), name: 'lastChanged' }],
+          postFields: [{ id: expect.any(Number), name: 'ssn' }],
           unknownFields: [{ id: null, name: 'nope' }],
         },
       ],

@@ -27,6 +27,8 @@ export interface BamboohrEmulatorOptions extends ListenOptions {
   readonly hookRetryDelaysMs?: readonly number[]
   /** Employees the keys' user may not see (`state.hideEmployee` does the same later). */
   readonly hiddenEmployees?: readonly number[]
+  /** Fields the keys' user may not read, besides `ssn` (an access level without compensation, say). */
+  readonly restrictedFields?: readonly string[]
 }
 
 export type BamboohrEmulator = EmulatorHandle<BamboohrState>
@@ -44,6 +46,7 @@ export async function startBamboohrEmulator(
     insecureHookUrls: options.insecureHookUrls ?? false,
     ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),
     ...(options.hiddenEmployees ? { hiddenEmployees: options.hiddenEmployees } : {}),
+    ...(options.restrictedFields ? { restrictedFields: options.restrictedFields } : {}),
   })
   const server = createEmulatorServer({ faultResponse: bamboohrFaultResponse })
   installErrorHandler(server.app)

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { GATEWAY } from './auth.js'
 import { MAX_FIELDS, REPORT_ACCEPTS, REPORT_FORMATS } from './constants.js'
 import { BamboohrHttpError } from './errors.js'
-import { type BamboohrState, type EmployeeRecord, RESTRICTED_FIELDS as RESTRICTED } from './state.js'
+import type { BamboohrState, EmployeeRecord } from './state.js'
 
 type Query = Record<string, string | undefined>
 
@@ -23,9 +23,13 @@ function answer(request: FastifyRequest, reply: FastifyReply, body: unknown, roo
 }
 
 /** The asked fields an employee has, `id` first; unknown or restricted names are left out, not refused. */
-function employeeRow(e: EmployeeRecord, fields: readonly string[]): Record<string, string | null> {
+function employeeRow(
+  e: EmployeeRecord,
+  fields: readonly string[],
+  restricted: ReadonlySet<string>,
+): Record<string, string | null> {
   const row: Record<string, string | null> = { id: String(e.id) }
-  for (const f of fields) if (f in e.fields && !RESTRICTED.has(f)) row[f] = e.fields[f] as string | null
+  for (const f of fields) if (f in e.fields && !restricted.has(f)) row[f] = e.fields[f] as string | null
   return row
 }
 
@@ -69,7 +73,7 @@ export function registerRoutes(app: FastifyInstance, state: BamboohrState): void
     // "The API user does not have permission to see the requested employee" (get-employee, 403; the message
     // in the header is ours): see BamboohrState.hideEmployee.
     if (!state.canSee(employee.id)) throw new BamboohrHttpError(403, 'Permission denied to view employee')
-    return answer(request, reply, employeeRow(employee, fields), 'employee')
+    return answer(request, reply, employeeRow(employee, fields, state.restricted), 'employee')
   })
 
   /**
@@ -129,11 +133,11 @@ export function registerRoutes(app: FastifyInstance, state: BamboohrState): void
     if (format !== 'json') {
       return reply.type('text/xml; charset=utf-8').send('<?xml version="1.0"?>\n<report></report>')
     }
-    const known = fields.filter((f) => employees.some((e) => f in e.fields) && !RESTRICTED.has(f))
+    const known = fields.filter((f) => employees.some((e) => f in e.fields) && !state.restricted.has(f))
     return reply.type('application/json').send({
       title: typeof body.title === 'string' ? body.title : '',
       fields: known.map((id) => ({ id, type: 'text', name: id })),
-      employees: employees.map((e) => employeeRow(e, known)),
+      employees: employees.map((e) => employeeRow(e, known, state.restricted)),
     })
   })
 

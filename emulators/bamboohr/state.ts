@@ -50,9 +50,14 @@ export interface BamboohrStateOptions {
   readonly hookRetryDelaysMs?: readonly number[]
   /** Employees the keys' user may not see (its access level leaves them out); see `hideEmployee`. */
   readonly hiddenEmployees?: readonly number[]
+  /**
+   * Fields the keys' user may not read, besides `ssn` (an access level without, say, compensation): left out
+   * of reports and employee reads, not monitorable or postable by its webhooks (see `restricted`).
+   */
+  readonly restrictedFields?: readonly string[]
 }
 
-/** Fields an API key's user may not read (sensitive ones need more access). */
+/** Fields an API key's user may never read here (sensitive ones need more access). */
 export const RESTRICTED_FIELDS: ReadonlySet<string> = new Set(['ssn'])
 /** Fields BambooHR computes rather than stores: readable and postable, never monitored. */
 const COMPUTED_FIELDS: ReadonlySet<string> = new Set(['lastChanged', 'photoUrl', 'displayName'])
@@ -111,6 +116,17 @@ export class BamboohrState {
   readonly employees = new Map<number, EmployeeRecord>()
   /** Employees outside the keys' user's access level (see `hideEmployee`). */
   readonly hidden: Set<number>
+  /**
+   * Fields the keys' user may not read: "The permissions of the user associated with the API request will
+   * determine which fields and employees each API request is allowed to access"
+   * (https://documentation.bamboohr.com/docs/getting-started, "Authentication"). Reports and employee reads leave
+   * them out ("silently omitted", request-custom-report; "omitted", get-employee in
+   * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml), `monitor_fields` and
+   * `post-fields` do not offer them, and a webhook naming one is a 403 listing it (create-webhook).
+   */
+  readonly restricted: ReadonlySet<string>
+  /** Each field's id, as `meta/fields` and the Webhooks API number them (assigned in first-seen order). */
+  private readonly fieldIds = new Map<string, number>()
   readonly hooks: BamboohrHooks
   readonly lists: ListField[]
   readonly benefits: BenefitPlan[]
@@ -124,6 +140,7 @@ export class BamboohrState {
   constructor(readonly options: BamboohrStateOptions) {
     this.apiKeys = new Set(options.apiKeys)
     this.hidden = new Set(options.hiddenEmployees ?? [])
+    this.restricted = new Set([...RESTRICTED_FIELDS, ...(options.restrictedFields ?? [])])
     this.hooks = new BamboohrHooks(options.domain, options.hookRetryDelaysMs)
     const lists = new Lists()
     // Stock list fields with their usual ids; the connector must find them by alias, not position.
@@ -237,7 +254,22 @@ export class BamboohrState {
   readableFields(): string[] {
     const names = new Set<string>()
     for (const e of this.employees.values()) for (const f of Object.keys(e.fields)) names.add(f)
-    return [...names].filter((f) => !RESTRICTED_FIELDS.has(f))
+    return [...names].filter((f) => !this.restricted.has(f))
+  }
+
+  /**
+   * A field's numeric id. The Webhooks API prints it as a string in `monitor_fields` ("The field ID, returned
+   * as a string", example `'4175'`), as an integer in `post-fields` and either way in a 403's `monitorFields`
+   * and `postFields` (WebhookSubErrorProperty: `integer` or `string`, never null; only `unknownFields` may
+   * have a null id).
+   */
+  fieldId(name: string): number {
+    let id = this.fieldIds.get(name)
+    if (id === undefined) {
+      id = this.fieldIds.size + 1
+      this.fieldIds.set(name, id)
+    }
+    return id
   }
 
   /** The readable fields a webhook may monitor (stored ones: `GET /v1/webhooks/monitor_fields`). */

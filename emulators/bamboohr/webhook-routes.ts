@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { GATEWAY } from './auth.js'
 import { webhookError } from './errors.js'
 import { type Hook, type HookEvent, hookTime } from './hooks.js'
-import { type BamboohrState, RESTRICTED_FIELDS } from './state.js'
+import type { BamboohrState } from './state.js'
 
 /**
  * The Webhooks API (list-webhooks, create-webhook, get-webhook, delete-webhook, list-monitor-fields in
@@ -62,7 +62,29 @@ export function registerWebhookRoutes(app: FastifyInstance, state: BamboohrState
    * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml, example `'4175'`).
    */
   app.get(`${GATEWAY}/webhooks/monitor_fields`, async () => ({
-    fields: state.monitorableFields().map((alias, i) => ({ id: String(i + 1), name: alias, alias })),
+    fields: state
+      .monitorableFields()
+      .map((alias) => ({ id: String(state.fieldId(alias)), name: alias, alias })),
+  }))
+
+  /**
+   * Postable fields: every field the key's user may read, computed ones included, each `{alias, name, type,
+   * id, pageId, tableId}` with `id` an integer, plus the `tables` and `pages` they name (`get-post-fields`,
+   * `WebHookPostFieldResponseObject` in
+   * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml). Field types and pages
+   * are ours: every field is `text` on one page, in no table.
+   */
+  app.get(`${GATEWAY}/webhooks/post-fields`, async () => ({
+    fields: state.readableFields().map((alias) => ({
+      alias,
+      name: alias,
+      type: 'text',
+      id: state.fieldId(alias),
+      pageId: 1,
+      tableId: null,
+    })),
+    tables: [],
+    pages: [{ id: 1, name: 'Personal' }],
   }))
 
   app.get(`${GATEWAY}/webhooks`, async () => ({
@@ -126,7 +148,7 @@ export function registerWebhookRoutes(app: FastifyInstance, state: BamboohrState
     const postFields = (body.postFields ?? {}) as Record<string, unknown>
     // Fields that do not exist are `unknownFields`; existing ones the user may not read (or, to monitor,
     // that are computed) are listed under `monitorFields` / `postFields` (create-webhook's 403).
-    const known = new Set([...state.readableFields(), ...RESTRICTED_FIELDS])
+    const known = new Set([...state.readableFields(), ...state.restricted])
     const readable = state.readableFields()
     const monitorable = state.monitorableFields()
     const asked = [...monitorFields, ...Object.keys(postFields)]
@@ -134,11 +156,13 @@ export function registerWebhookRoutes(app: FastifyInstance, state: BamboohrState
     const badMonitor = monitorFields.filter((f) => known.has(f) && !monitorable.includes(f))
     const badPost = Object.keys(postFields).filter((f) => known.has(f) && !readable.includes(f))
     if (unknownFields.length + badMonitor.length + badPost.length > 0) {
-      const named = (names: string[]) => names.map((name) => ({ id: null, name }))
+      const named = (names: string[]) => names.map((name) => ({ id: state.fieldId(name), name }))
       throw webhookError(403, 'Permission denied to the following fields', {
         ...(badMonitor.length > 0 ? { monitorFields: named(badMonitor) } : {}),
         ...(badPost.length > 0 ? { postFields: named(badPost) } : {}),
-        ...(unknownFields.length > 0 ? { unknownFields: named(unknownFields) } : {}),
+        ...(unknownFields.length > 0
+          ? { unknownFields: unknownFields.map((name) => ({ id: null, name })) }
+          : {}),
       })
     }
     const hook = state.hooks.add({
