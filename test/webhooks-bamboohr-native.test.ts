@@ -358,6 +358,37 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       await strict.close()
     }
   })
+  it("subscribes with the fields the key's user may monitor and post, when its access level leaves some out", async () => {
+    // A key whose user may not see pay rates: BambooHR refuses a webhook naming one with a 403 (create-webhook).
+    const narrow = await startBamboohrEmulator({
+      seed: 2,
+      employees: 2,
+      insecureHookUrls: true,
+      restrictedFields: ['payRate'],
+    })
+    try {
+      const narrowConn = await server.connect(bamboohrConnection(narrow.url))
+      const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
+        connection_id: narrowConn,
+        object_type: 'hris_employee',
+        event: 'updated',
+        hook_url: server.receiver.url,
+        webhook_type: 'native',
+      })
+      expect(hook.status, hook.text).toBe(200)
+      const [made] = [...narrow.state.hooks.hooks.values()]
+      expect(made?.monitorFields).toEqual(expect.arrayContaining(['firstName', 'jobTitle', 'payType']))
+      expect(made?.monitorFields).not.toContain('payRate')
+      expect(Object.keys(made?.postFields ?? {})).toEqual(
+        expect.arrayContaining(['firstName', 'displayName']),
+      )
+      expect(Object.keys(made?.postFields ?? {})).not.toContain('payRate')
+      expect((await server.api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+    } finally {
+      await narrow.close()
+    }
+  })
+
   it('subscribes again when BambooHR no longer has the webhook, with the new private key, and tells the user', async () => {
     const id = await hookFor('created')
     const ours = () =>

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { headerOf, secretsEqual } from '../native-auth.js'
-import type { NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
+import type { HandlerContext, NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
 import { companyIdOf } from './company.js'
 import { EMPLOYEE_FIELDS, fromBamboohrEmployee } from './mappers.js'
 import type { BamboohrEmployee } from './types.js'
@@ -103,6 +103,36 @@ function employeeOf(
   return fromBamboohrEmployee(employee, companyId)
 }
 
+/** The aliases a Webhooks API field list names (`{fields: [{alias, ...}]}`; an alias may be null). */
+async function aliasesAt(ctx: HandlerContext, path: string): Promise<ReadonlySet<string>> {
+  const answer = await ctx.client.json<{ fields?: readonly { alias?: unknown }[] }>({ path })
+  const fields = Array.isArray(answer?.fields) ? answer.fields : []
+  return new Set(fields.flatMap((f) => (typeof f?.alias === 'string' ? [f.alias] : [])))
+}
+
+/**
+ * The fields this key's webhook may monitor and post. A permissioned webhook is "limited by the permissions of
+ * the user who created" it (https://documentation.bamboohr.com/docs/webhooks-2), and one naming a field that
+ * user may not read, cannot monitor or that the account lacks is refused whole with a 403 (create-webhook in
+ * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml). So the mapped fields are
+ * cut to those `GET /v1/webhooks/monitor_fields` and `GET /v1/webhooks/post-fields` offer this key
+ * (list-monitor-fields, get-post-fields there): a key without, say, compensation access still gets its pushes,
+ * without pay, as its reads come without pay. Should nothing mapped be monitorable, the whole list is sent, and
+ * BambooHR's own 403 says which fields it refuses.
+ */
+async function webhookFields(ctx: HandlerContext) {
+  const [monitorable, postable] = await Promise.all([
+    aliasesAt(ctx, '/webhooks/monitor_fields'),
+    aliasesAt(ctx, '/webhooks/post-fields'),
+  ])
+  const monitored = MONITORED_FIELDS.filter((f) => monitorable.has(f))
+  const posted = POSTED_FIELDS.filter((f) => postable.has(f))
+  return {
+    monitorFields: monitored.length > 0 ? monitored : MONITORED_FIELDS,
+    postFields: Object.fromEntries((posted.length > 0 ? posted : POSTED_FIELDS).map((f) => [f, f])),
+  }
+}
+
 export const bamboohrEmployeePushes: NativeWebhookSupport = {
   events: ['created', 'updated', 'deleted'],
 
@@ -115,8 +145,7 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
         url: request.url,
         format: 'json',
         events: [`employee_with_fields.${request.event}`],
-        monitorFields: MONITORED_FIELDS,
-        postFields: Object.fromEntries(POSTED_FIELDS.map((f) => [f, f])),
+        ...(await webhookFields(ctx)),
       },
     })
     if (created.id === undefined || !created.privateKey) {
