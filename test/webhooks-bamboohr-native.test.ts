@@ -56,6 +56,15 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
       },
       body: text,
     })
+  /** Asks Unigate for a native webhook on `connection_id` for `event`, to the test receiver; the raw answer. */
+  const nativeSubscribe = <T>(connection_id: string, event: string) =>
+    server.api<T>('POST', '/unified/webhook', {
+      connection_id,
+      object_type: 'hris_employee',
+      event,
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+    })
   const bamboohrConnection = (url: string) => ({
     integration_type: 'bamboohr',
     auth: {
@@ -342,13 +351,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     const strict = await startBamboohrEmulator({ seed: 2, employees: 2 })
     try {
       const strictConn = await server.connect(bamboohrConnection(strict.url))
-      const hook = await server.api<{ message: string }>('POST', '/unified/webhook', {
-        connection_id: strictConn,
-        object_type: 'hris_employee',
-        event: 'created',
-        hook_url: server.receiver.url,
-        webhook_type: 'native',
-      })
+      const hook = await nativeSubscribe<{ message: string }>(strictConn, 'created')
       expect(hook.status, hook.text).toBe(400)
       expect(hook.body.message).toContain('url must begin with https://')
       expect((await server.api<Rec[]>('GET', `/unified/webhook?connection_id=${strictConn}`)).body).toEqual(
@@ -368,13 +371,7 @@ describe('native webhooks with BambooHR permissioned webhooks', () => {
     })
     try {
       const narrowConn = await server.connect(bamboohrConnection(narrow.url))
-      const hook = await server.api<{ id: string }>('POST', '/unified/webhook', {
-        connection_id: narrowConn,
-        object_type: 'hris_employee',
-        event: 'updated',
-        hook_url: server.receiver.url,
-        webhook_type: 'native',
-      })
+      const hook = await nativeSubscribe<{ id: string }>(narrowConn, 'updated')
       expect(hook.status, hook.text).toBe(200)
       const [made] = [...narrow.state.hooks.hooks.values()]
       expect(made?.monitorFields).toEqual(expect.arrayContaining(['firstName', 'jobTitle', 'payType']))

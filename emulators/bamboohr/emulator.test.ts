@@ -13,6 +13,13 @@ describe('BambooHR emulator', () => {
   })
   afterAll(() => emu.close())
 
+  /** `POST /webhooks/` at `base` of a JSON webhook named `h` to an https address, with `body`'s settings. */
+  const createWebhook = (base: string, body: Record<string, unknown>) =>
+    fetch(`${base}/webhooks/`, {
+      method: 'POST',
+      headers: { ...json, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'h', url: 'https://hooks.example/in', format: 'json', ...body }),
+    })
   const report = (body: unknown, headers: Record<string, string> = {}, query = '?format=JSON') =>
     fetch(`${api}/reports/custom${query}`, {
       method: 'POST',
@@ -123,16 +130,9 @@ describe('BambooHR emulator', () => {
       expect(monitorable).not.toContain('displayName')
       expect(postable).toEqual(expect.arrayContaining(['payType', 'displayName', 'lastChanged']))
       expect(postable).not.toContain('payRate')
-      const refused = await fetch(`${localApi}/webhooks/`, {
-        method: 'POST',
-        headers: { ...json, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'h',
-          url: 'https://hooks.example/in',
-          format: 'json',
-          monitorFields: ['payType'],
-          postFields: { payRate: 'payRate' },
-        }),
+      const refused = await createWebhook(localApi, {
+        monitorFields: ['payType'],
+        postFields: { payRate: 'payRate' },
       })
       expect(refused.status).toBe(403)
       expect(await refused.json()).toMatchObject({
@@ -239,17 +239,7 @@ describe('BambooHR emulator', () => {
 
   it('creates webhooks only as the Webhooks API allows, with the private key once', async () => {
     const hook = (body: Record<string, unknown>) =>
-      fetch(`${api}/webhooks/`, {
-        method: 'POST',
-        headers: { ...json, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'h',
-          url: 'https://hooks.example/in',
-          format: 'json',
-          monitorFields: ['firstName'],
-          ...body,
-        }),
-      })
+      createWebhook(api, { monitorFields: ['firstName'], ...body })
     const insecure = await hook({ url: 'http://hooks.example/in' })
     expect(insecure.status).toBe(400)
     expect(await insecure.json()).toEqual({
