@@ -109,14 +109,26 @@ describe('a process short of memory', () => {
   // Past 1 % of the heap limit: any running process is, so every answer to be read is refused.
   const s = useEndlessUmami(undefined, { outbound: { ...testConfig('sqlite').outbound, heapShedPercent: 1 } })
 
-  it('answers 503 with Retry-After, sends the provider nothing, and stores no connection', async () => {
-    const res = await s.h.api<Rec>('POST', '/unified/connection', {
-      body: { integration_type: 'umami', auth: { api_key: 'login-token', api_url: `${s.umami.url}/api` } },
-    })
+  it('lets a workspace that read nothing lately verify; once it read the most, answers 503, sends nothing, stores nothing', async () => {
+    const create = () =>
+      s.h.api<Rec>('POST', '/unified/connection', {
+        body: { integration_type: 'umami', auth: { api_key: 'login-token', api_url: `${s.umami.url}/api` } },
+      })
+    // Verification is a call for its workspace (it counts against the workspace's provider calls): while
+    // memory is short, one that read nothing lately goes on, as its reads do, whatever other tenants hold.
+    const first = await create()
+    expect(first.status, first.text).toBe(200)
+    // A list reads a page of websites (its next page is refused): now this workspace is the one that read the
+    // most lately (it is the only one).
+    const read = await s.h.api<Rec>('GET', `/analytics/${first.body.id}/property`)
+    expect(read.status).toBe(503)
+    const sent = s.umami.requests()
+    const res = await create()
     expect(res.status).toBe(503)
     expect(res.headers['retry-after']).toBe('5')
     expect(res.body.message).toContain('short of memory')
-    expect(s.umami.requests()).toBe(0)
-    expect((await s.h.api<unknown[]>('GET', '/unified/connection')).body).toEqual([])
+    expect(s.umami.requests()).toBe(sent)
+    const stored = (await s.h.api<{ id: string }[]>('GET', '/unified/connection')).body
+    expect(stored.map((c) => c.id)).toEqual([first.body.id])
   })
 })

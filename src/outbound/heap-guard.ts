@@ -46,7 +46,8 @@ export class MemoryShortError extends ApiError {
  * One tenant must not stop the others (DESIGN.md section 9): past the mark, only the calls of workspaces that
  * read at least their share of answer bytes lately (RecentReads) are refused, so a workspace whose large
  * answers filled the heap waits while the others' calls go on; past the hard mark, halfway from the mark to
- * the limit, every call is refused (and a call made for no workspace, a connection being verified, always is).
+ * the limit, every call is refused (and a call made for no workspace always is). A connection's verification
+ * is a call for its workspace like the workspace's reads.
  */
 export class HeapGuard {
   private readonly reads = new RecentReads()
