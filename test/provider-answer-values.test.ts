@@ -17,6 +17,10 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     '/dense': Buffer.from(`{"sites":[${'{},'.repeat(10_000_000)}{}]}`),
     // 6 MB of nested arrays: no comma, but 3 million values (32 MB of them held every request for 5.5 s).
     '/deep': Buffer.from(`{"sites":${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}}`),
+    // A site whose own data nests 20,000 levels (40 KB): JSON.parse reads it, JSON.stringify overflows.
+    '/nested': Buffer.from(
+      `{"object":"list","data":[{"id":"a","name":"x","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}],"has_more":false}`,
+    ),
     // 4 MiB of text in a few values: read as before.
     '/wide': Buffer.from(
       JSON.stringify({
@@ -66,5 +70,39 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     next = '/wide'
     const wide = await h.api<unknown[]>('GET', `/analytics/${conn.body.id}/property`)
     expect(wide.status, JSON.stringify(wide.body).slice(0, 300)).toBe(200)
+  })
+
+  it('is a 502 naming the nesting when data nested too deep to write out is asked for, not a 500', async () => {
+    next = '/wide'
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'fathom',
+        auth: { api_key: 'a-valid-token-2', meta: { api_url: providerUrl } },
+      },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    next = '/nested'
+    const tooDeep =
+      'the provider answered data nested deeper than Unigate can write out (thousands of levels); not passed on'
+    const raw = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`, {
+      query: { fields: 'id,raw' },
+    })
+    expect(raw.status).toBe(502)
+    expect(raw.body).toEqual({ statusCode: 502, error: 'Bad Gateway', message: tooDeep })
+    // The same call as a tool: a tool error with the same answer, and with hide_sensitive (which walks it).
+    for (const hide of ['false', 'true']) {
+      const tool = await h.api<{ message: string }>('POST', '/tools/list_analytics_properties/call', {
+        query: { connection: conn.body.id, hide_sensitive: hide },
+        body: { fields: 'id,raw' },
+      })
+      expect(tool.status, tool.text).toBe(502)
+      expect(tool.body.message).toBe(tooDeep)
+    }
+    // Without raw, the fields asked for are written as ever.
+    const named = await h.api<{ id: string }[]>('GET', `/analytics/${conn.body.id}/property`, {
+      query: { fields: 'id,name' },
+    })
+    expect(named.status, named.text).toBe(200)
+    expect(named.body).toEqual([{ id: 'a', name: 'x' }])
   })
 })

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.js'
 import { ProviderTransport } from '../outbound/index.js'
-import { OPERATION_BODY_CAPS, ProviderAddressTooLong, ProviderClient, redactSecrets } from './http-client.js'
+import {
+  OPERATION_BODY_CAPS,
+  ProviderAddressTooLong,
+  ProviderClient,
+  providerMessageOf,
+  redactSecrets,
+} from './http-client.js'
 
 const client = (baseUrl: string) =>
   new ProviderClient({
@@ -306,5 +312,13 @@ describe('redactSecrets', () => {
 
   it('leaves short values and absent ones alone', () => {
     expect(redactSecrets('the key abc is wrong', ['abc', undefined])).toBe('the key abc is wrong')
+  })
+})
+
+describe('providerMessageOf', () => {
+  it('says an error answer nested too deep to write out is so, instead of overflowing the stack', () => {
+    const deep = JSON.parse(`{"errors":${'['.repeat(20_000)}${']'.repeat(20_000)}}`)
+    expect(providerMessageOf(deep)).toBe('an answer nested too deep to quote')
+    expect(providerMessageOf({ errors: [[1]] })).toBe('{"errors":[[1]]}')
   })
 })

@@ -1,3 +1,4 @@
+import { nestedTooDeep } from '../engine/result-json.js'
 import { ApiError, ProviderError } from '../errors.js'
 import {
   type OutboundAddress,
@@ -540,6 +541,13 @@ export function providerMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGT
   const stated = statedMessageOf(body, length)
   if (stated !== undefined) return stated
   if (typeof body === 'string') return body.slice(0, length)
-  if (body && typeof body === 'object') return JSON.stringify(body).slice(0, length)
+  if (body && typeof body === 'object') {
+    try {
+      return JSON.stringify(body).slice(0, length)
+    } catch (err) {
+      if (nestedTooDeep(err)) return 'an answer nested too deep to quote'
+      throw err
+    }
+  }
   return 'no response body'
 }

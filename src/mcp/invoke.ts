@@ -1,4 +1,5 @@
 import type { ApiCallLog } from '../apicalls/index.js'
+import { nestedTooDeep, resultJson } from '../engine/result-json.js'
 import { ApiError } from '../errors.js'
 import { hideSensitive } from './sensitive.js'
 import type { Tool, ToolArguments } from './tool.js'
@@ -15,7 +16,12 @@ export interface CallerInfo {
 }
 
 export type ToolOutcome =
-  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: true
+      readonly value: unknown
+      /** `value` as JSON text (`null` for none), written once for the tool result and the call's size. */
+      readonly text: string
+    }
   | {
       readonly ok: false
       readonly status: number
@@ -44,9 +50,12 @@ export async function invokeTool(
   const started = performance.now()
   let outcome: ToolOutcome
   try {
-    const value = await tool.run(args)
-    outcome = { ok: true, value: hide ? hideSensitive(value, tool.sensitivity) : value }
-  } catch (err) {
+    const run = await tool.run(args)
+    const value = hide ? hideSensitive(run, tool.sensitivity) : run
+    outcome = { ok: true, value, text: resultJson(value ?? null) }
+  } catch (thrown) {
+    // hide_sensitive walks the result as JSON.stringify does, and overflows on the same nesting.
+    const err = nestedTooDeep(thrown) ?? thrown
     if (!(err instanceof ApiError)) onUnexpected(err)
     else if (err.cause !== undefined) onUnexpected(err.cause)
     outcome = failure(err)
@@ -63,7 +72,7 @@ export async function invokeTool(
     path: `${tool.method} ${tool.route}`,
     status: outcome.ok ? 200 : outcome.status,
     ...(outcome.ok ? {} : { error: outcome.message }),
-    ...(outcome.ok ? { size: Buffer.byteLength(JSON.stringify(outcome.value ?? null)) } : {}),
+    ...(outcome.ok ? { size: Buffer.byteLength(outcome.text) } : {}),
     ...(caller.ipAddress ? { ip_address: caller.ipAddress } : {}),
     ...(caller.userAgent ? { user_agent: caller.userAgent } : {}),
     is_billable: tool.billable && outcome.ok,

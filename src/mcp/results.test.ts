@@ -3,7 +3,7 @@ import { toCallToolResult } from './results.js'
 
 describe('tool results', () => {
   it('adds structuredContent from protocol 2025-06-18 on, and only then', () => {
-    const ok = { ok: true as const, value: { id: 'e1' } }
+    const ok = { ok: true as const, value: { id: 'e1' }, text: '{"id":"e1"}' }
     expect(toCallToolResult(ok, '2025-03-26')).toEqual({ content: [{ type: 'text', text: '{"id":"e1"}' }] })
     expect(toCallToolResult(ok, undefined)).not.toHaveProperty('structuredContent')
     expect(toCallToolResult(ok, '2025-06-18').structuredContent).toEqual({ id: 'e1' })
@@ -11,7 +11,9 @@ describe('tool results', () => {
   })
 
   it('wraps a list in an object, as structuredContent must be one', () => {
-    expect(toCallToolResult({ ok: true, value: [{ id: 1 }] }, '2025-06-18').structuredContent).toEqual({
+    expect(
+      toCallToolResult({ ok: true, value: [{ id: 1 }], text: '[{"id":1}]' }, '2025-06-18').structuredContent,
+    ).toEqual({
       data: [{ id: 1 }],
     })
   })

@@ -35,7 +35,7 @@ export function toCallToolResult(outcome: ToolOutcome, protocolVersion: string |
       ? (value as Record<string, unknown>)
       : { data: value }
   return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
+    content: [{ type: 'text', text: outcome.text }],
     ...(structured ? { structuredContent: object } : {}),
   }
 }

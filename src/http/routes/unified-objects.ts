@@ -2,6 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { noteConnection } from '../../apicalls/index.js'
 import { runOperation } from '../../engine/index.js'
+import { resultJson } from '../../engine/result-json.js'
 import { notFound } from '../../errors.js'
 import { INTEGRATIONS } from '../../integrations/registry.js'
 import type { WriteBody } from '../../integrations/types.js'
@@ -142,7 +143,7 @@ export async function unifiedObjectRoutes(app: FastifyInstance, services: Servic
           // JSON.stringify writes what the schema describes; the schema serializer, which checks each enum
           // value against its union at run time, cost more than mapping the page. The schema stays: it is
           // the documented contract (openapi.json) and the tests hold the records to it.
-          return reply.code(200).type(JSON_TYPE).send(JSON.stringify(result))
+          return reply.code(200).type(JSON_TYPE).send(resultJson(result))
         },
       })
     }
