@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { TOKEN_COST, WINDOW_MS } from './constants.js'
+import { TOKEN_COST, UNLISTED_TOKEN_COST, WINDOW_MS } from './constants.js'
 import { overLimit, unauthorized } from './errors.js'
 import type { PipedriveState } from './state.js'
 
@@ -49,12 +49,10 @@ function limit(
   reply.headers(headers)
 }
 
-/** What a request costs from the daily budget: a single record, a list, a search or a write (see constants.ts). */
+/** What a request costs from the daily budget: its endpoint's `x-token-cost` (see constants.ts). */
 function costOf(request: FastifyRequest): number {
-  const path = request.url.split('?')[0] ?? ''
-  if (request.method !== 'GET') return TOKEN_COST.write
-  if (path.endsWith('/search')) return TOKEN_COST.search
-  return /\/\d+$/.test(path) || path.endsWith('/users/me') ? TOKEN_COST.get : TOKEN_COST.list
+  const route = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
+  return TOKEN_COST[`${request.method} ${route}`] ?? UNLISTED_TOKEN_COST
 }
 
 /**

@@ -17,12 +17,34 @@ export const DELETED_KEPT_MS = 30 * 86_400_000
 /**
  * The company's daily token budget: "each request consumes a certain number of tokens from a set daily
  * allowance, or 'budget.' Once this budget is exhausted, further requests will be temporarily blocked until
- * the budget resets at the start of the next day", and the budget "is shared among all users within the
- * account" (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, "Token-Based Rate Limiting";
- * https://pipedrive.readme.io/docs/guide-for-optimizing-api-usage). Its size, 30,000 base tokens x plan
- * multiplier x seats, and the costs below could not be read from Pipedrive's page here: they are a third-party
- * summary's (https://rate-limits.apis.io/rate-limits/pipedrive/pipedrive-rate-limits/), for one seat on the
- * lowest plan (multiplier 1). Pipedrive's API reference states each endpoint's own cost.
+ * the budget resets at the start of the next day", shared "among all users within that account", of
+ * "30,000 base tokens × subscription plan multiplier × number of seats" (Lite 1, Growth 2, Premium 5,
+ * Ultimate 7); it "resets at midnight at server's timezone", which Pipedrive does not name (the emulator
+ * uses UTC) (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, "Tokens Daily Budget", read
+ * in the copy at fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b:
+ * Docs/External/Pipedrive/docs/core-api-concepts-rate-limiting.md). Default: one seat on Lite.
  */
 export const DAILY_TOKEN_BUDGET = 30_000
-export const TOKEN_COST = { get: 2, list: 20, write: 10, search: 40 } as const
+
+/**
+ * What each endpoint the emulator serves costs, as Pipedrive's OpenAPI descriptions state it in
+ * `x-token-cost` (copies at fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b:
+ * Docs/External/Pipedrive/docs/api/openapi-v2.yaml and openapi-v1.yaml). API v2 costs half of v1's ("API v2
+ * endpoints are performance-optimized, resulting in lower token costs", rate-limiting page): a v2 list 10
+ * (v1 20), one v2 record 1 (v1 2), a v2 add or update 5, a v2 delete 3, a v2 search 20 (v1 40).
+ */
+export const TOKEN_COST: Readonly<Record<string, number>> = {
+  'GET /api/v2/persons': 10,
+  'POST /api/v2/persons': 5,
+  'GET /api/v2/persons/search': 20,
+  'GET /api/v2/persons/:id': 1,
+  'PATCH /api/v2/persons/:id': 5,
+  'DELETE /api/v2/persons/:id': 3,
+  'GET /api/v1/users/me': 2,
+  'GET /api/v1/webhooks': 10,
+  'POST /api/v1/webhooks': 10,
+  'DELETE /api/v1/webhooks/:id': 6,
+}
+
+/** A path the table does not name (an unknown route, answered 404) is charged as one v1 record (ours). */
+export const UNLISTED_TOKEN_COST = 2

@@ -291,19 +291,50 @@ describe('Pipedrive emulator', () => {
     }
   })
 
+  it("charges each endpoint its own x-token-cost: API v2's, half of v1's", async () => {
+    const costs = await startPipedriveEmulator({ persons: 3 })
+    try {
+      const day = new Date().toISOString().slice(0, 10)
+      const spent = () => costs.state.spentTokens.get(day) ?? 0
+      const call = async (method: string, path: string, body?: unknown) => {
+        const before = spent()
+        await fetch(`${costs.url}${path}`, {
+          method,
+          headers: {
+            'x-api-token': DEFAULT_PIPEDRIVE_TOKEN,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+        return spent() - before
+      }
+      const id = costs.state.livePersons()[0]?.id
+      expect(await call('GET', '/api/v2/persons')).toBe(10)
+      expect(await call('GET', `/api/v2/persons/${id}`)).toBe(1)
+      expect(await call('GET', '/api/v2/persons/search?term=ada')).toBe(20)
+      expect(await call('PATCH', `/api/v2/persons/${id}`, { name: 'Ada Costs' })).toBe(5)
+      expect(await call('POST', '/api/v2/persons', { name: 'New Costs' })).toBe(5)
+      expect(await call('DELETE', `/api/v2/persons/${id}`)).toBe(3)
+      expect(await call('GET', '/api/v1/users/me')).toBe(2)
+      expect(await call('GET', '/api/v1/webhooks')).toBe(10)
+    } finally {
+      await costs.close()
+    }
+  })
+
   it("spends each request's tokens from the company's daily budget, shared by its tokens, then answers 429", async () => {
     const other = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
     const limited = await startPipedriveEmulator({
-      dailyTokenBudget: 42,
+      dailyTokenBudget: 21,
       tokens: [DEFAULT_PIPEDRIVE_TOKEN, other],
     })
     try {
       const get = (path: string, token = DEFAULT_PIPEDRIVE_TOKEN) =>
         fetch(`${limited.url}${path}`, { headers: { 'x-api-token': token } })
       const id = limited.state.livePersons()[0]?.id
-      expect((await get('/api/v2/persons')).status).toBe(200) // a list: 20
-      expect((await get(`/api/v2/persons/${id}`, other)).status).toBe(200) // one record: 2, same budget
-      expect((await get('/api/v2/persons', other)).status).toBe(200) // 42 spent
+      expect((await get('/api/v2/persons')).status).toBe(200) // a v2 list: 10
+      expect((await get(`/api/v2/persons/${id}`, other)).status).toBe(200) // one v2 record: 1, same budget
+      expect((await get('/api/v2/persons', other)).status).toBe(200) // 21 spent
       const refused = await get(`/api/v2/persons/${id}`)
       expect(refused.status).toBe(429)
       expect(await refused.json()).toMatchObject({ success: false, errorCode: 429 })
