@@ -19,10 +19,30 @@ function tokenOf(state: PipedriveState, request: FastifyRequest): { token: strin
   throw unauthorized()
 }
 
+/** Takes one request from a token's rolling 2-second window of at most `max`; its `x-ratelimit-*` headers. */
+function takeFromWindow(state: PipedriveState, key: string, max: number) {
+  const now = Date.now()
+  const times = (state.calls.get(key) ?? []).filter((t) => t > now - WINDOW_MS)
+  const allowed = times.length < max
+  if (allowed) times.push(now)
+  state.calls.set(key, times)
+  const reset = Math.max(1, Math.ceil(((times[0] ?? now) + WINDOW_MS - now) / 1000))
+  const headers = {
+    'x-ratelimit-limit': String(max),
+    'x-ratelimit-remaining': String(Math.max(0, max - times.length)),
+    'x-ratelimit-reset': String(reset),
+  }
+  return { allowed, headers }
+}
+
 /**
  * Requests per token per rolling 2-second window, with `x-ratelimit-limit`, `x-ratelimit-remaining` and
  * `x-ratelimit-reset` (seconds until the window resets) on every answer, and a 429 past the limit
  * (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting); then the company's daily token budget.
+ * A search has its own window: "The Search API has unique burst limits that are consistent across all
+ * authentication types and subscription plans": 10 requests per 2 seconds on every plan (same page, "Limits").
+ * Whether a search also counts in the token's general window, and which window's headers it answers, is not
+ * documented: here a search counts in its own window only and answers its headers (ours).
  */
 function limit(
   state: PipedriveState,
@@ -31,19 +51,11 @@ function limit(
   oauth: boolean,
   reply: FastifyReply,
 ): void {
-  const now = Date.now()
-  const times = (state.calls.get(token) ?? []).filter((t) => t > now - WINDOW_MS)
+  const search = request.routeOptions.url?.endsWith('/search') === true
   // OAuth tokens get four times an API token's burst on every plan (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, its tables).
-  const max = state.options.burst * (oauth ? 4 : 1)
-  const allowed = times.length < max
-  if (allowed) times.push(now)
-  state.calls.set(token, times)
-  const reset = Math.max(1, Math.ceil(((times[0] ?? now) + WINDOW_MS - now) / 1000))
-  const headers = {
-    'x-ratelimit-limit': String(max),
-    'x-ratelimit-remaining': String(Math.max(0, max - times.length)),
-    'x-ratelimit-reset': String(reset),
-  }
+  const { allowed, headers } = search
+    ? takeFromWindow(state, `${token}|search`, state.options.searchBurst)
+    : takeFromWindow(state, token, state.options.burst * (oauth ? 4 : 1))
   if (!allowed) throw overLimit(headers)
   spend(state, request, headers)
   reply.headers(headers)

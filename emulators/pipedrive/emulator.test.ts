@@ -105,6 +105,21 @@ describe('Pipedrive emulator', () => {
     }
   })
 
+  it('limits searches to 10 per 2 seconds on their own window, whatever the burst of the plan', async () => {
+    const limited = await startPipedriveEmulator({ burst: 1000 })
+    try {
+      const search = () => fetch(`${limited.url}/api/v2/persons/search?term=ada`, { headers })
+      for (let i = 0; i < 10; i++) expect((await search()).status).toBe(200)
+      const refused = await search()
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('x-ratelimit-limit')).toBe('10')
+      // A list is not a search: the token's own window still has room.
+      expect((await fetch(`${limited.url}/api/v2/persons`, { headers })).status).toBe(200)
+    } finally {
+      await limited.close()
+    }
+  })
+
   it('validates webhook subscriptions as the Webhooks API does, 40 per user at most', async () => {
     const target = 'http://127.0.0.1:9/hook'
     const hook = (body: Record<string, unknown>) =>

@@ -11,6 +11,7 @@ import {
   DAILY_TOKEN_BUDGET,
   DEFAULT_DATA_UNTIL,
   DEFAULT_PIPEDRIVE_TOKEN,
+  SEARCH_BURST,
 } from './constants.js'
 import { installErrorHandler, pipedriveFaultResponse } from './errors.js'
 import { registerOAuthRoutes } from './routes/oauth.js'
@@ -26,6 +27,8 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
   readonly burst?: number
+  /** Searches per 2-second window per token (default 10, Pipedrive's on every plan). */
+  readonly searchBurst?: number
   /** The company's daily token budget (default 30,000: one seat on the lowest plan). */
   readonly dailyTokenBudget?: number
   /** Whether the company has contact sync on, so persons answer `job_title` and `postal_address` (default on). */
@@ -48,6 +51,7 @@ export async function startPipedriveEmulator(
     tokens: options.tokens ?? [DEFAULT_PIPEDRIVE_TOKEN],
     untilMs: parseUntil(options.until, DEFAULT_DATA_UNTIL),
     burst: options.burst ?? API_TOKEN_BURST,
+    searchBurst: options.searchBurst ?? SEARCH_BURST,
     dailyTokenBudget: options.dailyTokenBudget ?? DAILY_TOKEN_BUDGET,
     contactSync: options.contactSync ?? true,
     ...(options.hookRetryDelaysMs ? { hookRetryDelaysMs: options.hookRetryDelaysMs } : {}),

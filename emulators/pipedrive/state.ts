@@ -31,6 +31,8 @@ export interface PipedriveStateOptions {
   readonly tokens: readonly string[]
   readonly untilMs: number
   readonly burst: number
+  /** Searches per 2-second window per token (Pipedrive's Search API burst limit). */
+  readonly searchBurst: number
   /** The company's daily token budget (see constants.ts). */
   readonly dailyTokenBudget: number
   /** Whether the company has contact sync on (then persons answer `job_title`, `postal_address`). */
