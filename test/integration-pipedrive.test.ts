@@ -201,9 +201,19 @@ describe('Pipedrive through Unigate', () => {
     }
     try {
       const query = { query: 'capped', company_id: '504', limit: 10, fields: 'id' }
+      emu.clearRequests()
       const last = await h.api<Rec[]>('GET', base(), { query: { ...query, offset: 1990 } })
       expect(last.status, last.text).toBe(200)
       expect(last.body).toHaveLength(10)
+      // Pipedrive allows 10 searches per 2 seconds: the walk to the offset reads 500 at a time (search's
+      // largest page), 4 searches and the page's own (none refused and retried), not 20 of 100 that meet the limit.
+      expect(sent('GET', '/api/v2/persons/search').map((r) => r.query.limit)).toEqual([
+        '500',
+        '500',
+        '500',
+        '490',
+        '10',
+      ])
       const past = await h.api<Rec>('GET', base(), { query: { ...query, offset: 2000 } })
       expect(past.status).toBe(400)
       expect(past.body.message).toContain('2000')

@@ -99,8 +99,15 @@ function listParams(q: ListQuery): Record<string, string | undefined> {
  * Pages with `cursor` and `additional_data.next_cursor` (null at the end). The cursor of each page end is
  * remembered, so the next unified page costs one call.
  */
-/** Search pages are read in ids lists of at most 100 (getPersons `ids`: "up to 100 entity ids"). */
-const MAX_SEARCH_PAGE = 100
+/** The found persons are read in ids lists of at most 100 (getPersons `ids`: "up to 100 entity ids"). */
+const MAX_IDS = 100
+
+/**
+ * Search pages take `limit` up to 500 (client-nodejs v2 persons-api.ts, searchPersons `limit`), and searches
+ * have their own burst limit, 10 per 2 seconds on every plan (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting,
+ * "Limits"): the walk to a far offset reads the largest pages, so it meets that limit as late as it can.
+ */
+const MAX_SEARCH_PAGE = 500
 
 /**
  * Search narrowed by `organization_id` finds at most 2000 persons (client-nodejs v2 persons-api.ts,
@@ -121,7 +128,7 @@ type SearchPage = PipedriveEnvelope<{ items?: { item?: { id?: number } }[] } | n
 
 /**
  * `query` searches persons (`GET /api/v2/persons/search`, relevance order; `organization_id` is its only
- * filter), then reads the found persons whole with `GET /api/v2/persons?ids=`, one call per page. Search
+ * filter), then reads the found persons whole with `GET /api/v2/persons?ids=`, one call per 100 found. Search
  * takes at least 2 characters; other filters, `updated_gte` and `sort` cannot narrow it (501).
  */
 async function searchPersons(
@@ -168,8 +175,8 @@ async function searchPersons(
     ctx.cursors.set(scope, position, cursor)
   }
   const persons = new Map<number, PipedrivePerson>()
-  for (let i = 0; i < ids.length; i += MAX_SEARCH_PAGE) {
-    const chunk = ids.slice(i, i + MAX_SEARCH_PAGE)
+  for (let i = 0; i < ids.length; i += MAX_IDS) {
+    const chunk = ids.slice(i, i + MAX_IDS)
     const res = await ctx.client.json<PipedriveEnvelope<PipedrivePerson[] | null>>({
       path: PERSONS,
       query: { ...raw, ids: chunk.join(','), limit: chunk.length },
