@@ -114,10 +114,14 @@ export function registerWebhookRoutes(
     if (typeof owner !== 'number' || !state.userIds.includes(owner)) {
       throw hookError(400, 'user_id', 'user_id must be the id of a user of the company')
     }
-    // "The maximum limit of webhooks is 40 different webhooks per user" (guide-for-webhooks-v2); the
-    // status and wording of the refusal are not documented (ours).
+    // "The maximum limit of webhooks is 40 different webhooks per user" (guide-for-webhooks-v2), refused with
+    // a 422: "Unprocessable Entity | Webhooks limit reached" (https://pipedrive.readme.io/docs/core-api-concepts-http-status-codes),
+    // "when the webhooks limit is reached for a user or an app and it's forbidden to create a new one"
+    // (https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes; both read in the copies at
+    // fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b:Docs/External/Pipedrive/docs/). The body's
+    // wording is not documented (ours, in the Webhooks API's `errors` shape).
     if (state.hooks.ownedBy(owner).length >= MAX_HOOKS_PER_USER) {
-      throw hookError(400, 'user_id', `a user may have at most ${MAX_HOOKS_PER_USER} webhooks`)
+      throw hookError(422, 'user_id', `a user may have at most ${MAX_HOOKS_PER_USER} webhooks`)
     }
     const hook = state.hooks.add({
       ownerId: owner,
