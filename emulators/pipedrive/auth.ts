@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { TOKEN_COST, UNLISTED_TOKEN_COST, WINDOW_MS } from './constants.js'
-import { overLimit, unauthorized } from './errors.js'
+import { OAUTH_SCOPES, TOKEN_COST, UNLISTED_TOKEN_COST, WINDOW_MS } from './constants.js'
+import { overLimit, scopeMismatch, unauthorized } from './errors.js'
 import type { PipedriveState } from './state.js'
 
 /**
@@ -8,14 +8,18 @@ import type { PipedriveState } from './state.js'
  * requests": https://pipedrive.readme.io/docs/core-api-concepts-authentication); a missing or unknown one
  * is 401 `unauthorized access`.
  */
-function tokenOf(state: PipedriveState, request: FastifyRequest): { token: string; oauth: boolean } {
+function tokenOf(
+  state: PipedriveState,
+  request: FastifyRequest,
+): { token: string; oauth: boolean; scopes?: readonly string[] } {
   const header = request.headers['x-api-token']
   const token = Array.isArray(header) ? header[0] : header
   if (token && state.apiTokens.has(token)) return { token, oauth: false }
   // An OAuth access token goes as `Authorization: Bearer` (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 4); it lasts an hour.
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
   const access = bearer ? state.accessTokens.get(bearer) : undefined
-  if (bearer && access && access.expiresAt > Date.now()) return { token: bearer, oauth: true }
+  if (bearer && access && access.expiresAt > Date.now())
+    return { token: bearer, oauth: true, scopes: access.scopes }
   throw unauthorized()
 }
 
@@ -83,7 +87,13 @@ function spend(state: PipedriveState, request: FastifyRequest, headers: Record<s
 export function installPipedriveAuth(app: FastifyInstance, state: PipedriveState): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
-    const { token, oauth } = tokenOf(state, request)
+    const { token, oauth, scopes } = tokenOf(state, request)
+    // "access_token is bound to the scopes your app asked permissions for from the user, so requests will be
+    // denied if they will be executed against the API endpoints that are not in these scopes"
+    // (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 6). Checked before the burst
+    // window and the budget (ours: the order is not documented).
+    const needed = OAUTH_SCOPES[`${request.method} ${request.routeOptions.url ?? ''}`]
+    if (scopes && needed && !needed.some((s) => scopes.includes(s))) throw scopeMismatch()
     limit(state, request, token, oauth, reply)
   })
 }

@@ -50,3 +50,30 @@ export const TOKEN_COST: Readonly<Record<string, number>> = {
 
 /** A path the table does not name (an unknown route, answered 404) is charged as one v1 record (ours). */
 export const UNLISTED_TOKEN_COST = 2
+
+/**
+ * An OAuth app's scopes when a test registers it without any: `base` ("the default permission that is always
+ * enabled for all apps") and `contacts:full`
+ * (https://pipedrive.readme.io/docs/marketplace-scopes-and-permissions-explanations).
+ */
+export const DEFAULT_APP_SCOPES: readonly string[] = ['base', 'contacts:full']
+
+/**
+ * The scopes an OAuth access token needs per endpoint, any one of them: the `oauth2` security of each
+ * operation in Pipedrive's OpenAPI descriptions (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
+ * src/versions/v2/api/persons-api.ts, src/versions/v1/api/users-api.ts and webhooks-api.ts, `setOAuthToObject`),
+ * and for webhooks also `webhooks:read` (list) and `webhooks:full` ("Create, read and delete webhooks":
+ * https://pipedrive.readme.io/docs/marketplace-scopes-and-permissions-explanations). API tokens have no scopes.
+ */
+export const OAUTH_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  'GET /api/v2/persons': ['contacts:read', 'contacts:full'],
+  'POST /api/v2/persons': ['contacts:full'],
+  'GET /api/v2/persons/search': ['contacts:read', 'contacts:full', 'search:read'],
+  'GET /api/v2/persons/:id': ['contacts:read', 'contacts:full'],
+  'PATCH /api/v2/persons/:id': ['contacts:full'],
+  'DELETE /api/v2/persons/:id': ['contacts:full'],
+  'GET /api/v1/users/me': ['base'],
+  'GET /api/v1/webhooks': ['admin', 'webhooks:read', 'webhooks:full'],
+  'POST /api/v1/webhooks': ['admin', 'webhooks:full'],
+  'DELETE /api/v1/webhooks/:id': ['admin', 'webhooks:full'],
+}

@@ -26,6 +26,24 @@ describe('Pipedrive emulator', () => {
     expect(query.body).toMatchObject({ success: false, error: 'unauthorized access', errorCode: 401 })
   })
 
+  it("refuses an OAuth token outside its app's scopes with 403 Scope and URL mismatch", async () => {
+    emu.registerClient({ clientId: 'reader', clientSecret: 's', redirectUris: [], scopes: ['contacts:read'] })
+    emu.registerClient({ clientId: 'hooks', clientSecret: 's', redirectUris: [], scopes: ['webhooks:full'] })
+    const bearer = (clientId: string) => ({
+      authorization: `Bearer ${emu.state.issueTokens(clientId, 3600).access_token}`,
+    })
+    const reader = bearer('reader')
+    expect((await call('GET', '/api/v2/persons?limit=1', undefined, reader)).status).toBe(200)
+    expect((await call('GET', '/api/v1/users/me', undefined, reader)).status).toBe(200) // base: every app
+    const write = await call('POST', '/api/v2/persons', { name: 'No Scope' }, reader)
+    expect(write.status).toBe(403)
+    expect(write.body).toEqual({ success: false, error: 'Scope and URL mismatch', errorCode: 403 })
+    expect((await call('GET', '/api/v1/webhooks', undefined, reader)).status).toBe(403)
+    const hooks = bearer('hooks')
+    expect((await call('GET', '/api/v1/webhooks', undefined, hooks)).status).toBe(200)
+    expect((await call('GET', '/api/v2/persons', undefined, hooks)).status).toBe(403)
+  })
+
   it('pages persons by cursor, sorted and filtered, with v2 validation', async () => {
     const first = await call('GET', '/api/v2/persons?limit=10&sort_by=update_time&sort_direction=desc')
     expect(first.body.data).toHaveLength(10)

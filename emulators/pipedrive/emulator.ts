@@ -9,6 +9,7 @@ import { installPipedriveAuth } from './auth.js'
 import {
   API_TOKEN_BURST,
   DAILY_TOKEN_BUDGET,
+  DEFAULT_APP_SCOPES,
   DEFAULT_DATA_UNTIL,
   DEFAULT_PIPEDRIVE_TOKEN,
   SEARCH_BURST,
@@ -38,7 +39,13 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
 }
 
 export interface PipedriveEmulator extends EmulatorHandle<PipedriveState> {
-  registerClient(client: { clientId: string; clientSecret: string; redirectUris: readonly string[] }): void
+  /** Registers an OAuth app; `scopes` are those chosen for it in Developer Hub (default base and contacts:full). */
+  registerClient(client: {
+    clientId: string
+    clientSecret: string
+    redirectUris: readonly string[]
+    scopes?: readonly string[]
+  }): void
 }
 
 /** Starts a Pipedrive emulator: API v2 persons, `GET /api/v1/users/me`, webhooks v2, and its OAuth server. */
@@ -72,6 +79,11 @@ export async function startPipedriveEmulator(
       await handle.close()
     },
     registerClient: (c) =>
-      state.clients.set(c.clientId, { clientSecret: c.clientSecret, redirectUris: c.redirectUris }),
+      state.clients.set(c.clientId, {
+        clientSecret: c.clientSecret,
+        redirectUris: c.redirectUris,
+        // `base` is "the default permission that is always enabled for all apps" (scopes page).
+        scopes: [...new Set(['base', ...(c.scopes ?? DEFAULT_APP_SCOPES)])],
+      }),
   }
 }

@@ -46,6 +46,14 @@ export const personNotFound = () =>
     additional_data: null,
   })
 
+/**
+ * An OAuth token used on an endpoint outside its app's scopes: 403 "Scope and URL mismatch"
+ * (https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes, "API request"), with the body
+ * Pipedrive answered in https://github.com/pipedrive/client-php/issues/14:
+ * `{"success":false,"error":"Scope and URL mismatch","errorCode":403}`.
+ */
+export const scopeMismatch = () => new PipedriveHttpError(403, 'Scope and URL mismatch', { errorCode: 403 })
+
 export const overLimit = (headers: Record<string, string>) =>
   new PipedriveHttpError(429, 'Request over limit', { errorCode: 429, error_info: INFO }, headers)
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { HOUR_MS, SeededRandom } from '../kit/index.js'
-import { DEFAULT_COMPANY_ID, DELETED_KEPT_MS } from './constants.js'
+import { DEFAULT_APP_SCOPES, DEFAULT_COMPANY_ID, DELETED_KEPT_MS } from './constants.js'
 import { PipedriveHooks } from './hooks.js'
 
 export interface Channel {
@@ -82,9 +82,16 @@ export class PipedriveState {
   readonly dealPersons = new Map<number, Set<number>>()
   readonly apiTokens: Set<string>
   readonly calls = new Map<string, number[]>()
-  readonly clients = new Map<string, { clientSecret: string; redirectUris: readonly string[] }>()
+  /** Registered OAuth apps, with the scopes chosen for them in Developer Hub (`base` always among them). */
+  readonly clients = new Map<
+    string,
+    { clientSecret: string; redirectUris: readonly string[]; scopes: readonly string[] }
+  >()
   readonly codes = new Map<string, { clientId: string; redirectUri: string }>()
-  readonly accessTokens = new Map<string, { clientId: string; expiresAt: number }>()
+  readonly accessTokens = new Map<
+    string,
+    { clientId: string; expiresAt: number; scopes: readonly string[] }
+  >()
   readonly refreshTokens = new Map<string, string>()
   readonly companyId = DEFAULT_COMPANY_ID
   readonly companyDomain = 'emulated'
@@ -141,11 +148,18 @@ export class PipedriveState {
 
   /** Issues an OAuth token pair, as the token endpoint would (also for connections made from held tokens). */
   issueTokens(clientId: string, ttlSeconds: number) {
-    const access = `v1u:${randomBytes(24).toString('base64url')}`
+    const access = this.issueAccessToken(clientId, ttlSeconds)
     const refresh = `${randomBytes(8).toString('hex')}:${randomBytes(16).toString('hex')}`
-    this.accessTokens.set(access, { clientId, expiresAt: Date.now() + ttlSeconds * 1000 })
     this.refreshTokens.set(refresh, clientId)
     return { access_token: access, refresh_token: refresh, expires_in: ttlSeconds }
+  }
+
+  /** An access token bound to its app's scopes ("access_token is bound to the scopes your app asked permissions for"). */
+  issueAccessToken(clientId: string, ttlSeconds: number): string {
+    const access = `v1u:${randomBytes(24).toString('base64url')}`
+    const scopes = this.clients.get(clientId)?.scopes ?? DEFAULT_APP_SCOPES
+    this.accessTokens.set(access, { clientId, expiresAt: Date.now() + ttlSeconds * 1000, scopes })
+    return access
   }
 
   expireAccessToken(token: string): void {

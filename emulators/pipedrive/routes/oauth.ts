@@ -67,7 +67,9 @@ export function registerOAuthRoutes(
     const answer = (tokens: { access_token: string; refresh_token: string; expires_in: number }) => ({
       ...tokens,
       token_type: 'Bearer',
-      scope: 'base,contacts:full',
+      // "List of scopes to which users have agreed to grant access within this access_token" (step 4), comma
+      // separated as in the example of https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes.
+      scope: (state.clients.get(client.id)?.scopes ?? []).join(','),
       api_domain: apiDomain(),
     })
     if (form.grant_type === 'authorization_code') {
@@ -83,8 +85,7 @@ export function registerOAuthRoutes(
       if (state.refreshTokens.get(refresh) !== client.id) {
         return refuse(reply, 400, 'invalid_grant', 'Invalid refresh token')
       }
-      const access = `v1u:${randomBytes(24).toString('base64url')}`
-      state.accessTokens.set(access, { clientId: client.id, expiresAt: Date.now() + ACCESS_TTL_S * 1000 })
+      const access = state.issueAccessToken(client.id, ACCESS_TTL_S)
       return answer({ access_token: access, refresh_token: refresh, expires_in: ACCESS_TTL_S })
     }
     return refuse(reply, 400, 'unsupported_grant_type', 'Unsupported grant type')
