@@ -134,6 +134,44 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(await providerHooks()).toEqual([])
   })
 
+  it('says which scope an OAuth app lacks when Pipedrive refuses its webhook, and subscribes once it has it', async () => {
+    const oauthConnection = async (clientId: string, scopes: string[]) => {
+      emu.registerClient({ clientId, clientSecret: 'sec', redirectUris: [], scopes })
+      const t = emu.state.issueTokens(clientId, 3600)
+      const made = await server.api<{ id: string }>('POST', '/unified/connection', {
+        integration_type: 'pipedrive',
+        auth: {
+          access_token: t.access_token,
+          refresh_token: t.refresh_token,
+          client_id: clientId,
+          client_secret: 'sec',
+          api_url: emu.url,
+        },
+        permissions: ['crm_contact_read', 'webhook'],
+      })
+      expect(made.status, made.text).toBe(200)
+      return made.body.id
+    }
+    const hookOn = (connection_id: string) =>
+      server.api<{ message: string; id: string }>('POST', '/unified/webhook', {
+        connection_id,
+        object_type: 'crm_contact',
+        event: 'created',
+        hook_url: server.receiver.url,
+        webhook_type: 'native',
+      })
+    // An app with contacts scopes only: Pipedrive answers 403 Scope and URL mismatch to its webhook.
+    const refused = await hookOn(await oauthConnection('contacts-app', ['contacts:full']))
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('webhooks:full')
+    expect(refused.body.message).toContain('virtual')
+    expect(await providerHooks()).toEqual([])
+    const allowed = await hookOn(await oauthConnection('hooks-app', ['contacts:full', 'webhooks:full']))
+    expect(allowed.status, allowed.text).toBe(200)
+    expect((await server.api('DELETE', `/unified/webhook/${allowed.body.id}`)).status).toBe(200)
+    expect(await providerHooks()).toEqual([])
+  })
+
   it('refuses a call without the subscription credentials, and an action the webhook did not ask for', async () => {
     const hook = await server.nativeWebhook({
       connection_id: conn,

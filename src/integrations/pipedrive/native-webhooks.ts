@@ -1,6 +1,6 @@
 import { ProviderError } from '../../errors.js'
 import { basicCredentialsMatch } from '../native-auth.js'
-import type { NativeWebhookSupport, WebhookEventName } from '../types.js'
+import type { HandlerContext, NativeWebhookSupport, WebhookEventName } from '../types.js'
 import type { PipedriveEnvelope } from './types.js'
 
 /**
@@ -55,33 +55,61 @@ function personIdOf(call: WebhookV2Call): string | undefined {
   return typeof text === 'string' && /^[1-9]\d{0,15}$/.test(text) ? text : undefined
 }
 
+/**
+ * Pipedrive's Webhooks API takes an OAuth token only from an app with the `admin` or `webhooks:full` scope
+ * (`webhooks:read` to list), chosen in Developer Hub (client-nodejs@97e5382: src/versions/v1/api/webhooks-api.ts,
+ * `setOAuthToObject(..., ["admin"])`; https://pipedrive.readme.io/docs/marketplace-scopes-and-permissions-explanations),
+ * and answers any other 403 "Scope and URL mismatch"
+ * (https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes). Unigate's authorization
+ * request names no scope (the app's are fixed), so the refusal says which scope the app lacks.
+ */
+async function webhooksCall<T>(ctx: HandlerContext, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (err instanceof ProviderError && err.status === 403 && ctx.credentials.access_token) {
+      throw new ProviderError(
+        403,
+        `${err.providerMessage}; Pipedrive's Webhooks API needs the OAuth app's webhooks:full scope (or admin), ` +
+          "set in Pipedrive's Developer Hub and granted by re-authorizing, or create the webhook as virtual",
+        err.retryAfterSeconds,
+      )
+    }
+    throw err
+  }
+}
+
 export const pipedrivePersonPushes: NativeWebhookSupport = {
   events: ['created', 'updated', 'deleted'],
 
   async subscribe(ctx, request) {
-    const created = await ctx.client.json<PipedriveEnvelope<Hook>>({
-      method: 'POST',
-      path: '/api/v1/webhooks',
-      body: {
-        subscription_url: request.url,
-        event_action: ACTIONS[request.event],
-        event_object: 'person',
-        name: request.name.slice(0, MAX_NAME),
-        version: '2.0',
-        http_auth_user: PIPEDRIVE_HOOK_USER,
-        http_auth_password: request.secret,
-      },
-    })
+    const created = await webhooksCall(ctx, () =>
+      ctx.client.json<PipedriveEnvelope<Hook>>({
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        body: {
+          subscription_url: request.url,
+          event_action: ACTIONS[request.event],
+          event_object: 'person',
+          name: request.name.slice(0, MAX_NAME),
+          version: '2.0',
+          http_auth_user: PIPEDRIVE_HOOK_USER,
+          http_auth_password: request.secret,
+        },
+      }),
+    )
     return { externalId: String(created.data.id) }
   },
 
   async unsubscribe(ctx, externalId) {
     try {
-      await ctx.client.json({
-        method: 'DELETE',
-        path: `/api/v1/webhooks/${encodeURIComponent(externalId)}`,
-        idempotent: true,
-      })
+      await webhooksCall(ctx, () =>
+        ctx.client.json({
+          method: 'DELETE',
+          path: `/api/v1/webhooks/${encodeURIComponent(externalId)}`,
+          idempotent: true,
+        }),
+      )
     } catch (err) {
       if (!(err instanceof ProviderError && err.status === 404)) throw err
     }
@@ -97,10 +125,9 @@ export const pipedrivePersonPushes: NativeWebhookSupport = {
    * policy"), and subscribing again would only add a second webhook beside it.
    */
   async subscriptionState(ctx, externalId) {
-    const listed = await ctx.client.json<PipedriveEnvelope<ListedHook[] | null>>({
-      method: 'GET',
-      path: '/api/v1/webhooks',
-    })
+    const listed = await webhooksCall(ctx, () =>
+      ctx.client.json<PipedriveEnvelope<ListedHook[] | null>>({ method: 'GET', path: '/api/v1/webhooks' }),
+    )
     const ours = (listed.data ?? []).find((h) => String(h.id) === externalId)
     return ours && !ours.remove_time ? 'present' : 'gone'
   },
