@@ -44,6 +44,31 @@ describe('Pipedrive emulator', () => {
     expect((await call('GET', '/api/v2/persons', undefined, hooks)).status).toBe(403)
   })
 
+  it('refuses an authorization code older than 5 minutes', async () => {
+    const redirect = 'http://127.0.0.1:9/cb'
+    emu.registerClient({ clientId: 'late', clientSecret: 'sec', redirectUris: [redirect] })
+    const consent = await fetch(`${emu.url}/oauth/authorize?client_id=late&redirect_uri=${redirect}`, {
+      redirect: 'manual',
+    })
+    const code = new URL(consent.headers.get('location') ?? '').searchParams.get('code') ?? ''
+    const issued = emu.state.codes.get(code)
+    if (issued) emu.state.codes.set(code, { ...issued, issuedAt: issued.issuedAt - 5 * 60_000 - 1 })
+    const exchange = await fetch(`${emu.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('late:sec').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirect,
+      }).toString(),
+    })
+    expect(exchange.status).toBe(400)
+    expect(await exchange.json()).toMatchObject({ error: 'invalid_grant' })
+  })
+
   it('pages persons by cursor, sorted and filtered, with v2 validation', async () => {
     const first = await call('GET', '/api/v2/persons?limit=10&sort_by=update_time&sort_direction=desc')
     expect(first.body.data).toHaveLength(10)

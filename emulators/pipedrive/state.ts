@@ -87,7 +87,7 @@ export class PipedriveState {
     string,
     { clientSecret: string; redirectUris: readonly string[]; scopes: readonly string[] }
   >()
-  readonly codes = new Map<string, { clientId: string; redirectUri: string }>()
+  readonly codes = new Map<string, { clientId: string; redirectUri: string; issuedAt: number }>()
   readonly accessTokens = new Map<
     string,
     { clientId: string; expiresAt: number; scopes: readonly string[] }

@@ -5,6 +5,8 @@ import type { PipedriveState } from '../state.js'
 
 /** Access tokens last an hour (`expires_in` 3599 in the example answer of https://pipedrive.readme.io/docs/marketplace-oauth-authorization). */
 const ACCESS_TTL_S = 3599
+/** An authorization code lasts 5 minutes (https://pipedrive.readme.io/docs/marketplace-oauth-authorization, step 4). */
+const CODE_TTL_MS = 5 * 60_000
 
 /**
  * Pipedrive's OAuth server (https://pipedrive.readme.io/docs/marketplace-oauth-authorization): the token
@@ -46,7 +48,11 @@ export function registerOAuthRoutes(
     if (q.decision === 'deny') back.searchParams.set('error', 'user_denied')
     else {
       const code = randomBytes(12).toString('hex')
-      state.codes.set(code, { clientId: q.client_id as string, redirectUri: q.redirect_uri as string })
+      state.codes.set(code, {
+        clientId: q.client_id as string,
+        redirectUri: q.redirect_uri as string,
+        issuedAt: Date.now(),
+      })
       back.searchParams.set('code', code)
     }
     return reply.redirect(back.toString(), 302)
@@ -77,6 +83,11 @@ export function registerOAuthRoutes(
       state.codes.delete(form.code ?? '')
       if (!code || code.clientId !== client.id || code.redirectUri !== form.redirect_uri) {
         return refuse(reply, 400, 'invalid_grant', 'Invalid authorization code or redirect URI')
+      }
+      // "Note that the authorization_code expires in 5 minutes" (marketplace-oauth-authorization, step 4):
+      // "Invalid grant: authorization_code has expired" (marketplace-oauth-and-api-proxy-status-codes).
+      if (Date.now() - code.issuedAt > CODE_TTL_MS) {
+        return refuse(reply, 400, 'invalid_grant', 'Invalid grant: authorization_code has expired')
       }
       return answer(state.issueTokens(client.id, ACCESS_TTL_S))
     }
