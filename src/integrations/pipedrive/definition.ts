@@ -41,7 +41,7 @@ export default defineIntegration({
   apiDocsUrl: 'https://developers.pipedrive.com/docs/api/v1/Persons',
   color: '#017737',
   rateLimitDescription:
-    'Per token, in 2-second windows: 20 to 120 requests for an API token, 80 to 480 for an OAuth token, by plan; plus a daily token budget per company.',
+    'Per token, in 2-second windows: 20 to 120 requests for an API token, 80 to 480 for an OAuth token, by plan, and 10 searches on every plan; plus a daily token budget per company.',
   auth: {
     kind: 'api_key',
     fields: [
