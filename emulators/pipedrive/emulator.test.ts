@@ -44,6 +44,35 @@ describe('Pipedrive emulator', () => {
     expect((await call('GET', '/api/v2/persons', undefined, hooks)).status).toBe(403)
   })
 
+  it('takes a form body only at the token endpoint, the client as Basic or in the body, refusing with 400s', async () => {
+    emu.registerClient({ clientId: 'formed', clientSecret: 'sec', redirectUris: [] })
+    const refresh = emu.state.issueTokens('formed', 3600).refresh_token
+    const token = (body: string, headers: Record<string, string>) =>
+      fetch(`${emu.url}/oauth/token`, { method: 'POST', headers, body })
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const asJson = await token(JSON.stringify({ grant_type: 'refresh_token', refresh_token: refresh }), {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from('formed:sec').toString('base64')}`,
+    })
+    expect(asJson.status).toBe(400)
+    const inBody = await token(
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: 'formed',
+        client_secret: 'sec',
+      }).toString(),
+      form,
+    )
+    expect(inBody.status).toBe(200)
+    const wrong = await token(
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh }).toString(),
+      { ...form, authorization: `Basic ${Buffer.from('formed:nope').toString('base64')}` },
+    )
+    expect(wrong.status).toBe(400)
+    expect(await wrong.json()).toMatchObject({ error: 'invalid_client' })
+  })
+
   it('refuses an authorization code older than 5 minutes', async () => {
     const redirect = 'http://127.0.0.1:9/cb'
     emu.registerClient({ clientId: 'late', clientSecret: 'sec', redirectUris: [redirect] })

@@ -10,9 +10,14 @@ const CODE_TTL_MS = 5 * 60_000
 
 /**
  * Pipedrive's OAuth server (https://pipedrive.readme.io/docs/marketplace-oauth-authorization): the token
- * endpoint takes the client as HTTP Basic only ("Authorization: Basic <base64(client_id:client_secret)>"),
- * a form body, and answers `api_domain` with the tokens. Refusals carry an RFC 6749 `error` code; their
- * wording here is ours.
+ * endpoint takes the client as HTTP Basic ("Authorization: Basic <base64(client_id:client_secret)>"; "could
+ * also be done by providing values for the client_id and the client_secret in the request body, but it's not
+ * recommended"), a body that "must be application/x-www-form-urlencoded", and answers `api_domain` with the
+ * tokens. Its refusals are 400s, a bad client included ("Invalid client: client is invalid", "Invalid request:
+ * content must be application/x-www-form-urlencoded": https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes;
+ * both pages read in the copies at fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b:
+ * Docs/External/Pipedrive/docs/). The body's shape is not documented: here `{success: false, error, message}`
+ * with an RFC 6749 `error` code.
  */
 function basicClient(request: FastifyRequest): { id: string; secret: string } | undefined {
   const m = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')
@@ -59,17 +64,28 @@ export function registerOAuthRoutes(
   })
 
   app.post('/oauth/token', async (request, reply) => {
-    const client = basicClient(request)
-    const known = client ? state.clients.get(client.id) : undefined
-    if (!client || !known || known.clientSecret !== client.secret) {
+    if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
       return refuse(
         reply,
-        401,
-        'invalid_client',
-        'Client authentication failed: send the client as HTTP Basic',
+        400,
+        'invalid_request',
+        'Invalid request: content must be application/x-www-form-urlencoded',
       )
     }
-    const form = formOf(request)
+    // The form body only: a parameter in the query string is not read.
+    const form = formOf({ body: request.body } as FastifyRequest)
+    const client =
+      basicClient(request) ??
+      (form.client_id !== undefined && form.client_secret !== undefined
+        ? { id: form.client_id, secret: form.client_secret }
+        : undefined)
+    if (!client) {
+      return refuse(reply, 400, 'invalid_client', 'Invalid client: cannot retrieve client credentials')
+    }
+    const known = state.clients.get(client.id)
+    if (!known || known.clientSecret !== client.secret) {
+      return refuse(reply, 400, 'invalid_client', 'Invalid client: client is invalid')
+    }
     const answer = (tokens: { access_token: string; refresh_token: string; expires_in: number }) => ({
       ...tokens,
       token_type: 'Bearer',
