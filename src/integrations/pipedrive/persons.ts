@@ -95,10 +95,6 @@ function listParams(q: ListQuery): Record<string, string | undefined> {
   }
 }
 
-/**
- * Pages with `cursor` and `additional_data.next_cursor` (null at the end). The cursor of each page end is
- * remembered, so the next unified page costs one call.
- */
 /** The found persons are read in ids lists of at most 100 (getPersons `ids`: "up to 100 entity ids"). */
 const MAX_IDS = 100
 
@@ -190,6 +186,10 @@ async function searchPersons(
   })
 }
 
+/**
+ * Pages with `cursor` and `additional_data.next_cursor` (null at the end). The cursor of each page end is
+ * remembered, so the next unified page costs one call.
+ */
 async function listPersons(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const raw = checkedRaw(ctx, q)
   if (q.query !== undefined) return searchPersons(ctx, q, q.query, raw)
