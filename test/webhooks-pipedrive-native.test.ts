@@ -134,7 +134,7 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
     expect(await providerHooks()).toEqual([])
   })
 
-  it('says which scope an OAuth app lacks when Pipedrive refuses its webhook, and subscribes once it has it', async () => {
+  it('says which scope an OAuth app lacks when Pipedrive refuses its webhook, polls when the type is left out, and subscribes once it has it', async () => {
     const oauthConnection = async (clientId: string, scopes: string[]) => {
       emu.registerClient({ clientId, clientSecret: 'sec', redirectUris: [], scopes })
       const t = emu.state.issueTokens(clientId, 3600)
@@ -161,11 +161,27 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
         webhook_type: 'native',
       })
     // An app with contacts scopes only: Pipedrive answers 403 Scope and URL mismatch to its webhook.
-    const refused = await hookOn(await oauthConnection('contacts-app', ['contacts:full']))
+    const contactsOnly = await oauthConnection('contacts-app', ['contacts:full'])
+    const refused = await hookOn(contactsOnly)
     expect(refused.status).toBe(403)
     expect(refused.body.message).toContain('webhooks:full')
     expect(refused.body.message).toContain('virtual')
     expect(await providerHooks()).toEqual([])
+    // With webhook_type left out, the same connection still gets its changes: by polling, which its scopes allow.
+    const polled = await server.api<{ id: string; webhook_type: string }>('POST', '/unified/webhook', {
+      connection_id: contactsOnly,
+      object_type: 'crm_contact',
+      event: 'created',
+      hook_url: server.receiver.url,
+    })
+    expect(polled.status, polled.text).toBe(200)
+    expect(polled.body.webhook_type).toBe('virtual')
+    expect(await providerHooks()).toEqual([])
+    const listed = await server.api<{ id: string; webhook_type: string }[]>('GET', '/unified/webhook')
+    expect(listed.body.filter((w) => w.id === polled.body.id)).toEqual([
+      expect.objectContaining({ id: polled.body.id, webhook_type: 'virtual' }),
+    ])
+    expect((await server.api('DELETE', `/unified/webhook/${polled.body.id}`)).status).toBe(200)
     const allowed = await hookOn(await oauthConnection('hooks-app', ['contacts:full', 'webhooks:full']))
     expect(allowed.status, allowed.text).toBe(200)
     expect((await server.api('DELETE', `/unified/webhook/${allowed.body.id}`)).status).toBe(200)

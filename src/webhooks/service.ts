@@ -1,7 +1,7 @@
 import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '../connections/index.js'
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
-import { ApiError, badRequest, notFound, notImplemented } from '../errors.js'
+import { ApiError, badRequest, notFound, notImplemented, ProviderError } from '../errors.js'
 import { integrationOf } from '../integrations/registry.js'
 import { webhookKinds } from '../integrations/webhook-kinds.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
@@ -102,6 +102,12 @@ export class WebhookService {
         await this.native.subscribe(webhook, resolved)
       } catch (err) {
         await this.store.remove(workspaceId, webhook.id)
+        if (
+          input.webhook_type === undefined &&
+          this.pollsInstead(err, resolved, objectType, event, filtered)
+        ) {
+          return this.create(workspaceId, { ...input, webhook_type: 'virtual' }, includeAll)
+        }
         throw apiErrorFromProvider(err, resolved.integration, `subscribe to ${objectType} changes`) ?? err
       }
     }
@@ -280,6 +286,28 @@ export class WebhookService {
     if (nativeOk && filtered) throw this.nativeCannotFilter(integration.name, objectType)
     if (nativeOk) throw this.webhookNotGranted(false)
     throw this.cannotWatch(integration.name, objectType, !!handlers?.list)
+  }
+
+  /**
+   * Whether a webhook whose type was left out polls after all, the provider having refused its subscription
+   * with a 403: these credentials may not manage the provider's webhooks (a Pipedrive OAuth app without the
+   * webhooks:full scope, a BambooHR key whose user may not), while they may read what polling reads. Leaving
+   * the type out asks for changes however Unigate can get them, as it does for a connection not granted
+   * `webhook`; an explicit `native` still answers the provider's refusal.
+   */
+  private pollsInstead(
+    err: unknown,
+    resolved: ResolvedConnection,
+    objectType: string,
+    event: WebhookEvent,
+    filtered: boolean,
+  ): boolean {
+    if (!(err instanceof ProviderError) || err.status !== 403) return false
+    try {
+      return this.checkObject(resolved, objectType, event, 'virtual', filtered) === 'virtual'
+    } catch {
+      return false
+    }
   }
 
   private webhookNotGranted(canPoll: boolean): ApiError {
