@@ -11,6 +11,10 @@ export function nestedTooDeep(err: unknown): ApiError | undefined {
   return new ApiError(
     502,
     'the provider answered data nested deeper than Unigate can write out (thousands of levels); not passed on',
+    {},
+    {},
+    // Kept for the log: an overflow in Unigate's own code would read the same.
+    { cause: err },
   )
 }
 
@@ -22,6 +26,19 @@ export function nestedTooDeep(err: unknown): ApiError | undefined {
 export function resultJson(value: unknown): string {
   try {
     return JSON.stringify(value)
+  } catch (err) {
+    throw nestedTooDeep(err) ?? err
+  }
+}
+
+/**
+ * What `run` answers, with a stack overflow anywhere in it answered as nestedTooDeep's 502: shaping a record
+ * walks each field's value (dates become text, nulls go) as JSON.stringify does, and overflows on the same
+ * nesting, which a provider's own data mapped into a field (an event property in `metadata`) can reach.
+ */
+export async function withinNesting<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
   } catch (err) {
     throw nestedTooDeep(err) ?? err
   }

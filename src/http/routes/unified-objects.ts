@@ -2,7 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { noteConnection } from '../../apicalls/index.js'
 import { runOperation } from '../../engine/index.js'
-import { resultJson } from '../../engine/result-json.js'
+import { resultJson, withinNesting } from '../../engine/result-json.js'
 import { notFound } from '../../errors.js'
 import { INTEGRATIONS } from '../../integrations/registry.js'
 import type { WriteBody } from '../../integrations/types.js'
@@ -129,15 +129,17 @@ export async function unifiedObjectRoutes(app: FastifyInstance, services: Servic
           if (!resolved) throw notFound(`connection ${params.connection_id} not found`)
           noteConnection(request, resolved)
           const workspace = await services.workspaceSettings.get(request.workspaceId)
-          const result = await runOperation(services.resolver, {
-            resolved,
-            model,
-            operation: op,
-            ...(params.id !== undefined ? { id: params.id } : {}),
-            query: request.query as Record<string, unknown>,
-            ...(request.body !== undefined ? { body: request.body as WriteBody } : {}),
-            slowFieldsOptIn: workspace?.slow_fields_opt_in ?? false,
-          })
+          const result = await withinNesting(() =>
+            runOperation(services.resolver, {
+              resolved,
+              model,
+              operation: op,
+              ...(params.id !== undefined ? { id: params.id } : {}),
+              query: request.query as Record<string, unknown>,
+              ...(request.body !== undefined ? { body: request.body as WriteBody } : {}),
+              slowFieldsOptIn: workspace?.slow_fields_opt_in ?? false,
+            }),
+          )
           if (op === 'remove') return reply.code(200).send()
           // The records are already shaped (only model fields, no null, dates as strings), so one native
           // JSON.stringify writes what the schema describes; the schema serializer, which checks each enum
