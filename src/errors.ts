@@ -123,6 +123,18 @@ export class ConnectionBusyError extends Error {
   }
 }
 
+/**
+ * A provider's refusal of its webhooks API to these credentials, as the integration recognises it (a
+ * Pipedrive OAuth app without the webhooks scope): they may not subscribe, while they may still read. A
+ * webhook whose type was left out polls instead (WebhookService).
+ */
+export class WebhooksNotPermitted extends ProviderError {
+  constructor(status: number, message: string, retryAfterSeconds?: number) {
+    super(status, message, retryAfterSeconds)
+    this.name = 'WebhooksNotPermitted'
+  }
+}
+
 /** The API's answer to a call its connection's or workspace's bound refused: 429, to be retried shortly. */
 export function busyAnswer(err: ConnectionBusyError): ApiError {
   return new ApiError(429, err.message, { 'retry-after': '1' })

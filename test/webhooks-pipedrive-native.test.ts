@@ -182,6 +182,16 @@ describe('native webhooks with Pipedrive webhooks v2', () => {
       expect.objectContaining({ id: polled.body.id, webhook_type: 'virtual' }),
     ])
     expect((await server.api('DELETE', `/unified/webhook/${polled.body.id}`)).status).toBe(200)
+    // Any other 403 (here one in front of Pipedrive, for an API token) is answered as it came: no polling.
+    emu.fault({ status: 403, times: 1, method: 'POST', pathPattern: '^/api/v1/webhooks$' })
+    const blocked = await server.api<{ message: string }>('POST', '/unified/webhook', {
+      connection_id: conn,
+      object_type: 'crm_contact',
+      event: 'created',
+      hook_url: server.receiver.url,
+    })
+    expect(blocked.status, blocked.text).toBe(403)
+    expect((await server.api<unknown[]>('GET', '/unified/webhook')).body).toEqual([])
     const allowed = await hookOn(await oauthConnection('hooks-app', ['contacts:full', 'webhooks:full']))
     expect(allowed.status, allowed.text).toBe(200)
     expect((await server.api('DELETE', `/unified/webhook/${allowed.body.id}`)).status).toBe(200)

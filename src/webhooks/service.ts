@@ -1,7 +1,7 @@
 import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '../connections/index.js'
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
-import { ApiError, badRequest, notFound, notImplemented, ProviderError } from '../errors.js'
+import { ApiError, badRequest, notFound, notImplemented, WebhooksNotPermitted } from '../errors.js'
 import { integrationOf } from '../integrations/registry.js'
 import { webhookKinds } from '../integrations/webhook-kinds.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
@@ -289,11 +289,12 @@ export class WebhookService {
   }
 
   /**
-   * Whether a webhook whose type was left out polls after all, the provider having refused its subscription
-   * with a 403: these credentials may not manage the provider's webhooks (a Pipedrive OAuth app without the
-   * webhooks:full scope, a BambooHR key whose user may not), while they may read what polling reads. Leaving
-   * the type out asks for changes however Unigate can get them, as it does for a connection not granted
-   * `webhook`; an explicit `native` still answers the provider's refusal.
+   * Whether a webhook whose type was left out polls after all, the provider having refused these credentials
+   * its webhooks API (WebhooksNotPermitted, as the integration recognises that refusal: a Pipedrive OAuth app
+   * without the webhooks:full scope), while they may read what polling reads. Leaving the type out asks for
+   * changes however Unigate can get them, as it does for a connection not granted `webhook`; an explicit
+   * `native` still answers the provider's refusal. Any other 403 (a firewall, a suspended account) is
+   * answered as it came: polling would not be the answer to it.
    */
   private pollsInstead(
     err: unknown,
@@ -302,7 +303,7 @@ export class WebhookService {
     event: WebhookEvent,
     filtered: boolean,
   ): boolean {
-    if (!(err instanceof ProviderError) || err.status !== 403) return false
+    if (!(err instanceof WebhooksNotPermitted)) return false
     try {
       return this.checkObject(resolved, objectType, event, 'virtual', filtered) === 'virtual'
     } catch {

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../errors.js'
+import { ProviderError, WebhooksNotPermitted } from '../../errors.js'
 import { basicCredentialsMatch } from '../native-auth.js'
 import type { HandlerContext, NativeWebhookSupport, WebhookEventName } from '../types.js'
 import type { PipedriveEnvelope } from './types.js'
@@ -68,7 +68,7 @@ async function webhooksCall<T>(ctx: HandlerContext, call: () => Promise<T>): Pro
     return await call()
   } catch (err) {
     if (err instanceof ProviderError && err.status === 403 && ctx.credentials.access_token) {
-      throw new ProviderError(
+      throw new WebhooksNotPermitted(
         403,
         `${err.providerMessage}; Pipedrive's Webhooks API needs the OAuth app's webhooks:full scope (or admin), ` +
           "set in Pipedrive's Developer Hub and granted by re-authorizing, or create the webhook as virtual",
