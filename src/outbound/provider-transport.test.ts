@@ -88,6 +88,15 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
         res.end('x'.repeat(SMALL_ANSWER_BYTES + 1))
       } else if (req.url === '/hang') {
         held.push(res)
+      } else if (req.url === '/early-hints') {
+        // An interim 103 every 100 ms, the answer after 3 s: each interim answer restarts undici's headers timeout.
+        held.push(res)
+        const hint = setInterval(() => res.writeEarlyHints({ link: '</a.css>; rel=preload' }), 100)
+        const answer = setTimeout(() => res.end('{"ok":true}'), 3_000)
+        res.once('close', () => {
+          clearInterval(hint)
+          clearTimeout(answer)
+        })
       } else if (req.url === '/trickle') {
         // A byte every 20 ms, never ending: no pause reaches a timeout.
         res.writeHead(200)
@@ -269,6 +278,22 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ProviderTimeoutError)
     expect((err as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
+  })
+
+  it('gives up on an address answering interim 103s without end, by the deadline counted from the request', async () => {
+    const t = transport({ answerDeadlineMs: 400 })
+    const started = Date.now()
+    const err = await t
+      .fetch(at(`${provider.url}/early-hints`), { limitKey: 'cn_h' })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProviderTimeoutError)
+    expect((err as ProviderTimeoutError).message).toBe('provider did not answer within 400 ms')
+    // A token request: within its own timeout, headers included.
+    const token = await t
+      .fetch(at(`${provider.url}/early-hints`), { smallAnswer: true, timeoutMs: 300 })
+      .catch((e: unknown) => e)
+    expect((token as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
+    expect(t.limiter.load('cn_h')).toEqual({ active: 0, waiting: 0 })
   })
 
   it('times out a provider that does not answer', async () => {

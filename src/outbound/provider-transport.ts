@@ -175,7 +175,12 @@ export class ProviderTransport {
       // After the connection's queue: a call that waited there while memory ran short is refused too.
       if (!call.smallAnswer) this.heap.check(call.workspaceKey)
       const started = Date.now()
-      const res = await this.send(url, call, timeoutMs)
+      // A token endpoint's few hundred bytes come within the call's timeout, headers and body together, so
+      // that a token request ends within its longest (TokenClient.longestMs) and a refresh within its lease.
+      const deadlineMs = call.smallAnswer
+        ? Math.min(timeoutMs, this.settings.answerDeadlineMs)
+        : this.settings.answerDeadlineMs
+      const res = await this.sendWithin(url, call, timeoutMs, deadlineMs)
       if (call.onAnswer) {
         try {
           call.onAnswer(res.statusCode)
@@ -185,11 +190,6 @@ export class ProviderTransport {
           throw err
         }
       }
-      // A token endpoint's few hundred bytes come within the call's timeout, headers and body together, so
-      // that a token request ends within its longest (TokenClient.longestMs) and a refresh within its lease.
-      const deadlineMs = call.smallAnswer
-        ? Math.min(timeoutMs, this.settings.answerDeadlineMs)
-        : this.settings.answerDeadlineMs
       const body = await readCapped(res.body, res.headers, {
         cap: call.smallAnswer
           ? Math.min(SMALL_ANSWER_BYTES, this.settings.maxBodyBytes)
@@ -291,9 +291,25 @@ export class ProviderTransport {
     return bothReleased(workspace, connection)
   }
 
-  private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number) {
+  /**
+   * `send`, its status and headers in within `deadlineMs` of now, or a timeout: undici's headers timeout
+   * starts again at every interim (1xx) answer, so an address answering `103 Early Hints` every few hundred
+   * milliseconds held a call, and its connection's and workspace's slots, for as long as it liked (a review
+   * reproduced it). The answer's body is bounded from the same start by readCapped.
+   */
+  private async sendWithin(url: OutboundAddress, call: OutboundCall, timeoutMs: number, deadlineMs: number) {
+    const abort = new AbortController()
+    const due = setTimeout(() => abort.abort(new ProviderTimeoutError(deadlineMs)), deadlineMs)
+    try {
+      return await this.send(url, call, timeoutMs, abort.signal)
+    } finally {
+      clearTimeout(due)
+    }
+  }
+
+  private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number, signal?: AbortSignal) {
     const { request, agent } = await this.agent.kit()
-    const options = exchangeOptions(call, timeoutMs)
+    const options = { ...exchangeOptions(call, timeoutMs), ...(signal ? { signal } : {}) }
     // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
     if (isPreSplit(url)) return agent.request({ origin: url.origin, path: url.path, ...options })
     return request(url, { ...options, dispatcher: agent })
