@@ -180,7 +180,11 @@ export class ProviderTransport {
       const deadlineMs = call.smallAnswer
         ? Math.min(timeoutMs, this.settings.answerDeadlineMs)
         : this.settings.answerDeadlineMs
-      const res = await this.sendWithin(url, call, timeoutMs, deadlineMs)
+      // Only a token request's headers are bounded from its start (sendWithin): a signal on every call cost
+      // the unified list about a tenth of its CPU per request (bench/ab.ts, 1.05-1.15).
+      const res = call.smallAnswer
+        ? await this.sendWithin(url, call, timeoutMs, deadlineMs)
+        : await this.send(url, call, timeoutMs)
       if (call.onAnswer) {
         try {
           call.onAnswer(res.statusCode)
@@ -295,7 +299,8 @@ export class ProviderTransport {
    * `send`, its status and headers in within `deadlineMs` of now, or a timeout: undici's headers timeout
    * starts again at every interim (1xx) answer, so an address answering `103 Early Hints` every few hundred
    * milliseconds held a call, and its connection's and workspace's slots, for as long as it liked (a review
-   * reproduced it). The answer's body is bounded from the same start by readCapped.
+   * reproduced it). The answer's body is bounded from the same start by readCapped. Used for token requests,
+   * whose refresh lease counts on it; other calls are still open to it (see README, Timeouts).
    */
   private async sendWithin(url: OutboundAddress, call: OutboundCall, timeoutMs: number, deadlineMs: number) {
     const abort = new AbortController()
