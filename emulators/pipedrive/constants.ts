@@ -9,7 +9,10 @@ export const DEFAULT_DATA_UNTIL = '2024-06-01T00:00:00Z'
  */
 export const API_TOKEN_BURST = 20
 export const OAUTH_TOKEN_BURST = 80
-/** Searches per 2-second window per token, on every plan and for both kinds of token (rate-limiting page, "Limits"). */
+/**
+ * Searches per 2-second window per token, on every plan and for both kinds of token
+ * (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, "Limits").
+ */
 export const SEARCH_BURST = 10
 export const WINDOW_MS = 2000
 

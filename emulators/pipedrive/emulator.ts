@@ -28,7 +28,10 @@ export interface PipedriveEmulatorOptions extends ListenOptions {
   readonly until?: string
   /** Requests per 2-second window per token (default 20, an Essential plan's API token). */
   readonly burst?: number
-  /** Searches per 2-second window per token (default 10, Pipedrive's on every plan). */
+  /**
+   * Searches per 2-second window per token (default 10, Pipedrive's on every plan:
+   * https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, "Limits").
+   */
   readonly searchBurst?: number
   /** The company's daily token budget (default 30,000: one seat on the lowest plan). */
   readonly dailyTokenBudget?: number
@@ -82,7 +85,8 @@ export async function startPipedriveEmulator(
       state.clients.set(c.clientId, {
         clientSecret: c.clientSecret,
         redirectUris: c.redirectUris,
-        // `base` is "the default permission that is always enabled for all apps" (scopes page).
+        // `base` is "the default permission that is always enabled for all apps"
+        // (https://pipedrive.readme.io/docs/marketplace-scopes-and-permissions-explanations).
         scopes: [...new Set(['base', ...(c.scopes ?? DEFAULT_APP_SCOPES)])],
       }),
   }

@@ -56,6 +56,12 @@ function personIdOf(call: WebhookV2Call): string | undefined {
 }
 
 /**
+ * Pipedrive's words for a token used outside its app's scopes
+ * (https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes).
+ */
+const SCOPE_REFUSAL = /scope and url mismatch/i
+
+/**
  * Pipedrive's Webhooks API takes an OAuth token only from an app with the `admin` or `webhooks:full` scope
  * (`webhooks:read` to list), chosen in Developer Hub (client-nodejs@97e5382: src/versions/v1/api/webhooks-api.ts,
  * `setOAuthToObject(..., ["admin"])`; https://pipedrive.readme.io/docs/marketplace-scopes-and-permissions-explanations),
@@ -67,7 +73,13 @@ async function webhooksCall<T>(ctx: HandlerContext, call: () => Promise<T>): Pro
   try {
     return await call()
   } catch (err) {
-    if (err instanceof ProviderError && err.status === 403 && ctx.credentials.access_token) {
+    // Only Pipedrive's scope refusal: a 403 of anything in front of it (a firewall) is not about scopes.
+    if (
+      err instanceof ProviderError &&
+      err.status === 403 &&
+      ctx.credentials.access_token &&
+      SCOPE_REFUSAL.test(err.providerMessage)
+    ) {
       throw new WebhooksNotPermitted(
         403,
         `${err.providerMessage}; Pipedrive's Webhooks API needs the OAuth app's webhooks:full scope (or admin), ` +
