@@ -97,6 +97,10 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
           clearInterval(hint)
           clearTimeout(answer)
         })
+      } else if (req.url === '/one-hint') {
+        // The way a server uses Early Hints: one 103, then the answer.
+        res.writeEarlyHints({ link: '</a.css>; rel=preload' })
+        setTimeout(() => res.end('{"ok":"hinted"}'), 50)
       } else if (req.url === '/trickle') {
         // A byte every 20 ms, never ending: no pause reaches a timeout.
         res.writeHead(200)
@@ -290,6 +294,48 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(token).toBeInstanceOf(ProviderTimeoutError)
     expect((token as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
     expect(t.workspaceLimiter.load('ws_h')).toEqual({ active: 0, waiting: 0 })
+  })
+
+  it("gives up on any call answered by interim 103s without end, within the call's timeout, and frees its slots", async () => {
+    const t = transport({ answerDeadlineMs: 60_000 })
+    const call = { timeoutMs: 300, limitKey: 'cn_h', workspaceKey: 'ws_h' }
+    // Without the bound both answer 200 after 3 s of interim answers, each restarting undici's headers timeout.
+    const begun = Date.now()
+    const buffered = await t.fetch(at(`${provider.url}/early-hints`), call).catch((e: unknown) => e)
+    expect(buffered).toBeInstanceOf(ProviderTimeoutError)
+    expect((buffered as ProviderTimeoutError).message).toBe('provider did not answer within 300 ms')
+    let relayed = false
+    const piped = await t
+      .pipe(at(`${provider.url}/early-hints`), call, () => {
+        relayed = true
+        return new Writable({ write: (_chunk, _encoding, done) => done() })
+      })
+      .catch((e: unknown) => e)
+    expect(piped).toBeInstanceOf(ProviderTimeoutError)
+    expect(relayed).toBe(false)
+    expect(Date.now() - begun).toBeLessThan(2_500)
+    expect(t.limiter.load('cn_h')).toEqual({ active: 0, waiting: 0 })
+    expect(t.workspaceLimiter.load('ws_h')).toEqual({ active: 0, waiting: 0 })
+  })
+
+  it('reads the answer after an Early Hints 103, and is not cut by the interim bound once answered', async () => {
+    const t = transport()
+    const buffered = await t.fetch(at(`${provider.url}/one-hint`), { timeoutMs: 300 })
+    expect(buffered.status).toBe(200)
+    expect(buffered.body.toString()).toBe('{"ok":"hinted"}')
+    const chunks: Buffer[] = []
+    await t.pipe(at(`${provider.url}/one-hint`), { timeoutMs: 300 }, ({ status }) => {
+      expect(status).toBe(200)
+      return new Writable({
+        write: (chunk, _encoding, done) => {
+          chunks.push(chunk)
+          done()
+        },
+      })
+    })
+    expect(Buffer.concat(chunks).toString()).toBe('{"ok":"hinted"}')
+    // Past the call's timeout from its start: a timer left armed would have cut something by now.
+    await new Promise((r) => setTimeout(r, 400))
   })
 
   it('times out a provider that does not answer', async () => {

@@ -12,6 +12,7 @@ import { type AllowedAddress, POLICY_REFUSAL_CODE } from './address-policy.js'
 import { GuardedAgentOnFirstUse } from './agent-on-first-use.js'
 import { ConnectionLimiter, type SlotWait } from './connection-limiter.js'
 import { HeapGuard, type HeapUse } from './heap-guard.js'
+import { InterimAnswerBound } from './interim-answers.js'
 
 export interface ProviderTransportSettings {
   readonly allowAddresses: readonly AllowedAddress[]
@@ -180,8 +181,9 @@ export class ProviderTransport {
       const deadlineMs = call.smallAnswer
         ? Math.min(timeoutMs, this.settings.answerDeadlineMs)
         : this.settings.answerDeadlineMs
-      // Only a token request's headers are bounded from its start (sendWithin): a signal on every call cost
-      // the unified list about a tenth of its CPU per request (bench/ab.ts, 1.05-1.15).
+      // Only a token request's headers are bounded from its start whatever comes (sendWithin): a signal on
+      // every call cost the unified list about a tenth of its CPU per request (bench/ab.ts, 1.05-1.15).
+      // Other calls' headers are bounded from their start once an interim answer comes (InterimAnswerBound).
       const res = call.smallAnswer
         ? await this.sendWithin(url, call, timeoutMs, deadlineMs)
         : await this.send(url, call, timeoutMs)
@@ -225,16 +227,20 @@ export class ProviderTransport {
     const now = this.slotsNow(call)
     const release = now === MUST_WAIT ? await this.slots(call) : now
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
+    const interim = new InterimAnswerBound(timeoutMs)
     try {
       const { stream, agent } = await this.agent.kit()
-      const factory: Dispatcher.StreamFactory = ({ statusCode, headers }) =>
-        into({ status: statusCode, headers })
-      const options = exchangeOptions(call, timeoutMs)
+      const factory: Dispatcher.StreamFactory = ({ statusCode, headers }) => {
+        interim.answered()
+        return into({ status: statusCode, headers })
+      }
+      const options = exchangeOptions(call, timeoutMs, interim)
       if (isPreSplit(url)) await agent.stream({ origin: url.origin, path: url.path, ...options }, factory)
       else await stream(url, { ...options, dispatcher: agent }, factory)
     } catch (err) {
       throw outboundFailure(err, timeoutMs)
     } finally {
+      interim.answered()
       release?.()
     }
   }
@@ -312,12 +318,18 @@ export class ProviderTransport {
     }
   }
 
+  /** The exchange's status and headers, its body still to read. */
   private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number, signal?: AbortSignal) {
     const { request, agent } = await this.agent.kit()
-    const options = { ...exchangeOptions(call, timeoutMs), ...(signal ? { signal } : {}) }
-    // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
-    if (isPreSplit(url)) return agent.request({ origin: url.origin, path: url.path, ...options })
-    return request(url, { ...options, dispatcher: agent })
+    const interim = new InterimAnswerBound(timeoutMs)
+    const options = { ...exchangeOptions(call, timeoutMs, interim), ...(signal ? { signal } : {}) }
+    try {
+      // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
+      if (isPreSplit(url)) return await agent.request({ origin: url.origin, path: url.path, ...options })
+      return await request(url, { ...options, dispatcher: agent })
+    } finally {
+      interim.answered()
+    }
   }
 
   async close(): Promise<void> {
@@ -325,14 +337,18 @@ export class ProviderTransport {
   }
 }
 
-/** What an exchange gives undici besides its address: the call's method, headers and body, and the timeouts. */
-function exchangeOptions(call: OutboundCall, timeoutMs: number) {
+/**
+ * What an exchange gives undici besides its address: the call's method, headers and body, and the timeouts
+ * (undici's, and the bound on interim answers that undici's headers timeout misses).
+ */
+function exchangeOptions(call: OutboundCall, timeoutMs: number, interim: InterimAnswerBound) {
   return {
     method: call.method ?? 'GET',
     headers: call.headers ?? {},
     body: call.body ?? null,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
+    onInfo: interim.onInfo,
   }
 }
 
