@@ -144,6 +144,30 @@ describe.each(storeKinds())('tool server in connection mode on %s', (store) => {
     expect(http.body).toEqual([{ id: 'v1', raw: { distinct_id: 'v1', properties: { plan: 'pro' } } }])
   })
 
+  it("calls a tool the way Unified's example client does: arguments posted as fetch's text/plain", async () => {
+    // unified-to/unified-mcp-typescript, main.ts (runCohere): fetch(`…/mcp/tools/${name}/call?${params}`,
+    // { method: 'POST', body: arguments }): no content type given, so fetch sends text/plain;charset=UTF-8.
+    const params = new URLSearchParams({
+      token: h.apiKey,
+      connection: connectionId,
+      type: 'cohere',
+      dc: 'local',
+    })
+    const res = await fetch(`${h.url}/mcp/tools/get_analytics_event/call?${params}`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'e1' }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ id: 'e1' })
+    // Text that is not a JSON object is refused as a JSON body would be, naming what is wrong.
+    const bad = await fetch(`${h.url}/tools/get_analytics_event/call?${params}`, {
+      method: 'POST',
+      body: 'id=e1',
+    })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { message: string }).message).toMatch(/JSON/)
+  })
+
   it('permissions, tools and aliases shape the list; a filtered-out tool cannot be called', async () => {
     const client = await connect({
       permissions: 'analytics_visitor_read,analytics_visitor_write',

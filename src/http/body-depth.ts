@@ -104,17 +104,18 @@ function prototypeKeyProblem(text: string): Error | undefined {
  * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as configured,
  * by default both, with a 400 naming it), then refused with a 400 past MAX_BODY_DEPTH or holding a lone
  * surrogate. `emptyIsNone` takes an empty body as no body (the tool server's calls without arguments)
- * instead of refusing it. Scopes that keep a body's bytes
- * (passthrough, native webhooks) replace it.
+ * instead of refusing it. `plainTextToo` reads `text/plain` bodies as JSON too: `fetch` sends a string
+ * body as `text/plain;charset=UTF-8` unless told otherwise, and that is how Unified's own example client
+ * posts a tool call's arguments (unified-to/unified-mcp-typescript, main.ts, runCohere). Scopes that keep a
+ * body's bytes (passthrough, native webhooks) replace it.
  */
 export function parseJsonBodiesWithDepthLimit(
   app: FastifyInstance,
-  options: { emptyIsNone?: boolean } = {},
+  options: { emptyIsNone?: boolean; plainTextToo?: boolean } = {},
 ): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
   const parse = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  const parser: Parameters<FastifyInstance['addContentTypeParser']>[2] = (request, body, done) => {
     const text = String(body)
     if (options.emptyIsNone && text.trim() === '') return done(null, undefined)
     parse(request, text, (err, value) => {
@@ -122,5 +123,11 @@ export function parseJsonBodiesWithDepthLimit(
       const problem = bodyProblem(text, value)
       return problem ? done(problem, undefined) : done(null, value)
     })
-  })
+  }
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser)
+  if (options.plainTextToo) {
+    app.removeContentTypeParser('text/plain')
+    app.addContentTypeParser('text/plain', { parseAs: 'string' }, parser)
+  }
 }

@@ -35,8 +35,10 @@ async function mcpModules() {
 /** The tool server: MCP over Streamable HTTP at `/mcp`, and the plain HTTP `/tools` API beside it. */
 async function toolRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // A tool call without arguments may come with an empty JSON body: that is `{}`, not an error. Otherwise
-  // bodies are parsed as on the API: the same refused keys, the same depth limit.
-  parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true })
+  // bodies are parsed as on the API: the same refused keys, the same depth limit; a text/plain body as JSON
+  // too, as Unified's example client sends a call's arguments. The MCP transport still checks its own
+  // requests' content type (415 unless application/json).
+  parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true, plainTextToo: true })
 
   // The caller's key is checked before its body is read: an unauthenticated call is refused without the
   // server parsing (up to the body limit) what it sent.
