@@ -104,5 +104,30 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     })
     expect(named.status, named.text).toBe(200)
     expect(named.body).toEqual([{ id: 'a', name: 'x' }])
+    // A virtual webhook over the same data: its check (which fingerprints each record) fails naming the
+    // nesting, as the API answers, not with the stack overflow's own words.
+    const hook = await h.api<{ id: string }>('POST', '/unified/webhook', {
+      body: {
+        connection_id: conn.body.id,
+        hook_url: 'https://receiver.example/hook',
+        object_type: 'analytics_property',
+        event: 'updated',
+        interval: 100_000,
+        webhook_type: 'virtual',
+        fields: 'id,raw',
+      },
+    })
+    expect(hook.status, hook.text).toBe(200)
+    const outcomes = async () =>
+      (
+        await h.services.db
+          .selectFrom('webhook_runs')
+          .select('outcome')
+          .where('webhook_id', '=', hook.body.id)
+          .execute()
+      ).map((r) => r.outcome)
+    for (let i = 0; i < 400 && (await outcomes()).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 25))
+    expect(await outcomes()).toEqual([`error: ${tooDeep}`])
   })
 })

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { nestedTooDeep } from '../engine/result-json.js'
 import { ProviderError } from '../errors.js'
 import { MemoryShortError } from '../outbound/heap-guard.js'
 import type { Db } from '../store/index.js'
@@ -109,7 +110,9 @@ export class Poller {
         await releaseLease(this.db, 'poll', webhookId, token)
         return
       }
-      const error = err instanceof Error ? err.message : String(err)
+      // Records nested past what can be written out (fingerprinted, stored) fail as the API answers them.
+      const failure = nestedTooDeep(err) ?? err
+      const error = failure instanceof Error ? failure.message : String(failure)
       await recordFailedCheck(this.db, {
         webhookId,
         leaseToken: token,
