@@ -159,7 +159,9 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
     )
     if (!outcome.ok)
       return reply.code(outcome.status).send(errorBody(outcome.status, outcome.message, outcome.extra))
-    return reply.code(200).send(outcome.value)
+    if (outcome.value === undefined) return reply.code(200).send()
+    // Written to JSON once already (invokeTool, for its size and its depth check): not a second time here.
+    return reply.code(200).type('application/json; charset=utf-8').send(outcome.text)
   }
   const callSchema = {
     ...authenticated,
