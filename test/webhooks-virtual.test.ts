@@ -474,6 +474,31 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
       expect(provider.subscriptions.has(externalId!)).toBe(false)
       expect((await push(`Bearer ${sub!.secret}`)).status).toBe(404)
     })
+
+    it('with include_all, is not due for its backfill until its subscription is made', async () => {
+      // Due before that, another process's poller could claim it and deliver records for a webhook whose
+      // creation then fails (a refused subscription removes it).
+      const duringSubscription: (string | null)[] = []
+      provider.whileSubscribing = async () => {
+        const rows = await h.services.db.selectFrom('webhooks').select(['id', 'next_check_at']).execute()
+        const stored = rows.filter((r) => !known.has(r.id))
+        duringSubscription.push(...stored.map((r) => r.next_check_at))
+      }
+      const known = new Set(
+        (await h.services.db.selectFrom('webhooks').select('id').execute()).map((r) => r.id),
+      )
+      try {
+        const w = await createWebhook({ object_type: 'analytics_event', event: 'created' }, true)
+        expect(w.webhook_type).toBe('native')
+        expect(duringSubscription).toEqual([null])
+        // Once subscribed, the backfill runs.
+        await checked(w.id)
+        expect((await webhook(w.id)).checked_at).toBeDefined()
+        await h.api('DELETE', `/unified/webhook/${w.id}`)
+      } finally {
+        provider.whileSubscribing = undefined
+      }
+    })
   })
 
   it('removing a connection removes its webhooks and their provider subscriptions', async () => {

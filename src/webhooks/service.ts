@@ -78,7 +78,11 @@ export class WebhookService {
       : watched
         ? new Date(Date.parse(now) + this.settings.nativeCheckMs).toISOString()
         : undefined
-    const webhook = await this.store.insert({
+    // A native webhook is stored with no check due and made due once its subscription is made: due before,
+    // another process's poller could claim its backfill and deliver records for a webhook that a refused
+    // subscription then removes.
+    const dueWhenStored = webhookType === 'virtual' ? firstCheck : undefined
+    const stored = await this.store.insert({
       id: newId('wh'),
       workspace_id: workspaceId,
       connection_id: connectionId,
@@ -94,14 +98,15 @@ export class WebhookService {
       environment: resolved.connection.environment,
       include_all: includeAll,
       is_paused: input.is_paused ?? false,
-      ...(firstCheck ? { next_check_at: firstCheck } : {}),
+      ...(dueWhenStored ? { next_check_at: dueWhenStored } : {}),
       created_at: now,
     })
+    let webhook = stored
     if (webhookType === 'native') {
       try {
-        await this.native.subscribe(webhook, resolved)
+        await this.native.subscribe(stored, resolved)
       } catch (err) {
-        await this.store.remove(workspaceId, webhook.id)
+        await this.store.remove(workspaceId, stored.id)
         if (
           input.webhook_type === undefined &&
           this.pollsInstead(err, resolved, objectType, event, filtered)
@@ -109,6 +114,10 @@ export class WebhookService {
           return this.create(workspaceId, { ...input, webhook_type: 'virtual' }, includeAll)
         }
         throw apiErrorFromProvider(err, resolved.integration, `subscribe to ${objectType} changes`) ?? err
+      }
+      if (firstCheck) {
+        await this.store.scheduleFirstCheck(stored.id, firstCheck)
+        webhook = { ...stored, next_check_at: firstCheck }
       }
     }
     await this.notifications.record(

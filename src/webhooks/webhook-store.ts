@@ -202,6 +202,11 @@ export class WebhookStore {
     return row.native_sealed ? this.box.openJson<NativeSubscription>(row.native_sealed) : null
   }
 
+  /** Makes a webhook stored with no check due (a native one, until its subscription is made) due at `at`. */
+  async scheduleFirstCheck(id: string, at: string): Promise<void> {
+    await this.db.updateTable('webhooks').set({ next_check_at: at }).where('id', '=', id).execute()
+  }
+
   /** Asks for a poll now (the trigger endpoint): due at once, and the next regular check still follows. */
   async markTriggered(id: string, now: string): Promise<void> {
     await this.db

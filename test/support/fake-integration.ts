@@ -25,6 +25,8 @@ export class FakeProvider {
   listCalls = 0
   /** What a visitor list throws instead of answering, while set. */
   failReadsWith: Error | undefined
+  /** Run while a native subscription is being made, before the provider answers. */
+  whileSubscribing: (() => Promise<void>) | undefined
   private clock = 0
 
   /** Provider time follows the wall clock but moves forward on every change, so updated_at always grows. */
@@ -104,6 +106,7 @@ export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
         nativeWebhooks: {
           events: ['created'],
           async subscribe(_ctx, request) {
+            await p.whileSubscribing?.()
             const externalId = randomUUID()
             p.subscriptions.set(externalId, {
               url: request.url,
