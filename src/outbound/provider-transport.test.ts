@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
+import { Readable, Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   ApiError,
@@ -97,6 +97,11 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
           clearInterval(hint)
           clearTimeout(answer)
         })
+      } else if (req.url === '/hint-then-upload') {
+        // A 103 at once, the answer once the whole upload is in.
+        res.writeEarlyHints({ link: '</a.css>; rel=preload' })
+        req.resume()
+        req.on('end', () => res.end('{"ok":"uploaded"}'))
       } else if (req.url === '/one-hint') {
         // The way a server uses Early Hints: one 103, then the answer.
         res.writeEarlyHints({ link: '</a.css>; rel=preload' })
@@ -336,6 +341,30 @@ describe.each(addressForms)('ProviderTransport, given %s', (_form, at) => {
     expect(Buffer.concat(chunks).toString()).toBe('{"ok":"hinted"}')
     // Past the call's timeout from its start: a timer left armed would have cut something by now.
     await new Promise((r) => setTimeout(r, 400))
+  })
+
+  it('relays a steady upload to its end though a 103 came first: the bound starts once the upload has ended', async () => {
+    const t = transport()
+    // A chunk every 100 ms for 1 s: no pause near the 300 ms timeout, the whole upload well past it.
+    let sent = 0
+    const upload = new Readable({
+      read() {
+        setTimeout(() => this.push(sent++ < 10 ? 'x'.repeat(100) : null), 100)
+      },
+    })
+    const chunks: Buffer[] = []
+    await t.pipe(
+      at(`${provider.url}/hint-then-upload`),
+      { method: 'POST', body: upload, timeoutMs: 300 },
+      () =>
+        new Writable({
+          write: (chunk, _encoding, done) => {
+            chunks.push(chunk)
+            done()
+          },
+        }),
+    )
+    expect(Buffer.concat(chunks).toString()).toBe('{"ok":"uploaded"}')
   })
 
   it('times out a provider that does not answer', async () => {

@@ -227,7 +227,7 @@ export class ProviderTransport {
     const now = this.slotsNow(call)
     const release = now === MUST_WAIT ? await this.slots(call) : now
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs
-    const interim = new InterimAnswerBound(timeoutMs)
+    const interim = new InterimAnswerBound(timeoutMs, call.body)
     try {
       const { stream, agent } = await this.agent.kit()
       const factory: Dispatcher.StreamFactory = ({ statusCode, headers }) => {
@@ -321,7 +321,7 @@ export class ProviderTransport {
   /** The exchange's status and headers, its body still to read. */
   private async send(url: OutboundAddress, call: OutboundCall, timeoutMs: number, signal?: AbortSignal) {
     const { request, agent } = await this.agent.kit()
-    const interim = new InterimAnswerBound(timeoutMs)
+    const interim = new InterimAnswerBound(timeoutMs, call.body)
     const options = { ...exchangeOptions(call, timeoutMs, interim), ...(signal ? { signal } : {}) }
     try {
       // The agent's own request is what undici's top-level one ends in (index.js makeDispatcher), less the parse.
