@@ -165,7 +165,16 @@ describe.each(storeKinds())('tool server in connection mode on %s', (store) => {
       body: 'id=e1',
     })
     expect(bad.status).toBe(400)
-    expect(((await bad.json()) as { message: string }).message).toMatch(/JSON/)
+    expect(((await bad.json()) as { message: string }).message).toBe(
+      'the body is not valid JSON: a text/plain body is read as JSON here',
+    )
+    // The MCP endpoint itself still takes JSON only, as the MCP transport does.
+    const mcp = await fetch(`${h.url}/mcp?${params}`, {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 1 } }),
+    })
+    expect(mcp.status).toBe(415)
   })
 
   it('permissions, tools and aliases shape the list; a filtered-out tool cannot be called', async () => {

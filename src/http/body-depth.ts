@@ -104,30 +104,53 @@ function prototypeKeyProblem(text: string): Error | undefined {
  * JSON bodies as Fastify parses them (a `__proto__` or `constructor.prototype` key refused, as configured,
  * by default both, with a 400 naming it), then refused with a 400 past MAX_BODY_DEPTH or holding a lone
  * surrogate. `emptyIsNone` takes an empty body as no body (the tool server's calls without arguments)
- * instead of refusing it. `plainTextToo` reads `text/plain` bodies as JSON too: `fetch` sends a string
- * body as `text/plain;charset=UTF-8` unless told otherwise, and that is how Unified's own example client
- * posts a tool call's arguments (unified-to/unified-mcp-typescript, main.ts, runCohere). Scopes that keep a
- * body's bytes (passthrough, native webhooks) replace it.
+ * instead of refusing it. Scopes that keep a body's bytes (passthrough, native webhooks) replace it.
  */
 export function parseJsonBodiesWithDepthLimit(
   app: FastifyInstance,
-  options: { emptyIsNone?: boolean; plainTextToo?: boolean } = {},
+  options: { emptyIsNone?: boolean } = {},
 ): void {
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, checkedJsonParser(app, options))
+}
+
+/**
+ * `text/plain` bodies read as JSON, checked as parseJsonBodiesWithDepthLimit checks JSON bodies: `fetch` sends
+ * a string body as `text/plain;charset=UTF-8` unless told otherwise, which is how Unified's own example client
+ * posts a tool call's arguments (unified-to/unified-mcp-typescript, main.ts, runCohere). Text that is not
+ * JSON is a 400 saying how the body was read.
+ */
+export function parsePlainTextBodiesAsJson(
+  app: FastifyInstance,
+  options: { emptyIsNone?: boolean } = {},
+): void {
+  app.removeContentTypeParser('text/plain')
+  app.addContentTypeParser(
+    'text/plain',
+    { parseAs: 'string' },
+    checkedJsonParser(app, {
+      ...options,
+      notJson: 'the body is not valid JSON: a text/plain body is read as JSON here',
+    }),
+  )
+}
+
+function checkedJsonParser(
+  app: FastifyInstance,
+  options: { emptyIsNone?: boolean; notJson?: string },
+): Parameters<FastifyInstance['addContentTypeParser']>[2] {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
   const parse = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
-  const parser: Parameters<FastifyInstance['addContentTypeParser']>[2] = (request, body, done) => {
+  return (request, body, done) => {
     const text = String(body)
     if (options.emptyIsNone && text.trim() === '') return done(null, undefined)
     parse(request, text, (err, value) => {
-      if (err) return done(prototypeKeyProblem(text) ?? err, undefined)
+      if (err) {
+        const named = prototypeKeyProblem(text) ?? (options.notJson ? badRequest(options.notJson) : err)
+        return done(named, undefined)
+      }
       const problem = bodyProblem(text, value)
       return problem ? done(problem, undefined) : done(null, value)
     })
-  }
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser)
-  if (options.plainTextToo) {
-    app.removeContentTypeParser('text/plain')
-    app.addContentTypeParser('text/plain', { parseAs: 'string' }, parser)
   }
 }

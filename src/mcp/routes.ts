@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiCallRoutes } from '../apicalls/index.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
-import { parseJsonBodiesWithDepthLimit } from '../http/body-depth.js'
+import { parseJsonBodiesWithDepthLimit, parsePlainTextBodiesAsJson } from '../http/body-depth.js'
 import { errorBody, validationMessage } from '../http/errors.js'
 import type { Services } from '../services.js'
 import { authenticateToolCaller } from './auth.js'
@@ -35,10 +35,8 @@ async function mcpModules() {
 /** The tool server: MCP over Streamable HTTP at `/mcp`, and the plain HTTP `/tools` API beside it. */
 async function toolRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // A tool call without arguments may come with an empty JSON body: that is `{}`, not an error. Otherwise
-  // bodies are parsed as on the API: the same refused keys, the same depth limit; a text/plain body as JSON
-  // too, as Unified's example client sends a call's arguments. The MCP transport still checks its own
-  // requests' content type (415 unless application/json).
-  parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true, plainTextToo: true })
+  // bodies are parsed as on the API: the same refused keys, the same depth limit.
+  parseJsonBodiesWithDepthLimit(app, { emptyIsNone: true })
 
   // The caller's key is checked before its body is read: an unauthenticated call is refused without the
   // server parsing (up to the body limit) what it sent.
@@ -172,8 +170,13 @@ async function toolRoutes(app: FastifyInstance, services: Services): Promise<voi
       querystring: ToolServerQuery,
     },
   }
-  app.post('/tools/:id/call', callSchema, call)
-  app.post('/mcp/tools/:id/call', callSchema, call)
+  // The call routes alone also read a text/plain body as JSON, as Unified's example client posts a call's
+  // arguments; /mcp answers any other type than JSON 415, as the MCP transport does.
+  await app.register(async (calls) => {
+    parsePlainTextBodiesAsJson(calls, { emptyIsNone: true })
+    calls.post('/tools/:id/call', callSchema, call)
+    calls.post('/mcp/tools/:id/call', callSchema, call)
+  })
 }
 
 /** Registers the tool server and the API-call log it writes to. */
