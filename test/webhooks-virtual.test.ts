@@ -475,6 +475,34 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
       expect((await push(`Bearer ${sub!.secret}`)).status).toBe(404)
     })
 
+    it('acknowledges a push of records nested too deep to write out, delivers nothing and says why', async () => {
+      const w = await createWebhook({ object_type: 'analytics_event', event: 'created', fields: 'id,raw' })
+      const sub = [...provider.subscriptions.values()].find((x) => x.url.endsWith(`/${w.id}`))!
+      // 50,000 levels (100 KB): JSON.parse reads it; shaping and writing it out overflow the stack.
+      const body = `{"events":[{"uuid":"e-deep","event":"x","ts":"2025-01-02T03:04:05Z","deep":${'['.repeat(50_000)}${']'.repeat(50_000)}}]}`
+      for (let i = 0; i < 3; i++) {
+        const pushed = await fetch(`${h.url}/native-webhooks/${w.id}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sub.secret}`, 'content-type': 'application/json' },
+          body,
+        })
+        // Acknowledged: a provider sends again whatever it did not get a 2xx for, and this cannot change.
+        expect(pushed.status).toBe(200)
+      }
+      expect((await webhook(w.id)).is_healthy).toBe(false)
+      const notes = await h.api<{ event: string; webhook_id?: string; description: string }[]>(
+        'GET',
+        '/unified/notification',
+      )
+      expect(
+        notes.body.find((n) => n.event === 'WEBHOOK_UNHEALTHY' && n.webhook_id === w.id)?.description,
+      ).toContain(
+        'the provider answered data nested deeper than Unigate can write out (thousands of levels); not passed on',
+      )
+      expect(receiver.accepted(w.id)).toEqual([])
+      await h.api('DELETE', `/unified/webhook/${w.id}`)
+    })
+
     it('with include_all, is not due for its backfill until its subscription is made', async () => {
       // Due before that, another process's poller could claim it and deliver records for a webhook whose
       // creation then fails (a refused subscription removes it).

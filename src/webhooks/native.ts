@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pMap from 'p-map'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
+import { nestedTooDeep } from '../engine/result-json.js'
 import { ApiError, ProviderError } from '../errors.js'
 import { memoryCursors } from '../integrations/cursors.js'
 import { RECORD_READS_AT_ONCE } from '../integrations/record-reads.js'
@@ -266,26 +267,36 @@ export class NativeWebhooks {
     const token = support.callToken?.(call)
     // Acknowledged again, so the provider stops sending it; delivered once.
     if (token && (await callTokenSeen(this.db, webhookId, token))) return 'stored'
-    const changes = support.records(call, {
-      event: webhook.event,
-      credentials: resolved.connection.credentials,
-    })
-    let records: UnifiedRecord[]
-    if (isChangedIds(changes)) {
-      const read = await this.readBack(webhook, resolved, changes)
-      if (!read) return 'unavailable'
-      records = read
-    } else {
-      const selection = parseFields(webhook.fields, model)
-      // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
-      const plan = planFields(selection, [], false)
-      records = changes.map((r) => projectRecord(r, model, selection, plan, []))
+    try {
+      const changes = support.records(call, {
+        event: webhook.event,
+        credentials: resolved.connection.credentials,
+      })
+      let records: UnifiedRecord[]
+      if (isChangedIds(changes)) {
+        const read = await this.readBack(webhook, resolved, changes)
+        if (!read) return 'unavailable'
+        records = read
+      } else {
+        const selection = parseFields(webhook.fields, model)
+        // Slow fields would need calls back to the provider for each pushed record: a push carries what it carries.
+        const plan = planFields(selection, [], false)
+        records = changes.map((r) => projectRecord(r, model, selection, plan, []))
+      }
+      const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
+      if (pages.length === 0 && !token) return 'stored'
+      const stored = await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString(), token)
+      if (stored && pages.length > 0) await this.onStored(webhook)
+      return 'stored'
+    } catch (err) {
+      // Records nested past what can be shaped and written out: no retry can fix that, so the call is
+      // acknowledged (the provider would send it again for ever), nothing is delivered, and the webhook's
+      // health says why, in the words the API answers such data with.
+      const tooDeep = nestedTooDeep(err)
+      if (!tooDeep) throw err
+      await this.health.failed(webhook, 'read', tooDeep.message, new Date().toISOString())
+      return 'stored'
     }
-    const pages = deliveryPages(records, webhook.page_max_limit, 'NATIVE')
-    if (pages.length === 0 && !token) return 'stored'
-    const stored = await commitNativeDeliveries(this.db, webhookId, pages, new Date().toISOString(), token)
-    if (stored && pages.length > 0) await this.onStored(webhook)
-    return 'stored'
   }
 
   /**
@@ -320,6 +331,8 @@ export class NativeWebhooks {
         { concurrency: RECORD_READS_AT_ONCE },
       )
     } catch (err) {
+      // Answered by receive, as for pushed records.
+      if (nestedTooDeep(err)) throw err
       await this.health.failed(webhook, 'read', failureReason(err), new Date().toISOString())
       return isPermanentReadFailure(err) ? [] : undefined
     }
