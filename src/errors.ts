@@ -135,7 +135,10 @@ export class WebhooksNotPermitted extends ProviderError {
   }
 }
 
+/** A call its connection's or workspace's bound refused, with nothing sent: to be retried shortly. */
+export class BoundRefusal extends ApiError {}
+
 /** The API's answer to a call its connection's or workspace's bound refused: 429, to be retried shortly. */
-export function busyAnswer(err: ConnectionBusyError): ApiError {
-  return new ApiError(429, err.message, { 'retry-after': '1' })
+export function busyAnswer(err: ConnectionBusyError): BoundRefusal {
+  return new BoundRefusal(429, err.message, { 'retry-after': '1' })
 }

@@ -136,6 +136,35 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     }
   })
 
+  it('says to retry, without spending an attempt, while the workspace is at its bound of provider calls', async () => {
+    const url = await keyPage()
+    const limiter = s.services.transport.workspaceLimiter
+    const held: (() => void)[] = []
+    for (let slot = limiter.tryAcquire(s.workspaceId); slot; slot = limiter.tryAcquire(s.workspaceId))
+      held.push(slot)
+    const queued: Promise<() => void>[] = []
+    while (!limiter.full(s.workspaceId)) queued.push(limiter.acquire(s.workspaceId))
+    posthog.clearRequests()
+    try {
+      // More submits than the link's five attempts: none is spent, none ends the authorization.
+      for (let i = 0; i < 6; i++) {
+        const busy = await browserPost(url, { token: DEFAULT_PERSONAL_API_KEY, api_url: posthog.url })
+        expect(busy.status).toBe(429)
+        expect(busy.headers['retry-after']).toBe('1')
+        expect(busy.text).toContain('so these credentials were not checked. Try again in a moment.')
+      }
+      expect(posthog.requests()).toEqual([])
+    } finally {
+      // Each queued call frees its slot as it gets it, so the next one gets its turn.
+      const drained = Promise.all(queued.map(async (slot) => (await slot)()))
+      for (const release of held) release()
+      await drained
+    }
+    const connected = await browserPost(url, { token: DEFAULT_PERSONAL_API_KEY, api_url: posthog.url })
+    expect(connected.status).toBe(303)
+    expect(new URL(connected.location!).pathname).toBe('/ok')
+  })
+
   it('refuses a forged state without touching anything', async () => {
     const forged = `${s.url}/unified/integration/key/${'A'.repeat(43)}`
     for (const res of [

@@ -4,7 +4,7 @@ import {
   credentialsFrom,
   givesOwnAddress,
 } from '../connections/index.js'
-import { ApiError } from '../errors.js'
+import { ApiError, BoundRefusal } from '../errors.js'
 import { apiKeyOf } from '../integrations/auth-methods.js'
 import type { AuthField, IntegrationDefinition } from '../integrations/types.js'
 import { type AuthorizationFlow, keyPageUrl } from './flow.js'
@@ -58,6 +58,7 @@ export class KeyPage {
     status: number,
     error?: string,
     values?: Record<string, string>,
+    headers?: Readonly<Record<string, string>>,
   ): Outcome {
     const url = keyPageUrl(this.flow.publicUrl, token)
     const html = keyFormPage({
@@ -70,7 +71,7 @@ export class KeyPage {
       ...(values ? { values } : {}),
       ...(request.lang ? { lang: request.lang } : {}),
     })
-    return { kind: 'page', status, html }
+    return { kind: 'page', status, html, ...(headers ? { headers } : {}) }
   }
 
   async show(token: string): Promise<Outcome> {
@@ -136,7 +137,23 @@ export class KeyPage {
     try {
       settings = await this.connections.verify(request.workspaceId, integration, credentials)
     } catch (err) {
-      // Any failure reads the same and counts as an attempt. Anyone holding the link sees this page: it
+      // Refused by the workspace's bound on provider calls: the key was not (or not wholly) tried, so this
+      // page can say no more about it than before. The attempt is given back, and the page says to retry
+      // shortly, where "could not verify" sent the user to check a key that may well be right and, on the
+      // link's last attempt, ended the authorization.
+      if (err instanceof BoundRefusal) {
+        await this.states.refundAttempt(token)
+        return this.form(
+          token,
+          request,
+          integration,
+          429,
+          `Too many calls to ${integration.name} are running for this account right now, so these credentials were not checked. Try again in a moment.`,
+          shown,
+          { 'retry-after': '1' },
+        )
+      }
+      // Any other failure reads the same and counts as an attempt. Anyone holding the link sees this page: it
       // says no more than the provider's status, and that only for the provider's own address. What an
       // address answered, whether it refused, timed out or was unreachable, and for an address typed here
       // even its status, would make the page a scanner of whatever the server can reach (private ranges

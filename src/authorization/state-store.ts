@@ -106,4 +106,14 @@ export class AuthStateStore {
       .executeTakeFirst()
     return row?.attempts
   }
+
+  /** Gives back an attempt counted for a submit that tried nothing (see KeyPage.submit). */
+  async refundAttempt(token: string): Promise<void> {
+    await this.db
+      .updateTable('auth_states')
+      .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+      .where('id', '=', stateId(token))
+      .where('attempts', '>', 0)
+      .execute()
+  }
 }

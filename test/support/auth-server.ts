@@ -82,7 +82,12 @@ export async function browserPost(url: string, form: Record<string, string>) {
     body: new URLSearchParams(form).toString(),
   })
   const text = await res.body.text()
-  return { status: res.statusCode, location: res.headers.location as string | undefined, text }
+  return {
+    status: res.statusCode,
+    location: res.headers.location as string | undefined,
+    headers: res.headers,
+    text,
+  }
 }
 
 /**
