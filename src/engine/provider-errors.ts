@@ -100,7 +100,8 @@ export function apiErrorFromProvider(
 /**
  * A spent daily quota: retrying within seconds cannot help, so the answer says so and when it resets (the
  * next midnight in the provider's quota time zone), with `retry-after` until then. Without the time zone
- * (a connection verified before it was kept), the message still names the daily limit, and no wait is given.
+ * (a connection verified before it was kept, or a provider that does not name it: `dailyQuotaWords`), the
+ * message still names the daily quota and when it resets as the provider words it, and no wait is given.
  */
 function dailyQuotaSpent(
   err: ProviderError,
@@ -111,13 +112,15 @@ function dailyQuotaSpent(
   const zone = settings ? integration.dailyQuotaTimeZone?.(settings) : undefined
   const known = zone !== undefined && isTimeZone(zone)
   const seconds = known ? secondsUntilMidnightIn(zone, now) : undefined
+  const words = integration.dailyQuotaWords
   const when =
     seconds !== undefined
       ? `it resets at midnight in the account's time zone (${zone}), ${new Date(now + seconds * 1000).toISOString()}`
-      : "it resets at midnight in the account's time zone"
+      : (words?.resets ?? "it resets at midnight in the account's time zone")
+  const quota = words?.quota ?? `${integration.name}'s daily API limit for this account`
   return new ApiError(
     429,
-    `${integration.name}'s daily API limit for this account is spent (${integration.name} answered 429: ${err.providerMessage}); ${when}. Retrying sooner will not help.`,
+    `${quota} is spent (${integration.name} answered 429: ${err.providerMessage}); ${when}. Retrying sooner will not help.`,
     seconds !== undefined ? { 'retry-after': String(seconds) } : {},
     { provider_status: 429 },
   )

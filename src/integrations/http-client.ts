@@ -320,7 +320,7 @@ export class ProviderClient {
         attempt--
         continue
       }
-      if (this.options.retry.dailyQuotaSpent?.(res.status, res.body)) {
+      if (this.options.retry.dailyQuotaSpent?.(res.status, res.body, res.headers)) {
         throw this.refusalOf(res, auth, undefined, true)
       }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)

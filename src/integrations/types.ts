@@ -71,11 +71,15 @@ export interface RetryPolicy {
    */
   readonly afterMillisecondsHeaders?: readonly string[]
   /**
-   * True when a refusal means the provider's daily quota is spent (HubSpot's 429 with `policyName` DAILY):
-   * it is not retried, whatever wait headers it carries, and the caller is told when the quota resets
-   * (`dailyQuotaTimeZone`).
+   * True when a refusal means the provider's daily quota is spent (HubSpot's 429 with `policyName` DAILY,
+   * Pipedrive's 429 while its 2-second window still has room): it is not retried, whatever wait headers it
+   * carries, and the caller is told when the quota resets (`dailyQuotaTimeZone`, `dailyQuotaWords`).
    */
-  readonly dailyQuotaSpent?: (status: number, body: unknown) => boolean
+  readonly dailyQuotaSpent?: (
+    status: number,
+    body: unknown,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ) => boolean
 }
 
 /** Unified list parameters after parsing and validation by the engine. */
@@ -361,6 +365,13 @@ export interface IntegrationDefinition {
    * (HubSpot: the account's time zone). Used to tell a caller when to retry a spent daily quota.
    */
   readonly dailyQuotaTimeZone?: (settings: ConnectionSettings) => string | undefined
+  /**
+   * How the answer to a spent daily quota names the quota and, when no `dailyQuotaTimeZone` is known, when it
+   * resets, in the provider's terms (Pipedrive: the company's token budget, reset at midnight in a server
+   * time zone it does not name). Absent: "<name>'s daily API limit for this account", resetting at midnight
+   * in the account's time zone.
+   */
+  readonly dailyQuotaWords?: { readonly quota: string; readonly resets: string }
   /**
    * A response header in which the provider states what went wrong, read before the body (BambooHR answers
    * errors with an empty body and `X-BambooHR-Error-Message`). Absent: the message comes from the body.

@@ -41,7 +41,7 @@ export default defineIntegration({
   apiDocsUrl: 'https://developers.pipedrive.com/docs/api/v1/Persons',
   color: '#017737',
   rateLimitDescription:
-    'Per token, in 2-second windows: 20 to 120 requests for an API token, 80 to 480 for an OAuth token, by plan, and 10 searches on every plan; plus a daily token budget per company.',
+    'Per token, in 2-second windows: 20 to 120 requests for an API token, 80 to 480 for an OAuth token, by plan, and 10 searches on every plan (retried after x-ratelimit-reset); plus a daily token budget per company, which is not retried once spent and is answered 429 saying so.',
   auth: {
     kind: 'api_key',
     fields: [
@@ -69,8 +69,35 @@ export default defineIntegration({
       company_domain: me.data.company_domain,
     }
   },
-  // A 429 says when the 2-second window resets in `x-ratelimit-reset`, in seconds (rate limiting guide).
-  retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after', 'x-ratelimit-reset'] },
+  /**
+   * Pipedrive answers 429 for two limits (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting):
+   * a token's burst limit, over a rolling 2-second window whose `x-ratelimit-limit`, `x-ratelimit-remaining`
+   * and `x-ratelimit-reset` (seconds until the window resets) it answers, worth waiting out; and the
+   * company's daily token budget, after which "all further API requests will be rejected with a 429 (Too
+   * Many Requests) status code" until it "resets at midnight at server's timezone". Pipedrive documents no
+   * body, header or code of its own for the second (its OAuth status codes page gives one 429, "Request over
+   * limit"), so it is told by what the burst headers say: a 429 while `x-ratelimit-remaining` is above 0
+   * was not refused by the 2-second window, and no wait of seconds clears the budget. A 429 without those
+   * headers, or with 0 left, is a burst refusal, retried as before.
+   */
+  retry: {
+    on: [429, 502, 503, 504],
+    afterHeaders: ['retry-after', 'x-ratelimit-reset'],
+    dailyQuotaSpent: (status, _body, headers) => {
+      const raw = headers['x-ratelimit-remaining']
+      return status === 429 && Number(Array.isArray(raw) ? raw[0] : (raw ?? 0)) > 0
+    },
+  },
+  /**
+   * The budget is the company's, shared by all its users and apps, and its reset is midnight in a time zone
+   * Pipedrive does not name ("which may not be aligned with timezone of customer location", rate limiting
+   * page): so the answer cannot say when it resets, nor give a retry-after.
+   */
+  dailyQuotaWords: {
+    quota: "The Pipedrive company's daily API token budget",
+    resets:
+      "it resets at midnight in the time zone of Pipedrive's servers, which Pipedrive does not name, so no retry-after can be given",
+  },
   objects: {
     crm_contact: personHandlers,
   },
