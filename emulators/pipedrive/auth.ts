@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { OAUTH_SCOPES, TOKEN_COST, UNLISTED_TOKEN_COST, WINDOW_MS } from './constants.js'
+import {
+  DAILY_POST_PUT_REQUESTS,
+  OAUTH_SCOPES,
+  TOKEN_COST,
+  UNLISTED_TOKEN_COST,
+  WINDOW_MS,
+} from './constants.js'
 import { overLimit, scopeMismatch, unauthorized } from './errors.js'
 import type { PipedriveState } from './state.js'
 
@@ -57,12 +63,33 @@ function limit(
 ): void {
   const search = request.routeOptions.url?.endsWith('/search') === true
   // OAuth tokens get four times an API token's burst on every plan (https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, its tables).
-  const { allowed, headers } = search
+  const window = search
     ? takeFromWindow(state, `${token}|search`, state.options.searchBurst)
     : takeFromWindow(state, token, state.options.burst * (oauth ? 4 : 1))
-  if (!allowed) throw overLimit(headers)
+  const headers: Record<string, string> = { ...window.headers }
+  if (!oauth) headers['x-daily-requests-left'] = String(postPutLeft(state, request, token, window.allowed))
+  if (!window.allowed) throw overLimit(headers)
   spend(state, request, headers)
   reply.headers(headers)
+}
+
+/**
+ * An API token's POST and PUT requests left for the UTC day (DAILY_POST_PUT_REQUESTS), this one counted when
+ * it is one and the burst window let it through (ours: whether a refused request counts is not documented).
+ */
+function postPutLeft(
+  state: PipedriveState,
+  request: FastifyRequest,
+  token: string,
+  allowed: boolean,
+): number {
+  const key = `${new Date().toISOString().slice(0, 10)}|${token}`
+  let made = state.postPutRequests.get(key) ?? 0
+  if (allowed && (request.method === 'POST' || request.method === 'PUT')) {
+    made += 1
+    state.postPutRequests.set(key, made)
+  }
+  return Math.max(0, DAILY_POST_PUT_REQUESTS - made)
 }
 
 /** What a request costs from the daily budget: its endpoint's `x-token-cost` (see constants.ts). */
@@ -73,8 +100,15 @@ function costOf(request: FastifyRequest): number {
 
 /**
  * Spends the request's cost from the company's budget for the UTC day; once spent, every request is a 429 until
- * the next day. What Pipedrive's refusal then carries beyond the 429 is not documented where it could be read:
- * here it is the burst refusal's body with the burst window's headers as they stand.
+ * the next day ("Once the daily budget is fully depleted, all further API requests will be rejected with a 429
+ * (Too Many Requests) status code. These requests will remain blocked until the budget resets the following
+ * day": https://pipedrive.readme.io/docs/core-api-concepts-rate-limiting, "Exceeding the tokens budget").
+ * Pipedrive documents no body, header or code of its own for that refusal: here it is the one 429 body Pipedrive
+ * names ("Request over limit", OAuth status codes page) with the headers every answer carries, the burst
+ * window's as they stand with this request counted in it (ours: whether a refused request counts is not
+ * documented). So its `x-ratelimit-remaining` is above 0 unless the window was full too, which is how
+ * Unigate's connector tells it from a burst refusal (src/integrations/pipedrive/definition.ts). No
+ * `retry-after`: none is documented, and the reset's time zone is not named.
  */
 function spend(state: PipedriveState, request: FastifyRequest, headers: Record<string, string>): void {
   const day = new Date().toISOString().slice(0, 10)

@@ -32,6 +32,16 @@ export const DELETED_KEPT_MS = 30 * 86_400_000
 export const DAILY_TOKEN_BUDGET = 30_000
 
 /**
+ * The daily fair-usage count of POST and PUT requests per user, reset at midnight UTC: "a maximum of 10 000
+ * POST/PUT requests daily per user per 24 hours" (https://developers.pipedrive.com/changelog/post/daily-api-limit-for-postput-endpoints,
+ * 2019), shown to API-token requests in `x-daily-requests-left`: "how many requests you can still make to
+ * `POST`/`PUT` endpoints during the ongoing day (calculated in UTC). Applicable only to `api_token` requests"
+ * (rate-limiting page, "HTTP headers and response codes"). Pipedrive "may start blocking" past it on multiple
+ * occasions, with no status named: the emulator only counts. It is not the company's token budget.
+ */
+export const DAILY_POST_PUT_REQUESTS = 10_000
+
+/**
  * What each endpoint the emulator serves costs, as Pipedrive's OpenAPI descriptions state it in
  * `x-token-cost` (copies at fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b:
  * Docs/External/Pipedrive/docs/api/openapi-v2.yaml and openapi-v1.yaml). API v2 costs half of v1's ("API v2

@@ -431,4 +431,41 @@ describe('Pipedrive emulator', () => {
       await limited.close()
     }
   })
+
+  it('answers a spent budget with the burst window as it stands, and API tokens their POST/PUT count left', async () => {
+    const limited = await startPipedriveEmulator({ dailyTokenBudget: 15, burst: 20 })
+    try {
+      limited.registerClient({ clientId: 'app', clientSecret: 's', redirectUris: [] })
+      const oauth = { authorization: `Bearer ${limited.state.issueTokens('app', 3600).access_token}` }
+      const send = (method: string, path: string, h: Record<string, string> = headers, body?: unknown) =>
+        fetch(`${limited.url}${path}`, {
+          method,
+          headers: body === undefined ? h : { ...h, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+      const read = await send('GET', '/api/v2/persons') // 10 tokens
+      expect(read.headers.get('x-daily-requests-left')).toBe('10000')
+      const added = await send('POST', '/api/v2/persons', headers, { name: 'Counted' }) // 5 tokens: 15 spent
+      expect(added.status).toBe(200)
+      expect(added.headers.get('x-daily-requests-left')).toBe('9999')
+      // OAuth requests are not told it ("Applicable only to api_token requests").
+      const viaApp = await send('GET', '/api/v1/users/me', oauth)
+      expect(viaApp.status).toBe(429)
+      expect(viaApp.headers.get('x-daily-requests-left')).toBeNull()
+      // The budget is spent: a 429 while the token's 2-second window still has room, and no retry-after.
+      const refused = await send('GET', '/api/v2/persons')
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toMatchObject({
+        success: false,
+        error: 'Request over limit',
+        errorCode: 429,
+      })
+      expect(refused.headers.get('x-ratelimit-limit')).toBe('20')
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('17')
+      expect(refused.headers.get('retry-after')).toBeNull()
+      expect(refused.headers.get('x-daily-requests-left')).toBe('9999')
+    } finally {
+      await limited.close()
+    }
+  })
 })

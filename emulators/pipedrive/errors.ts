@@ -54,6 +54,11 @@ export const personNotFound = () =>
  */
 export const scopeMismatch = () => new PipedriveHttpError(403, 'Scope and URL mismatch', { errorCode: 403 })
 
+/**
+ * A 429, for the burst window and the spent daily budget alike: "Request over limit", the one message
+ * Pipedrive names for it ("API requests limit reached for a company":
+ * https://pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes, "API request").
+ */
 export const overLimit = (headers: Record<string, string>) =>
   new PipedriveHttpError(429, 'Request over limit', { errorCode: 429, error_info: INFO }, headers)
 

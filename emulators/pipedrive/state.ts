@@ -73,6 +73,8 @@ export const TIER_FIELD = 'd4de1c1518b4531717c676029a45911c340390a6'
 export class PipedriveState {
   /** Tokens the company spent per UTC day (`YYYY-MM-DD`); a test may set or read it. */
   readonly spentTokens = new Map<string, number>()
+  /** POST and PUT requests per API token (its user) per UTC day, keyed `YYYY-MM-DD|token` (`x-daily-requests-left`). */
+  readonly postPutRequests = new Map<string, number>()
   /** The company's daily token budget; starts at the option, a test may change it. */
   dailyTokenBudget: number
   readonly persons = new Map<number, PersonRecord>()
