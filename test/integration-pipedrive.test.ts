@@ -351,6 +351,28 @@ describe('Pipedrive through Unigate', () => {
     expect(JSON.stringify(res.body)).not.toContain(old)
   })
 
+  it('fails a virtual webhook check that meets a spent daily budget with one call, not retries', async () => {
+    const receiver = await startWebhookReceiver(h.secret)
+    const budget = emu.state.dailyTokenBudget
+    try {
+      const { id } = await watchedWebhook(h, conn, receiver.url, 'crm_contact')
+      const runs = async () =>
+        ((await h.api<Rec>('GET', `/unified/webhook/${id}`)).body.runs as unknown[] | undefined)?.length ?? 0
+      const before = await runs()
+      emu.state.dailyTokenBudget = 0
+      emu.clearRequests()
+      expect((await h.api('PUT', `/unified/webhook/${id}/trigger`)).status).toBe(200)
+      for (let i = 0; i < 400 && (await runs()) === before; i++) await new Promise((r) => setTimeout(r, 25))
+      expect(await runs()).toBe(before + 1)
+      expect(sent('GET', '/api/v2/persons')).toHaveLength(1)
+      emu.state.dailyTokenBudget = budget
+      await h.api('DELETE', `/unified/webhook/${id}`)
+    } finally {
+      emu.state.dailyTokenBudget = budget
+      await receiver.close()
+    }
+  })
+
   it('delivers a change made in the second a check started once, though Pipedrive times are whole seconds', async () => {
     const receiver = await startWebhookReceiver(h.secret)
     try {
