@@ -77,8 +77,10 @@ export default defineIntegration({
    * Many Requests) status code" until it "resets at midnight at server's timezone". Pipedrive documents no
    * body, header or code of its own for the second (its OAuth status codes page gives one 429, "Request over
    * limit"), so it is told by what the burst headers say: a 429 while `x-ratelimit-remaining` is above 0
-   * was not refused by the 2-second window, and no wait of seconds clears the budget. A 429 without those
-   * headers, or with 0 left, is a burst refusal, retried as before.
+   * was not refused by the 2-second window, and no wait of seconds clears the budget (ours: an inference from
+   * the headers' meaning, not a rule Pipedrive states). A 429 without those headers, or with 0 left, is a burst
+   * refusal, retried as before. Which window's headers a refused search answers is not documented: were it the
+   * token's general window, a search burst refusal would read as the budget (the emulator answers its own).
    */
   retry: {
     on: [429, 502, 503, 504],
