@@ -320,7 +320,7 @@ export class ProviderClient {
         attempt--
         continue
       }
-      if (this.options.retry.dailyQuotaSpent?.(res.status, res.body, res.headers)) {
+      if (this.options.retry.dailyQuotaSpent?.(res.status, res.body, res.headers, req.path)) {
         throw this.refusalOf(res, auth, undefined, true)
       }
       const wait = retryDelayMs(this.options.retry, res.status, res.headers, attempt)

@@ -73,12 +73,14 @@ export interface RetryPolicy {
   /**
    * True when a refusal means the provider's daily quota is spent (HubSpot's 429 with `policyName` DAILY,
    * Pipedrive's 429 while its 2-second window still has room): it is not retried, whatever wait headers it
-   * carries, and the caller is told when the quota resets (`dailyQuotaTimeZone`, `dailyQuotaWords`).
+   * carries, and the caller is told when the quota resets (`dailyQuotaTimeZone`, `dailyQuotaWords`). `path`
+   * is the refused request's, as the connector gave it.
    */
   readonly dailyQuotaSpent?: (
     status: number,
     body: unknown,
     headers: Readonly<Record<string, string | string[] | undefined>>,
+    path: string,
   ) => boolean
 }
 

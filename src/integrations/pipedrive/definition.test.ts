@@ -2,9 +2,17 @@ import { describe, expect, it } from 'vitest'
 import pipedrive from './definition.js'
 
 describe('Pipedrive retry policy', () => {
-  const spent = (status: number, headers: Record<string, string | string[] | undefined>) =>
-    pipedrive.retry.dailyQuotaSpent?.(status, { success: false, error: 'Request over limit' }, headers) ===
-    true
+  const spent = (
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    path = '/api/v2/persons',
+  ) =>
+    pipedrive.retry.dailyQuotaSpent?.(
+      status,
+      { success: false, error: 'Request over limit' },
+      headers,
+      path,
+    ) === true
 
   it('takes a 429 while the 2-second window has room for the daily budget, and any other for a burst', () => {
     expect(
@@ -18,5 +26,7 @@ describe('Pipedrive retry policy', () => {
     expect(spent(429, {})).toBe(false)
     expect(spent(429, { 'x-ratelimit-remaining': 'many' })).toBe(false)
     expect(spent(503, { 'x-ratelimit-remaining': '19' })).toBe(false)
+    // A search has a burst limit of its own, which may answer the token's general window: always a burst.
+    expect(spent(429, { 'x-ratelimit-remaining': '19' }, '/api/v2/persons/search?term=x')).toBe(false)
   })
 })

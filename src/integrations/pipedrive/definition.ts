@@ -80,14 +80,17 @@ export default defineIntegration({
    * was not refused by the 2-second window, and no wait of seconds clears the budget (ours: an inference from
    * the headers' meaning, not a rule Pipedrive states). A 429 without those headers, or with 0 left, is a burst
    * refusal, retried as before. Which window's headers a refused search answers is not documented: were it the
-   * token's general window, a search burst refusal would read as the budget (the emulator answers its own).
+   * token's general window, a search refused by its own limit (10 per 2 seconds) would carry room in it and
+   * read as the budget, so a search's 429 is always taken for a burst refusal and retried (a spent budget then
+   * costs a search its few bounded retries before the same 429 is answered).
    */
   retry: {
     on: [429, 502, 503, 504],
     afterHeaders: ['retry-after', 'x-ratelimit-reset'],
-    dailyQuotaSpent: (status, _body, headers) => {
+    dailyQuotaSpent: (status, _body, headers, path) => {
+      if (status !== 429 || isSearch(path)) return false
       const raw = headers['x-ratelimit-remaining']
-      return status === 429 && Number(Array.isArray(raw) ? raw[0] : (raw ?? 0)) > 0
+      return Number(Array.isArray(raw) ? raw[0] : (raw ?? 0)) > 0
     },
   },
   /**
@@ -104,3 +107,8 @@ export default defineIntegration({
     crm_contact: personHandlers,
   },
 })
+
+/** A search endpoint (`…/search`), which has its own burst limit (see `retry`). */
+function isSearch(path: string): boolean {
+  return (path.split('?')[0] ?? '').endsWith('/search')
+}
