@@ -47,6 +47,12 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     const offset = await h.api<{ message: string }>('GET', '/unified/apicall', { query: { offset: '-1' } })
     expect(offset.status).toBe(400)
     expect(offset.body.message).toBe('offset must be an integer from 0 to 100000')
+    // Given twice, even each in range: said so, not the range the value is in already.
+    const twice = await fetch(`${h.url}/unified/connection?limit=1&limit=2`, {
+      headers: { authorization: `Bearer ${h.apiKey}` },
+    })
+    expect(twice.status).toBe(400)
+    expect(await twice.json()).toEqual(refused('limit must be given once'))
     // What the SDK sends: plain decimal numbers.
     for (const limit of ['16', '007', '1000']) {
       const res = await h.api('GET', '/unified/connection', { query: { limit, offset: '0' } })

@@ -53,6 +53,10 @@ function decimalOnly(schema: unknown): (data: unknown) => AjvError | undefined {
     if (data === null || typeof data !== 'object') return undefined
     for (const [name, property] of numeric) {
       const value = (data as Record<string, unknown>)[name]
+      // A number given more than once (`limit=1&limit=2`): said so, where Ajv's refusal of the list named the
+      // range, which each value may well be in.
+      if (Array.isArray(value) && value.length > 1)
+        return { instancePath: `/${name}`, keyword: 'givenOnce', params: {}, message: 'must be given once' }
       const pattern = DECIMAL[String(property.type)]
       for (const v of Array.isArray(value) ? value : [value]) {
         if (typeof v !== 'string' || (pattern?.test(v) && Number.isFinite(Number(v)))) continue
