@@ -183,7 +183,7 @@ export class ProviderTransport {
         : this.settings.answerDeadlineMs
       // Only a token request's headers are bounded from its start whatever comes (sendWithin): a signal on
       // every call cost the unified list about a tenth of its CPU per request (bench/ab.ts, 1.05-1.15).
-      // Other calls' headers are bounded from their start once an interim answer comes (InterimAnswerBound).
+      // Other calls' headers are bounded once an interim answer comes (InterimAnswerBound).
       const res = call.smallAnswer
         ? await this.sendWithin(url, call, timeoutMs, deadlineMs)
         : await this.send(url, call, timeoutMs)
