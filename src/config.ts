@@ -30,6 +30,12 @@ export interface Config {
   readonly keyRevocationRefreshMs: number
   readonly bodyLimitBytes: number
   /**
+   * How long a request's body may take to arrive, from its headers (UNIGATE_BODY_TIMEOUT_MS, default 60000):
+   * past it the caller is answered 408 and its connection closed. Passthrough uploads stream instead and
+   * have their own idle bound.
+   */
+  readonly bodyTimeoutMs: number
+  /**
    * Record the REST API's calls to unified objects and passthrough as API calls of type `inbound`
    * (UNIGATE_LOG_INBOUND_CALLS, default true). Off for deployments that audit elsewhere and want no
    * rows per request.
@@ -276,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerMaxRetryWaitMs: int(env, 'UNIGATE_PROVIDER_MAX_RETRY_WAIT_MS', 5_000),
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
+    bodyTimeoutMs: int(env, 'UNIGATE_BODY_TIMEOUT_MS', 60_000, 100),
     logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
     outbound: {
       allowAddresses: addressRanges(env),

@@ -16,6 +16,7 @@ import { passthroughRoutes } from './routes/passthrough.js'
 import { unifiedObjectRoutes } from './routes/unified-objects.js'
 import { workspaceRoutes } from './routes/workspace.js'
 import { buildSerializerOnFirstUse } from './serialization.js'
+import { boundRequestUploads } from './upload-deadline.js'
 import { buildValidatorPerPart } from './validation.js'
 
 export interface AppOptions {
@@ -76,6 +77,7 @@ async function assembleApp(
     },
   })
   installErrorHandling(app)
+  boundRequestUploads(app, services.config.bodyTimeoutMs)
   parseJsonBodiesWithDepthLimit(app)
   if (documentation === 'documented') {
     const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([

@@ -22,6 +22,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     providerMaxRetryWaitMs: 2_000,
     keyRevocationRefreshMs: 200,
     bodyLimitBytes: 1_048_576,
+    bodyTimeoutMs: 60_000,
     logInboundCalls: true,
     outbound: {
       allowAddresses: ['loopback'],

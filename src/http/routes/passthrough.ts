@@ -9,6 +9,7 @@ import { withoutTrailingSlashes } from '../../integrations/trailing-slashes.js'
 import { type OutboundMethod, type OutboundTarget, outboundTarget } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
 import { requireWorkspaceKey } from '../auth.js'
+import { releaseUploadDeadline } from '../upload-deadline.js'
 
 /** Headers that describe one hop, not the message (RFC 9110 section 7.6.1), plus ours that must not leak. */
 const HOP_BY_HOP = new Set([
@@ -302,8 +303,10 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
 
-  const handler = (request: FastifyRequest, reply: FastifyReply) =>
-    relayPassthrough(services, {
+  const handler = (request: FastifyRequest, reply: FastifyReply) => {
+    // The upload streams to the provider for as long as the caller sends it, under the relay's idle bound.
+    releaseUploadDeadline(request)
+    return relayPassthrough(services, {
       method: request.method,
       url: request.raw.url ?? '',
       headers: request.headers,
@@ -318,6 +321,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
         return reply.raw
       },
     })
+  }
 
   const auth = requireWorkspaceKey(services.apiKeys)
   const schema = {

@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+/** The deadline of each request still arriving, by request: the passthrough relay releases its own. */
+const deadlines = new WeakMap<FastifyRequest, NodeJS.Timeout>()
+
+/**
+ * A request's body (at most UNIGATE_BODY_LIMIT_BYTES) must have arrived within `deadlineMs` of its headers
+ * (UNIGATE_BODY_TIMEOUT_MS); past it the caller is answered 408, if nothing was answered yet, and its
+ * connection is closed. Fastify sets no request timeout of Node's server, so a client that sent a part of a
+ * body and then nothing, or a byte now and then, held its socket and the body read so far for ever: anyone,
+ * without a key (the native webhook receiver, the key page, an API route's 401 answered before the body),
+ * could open connections until the process ran out of file descriptors or memory. A passthrough relay, whose
+ * upload streams and may take as long as the caller keeps sending, releases this deadline once it relays
+ * (its own idle bound then applies, see routes/passthrough.ts).
+ */
+export function boundRequestUploads(app: FastifyInstance, deadlineMs: number): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const req = request.raw
+    if (hasBody(req) && !req.complete) {
+      const timer = setTimeout(() => {
+        deadlines.delete(request)
+        if (req.complete) return
+        const res = reply.raw
+        if (!res.headersSent) {
+          const body = JSON.stringify({
+            statusCode: 408,
+            error: 'Request Timeout',
+            message: `the request body did not arrive within ${deadlineMs} ms (UNIGATE_BODY_TIMEOUT_MS); the connection is closed`,
+          })
+          res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+          res.end(body, () => req.socket.destroy())
+        } else req.socket.destroy()
+      }, deadlineMs)
+      timer.unref()
+      deadlines.set(request, timer)
+      const clear = () => releaseUploadDeadline(request)
+      req.once('end', clear)
+      req.once('close', clear)
+    }
+    done()
+  })
+}
+
+/** As Node reads a request: a body comes only with a non-zero content-length or a transfer-encoding. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length']
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+}
+
+/** Lifts the deadline of a request whose body is streamed on by its handler (a passthrough relay). */
+export function releaseUploadDeadline(request: FastifyRequest): void {
+  const timer = deadlines.get(request)
+  if (timer === undefined) return
+  clearTimeout(timer)
+  deadlines.delete(request)
+}
