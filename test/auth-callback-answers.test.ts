@@ -66,3 +66,65 @@ describe('the OAuth callback page, when the new token is verified at the app add
     },
   )
 })
+
+/**
+ * Anyone can start an authorization (the workspace id is in every embed script) and open the callback with
+ * its state: the `error` and `error_description` of that query are the opener's words, not the provider's.
+ */
+describe("the OAuth callback's error, as the query gave it", () => {
+  const APP = 'https://app.example.com'
+  let s: AuthServer
+  beforeAll(async () => {
+    s = await startAuthServer('sqlite')
+    await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
+    const put = await s.api('PUT', '/unified/workspace/oauth_app/hubspot', {
+      client_id: 'app',
+      client_secret: 'app-secret',
+    })
+    expect(put.status).toBe(200)
+  })
+  afterAll(async () => {
+    await s?.close()
+  })
+
+  const PHISH = 'Your account is locked. Call +1-555-0100 now'
+
+  /** Opens the callback of a new authorization with `error` and `error_description`. */
+  async function failWith(error: string, query: Record<string, string> = {}) {
+    const start = await browserGet(
+      `${s.url}/unified/integration/auth/${s.workspaceId}/hubspot?${new URLSearchParams(query)}`,
+    )
+    expect(start.status).toBe(200)
+    const state = new URL(start.text).searchParams.get('state') as string
+    return browserGet(
+      `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, error, error_description: PHISH })}`,
+    )
+  }
+
+  it('the page names a registered error code and repeats no words of the query', async () => {
+    const page = await failWith('server_error')
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('HubSpot answered the authorization with server_error.')
+    expect(page.text).not.toContain('Call +1-555-0100')
+  })
+
+  it('an error that is not a registered code is not repeated either', async () => {
+    const page = await failWith(PHISH)
+    expect(page.text).toContain('HubSpot answered the authorization with an error.')
+    expect(page.text).not.toContain('Call +1-555-0100')
+  })
+
+  it('a declined consent says so, without the description', async () => {
+    const page = await failWith('access_denied')
+    expect(page.text).toContain('The user declined to grant access at HubSpot.')
+    expect(page.text).not.toContain('Call +1-555-0100')
+  })
+
+  it("nor does the integrator's failure redirect carry them", async () => {
+    const res = await failWith(PHISH, { failure_redirect: `${APP}/failed` })
+    expect(res.status).toBe(303)
+    const back = new URL(res.location!)
+    expect(back.searchParams.get('error_code')).toBe('provider_error')
+    expect(back.searchParams.get('error')).toBe('HubSpot answered the authorization with an error.')
+  })
+})

@@ -11,6 +11,23 @@ import { pinnedAddresses } from './tokens/pinned.js'
 import type { TokenClient } from './tokens/token-client.js'
 import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
 
+/**
+ * The errors an authorization endpoint may send back (RFC 6749 section 4.1.2.1): the only words of the
+ * callback's query the page and the failure redirect repeat. Anyone can start an authorization and open the
+ * callback with its state and an `error` or `error_description` of their choosing: repeated, they put a
+ * sentence of theirs ("your account is locked, call …") on Unigate's page, over "Secured by Unigate", and into
+ * the integrator's failure redirect.
+ */
+const AUTHORIZATION_ERROR_CODES: readonly string[] = [
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+]
+
 /** What a provider sends back to the callback (RFC 6749 sections 4.1.2 and 4.1.2.1). */
 export interface CallbackQuery {
   readonly state?: string
@@ -40,13 +57,14 @@ export class OAuthCallback {
     const integration = this.flow.integration(request.integrationType)
     const name = integration.name
     if (q.error) {
-      const detail = q.error_description ? ` (${q.error_description})` : ''
       return q.error === 'access_denied'
-        ? this.flow.fail(request, 'access_denied', `The user declined to grant access at ${name}${detail}.`)
+        ? this.flow.fail(request, 'access_denied', `The user declined to grant access at ${name}.`)
         : this.flow.fail(
             request,
             'provider_error',
-            `${name} answered the authorization with ${q.error}${detail}.`,
+            AUTHORIZATION_ERROR_CODES.includes(q.error)
+              ? `${name} answered the authorization with ${q.error}.`
+              : `${name} answered the authorization with an error.`,
           )
     }
     if (!q.code)
