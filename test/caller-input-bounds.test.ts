@@ -177,4 +177,22 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     expect(broken.status).toBe(400)
     expect(broken.body.message).toBe("Body is not valid JSON but content-type is set to 'application/json'")
   })
+
+  it("keeps at most 512 characters of a tool call's error and user agent in its API-call record", async () => {
+    // An unknown argument is named in the error: a 900 KB name was kept whole in every record, and a list
+    // of 100 such records was a 90 MB answer.
+    const name = 'x'.repeat(900_000)
+    const call = await h.api<{ message: string }>('POST', '/tools/list_unified_connections/call', {
+      body: { [name]: 1 },
+      headers: { 'user-agent': 'U'.repeat(15_000) },
+    })
+    expect(call.status).toBe(400)
+    await h.services.apiCalls.flush()
+    const calls = await h.api<{ error?: string; user_agent?: string }[]>('GET', '/unified/apicall', {
+      query: { type: 'mcp', limit: 1 },
+    })
+    expect(calls.status).toBe(200)
+    expect(calls.body[0]?.error).toBe(call.body.message.slice(0, 512))
+    expect(calls.body[0]?.user_agent).toBe('U'.repeat(512))
+  })
 })

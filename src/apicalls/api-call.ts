@@ -104,6 +104,19 @@ const COLUMN_SET: Record<keyof ApiCallRow, true> = {
 /** Every column of an `api_calls` row (the record type makes the list complete). */
 export const API_CALL_COLUMNS = Object.keys(COLUMN_SET) as (keyof ApiCallRow)[]
 
+/**
+ * The most an API-call row keeps of text a caller chose: the user agent, and an error that names what the
+ * caller sent (a tool call's unknown argument). Every recorder's rows pass through apiCallRow, so none
+ * stores more: a tool call naming a 900 KB argument wrote 900 KB to the log each time, and a list of 100
+ * such records was a 90 MB answer.
+ */
+export const MAX_API_CALL_TEXT = 512
+
+function clipText(text: string | undefined): string | null {
+  if (text === undefined) return null
+  return text.length > MAX_API_CALL_TEXT ? text.slice(0, MAX_API_CALL_TEXT) : text
+}
+
 export function apiCallRow(id: string, createdAt: string, call: NewApiCall): ApiCallRow {
   return {
     id,
@@ -118,10 +131,10 @@ export function apiCallRow(id: string, createdAt: string, call: NewApiCall): Api
     method: call.method,
     path: call.path,
     status: String(call.status),
-    error: call.error ?? null,
+    error: clipText(call.error),
     size: call.size ?? null,
     ip_address: call.ip_address ?? null,
-    user_agent: call.user_agent ?? null,
+    user_agent: clipText(call.user_agent),
     is_billable: call.is_billable ? 1 : 0,
     unified_response_time: call.unified_response_time ?? null,
     endapi_response_time: call.endapi_response_time ?? null,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { ResolvedConnection } from '../connections/index.js'
 import { MODELS } from '../models/index.js'
-import type { NewApiCall } from './api-call.js'
+import { MAX_API_CALL_TEXT, type NewApiCall } from './api-call.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 /** What a handler learned that the log needs: the connection, and how long the provider took. */
@@ -83,10 +83,8 @@ export function routePattern(url: string): string {
   return url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{path}')
 }
 
-const MAX_TEXT = 512
-
 function clip(text: string): string {
-  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text
+  return text.length > MAX_API_CALL_TEXT ? text.slice(0, MAX_API_CALL_TEXT) : text
 }
 
 /** Our own errors are JSON `{ message }`; a provider's error body (passthrough) is never read or kept. */
