@@ -6,6 +6,7 @@ import {
   startPosthogEmulator,
 } from '../emulators/posthog/index.js'
 import { verifyRedirectSig } from '../src/authorization/index.js'
+import { keyPageSlots } from '../src/authorization/key-page.js'
 import { type AuthServer, browserGet, browserPost, startAuthServer } from './support/auth-server.js'
 import { storeKinds } from './support/stores.js'
 
@@ -136,14 +137,14 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     }
   })
 
-  it('says to retry, without spending an attempt, while the workspace is at its bound of provider calls', async () => {
+  it("says to retry, without spending an attempt, while the page's bound of provider calls is full", async () => {
     const url = await keyPage()
     const limiter = s.services.transport.workspaceLimiter
+    const lane = keyPageSlots(s.workspaceId)
     const held: (() => void)[] = []
-    for (let slot = limiter.tryAcquire(s.workspaceId); slot; slot = limiter.tryAcquire(s.workspaceId))
-      held.push(slot)
+    for (let slot = limiter.tryAcquire(lane); slot; slot = limiter.tryAcquire(lane)) held.push(slot)
     const queued: Promise<() => void>[] = []
-    while (!limiter.full(s.workspaceId)) queued.push(limiter.acquire(s.workspaceId))
+    while (!limiter.full(lane)) queued.push(limiter.acquire(lane))
     posthog.clearRequests()
     try {
       // More submits than the link's five attempts: none is spent, none ends the authorization.

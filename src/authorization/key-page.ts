@@ -27,6 +27,15 @@ function keyFields(integration: IntegrationDefinition): readonly AuthField[] {
  */
 export const MAX_KEY_ATTEMPTS = 5
 
+/**
+ * The bound the key page's verifications count against: one of their own per workspace, beside the
+ * workspace's (UNIGATE_PROVIDER_WORKSPACE_CONCURRENCY and _QUEUE each), so that visitors typing an address
+ * that never answers hold the page's slots, never those of the workspace's own API calls.
+ */
+export function keyPageSlots(workspaceId: string): string {
+  return `${workspaceId}#key-page`
+}
+
 /** What a browser is shown when a limit is reached: a page, with the wait in `retry-after`. */
 export function tooManyPage(seconds: number): Outcome {
   return {
@@ -135,12 +144,17 @@ export class KeyPage {
     if (address) return failed(address)
     let settings: Awaited<ReturnType<ConnectionService['verify']>>
     try {
-      settings = await this.connections.verify(request.workspaceId, integration, credentials)
+      settings = await this.connections.verify(
+        request.workspaceId,
+        integration,
+        credentials,
+        keyPageSlots(request.workspaceId),
+      )
     } catch (err) {
-      // Refused by the workspace's bound on provider calls: the key was not (or not wholly) tried, so this
-      // page can say no more about it than before. The attempt is given back, and the page says to retry
-      // shortly, where "could not verify" sent the user to check a key that may well be right and, on the
-      // link's last attempt, ended the authorization.
+      // Refused by the page's bound on provider calls (keyPageSlots): the key was not (or not wholly) tried,
+      // so this page can say no more about it than before. The attempt is given back, and the page says to
+      // retry shortly, where "could not verify" sent the user to check a key that may well be right and, on
+      // the link's last attempt, ended the authorization.
       if (err instanceof BoundRefusal) {
         await this.states.refundAttempt(token)
         return this.form(

@@ -188,11 +188,16 @@ export class ConnectionService {
    * nothing the workspace's bound does not; a verification makes its calls one after another, so it holds
    * one slot at a time anyway. An update's verification is of new credentials, counted the same way rather
    * than queued behind the calls the connection is making with its old ones.
+   *
+   * `countAs` names whose bound they count against when it is not the workspace's own: the hosted key page's
+   * visitors (anyone with a link, and anyone can make links) choose the address, and one that never answers
+   * held a slot per visitor until every slot of the workspace was theirs and its API calls answered 429.
    */
   async verify(
     workspaceId: string,
     integration: IntegrationDefinition,
     credentials: Credentials,
+    countAs: string = workspaceId,
   ): Promise<ConnectionSettings> {
     this.checkAddresses(integration, credentials)
     const client = providerClientFor(
@@ -200,7 +205,7 @@ export class ConnectionService {
       credentials,
       { ...this.clientSettings, jsonAnswersOnly: true },
       undefined,
-      { workspaceId },
+      { workspaceId: countAs },
     ).forOperation()
     try {
       return await integration.verify(client, credentials)
