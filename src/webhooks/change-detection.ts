@@ -37,17 +37,29 @@ export interface FingerprintDiff {
 }
 
 /**
- * Compares a complete listing with what the previous check saw. Only meaningful when the listing is the
- * whole set: a record missing from a partial (windowed) listing is not a deleted record.
+ * Records fingerprinted between two turns of the event loop. A check reads up to 100,100 records, and
+ * fingerprinting them at once held every request of the process for over a second (a page of 100,000 plain
+ * records with a small `raw`: 1.2 s on a 2-core machine); a slice of this many takes some milliseconds.
  */
-export function diffAgainstFingerprints(
+const FINGERPRINTS_PER_TURN = 1000
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Compares a complete listing with what the previous check saw. Only meaningful when the listing is the
+ * whole set: a record missing from a partial (windowed) listing is not a deleted record. Lets the event loop
+ * turn every FINGERPRINTS_PER_TURN records.
+ */
+export async function diffAgainstFingerprints(
   records: readonly DeliveredRecord[],
   previous: ReadonlyMap<string, string>,
-): FingerprintDiff {
+): Promise<FingerprintDiff> {
   const created: DeliveredRecord[] = []
   const updated: DeliveredRecord[] = []
   const next = new Map<string, string>()
-  for (const record of records) {
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0 && i % FINGERPRINTS_PER_TURN === 0) await nextTurn()
+    const record = records[i]!
     const key = recordKeyOf(record)
     if (next.has(key)) continue
     const fingerprint = fingerprintOf(record)
@@ -91,13 +103,18 @@ export function classifyByTimestamps(
  * before is new when created inside the window read, else changed. `seen` is what to remember, `gone`
  * what fell out of the window.
  */
-export function classifyOverlapping(
+export async function classifyOverlapping(
   records: readonly DeliveredRecord[],
   previous: ReadonlyMap<string, string>,
   cursor: string,
   lagMs: number,
-): { created: DeliveredRecord[]; updated: DeliveredRecord[]; seen: Map<string, string>; gone: string[] } {
-  const diff = diffAgainstFingerprints(records, previous)
+): Promise<{
+  created: DeliveredRecord[]
+  updated: DeliveredRecord[]
+  seen: Map<string, string>
+  gone: string[]
+}> {
+  const diff = await diffAgainstFingerprints(records, previous)
   const windowStart = Date.parse(cursor) - lagMs
   const created: DeliveredRecord[] = []
   const updated: DeliveredRecord[] = [...diff.updated]

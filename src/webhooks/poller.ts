@@ -224,13 +224,13 @@ export class Poller {
       const records = needsRecords ? await readAll() : []
       const pages = webhook.include_all ? deliveryPages(records, webhook.page_max_limit, 'initial') : []
       if (strategy !== 'fingerprints') return { pages }
-      const diff = diffAgainstFingerprints(records, new Map())
+      const diff = await diffAgainstFingerprints(records, new Map())
       return { pages, fingerprints: { upsert: diff.next, remove: [] } }
     }
 
     if (strategy === 'fingerprints') {
       const previous = await storedFingerprints(this.db, webhook.id)
-      const diff = diffAgainstFingerprints(await readAll(), previous)
+      const diff = await diffAgainstFingerprints(await readAll(), previous)
       const changed = new Map([...diff.next].filter(([key, fp]) => previous.get(key) !== fp))
       return {
         pages: deliveryPages(changesFor(webhook.event, diff), webhook.page_max_limit, 'VIRTUAL'),
@@ -243,7 +243,7 @@ export class Poller {
     if (lag > 0) {
       const previous = await storedFingerprints(this.db, webhook.id)
       const records = await readAll(new Date(Date.parse(since) - lag).toISOString())
-      const split = classifyOverlapping(records, previous, since, lag)
+      const split = await classifyOverlapping(records, previous, since, lag)
       return {
         pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL'),
         fingerprints: { upsert: split.seen, remove: split.gone },
