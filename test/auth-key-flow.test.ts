@@ -46,6 +46,17 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     expect(redirected.location).toMatch(/\/unified\/integration\/key\//)
   })
 
+  it("is not an OAuth callback's state: the callback refuses it and leaves it for the page", async () => {
+    const url = await keyPage()
+    const state = url.split('/').at(-1)!
+    const callback = await browserGet(
+      `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, code: 'c0de' })}`,
+    )
+    expect(callback.status).toBe(400)
+    expect(callback.location).toBeUndefined()
+    expect((await browserGet(url)).status).toBe(200)
+  })
+
   it('shows a form with the provider fields that cannot be framed or cached', async () => {
     const page = await browserGet(await keyPage())
     expect(page.status).toBe(200)

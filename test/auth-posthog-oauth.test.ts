@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_PERSONAL_API_KEY, type PosthogEmulator } from '../emulators/posthog/index.js'
 import { verifyRedirectSig } from '../src/authorization/index.js'
 import { integrationOf } from '../src/integrations/registry.js'
-import { type AuthServer, browserGet, startAuthorization, useOAuthSuite } from './support/auth-server.js'
+import {
+  type AuthServer,
+  browserGet,
+  browserPost,
+  startAuthorization,
+  useOAuthSuite,
+} from './support/auth-server.js'
 import {
   configurePosthogApp,
   decideAtPosthog,
@@ -131,6 +137,29 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     expect(back.searchParams.get('error_code')).toBe('access_denied')
     expect(back.searchParams.get('state')).toBe('their-state')
     expect((await s.api<unknown[]>('GET', '/unified/connection')).body.length).toBe(before)
+  })
+
+  it("does not take an OAuth authorization's state on the key page, which would complete it with any key", async () => {
+    // The state travels in the authorize URL (to PostHog, in the browser's address bar): on the key page it
+    // created a connection from a key and address of the sender's choosing, signed for the user's own
+    // `state` and `external_xref`, with no code, no PKCE and no consent.
+    const url = await authorizeUrl({ external_xref: 'cust-key-page' })
+    const state = url.searchParams.get('state')!
+    const before = (await s.api<unknown[]>('GET', '/unified/connection')).body.length
+    const shown = await browserGet(`${s.url}/unified/integration/key/${state}`)
+    expect(shown.status).toBe(400)
+    expect(shown.text).toContain('This authorization link is not valid')
+    const posted = await browserPost(`${s.url}/unified/integration/key/${state}`, {
+      token: DEFAULT_PERSONAL_API_KEY,
+      api_url: ph.url,
+    })
+    expect(posted.status).toBe(400)
+    expect(posted.location).toBeUndefined()
+    expect((await s.api<unknown[]>('GET', '/unified/connection')).body.length).toBe(before)
+    // Nor is the state spent: the user's consent completes the authorization.
+    const done = await browserGet(await decideAtPosthog(url.toString(), 'allow'))
+    expect(new URL(done.location!).searchParams.get('type')).toBe('posthog')
+    expect(new URL(done.location!).pathname).toBe('/ok')
   })
 
   it('refreshes an expiring token, keeps the rotated refresh token, and the old one is refused', async () => {

@@ -13,7 +13,7 @@ import { keyFormPage } from './pages/key-form.js'
 import { resultPage } from './pages/result.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { AuthRequest } from './request.js'
-import type { AuthStateStore } from './state-store.js'
+import type { AuthStateStore, ConsumeResult } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
 
 /** The fields the page asks for: the key's own, never another method's tokens. */
@@ -60,6 +60,19 @@ export class KeyPage {
     private readonly workspaceLimit?: RateLimiter,
   ) {}
 
+  /**
+   * The pending authorization a key page link names, or unknown for one that is an OAuth authorization's
+   * (it has a redirect URI): that state travels in the provider's authorize URL, and taken here it completed
+   * the authorization with any key and address its sender chose, signed for the user's own `state` and
+   * `external_xref`, with no code, no PKCE and no consent. It is left unspent for its own flow.
+   */
+  private async keyPageState(token: string): Promise<ConsumeResult> {
+    const pending = await this.states.peek(token)
+    if (pending.ok || pending.reason !== 'unknown')
+      if (pending.request.redirectUri !== undefined) return { ok: false, reason: 'unknown' }
+    return pending
+  }
+
   private form(
     token: string,
     request: AuthRequest,
@@ -85,7 +98,7 @@ export class KeyPage {
 
   async show(token: string): Promise<Outcome> {
     if (!looksLikeStateToken(token)) return this.flow.failForState({ ok: false, reason: 'unknown' })
-    const pending = await this.states.peek(token)
+    const pending = await this.keyPageState(token)
     if (!pending.ok) return this.flow.failForState(pending)
     const integration = this.flow.integration(pending.request.integrationType)
     return this.form(token, pending.request, integration, 200)
@@ -93,6 +106,8 @@ export class KeyPage {
 
   async cancel(token: string): Promise<Outcome> {
     if (!looksLikeStateToken(token)) return this.flow.failForState({ ok: false, reason: 'unknown' })
+    const pending = await this.keyPageState(token)
+    if (!pending.ok && pending.reason === 'unknown') return this.flow.failForState(pending)
     const spent = await this.states.consume(token)
     if (!spent.ok) return this.flow.failForState(spent)
     return this.flow.fail(spent.request, 'cancelled', 'The user cancelled the connection.')
@@ -104,7 +119,7 @@ export class KeyPage {
    */
   async submit(token: string, form: Readonly<Record<string, string>>): Promise<Outcome> {
     if (!looksLikeStateToken(token)) return this.flow.failForState({ ok: false, reason: 'unknown' })
-    const pending = await this.states.peek(token)
+    const pending = await this.keyPageState(token)
     if (!pending.ok) return this.flow.failForState(pending)
     const { request } = pending
     const integration = this.flow.integration(request.integrationType)

@@ -51,6 +51,10 @@ export class OAuthCallback {
 
   async handle(q: CallbackQuery): Promise<Outcome> {
     if (!looksLikeStateToken(q.state)) return this.flow.failForState({ ok: false, reason: 'unknown' })
+    // A key page's state (no redirect URI) is no OAuth authorization: unknown here, and left unspent.
+    const pending = await this.states.peek(q.state)
+    if ((pending.ok || pending.reason !== 'unknown') && pending.request.redirectUri === undefined)
+      return this.flow.failForState({ ok: false, reason: 'unknown' })
     const spent = await this.states.consume(q.state)
     if (!spent.ok) return this.flow.failForState(spent)
     const { request } = spent
