@@ -57,6 +57,30 @@ describe('request bodies nested too deep', () => {
     expect(emu.requests()).toEqual([])
   })
 
+  it('refuses the same in an object argument a tool takes as JSON text (as Gemini sends it), and sends nothing', async () => {
+    emu.clearRequests()
+    const call = (raw: string) =>
+      h.api<ErrorBody>('POST', '/tools/create_analytics_event/call', {
+        query: { connection: conn },
+        body: { name: 'Deep', raw },
+      })
+    const deep = await call(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)
+    expect(deep.status).toBe(400)
+    expect(deep.body.message).toBe(
+      `raw: nested more than ${MAX_BODY_DEPTH} levels deep; request bodies may nest up to ${MAX_BODY_DEPTH}`,
+    )
+    const proto = await call('{"__proto__":{"isAdmin":true}}')
+    expect(proto.status).toBe(400)
+    expect(proto.body.message).toMatch(/^raw: holds a key named __proto__/)
+    const surrogate = await call('{"a":"\\ud800"}')
+    expect(surrogate.status).toBe(400)
+    expect(surrogate.body.message).toMatch(/^raw: holds a lone UTF-16 surrogate/)
+    expect(emu.requests()).toEqual([])
+    // A well-formed one is taken as before.
+    const fine = await call('{"plan":{"tier":"pro"}}')
+    expect(fine.status, JSON.stringify(fine.body)).toBe(200)
+  })
+
   it('still refuses, before any provider call, the keys Fastify refuses by default', async () => {
     // `metadata` is a free map of objects: only the parser stands between these keys and the provider.
     emu.clearRequests()

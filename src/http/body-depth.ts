@@ -86,6 +86,17 @@ export function bodyProblem(text: string, value: unknown, checks: Checks = {}): 
 }
 
 /**
+ * What bodyProblem finds in JSON given as text inside a body (a tool's object argument, which Gemini's tool
+ * schemas can only send as a string), prototype keys included, in words without a field name; undefined
+ * when it has none. Parsed from a string, such an argument had none of a body's checks.
+ */
+export function jsonTextProblem(text: string, value: unknown): string | undefined {
+  const checks = { prototypeKeys: true, surrogates: SURROGATE_ESCAPE.test(text) }
+  const problem = firstProblem(value, checks, MAX_BODY_DEPTH)
+  return problem && PROBLEM_MESSAGES[problem.kind]
+}
+
+/**
  * Fastify's parser refuses a `__proto__` or `constructor.prototype` key as "not valid JSON": when the text
  * is JSON after all, the 400 names the key and the field holding it instead. Only a refused body is parsed
  * again (JSON.parse keeps `__proto__` as a plain key), so an accepted one costs nothing more.

@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js'
+import { jsonTextProblem } from '../http/body-depth.js'
 import type { ObjectSchema } from './json-schema.js'
 import type { ToolArguments } from './tool.js'
 
@@ -22,15 +23,21 @@ export function checkArguments(toolName: string, schema: ObjectSchema, args: Too
 
 /**
  * Some vendors' schemas cannot describe free-form objects (Gemini), so those tools receive them as JSON
- * text; an object argument given as a string is parsed back.
+ * text; an object argument given as a string is parsed back, and checked as a body is (depth, prototype
+ * keys, lone surrogates), with a 400 naming the argument: it went to the provider unchecked, 100,000
+ * levels deep or with a `__proto__` key.
  */
 export function objectArgument(name: string, value: unknown): unknown {
   if (typeof value !== 'string') return value
+  let parsed: unknown
   try {
-    return JSON.parse(value)
+    parsed = JSON.parse(value)
   } catch {
     throw badRequest(`${name} must be a JSON object`)
   }
+  const problem = jsonTextProblem(value, parsed)
+  if (problem) throw badRequest(`${name}: ${problem}`)
+  return parsed
 }
 
 /**
