@@ -105,6 +105,25 @@ describe('a request body that does not arrive in time', () => {
     expect(end!.text).toMatch(/^HTTP\/1.1 401/)
   })
 
+  it('a body trickled after an answer given before it was read is not read for ever', async () => {
+    // An unknown route's 404 and a malformed address's 400 are answered before any route or hook runs; a
+    // passthrough refused before it relays (no such connection, a method override) answers before the upload
+    // is read. Node's server then reads and drops the rest of the body, kept going here a byte at a time.
+    for (const head of [
+      'POST /nothing-here HTTP/1.1\r\ncontent-length: 1000000\r\n',
+      'POST /unified/connection/%E0%A4%A HTTP/1.1\r\ncontent-length: 1000000\r\n',
+      `POST /passthrough/cn_na_nope/x HTTP/1.1\r\nauthorization: Bearer ${h.apiKey}\r\ncontent-length: 1000\r\n`,
+      `POST /passthrough/${conn}/x HTTP/1.1\r\nauthorization: Bearer ${h.apiKey}\r\nx-http-method-override: PUT\r\ncontent-length: 1000\r\n`,
+    ]) {
+      const { socket, closed } = await caller(`${head}content-type: application/json\r\n`, '{')
+      const drip = setInterval(() => socket.write(' '), BODY_TIMEOUT_MS / 6)
+      const end = await within(closed, BODY_TIMEOUT_MS * 5)
+      clearInterval(drip)
+      expect(end, `${head.split('\r\n')[0]}: the socket was still open`).toBeDefined()
+      expect(end!.text).toMatch(/^HTTP\/1.1 (400|404)/)
+    }
+  })
+
   it('a body that arrives in time is answered as before', async () => {
     const res = await h.api('PATCH', '/unified/workspace', { body: { name: 'still works' } })
     expect(res.status, res.text).toBe(200)

@@ -16,7 +16,7 @@ import { passthroughRoutes } from './routes/passthrough.js'
 import { unifiedObjectRoutes } from './routes/unified-objects.js'
 import { workspaceRoutes } from './routes/workspace.js'
 import { buildSerializerOnFirstUse } from './serialization.js'
-import { boundRequestUploads } from './upload-deadline.js'
+import { boundUpload } from './upload-deadline.js'
 import { buildValidatorPerPart } from './validation.js'
 
 export interface AppOptions {
@@ -55,6 +55,7 @@ async function assembleApp(
     // The HTTP server Fastify would make, with the passthrough door in front of Fastify's own handler.
     serverFactory: (handler, settings) =>
       httpServer((req, res) => {
+        boundUpload(req, res, services.config.bodyTimeoutMs)
         if (!door(req, res)) handler(req, res)
       }, settings),
     schemaController: {
@@ -77,7 +78,6 @@ async function assembleApp(
     },
   })
   installErrorHandling(app)
-  boundRequestUploads(app, services.config.bodyTimeoutMs)
   parseJsonBodiesWithDepthLimit(app)
   if (documentation === 'documented') {
     const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([

@@ -192,6 +192,11 @@ export interface PassthroughExchange {
   readonly response: ServerResponse
   /** The socket's response, taken over once the provider's status and headers are in. */
   takeOver(): ServerResponse
+  /**
+   * Lifts the bound on the request body's arrival (UNIGATE_BODY_TIMEOUT_MS) once the upload is relayed,
+   * when the relay's idle bound takes over; until then (a refusal before relaying) it holds.
+   */
+  readonly releaseBodyDeadline?: () => void
 }
 
 /**
@@ -237,6 +242,8 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
     if (hasBody && call.body?.readableEnded === false) call.response.shouldKeepAlive = false
   }
   if (hasBody) {
+    // The upload streams to the provider for as long as the caller sends it, under this idle bound.
+    call.releaseBodyDeadline?.()
     call.response.setTimeout(idleMs, close)
     call.body?.once('end', () => call.response.setTimeout(0, close))
   }
@@ -304,8 +311,6 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
 
   const handler = (request: FastifyRequest, reply: FastifyReply) => {
-    // The upload streams to the provider for as long as the caller sends it, under the relay's idle bound.
-    releaseUploadDeadline(request)
     return relayPassthrough(services, {
       method: request.method,
       url: request.raw.url ?? '',
@@ -320,6 +325,7 @@ export async function passthroughRoutes(app: FastifyInstance, services: Services
         reply.hijack()
         return reply.raw
       },
+      releaseBodyDeadline: () => releaseUploadDeadline(request.raw),
     })
   }
 
