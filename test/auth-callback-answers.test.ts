@@ -108,6 +108,12 @@ describe("the OAuth callback's error, as the query gave it", () => {
     expect(page.text).not.toContain('Call +1-555-0100')
   })
 
+  it("OpenID Connect's registered codes are named too (an integrator needs login_required from consent_required)", async () => {
+    const page = await failWith('consent_required')
+    expect(page.text).toContain('HubSpot answered the authorization with consent_required.')
+    expect(page.text).not.toContain('Call +1-555-0100')
+  })
+
   it('an error that is not a registered code is not repeated either', async () => {
     const page = await failWith(PHISH)
     expect(page.text).toContain('HubSpot answered the authorization with an error.')

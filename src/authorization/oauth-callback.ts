@@ -12,11 +12,12 @@ import type { TokenClient } from './tokens/token-client.js'
 import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
 
 /**
- * The errors an authorization endpoint may send back (RFC 6749 section 4.1.2.1): the only words of the
- * callback's query the page and the failure redirect repeat. Anyone can start an authorization and open the
- * callback with its state and an `error` or `error_description` of their choosing: repeated, they put a
- * sentence of theirs ("your account is locked, call …") on Unigate's page, over "Secured by Unigate", and into
- * the integrator's failure redirect.
+ * The errors an authorization endpoint may send back (RFC 6749 section 4.1.2.1, and OpenID Connect Core 1.0
+ * section 3.1.2.6 for providers that speak it, Google among them): the only words of the callback's query the
+ * page and the failure redirect repeat. Anyone can start an authorization and open the callback with its
+ * state and an `error` or `error_description` of their choosing: repeated, they put a sentence of theirs
+ * ("your account is locked, call …") on Unigate's page, over "Secured by Unigate", and into the integrator's
+ * failure redirect.
  */
 const AUTHORIZATION_ERROR_CODES: readonly string[] = [
   'invalid_request',
@@ -26,6 +27,15 @@ const AUTHORIZATION_ERROR_CODES: readonly string[] = [
   'invalid_scope',
   'server_error',
   'temporarily_unavailable',
+  'interaction_required',
+  'login_required',
+  'account_selection_required',
+  'consent_required',
+  'invalid_request_uri',
+  'invalid_request_object',
+  'request_not_supported',
+  'request_uri_not_supported',
+  'registration_not_supported',
 ]
 
 /** What a provider sends back to the callback (RFC 6749 sections 4.1.2 and 4.1.2.1). */
