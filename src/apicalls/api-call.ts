@@ -112,9 +112,18 @@ export const API_CALL_COLUMNS = Object.keys(COLUMN_SET) as (keyof ApiCallRow)[]
  */
 export const MAX_API_CALL_TEXT = 512
 
+/**
+ * `text` cut to MAX_API_CALL_TEXT UTF-16 units, never between the two halves of a surrogate pair: cut there,
+ * the record held a lone surrogate, which is not text (JSON answers it as an escape no SDK reads back).
+ */
+export function clipApiCallText(text: string): string {
+  if (text.length <= MAX_API_CALL_TEXT) return text
+  const last = text.charCodeAt(MAX_API_CALL_TEXT - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_API_CALL_TEXT - 1 : MAX_API_CALL_TEXT)
+}
+
 function clipText(text: string | undefined): string | null {
-  if (text === undefined) return null
-  return text.length > MAX_API_CALL_TEXT ? text.slice(0, MAX_API_CALL_TEXT) : text
+  return text === undefined ? null : clipApiCallText(text)
 }
 
 export function apiCallRow(id: string, createdAt: string, call: NewApiCall): ApiCallRow {

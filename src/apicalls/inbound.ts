@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { ResolvedConnection } from '../connections/index.js'
 import { MODELS } from '../models/index.js'
-import { MAX_API_CALL_TEXT, type NewApiCall } from './api-call.js'
+import { clipApiCallText, type NewApiCall } from './api-call.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 /** What a handler learned that the log needs: the connection, and how long the provider took. */
@@ -55,7 +55,7 @@ export function noteRelayedAnswer(
 /** Called where an answer is one of our JSON errors written without Fastify's reply (the passthrough door). */
 export function noteError(note: InboundNote, ip: string | undefined, message: string, size: number): void {
   note.ip = ip
-  note.error = clip(message)
+  note.error = clipApiCallText(message)
   note.size = size
 }
 
@@ -83,16 +83,12 @@ export function routePattern(url: string): string {
   return url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{path}')
 }
 
-function clip(text: string): string {
-  return text.length > MAX_API_CALL_TEXT ? text.slice(0, MAX_API_CALL_TEXT) : text
-}
-
 /** Our own errors are JSON `{ message }`; a provider's error body (passthrough) is never read or kept. */
 function errorMessage(status: number, payload: unknown): string {
   if (typeof payload === 'string') {
     try {
       const message = (JSON.parse(payload) as { message?: unknown }).message
-      if (typeof message === 'string') return clip(message)
+      if (typeof message === 'string') return clipApiCallText(message)
     } catch {
       // Not our JSON: fall through to the status.
     }
@@ -142,7 +138,7 @@ export function inboundCall(facts: InboundFacts): NewApiCall {
   // optional field made eight objects a call.
   return {
     workspace_id: facts.workspaceId,
-    connection_id: connectionId ? clip(connectionId) : undefined,
+    connection_id: connectionId ? clipApiCallText(connectionId) : undefined,
     integration_type: c?.integration_type ?? 'unknown',
     external_xref: c?.external_xref || undefined,
     environment: c?.environment,
@@ -154,7 +150,7 @@ export function inboundCall(facts: InboundFacts): NewApiCall {
     error: status >= 400 ? (note.error ?? `failed with ${status}`) : undefined,
     size: facts.size,
     ip_address: note.ip || undefined,
-    user_agent: facts.userAgent ? clip(facts.userAgent) : undefined,
+    user_agent: facts.userAgent ? clipApiCallText(facts.userAgent) : undefined,
     // Billable as tool calls are: the connection was used and the call succeeded.
     is_billable: c !== undefined && status < 400,
     unified_response_time: Math.round(facts.elapsedMs),

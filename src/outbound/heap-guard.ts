@@ -47,7 +47,8 @@ export class MemoryShortError extends ApiError {
  * read at least their share of answer bytes lately (RecentReads) are refused, so a workspace whose large
  * answers filled the heap waits while the others' calls go on; past the hard mark, halfway from the mark to
  * the limit, every call is refused (and a call made for no workspace always is). A connection's verification
- * is a call for its workspace like the workspace's reads.
+ * is a call for its workspace like the workspace's reads, but for the hosted key page's, counted under the
+ * page's own key (keyPageSlots): its visitors' answers are judged apart from the workspace's own reads.
  */
 export class HeapGuard {
   private readonly reads = new RecentReads()
