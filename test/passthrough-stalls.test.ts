@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { answeredFathomVerification } from './support/fathom-stand-in.js'
+import { answeredFathomVerification, connectFathomAt } from './support/fathom-stand-in.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 const PROVIDER_TIMEOUT_MS = 500
@@ -53,14 +53,7 @@ describe('passthrough lets a provider socket go when the caller stalls', () => {
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
     providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
     h = await startHarness('sqlite', { providerTimeoutMs: PROVIDER_TIMEOUT_MS })
-    const c = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
-        integration_type: 'fathom',
-        auth: { api_key: 'a-valid-token-1', meta: { api_url: providerUrl } },
-      },
-    })
-    expect(c.status, c.text).toBe(200)
-    conn = c.body.id
+    conn = await connectFathomAt(h, providerUrl)
   })
   afterAll(async () => {
     for (const s of callers) s.destroy()

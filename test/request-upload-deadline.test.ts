@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { answeredFathomVerification } from './support/fathom-stand-in.js'
+import { answeredFathomVerification, connectFathomAt } from './support/fathom-stand-in.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 const BODY_TIMEOUT_MS = 600
@@ -27,14 +27,7 @@ describe('a request body that does not arrive in time', () => {
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
     const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
     h = await startHarness('sqlite', { bodyTimeoutMs: BODY_TIMEOUT_MS, providerTimeoutMs: 3_000 })
-    const c = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: {
-        integration_type: 'fathom',
-        auth: { api_key: 'a-valid-token-1', meta: { api_url: providerUrl } },
-      },
-    })
-    expect(c.status, c.text).toBe(200)
-    conn = c.body.id
+    conn = await connectFathomAt(h, providerUrl)
   })
   afterAll(async () => {
     for (const s of sockets) s.destroy()
