@@ -60,6 +60,22 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
     }
   })
 
+  it('answers a body of a type the API does not read with a 415 naming the type to send', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await fetch(`${h.url}/unified/connection`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': type },
+        body: 'integration_type=posthog',
+      })
+      expect(res.status, type).toBe(415)
+      expect(await res.json()).toEqual({
+        statusCode: 415,
+        error: 'Unsupported Media Type',
+        message: `content-type ${type} is not read here; send the body as application/json`,
+      })
+    }
+  })
+
   it('names a tool argument as itself, not as a query parameter, with the range it allows', async () => {
     for (const limit of [-1, 100_000, 1.5, '0x10']) {
       const res = await h.api('POST', '/tools/list_unified_connections/call', { body: { limit } })

@@ -168,6 +168,16 @@ describe.each(storeKinds())('tool server in connection mode on %s', (store) => {
     expect(((await bad.json()) as { message: string }).message).toBe(
       'the body is not valid JSON: a text/plain body is read as JSON here',
     )
+    // Another type is a 415 naming what the route reads.
+    const form = await fetch(`${h.url}/tools/get_analytics_event/call?${params}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'id=e1',
+    })
+    expect(form.status).toBe(415)
+    expect(((await form.json()) as { message: string }).message).toBe(
+      'content-type application/x-www-form-urlencoded is not read here; send the body as application/json or text/plain',
+    )
     // The MCP endpoint itself still takes JSON only, as the MCP transport does.
     const mcp = await fetch(`${h.url}/mcp?${params}`, {
       method: 'POST',

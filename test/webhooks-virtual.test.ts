@@ -464,6 +464,13 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
           .filter((l) => l.includes('"level":50'))
           .join('\n'),
       ).toBe(200)
+      // A provider labelling its JSON as text/plain is read the same (the API itself reads JSON only).
+      const asText = await fetch(`${h.url}/native-webhooks/${w.id}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sub!.secret}`, 'content-type': 'text/plain' },
+        body: JSON.stringify({ events: [] }),
+      })
+      expect(asText.status).toBe(200)
       await receiver.waitFor(() => receiver.accepted(w.id).length === 1, 15_000, 'native delivery')
       expect(receiver.accepted(w.id)[0]).toMatchObject({
         type: 'NATIVE',

@@ -79,6 +79,10 @@ async function assembleApp(
   })
   installErrorHandling(app)
   parseJsonBodiesWithDepthLimit(app)
+  // The API reads JSON only: Fastify's own text/plain parser handed routes a string that validation then
+  // refused as "not an object"; without it such a body is a 415 naming what to send (the tool-call routes
+  // read text/plain as JSON in their own scope).
+  app.removeContentTypeParser('text/plain')
   if (documentation === 'documented') {
     const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
       import('@fastify/swagger'),

@@ -127,9 +127,32 @@ export function frameworkErrorAnswer(err: FastifyError, maxParamLength: number):
   }
 }
 
+/** The body types a route may read, named in a 415 when it reads some of them (unsupportedType). */
+const NAMED_BODY_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded']
+
+/**
+ * Fastify's 415 says only "Unsupported Media Type": this names the type sent and the ones the route reads
+ * (each scope has its own parsers: JSON on the API, JSON or text on tool calls, a form on the key page).
+ */
+function unsupportedType(request: FastifyRequest): ErrorAnswer {
+  const read = NAMED_BODY_TYPES.filter((type) => request.server.hasContentTypeParser(type))
+  const sent =
+    String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim() || 'none'
+  const message =
+    read.length > 0
+      ? `content-type ${sent} is not read here; send the body as ${read.join(' or ')}`
+      : `content-type ${sent} is not read here`
+  return { status: 415, headers: {}, body: errorBody(415, message) }
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    const answer = errorAnswerOf(err, () => request.log)
+    const answer =
+      (err as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? unsupportedType(request)
+        : errorAnswerOf(err, () => request.log)
     void reply.code(answer.status).headers(answer.headers).send(answer.body)
   })
   const noRoute = (request: FastifyRequest, reply: FastifyReply) =>

@@ -273,11 +273,14 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
 
   // Providers call this without a workspace key; each call is authenticated per subscription instead.
   await app.register(async (scope) => {
-    // The provider's body is kept as received: a signature covers its exact bytes.
+    // The provider's body is kept as received: a signature covers its exact bytes. As JSON or as text/plain
+    // (the API reads JSON only, but a provider may label its JSON as text: it is taken as it always was here).
     scope.removeContentTypeParser('application/json')
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      done(null, body)
-    })
+    for (const type of ['application/json', 'text/plain']) {
+      scope.addContentTypeParser(type, { parseAs: 'string' }, (_request, body, done) => {
+        done(null, body)
+      })
+    }
     scope.post(
       '/native-webhooks/:id',
       { schema: { hide: true, params: IdParams } },
