@@ -74,6 +74,16 @@ describe("a caller's malformed input is a 400 naming it, never a 500", () => {
         message: `content-type ${type} is not read here; send the body as application/json`,
       })
     }
+    // The caller's header is named back no longer than a media type reasonably is.
+    const long = await fetch(`${h.url}/unified/connection`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': `text/${'x'.repeat(5000)}` },
+      body: '{}',
+    })
+    expect(long.status).toBe(415)
+    expect(((await long.json()) as { message: string }).message).toBe(
+      `content-type text/${'x'.repeat(95)} is not read here; send the body as application/json`,
+    )
   })
 
   it('names a tool argument as itself, not as a query parameter, with the range it allows', async () => {

@@ -136,10 +136,12 @@ const NAMED_BODY_TYPES = ['application/json', 'text/plain', 'application/x-www-f
  */
 function unsupportedType(request: FastifyRequest): ErrorAnswer {
   const read = NAMED_BODY_TYPES.filter((type) => request.server.hasContentTypeParser(type))
+  // The caller's own header, named back no longer than a media type reasonably is.
   const sent =
     String(request.headers['content-type'] ?? '')
       .split(';')[0]
-      ?.trim() || 'none'
+      ?.trim()
+      .slice(0, 100) || 'none'
   const message =
     read.length > 0
       ? `content-type ${sent} is not read here; send the body as ${read.join(' or ')}`
