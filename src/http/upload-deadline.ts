@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { errorBody } from './errors.js'
 
 /** The deadline of each request still arriving, by request: the passthrough relay releases its own. */
 const deadlines = new WeakMap<IncomingMessage, NodeJS.Timeout>()
@@ -26,11 +27,12 @@ export function boundUpload(req: IncomingMessage, res: ServerResponse, deadlineM
       req.socket.destroy()
       return
     }
-    const body = JSON.stringify({
-      statusCode: 408,
-      error: 'Request Timeout',
-      message: `the request body did not arrive within ${deadlineMs} ms (UNIGATE_BODY_TIMEOUT_MS); the connection is closed`,
-    })
+    const body = JSON.stringify(
+      errorBody(
+        408,
+        `the request body did not arrive within ${deadlineMs} ms (UNIGATE_BODY_TIMEOUT_MS); the connection is closed`,
+      ),
+    )
     res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
     res.end(body, () => req.socket.destroy())
   }, deadlineMs)
