@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { turnsDuring } from '../../test/support/loop-turns.js'
 import {
   changesFor,
   classifyByTimestamps,
@@ -48,25 +49,6 @@ describe('diffAgainstFingerprints', () => {
   })
 })
 
-/**
- * What `run` answers, and how many turns the event loop took while it ran: other work waiting on the loop (a
- * request, a timer) gets one between slices of the records. Counted by a callback that asks for the next
- * turn each time it runs; a run that never yields leaves it at 0.
- */
-async function turnsDuring<T>(run: () => Promise<T>): Promise<{ diff: T; turns: number }> {
-  let turns = 0
-  let done = false
-  const turn = () => {
-    if (done) return
-    turns++
-    setImmediate(turn)
-  }
-  setImmediate(turn)
-  const diff = await run()
-  done = true
-  return { diff, turns }
-}
-
 describe('a check of many records', () => {
   it('lets the event loop turn while it fingerprints them, not only once they are all done', async () => {
     const records = Array.from({ length: 100_100 }, (_, i) => ({
@@ -77,7 +59,7 @@ describe('a check of many records', () => {
       raw: { a: 1, b: 'two', c: [1, 2, 3], d: { e: 'f', g: i } },
     }))
     // Fingerprinted at once, the records held every request of the process for 0.7 to 1.2 s.
-    const { diff, turns } = await turnsDuring(() => diffAgainstFingerprints(records, new Map()))
+    const { result: diff, turns } = await turnsDuring(() => diffAgainstFingerprints(records, new Map()))
     expect(diff.created).toHaveLength(100_100)
     expect(turns).toBeGreaterThanOrEqual(100)
   })
@@ -86,7 +68,7 @@ describe('a check of many records', () => {
     // 1,000 records of some 32 KB each: one slice by count, 32 MB of text (a 700 ms pause, a review measured).
     const big = 'x'.repeat(32 * 1024)
     const records = Array.from({ length: 1000 }, (_, i) => ({ id: `id-${i}`, name: big }))
-    const { diff, turns } = await turnsDuring(() => diffAgainstFingerprints(records, new Map()))
+    const { result: diff, turns } = await turnsDuring(() => diffAgainstFingerprints(records, new Map()))
     expect(diff.created).toHaveLength(1000)
     expect(turns).toBeGreaterThanOrEqual(30)
   })

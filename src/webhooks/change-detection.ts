@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { LoopSlices } from './loop-slices.js'
 
 /** A record as delivered: plain JSON (already projected, dates as ISO strings). */
 export type DeliveredRecord = Readonly<Record<string, unknown>>
@@ -57,8 +58,6 @@ const FINGERPRINTS_PER_TURN = 1000
  */
 const FINGERPRINT_TEXT_PER_TURN = 1024 * 1024
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
 /**
  * Compares a complete listing with what the previous check saw. Only meaningful when the listing is the
  * whole set: a record missing from a partial (windowed) listing is not a deleted record. Lets the event loop
@@ -71,22 +70,19 @@ export async function diffAgainstFingerprints(
   const created: DeliveredRecord[] = []
   const updated: DeliveredRecord[] = []
   const next = new Map<string, string>()
-  let slice = { records: 0, text: 0 }
+  const slices = new LoopSlices(FINGERPRINTS_PER_TURN, FINGERPRINT_TEXT_PER_TURN)
   for (const record of records) {
-    if (slice.records >= FINGERPRINTS_PER_TURN || slice.text >= FINGERPRINT_TEXT_PER_TURN) {
-      await nextTurn()
-      slice = { records: 0, text: 0 }
-    }
-    slice.records++
     const canonical = canonicalJson(record)
-    slice.text += canonical.length
+    const turn = slices.spend(1, canonical.length)
     const fingerprint = digestOf(canonical)
     const key = recordKeyOf(record, fingerprint)
-    if (next.has(key)) continue
-    next.set(key, fingerprint)
-    const before = previous.get(key)
-    if (before === undefined) created.push(record)
-    else if (before !== fingerprint) updated.push(record)
+    if (!next.has(key)) {
+      next.set(key, fingerprint)
+      const before = previous.get(key)
+      if (before === undefined) created.push(record)
+      else if (before !== fingerprint) updated.push(record)
+    }
+    if (turn) await turn
   }
   const deleted = [...previous.keys()].filter((key) => !next.has(key))
   return { created, updated, deleted, next }

@@ -9,17 +9,19 @@ import {
   sqliteHandleOf,
   type WebhookDeliveryTable,
 } from '../store/index.js'
+import { LoopSlices } from './loop-slices.js'
 import type { DeliveryPage } from './pages.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
-/** The rows of new deliveries, one a page in order: pending, due at once, each with its own id and nonce. */
-export function pendingDeliveryRows(
+/** The row of a new delivery: pending, due at once, with its own id and nonce; `position` orders a check's pages. */
+function pendingDeliveryRow(
   webhookId: string,
-  pages: readonly DeliveryPage[],
+  page: DeliveryPage,
+  position: number,
   createdAt: string,
-): WebhookDeliveryTable[] {
-  return pages.map((page, position) => ({
+): WebhookDeliveryTable {
+  return {
     id: newId('dl'),
     webhook_id: webhookId,
     type: page.type,
@@ -34,26 +36,43 @@ export function pendingDeliveryRows(
     last_error: null,
     created_at: createdAt,
     delivered_at: null,
-  }))
+  }
 }
 
 /** Rows per insert: 14 columns each stays well under SQLite's 32,766 bound variables per statement. */
 const ROWS_PER_INSERT = 300
 
-/** Inserts the pending deliveries of `pages` inside the caller's transaction, in statements SQLite can bind. */
+/**
+ * The most delivery text written out and inserted between two turns of the event loop: a check's pages can
+ * hold 100,100 records, and writing them as JSON and inserting them at once (SQLite runs synchronously) held
+ * every request of the process. An insert statement also ends there, so a slice is one statement at most.
+ */
+const DELIVERY_TEXT_PER_TURN = 1024 * 1024
+
+/**
+ * Inserts the pending deliveries of `pages` inside the caller's transaction, in statements SQLite can bind,
+ * letting the event loop turn every ROWS_PER_INSERT rows or DELIVERY_TEXT_PER_TURN of their data. On SQLite
+ * the caller's transaction keeps the store's one connection meanwhile: other queries wait for it, requests
+ * that need none go on.
+ */
 export async function insertPendingDeliveries(
   trx: Db,
   webhookId: string,
   pages: readonly DeliveryPage[],
   createdAt: string,
 ): Promise<void> {
-  const rows = pendingDeliveryRows(webhookId, pages, createdAt)
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(rows.slice(i, i + ROWS_PER_INSERT))
-      .execute()
+  const slices = new LoopSlices(ROWS_PER_INSERT, DELIVERY_TEXT_PER_TURN)
+  let rows: WebhookDeliveryTable[] = []
+  for (const [position, page] of pages.entries()) {
+    const row = pendingDeliveryRow(webhookId, page, position, createdAt)
+    rows.push(row)
+    const turn = slices.spend(1, row.data.length)
+    if (!turn) continue
+    await trx.insertInto('webhook_deliveries').values(rows).execute()
+    rows = []
+    await turn
   }
+  if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute()
 }
 
 /**
