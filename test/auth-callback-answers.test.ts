@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AuthServer, browserGet, startAuthServer } from './support/auth-server.js'
 import { type LocalServer, startLocalServer } from './support/local-server.js'
@@ -132,5 +133,83 @@ describe("the OAuth callback's error, as the query gave it", () => {
     const back = new URL(res.location!)
     expect(back.searchParams.get('error_code')).toBe('provider_error')
     expect(back.searchParams.get('error')).toBe('HubSpot answered the authorization with an error.')
+  })
+})
+
+/**
+ * The page and the failure redirect name only registered codes; the operator still needs the provider's own
+ * words on why an authorization failed. They go to the log, cut short, without what the token request sent.
+ */
+describe("the operator's log of a failed authorization", () => {
+  const CLIENT_SECRET = 'app-secret-0123456789abcdef'
+  const CODE = 'auth-code-0123456789abcdef'
+  const lines: string[] = []
+  let s: AuthServer
+  let server: LocalServer
+  beforeAll(async () => {
+    server = await startLocalServer((_req, res) => {
+      // A token endpoint that quotes the form it refuses, as some do.
+      res.statusCode = 400
+      res.setHeader('content-type', 'application/json')
+      res.end(
+        JSON.stringify({
+          error: 'invalid_grant',
+          error_description: `code ${CODE} is not valid for client_secret=${CLIENT_SECRET}`,
+        }),
+      )
+    })
+    const stream = new PassThrough()
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)))
+    s = await startAuthServer('sqlite', { logLevel: 'info' }, undefined, stream)
+    const put = await s.api('PUT', '/unified/workspace/oauth_app/hubspot', {
+      client_id: 'app',
+      client_secret: CLIENT_SECRET,
+      token_url: `${server.url}/token`,
+    })
+    expect(put.status).toBe(200)
+  })
+  afterAll(async () => {
+    await s?.close()
+    await server?.close()
+  })
+
+  async function callbackWith(query: Record<string, string>) {
+    const start = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/hubspot`)
+    const state = new URL(start.text).searchParams.get('state') as string
+    return browserGet(
+      `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, ...query })}`,
+    )
+  }
+
+  const logged = (msg: string) =>
+    lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg)
+
+  it("logs the provider's error and description from the callback query, cut to 512 characters", async () => {
+    const page = await callbackWith({
+      error: 'server_error',
+      error_description: `down for upkeep ${'x'.repeat(900)}`,
+    })
+    expect(page.text).not.toContain('down for upkeep')
+    const [line] = logged(
+      'the provider answered the authorization with an error (words from the callback query, which anyone can open)',
+    )
+    expect(line).toMatchObject({
+      level: 40,
+      workspace_id: s.workspaceId,
+      integration: 'hubspot',
+      error: 'server_error',
+    })
+    expect(line!.error_description).toMatch(/^down for upkeep x+$/)
+    expect((line!.error_description as string).length).toBe(512)
+  })
+
+  it("logs the token endpoint's refusal without the code or the client secret it quoted", async () => {
+    const page = await callbackWith({ code: CODE })
+    expect(page.text).toContain('invalid_grant, HTTP 400')
+    const [line] = logged('the token endpoint refused to exchange the authorization code')
+    expect(line).toMatchObject({ level: 40, integration: 'hubspot', status: 400 })
+    expect(line!.error).toBe('invalid_grant: code [redacted] is not valid for client_secret=[redacted]')
+    expect(lines.join('\n')).not.toContain(CLIENT_SECRET)
+    expect(lines.join('\n')).not.toContain(CODE)
   })
 })

@@ -1,5 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { clipApiCallText } from '../apicalls/api-call.js'
 import { type ConnectionService, CredentialsNotVerified } from '../connections/index.js'
 import { ApiError } from '../errors.js'
+import { redactSecrets } from '../integrations/http-client.js'
 import type { Credentials } from '../integrations/types.js'
 import type { AuthorizationFlow } from './flow.js'
 import type { OAuthAppStore } from './oauth-apps.js'
@@ -59,7 +62,12 @@ export class OAuthCallback {
     private readonly connections: ConnectionService,
   ) {}
 
-  async handle(q: CallbackQuery): Promise<Outcome> {
+  /**
+   * `log` is the operator's: the page and the failure redirect name only registered codes, so the provider's
+   * own words on why an authorization failed (its `error_description`, the token endpoint's answer) go there,
+   * cut to 512 characters, with what the token request sent taken out of them.
+   */
+  async handle(q: CallbackQuery, log?: Pick<FastifyBaseLogger, 'warn'>): Promise<Outcome> {
     if (!looksLikeStateToken(q.state)) return this.flow.failForState({ ok: false, reason: 'unknown' })
     // A key page's state (no redirect URI) is no OAuth authorization: unknown here, and left unspent.
     const pending = await this.states.peek(q.state)
@@ -71,6 +79,15 @@ export class OAuthCallback {
     const integration = this.flow.integration(request.integrationType)
     const name = integration.name
     if (q.error) {
+      log?.warn(
+        {
+          workspace_id: request.workspaceId,
+          integration: integration.type,
+          error: clipApiCallText(q.error),
+          ...(q.error_description ? { error_description: clipApiCallText(q.error_description) } : {}),
+        },
+        'the provider answered the authorization with an error (words from the callback query, which anyone can open)',
+      )
       return q.error === 'access_denied'
         ? this.flow.fail(request, 'access_denied', `The user declined to grant access at ${name}.`)
         : this.flow.fail(
@@ -119,6 +136,18 @@ export class OAuthCallback {
         )
       }
       if (!(err instanceof TokenEndpointError)) throw err
+      // A token endpoint may quote what it refuses: the code, the verifier, the client secret.
+      const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')
+      const said = redactSecrets(err.message, [q.code, request.codeVerifier, app.clientSecret, basic])
+      log?.warn(
+        {
+          workspace_id: request.workspaceId,
+          integration: integration.type,
+          status: err.status,
+          error: clipApiCallText(said),
+        },
+        'the token endpoint refused to exchange the authorization code',
+      )
       return this.flow.fail(
         request,
         'token_exchange_failed',

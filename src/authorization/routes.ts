@@ -239,7 +239,7 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
       sendOutcome(reply, await keyPage.cancel((request.params as { token: string }).token)),
   )
   app.get(OAUTH_CALLBACK_PATH, { schema: { hide: true } }, async (request, reply) =>
-    sendOutcome(reply, await oauthCallback.handle(request.query as Record<string, string>)),
+    sendOutcome(reply, await oauthCallback.handle(request.query as Record<string, string>, request.log)),
   )
 
   // The embeddable component, at the path Unified serves it from, so only the host changes.

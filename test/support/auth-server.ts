@@ -29,12 +29,14 @@ export async function startAuthServer(
   store: StoreKind,
   overrides: Partial<Config> = {},
   pgSchema: string = uniqueSchema(),
+  /** Where the server's log lines go; none are written without it. */
+  logStream?: NodeJS.WritableStream,
 ): Promise<AuthServer> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const config = testConfig(store, { port, publicUrl: url, ...overrides })
   const services = await createServices(config, store === 'postgres' ? { pgSchema } : {})
-  const app = await buildApp(services, { logger: false })
+  const app = await buildApp(services, logStream ? { logStream } : { logger: false })
   await app.listen({ host: '127.0.0.1', port })
   const { workspace, secret } = await services.workspaces.create('auth-test')
   const { apiKey } = await services.apiKeys.issue(workspace.id)
