@@ -285,6 +285,32 @@ describe('Gusto through Unigate', () => {
     })
   })
 
+  it('gives no compensation, and still the employee, when the Gusto app may not read pay rates', async () => {
+    // Gusto answers a job's `rate`, `payment_unit`, `current_compensation_uuid` and `compensations` only to
+    // an app with `compensations:read` (get-v1-companies-company_id-employees, get-v1-employees).
+    const first = emu.state.employees[0]
+    const withRates = await h.api<Rec>('GET', `${base()}/employee/${first?.uuid}`)
+    expect(withRates.body.compensation).toEqual([
+      expect.objectContaining({ amount: Number(first?.rate), currency: 'USD', type: 'SALARY' }),
+    ])
+    const scopes = ['companies:read', 'employees:read', 'jobs:read']
+    const tokens = emu.oauth.issueTokens(DEFAULT_GUSTO_CLIENT.clientId, scopes)
+    const payless = await createConnection(h, {
+      integration_type: 'gusto',
+      auth: { ...heldTokens(emu), access_token: tokens.access_token, refresh_token: tokens.refresh_token },
+    })
+    const listed = await h.api<Rec[]>('GET', `/hris/${payless}/employee`, {
+      query: { limit: 3, fields: 'id,title,compensation,raw' },
+    })
+    expect(listed.status).toBe(200)
+    expect(listed.body.map((e) => e.id)).toEqual(emu.state.employees.slice(0, 3).map((e) => e.uuid))
+    for (const e of listed.body) {
+      expect(e.compensation).toBeUndefined()
+      expect(e.title).toBeTruthy()
+      expect((e.raw as { jobs: Rec[] }).jobs[0]).not.toHaveProperty('rate')
+    }
+  })
+
   it('serves benefits, and deductions per employee or per benefit; a list naming neither is a 400 naming employees', async () => {
     const benefits = await h.api<Rec[]>('GET', `${base()}/benefit`)
     expect(benefits.body.map((b) => b.type)).toEqual([

@@ -87,7 +87,8 @@ export function registerRoutes(app: FastifyInstance, state: GustoState, oauth: G
         (!term || `${e.first_name} ${e.last_name}`.toLowerCase().includes(term)) &&
         (q.terminated === undefined || String(e.terminatedOn !== null) === q.terminated),
     )
-    return paged(request, reply, rows).map((e) => state.employeeJson(e))
+    const { scopes } = callerOf(request)
+    return paged(request, reply, rows).map((e) => state.employeeJson(e, scopes))
   })
 
   /** `GET /v1/employees/{employee_id}` (employees:read). */
@@ -95,7 +96,7 @@ export function registerRoutes(app: FastifyInstance, state: GustoState, oauth: G
     requireScope(request, 'employees:read')
     const e = state.employees.find((x) => x.uuid === (request.params as { id: string }).id)
     if (!e) throw notFound()
-    return state.employeeJson(e)
+    return state.employeeJson(e, callerOf(request).scopes)
   })
 
   /** `GET /v1/companies/{company_id}/locations` (companies:read), paged; `GET /v1/locations/{id}`. */

@@ -388,8 +388,13 @@ export class GustoState {
     }
   }
 
-  /** The employee as `GET /v1/employees/{id}` answers it (`Employee`). */
-  employeeJson(e: GustoEmployeeRecord): Json {
+  /**
+   * The employee as `GET /v1/employees/{id}` answers it (`Employee`) to a caller with these scopes. A job's
+   * "`rate`, `payment_unit`, `current_compensation_uuid`, `compensations`) are only returned when the
+   * `compensations:read` scope is included" (get-v1-companies-company_id-employees and get-v1-employees,
+   * Gusto/gusto-typescript-client@1fa8f82cfc47d70873cf22d57b14691e29879b2f:.speakeasy/logs/changes/new.openapi.yaml).
+   */
+  employeeJson(e: GustoEmployeeRecord, scopes: readonly string[]): Json {
     const department = this.departments.find((d) => d.uuid === e.department_uuid)
     const location = this.locations.find((l) => l.uuid === e.locationUuid)
     return {
@@ -441,18 +446,23 @@ export class GustoState {
           hire_date: e.hired_at,
           title: e.title,
           primary: true,
-          rate: e.rate,
-          payment_unit: e.payment_unit,
           location_uuid: e.locationUuid,
           location,
-          compensations: [
-            {
-              uuid: `${e.uuid.slice(0, 30)}cccccc`,
-              rate: e.rate,
-              payment_unit: e.payment_unit,
-              effective_date: e.hired_at,
-            },
-          ],
+          ...(scopes.includes('compensations:read')
+            ? {
+                rate: e.rate,
+                payment_unit: e.payment_unit,
+                current_compensation_uuid: `${e.uuid.slice(0, 30)}cccccc`,
+                compensations: [
+                  {
+                    uuid: `${e.uuid.slice(0, 30)}cccccc`,
+                    rate: e.rate,
+                    payment_unit: e.payment_unit,
+                    effective_date: e.hired_at,
+                  },
+                ],
+              }
+            : {}),
         },
       ],
       garnishments: this.garnishments.filter((g) => g.employee_uuid === e.uuid),

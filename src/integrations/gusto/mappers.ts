@@ -56,6 +56,10 @@ function primaryJob(e: GustoEmployee) {
   return e.jobs?.find((j) => j.primary) ?? e.jobs?.[0]
 }
 
+/**
+ * The primary job's pay. Gusto answers a job's `rate` and `payment_unit` only to an app with
+ * `compensations:read` (get-v1-employees): without it the employee has no compensation, never a wrong one.
+ */
 function compensationOf(e: GustoEmployee) {
   const job = primaryJob(e)
   const amount = money(job?.rate)
