@@ -390,7 +390,7 @@ export class GustoState {
 
   /**
    * The employee as `GET /v1/employees/{id}` answers it (`Employee`) to a caller with these scopes. A job's
-   * "`rate`, `payment_unit`, `current_compensation_uuid`, `compensations`) are only returned when the
+   * `rate`, `payment_unit`, `current_compensation_uuid` and `compensations` "are only returned when the
    * `compensations:read` scope is included" (get-v1-companies-company_id-employees and get-v1-employees,
    * Gusto/gusto-typescript-client@1fa8f82cfc47d70873cf22d57b14691e29879b2f:.speakeasy/logs/changes/new.openapi.yaml).
    */
