@@ -164,6 +164,12 @@ export interface WebhookSettings {
   readonly nativeCheckMinutes: number
   /** `in-process` or `pg-boss` (UNIGATE_JOB_RUNNER); by default pg-boss on PostgreSQL, in-process otherwise. */
   readonly jobRunner: 'in-process' | 'pg-boss'
+  /**
+   * Webhooks one workspace may hold (UNIGATE_WEBHOOK_MAX_PER_WORKSPACE, default 10000). Every process's
+   * scheduler looks over the due webhooks of every workspace each tick, so without a bound one key holder's
+   * webhooks made every tick, and with it every tenant's requests, as slow as its count was large.
+   */
+  readonly maxPerWorkspace: number
 }
 
 function addressRanges(env: NodeJS.ProcessEnv): OutboundSettings['allowAddresses'] {
@@ -206,6 +212,7 @@ function loadWebhookSettings(env: NodeJS.ProcessEnv, embedded: boolean): Webhook
     stopTimeoutMs: int(env, 'UNIGATE_WEBHOOK_STOP_TIMEOUT_MS', 20_000, 1_000),
     nativeCheckMinutes: int(env, 'UNIGATE_WEBHOOK_NATIVE_CHECK_MINUTES', 60, 1),
     jobRunner: runner,
+    maxPerWorkspace: int(env, 'UNIGATE_WEBHOOK_MAX_PER_WORKSPACE', 10_000, 1),
   }
 }
 

@@ -120,6 +120,7 @@ export class WebhookRuntime {
       {
         allowAddresses: deps.outbound.allowAddresses,
         nativeCheckMs: settings.nativeCheckMinutes * settings.minuteMs,
+        maxPerWorkspace: settings.maxPerWorkspace,
       },
       requestPoll,
     )

@@ -37,6 +37,8 @@ export interface WebhookServiceSettings {
   readonly allowAddresses: readonly AllowedAddress[]
   /** When a new native webhook's subscription is first checked at the provider. */
   readonly nativeCheckMs: number
+  /** Webhooks one workspace may hold (UNIGATE_WEBHOOK_MAX_PER_WORKSPACE). */
+  readonly maxPerWorkspace: number
 }
 
 /** Creating, changing, triggering and removing webhooks: everything the API asks of them. */
@@ -68,6 +70,7 @@ export class WebhookService {
     const model = modelOf(objectType)!
     if (input.fields) parseFields(input.fields, model)
     this.checkFilters(resolved, objectType, input.filters ?? {})
+    await this.checkRoomFor(workspaceId)
     const now = new Date().toISOString()
     // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill, otherwise
     // its subscription is first checked at the provider one check interval from now.
@@ -139,6 +142,21 @@ export class WebhookService {
    * PUT and PATCH both merge (the SDK sends the whole webhook on PATCH too). What a webhook watches
    * (connection, object, event, type) is fixed; changing it means a new webhook with its own read position.
    */
+  /**
+   * A 400 when the workspace already holds its most webhooks. Every process's scheduler looks over the due
+   * webhooks of every workspace at each tick, synchronously on SQLite: one key holder's 60,000 webhooks due
+   * every minute held the event loop, every tenant's requests with it, for about 300 ms of each second, and
+   * more webhooks for longer. Webhooks created at the same moment may pass the bound by as many.
+   */
+  private async checkRoomFor(workspaceId: string): Promise<void> {
+    const most = this.settings.maxPerWorkspace
+    if ((await this.store.countInWorkspace(workspaceId)) < most) return
+    throw badRequest(
+      `this workspace holds ${most} webhooks, the most it may (UNIGATE_WEBHOOK_MAX_PER_WORKSPACE); ` +
+        'remove one before creating another',
+    )
+  }
+
   async update(workspaceId: string, id: string, input: WebhookInput): Promise<StoredWebhook> {
     const current = await this.store.get(workspaceId, id)
     if (!current) throw notFound(`webhook ${id} not found`)

@@ -137,6 +137,16 @@ export class WebhookStore {
     return (await this.get(w.workspace_id, w.id))!
   }
 
+  /** How many webhooks the workspace holds (webhooks_workspace_idx), for its bound. */
+  async countInWorkspace(workspaceId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow()
+    return Number(row.count)
+  }
+
   /** A webhook of this workspace; another workspace's webhook is simply not found. */
   async get(workspaceId: string, id: string): Promise<StoredWebhook | undefined> {
     const select = this.db.selectFrom('webhooks').selectAll()

@@ -46,6 +46,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       concurrency: 16,
       stopTimeoutMs: 5_000,
       nativeCheckMinutes: 60,
+      maxPerWorkspace: 10_000,
       jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
     },
     authorization: {
