@@ -137,6 +137,32 @@ describe.each(storeKinds())('OAuth token lifecycle on %s', (store) => {
     expect(tokenRequests(g)).toHaveLength(2)
   })
 
+  it('keeps a renewed token whose expires_in no Date can hold as one without a lifetime, on every door', async () => {
+    // A token endpoint answering `expires_in: 1e300` (finite, so read as a lifetime) made an expiry past the
+    // last instant a Date can hold: the refresh threw, passthrough answered 500, the rotated refresh token
+    // was lost, and every request asked the endpoint again.
+    const { connection } = await connectWithTokens(s, g, -10)
+    g.ga4.clearRequests()
+    g.ga4.fault({
+      method: 'POST',
+      pathPattern: '^/token$',
+      status: 200,
+      rawBody: JSON.stringify({
+        access_token: 'renewed-access-token',
+        refresh_token: 'rotated-refresh-token',
+        token_type: 'Bearer',
+      }).replace('}', ',"expires_in":1e300}'),
+    })
+    const relayed = await get(s.url, s.apiKey, `/passthrough/${connection.id}/v1beta/accountSummaries`)
+    expect(relayed.status).not.toBe(500)
+    const stored = await s.services.connectionStore.get(s.workspaceId, connection.id)
+    expect(stored?.credentials.access_token).toBe('renewed-access-token')
+    expect(stored?.credentials.refresh_token).toBe('rotated-refresh-token')
+    expect(stored?.credentials.expiry_date).toBeUndefined()
+    await get(s.url, s.apiKey, `/passthrough/${connection.id}/v1beta/accountSummaries`)
+    expect(tokenRequests(g)).toHaveLength(1)
+  })
+
   it('revokes the grant at the provider and deletes the credentials when the connection is removed', async () => {
     const { connection, tokens } = await connectWithTokens(s, g, 3599)
     g.ga4.clearRequests()

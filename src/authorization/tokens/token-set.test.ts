@@ -18,6 +18,14 @@ describe('token endpoint answers', () => {
     })
   })
 
+  it('read a lifetime no Date can hold, or a negative one, as none given', () => {
+    for (const expires_in of [1e300, '1e400', -60, 'soon']) {
+      const tokens = parseTokenResponse(200, { access_token: 'a', expires_in })
+      expect(tokens).toEqual({ access_token: 'a' })
+      expect(credentialsFromTokens(tokens, {}, now).expiry_date).toBeUndefined()
+    }
+  })
+
   it('turn an OAuth error into a TokenEndpointError that says whether to re-authorize or wait', () => {
     const grant = (() => {
       try {

@@ -63,11 +63,26 @@ export class TokenEndpointError extends Error {
   }
 }
 
+/**
+ * The longest token lifetime read from an answer: ten years, far past any provider's (an hour is usual;
+ * HubSpot's refresh tokens do not expire, and it says so by giving none). A longer `expires_in` (`1e300`)
+ * made an expiry past the last instant a Date can hold, whose toISOString threw: a refresh answered 500
+ * through passthrough and lost the refresh token the endpoint had just rotated, and a callback answered 500.
+ */
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 60 * 60
+
+/** `expires_in` when it is a lifetime Unigate can keep (0 to ten years), else undefined: as if none was given. */
+function lifetimeOf(value: unknown): number | undefined {
+  const seconds = typeof value === 'string' ? Number(value) : value
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined
+  return seconds >= 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS ? seconds : undefined
+}
+
 /** Reads a token endpoint answer; anything without an access token is a refusal. */
 export function parseTokenResponse(status: number, body: unknown, keep: readonly string[] = []): TokenSet {
   const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
   if (status >= 200 && status < 300 && typeof b.access_token === 'string' && b.access_token !== '') {
-    const expiresIn = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
+    const expiresIn = lifetimeOf(b.expires_in)
     const extra = Object.fromEntries(
       keep.filter((k) => typeof b[k] === 'string' && b[k] !== '').map((k) => [k, b[k] as string]),
     )
@@ -77,7 +92,7 @@ export function parseTokenResponse(status: number, body: unknown, keep: readonly
       ...(typeof b.refresh_token === 'string' && b.refresh_token !== ''
         ? { refresh_token: b.refresh_token }
         : {}),
-      ...(typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? { expires_in: expiresIn } : {}),
+      ...(expiresIn !== undefined ? { expires_in: expiresIn } : {}),
       ...(typeof b.scope === 'string' ? { scope: b.scope } : {}),
       ...(typeof b.token_type === 'string' ? { token_type: b.token_type } : {}),
     }
