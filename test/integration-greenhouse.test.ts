@@ -544,4 +544,28 @@ describe('Greenhouse through Unigate', () => {
     const connection = await h.api<Rec>('GET', `/unified/connection/${c}`)
     expect(connection.body.last_unhealthy_code).toBe('401')
   })
+
+  it('answers passthrough as the unified routes when no token can be had, never a 500', async () => {
+    emu.state.clients.set('gone_for_passthrough', { secret: 's3cret', scopes: new Set(SCOPES) })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('gone_for_passthrough', 's3cret'),
+    })
+    // Deleted in Greenhouse: a unified call's 401 drops the cached token, and no new one is issued.
+    emu.state.clients.delete('gone_for_passthrough')
+    for (const [token, { clientId }] of emu.state.tokens)
+      if (clientId === 'gone_for_passthrough') emu.state.tokens.delete(token)
+    expect((await h.api('GET', `/ats/${c}/application`)).status).toBe(403)
+    // Passthrough asks the token endpoint before relaying: its refusal was a 500 there.
+    const relayed = await h.api<Rec>('GET', `/passthrough/${c}/applications`)
+    expect(relayed.status, relayed.text).toBe(403)
+    expect(String(relayed.body.message)).toContain('re-authorize')
+    expect(relayed.text).not.toContain('s3cret')
+    // An unreachable token endpoint is the provider's failure too: a 502.
+    emu.fault({ method: 'POST', pathPattern: '^/token$', status: 503, times: 3 })
+    emu.state.clients.set('gone_for_passthrough', { secret: 's3cret', scopes: new Set(SCOPES) })
+    const down = await h.api<Rec>('GET', `/passthrough/${c}/applications`)
+    expect(down.status, down.text).toBe(502)
+    expect(String(down.body.message)).toContain('503')
+  })
 })

@@ -221,8 +221,14 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
     if (v === undefined || NOT_FORWARDED.has(k)) continue
     headers[k] = Array.isArray(v) ? v.join(', ') : v
   }
-  // From the client, so an OAuth token is refreshed first when it is about to expire.
-  Object.assign(headers, await resolved.client.currentAuthHeaders())
+  const what = `passthrough ${method} /${target.path}`
+  // From the client, so an OAuth token is refreshed first when it is about to expire. Getting them may ask a
+  // token endpoint (a client credentials grant), whose refusal or failure is the provider's, answered as
+  // the unified routes answer it (403 to re-authorize, 502, 504); it was a 500 here.
+  const auth = await resolved.client.currentAuthHeaders().catch((err: unknown) => {
+    throw apiErrorFromProvider(err, integration, what) ?? err
+  })
+  Object.assign(headers, auth)
   const hasBody = call.body !== undefined && method !== 'GET' && method !== 'HEAD'
   // A relay holds one of the provider origin's shared sockets for as long as it lasts, and undici's timeouts
   // stop at the caller's side: its body timeout sleeps while a caller that stopped reading holds the answer
@@ -281,7 +287,7 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
   } catch (err) {
     if (!relaying) {
       closeIfUploadUnread()
-      throw apiErrorFromProvider(err, integration, `passthrough ${method} /${target.path}`) ?? err
+      throw apiErrorFromProvider(err, integration, what) ?? err
     }
     // The status line went out already: all that is left is to cut the answer short. undici has closed the
     // answer by now whichever side ended it (the provider dropped it, or the caller went away), and the
