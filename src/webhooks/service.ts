@@ -139,10 +139,6 @@ export class WebhookService {
   }
 
   /**
-   * PUT and PATCH both merge (the SDK sends the whole webhook on PATCH too). What a webhook watches
-   * (connection, object, event, type) is fixed; changing it means a new webhook with its own read position.
-   */
-  /**
    * A 400 when the workspace already holds its most webhooks. Every process's scheduler looks over the due
    * webhooks of every workspace at each tick, synchronously on SQLite: one key holder's 60,000 webhooks due
    * every minute held the event loop, every tenant's requests with it, for about 300 ms of each second, and
@@ -157,6 +153,10 @@ export class WebhookService {
     )
   }
 
+  /**
+   * PUT and PATCH both merge (the SDK sends the whole webhook on PATCH too). What a webhook watches
+   * (connection, object, event, type) is fixed; changing it means a new webhook with its own read position.
+   */
   async update(workspaceId: string, id: string, input: WebhookInput): Promise<StoredWebhook> {
     const current = await this.store.get(workspaceId, id)
     if (!current) throw notFound(`webhook ${id} not found`)
