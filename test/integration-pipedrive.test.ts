@@ -264,7 +264,8 @@ describe('Pipedrive through Unigate', () => {
     expect(created.status, created.text).toBe(200)
     const id = created.body.id as string
     expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({
-      name: 'Grace Hopper',
+      first_name: 'Grace',
+      last_name: 'Hopper',
       emails: [{ value: 'grace@example.com', primary: true, label: 'work' }],
       phones: [{ value: '+1 555 0100', primary: true, label: 'mobile' }],
       owner_id: 1003,
@@ -279,6 +280,30 @@ describe('Pipedrive through Unigate', () => {
     expect(gone.status).toBe(404)
     // Pipedrive still answers it, marked deleted: Unigate says it is gone.
     expect(sent('GET', `/api/v2/persons/${id}`)).toHaveLength(1)
+  })
+
+  it('writes first and last name as Pipedrive v2 takes them, so a two-word first name stays whole', async () => {
+    const created = await h.api<Rec>('POST', base(), { body: { first_name: 'Mary Ann', last_name: 'Smith' } })
+    expect(created.status, created.text).toBe(200)
+    const id = created.body.id as string
+    expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({ first_name: 'Mary Ann', last_name: 'Smith' })
+    const read = await h.api<Rec>('GET', `${base()}/${id}`, {
+      query: { fields: 'name,first_name,last_name' },
+    })
+    expect(read.body).toEqual({ name: 'Mary Ann Smith', first_name: 'Mary Ann', last_name: 'Smith' })
+    const lastOnly = await h.api<Rec>('POST', base(), { body: { last_name: 'Curie' } })
+    expect(lastOnly.status, lastOnly.text).toBe(200)
+    expect(lastOnly.body).toMatchObject({ name: 'Curie', last_name: 'Curie' })
+    expect(lastOnly.body).not.toHaveProperty('first_name')
+    emu.clearRequests()
+    const renamed = await h.api<Rec>('PATCH', `${base()}/${id}`, {
+      body: { first_name: 'Mary Ann', last_name: 'Jones' },
+    })
+    expect(renamed.body).toMatchObject({ name: 'Mary Ann Jones', first_name: 'Mary Ann', last_name: 'Jones' })
+    expect(sent('PATCH', `/api/v2/persons/${id}`)[0]?.body).toEqual({
+      first_name: 'Mary Ann',
+      last_name: 'Jones',
+    })
   })
 
   it('answers bad input with a 4xx naming it, before or at Pipedrive', async () => {

@@ -130,6 +130,29 @@ describe('Pipedrive emulator', () => {
     expect((await call('GET', '/api/v2/persons/999999')).status).toBe(404)
   })
 
+  it('takes a name as name, or as both halves, which it keeps as given (v2 migration guide)', async () => {
+    const halves = await call('POST', '/api/v2/persons', { first_name: 'Mary Ann', last_name: 'Smith' })
+    expect(halves.status).toBe(200)
+    expect(halves.body.data).toMatchObject({
+      name: 'Mary Ann Smith',
+      first_name: 'Mary Ann',
+      last_name: 'Smith',
+    })
+    const id = halves.body.data.id
+    const lastOnly = await call('POST', '/api/v2/persons', { first_name: '', last_name: 'Curie' })
+    expect(lastOnly.body.data).toMatchObject({ name: 'Curie', first_name: null, last_name: 'Curie' })
+    expect((await call('POST', '/api/v2/persons', { first_name: 'Only' })).status).toBe(400)
+    expect((await call('POST', '/api/v2/persons', { first_name: '', last_name: '' })).status).toBe(400)
+    expect((await call('POST', '/api/v2/persons', { first_name: 1, last_name: 'X' })).status).toBe(400)
+    expect((await call('PATCH', `/api/v2/persons/${id}`, { last_name: 'Jones' })).status).toBe(400)
+    const renamed = await call('PATCH', `/api/v2/persons/${id}`, { name: 'Mary Ann Jones' })
+    expect(renamed.body.data).toMatchObject({
+      name: 'Mary Ann Jones',
+      first_name: 'Mary',
+      last_name: 'Ann Jones',
+    })
+  })
+
   it('finds at most 2000 persons when search is narrowed by organization', async () => {
     for (let i = 0; i < 2005; i++) {
       const id = emu.state.newPersonId()

@@ -12,6 +12,12 @@ export interface Channel {
 export interface PersonRecord {
   id: number
   name: string
+  /**
+   * The halves as a write gave them (`first_name` and `last_name`, v2); unset when the name came as `name`,
+   * whose halves are then split from it.
+   */
+  firstName?: string
+  lastName?: string
   ownerId: number
   orgId: number | null
   emails: Channel[]

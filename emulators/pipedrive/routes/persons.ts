@@ -10,7 +10,17 @@ const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 
 
 /** A v2 person (pipedrive/client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77: src/versions/v2 persons). */
 export function personJson(p: PersonRecord, contactSync: boolean): Record<string, unknown> {
+  // A name given as `name` is split "with the same logic as in v1 API" (pipedrive-api-v2-migration-guide,
+  // "POST /api/v1/persons to POST /api/v2/persons"), which Pipedrive does not describe: here at the first
+  // space (ours). Halves given as `first_name` and `last_name` are kept as they came.
   const space = p.name.indexOf(' ')
+  const halves =
+    p.firstName !== undefined || p.lastName !== undefined
+      ? { first: p.firstName || null, last: p.lastName || null }
+      : {
+          first: space < 0 ? p.name : p.name.slice(0, space),
+          last: space < 0 ? null : p.name.slice(space + 1),
+        }
   // "Fields `ims`, `postal_address`, `notes`, `birthday`, and `job_title` are only included if contact sync
   // is enabled for the company" (client-nodejs@97e5382fee5ffa825d0bae07a6bafb3af1d5bb77:
   // src/versions/v2/api/persons-api.ts, getPerson and getPersons).
@@ -18,8 +28,8 @@ export function personJson(p: PersonRecord, contactSync: boolean): Record<string
   return {
     id: p.id,
     name: p.name,
-    first_name: space < 0 ? p.name : p.name.slice(0, space),
-    last_name: space < 0 ? null : p.name.slice(space + 1),
+    first_name: halves.first,
+    last_name: halves.last,
     owner_id: p.ownerId,
     org_id: p.orgId,
     add_time: rfc3339(p.addTime),
@@ -96,13 +106,44 @@ function checkChannels(name: string, value: unknown): Channel[] {
   })
 }
 
-/** Checks a person body (`AddPersonRequest`): ids as numbers of existing records, channels as objects. */
-function applyBody(state: PipedriveState, p: PersonRecord, body: Record<string, unknown>): void {
-  if (body.name !== undefined) {
+/**
+ * The name of a write: `name`, or both `first_name` and `last_name` ("Either `name` or both `first_name` and
+ * `last_name` must be provided ... If `first_name` and `last_name` are provided, `name` is created by
+ * concatenating these. Empty strings are accepted for `first_name` and `last_name`, but both can not be empty
+ * strings at the same time", the same for PATCH "when updating the person's name":
+ * https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide, "POST /api/v1/persons to POST
+ * /api/v2/persons" and "PUT /api/v1/persons/:id to PATCH /api/v2/persons/:id"; read in the copy at
+ * fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b, Docs/External/Pipedrive/docs/pipedrive-api-v2-migration-guide.md).
+ * One half alone is refused; so is `name` beside the halves, which Pipedrive does not say how it settles (ours).
+ */
+function applyName(p: PersonRecord, body: Record<string, unknown>): void {
+  const first = body.first_name
+  const last = body.last_name
+  if (first === undefined && last === undefined) {
+    if (body.name === undefined) return
     if (typeof body.name !== 'string' || body.name.trim() === '')
       throw invalid("'name' must be a non-empty string")
     p.name = body.name.trim()
+    p.firstName = undefined
+    p.lastName = undefined
+    return
   }
+  if (body.name !== undefined)
+    throw invalid("Provide either 'name' or 'first_name' and 'last_name', not both")
+  if (first === undefined || last === undefined)
+    throw invalid("Both 'first_name' and 'last_name' must be provided")
+  if (typeof first !== 'string' || typeof last !== 'string')
+    throw invalid("'first_name' and 'last_name' must be strings")
+  if (first.trim() === '' && last.trim() === '')
+    throw invalid("'first_name' and 'last_name' can not both be empty")
+  p.firstName = first.trim()
+  p.lastName = last.trim()
+  p.name = [p.firstName, p.lastName].filter((half) => half !== '').join(' ')
+}
+
+/** Checks a person body (`AddPersonRequest`): ids as numbers of existing records, channels as objects. */
+function applyBody(state: PipedriveState, p: PersonRecord, body: Record<string, unknown>): void {
+  applyName(p, body)
   if (body.owner_id !== undefined) {
     if (typeof body.owner_id !== 'number') throw invalid("'owner_id' must be an integer")
     if (!state.userIds.includes(body.owner_id)) throw invalid(`User with id ${body.owner_id} not found`)
@@ -305,10 +346,11 @@ export function registerPersonRoutes(app: FastifyInstance, state: PipedriveState
     data: personJson(personOf(state, request), state.options.contactSync),
   }))
 
-  /** Add a person: `name` is required (Persons API, "Add a person"). */
+  /** Add a person: `name`, or both `first_name` and `last_name`, is required (see applyName). */
   app.post('/api/v2/persons', async (request) => {
     const body = (request.body ?? {}) as Record<string, unknown>
-    if (typeof body.name !== 'string' || body.name.trim() === '') throw invalid("'name' is required")
+    if (body.name === undefined && body.first_name === undefined && body.last_name === undefined)
+      throw invalid("'name' is required (or both 'first_name' and 'last_name')")
     const now = Math.floor(Date.now() / 1000) * 1000
     const p: PersonRecord = {
       id: state.newPersonId(),

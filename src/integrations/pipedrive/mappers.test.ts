@@ -79,7 +79,7 @@ describe('Pipedrive persons', () => {
     expect(fromPipedrivePerson({ ...person, postal_address: { value: '' } }).address).toBeUndefined()
   })
 
-  it('are written with one name, numeric ids and labelled channels', () => {
+  it('are written with the name as given (halves as halves), numeric ids and labelled channels', () => {
     expect(
       toPipedrivePerson(
         {
@@ -94,7 +94,8 @@ describe('Pipedrive persons', () => {
         true,
       ),
     ).toEqual({
-      name: 'Grace Hopper',
+      first_name: 'Grace',
+      last_name: 'Hopper',
       emails: [
         { value: 'grace@example.com', primary: true, label: 'work' },
         { value: 'g@home.example', primary: false, label: 'home' },
@@ -118,8 +119,14 @@ describe('Pipedrive persons', () => {
       /first_name, last_name/,
     )
     expect(
-      toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }, true).name,
-    ).toBe('Ada Lovelace')
+      toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }, true),
+    ).toEqual({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    })
+    expect(toPipedrivePerson({ name: 'Ada Lovelace' }, false)).toEqual({ name: 'Ada Lovelace' })
+    expect(toPipedrivePerson({ last_name: 'Curie' }, true)).toEqual({ first_name: '', last_name: 'Curie' })
+    expect(() => toPipedrivePerson({ first_name: '', last_name: '' }, false)).toThrow(/both empty/)
     expect(() => toPipedrivePerson({ title: 'CTO' }, false)).toThrow(/title/)
     expect(() => toPipedrivePerson({ deal_ids: ['9'] }, false)).toThrow(/deal_ids/)
   })

@@ -124,32 +124,45 @@ function labelled(
 }
 
 /**
- * A unified contact body as a Pipedrive v2 person (`AddPersonRequest`). Pipedrive keeps one `name` (v2
- * takes no first or last name), so `first_name`/`last_name` are joined into it unless `name` is given.
+ * The name of a write. Pipedrive v2 takes `name`, or both `first_name` and `last_name`, and keeps the halves
+ * as given, making `name` of them; from `name` alone it derives the halves by its own split ("Either `name` or
+ * both `first_name` and `last_name` must be provided ... Empty strings are accepted for `first_name` and
+ * `last_name`, but both can not be empty strings at the same time", the same for PATCH:
+ * https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide, "POST /api/v1/persons to POST
+ * /api/v2/persons", "PUT /api/v1/persons/:id to PATCH /api/v2/persons/:id"). So the halves a caller gives go as
+ * halves (joined into `name`, a "Mary Ann" first name came back "Mary"), a missing half on create as ''.
  */
+function nameOf(body: WriteBody, creating: boolean): Record<string, string> {
+  const halves = [body.first_name, body.last_name].filter((v) => v !== undefined)
+  if (!creating && halves.length === 1) {
+    throw badRequest(
+      'first_name, last_name: Pipedrive changes a name from both halves (or name), so an update sends both, not one',
+    )
+  }
+  const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
+  // Pipedrive keeps `name` as the halves joined, so halves that say something else than `name` would be lost.
+  if (typeof body.name === 'string' && halves.length > 0 && joined !== body.name) {
+    throw badRequest(
+      `first_name, last_name: Pipedrive makes the name of the halves; '${joined}' differs from name '${body.name}', send one or the other`,
+    )
+  }
+  if (halves.length > 0) {
+    if (joined === '')
+      throw badRequest('first_name, last_name: Pipedrive refuses a name whose halves are both empty')
+    return { first_name: String(body.first_name ?? ''), last_name: String(body.last_name ?? '') }
+  }
+  if (typeof body.name === 'string' && body.name !== '') return { name: body.name }
+  if (creating) throw badRequest('name: Pipedrive needs a name (or first_name/last_name) to create a person')
+  return {}
+}
+
+/** A unified contact body as a Pipedrive v2 person (`AddPersonRequest`, with the name as `nameOf` sends it). */
 export function toPipedrivePerson(body: WriteBody, creating: boolean): Record<string, unknown> {
   for (const [field, why] of Object.entries(UNWRITABLE)) {
     if (body[field] !== undefined) throw badRequest(`${field}: cannot be written to Pipedrive; ${why}`)
   }
   if (body.raw !== undefined) throw badRequest('raw: Pipedrive persons take unified fields and metadata only')
-  const out: Record<string, unknown> = {}
-  const halves = [body.first_name, body.last_name].filter((v) => v !== undefined)
-  if (!creating && body.name === undefined && halves.length === 1) {
-    throw badRequest(
-      'first_name, last_name: Pipedrive keeps one name, so an update sends both halves (or name), not one',
-    )
-  }
-  const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
-  // Pipedrive keeps `name` alone, so halves that say something else than `name` would be dropped unseen.
-  if (typeof body.name === 'string' && halves.length > 0 && joined !== body.name) {
-    throw badRequest(
-      `first_name, last_name: Pipedrive keeps one name; '${joined}' differs from name '${body.name}', send one or the other`,
-    )
-  }
-  const name = typeof body.name === 'string' ? body.name : joined
-  if (name !== '') out.name = name
-  if (creating && !out.name)
-    throw badRequest('name: Pipedrive needs a name (or first_name/last_name) to create a person')
+  const out: Record<string, unknown> = { ...nameOf(body, creating) }
   if (body.emails !== undefined) {
     out.emails = labelled(
       'emails',
