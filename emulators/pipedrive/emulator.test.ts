@@ -153,6 +153,25 @@ describe('Pipedrive emulator', () => {
     })
   })
 
+  it('marks the first email primary when none is, and refuses two primaries (v2 migration guide)', async () => {
+    const created = await call('POST', '/api/v2/persons', {
+      name: 'Ada Lovelace',
+      emails: [{ value: 'ada@example.com' }, { value: 'ada@home.example', label: 'home' }],
+    })
+    expect(created.body.data.emails).toEqual([
+      { value: 'ada@example.com', primary: true, label: 'work' },
+      { value: 'ada@home.example', primary: false, label: 'home' },
+    ])
+    const two = await call('POST', '/api/v2/persons', {
+      name: 'Ada Lovelace',
+      phones: [
+        { value: '1', primary: true },
+        { value: '2', primary: true },
+      ],
+    })
+    expect(two.status).toBe(400)
+  })
+
   it('finds at most 2000 persons when search is narrowed by organization', async () => {
     for (let i = 0; i < 2005; i++) {
       const id = emu.state.newPersonId()

@@ -90,9 +90,15 @@ function decodeCursor(text: string): Cursor {
   throw invalid('Invalid cursor')
 }
 
+/**
+ * Emails and phones as objects, `value` required, `label` "optional and will default to `work`", "`primary` is
+ * optional and at most only 1 value for each field type can be marked as `primary`. If none are marked as
+ * primary, the first value is marked as primary" (pipedrive-api-v2-migration-guide, "POST /api/v1/persons to
+ * POST /api/v2/persons"). A second primary is refused here (the guide names no answer for it: ours).
+ */
 function checkChannels(name: string, value: unknown): Channel[] {
   if (!Array.isArray(value)) throw invalid(`'${name}' must be an array`)
-  return value.map((c, i) => {
+  const channels = value.map((c, i) => {
     const item = c as { value?: unknown; primary?: unknown; label?: unknown }
     if (typeof item.value !== 'string') throw invalid(`'${name}[${i}].value' must be a string`)
     if (item.primary !== undefined && typeof item.primary !== 'boolean') {
@@ -104,6 +110,10 @@ function checkChannels(name: string, value: unknown): Channel[] {
       label: typeof item.label === 'string' ? item.label : 'work',
     }
   })
+  const primaries = channels.filter((c) => c.primary).length
+  if (primaries > 1) throw invalid(`Only one of '${name}' can be marked as primary`)
+  if (primaries === 0 && channels[0]) channels[0].primary = true
+  return channels
 }
 
 /**
