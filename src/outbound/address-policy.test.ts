@@ -110,6 +110,24 @@ describe('guardedLookup', () => {
     expect(await resolve(['loopback'])).toMatch(/^(127\.0\.0\.1|::1)$/)
   })
 
+  it('names the range a name resolves into, never the address: a saved internal name would reveal it', async () => {
+    const refusal = await new Promise<string>((done) => {
+      guardedLookup([])('localhost', {}, (err) => done(err ? err.message : 'passed'))
+    })
+    expect(refusal).toBe(
+      'refused to connect to localhost: an address localhost resolves to is in a loopback range; ' +
+        'the operator can allow it with UNIGATE_OUTBOUND_ALLOW_ADDRESSES=loopback',
+    )
+    expect(refusedReason('::ffff:10.1.2.3', [], undefined, 'db.internal')).toBe(
+      'an address db.internal resolves to carries an IPv4 address that is in a private range; ' +
+        'the operator can allow it with UNIGATE_OUTBOUND_ALLOW_ADDRESSES=private',
+    )
+    // A literal address is the caller's own words: it is named.
+    expect(refusedReason('::ffff:10.1.2.3', [])).toMatch(
+      /^::ffff:10\.1\.2\.3 carries 10\.1\.2\.3 is in a private range/,
+    )
+  })
+
   it('passes a name resolving to an allowed endpoint only for a lookup of its port', async () => {
     const resolve = (port: number) =>
       new Promise<string>((done) => {

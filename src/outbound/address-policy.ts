@@ -107,24 +107,37 @@ function embeddedIpv4(ip: string): string | undefined {
 
 /**
  * Why an address may not be reached, or undefined when it may. `port`, the port connected to, lets an
- * endpoint the operator allowed through; without it only whole ranges count.
+ * endpoint the operator allowed through; without it only whole ranges count. `resolvedFrom`, a name the
+ * address was resolved from: the reason then names the range, not the address, since a key holder who saved
+ * an internal name would otherwise learn the internal address it resolves to.
  */
 export function refusedReason(
   ip: string,
   allowed: readonly AllowedAddress[],
   port?: number,
+  resolvedFrom?: string,
 ): string | undefined {
   const inner = embeddedIpv4(ip)
   if (inner !== undefined) {
-    const reason = refusedReason(inner, allowed, port)
-    return reason && `${ip} carries ${reason}`
+    const why = refusalOf(inner, allowed, port)
+    if (why === undefined) return undefined
+    return resolvedFrom === undefined
+      ? `${ip} carries ${inner} ${why}`
+      : `an address ${resolvedFrom} resolves to carries an IPv4 address that ${why}`
   }
+  const why = refusalOf(ip, allowed, port)
+  if (why === undefined) return undefined
+  return resolvedFrom === undefined ? `${ip} ${why}` : `an address ${resolvedFrom} resolves to ${why}`
+}
+
+/** What refuses a plain address (no IPv4 address carried in it), said of the address; undefined when none. */
+function refusalOf(ip: string, allowed: readonly AllowedAddress[], port?: number): string | undefined {
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4'
-  if (NEVER.check(ip, family)) return `${ip} is a multicast, documentation or reserved address`
+  if (NEVER.check(ip, family)) return 'is a multicast, documentation or reserved address'
   if (port !== undefined && allowed.includes(endpointOf(ip, port))) return undefined
   for (const range of GUARDED_RANGES) {
     if (RANGES[range].check(ip, family) && !allowed.includes(range)) {
-      return `${ip} is in a ${range} range; the operator can allow it with UNIGATE_OUTBOUND_ALLOW_ADDRESSES=${range}`
+      return `is in a ${range} range; the operator can allow it with UNIGATE_OUTBOUND_ALLOW_ADDRESSES=${range}`
     }
   }
   return undefined
@@ -204,7 +217,7 @@ export function guardedLookup(allowed: readonly AllowedAddress[], port?: number)
       if (err) return callback(err, [])
       const list = addresses as LookupAddress[]
       for (const a of list) {
-        const reason = refusedReason(a.address, allowed, port)
+        const reason = refusedReason(a.address, allowed, port, hostname)
         if (reason) return callback(policyRefusal(`refused to connect to ${hostname}: ${reason}`), [])
       }
       if (options.all) return callback(null, list)
