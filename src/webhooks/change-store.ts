@@ -25,11 +25,13 @@ export interface CheckResult {
 const CHUNK = 300
 
 /**
- * Fingerprint rows written, or read, between two turns of the event loop: a first check of 100,100 records
- * writes as many, and SQLite runs synchronously, so writing them at once held every request of the process
- * for half a second or more (measured: 0.5 s on a quiet 2-core machine).
+ * Fingerprint rows written between two turns of the event loop: a first check of 100,100 records writes as
+ * many, and SQLite runs synchronously, so writing them at once held every request of the process for half a
+ * second or more (measured: 0.5 s on a quiet 2-core machine).
  */
 const FINGERPRINT_ROWS_PER_TURN = 3 * CHUNK
+
+/** Fingerprint rows read between two turns of the event loop (some milliseconds of SQLite's work). */
 const FINGERPRINTS_PER_READ = 5000
 
 /**
