@@ -342,6 +342,7 @@ describe('Google Analytics 4 through Unigate', () => {
         dateRanges: [{ startDate: '2024-05-01', endDate: '2024-05-07' }],
         dimensions: [{ name: 'date' }],
         metrics: [{ name: 'activeUsers' }, { name: 'bounceRate' }],
+        keepEmptyRows: true,
         limit: '100',
         offset: '0',
         orderBys: [{ dimension: { dimensionName: 'date', orderType: 'ALPHANUMERIC' }, desc: false }],
@@ -514,6 +515,30 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(values).toEqual([...values].sort((a, b) => b - a))
       expect(new Set(res.body.map((r) => r.start_at)).size).toBe(1)
       expect(res.body[0]?.metrics[0]?.dimension).toBe('COUNTRY')
+    })
+
+    it('reports 0 for a breakdown value without any of the metric, as GA4 does when asked to keep empty rows', async () => {
+      // GA4 leaves out rows whose metrics are all 0 unless keepEmptyRows is true (RunReportRequest.keep_empty_rows).
+      const q = {
+        property_id: id(),
+        start_gte: '2024-05-01',
+        end_lt: '2024-05-08',
+        dimension: 'EVENT_NAME',
+        type: 'TRANSACTIONS',
+      }
+      const res = await h.api<Report[]>('GET', `${base()}/report`, { query: q })
+      expect(res.status).toBe(200)
+      const byEvent = Object.fromEntries(
+        res.body.map((r) => [r.metrics[0]?.dimension_value, r.metrics[0]?.value]),
+      )
+      expect(byEvent.page_view).toBe(0)
+      expect(byEvent.purchase).toBeGreaterThan(0)
+      expect(sent('/v1beta/properties').at(-1)?.body).toMatchObject({ keepEmptyRows: true })
+      // A caller may still ask GA4 to leave them out.
+      const lean = await h.api<Report[]>('GET', `${base()}/report`, {
+        query: { ...q, raw: 'keepEmptyRows=false' },
+      })
+      expect(lean.body.map((r) => r.metrics[0]?.dimension_value)).toEqual(['purchase'])
     })
 
     it('defaults to the last 28 days and GA4’s headline metrics', async () => {

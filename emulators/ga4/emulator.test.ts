@@ -175,6 +175,29 @@ describe('Data API runReport', () => {
     expect(res.body.rowCount).toBeUndefined()
   })
 
+  it('leaves out rows whose metrics are all 0 unless keepEmptyRows is true', async () => {
+    // "If false or unspecified, each row with all metrics equal to 0 will not be returned. If true, these
+    // rows will be returned if they are not separately removed by a filter." (RunReportRequest.keep_empty_rows)
+    const base = {
+      dateRanges: [{ startDate: '2024-05-01', endDate: '2024-05-07' }],
+      dimensions: [{ name: 'eventName' }],
+      metrics: [{ name: 'transactions' }],
+    }
+    const rowsOf = (body: {
+      rows?: { dimensionValues: { value: string }[]; metricValues: { value: string }[] }[]
+    }) =>
+      Object.fromEntries(
+        (body.rows ?? []).map((r) => [r.dimensionValues[0]?.value, r.metricValues[0]?.value]),
+      )
+    const kept = await report({ ...base, keepEmptyRows: true })
+    expect(rowsOf(kept.body).page_view).toBe('0')
+    expect(Number(rowsOf(kept.body).purchase)).toBeGreaterThan(0)
+    const plain = await report(base)
+    expect(rowsOf(plain.body)).toEqual({ purchase: rowsOf(kept.body).purchase })
+    expect(plain.body.rowCount).toBe(1)
+    expect(kept.body.rowCount).toBeGreaterThan(1)
+  })
+
   it('validates names, ranges and the token scope', async () => {
     const bad = await report({
       dateRanges: [{ startDate: '7daysAgo', endDate: 'today' }],

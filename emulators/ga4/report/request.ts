@@ -29,6 +29,8 @@ export interface RunReportRequest {
   readonly metricFilter?: FilterExpression
   readonly metricAggregations: readonly string[]
   readonly returnPropertyQuota: boolean
+  /** Whether rows whose metrics are all 0 are answered (RunReportRequest.keep_empty_rows). */
+  readonly keepEmptyRows: boolean
   readonly currencyCode?: string
 }
 
@@ -186,6 +188,7 @@ export function parseRunReport(body: unknown): RunReportRequest {
     ...(metricFilter ? { metricFilter } : {}),
     metricAggregations: aggregations,
     returnPropertyQuota: b.returnPropertyQuota === true,
+    keepEmptyRows: b.keepEmptyRows === true,
     ...(typeof b.currencyCode === 'string' ? { currencyCode: b.currencyCode } : {}),
   }
 }

@@ -117,10 +117,16 @@ export function runReport(req: RunReportRequest, property: ReportProperty, setti
   const kept = [...groups.values()].filter(
     (g) => !req.metricFilter || matchesMetricFilter(req.metricFilter, (m) => METRICS[m]?.compute(g.counts)),
   )
-  const rows: Row[] = kept.map((g) => ({
-    dims: g.dims,
-    values: req.metrics.map((m) => METRICS[m]?.compute(g.counts) ?? 0),
-  }))
+  // "If false or unspecified, each row with all metrics equal to 0 will not be returned. If true, these
+  // rows will be returned if they are not separately removed by a filter." (googleapis/googleapis@3597f7db:
+  // google/analytics/data/v1beta/analytics_data_api.proto, RunReportRequest.keep_empty_rows). Totals
+  // still count every grouped row kept by the filters.
+  const rows: Row[] = kept
+    .map((g) => ({
+      dims: g.dims,
+      values: req.metrics.map((m) => METRICS[m]?.compute(g.counts) ?? 0),
+    }))
+    .filter((r) => req.keepEmptyRows || r.values.some((v) => v !== 0))
   // Without orderBys the order is not documented (data.proto OrderBy); biggest first by the first metric
   // is what GA4 is seen to do, and connectors should not rely on it.
   const orderBys: OrderBy[] =

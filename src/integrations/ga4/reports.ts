@@ -123,7 +123,13 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     baseUrl: ga4DataBase(ctx.credentials),
     path: `/v1beta/${name}:runReport`,
     body: {
-      // The caller's first: Unigate's own names are refused (rawOwned), so nothing here replaces one.
+      // GA4 leaves out a row whose metrics are all 0 unless asked to keep it ("If false or unspecified,
+      // each row with all metrics equal to 0 will not be returned": googleapis/googleapis@3597f7db:
+      // google/analytics/data/v1beta/analytics_data_api.proto, RunReportRequest.keep_empty_rows), so a day
+      // or a breakdown value GA4 has data for but none of the metrics asked would vanish instead of reading
+      // 0. A caller's raw keepEmptyRows=false replaces this.
+      keepEmptyRows: true,
+      // The caller's next: Unigate's own names are refused (rawOwned), so nothing below replaces one.
       ...rawBodyParams(ctx.rawParams),
       dateRanges: [dateRange],
       ...(dimension ? { dimensions: [{ name: dimension }] } : {}),
