@@ -525,6 +525,47 @@ describe('Umami through Unigate', () => {
     expect(requests('/metrics')[0]?.query).toMatchObject({ type: 'country', limit: '2', offset: '0' })
   })
 
+  it('reports whole UTC hours only, which a ClickHouse server (Umami Cloud) counts exactly', async () => {
+    // ClickHouse Umami answers reports from hourly rows: a window starting at 10:30 would count nothing
+    // of 10:30-11:00, and the report would claim instants it did not count.
+    const views = (from: number, to: number) =>
+      emu.state.events.filter(
+        (e) => e.websiteId === site && e.eventType === 1 && e.createdAt >= from && e.createdAt < to,
+      ).length
+    const from = Date.parse('2024-05-20T10:00:00Z')
+    const to = Date.parse('2024-05-27T13:00:00Z')
+    const whole = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
+      query: {
+        property_id: site,
+        start_gte: new Date(from).toISOString(),
+        end_lt: new Date(to).toISOString(),
+      },
+    })
+    expect(whole.status).toBe(200)
+    const pageViews = ((whole.body[0]?.metrics ?? []) as Rec[]).find((m) => m.type === 'PAGE_VIEWS')?.value
+    expect(pageViews).toBe(views(from, to))
+    expect(views(from, to)).toBeGreaterThan(0)
+    for (const conn of [cloud, selfHosted]) {
+      const partial = await h.api<Rec>('GET', `${base(conn)}/report`, {
+        query: {
+          property_id: site,
+          start_gte: '2024-05-20T10:30:00Z',
+          end_lt: '2024-05-27T13:00:00Z',
+          dimension: 'DATE',
+        },
+      })
+      expect(partial.status).toBe(400)
+      expect(String(partial.body.message)).toContain('whole hours')
+    }
+    emu.clearRequests()
+    const recent = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: { property_id: site } })
+    expect(recent.status).toBe(200)
+    const sent = requests('/stats')[0]?.query as Rec
+    expect(Number(sent.startAt) % 3_600_000).toBe(0)
+    expect((Number(sent.endAt) + 1) % 3_600_000).toBe(0)
+    expect(recent.body[0]?.end_at).toBe(new Date(Number(sent.endAt) + 1).toISOString())
+  })
+
   it("labels breakdowns and the series' sessions as the distinct visitors Umami counts", async () => {
     const q = { property_id: site, start_gte: '2024-05-01T00:00:00Z', end_lt: '2024-06-01T00:00:00Z' }
     const inRange = emu.state.events.filter(

@@ -66,3 +66,34 @@ export const METRICS_DEFAULT_LIMIT = 500
 
 /** `/active` counts sessions seen in the last 5 minutes (umami-software/umami@v3.1.0:src/queries/sql/getActiveVisitors.ts). */
 export const ACTIVE_WINDOW_MS = 5 * 60_000
+
+/**
+ * Filters that send a ClickHouse report to the `website_event` table itself; without any of them
+ * `/stats`, `/pageviews` and `/metrics` read `website_event_stats_hourly` (umami-software/umami@v3.1.0:
+ * src/lib/constants.ts `EVENT_COLUMNS`; src/queries/sql/getWebsiteStats.ts, pageviews/getPageviewStats.ts,
+ * sessions/getSessionStats.ts, pageviews/getPageviewMetrics.ts, sessions/getSessionMetrics.ts).
+ */
+export const EVENT_COLUMNS = [
+  'path',
+  'entry',
+  'exit',
+  'referrer',
+  'domain',
+  'title',
+  'query',
+  'event',
+  'tag',
+  'hostname',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'utmContent',
+  'utmTerm',
+] as const
+
+/**
+ * The analytics database behind the emulated server. Umami Cloud runs ClickHouse: its usage metering
+ * query exists for ClickHouse only (umami-software/umami@v3.1.0:src/queries/sql/events/getEventUsage.ts,
+ * `[PRISMA]: notImplemented`); a self-hosted server runs PostgreSQL unless CLICKHOUSE_URL is set.
+ */
+export type UmamiDatabase = 'postgresql' | 'clickhouse'

@@ -306,4 +306,52 @@ describe('Umami emulator', () => {
       await emu.close()
     }
   })
+  it('counts whole hours in Cloud (ClickHouse) reports without an event filter, exact instants on PostgreSQL', async () => {
+    const emu = await startUmamiEmulator({ sessions: 1 })
+    try {
+      const site = [...emu.state.websites.keys()][0] as string
+      const session = [...emu.state.sessions.values()].find((s) => s.websiteId === site)
+      if (!session) throw new Error('no seeded session')
+      const hour = Date.parse('2020-01-01T10:00:00Z')
+      const view = (createdAt: number, id: string) => ({
+        id,
+        websiteId: site,
+        sessionId: session.id,
+        visitId: `visit-${id}`,
+        createdAt,
+        urlPath: '/',
+        urlQuery: null,
+        referrerDomain: null,
+        pageTitle: null,
+        eventType: 1 as const,
+        eventName: null,
+        hostname: 'site1.example.com',
+        tag: null,
+        data: null,
+      })
+      // 10:10 and 10:40, then 11:20.
+      emu.state.events.push(
+        view(hour + 600_000, 'a'),
+        view(hour + 2_400_000, 'b'),
+        view(hour + 4_800_000, 'c'),
+      )
+      const window = `startAt=${hour + 1_800_000}&endAt=${hour + 5_400_000 - 1}`
+      const stats = async (prefix: string, extra = '') => {
+        const res = await fetch(`${emu.url}${prefix}/websites/${site}/stats?${window}${extra}`, {
+          headers:
+            prefix === '/v1'
+              ? { 'x-umami-api-key': DEFAULT_UMAMI_API_KEY }
+              : { authorization: `Bearer ${DEFAULT_UMAMI_LOGIN_TOKEN}` },
+        })
+        return ((await res.json()) as { pageviews: number }).pageviews
+      }
+      // 10:30-11:30: ClickHouse reads the 11:00 row only (11:20); PostgreSQL counts 10:40 and 11:20.
+      expect(await stats('/v1')).toBe(1)
+      expect(await stats('/api')).toBe(2)
+      // A filter on an event column reads website_event itself, instant by instant.
+      expect(await stats('/v1', '&path=/')).toBe(2)
+    } finally {
+      await emu.close()
+    }
+  })
 })

@@ -12,6 +12,7 @@ import {
   DEFAULT_UMAMI_API_KEY,
   DEFAULT_UMAMI_LOGIN_TOKEN,
   DEFAULT_UMAMI_USER,
+  type UmamiDatabase,
 } from './constants.js'
 import { installErrorHandler, umamiFaultResponse } from './errors.js'
 import { registerReportRoutes } from './routes/reports.js'
@@ -40,6 +41,11 @@ export interface UmamiEmulatorOptions extends ListenOptions {
    * keep hours for 48 hours and days for 6 calendar months only; see units.ts).
    */
   readonly release?: UmamiRelease
+  /**
+   * The analytics database of the self-hosted shape (`/api`): `postgresql` (default) or `clickhouse`.
+   * The Cloud shape (`/v1`) is always ClickHouse, whose reports count whole hours (see constants.ts).
+   */
+  readonly selfHostedDatabase?: UmamiDatabase
 }
 
 export interface UmamiEmulator extends EmulatorHandle<UmamiState> {
@@ -64,13 +70,13 @@ export async function startUmamiEmulator(options: UmamiEmulatorOptions = {}): Pr
   const { app } = server
   installErrorHandler(app)
   installUmamiAuth(app, state)
-  const api = async (scope: FastifyInstance) => {
+  const api = (database: UmamiDatabase) => async (scope: FastifyInstance) => {
     registerWebsiteRoutes(scope, state)
     registerTrafficRoutes(scope, state)
-    registerReportRoutes(scope, state)
+    registerReportRoutes(scope, state, database)
   }
-  await app.register(api, { prefix: '/v1' })
-  await app.register(api, { prefix: '/api' })
+  await app.register(api('clickhouse'), { prefix: '/v1' })
+  await app.register(api(options.selfHostedDatabase ?? 'postgresql'), { prefix: '/api' })
   registerSendRoutes(app, state)
   registerLoginRoute(app, state)
   app.get('/api/heartbeat', async () => ({ ok: true }))

@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { channelOf } from '../channels.js'
-import { ACTIVE_WINDOW_MS, METRIC_TYPES, METRICS_DEFAULT_LIMIT, UNITS } from '../constants.js'
+import {
+  ACTIVE_WINDOW_MS,
+  EVENT_COLUMNS,
+  METRIC_TYPES,
+  METRICS_DEFAULT_LIMIT,
+  type UmamiDatabase,
+  UNITS,
+} from '../constants.js'
 import { badRequest, schemaError, UmamiHttpError, unauthorized } from '../errors.js'
 import { type Query, rangeOf, strParam } from '../params.js'
 import type { EventRecord, SessionRecord, UmamiState } from '../state.js'
@@ -228,7 +235,27 @@ function metricRows(state: UmamiState, events: readonly EventRecord[], type: str
     .sort((a, b) => b.y - a.y || (a.x < b.x ? -1 : 1))
 }
 
-export function registerReportRoutes(app: FastifyInstance, state: UmamiState): void {
+/**
+ * Whether a ClickHouse server answers this report from `website_event_stats_hourly`, so the window
+ * selects whole hours (see eventsIn): yes unless a filter names an event column (or the breakdown's own
+ * column is searched), or the series is by minute (umami-software/umami@v3.1.0:
+ * src/queries/sql/getWebsiteStats.ts, pageviews/getPageviewStats.ts, sessions/getSessionStats.ts,
+ * pageviews/getPageviewMetrics.ts, sessions/getSessionMetrics.ts: `EVENT_COLUMNS.some(...)`,
+ * `unit === 'minute'`; src/app/api/websites/[websiteId]/metrics/route.ts puts `search` in
+ * `filters[type]`). PostgreSQL reads `website_event` always.
+ */
+function byHour(database: UmamiDatabase, q: Query, searched?: string): boolean {
+  if (database !== 'clickhouse') return false
+  const keys = new Set(Object.keys(q).filter((k) => strParam(q, k) !== undefined))
+  if (searched) keys.add(searched)
+  return !EVENT_COLUMNS.some((c) => keys.has(c))
+}
+
+export function registerReportRoutes(
+  app: FastifyInstance,
+  state: UmamiState,
+  database: UmamiDatabase = 'postgresql',
+): void {
   /**
    * `/stats`: the totals and, as `comparison`, the same totals over the window `compare` names: `prev`
    * (default) shifts both ends back by the range's length in whole minutes (date-fns
@@ -244,10 +271,16 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
       throw schemaError([], { compare: { errors: ['Invalid option: expected one of "prev"|"yoy"'] } })
     }
     const websiteId = websiteOf(state, request.params)
-    const current = totals(eventsIn(state, websiteId, q))
+    const hourly = { byHour: byHour(database, q) }
+    const current = totals(eventsIn(state, websiteId, q, hourly))
     const shifted = compare === 'yoy' ? yearBefore : minutesBefore(startAt, endAt)
     const previous = totals(
-      eventsIn(state, websiteId, { ...q, startAt: String(shifted(startAt)), endAt: String(shifted(endAt)) }),
+      eventsIn(
+        state,
+        websiteId,
+        { ...q, startAt: String(shifted(startAt)), endAt: String(shifted(endAt)) },
+        hourly,
+      ),
     )
     return { ...current, comparison: previous }
   })
@@ -269,7 +302,8 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
     // Both series count pageview-type events only (`event_type NOT IN (2, 5)`): `pageviews` is count(*),
     // `sessions` is count(distinct session_id), i.e. visitors, not visits. Sources: v3.1.0
     // src/queries/sql/pageviews/getPageviewStats.ts and src/queries/sql/sessions/getSessionStats.ts.
-    const events = eventsIn(state, websiteId, q).filter((e) => e.eventType === 1)
+    const hourly = { byHour: unit !== 'minute' && byHour(database, q) }
+    const events = eventsIn(state, websiteId, q, hourly).filter((e) => e.eventType === 1)
     const views = new Map<string, number>()
     const sessions = new Map<string, Set<string>>()
     for (const e of events) {
@@ -305,7 +339,11 @@ export function registerReportRoutes(app: FastifyInstance, state: UmamiState): v
     if (!(METRIC_TYPES as readonly string[]).includes(type)) throw badRequest('Bad request')
     if (limit < 0 || offset < 0) throw new UmamiHttpError(500)
     const search = strParam(q, 'search')?.toLowerCase()
-    const rows = metricRows(state, eventsIn(state, websiteId, q), type).filter(
+    // `event` (getEventMetrics.ts) and `channel` (getChannelMetrics.ts) read `website_event` on ClickHouse too.
+    const hourly = {
+      byHour: type !== 'event' && type !== 'channel' && byHour(database, q, search ? type : undefined),
+    }
+    const rows = metricRows(state, eventsIn(state, websiteId, q, hourly), type).filter(
       (row) => !search || row.x.toLowerCase().includes(search),
     )
     return rows.slice(offset, offset + limit)

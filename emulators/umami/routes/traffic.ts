@@ -9,9 +9,24 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** umami-software/umami@v3.1.0:src/queries/sql/sessions/getSessionActivity.ts: `limit 500`. */
 export const ACTIVITY_LIMIT = 500
 
-/** The events of a website in `startAt..endAt` (both inclusive) matching Umami's common filter params. */
-export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventRecord[] {
+const HOUR_MS = 3_600_000
+
+/**
+ * The events of a website in `startAt..endAt` (both inclusive) matching Umami's common filter params.
+ * `byHour`: the window is matched against each event's hour, not its instant, as a ClickHouse server's
+ * reports read `website_event_stats_hourly`, whose `created_at` is `toStartOfHour(created_at)`
+ * (umami-software/umami@v3.1.0:db/clickhouse/schema.sql, `website_event_stats_hourly_mv`), with
+ * `created_at between {startDate} and {endDate}` (src/queries/sql/getWebsiteStats.ts): an hour counts
+ * whole when it starts inside the window, not at all when it starts before it.
+ */
+export function eventsIn(
+  state: UmamiState,
+  websiteId: string,
+  q: Query,
+  opts: { byHour?: boolean } = {},
+): EventRecord[] {
   const { startAt, endAt } = rangeOf(q)
+  const at = (e: EventRecord) => (opts.byHour ? Math.floor(e.createdAt / HOUR_MS) * HOUR_MS : e.createdAt)
   // src/lib/schema.ts `filterParams`: `eventType` is any positive integer (z.coerce.number().int().positive()).
   const eventType = intParam(q, 'eventType')
   if (eventType !== undefined && !(Number.isInteger(eventType) && eventType > 0))
@@ -21,7 +36,7 @@ export function eventsIn(state: UmamiState, websiteId: string, q: Query): EventR
   const name = strParam(q, 'event')
   const path = strParam(q, 'path')
   return state.events.filter((e) => {
-    if (e.websiteId !== websiteId || e.createdAt < startAt || e.createdAt > endAt) return false
+    if (e.websiteId !== websiteId || at(e) < startAt || at(e) > endAt) return false
     if (eventType !== undefined && e.eventType !== eventType) return false
     if (name !== undefined && e.eventName !== name) return false
     if (path !== undefined && e.urlPath !== path) return false

@@ -21,6 +21,29 @@ import { onWebsite } from './website-access.js'
 
 /** Without start_gte, a report covers the 30 days before end_lt (or now), and says so in start_at. */
 const DEFAULT_DAYS = 30
+const HOUR_MS = 3_600_000
+
+/**
+ * A report's window in whole UTC hours. A ClickHouse server (Umami Cloud, or a self-hosted one with
+ * CLICKHOUSE_URL) answers `/stats`, `/pageviews` and `/metrics` from `website_event_stats_hourly`, whose
+ * rows are stamped with the start of their hour and picked by `created_at between startAt and endAt`
+ * (umami-software/umami@v3.1.0:db/clickhouse/schema.sql; src/queries/sql/getWebsiteStats.ts,
+ * pageviews/getPageviewStats.ts, sessions/getSessionStats.ts, pageviews/getPageviewMetrics.ts,
+ * sessions/getSessionMetrics.ts): a window from 10:30 counts nothing before 11:00, one ending at 12:30
+ * everything to 13:00. Which database a server runs cannot be asked, so a window must be whole hours,
+ * which both count exactly; without end_lt the report ends at the last whole hour.
+ */
+function reportRange(q: ListQuery) {
+  for (const name of ['start_gte', 'end_lt'] as const) {
+    const at = q.filters[name]
+    if (at instanceof Date && at.getTime() % HOUR_MS !== 0) {
+      throw badRequest(
+        `${name}: Umami reports count whole hours (a ClickHouse server, such as Umami Cloud, reads hourly rows); give a time on the hour, such as 2024-05-01T10:00:00Z`,
+      )
+    }
+  }
+  return umamiRange(q, DEFAULT_DAYS, Math.floor(Date.now() / HOUR_MS) * HOUR_MS)
+}
 
 type Range = ReturnType<typeof umamiRange>
 
@@ -155,7 +178,7 @@ export const reportHandlers: ObjectHandlers = {
     const website = q.filters.property_id
     if (typeof website !== 'string') throw badRequest('Umami reports are per website: give property_id')
     const { types, dimension } = reportParamsOf(q)
-    const range = umamiRange(q, DEFAULT_DAYS)
+    const range = reportRange(q)
     if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
     if (!dimension) return onWebsite(ctx, website, () => totals(ctx, website, range, q, types))
     const unit = TIME_UNITS[dimension]
