@@ -264,6 +264,7 @@ describe('Pipedrive through Unigate', () => {
     expect(created.status, created.text).toBe(200)
     const id = created.body.id as string
     expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({
+      name: 'Grace Hopper',
       first_name: 'Grace',
       last_name: 'Hopper',
       emails: [{ value: 'grace@example.com', primary: true, label: 'work' }],
@@ -286,7 +287,12 @@ describe('Pipedrive through Unigate', () => {
     const created = await h.api<Rec>('POST', base(), { body: { first_name: 'Mary Ann', last_name: 'Smith' } })
     expect(created.status, created.text).toBe(200)
     const id = created.body.id as string
-    expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({ first_name: 'Mary Ann', last_name: 'Smith' })
+    // The halves as halves, and joined as name for a Pipedrive that reads name only (its v2 OpenAPI).
+    expect(sent('POST', '/api/v2/persons')[0]?.body).toEqual({
+      name: 'Mary Ann Smith',
+      first_name: 'Mary Ann',
+      last_name: 'Smith',
+    })
     const read = await h.api<Rec>('GET', `${base()}/${id}`, {
       query: { fields: 'name,first_name,last_name' },
     })
@@ -301,9 +307,20 @@ describe('Pipedrive through Unigate', () => {
     })
     expect(renamed.body).toMatchObject({ name: 'Mary Ann Jones', first_name: 'Mary Ann', last_name: 'Jones' })
     expect(sent('PATCH', `/api/v2/persons/${id}`)[0]?.body).toEqual({
+      name: 'Mary Ann Jones',
       first_name: 'Mary Ann',
       last_name: 'Jones',
     })
+    // One half beside a name that shows the other is empty: an update as a create takes it.
+    const cher = await h.api<Rec>('PATCH', `${base()}/${id}`, { body: { name: 'Cher', first_name: 'Cher' } })
+    expect(cher.status, cher.text).toBe(200)
+    expect(cher.body).toMatchObject({ name: 'Cher', first_name: 'Cher' })
+    // Halves of blanks are no name; neither is an empty name.
+    for (const body of [{ first_name: ' ', last_name: ' ' }, { name: '' }]) {
+      const refused = await h.api<{ message: string }>('PATCH', `${base()}/${id}`, { body })
+      expect(refused.status, refused.text).toBe(400)
+      expect(refused.body.message).toMatch(/^(first_name, last_name|name): /)
+    }
   })
 
   it('answers bad input with a 4xx naming it, before or at Pipedrive', async () => {

@@ -145,6 +145,19 @@ describe('Pipedrive emulator', () => {
     expect((await call('POST', '/api/v2/persons', { first_name: '', last_name: '' })).status).toBe(400)
     expect((await call('POST', '/api/v2/persons', { first_name: 1, last_name: 'X' })).status).toBe(400)
     expect((await call('PATCH', `/api/v2/persons/${id}`, { last_name: 'Jones' })).status).toBe(400)
+    // A name beside the halves is taken when it is them joined, refused when it says something else (ours).
+    const both = await call('PATCH', `/api/v2/persons/${id}`, {
+      name: 'Mary Ann Smith',
+      first_name: 'Mary Ann',
+      last_name: 'Smith',
+    })
+    expect(both.body.data).toMatchObject({
+      name: 'Mary Ann Smith',
+      first_name: 'Mary Ann',
+      last_name: 'Smith',
+    })
+    const other = { name: 'Someone Else', first_name: 'Mary Ann', last_name: 'Smith' }
+    expect((await call('PATCH', `/api/v2/persons/${id}`, other)).status).toBe(400)
     const renamed = await call('PATCH', `/api/v2/persons/${id}`, { name: 'Mary Ann Jones' })
     expect(renamed.body.data).toMatchObject({
       name: 'Mary Ann Jones',

@@ -124,7 +124,9 @@ function checkChannels(name: string, value: unknown): Channel[] {
  * https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide, "POST /api/v1/persons to POST
  * /api/v2/persons" and "PUT /api/v1/persons/:id to PATCH /api/v2/persons/:id"; read in the copy at
  * fav83/whatsapp2pipe@aa6f18b3c4460d2248c1e9132dcd833d19a8299b, Docs/External/Pipedrive/docs/pipedrive-api-v2-migration-guide.md).
- * One half alone is refused; so is `name` beside the halves, which Pipedrive does not say how it settles (ours).
+ * One half alone is refused. `name` beside the halves is taken when it is the halves joined (the name the
+ * guide says Pipedrive makes of them), refused when it says something else; Pipedrive does not say how it
+ * settles either (ours).
  */
 function applyName(p: PersonRecord, body: Record<string, unknown>): void {
   const first = body.first_name
@@ -138,17 +140,18 @@ function applyName(p: PersonRecord, body: Record<string, unknown>): void {
     p.lastName = undefined
     return
   }
-  if (body.name !== undefined)
-    throw invalid("Provide either 'name' or 'first_name' and 'last_name', not both")
   if (first === undefined || last === undefined)
     throw invalid("Both 'first_name' and 'last_name' must be provided")
   if (typeof first !== 'string' || typeof last !== 'string')
     throw invalid("'first_name' and 'last_name' must be strings")
   if (first.trim() === '' && last.trim() === '')
     throw invalid("'first_name' and 'last_name' can not both be empty")
+  const joined = [first.trim(), last.trim()].filter((half) => half !== '').join(' ')
+  if (body.name !== undefined && (typeof body.name !== 'string' || body.name.trim() !== joined))
+    throw invalid("Provide either 'name' or 'first_name' and 'last_name', or a 'name' that is them joined")
   p.firstName = first.trim()
   p.lastName = last.trim()
-  p.name = [p.firstName, p.lastName].filter((half) => half !== '').join(' ')
+  p.name = joined
 }
 
 /** Checks a person body (`AddPersonRequest`): ids as numbers of existing records, channels as objects. */

@@ -94,6 +94,7 @@ describe('Pipedrive persons', () => {
         true,
       ),
     ).toEqual({
+      name: 'Grace Hopper',
       first_name: 'Grace',
       last_name: 'Hopper',
       emails: [
@@ -121,12 +122,24 @@ describe('Pipedrive persons', () => {
     expect(
       toPipedrivePerson({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }, true),
     ).toEqual({
+      name: 'Ada Lovelace',
       first_name: 'Ada',
       last_name: 'Lovelace',
     })
     expect(toPipedrivePerson({ name: 'Ada Lovelace' }, false)).toEqual({ name: 'Ada Lovelace' })
-    expect(toPipedrivePerson({ last_name: 'Curie' }, true)).toEqual({ first_name: '', last_name: 'Curie' })
+    expect(toPipedrivePerson({ last_name: 'Curie' }, true)).toEqual({
+      name: 'Curie',
+      first_name: '',
+      last_name: 'Curie',
+    })
+    expect(toPipedrivePerson({ name: 'Cher', first_name: 'Cher' }, false)).toEqual({
+      name: 'Cher',
+      first_name: 'Cher',
+      last_name: '',
+    })
     expect(() => toPipedrivePerson({ first_name: '', last_name: '' }, false)).toThrow(/both empty/)
+    expect(() => toPipedrivePerson({ first_name: ' ', last_name: '  ' }, true)).toThrow(/both empty/)
+    expect(() => toPipedrivePerson({ name: '' }, false)).toThrow(/^name: /)
     expect(() => toPipedrivePerson({ title: 'CTO' }, false)).toThrow(/title/)
     expect(() => toPipedrivePerson({ deal_ids: ['9'] }, false)).toThrow(/deal_ids/)
   })

@@ -124,36 +124,47 @@ function labelled(
 }
 
 /**
- * The name of a write. Pipedrive v2 takes `name`, or both `first_name` and `last_name`, and keeps the halves
- * as given, making `name` of them; from `name` alone it derives the halves by its own split ("Either `name` or
- * both `first_name` and `last_name` must be provided ... Empty strings are accepted for `first_name` and
- * `last_name`, but both can not be empty strings at the same time", the same for PATCH:
+ * The name of a write. Pipedrive's v2 migration guide says a person takes `name`, or both `first_name` and
+ * `last_name`, keeping the halves as given and making `name` of them ("Either `name` or both `first_name` and
+ * `last_name` must be provided ... Empty strings are accepted for `first_name` and `last_name`, but both can
+ * not be empty strings at the same time", the same for PATCH:
  * https://pipedrive.readme.io/docs/pipedrive-api-v2-migration-guide, "POST /api/v1/persons to POST
- * /api/v2/persons", "PUT /api/v1/persons/:id to PATCH /api/v2/persons/:id"). So the halves a caller gives go as
- * halves (joined into `name`, a "Mary Ann" first name came back "Mary"), a missing half on create as ''.
+ * /api/v2/persons", "PUT /api/v1/persons/:id to PATCH /api/v2/persons/:id"), while its v2 OpenAPI description
+ * names `name` only (pipedrive/client-nodejs, src/versions/v2/models/add-person-request.ts). So the halves a
+ * caller gives go as halves and, joined, as `name` too: a Pipedrive that reads the halves keeps "Mary Ann" as
+ * the first name (joined alone, it came back "Mary"), one that reads only `name` still gets the whole name.
+ * A missing half is '' where `name` or a create shows it to be empty.
  */
 function nameOf(body: WriteBody, creating: boolean): Record<string, string> {
-  const halves = [body.first_name, body.last_name].filter((v) => v !== undefined)
-  if (!creating && halves.length === 1) {
-    throw badRequest(
-      'first_name, last_name: Pipedrive changes a name from both halves (or name), so an update sends both, not one',
-    )
+  const given = [body.first_name, body.last_name].filter((v) => v !== undefined)
+  if (given.length === 0) {
+    if (body.name === undefined) {
+      if (creating)
+        throw badRequest('name: Pipedrive needs a name (or first_name/last_name) to create a person')
+      return {}
+    }
+    if (typeof body.name !== 'string' || body.name.trim() === '')
+      throw badRequest('name: Pipedrive needs a name that is not empty')
+    return { name: body.name }
   }
-  const joined = halves.filter((v) => typeof v === 'string' && v !== '').join(' ')
+  const first = typeof body.first_name === 'string' ? body.first_name.trim() : ''
+  const last = typeof body.last_name === 'string' ? body.last_name.trim() : ''
+  const joined = [first, last].filter((half) => half !== '').join(' ')
   // Pipedrive keeps `name` as the halves joined, so halves that say something else than `name` would be lost.
-  if (typeof body.name === 'string' && halves.length > 0 && joined !== body.name) {
+  if (typeof body.name === 'string' && joined !== body.name.trim()) {
     throw badRequest(
       `first_name, last_name: Pipedrive makes the name of the halves; '${joined}' differs from name '${body.name}', send one or the other`,
     )
   }
-  if (halves.length > 0) {
-    if (joined === '')
-      throw badRequest('first_name, last_name: Pipedrive refuses a name whose halves are both empty')
-    return { first_name: String(body.first_name ?? ''), last_name: String(body.last_name ?? '') }
+  // An update of one half would set the other to '' unseen: only `name` beside it shows that is meant.
+  if (!creating && given.length === 1 && typeof body.name !== 'string') {
+    throw badRequest(
+      'first_name, last_name: Pipedrive changes a name from both halves (or name), so an update sends both, not one',
+    )
   }
-  if (typeof body.name === 'string' && body.name !== '') return { name: body.name }
-  if (creating) throw badRequest('name: Pipedrive needs a name (or first_name/last_name) to create a person')
-  return {}
+  if (joined === '')
+    throw badRequest('first_name, last_name: Pipedrive refuses a name whose halves are both empty')
+  return { name: joined, first_name: first, last_name: last }
 }
 
 /** A unified contact body as a Pipedrive v2 person (`AddPersonRequest`, with the name as `nameOf` sends it). */
