@@ -555,15 +555,37 @@ describe('Umami through Unigate', () => {
         },
       })
       expect(partial.status).toBe(400)
-      expect(String(partial.body.message)).toContain('whole hours')
+      expect(String(partial.body.message)).toMatch(/^start_gte: Umami reports count whole UTC hours/)
     }
     emu.clearRequests()
+    // Without a window: 30 days from a UTC hour to now (the current hour's row holds nothing after now).
+    const before = Date.now()
     const recent = await h.api<Rec[]>('GET', `${base(cloud)}/report`, { query: { property_id: site } })
     expect(recent.status).toBe(200)
     const sent = requests('/stats')[0]?.query as Rec
     expect(Number(sent.startAt) % 3_600_000).toBe(0)
-    expect((Number(sent.endAt) + 1) % 3_600_000).toBe(0)
+    expect(Number(sent.endAt) + 1).toBeGreaterThanOrEqual(before)
     expect(recent.body[0]?.end_at).toBe(new Date(Number(sent.endAt) + 1).toISOString())
+    expect(recent.body[0]?.start_at).toBe(new Date(Number(sent.startAt)).toISOString())
+    // From the start of the current hour, without end_lt: a report of this hour so far, not a 400 naming an
+    // end_lt the caller never sent.
+    const thisHour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString()
+    const sinceHour = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
+      query: { property_id: site, start_gte: thisHour },
+    })
+    expect(sinceHour.status, JSON.stringify(sinceHour.body)).toBe(200)
+    expect(sinceHour.body[0]?.start_at).toBe(thisHour)
+    // An end after now need not be on the hour; one before now must.
+    const soon = new Date(Date.now() + 90 * 60_000 + 17_000).toISOString()
+    const toSoon = await h.api<Rec[]>('GET', `${base(cloud)}/report`, {
+      query: { property_id: site, start_gte: thisHour, end_lt: soon },
+    })
+    expect(toSoon.status, JSON.stringify(toSoon.body)).toBe(200)
+    const pastEnd = await h.api<Rec>('GET', `${base(cloud)}/report`, {
+      query: { property_id: site, start_gte: '2024-05-20T10:00:00Z', end_lt: '2024-05-27T12:30:00Z' },
+    })
+    expect(pastEnd.status).toBe(400)
+    expect(pastEnd.body.message).toMatch(/^end_lt: Umami reports count whole UTC hours/)
   })
 
   it("labels breakdowns and the series' sessions as the distinct visitors Umami counts", async () => {

@@ -15,7 +15,7 @@ import {
   type UmamiUnit,
 } from './report-mapping.js'
 import { seriesPieces } from './series-pieces.js'
-import { umamiRange } from './time-range.js'
+import { DAY_MS, umamiRange } from './time-range.js'
 import type { UmamiPoint, UmamiSeries, UmamiStats } from './types.js'
 import { onWebsite } from './website-access.js'
 
@@ -30,19 +30,27 @@ const HOUR_MS = 3_600_000
  * (umami-software/umami@v3.1.0:db/clickhouse/schema.sql; src/queries/sql/getWebsiteStats.ts,
  * pageviews/getPageviewStats.ts, sessions/getSessionStats.ts, pageviews/getPageviewMetrics.ts,
  * sessions/getSessionMetrics.ts): a window from 10:30 counts nothing before 11:00, one ending at 12:30
- * everything to 13:00. Which database a server runs cannot be asked, so a window must be whole hours,
- * which both count exactly; without end_lt the report ends at the last whole hour.
+ * everything to 13:00. Which database a server runs cannot be asked, so a start must be on a UTC hour, and
+ * an end too unless it is now or later (the current hour's row holds nothing after now, so an end there is
+ * counted exactly). Without start_gte a report starts on the hour DEFAULT_DAYS before its end; without
+ * end_lt it ends now.
  */
-function reportRange(q: ListQuery) {
-  for (const name of ['start_gte', 'end_lt'] as const) {
-    const at = q.filters[name]
-    if (at instanceof Date && at.getTime() % HOUR_MS !== 0) {
-      throw badRequest(
-        `${name}: Umami reports count whole hours (a ClickHouse server, such as Umami Cloud, reads hourly rows); give a time on the hour, such as 2024-05-01T10:00:00Z`,
-      )
-    }
-  }
-  return umamiRange(q, DEFAULT_DAYS, Math.floor(Date.now() / HOUR_MS) * HOUR_MS)
+function reportRange(q: ListQuery, now = Date.now()) {
+  const start = q.filters.start_gte
+  if (start instanceof Date && start.getTime() % HOUR_MS !== 0) throw offTheHour('start_gte')
+  const end = q.filters.end_lt
+  if (end instanceof Date && end.getTime() % HOUR_MS !== 0 && end.getTime() < now) throw offTheHour('end_lt')
+  const endAt = end instanceof Date ? end.getTime() : now
+  if (start instanceof Date) return umamiRange(q, DEFAULT_DAYS, now)
+  const startAt = Math.floor((endAt - DEFAULT_DAYS * DAY_MS) / HOUR_MS) * HOUR_MS
+  return umamiRange({ ...q, filters: { ...q.filters, start_gte: new Date(startAt) } }, DEFAULT_DAYS, now)
+}
+
+function offTheHour(name: 'start_gte' | 'end_lt') {
+  return badRequest(
+    `${name}: Umami reports count whole UTC hours (a ClickHouse server, such as Umami Cloud, reads hourly rows); ` +
+      `give a time on a UTC hour, such as 2024-05-01T10:00:00Z${name === 'end_lt' ? ', or leave end_lt out to end now' : ''}`,
+  )
 }
 
 type Range = ReturnType<typeof umamiRange>

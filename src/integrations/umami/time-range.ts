@@ -1,6 +1,6 @@
 import type { ListQuery } from '../types.js'
 
-const DAY_MS = 86_400_000
+export const DAY_MS = 86_400_000
 
 /**
  * Umami's `startAt`/`endAt` are unix milliseconds and both ends are inclusive, while the unified `end_lt`
