@@ -88,6 +88,21 @@ describe('ClientCredentialsAuth', () => {
     expect(asked).toHaveLength(2)
   })
 
+  it('reads a lifetime of 0, a negative one or one past ten years as none given, so the token is kept', async () => {
+    for (const expires_in of [0, -60, '', 1e300]) {
+      const { grant, credentials } = grantFor()
+      const { transport, asked } = tokenEndpoint([
+        { status: 200, body: { access_token: 'tok', expires_in } },
+        { status: 200, body: { access_token: 'again', expires_in } },
+      ])
+      const auth = new ClientCredentialsAuth(grant, credentials, transport, 1000)
+      expect(await auth.headers()).toEqual({ authorization: 'Bearer tok' })
+      // Read as expiring at once, every request asked the token endpoint again.
+      expect(await auth.headers()).toEqual({ authorization: 'Bearer tok' })
+      expect(asked).toHaveLength(1)
+    }
+  })
+
   it('drops a token the provider refused, so the retry carries a new one; concurrent askers share one call', async () => {
     const { grant, credentials } = grantFor()
     const { transport, asked } = tokenEndpoint([

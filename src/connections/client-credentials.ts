@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { parseTokenResponse, TokenEndpointError } from '../authorization/tokens/token-set.js'
+import { parseTokenResponse, TokenEndpointError, tokenLifetimeOf } from '../authorization/tokens/token-set.js'
 import { ProviderError } from '../errors.js'
 import type { AuthHeaderSource } from '../integrations/http-client.js'
 import type { ClientCredentialsGrant, Credentials } from '../integrations/types.js'
@@ -29,9 +29,9 @@ function expiryOf(body: unknown, now: number, fallbackMs: number): number {
     const at = Date.parse(b.expires_at)
     if (!Number.isNaN(at)) return at
   }
-  const seconds = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
-  if (typeof seconds === 'number' && Number.isFinite(seconds)) return now + seconds * 1000
-  return now + fallbackMs
+  // Bounded as an OAuth token answer's is: 0, a negative or a past-ten-years lifetime is none given.
+  const seconds = tokenLifetimeOf(b.expires_in)
+  return seconds === undefined ? now + fallbackMs : now + seconds * 1000
 }
 
 /**

@@ -18,8 +18,8 @@ describe('token endpoint answers', () => {
     })
   })
 
-  it('read a lifetime no Date can hold, or a negative one, as none given', () => {
-    for (const expires_in of [1e300, '1e400', -60, 'soon']) {
+  it('read a lifetime no Date can hold, a negative or zero one, or blank text, as none given', () => {
+    for (const expires_in of [1e300, '1e400', -60, 'soon', 0, '', ' ']) {
       const tokens = parseTokenResponse(200, { access_token: 'a', expires_in })
       expect(tokens).toEqual({ access_token: 'a' })
       expect(credentialsFromTokens(tokens, {}, now).expiry_date).toBeUndefined()

@@ -71,18 +71,22 @@ export class TokenEndpointError extends Error {
  */
 export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 60 * 60
 
-/** `expires_in` when it is a lifetime Unigate can keep (0 to ten years), else undefined: as if none was given. */
-function lifetimeOf(value: unknown): number | undefined {
-  const seconds = typeof value === 'string' ? Number(value) : value
+/**
+ * `expires_in` when it is a lifetime Unigate can keep (over 0, up to ten years), else undefined: as if none
+ * was given. A lifetime of 0 (or `''`, which Number reads as 0) made a token due for refresh on every request,
+ * and every request asked the token endpoint again.
+ */
+export function tokenLifetimeOf(value: unknown): number | undefined {
+  const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
   if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined
-  return seconds >= 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS ? seconds : undefined
+  return seconds > 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS ? seconds : undefined
 }
 
 /** Reads a token endpoint answer; anything without an access token is a refusal. */
 export function parseTokenResponse(status: number, body: unknown, keep: readonly string[] = []): TokenSet {
   const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
   if (status >= 200 && status < 300 && typeof b.access_token === 'string' && b.access_token !== '') {
-    const expiresIn = lifetimeOf(b.expires_in)
+    const expiresIn = tokenLifetimeOf(b.expires_in)
     const extra = Object.fromEntries(
       keep.filter((k) => typeof b[k] === 'string' && b[k] !== '').map((k) => [k, b[k] as string]),
     )
