@@ -229,6 +229,80 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     }
   })
 
+  it('keeps a refresh token rotated while a PATCH of the connection was verifying', async () => {
+    // The SDK sends the connection's shown `auth` back on every PATCH, so changing only its external_xref
+    // verifies the credentials with a provider call; a refresh meanwhile rotates the refresh token.
+    const { connection, tokens } = await connectWithTokens(30)
+    const service = s.services.connections
+    const verify = service.verify.bind(service)
+    let entered!: () => void
+    const verifying = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    // The provider has answered the verification; the PATCH has yet to write.
+    service.verify = async (...args) => {
+      const settings = await verify(...args)
+      entered()
+      await released
+      return settings
+    }
+    try {
+      const patch = s.api('PATCH', `/unified/connection/${connection.id}`, {
+        external_xref: 'moved-on',
+        auth: { api_url: ph.url },
+      })
+      await verifying
+      expect((await visitors(connection.id)).status).toBe(200)
+      const rotated = (await stored(connection.id)).refresh_token
+      expect(rotated).not.toBe(tokens.refresh_token)
+      release()
+      expect((await patch).status).toBe(200)
+      const after = await stored(connection.id)
+      expect(after.refresh_token).toBe(rotated)
+      expect(ph.oauth.refreshTokenLive(after.refresh_token!)).toBe(true)
+    } finally {
+      release()
+      service.verify = verify
+    }
+  })
+
+  it('answers 404, not 500, to a PATCH of a connection removed while it was verifying', async () => {
+    const { connection } = await connectWithTokens(3600)
+    const service = s.services.connections
+    const verify = service.verify.bind(service)
+    let entered!: () => void
+    const verifying = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    // The provider has answered the verification; the PATCH has yet to write.
+    service.verify = async (...args) => {
+      const settings = await verify(...args)
+      entered()
+      await released
+      return settings
+    }
+    try {
+      const patch = s.api('PATCH', `/unified/connection/${connection.id}`, { auth: { api_url: ph.url } })
+      await verifying
+      expect((await s.api('DELETE', `/unified/connection/${connection.id}`)).status).toBe(200)
+      release()
+      const answered = await patch
+      expect(answered.status).toBe(404)
+      expect(await s.services.connectionStore.get(s.workspaceId, connection.id)).toBeUndefined()
+    } finally {
+      release()
+      service.verify = verify
+    }
+  })
+
   it('refreshes once after PostHog answers 401 to an expired token, and rotates again', async () => {
     const { connection, tokens } = await connectWithTokens(3600)
     ph.oauth.advance(3601)

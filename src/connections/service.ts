@@ -23,7 +23,7 @@ import type {
 import { UnexpectedVerifyAnswer } from '../integrations/verify-answer.js'
 import type { AllowedAddress } from '../outbound/index.js'
 import { nowIso } from '../store/index.js'
-import { addressProblem, checkAddresses, movedFields, secretsToResupply } from './addresses.js'
+import { addressOf, addressProblem, checkAddresses, movedFields, secretsToResupply } from './addresses.js'
 import type { StoredConnection } from './connection.js'
 import type { ConnectionResolver } from './resolver.js'
 import { type ProviderClientSettings, providerClientFor } from './resolver.js'
@@ -353,17 +353,44 @@ export class ConnectionService {
         )
       }
       changes.settings = await this.verify(workspaceId, integration, credentials)
+      const renewed = await this.credentialsAfterVerifying(workspaceId, integration, current, given)
       // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
       // revoke addresses of now, as at creation: a later change of the workspace's OAuth app must not send
       // this refresh token elsewhere. A connection already pinned keeps its addresses: its stored refresh
       // token was issued there.
-      changes.credentials = credentials.token_url
-        ? credentials
-        : await this.pin(workspaceId, integration, credentials)
+      changes.credentials = renewed.token_url ? renewed : await this.pin(workspaceId, integration, renewed)
     }
     await this.store.update(workspaceId, id, changes, nowIso())
     await this.resolver.invalidate(id)
-    return (await this.store.get(workspaceId, id))!
+    // Removed meanwhile (a DELETE while the provider answered): the update wrote nothing.
+    const updated = await this.store.get(workspaceId, id)
+    if (!updated) throw notFound(`connection ${id} not found`)
+    return updated
+  }
+
+  /**
+   * The credentials to write after a verification: the given fields over the connection as stored now, not
+   * as read before the provider call. A token refresh meanwhile may have rotated the refresh token (PostHog
+   * does on every refresh, and the old one is dead): written back, the old one made the connection's next
+   * refresh an invalid_grant, and the connection had to be authorized again. A connection moved to another
+   * address meanwhile (another PUT or PATCH) is a 409: its new secrets must not go with this request's
+   * address, nor this request's undo that move.
+   */
+  private async credentialsAfterVerifying(
+    workspaceId: string,
+    integration: IntegrationDefinition,
+    read: StoredConnection,
+    given: Credentials,
+  ): Promise<Credentials> {
+    const latest = await this.store.get(workspaceId, read.id)
+    if (!latest) throw notFound(`connection ${read.id} not found`)
+    if (addressOf(integration, latest.credentials) !== addressOf(integration, read.credentials)) {
+      throw new ApiError(
+        409,
+        `connection ${read.id} was moved to another address while this request verified it; send the request again`,
+      )
+    }
+    return { ...latest.credentials, ...given }
   }
 
   private readonly beforeRemove: ((workspaceId: string, id: string) => Promise<void>)[] = []
