@@ -478,6 +478,22 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       expect(limited.headers['retry-after']).toBe('120')
     })
 
+    it("passes a provider's absurd retry-after on as whole seconds, at most a day", async () => {
+      // `Number('1e308') * 1000` is Infinity: the answer said `retry-after: Infinity`, and `1e300` said
+      // `1e+300`, neither of which a client reads as delta-seconds (RFC 9110 section 10.2.3).
+      for (const [given, passed] of [
+        ['1e308', '86400'],
+        ['1e300', '86400'],
+        ['99999999999', '86400'],
+        ['200.5', '201'],
+      ]) {
+        emulator.fault({ status: 429, headers: { 'retry-after': given! }, pathPattern: '/query/' })
+        const limited = await h.api('GET', path('event'), { query: { limit: 1 } })
+        expect(limited.status).toBe(429)
+        expect(limited.headers['retry-after']).toBe(passed)
+      }
+    })
+
     it('502 with the provider status after retrying a failing provider, 504 when it hangs', async () => {
       emulator.fault({ status: 503, times: 3, pathPattern: '/query/' })
       const failing = await h.api('GET', path('event'), { query: { limit: 1 } })

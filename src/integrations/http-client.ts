@@ -334,7 +334,7 @@ export class ProviderClient {
         continue
       }
       const waitMs = providerWaitMs(this.options.retry, res.headers)
-      const retryAfterSeconds = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
+      const retryAfterSeconds = waitMs === undefined ? undefined : retryAfterOf(waitMs)
       throw this.refusalOf(res, auth, retryAfterSeconds, false)
     }
   }
@@ -550,4 +550,16 @@ export function providerMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGT
     }
   }
   return 'no response body'
+}
+
+/**
+ * The longest wait passed on as `retry-after`: a provider's header is its own to write, and `1e308` seconds
+ * (Infinity once in milliseconds) or `1e300` had the answer say `retry-after: Infinity` or `1e+300`, which no
+ * client reads as the delta-seconds RFC 9110 section 10.2.3 asks for. A longer wait is asked again after a day.
+ */
+const MAX_RETRY_AFTER_SECONDS = 86_400
+
+/** A provider's wait as the whole seconds of a `retry-after` header: at least 1, at most a day. */
+export function retryAfterOf(waitMs: number): number {
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(waitMs / 1000)))
 }
