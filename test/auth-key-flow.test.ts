@@ -246,6 +246,36 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     expect(back.searchParams.get('error')).toContain('hris_employee_read')
   })
 
+  it("never puts a link's own sentence on the failure redirect or the page a browser is sent to", async () => {
+    // Anyone can make such a link to the workspace's allowed failure redirect: what it gives as an
+    // integration type or a scope was repeated in `error`, and on Unigate's page under "Secured by Unigate".
+    const sentence = 'Your account is locked. Call +1 555 0100 to unlock it'
+    const links = [
+      `${s.url}/unified/integration/auth/${s.workspaceId}/${encodeURIComponent(sentence)}?${new URLSearchParams({ failure_redirect: `${APP}/failed`, redirect: '1' })}`,
+      authPath({ failure_redirect: `${APP}/failed`, scopes: sentence, redirect: '1' }),
+      authPath({ failure_redirect: `${APP}/failed`, success_redirect: sentence, redirect: '1' }),
+    ]
+    for (const link of links) {
+      const res = await browserGet(link)
+      expect(res.status).toBe(302)
+      const back = new URL(res.location!)
+      expect(back.origin + back.pathname).toBe(`${APP}/failed`)
+      expect(back.searchParams.get('error_code')).toBe('invalid_request')
+      expect(back.searchParams.get('error')).toContain('without redirect=1')
+      expect(res.location).not.toMatch(/locked/i)
+    }
+    const page = await browserGet(
+      `${s.url}/unified/integration/auth/${encodeURIComponent(sentence)}/posthog?redirect=1`,
+    )
+    expect(page.status).toBe(404)
+    expect(page.text).toContain('This connection link is not valid')
+    expect(page.text).not.toMatch(/locked/i)
+    // Opened without redirect=1, the link's maker reads the refusal in full.
+    const plain = await browserGet(authPath({ scopes: sentence }))
+    expect(plain.status).toBe(400)
+    expect(plain.text).toContain(sentence)
+  })
+
   it('answers 404 for an unknown workspace or integration, and 400 naming an unknown parameter', async () => {
     expect((await browserGet(`${s.url}/unified/integration/auth/ws_nope/posthog`)).status).toBe(404)
     expect((await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/nope`)).status).toBe(404)

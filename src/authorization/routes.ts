@@ -5,7 +5,7 @@ import { requireWorkspaceKey } from '../http/auth.js'
 import { parseCategories } from '../http/categories.js'
 import { validationMessage } from '../http/errors.js'
 import { INTEGRATIONS, integrationOf } from '../integrations/registry.js'
-import { integrationView } from '../integrations/support.js'
+import { integrationPermissions, integrationView } from '../integrations/support.js'
 import type { Services } from '../services.js'
 import { embedScript } from './embed/script.js'
 import { KEY_PAGE_PATH, OAUTH_CALLBACK_PATH, tooManyRequests } from './flow.js'
@@ -119,6 +119,39 @@ function singleValues(
   return out
 }
 
+/** Names Unigate itself gives (integration types, unified permissions): repeating one says nothing new. */
+let knownNames: ReadonlySet<string> | undefined
+function isKnownName(value: string): boolean {
+  knownNames ??= new Set(INTEGRATIONS.flatMap((i) => [i.type, ...integrationPermissions(i)]))
+  return knownNames.has(value)
+}
+
+/**
+ * What a browser sent by a link (redirect=1) is told of a refused authorization, on the page and in the
+ * failure redirect's `error`: the refusal's words, unless they repeat something the link gave other than a
+ * name Unigate knows. Anyone can make such a link, to any workspace's allowed failure redirect: an
+ * integration type or scope of `Your account is locked, call …` put that sentence on the integrator's
+ * failure page and on Unigate's own, under "Secured by Unigate" (as the OAuth callback's `error_description`
+ * did). The link's maker reads the full refusal by opening the link without redirect=1.
+ */
+function wordsForBrowser(err: ApiError, given: readonly string[]): string {
+  const repeats = given.some((v) => v !== '' && !isKnownName(v) && err.message.includes(v))
+  if (!repeats) return err.message
+  return `This connection link is not valid (HTTP ${err.statusCode}); its maker sees why by opening it without redirect=1.`
+}
+
+/** Every value a link gave: its path parameters, and its query's values (list items one by one). */
+function valuesOfLink(params: Readonly<Record<string, string>>, query: Readonly<Record<string, unknown>>) {
+  const values = Object.values(params)
+  for (const value of Object.values(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'string') continue
+      values.push(item, ...item.split(',').map((part) => part.trim()))
+    }
+  }
+  return values
+}
+
 function flag(v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined
   return v === 'true' || v === '1'
@@ -191,6 +224,10 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
       } catch (err) {
         if (!(err instanceof ApiError) || !q.redirect) throw err
         // A browser was sent here: it gets the failure redirect if that one is allowed, else a page.
+        const words = wordsForBrowser(
+          err,
+          valuesOfLink({ workspace_id, integration_type }, request.query as Record<string, unknown>),
+        )
         const ws = await services.workspaceSettings.get(workspace_id)
         if (q.failureRedirect && ws) {
           try {
@@ -200,10 +237,11 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
               .header(
                 'location',
                 withParams(q.failureRedirect, {
-                  error: err.message,
+                  error: words,
                   error_code: 'invalid_request',
                   ...(q.state ? { state: q.state } : {}),
-                  type: integration_type,
+                  // The link's own integration type only when it names one: else it is the link's words too.
+                  ...(integrationOf(integration_type) ? { type: integration_type } : {}),
                 }),
               )
               .send()
@@ -214,7 +252,7 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
         return sendOutcome(reply, {
           kind: 'page',
           status: err.statusCode,
-          html: resultPage({ ok: false, title: 'This connection link is not valid', message: err.message }),
+          html: resultPage({ ok: false, title: 'This connection link is not valid', message: words }),
         })
       }
     },
