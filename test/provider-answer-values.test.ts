@@ -21,6 +21,8 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     '/nested': Buffer.from(
       `{"object":"list","data":[{"id":"a","name":"x","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}],"has_more":false}`,
     ),
+    // A site answered as an object of another shape: nothing of a site in it.
+    '/shapeless': Buffer.from(JSON.stringify({ result: 'ok', items: [] })),
     // 4 MiB of text in a few values: read as before.
     '/wide': Buffer.from(
       JSON.stringify({
@@ -129,5 +131,22 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     for (let i = 0; i < 400 && (await outcomes()).length === 0; i++)
       await new Promise((r) => setTimeout(r, 25))
     expect(await outcomes()).toEqual([`error: ${tooDeep}`])
+  })
+
+  it('is a 502 when a get is answered with an object that holds no record, not a 200 with {}', async () => {
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: {
+        integration_type: 'fathom',
+        auth: { api_key: 'a-valid-token-3', meta: { api_url: providerUrl } },
+      },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    next = '/shapeless'
+    const got = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property/a`)
+    expect(got.status, got.text).toBe(502)
+    expect(got.body.message).toBe(
+      'Fathom (fathom) answered get analytics_property a with a response of an unexpected shape, which ' +
+        'Unigate could not read; the server log has the details',
+    )
   })
 })

@@ -136,6 +136,9 @@ async function mapFailure(
 const isRecord = (value: unknown): value is UnifiedRecord =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
+const hasId = (record: UnifiedRecord): boolean =>
+  (typeof record.id === 'string' && record.id !== '') || typeof record.id === 'number'
+
 /** What a handler answered, checked to be what the operation promises: records, a list of them, or nothing. */
 function checkedResult(
   operation: Operation,
@@ -148,6 +151,11 @@ function checkedResult(
         ? true
         : isRecord(result)
   // Only the kind of value is named: the log must not receive the provider's data.
+  if (ok && operation === 'get' && !hasId(result as UnifiedRecord)) {
+    // Every model has an id, and a get names one: an answer the connector found none in is one it could not
+    // read (a provider's object of another shape answered 200 with `{}`).
+    throw new TypeError('the get handler answered a record without an id')
+  }
   if (!ok) {
     const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result
     throw new TypeError(`the ${operation} handler answered ${kind}, not what ${operation} promises`)
