@@ -229,10 +229,11 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     }
   })
 
-  it('keeps a refresh token rotated while a PATCH of the connection was verifying', async () => {
-    // The SDK sends the connection's shown `auth` back on every PATCH, so changing only its external_xref
-    // verifies the credentials with a provider call; a refresh meanwhile rotates the refresh token.
-    const { connection, tokens } = await connectWithTokens(30)
+  /**
+   * Holds every connection verification after the provider has answered it, before the request that asked
+   * writes anything: `verifying` settles once one is held, `release` lets it go on, `restore` undoes the hold.
+   */
+  function holdAfterVerifying() {
     const service = s.services.connections
     const verify = service.verify.bind(service)
     let entered!: () => void
@@ -243,13 +244,27 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     const released = new Promise<void>((resolve) => {
       release = resolve
     })
-    // The provider has answered the verification; the PATCH has yet to write.
     service.verify = async (...args) => {
       const settings = await verify(...args)
       entered()
       await released
       return settings
     }
+    return {
+      verifying,
+      release,
+      restore: () => {
+        release()
+        service.verify = verify
+      },
+    }
+  }
+
+  it('keeps a refresh token rotated while a PATCH of the connection was verifying', async () => {
+    // The SDK sends the connection's shown `auth` back on every PATCH, so changing only its external_xref
+    // verifies the credentials with a provider call; a refresh meanwhile rotates the refresh token.
+    const { connection, tokens } = await connectWithTokens(30)
+    const { verifying, release, restore } = holdAfterVerifying()
     try {
       const patch = s.api('PATCH', `/unified/connection/${connection.id}`, {
         external_xref: 'moved-on',
@@ -265,30 +280,13 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
       expect(after.refresh_token).toBe(rotated)
       expect(ph.oauth.refreshTokenLive(after.refresh_token!)).toBe(true)
     } finally {
-      release()
-      service.verify = verify
+      restore()
     }
   })
 
   it('answers 404, not 500, to a PATCH of a connection removed while it was verifying', async () => {
     const { connection } = await connectWithTokens(3600)
-    const service = s.services.connections
-    const verify = service.verify.bind(service)
-    let entered!: () => void
-    const verifying = new Promise<void>((resolve) => {
-      entered = resolve
-    })
-    let release!: () => void
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    // The provider has answered the verification; the PATCH has yet to write.
-    service.verify = async (...args) => {
-      const settings = await verify(...args)
-      entered()
-      await released
-      return settings
-    }
+    const { verifying, release, restore } = holdAfterVerifying()
     try {
       const patch = s.api('PATCH', `/unified/connection/${connection.id}`, { auth: { api_url: ph.url } })
       await verifying
@@ -298,8 +296,7 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
       expect(answered.status).toBe(404)
       expect(await s.services.connectionStore.get(s.workspaceId, connection.id)).toBeUndefined()
     } finally {
-      release()
-      service.verify = verify
+      restore()
     }
   })
 
