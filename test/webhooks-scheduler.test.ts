@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InProcessJobQueue } from '../src/jobs/in-process-queue.js'
 import { createServices, type Services } from '../src/services.js'
-import { sqliteHandleOf } from '../src/store/index.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
-import { DELIVER_JOB, duePollsQuery, POLL_JOB, WebhookScheduler } from '../src/webhooks/scheduler.js'
+import { DELIVER_JOB, POLL_JOB, WebhookScheduler } from '../src/webhooks/scheduler.js'
 import { testConfig } from './support/config.js'
 import { propertyWebhookSpec, storeWebhooks } from './support/stored-webhook.js'
 import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
@@ -75,25 +74,6 @@ describe.each(storeKinds())('the webhook scheduler on %s', (store) => {
     expect(started).toHaveLength(500)
   })
 
-  it('fills its batch past paused and leased webhooks with the next due ones, in order', async () => {
-    const s = await open()
-    const crowd = await workspaceWithDueWebhooks(s, 'crowd', 600, (i) => minutesAgo(10_000 - i))
-    await s.db.updateTable('webhooks').set({ is_paused: 1 }).where('id', 'in', crowd.slice(0, 50)).execute()
-    const later = new Date(Date.now() + 3_600_000).toISOString()
-    await s.db
-      .updateTable('webhooks')
-      .set({ poll_lease: 'elsewhere', poll_lease_until: later })
-      .where('id', 'in', crowd.slice(50, 100))
-      .execute()
-    // A webhook whose lease ran out is due again.
-    await s.db
-      .updateTable('webhooks')
-      .set({ poll_lease: 'gone', poll_lease_until: minutesAgo(1) })
-      .where('id', '=', crowd[100]!)
-      .execute()
-    expect(await jobsStartedByOneTick(s, POLL_JOB)).toEqual(crowd.slice(100, 600))
-  })
-
   it("starts a quiet workspace's due deliveries second, not behind a crowded workspace's batch", async () => {
     const s = await open()
     const notYet = new Date(Date.now() + 3_600_000).toISOString()
@@ -135,26 +115,5 @@ describe.each(storeKinds())('the webhook scheduler on %s', (store) => {
     } finally {
       release()
     }
-  })
-})
-
-describe("the scheduler's look for due polls on SQLite, where it holds the event loop while it runs", () => {
-  let services: Services | undefined
-  afterEach(async () => {
-    await services?.close()
-  })
-
-  it("reads each workspace's earliest due webhooks through its index, not every due webhook", async () => {
-    services = await createServices(testConfig('sqlite'), { background: false })
-    const compiled = duePollsQuery(services.db, new Date().toISOString()).compile()
-    const plan = sqliteHandleOf(services.db)!
-      .prepare(`explain query plan ${compiled.sql}`)
-      .all(...(compiled.parameters as unknown[])) as { detail: string }[]
-    const steps = plan.map((p) => p.detail)
-    // Ranked over the whole table, the look sorted every due webhook of every workspace at each tick.
-    expect(steps).toContain(
-      'SEARCH first USING INDEX webhooks_workspace_due_idx (workspace_id=? AND next_check_at<?)',
-    )
-    expect(steps.filter((step) => /^SCAN (w|webhooks)\b(?! USING COVERING INDEX)/.test(step))).toEqual([])
   })
 })

@@ -33,55 +33,23 @@ export class WebhookScheduler {
 
   async tick(): Promise<void> {
     const now = new Date(this.clock()).toISOString()
-    for (const { id, workspace_id, turn } of await duePollsQuery(this.db, now).execute()) {
+    // Each with its turn in its workspace, earliest turns first (see DeliveryStore.dueWebhooks): a workspace
+    // with thousands of due webhooks takes the batch's later turns, not the whole batch.
+    const duePolls = await this.db
+      .selectFrom('webhooks')
+      .select(['id', 'workspace_id', turnInWorkspace('workspace_id', 'next_check_at', 'id').as('turn')])
+      .where('next_check_at', '<=', now)
+      .where('is_paused', '=', 0)
+      .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
+      .orderBy('turn')
+      .orderBy('next_check_at')
+      .limit(BATCH)
+      .execute()
+    for (const { id, workspace_id, turn } of duePolls) {
       await this.jobs.enqueue(POLL_JOB, id, { group: workspace_id, turn: Number(turn) })
     }
     for (const { id, workspace_id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
       await this.jobs.enqueue(DELIVER_JOB, id, { group: workspace_id, turn })
     }
   }
-}
-
-/**
- * Webhooks whose check is due and whose poll lease is free, each with its turn in its workspace, earliest
- * turns first (see DeliveryStore.dueWebhooks): a workspace with thousands of due webhooks takes the batch's
- * later turns, not the whole batch. Only each workspace's first BATCH due webhooks are ranked, read in
- * order through webhooks_workspace_due_idx: no webhook past them could make the batch, and ranking every
- * due webhook of every workspace made each tick, on SQLite the event loop with it, as slow as one key
- * holder's webhooks were many (10,000 due: 23 ms a tick; about 6 ms this way).
- */
-export function duePollsQuery(db: Db, now: string) {
-  return db
-    .with('due_workspaces', (db) =>
-      db.selectFrom('webhooks').select('workspace_id').distinct().where('next_check_at', '<=', now),
-    )
-    .selectFrom('due_workspaces')
-    .innerJoin('webhooks as w', (join) =>
-      join.on((eb) =>
-        eb(
-          'w.id',
-          'in',
-          eb
-            .selectFrom('webhooks as first')
-            .select('first.id')
-            .whereRef('first.workspace_id', '=', 'due_workspaces.workspace_id')
-            .where('first.next_check_at', '<=', now)
-            .where('first.is_paused', '=', 0)
-            .where((eb) =>
-              eb.or([eb('first.poll_lease_until', 'is', null), eb('first.poll_lease_until', '<', now)]),
-            )
-            .orderBy('first.next_check_at')
-            .orderBy('first.id')
-            .limit(BATCH),
-        ),
-      ),
-    )
-    .select([
-      'w.id',
-      'w.workspace_id',
-      turnInWorkspace('w.workspace_id', 'w.next_check_at', 'w.id').as('turn'),
-    ])
-    .orderBy('turn')
-    .orderBy('w.next_check_at')
-    .limit(BATCH)
 }

@@ -7,7 +7,6 @@ import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
 import { listCursorsMigration } from './0006-list-cursors.js'
 import { nativeWatchMigration } from './0007-native-watch.js'
 import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js'
-import { webhooksDueByWorkspaceMigration } from './0009-webhooks-due-by-workspace.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -22,7 +21,6 @@ const migrations: Record<string, Migration> = {
   '0006_list_cursors': listCursorsMigration,
   '0007_native_watch': nativeWatchMigration,
   '0008_drop_delivery_due_index': dropDeliveryDueIndexMigration,
-  '0009_webhooks_due_by_workspace': webhooksDueByWorkspaceMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
