@@ -143,20 +143,20 @@ describe("the OAuth callback's error, as the query gave it", () => {
 describe("the operator's log of a failed authorization", () => {
   const CLIENT_SECRET = 'app-secret-0123456789abcdef'
   const CODE = 'auth-code-0123456789abcdef'
+  /** A secret whose form-encoding differs from itself: the Basic value sent is not base64 of id:secret. */
+  const ODD_SECRET = 'odd+secret/with=signs:0123456789'
   const lines: string[] = []
   let s: AuthServer
   let server: LocalServer
   beforeAll(async () => {
-    server = await startLocalServer((_req, res) => {
-      // A token endpoint that quotes the form it refuses, as some do.
+    server = await startLocalServer((req, res) => {
+      // A token endpoint that quotes what it refuses, as some do: the form, or the Authorization header.
       res.statusCode = 400
       res.setHeader('content-type', 'application/json')
-      res.end(
-        JSON.stringify({
-          error: 'invalid_grant',
-          error_description: `code ${CODE} is not valid for client_secret=${CLIENT_SECRET}`,
-        }),
-      )
+      const said = req.headers.authorization
+        ? `client ${req.headers.authorization} is not known`
+        : `code ${CODE} is not valid for client_secret=${CLIENT_SECRET}`
+      res.end(JSON.stringify({ error: 'invalid_grant', error_description: said }))
     })
     const stream = new PassThrough()
     stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)))
@@ -167,18 +167,24 @@ describe("the operator's log of a failed authorization", () => {
       token_url: `${server.url}/token`,
     })
     expect(put.status).toBe(200)
+    // Pipedrive's token endpoint takes the client as HTTP Basic, each part form-encoded first.
+    const basic = await s.api('PUT', '/unified/workspace/oauth_app/pipedrive', {
+      client_id: 'app',
+      client_secret: ODD_SECRET,
+      token_url: `${server.url}/token`,
+    })
+    expect(basic.status, JSON.stringify(basic.body)).toBe(200)
   })
   afterAll(async () => {
     await s?.close()
     await server?.close()
   })
 
-  async function callbackWith(query: Record<string, string>) {
-    const start = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/hubspot`)
+  async function callbackWith(query: Record<string, string> | string, type = 'hubspot') {
+    const start = await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/${type}`)
     const state = new URL(start.text).searchParams.get('state') as string
-    return browserGet(
-      `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, ...query })}`,
-    )
+    const rest = typeof query === 'string' ? `&${query}` : `&${new URLSearchParams(query)}`
+    return browserGet(`${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state })}${rest}`)
   }
 
   const logged = (msg: string) =>
@@ -211,5 +217,25 @@ describe("the operator's log of a failed authorization", () => {
     expect(line!.error).toBe('invalid_grant: code [redacted] is not valid for client_secret=[redacted]')
     expect(lines.join('\n')).not.toContain(CLIENT_SECRET)
     expect(lines.join('\n')).not.toContain(CODE)
+  })
+
+  it('reads a repeated callback parameter by its first value, not as a 500', async () => {
+    const page = await callbackWith(`${'error=server_error&'.repeat(600)}error_description=x`)
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('HubSpot answered the authorization with server_error.')
+    const twice = await callbackWith(`code=${CODE}&code=another-code-0123456789`)
+    expect(twice.status).toBe(200)
+    expect(twice.text).toContain('invalid_grant, HTTP 400')
+  })
+
+  it('takes the Basic credentials it sent out of what the token endpoint quoted', async () => {
+    const page = await callbackWith({ code: CODE }, 'pipedrive')
+    expect(page.text).toContain('invalid_grant, HTTP 400')
+    const sent = Buffer.from(`app:${encodeURIComponent(ODD_SECRET)}`).toString('base64')
+    const [line] = logged('the token endpoint refused to exchange the authorization code').filter(
+      (l) => l.integration === 'pipedrive',
+    )
+    expect(line!.error).toBe('invalid_grant: client Basic [redacted] is not known')
+    expect(lines.join('\n')).not.toContain(sent)
   })
 })

@@ -11,7 +11,7 @@ import type { Outcome } from './outcome.js'
 import type { AuthStateStore } from './state-store.js'
 import { looksLikeStateToken } from './state-token.js'
 import { pinnedAddresses } from './tokens/pinned.js'
-import type { TokenClient } from './tokens/token-client.js'
+import { basicCredentialsOf, type TokenClient } from './tokens/token-client.js'
 import { credentialsFromTokens, grantedPermissions, TokenEndpointError } from './tokens/token-set.js'
 
 /**
@@ -47,6 +47,23 @@ export interface CallbackQuery {
   readonly code?: string
   readonly error?: string
   readonly error_description?: string
+}
+
+/**
+ * The callback's query as one string per name: a repeated name (`error=a&error=b`, which anyone opening the
+ * callback can send) arrives as a list, and only its first value is read, as a provider sends each once.
+ */
+export function callbackQueryOf(query: Readonly<Record<string, unknown>>): CallbackQuery {
+  const first = (value: unknown): string | undefined => {
+    const one = Array.isArray(value) ? value[0] : value
+    return typeof one === 'string' ? one : undefined
+  }
+  const out: { -readonly [K in keyof CallbackQuery]: string } = {}
+  for (const name of ['state', 'code', 'error', 'error_description'] as const) {
+    const value = first(query[name])
+    if (value !== undefined) out[name] = value
+  }
+  return out
 }
 
 /**
@@ -137,7 +154,7 @@ export class OAuthCallback {
       }
       if (!(err instanceof TokenEndpointError)) throw err
       // A token endpoint may quote what it refuses: the code, the verifier, the client secret.
-      const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')
+      const basic = basicCredentialsOf(app.clientId, app.clientSecret)
       const said = redactSecrets(err.message, [q.code, request.codeVerifier, app.clientSecret, basic])
       log?.warn(
         {

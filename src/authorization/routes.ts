@@ -11,6 +11,7 @@ import { embedScript } from './embed/script.js'
 import { KEY_PAGE_PATH, OAUTH_CALLBACK_PATH, tooManyRequests } from './flow.js'
 import { tooManyPage } from './key-page.js'
 import { type OAuthEndpoints, oauthEndpointsFrom } from './oauth-apps.js'
+import { callbackQueryOf } from './oauth-callback.js'
 import { oauthSpecOf } from './oauth-spec.js'
 import type { Outcome } from './outcome.js'
 import { resultPage } from './pages/result.js'
@@ -277,7 +278,10 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
       sendOutcome(reply, await keyPage.cancel((request.params as { token: string }).token)),
   )
   app.get(OAUTH_CALLBACK_PATH, { schema: { hide: true } }, async (request, reply) =>
-    sendOutcome(reply, await oauthCallback.handle(request.query as Record<string, string>, request.log)),
+    sendOutcome(
+      reply,
+      await oauthCallback.handle(callbackQueryOf(request.query as Record<string, unknown>), request.log),
+    ),
   )
 
   // The embeddable component, at the path Unified serves it from, so only the host changes.

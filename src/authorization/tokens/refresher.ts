@@ -10,7 +10,7 @@ import { oauthSpecOf } from '../oauth-spec.js'
 import { refreshBackoffMs } from './backoff.js'
 import type { RefreshLock } from './lock.js'
 import { oauthClientFor, tokenAddresses } from './pinned.js'
-import type { TokenClient } from './token-client.js'
+import { basicCredentialsOf, type TokenClient } from './token-client.js'
 import { credentialsFromTokens, msUntilExpiry, TokenEndpointError } from './token-set.js'
 
 export interface RefresherDeps {
@@ -156,9 +156,7 @@ export class OAuthRefresher implements TokenRefresher {
       if (!(err instanceof TokenEndpointError)) throw err
       // The endpoint's words are kept (refresh_error) and shown to the key holder, without what was sent to
       // it: a token endpoint may quote the refresh token or client secret it refuses.
-      const basic = client.clientSecret
-        ? Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')
-        : undefined
+      const basic = client.clientSecret ? basicCredentialsOf(client.clientId, client.clientSecret) : undefined
       const message = redactSecrets(err.message, [
         c.refresh_token,
         c.access_token,

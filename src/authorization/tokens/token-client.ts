@@ -13,6 +13,16 @@ export interface ClientCredentials {
   readonly method?: 'client_secret_post' | 'client_secret_basic'
 }
 
+/**
+ * The HTTP Basic credentials a client sends (RFC 6749 section 2.3.1: both parts form-encoded before base64):
+ * also what to take out of a token endpoint's answer that quotes the Authorization header it refused.
+ */
+export function basicCredentialsOf(clientId: string, clientSecret: string | undefined): string {
+  return Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret ?? '')}`).toString(
+    'base64',
+  )
+}
+
 /** The form's client fields, or an Authorization header, as the client's method says. */
 function clientAuth(client: ClientCredentials | undefined): {
   form: Record<string, string | undefined>
@@ -20,9 +30,10 @@ function clientAuth(client: ClientCredentials | undefined): {
 } {
   if (!client) return { form: {}, headers: {} }
   if (client.method === 'client_secret_basic') {
-    // RFC 6749 section 2.3.1: both parts form-encoded before base64.
-    const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret ?? '')}`
-    return { form: {}, headers: { authorization: `Basic ${Buffer.from(pair).toString('base64')}` } }
+    return {
+      form: {},
+      headers: { authorization: `Basic ${basicCredentialsOf(client.clientId, client.clientSecret)}` },
+    }
   }
   return { form: { client_id: client.clientId, client_secret: client.clientSecret }, headers: {} }
 }
