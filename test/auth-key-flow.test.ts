@@ -274,6 +274,31 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     const plain = await browserGet(authPath({ scopes: sentence }))
     expect(plain.status).toBe(400)
     expect(plain.text).toContain(sentence)
+    // A refused redirect target is named by its origin, lowercased and without its path: not as given, and
+    // still the link's words.
+    const shouted = await browserGet(
+      authPath({
+        failure_redirect: `${APP}/failed`,
+        success_redirect: 'HTTPS://Your-Account-Is-Locked.example/call-now',
+        redirect: '1',
+      }),
+    )
+    expect(new URL(shouted.location!).searchParams.get('error')).toContain('without redirect=1')
+    expect(shouted.location).not.toMatch(/locked/i)
+  })
+
+  it('still says why when only short or flag values of the link appear in the refusal', async () => {
+    // `1` (redirect=1) or `a` is in nearly any message: matched, every refusal was told in fixed words.
+    const res = await browserGet(
+      authPath({
+        failure_redirect: `${APP}/failed`,
+        scopes: 'hris_employee_read',
+        redirect: '1',
+        state: 'a',
+      }),
+    )
+    expect(res.status).toBe(302)
+    expect(new URL(res.location!).searchParams.get('error')).toContain('hris_employee_read')
   })
 
   it('answers 404 for an unknown workspace or integration, and 400 naming an unknown parameter', async () => {

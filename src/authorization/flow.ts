@@ -92,7 +92,9 @@ export class AuthorizationFlow {
       }
       permissions = requestedPermissions(q.scopes, integrationPermissions(integration), integration.name)
     } catch (err) {
-      if (err instanceof RedirectRefused || err instanceof UnknownPermission) throw badRequest(err.message)
+      // The refusal keeps what refused as its cause: a browser's page tells a refused redirect in fixed words.
+      if (err instanceof RedirectRefused || err instanceof UnknownPermission)
+        throw new ApiError(400, err.message, {}, {}, { cause: err })
       throw err
     }
     const request: AuthRequest = {

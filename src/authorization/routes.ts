@@ -130,21 +130,42 @@ function isKnownName(value: string): boolean {
 /**
  * What a browser sent by a link (redirect=1) is told of a refused authorization, on the page and in the
  * failure redirect's `error`: the refusal's words, unless they repeat something the link gave other than a
- * name Unigate knows. Anyone can make such a link, to any workspace's allowed failure redirect: an
- * integration type or scope of `Your account is locked, call …` put that sentence on the integrator's
- * failure page and on Unigate's own, under "Secured by Unigate" (as the OAuth callback's `error_description`
- * did). The link's maker reads the full refusal by opening the link without redirect=1.
+ * name Unigate knows, or name a redirect target the link gave (told back as its origin, lowercased, so not
+ * found as given). Anyone can make such a link, to any workspace's allowed failure redirect: an integration
+ * type or scope of `Your account is locked, call …` put that sentence on the integrator's failure page and on
+ * Unigate's own, under "Secured by Unigate" (as the OAuth callback's `error_description` did). The link's
+ * maker reads the full refusal by opening the link without redirect=1.
  */
 function wordsForBrowser(err: ApiError, given: readonly string[]): string {
-  const repeats = given.some((v) => v !== '' && !isKnownName(v) && err.message.includes(v))
+  const said = err.message.toLowerCase()
+  const repeats =
+    err.cause instanceof RedirectRefused ||
+    given.some((v) => v.length >= MIN_ECHO_LENGTH && !isKnownName(v) && said.includes(v.toLowerCase()))
   if (!repeats) return err.message
   return `This connection link is not valid (HTTP ${err.statusCode}); its maker sees why by opening it without redirect=1.`
 }
 
-/** Every value a link gave: its path parameters, and its query's values (list items one by one). */
+/**
+ * Values shorter than this are not looked for in a refusal: too short to carry a sentence, and `1` or `us`
+ * is found in almost any message (a refusal saying "retry in 15 s" was replaced because of `redirect=1`).
+ */
+const MIN_ECHO_LENGTH = 4
+
+/** Query parameters that switch how the flow runs, whose values are Unigate's own words (flags, languages). */
+const FLAG_PARAMETERS: ReadonlySet<string> = new Set([
+  'redirect',
+  'lang',
+  'theme',
+  'region',
+  'subdomain',
+  'env',
+])
+
+/** Every value a link gave: its path parameters, and its query's values (list items one by one), flags aside. */
 function valuesOfLink(params: Readonly<Record<string, string>>, query: Readonly<Record<string, unknown>>) {
   const values = Object.values(params)
-  for (const value of Object.values(query)) {
+  for (const [name, value] of Object.entries(query)) {
+    if (FLAG_PARAMETERS.has(name)) continue
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item !== 'string') continue
       values.push(item, ...item.split(',').map((part) => part.trim()))
