@@ -324,6 +324,23 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     expect(tokenRequests()).toHaveLength(1)
   })
 
+  it('comes back to life when new tokens are given to a connection whose refresh failed', async () => {
+    const { connection, tokens } = await connectWithTokens(-10)
+    ph.oauth.revoke({ token: tokens.refresh_token, client_id: PH_CLIENT_ID, client_secret: PH_CLIENT_SECRET })
+    expect((await visitors(connection.id)).status).toBe(403)
+    // The integrator obtained new tokens for the same PostHog account and gives them to the connection.
+    const fresh = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const patched = await s.api('PATCH', `/unified/connection/${connection.id}`, {
+      auth: { access_token: fresh.access_token, refresh_token: fresh.refresh_token },
+    })
+    // The old refresh failure and expiry went with the new tokens: the verification refused them as dead.
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    const now = await stored(connection.id)
+    expect(now.refresh_error).toBeUndefined()
+    expect(now.expiry_date).toBeUndefined()
+    expect((await visitors(connection.id)).status).toBe(200)
+  })
+
   it('revokes the grant at PostHog when the connection is removed', async () => {
     const { connection, tokens } = await connectWithTokens(3600)
     ph.clearRequests()

@@ -147,6 +147,17 @@ function subsetOf(name: string, given: readonly string[] | undefined, allowed: r
 }
 
 /** Creating, changing and removing connections from credentials the workspace already holds. */
+/**
+ * A PATCH's or PUT's credentials over the stored ones. New tokens take the old ones' expiry and refresh
+ * failure with them: kept, `refresh_error` left a connection given fresh tokens dead (every call a 403 asking
+ * to re-authorize), and `expiry_date` had the new access token refreshed at once.
+ */
+function givenOverStored(stored: Credentials, given: Credentials): Credentials {
+  if (given.access_token === undefined && given.refresh_token === undefined) return { ...stored, ...given }
+  const { expiry_date: _expiry, refresh_error: _failure, ...rest } = stored
+  return { ...rest, ...given }
+}
+
 export class ConnectionService {
   constructor(
     private readonly store: ConnectionStore,
@@ -341,7 +352,7 @@ export class ConnectionService {
     if (input.environment !== undefined) changes.environment = input.environment
     const given = input.auth ? credentialsFrom(integration, input.auth) : {}
     if (Object.keys(given).length > 0) {
-      const credentials = { ...current.credentials, ...given }
+      const credentials = givenOverStored(current.credentials, given)
       requireFields(integration, credentials)
       this.checkAddresses(integration, credentials)
       const resupply = secretsToResupply(integration, current.credentials, given)
@@ -387,15 +398,15 @@ export class ConnectionService {
     const before = addressOf(integration, read.credentials)
     // This request moves the connection, so it gave every stored secret again: none renewed at the old
     // address (a refresh token a refresh added meanwhile) may go to the new one.
-    if (addressOf(integration, { ...read.credentials, ...given }) !== before)
-      return { ...read.credentials, ...given }
+    if (addressOf(integration, givenOverStored(read.credentials, given)) !== before)
+      return givenOverStored(read.credentials, given)
     if (addressOf(integration, latest.credentials) !== before) {
       throw new ApiError(
         409,
         `connection ${read.id} was moved to another address while this request verified it; send the request again`,
       )
     }
-    return { ...latest.credentials, ...given }
+    return givenOverStored(latest.credentials, given)
   }
 
   private readonly beforeRemove: ((workspaceId: string, id: string) => Promise<void>)[] = []
