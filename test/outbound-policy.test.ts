@@ -71,6 +71,11 @@ describe('provider answers and limits (loopback allowed)', () => {
             'content-type': 'application/json',
             'set-cookie': ['session=provider; Path=/'],
             'set-cookie2': 'old=1',
+            'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
+            'alt-svc': 'h3=":443"; ma=86400',
+            'clear-site-data': '"cache", "cookies", "storage"',
+            connection: 'keep-alive, X-Hop-Only',
+            'x-hop-only': 'for the next hop',
             'x-provider': 'kept',
           })
           .end('{}')
@@ -151,13 +156,23 @@ describe('provider answers and limits (loopback allowed)', () => {
     expect(resolved?.client.forOperation().owner).toEqual({ limitKey: conn, workspaceKey: h.workspaceId })
   })
 
-  it('drops set-cookie and set-cookie2 from passthrough answers and keeps other headers', async () => {
+  it("drops from passthrough answers what speaks for the provider's origin, and hop-by-hop headers, keeping the rest", async () => {
     const conn = await storeConnection(h, `${provider.url}/cookie`)
     const res = await h.api('GET', `/passthrough/${conn}/x`)
     expect(res.status).toBe(200)
     expect(res.headers['x-provider']).toBe('kept')
-    expect(res.headers['set-cookie']).toBeUndefined()
-    expect(res.headers['set-cookie2']).toBeUndefined()
+    // Relayed, each would speak for Unigate's origin: its cookies, its HTTPS pinning, its alternative
+    // services, a browser's stored data for it.
+    for (const name of [
+      'set-cookie',
+      'set-cookie2',
+      'strict-transport-security',
+      'alt-svc',
+      'clear-site-data',
+    ])
+      expect(res.headers[name], name).toBeUndefined()
+    // Named in the provider's `connection` header, it was meant for the hop to Unigate only.
+    expect(res.headers['x-hop-only']).toBeUndefined()
   })
 
   it.each([

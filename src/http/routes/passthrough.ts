@@ -30,8 +30,35 @@ const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'authorization', 'cookie', 'conten
 
 const PREFIX = /^\/passthrough\/([^/?]+)\/?([^?]*)(?:\?(.*))?$/
 
-/** Headers of the provider's answer that are not passed on: a provider must not set cookies on our origin. */
-const NOT_RETURNED = new Set([...HOP_BY_HOP, 'set-cookie', 'set-cookie2'])
+/**
+ * Headers of the provider's answer that are not passed on: they speak for the origin that sends them, and
+ * relayed they would speak for Unigate's. A provider must not set cookies on our origin, pin it to HTTPS
+ * (`strict-transport-security`), point it at alternative services (`alt-svc`) or clear a browser's data for it
+ * (`clear-site-data`).
+ */
+const NOT_RETURNED = new Set([
+  ...HOP_BY_HOP,
+  'set-cookie',
+  'set-cookie2',
+  'strict-transport-security',
+  'alt-svc',
+  'clear-site-data',
+])
+
+/**
+ * The headers an answer's `connection` header names: hop-by-hop by that naming (RFC 9110 section 7.6.1), so
+ * not passed on either; undefined when it names none but the usual `keep-alive`/`close`.
+ */
+function hopNamedBy(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  // The usual answer's, read once per relayed call: no list to build.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined
+  const named = (Array.isArray(connection) ? connection.join(',') : connection)
+    .toLowerCase()
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token !== '' && token !== 'keep-alive' && token !== 'close')
+  return named.length > 0 ? new Set(named) : undefined
+}
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -272,8 +299,9 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
       ({ status, headers: answered }) => {
         noteProviderTime(note, performance.now() - started)
         const out: Record<string, string | string[]> = {}
+        const hopNamed = hopNamedBy(answered.connection)
         for (const [k, v] of Object.entries(answered)) {
-          if (v !== undefined && !NOT_RETURNED.has(k)) out[k] = v
+          if (v !== undefined && !NOT_RETURNED.has(k) && !hopNamed?.has(k)) out[k] = v
         }
         const length = Number(answered['content-length'])
         noteRelayedAnswer(note, call.ip, status, Number.isFinite(length) && length >= 0 ? length : undefined)
