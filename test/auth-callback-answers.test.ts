@@ -127,6 +127,25 @@ describe("the OAuth callback's error, as the query gave it", () => {
     expect(page.text).not.toContain('Call +1-555-0100')
   })
 
+  it('sends the browser to a failure redirect only while the workspace still allows its origin', async () => {
+    const start = await browserGet(
+      `${s.url}/unified/integration/auth/${s.workspaceId}/hubspot?${new URLSearchParams({ failure_redirect: `${APP}/failed` })}`,
+    )
+    const state = new URL(start.text).searchParams.get('state') as string
+    // The workspace removes the origin while the link's state still lives.
+    expect((await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [] })).status).toBe(200)
+    try {
+      const res = await browserGet(
+        `${s.url}/unified/integration/oauth/callback?${new URLSearchParams({ state, error: 'access_denied' })}`,
+      )
+      expect(res.status).toBe(200)
+      expect(res.location).toBeUndefined()
+      expect(res.text).toContain('The user declined to grant access at HubSpot.')
+    } finally {
+      await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [APP] })
+    }
+  })
+
   it("nor does the integrator's failure redirect carry them", async () => {
     const res = await failWith(PHISH, { failure_redirect: `${APP}/failed` })
     expect(res.status).toBe(303)

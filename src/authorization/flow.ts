@@ -145,8 +145,8 @@ export class AuthorizationFlow {
       type: connection.integration_type,
     }
     const params = { ...signed, sig: signRedirect(secret, signed) }
-    if (request.successRedirect)
-      return { kind: 'redirect', location: withParams(request.successRedirect, params) }
+    const target = await this.allowedNow(request.workspaceId, request.successRedirect)
+    if (target) return { kind: 'redirect', location: withParams(target, params) }
     const name = integrationOf(connection.integration_type)?.name ?? connection.integration_type
     return {
       kind: 'page',
@@ -161,11 +161,12 @@ export class AuthorizationFlow {
   }
 
   /** The failure redirect with `error` (what happened) and `error_code`, or a page saying the same. */
-  fail(request: AuthRequest | undefined, code: FailureCode, message: string): Outcome {
-    if (request?.failureRedirect) {
+  async fail(request: AuthRequest | undefined, code: FailureCode, message: string): Promise<Outcome> {
+    const target = request && (await this.allowedNow(request.workspaceId, request.failureRedirect))
+    if (request && target) {
       return {
         kind: 'redirect',
-        location: withParams(request.failureRedirect, {
+        location: withParams(target, {
           error: message,
           error_code: code,
           ...(request.state ? { state: request.state } : {}),
@@ -177,8 +178,26 @@ export class AuthorizationFlow {
     return { kind: 'page', status, html: resultPage({ ok: false, title: FAILURE_TITLES[code], message }) }
   }
 
+  /**
+   * `target` while the workspace still allows its origin, else undefined (a page instead): the origin was
+   * checked when the link was made, and a workspace that removed it since must not have its end users sent
+   * there for as long as the link's state lives.
+   */
+  private async allowedNow(workspaceId: string, target: string | undefined): Promise<string | undefined> {
+    if (!target) return undefined
+    const workspace = await this.deps.workspaceSettings.get(workspaceId)
+    if (!workspace) return undefined
+    try {
+      checkRedirectTarget('redirect', target, workspace.allowed_redirect_origins)
+      return target
+    } catch (err) {
+      if (err instanceof RedirectRefused) return undefined
+      throw err
+    }
+  }
+
   /** The failure for a state that could not be used; a forged one has no redirect to go to. */
-  failForState(result: Exclude<ConsumeResult, { ok: true }>): Outcome {
+  failForState(result: Exclude<ConsumeResult, { ok: true }>): Promise<Outcome> {
     if (result.reason === 'unknown')
       return this.fail(
         undefined,
