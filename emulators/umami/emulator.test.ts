@@ -281,22 +281,7 @@ describe('Umami emulator', () => {
       const session = [...emu.state.sessions.values()].find((s) => s.websiteId === site)
       if (!session) throw new Error('no seeded session')
       const at = Date.parse('2020-01-01T00:00:00Z')
-      const view = (createdAt: number, id: string) => ({
-        id,
-        websiteId: site,
-        sessionId: session.id,
-        visitId: 'visit-1',
-        createdAt,
-        urlPath: '/',
-        urlQuery: null,
-        referrerDomain: null,
-        pageTitle: null,
-        eventType: 1 as const,
-        eventName: null,
-        hostname: 'site1.example.com',
-        tag: null,
-        data: null,
-      })
+      const view = (createdAt: number, id: string) => pageView(site, session.id, 'visit-1', createdAt, id)
       emu.state.events.push(view(at, 'e1'), view(at + 1_900, 'e2'))
       const res = await fetch(`${emu.url}/v1/websites/${site}/stats?startAt=${at}&endAt=${at + 60_000}`, {
         headers: { 'x-umami-api-key': DEFAULT_UMAMI_API_KEY },
@@ -313,22 +298,7 @@ describe('Umami emulator', () => {
       const session = [...emu.state.sessions.values()].find((s) => s.websiteId === site)
       if (!session) throw new Error('no seeded session')
       const hour = Date.parse('2020-01-01T10:00:00Z')
-      const view = (createdAt: number, id: string) => ({
-        id,
-        websiteId: site,
-        sessionId: session.id,
-        visitId: `visit-${id}`,
-        createdAt,
-        urlPath: '/',
-        urlQuery: null,
-        referrerDomain: null,
-        pageTitle: null,
-        eventType: 1 as const,
-        eventName: null,
-        hostname: 'site1.example.com',
-        tag: null,
-        data: null,
-      })
+      const view = (createdAt: number, id: string) => pageView(site, session.id, `visit-${id}`, createdAt, id)
       // 10:10 and 10:40, then 11:20.
       emu.state.events.push(
         view(hour + 600_000, 'a'),
@@ -355,3 +325,23 @@ describe('Umami emulator', () => {
     }
   })
 })
+
+/** A page view event of a seeded session, as the emulator's state holds events. */
+function pageView(websiteId: string, sessionId: string, visitId: string, createdAt: number, id: string) {
+  return {
+    id,
+    websiteId,
+    sessionId,
+    visitId,
+    createdAt,
+    urlPath: '/',
+    urlQuery: null,
+    referrerDomain: null,
+    pageTitle: null,
+    eventType: 1 as const,
+    eventName: null,
+    hostname: 'site1.example.com',
+    tag: null,
+    data: null,
+  }
+}
