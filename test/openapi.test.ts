@@ -88,6 +88,10 @@ describe('OpenAPI and the reference page', () => {
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/text\/html/)
     expect(res.text).toContain('swagger')
+    // No other site may frame it (clickjacking) or have a browser sniff its answers into another type.
+    expect(res.headers['x-frame-options']).toBe('DENY')
+    expect(res.headers['x-content-type-options']).toBe('nosniff')
+    expect(String(res.headers['content-security-policy'])).toContain("frame-ancestors 'none'")
   })
 
   it('gives the reference page the same document as /openapi.json, built once for both', async () => {

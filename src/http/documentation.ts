@@ -54,8 +54,26 @@ export function serveDocumentationOnFirstUse(
     for (const [name, value] of Object.entries(res.headers)) {
       if (value !== undefined && !HOP_HEADERS.has(name)) void reply.header(name, value)
     }
-    return reply.code(res.statusCode).send(res.rawPayload)
+    return reply
+      .code(res.statusCode)
+      .headers(framingRefused(res.headers['content-security-policy']))
+      .send(res.rawPayload)
   }
   app.get('/docs', { schema: { hide: true } }, relay)
   app.get('/docs/*', { schema: { hide: true } }, relay)
+}
+
+/**
+ * The reference page's headers that keep other sites from framing it (clickjacking) and browsers from sniffing
+ * its answers into another type, as Unigate's own hosted pages are sent; added to the UI's own policy, if any.
+ */
+function framingRefused(policy: string | string[] | number | undefined): Record<string, string> {
+  const own = typeof policy === 'string' && policy.trim() !== '' ? policy.trim().replace(/;$/, '') : undefined
+  const framing =
+    own && /frame-ancestors/i.test(own) ? own : [own, "frame-ancestors 'none'"].filter(Boolean).join('; ')
+  return {
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': framing,
+  }
 }
