@@ -146,7 +146,6 @@ function subsetOf(name: string, given: readonly string[] | undefined, allowed: r
   return [...new Set(given)]
 }
 
-/** Creating, changing and removing connections from credentials the workspace already holds. */
 /**
  * A PATCH's or PUT's credentials over the stored ones. New tokens take the old ones' expiry and refresh
  * failure with them: kept, `refresh_error` left a connection given fresh tokens dead (every call a 403 asking
@@ -158,6 +157,7 @@ function givenOverStored(stored: Credentials, given: Credentials): Credentials {
   return { ...rest, ...given }
 }
 
+/** Creating, changing and removing connections from credentials the workspace already holds. */
 export class ConnectionService {
   constructor(
     private readonly store: ConnectionStore,
