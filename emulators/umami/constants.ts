@@ -94,6 +94,7 @@ export const EVENT_COLUMNS = [
 /**
  * The analytics database behind the emulated server. Umami Cloud runs ClickHouse: its usage metering
  * query exists for ClickHouse only (umami-software/umami@v3.1.0:src/queries/sql/events/getEventUsage.ts,
- * `[PRISMA]: notImplemented`); a self-hosted server runs PostgreSQL unless CLICKHOUSE_URL is set.
+ * `[PRISMA]: notImplemented`); a self-hosted server runs PostgreSQL unless CLICKHOUSE_URL is set
+ * (src/lib/db.ts, `runQuery`).
  */
 export type UmamiDatabase = 'postgresql' | 'clickhouse'

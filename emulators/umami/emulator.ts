@@ -42,8 +42,10 @@ export interface UmamiEmulatorOptions extends ListenOptions {
    */
   readonly release?: UmamiRelease
   /**
-   * The analytics database of the self-hosted shape (`/api`): `postgresql` (default) or `clickhouse`.
-   * The Cloud shape (`/v1`) is always ClickHouse, whose reports count whole hours (see constants.ts).
+   * The analytics database of the self-hosted shape (`/api`): `postgresql` (default) or `clickhouse`, which
+   * a server runs its reports on when CLICKHOUSE_URL is set (umami-software/umami@v3.1.0:src/lib/db.ts,
+   * `runQuery`). The Cloud shape (`/v1`) is always ClickHouse, whose reports count whole hours (its usage
+   * metering exists for ClickHouse only: src/queries/sql/events/getEventUsage.ts; see constants.ts).
    */
   readonly selfHostedDatabase?: UmamiDatabase
 }
