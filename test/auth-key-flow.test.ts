@@ -287,7 +287,7 @@ describe.each(storeKinds())('API-key authorization on %s', (store) => {
     expect(shouted.location).not.toMatch(/locked/i)
   })
 
-  it('still says why when only short or flag values of the link appear in the refusal', async () => {
+  it('still says why when only short values of the link appear in the refusal', async () => {
     // `1` (redirect=1) or `a` is in nearly any message: matched, every refusal was told in fixed words.
     const res = await browserGet(
       authPath({

@@ -151,21 +151,10 @@ function wordsForBrowser(err: ApiError, given: readonly string[]): string {
  */
 const MIN_ECHO_LENGTH = 4
 
-/** Query parameters that switch how the flow runs, whose values are Unigate's own words (flags, languages). */
-const FLAG_PARAMETERS: ReadonlySet<string> = new Set([
-  'redirect',
-  'lang',
-  'theme',
-  'region',
-  'subdomain',
-  'env',
-])
-
-/** Every value a link gave: its path parameters, and its query's values (list items one by one), flags aside. */
+/** Every value a link gave: its path parameters, and its query's values (list items one by one). */
 function valuesOfLink(params: Readonly<Record<string, string>>, query: Readonly<Record<string, unknown>>) {
   const values = Object.values(params)
-  for (const [name, value] of Object.entries(query)) {
-    if (FLAG_PARAMETERS.has(name)) continue
+  for (const value of Object.values(query)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item !== 'string') continue
       values.push(item, ...item.split(',').map((part) => part.trim()))
