@@ -15,13 +15,12 @@ import {
   type UmamiUnit,
 } from './report-mapping.js'
 import { seriesPieces } from './series-pieces.js'
-import { DAY_MS, umamiRange } from './time-range.js'
+import { DAY_MS, HOUR_MS, umamiRange } from './time-range.js'
 import type { UmamiPoint, UmamiSeries, UmamiStats } from './types.js'
 import { onWebsite } from './website-access.js'
 
 /** Without start_gte, a report covers the 30 days before end_lt (or now), and says so in start_at. */
 const DEFAULT_DAYS = 30
-const HOUR_MS = 3_600_000
 
 /**
  * A report's window in whole UTC hours. A ClickHouse server (Umami Cloud, or a self-hosted one with

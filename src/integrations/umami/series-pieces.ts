@@ -1,9 +1,8 @@
 import { badRequest } from '../../errors.js'
 import type { Hosting } from './hosting.js'
 import type { UmamiUnit } from './report-mapping.js'
+import { DAY_MS, HOUR_MS } from './time-range.js'
 
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 /** Hours v3.1.0 keeps: at most 30 whole days. */
 const CLOUD_HOUR_SPAN_MS = 30 * DAY_MS
 /** Hours v2.x-v3.0.3 keep: at most 48 whole hours. */

@@ -1,5 +1,6 @@
 import type { ListQuery } from '../types.js'
 
+export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 
 /**
