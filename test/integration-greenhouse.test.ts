@@ -568,4 +568,41 @@ describe('Greenhouse through Unigate', () => {
     expect(down.status, down.text).toBe(502)
     expect(String(down.body.message)).toContain('503')
   })
+
+  it('marks the connection unhealthy when passthrough finds its client refused, as the unified routes do', async () => {
+    emu.state.clients.set('refused_in_passthrough', { secret: 's3cret', scopes: new Set(SCOPES) })
+    // The connection is verified with a token that expires within the minute, so the next call asks for one.
+    emu.state.tokens.set('short-lived', {
+      clientId: 'refused_in_passthrough',
+      expiresAt: Date.now() + 30_000,
+    })
+    emu.fault({
+      method: 'POST',
+      pathPattern: '^/token$',
+      status: 200,
+      rawBody: JSON.stringify({ access_token: 'short-lived', token_type: 'Bearer', expires_in: 30 }),
+    })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('refused_in_passthrough', 's3cret'),
+    })
+    expect((await h.api<Rec>('GET', `/unified/connection/${c}`)).body.last_unhealthy_at).toBeUndefined()
+    // The credential is deleted in Greenhouse: no new token is issued for it.
+    emu.state.clients.delete('refused_in_passthrough')
+    emu.clearRequests()
+    const relayed = await h.api<Rec>('GET', `/passthrough/${c}/applications`)
+    expect(relayed.status, relayed.text).toBe(403)
+    expect(String(relayed.body.message)).toContain('re-authorize')
+    expect(relayed.text).not.toContain('s3cret')
+    expect(tokenCalls()).toHaveLength(1)
+    expect(calls(/^\/v3\//)).toHaveLength(0)
+    const shown = await h.api<Rec>('GET', `/unified/connection/${c}`)
+    expect(shown.body.last_unhealthy_code).toBe('401')
+    expect(Date.parse(String(shown.body.last_unhealthy_at))).toBeGreaterThan(Date.now() - 60_000)
+    expect(JSON.stringify(shown.body)).not.toContain('s3cret')
+    // The unified routes answer the same refusal the same way.
+    const unified = await h.api<Rec>('GET', `/ats/${c}/application`)
+    expect(relayed.body.provider_status).toBe(401)
+    expect([unified.status, unified.body.provider_status]).toEqual([403, 401])
+  })
 })

@@ -129,8 +129,21 @@ async function mapFailure(
   err: unknown,
   what: string,
 ): Promise<ApiError> {
-  if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
+  await markUnhealthyIfRefused(resolver, resolved, err)
   return apiErrorFromConnector(err, resolved.integration, what, resolved.connection.settings)
+}
+
+/**
+ * Marks the connection unhealthy when `err` is the provider refusing its credentials (a ProviderError 401:
+ * from the provider, or from a token endpoint refusing the connection's client), for every route that
+ * answers such a failure (the unified routes, and passthrough when its auth headers could not be had).
+ */
+export async function markUnhealthyIfRefused(
+  resolver: ConnectionResolver,
+  resolved: ResolvedConnection,
+  err: unknown,
+): Promise<void> {
+  if (err instanceof ProviderError && err.status === 401) await resolver.markUnhealthy(resolved, 401)
 }
 
 const isRecord = (value: unknown): value is UnifiedRecord =>

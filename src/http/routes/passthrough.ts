@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type InboundNote, inboundNoteOf, noteProviderTime, noteRelayedAnswer } from '../../apicalls/index.js'
-import { apiErrorFromProvider } from '../../engine/index.js'
+import { apiErrorFromProvider, markUnhealthyIfRefused } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
 import { joinPath } from '../../integrations/http-client.js'
 import { withoutTrailingSlashes } from '../../integrations/trailing-slashes.js'
@@ -251,8 +251,10 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
   const what = `passthrough ${method} /${target.path}`
   // From the client, so an OAuth token is refreshed first when it is about to expire. Getting them may ask a
   // token endpoint (a client credentials grant), whose refusal or failure is the provider's, answered as
-  // the unified routes answer it (403 to re-authorize, 502, 504); it was a 500 here.
-  const auth = await resolved.client.currentAuthHeaders().catch((err: unknown) => {
+  // the unified routes answer it (403 to re-authorize, 502, 504); it was a 500 here. A client the token
+  // endpoint refuses marks the connection unhealthy first, as there.
+  const auth = await resolved.client.currentAuthHeaders().catch(async (err: unknown) => {
+    await markUnhealthyIfRefused(services.resolver, resolved, err)
     throw apiErrorFromProvider(err, integration, what) ?? err
   })
   Object.assign(headers, auth)
