@@ -165,6 +165,24 @@ describe.each(storeKinds())('OAuth token lifecycle on %s', (store) => {
     expect(tokenRequests(g)).toHaveLength(1)
   })
 
+  it('relays a passthrough 401 without refreshing the token; a unified call after it refreshes once', async () => {
+    // Passthrough cannot retry to learn whether a refresh helped, and its path may answer 401 for its own
+    // reasons: a refresh per relayed 401 would ask the token endpoint and rotate refresh tokens on every call.
+    const { connection, tokens } = await connectWithTokens(s, g, 3599)
+    g.ga4.authority.advance(3600)
+    g.ga4.clearRequests()
+    for (let i = 0; i < 2; i++) {
+      const relayed = await get(s.url, s.apiKey, `/passthrough/${connection.id}/v1beta/accountSummaries`)
+      expect(relayed.status, JSON.stringify(relayed.body)).toBe(401)
+    }
+    expect(tokenRequests(g)).toHaveLength(0)
+    const stored = await s.services.connectionStore.get(s.workspaceId, connection.id)
+    expect(stored?.credentials.access_token).toBe(tokens.access_token)
+    expect(stored?.credentials.refresh_token).toBe(tokens.refresh_token)
+    expect((await properties(connection.id)).status).toBe(200)
+    expect(tokenRequests(g)).toHaveLength(1)
+  })
+
   it('revokes the grant at the provider and deletes the credentials when the connection is removed', async () => {
     const { connection, tokens } = await connectWithTokens(s, g, 3599)
     g.ga4.clearRequests()

@@ -605,4 +605,37 @@ describe('Greenhouse through Unigate', () => {
     expect(relayed.body.provider_status).toBe(401)
     expect([unified.status, unified.body.provider_status]).toEqual([403, 401])
   })
+
+  it('after Greenhouse refuses the cached token on a passthrough call (401, relayed), the next call gets a new one', async () => {
+    emu.state.clients.set('rotated_in_passthrough', { secret: 's3cret', scopes: new Set(SCOPES) })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('rotated_in_passthrough', 's3cret'),
+    })
+    const passthrough = () => h.api<Rec>('GET', `/passthrough/${c}/applications`, { query: { per_page: 1 } })
+    expect((await passthrough()).status).toBe(200)
+    const used = String(listCalls().at(-1)?.headers.authorization)
+    expect(used).toMatch(/^Bearer \S+$/)
+    // Greenhouse forgets the token before its expiry (revoked, rotated).
+    emu.state.tokens.delete(used.slice('Bearer '.length))
+    emu.clearRequests()
+    const refused = await passthrough()
+    // Relayed as Greenhouse answered it, not retried.
+    expect(refused.status, refused.text).toBe(401)
+    expect(listCalls().map((r) => r.headers.authorization)).toEqual([used])
+    expect(tokenCalls()).toHaveLength(0)
+    emu.clearRequests()
+    const next = await passthrough()
+    expect(next.status, next.text).toBe(200)
+    expect(tokenCalls()).toHaveLength(1)
+    const renewed = String(listCalls()[0]?.headers.authorization)
+    expect(listCalls()).toHaveLength(1)
+    expect(renewed).not.toBe(used)
+    expect(emu.state.tokens.has(renewed.slice('Bearer '.length))).toBe(true)
+    // The new token is kept: the call after asks the token endpoint nothing.
+    emu.clearRequests()
+    expect((await passthrough()).status).toBe(200)
+    expect(tokenCalls()).toHaveLength(0)
+    expect(listCalls()[0]?.headers.authorization).toBe(renewed)
+  })
 })

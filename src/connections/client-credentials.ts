@@ -42,6 +42,12 @@ function expiryOf(body: unknown, now: number, fallbackMs: number): number {
  */
 export class ClientCredentialsAuth implements AuthHeaderSource {
   private readonly key: string
+  /**
+   * A passthrough 401 drops the token too: a token revoked or rotated before its stated expiry would
+   * otherwise fail every passthrough call until then. It costs the next call one token request, and
+   * nothing stored changes (the grant has no refresh token to rotate).
+   */
+  readonly renewsAfterRelayedRefusal = true
 
   constructor(
     private readonly grant: ClientCredentialsGrant,

@@ -10,7 +10,16 @@ export interface TokenRefresher {
   renew(connection: StoredConnection, rejected: Credentials): Promise<Credentials | undefined>
 }
 
-/** A connection's auth headers, built from credentials the refresher keeps current. */
+/**
+ * A connection's auth headers, built from credentials the refresher keeps current.
+ *
+ * A passthrough 401 renews nothing here (no `renewsAfterRelayedRefusal`): renewing is a refresh (a token
+ * request, a stored write every process hears of, a new refresh token at providers that rotate them), and
+ * passthrough, which relays its 401 without retrying, cannot tell whether the refresh helped; its paths are
+ * the caller's, so one whose 401 is that endpoint's own would refresh on every call. The unified routes
+ * renew after a 401 because they retry at once and learn whether it helped (a second 401 marks the
+ * connection unhealthy); tokens are also renewed before their stated expiry.
+ */
 export class RefreshingAuth implements AuthHeaderSource {
   private credentials: Credentials
 

@@ -49,6 +49,13 @@ export interface AuthHeaderSource {
   headers(): Promise<Readonly<Record<string, string>>>
   /** The provider answered 401 to `used`; true when renewed headers are worth one more try. */
   rejected(used: Readonly<Record<string, string>>): Promise<boolean>
+  /**
+   * true: `rejected` is also told of a 401 on a call that is relayed rather than retried (passthrough), so
+   * that the next call carries renewed headers. Only for a source whose renewal is cheap and changes nothing
+   * stored (a client credentials token dropped from memory): a passthrough path is the caller's, and its
+   * 401 may be that endpoint's own rather than the credentials', so such a renewal may come on every call.
+   */
+  readonly renewsAfterRelayedRefusal?: boolean
 }
 
 export interface ProviderClientOptions {
@@ -284,6 +291,16 @@ export class ProviderClient {
   /** The headers that authenticate a request right now (passthrough adds them to what it forwards). */
   async currentAuthHeaders(): Promise<Readonly<Record<string, string>>> {
     return this.options.auth ? this.options.auth.headers() : this.options.authHeaders
+  }
+
+  /**
+   * The provider answered 401 to `used` on a call relayed rather than retried (passthrough): the auth source
+   * is told (`rejected`) when it renews after such answers (AuthHeaderSource.renewsAfterRelayedRefusal), so
+   * the next call carries new headers. Undefined when nothing was told.
+   */
+  relayedRefusal(used: Readonly<Record<string, string>>): Promise<boolean> | undefined {
+    const auth = this.options.auth
+    return auth?.renewsAfterRelayedRefusal === true ? auth.rejected(used) : undefined
   }
 
   async send(req: ProviderRequest): Promise<ProviderResponse> {

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { type InboundNote, inboundNoteOf, noteProviderTime, noteRelayedAnswer } from '../../apicalls/index.js'
 import { apiErrorFromProvider, markUnhealthyIfRefused } from '../../engine/index.js'
 import { ApiError, badRequest, notFound } from '../../errors.js'
-import { joinPath } from '../../integrations/http-client.js'
+import { joinPath, type ProviderClient } from '../../integrations/http-client.js'
 import { withoutTrailingSlashes } from '../../integrations/trailing-slashes.js'
 import { type OutboundMethod, type OutboundTarget, outboundTarget } from '../../outbound/index.js'
 import type { Services } from '../../services.js'
@@ -300,6 +300,7 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
       },
       ({ status, headers: answered }) => {
         noteProviderTime(note, performance.now() - started)
+        if (status === 401) renewAfterRefusal(resolved.client, auth, call)
         const out: Record<string, string | string[]> = {}
         const hopNamed = hopNamedBy(answered.connection)
         for (const [k, v] of Object.entries(answered)) {
@@ -325,6 +326,27 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
     call.log().warn({ err }, 'the relayed answer ended early (the provider or the caller closed it)')
     relaying.destroy()
   }
+}
+
+/**
+ * The provider answered a relayed call 401 to the auth headers it carried (`used`). The 401 is relayed as it
+ * is, not retried (a body was streamed to the provider and is gone); but a client credentials token the
+ * provider revoked or rotated before its stated expiry is dropped here, before the answer goes out
+ * (ClientCredentialsAuth.rejected drops it without waiting on anything), so the caller's next call carries a
+ * new one instead of failing until that expiry: the renewal the unified routes make on a 401, without their
+ * retry. An OAuth connection's tokens are left as they are (see RefreshingAuth, and the
+ * README's passthrough notes): a refresh per relayed 401 would ask the token endpoint, write the store and
+ * rotate refresh tokens on every call to a path that answers 401 for its own reasons; they are renewed
+ * before their stated expiry, and after a 401 on a unified call.
+ */
+function renewAfterRefusal(
+  client: ProviderClient,
+  used: Readonly<Record<string, string>>,
+  call: PassthroughExchange,
+): void {
+  client
+    .relayedRefusal(used)
+    ?.catch((err: unknown) => call.log().warn({ err }, 'the refused credentials could not be renewed'))
 }
 
 /** Calls `leave` once the caller's request has closed (at once if it has already). */
