@@ -32,4 +32,14 @@ describe('loadConfig', () => {
       'UNIGATE_OUTBOUND_ALLOW_ADDRESSES: localhost:8123 unknown; use any of loopback, private, link-local, or a literal address with its port',
     )
   })
+
+  it('waits 15 s for a token refresh another request is running unless told otherwise, never 0', () => {
+    expect(loadConfig(base()).authorization.refreshWaitMs).toBe(15_000)
+    expect(
+      loadConfig({ ...base(), UNIGATE_TOKEN_REFRESH_WAIT_SECONDS: '40' }).authorization.refreshWaitMs,
+    ).toBe(40_000)
+    expect(() => loadConfig({ ...base(), UNIGATE_TOKEN_REFRESH_WAIT_SECONDS: '0' })).toThrow(
+      'UNIGATE_TOKEN_REFRESH_WAIT_SECONDS must be an integer >= 1, got "0"',
+    )
+  })
 })

@@ -61,6 +61,13 @@ export interface AuthorizationSettings {
    */
   readonly refreshMarginMs: number
   /**
+   * How long a request waits for a token refresh of the same connection that another request or process is
+   * running (UNIGATE_TOKEN_REFRESH_WAIT_SECONDS, default 15) before answering 503: an API call that needs the
+   * new token, and a PUT or PATCH of the connection's credentials, which waits so that neither write lands
+   * over the other.
+   */
+  readonly refreshWaitMs: number
+  /**
    * Requests a minute one client address may make to the unauthenticated authorization endpoints (the
    * auth endpoint, the hosted key page), counted per endpoint (UNIGATE_AUTH_RATE_LIMIT_PER_MINUTE, default
    * 60). The address is the socket's; behind a proxy, all clients share the proxy's.
@@ -308,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorization: {
       stateTtlMs: int(env, 'UNIGATE_AUTH_STATE_TTL_SECONDS', 900, 30) * 1000,
       refreshMarginMs: int(env, 'UNIGATE_TOKEN_REFRESH_MARGIN_SECONDS', 300) * 1000,
+      refreshWaitMs: int(env, 'UNIGATE_TOKEN_REFRESH_WAIT_SECONDS', 15, 1) * 1000,
       rateLimitPerMinute: int(env, 'UNIGATE_AUTH_RATE_LIMIT_PER_MINUTE', 60, 1),
       workspaceRateLimitPerMinute: int(env, 'UNIGATE_AUTH_WORKSPACE_RATE_LIMIT_PER_MINUTE', 600, 1),
       maxPendingPerWorkspace: int(env, 'UNIGATE_AUTH_MAX_PENDING_PER_WORKSPACE', 1000, 1),

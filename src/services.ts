@@ -6,6 +6,7 @@ import {
   createAuthorization,
   createTokenRefresher,
   oauthAddressPinner,
+  RefreshLock,
   tokenRevoker,
 } from './authorization/index.js'
 import type { Config } from './config.js'
@@ -95,13 +96,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
     transport,
   }
   const connectionStore = new ConnectionStore(db, box)
+  // One lease per connection for everything that reads its credentials and writes them back: a token refresh
+  // and a PUT or PATCH that gives credentials, so neither writes over what the other just wrote.
+  const refreshLock = new RefreshLock(db)
   const tokens = createTokenRefresher({
     db,
     box,
     store: connectionStore,
     providerTimeoutMs: config.providerTimeoutMs,
     transport,
+    lock: refreshLock,
     marginMs: config.authorization.refreshMarginMs,
+    waitMs: config.authorization.refreshWaitMs,
     onChanged: (id) => void resolver.invalidate(id),
   })
   const resolver = new ConnectionResolver(

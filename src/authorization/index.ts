@@ -16,7 +16,7 @@ import { OAuthCallback } from './oauth-callback.js'
 import { oauthSpecOf } from './oauth-spec.js'
 import { RateLimiter } from './rate-limit.js'
 import { AuthStateStore } from './state-store.js'
-import { RefreshLock } from './tokens/lock.js'
+import type { RefreshLock } from './tokens/lock.js'
 import { holdsOAuthTokens, pinnedAddresses } from './tokens/pinned.js'
 import { OAuthRefresher } from './tokens/refresher.js'
 import { revokeBeforeRemove } from './tokens/revoke.js'
@@ -25,6 +25,7 @@ import { TokenClient } from './tokens/token-client.js'
 export { type OAuthApp, OAuthAppStore } from './oauth-apps.js'
 export { authorizationRoutes } from './routes.js'
 export { redirectSigningInput, type SignedRedirect, signRedirect, verifyRedirectSig } from './sig.js'
+export { RefreshLock } from './tokens/lock.js'
 export { OAuthRefresher } from './tokens/refresher.js'
 
 export interface Authorization {
@@ -82,15 +83,19 @@ export function createTokenRefresher(d: {
   readonly store: ConnectionStore
   readonly providerTimeoutMs: number
   readonly transport: ProviderTransport
+  /** The per-connection lease, shared with the connection updates that write credentials (ConnectionService). */
+  readonly lock: RefreshLock
   readonly marginMs: number
+  readonly waitMs: number
   readonly onChanged: (connectionId: string) => void
 }): TokenRefresher {
   return new OAuthRefresher({
     store: d.store,
     oauthApps: new OAuthAppStore(d.db, d.box),
     tokens: new TokenClient(d.providerTimeoutMs, d.transport),
-    lock: new RefreshLock(d.db),
+    lock: d.lock,
     marginMs: d.marginMs,
+    waitMs: d.waitMs,
     onChanged: d.onChanged,
   })
 }

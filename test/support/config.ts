@@ -5,6 +5,17 @@ import { join } from 'node:path'
 import type { Config } from '../../src/config.js'
 import type { StoreKind } from './stores.js'
 
+/** The authorization settings of test servers; a test that changes one spreads these first. */
+export const TEST_AUTHORIZATION: Config['authorization'] = {
+  stateTtlMs: 600_000,
+  refreshMarginMs: 60_000,
+  refreshWaitMs: 15_000,
+  // Generous: suites drive many authorizations from one address; the limits have their own tests.
+  rateLimitPerMinute: 10_000,
+  workspaceRateLimitPerMinute: 10_000,
+  maxPendingPerWorkspace: 1000,
+}
+
 /** A configuration for one test server: its own data folder or PostgreSQL database, a random port. */
 export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): Config {
   return {
@@ -49,14 +60,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
       maxPerWorkspace: 10_000,
       jobRunner: store === 'postgres' ? 'pg-boss' : 'in-process',
     },
-    authorization: {
-      stateTtlMs: 600_000,
-      refreshMarginMs: 60_000,
-      // Generous: suites drive many authorizations from one address; the limits have their own tests.
-      rateLimitPerMinute: 10_000,
-      workspaceRateLimitPerMinute: 10_000,
-      maxPendingPerWorkspace: 1000,
-    },
+    authorization: TEST_AUTHORIZATION,
     ...overrides,
   }
 }
