@@ -125,6 +125,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     resolver,
     clientSettings,
     config.region,
+    { lock: refreshLock, waitMs: config.authorization.refreshWaitMs },
     config.outbound.allowAddresses,
   )
   const backgroundOptions = {

@@ -1,7 +1,8 @@
 import { request } from 'undici'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PERSONAL_API_KEY, type PosthogEmulator } from '../emulators/posthog/index.js'
-import { verifyRedirectSig } from '../src/authorization/index.js'
+import { RefreshLock, verifyRedirectSig } from '../src/authorization/index.js'
+import { TokenClient } from '../src/authorization/tokens/token-client.js'
 import { integrationOf } from '../src/integrations/registry.js'
 import {
   type AuthServer,
@@ -10,6 +11,7 @@ import {
   startAuthorization,
   useOAuthSuite,
 } from './support/auth-server.js'
+import { TEST_AUTHORIZATION } from './support/config.js'
 import {
   configurePosthogApp,
   decideAtPosthog,
@@ -40,6 +42,8 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     app: APP,
     start: startPosthogForOAuth,
     configure: configurePosthogApp,
+    // A PATCH waits this long for a refresh that holds the connection before answering 503.
+    overrides: { authorization: { ...TEST_AUTHORIZATION, refreshWaitMs: 1_000 } },
     ready: (server, posthog) => {
       s = server
       ph = posthog
@@ -298,6 +302,179 @@ describe.each(storeKinds())('PostHog OAuth (emulated PostHog) on %s', (store) =>
     } finally {
       restore()
     }
+  })
+
+  /**
+   * Holds every token refresh after PostHog's token endpoint has answered it, before the refresher writes what
+   * it got (it holds the connection's refresh lease meanwhile): `answered` settles once one is held, `release`
+   * lets it write, `restore` undoes the hold.
+   */
+  function holdRefreshWrites() {
+    const refresh = TokenClient.prototype.refresh
+    let entered!: () => void
+    const answered = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const spy = vi.spyOn(TokenClient.prototype, 'refresh').mockImplementation(async function (
+      this: TokenClient,
+      ...args
+    ) {
+      const tokens = await refresh.apply(this, args)
+      entered()
+      await released
+      return tokens
+    })
+    return {
+      answered,
+      release,
+      restore: () => {
+        release()
+        spy.mockRestore()
+      },
+    }
+  }
+
+  /** Settles once someone asks for the connection's refresh lease and is told to wait: another holds it. */
+  function leaseRefused(connectionId: string) {
+    const acquire = RefreshLock.prototype.acquire
+    let seen!: () => void
+    const refused = new Promise<void>((resolve) => {
+      seen = resolve
+    })
+    const spy = vi.spyOn(RefreshLock.prototype, 'acquire').mockImplementation(async function (
+      this: RefreshLock,
+      ...args
+    ) {
+      const got = await acquire.apply(this, args)
+      if (!got && args[0] === connectionId) seen()
+      return got
+    })
+    return { refused, restore: () => spy.mockRestore() }
+  }
+
+  /**
+   * A refresh that read the connection's credentials, then waits for its token answer (held here), while a
+   * PATCH is sent; the hold ends once the PATCH has answered or waits for the refresh. Answers the PATCH's
+   * answer, after the refresh finished.
+   */
+  async function patchDuringRefresh(connectionId: string, body: unknown) {
+    const hold = holdRefreshWrites()
+    const lease = leaseRefused(connectionId)
+    try {
+      const read = visitors(connectionId)
+      await hold.answered
+      const patch = s.api<Record<string, unknown>>('PATCH', `/unified/connection/${connectionId}`, body)
+      await Promise.race([patch, lease.refused])
+      hold.release()
+      expect((await read).status).toBe(200)
+      return await patch
+    } finally {
+      hold.restore()
+      lease.restore()
+    }
+  }
+
+  /** The bearer token the connection's next PostHog calls carry (none of them a token request). */
+  async function nextCallsBearer(connectionId: string) {
+    ph.clearRequests()
+    expect((await visitors(connectionId)).status).toBe(200)
+    expect(tokenRequests()).toHaveLength(0)
+    const sent = ph.requests().filter((r) => r.path.startsWith('/api/'))
+    expect(sent.length).toBeGreaterThan(0)
+    return [...new Set(sent.map((r) => r.headers.authorization))]
+  }
+
+  it('keeps the tokens a PATCH gave while a refresh was in flight, and calls PostHog with them', async () => {
+    // The refresh read the old pair; written after the PATCH, what it built from them replaced the given pair,
+    // though the PATCH had answered 200.
+    const { connection, tokens } = await connectWithTokens(30)
+    const given = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const patched = await patchDuringRefresh(connection.id, {
+      auth: { access_token: given.access_token, refresh_token: given.refresh_token },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    expect(JSON.stringify(patched.body)).not.toContain(given.access_token)
+    expect(JSON.stringify(patched.body)).not.toContain(given.refresh_token)
+    expect(await nextCallsBearer(connection.id)).toEqual([`Bearer ${given.access_token}`])
+    // Once PostHog refuses the given access token, the given refresh token is the one spent.
+    ph.oauth.advance(3601)
+    ph.clearRequests()
+    expect((await visitors(connection.id)).status).toBe(200)
+    expect(tokenRequests()).toHaveLength(1)
+    expect(tokenRequests()[0]?.body).toMatchObject({ refresh_token: given.refresh_token })
+    expect(tokenRequests()[0]?.body).not.toMatchObject({ refresh_token: tokens.refresh_token })
+  })
+
+  it('keeps both the access token a PATCH gave and the refresh token a refresh in flight rotated', async () => {
+    const { connection, tokens } = await connectWithTokens(30)
+    const given = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const patched = await patchDuringRefresh(connection.id, { auth: { access_token: given.access_token } })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    expect(await nextCallsBearer(connection.id)).toEqual([`Bearer ${given.access_token}`])
+    // The PATCH gave no refresh token: the one PostHog rotated to is kept (the old one is dead).
+    const rotated = (await stored(connection.id)).refresh_token!
+    expect(rotated).not.toBe(tokens.refresh_token)
+    expect(ph.oauth.refreshTokenLive(tokens.refresh_token)).toBe(false)
+    expect(ph.oauth.refreshTokenLive(rotated)).toBe(true)
+    ph.oauth.advance(3601)
+    ph.clearRequests()
+    expect((await visitors(connection.id)).status).toBe(200)
+    expect(tokenRequests().map((r) => (r.body as Record<string, string>).refresh_token)).toEqual([rotated])
+  })
+
+  it('does not wait for a refresh in flight to PATCH what is not credentials', async () => {
+    const { connection, tokens } = await connectWithTokens(30)
+    const hold = holdRefreshWrites()
+    try {
+      const read = visitors(connection.id)
+      await hold.answered
+      const patched = await s.api('PATCH', `/unified/connection/${connection.id}`, {
+        external_xref: 'cust-9',
+      })
+      expect(patched.status).toBe(200)
+      hold.release()
+      expect((await read).status).toBe(200)
+    } finally {
+      hold.restore()
+    }
+    const view = await s.api<Record<string, unknown>>('GET', `/unified/connection/${connection.id}`)
+    expect(view.body.external_xref).toBe('cust-9')
+    expect((await stored(connection.id)).refresh_token).not.toBe(tokens.refresh_token)
+  })
+
+  it('answers 503 and writes nothing when a refresh holds the connection longer than a PATCH waits', async () => {
+    const { connection, tokens } = await connectWithTokens(3600)
+    // Another process's refresh, still waiting for its token endpoint.
+    const lock = new RefreshLock(s.services.db)
+    expect(await lock.acquire(connection.id, 'another-process', 60_000)).toBe(true)
+    const given = ph.oauth.issueTokens({ clientId: PH_CLIENT_ID, scopes: ALL_SCOPES })
+    const body = { external_xref: 'not-yet', auth: { access_token: given.access_token } }
+    try {
+      const refused = await request(`${s.url}/unified/connection/${connection.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${s.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      const text = await refused.body.text()
+      expect(refused.statusCode, text).toBe(503)
+      expect(refused.headers['retry-after']).toBe('1')
+      expect(JSON.parse(text).message).toBe(
+        `connection ${connection.id} is having its access token refreshed, for longer than this request waits (UNIGATE_TOKEN_REFRESH_WAIT_SECONDS); nothing was changed: send the request again`,
+      )
+      expect(text).not.toContain(given.access_token)
+      expect((await stored(connection.id)).access_token).toBe(tokens.access_token)
+      const view = await s.api<Record<string, unknown>>('GET', `/unified/connection/${connection.id}`)
+      expect(view.body.external_xref).toBeUndefined()
+    } finally {
+      await lock.release(connection.id, 'another-process')
+    }
+    // The refresh done, the same request goes through.
+    expect((await s.api('PATCH', `/unified/connection/${connection.id}`, body)).status).toBe(200)
+    expect(await nextCallsBearer(connection.id)).toEqual([`Bearer ${given.access_token}`])
   })
 
   it('refreshes once after PostHog answers 401 to an expired token, and rotates again', async () => {

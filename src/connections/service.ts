@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import type { RefreshLock } from '../authorization/tokens/lock.js'
 import type { Region } from '../config.js'
 import { newId } from '../crypto/ids.js'
 import {
@@ -157,6 +159,25 @@ function givenOverStored(stored: Credentials, given: Credentials): Credentials {
   return { ...rest, ...given }
 }
 
+/**
+ * The lease a token refresh holds on a connection while it reads the credentials, asks the token endpoint and
+ * writes what it got (RefreshLock, the refresher's own instance), and how long an update waits for it.
+ */
+export interface RefreshLease {
+  readonly lock: RefreshLock
+  readonly waitMs: number
+}
+
+/**
+ * How long an update holds the refresh lease: for its re-read, pinning and write of the connection, no
+ * provider call. Past it a refresh may take the lease over, as from a holder that crashed.
+ */
+const UPDATE_LEASE_MS = 10_000
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}
+
 /** Creating, changing and removing connections from credentials the workspace already holds. */
 export class ConnectionService {
   constructor(
@@ -164,6 +185,7 @@ export class ConnectionService {
     private readonly resolver: ConnectionResolver,
     private readonly clientSettings: ProviderClientSettings,
     private readonly region: Region,
+    private readonly refreshLease: RefreshLease,
     private readonly allowAddresses: readonly AllowedAddress[] = [],
   ) {}
 
@@ -364,19 +386,55 @@ export class ConnectionService {
         )
       }
       changes.settings = await this.verify(workspaceId, integration, credentials)
-      const renewed = await this.credentialsAfterVerifying(workspaceId, integration, current, given)
-      // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
-      // revoke addresses of now, as at creation: a later change of the workspace's OAuth app must not send
-      // this refresh token elsewhere. A connection already pinned keeps its addresses: its stored refresh
-      // token was issued there.
-      changes.credentials = renewed.token_url ? renewed : await this.pin(workspaceId, integration, renewed)
+      await this.holdingRefreshLease(id, async () => {
+        const renewed = await this.credentialsAfterVerifying(workspaceId, integration, current, given)
+        // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
+        // revoke addresses of now, as at creation: a later change of the workspace's OAuth app must not send
+        // this refresh token elsewhere. A connection already pinned keeps its addresses: its stored refresh
+        // token was issued there.
+        changes.credentials = renewed.token_url ? renewed : await this.pin(workspaceId, integration, renewed)
+        await this.store.update(workspaceId, id, changes, nowIso())
+      })
+    } else {
+      // No credentials written (categories, permissions, external_xref, environment are columns of their own):
+      // no refresh's write can undo this one nor be undone by it, so it does not wait for one.
+      await this.store.update(workspaceId, id, changes, nowIso())
     }
-    await this.store.update(workspaceId, id, changes, nowIso())
     await this.resolver.invalidate(id)
     // Removed meanwhile (a DELETE while the provider answered): the update wrote nothing.
     const updated = await this.store.get(workspaceId, id)
     if (!updated) throw notFound(`connection ${id} not found`)
     return updated
+  }
+
+  /**
+   * Runs `write` (a re-read of the credentials and the write of them) holding the connection's refresh lease,
+   * so that it and a token refresh never interleave: a refresh writes the credentials it read before asking
+   * the token endpoint, and had it read them before this write and written after it, the fields this update
+   * gave (new tokens, say) were lost though the update answered 200. Holding the lease, the update waits for
+   * a running refresh and reads what it wrote (a rotated refresh token is kept; given tokens still win), and
+   * a refresh that starts meanwhile waits for the update and reads its credentials. A refresh still running
+   * after `waitMs` is a 503 with nothing written.
+   */
+  private async holdingRefreshLease(connectionId: string, write: () => Promise<void>): Promise<void> {
+    const { lock, waitMs } = this.refreshLease
+    const holder = randomUUID()
+    const deadline = Date.now() + waitMs
+    while (!(await lock.acquire(connectionId, holder, UPDATE_LEASE_MS))) {
+      if (Date.now() >= deadline) {
+        throw new ApiError(
+          503,
+          `connection ${connectionId} is having its access token refreshed, for longer than this request waits (UNIGATE_TOKEN_REFRESH_WAIT_SECONDS); nothing was changed: send the request again`,
+          { 'retry-after': '1' },
+        )
+      }
+      await sleep(Math.min(20 + Math.random() * 40, Math.max(0, deadline - Date.now())))
+    }
+    try {
+      await write()
+    } finally {
+      await lock.release(connectionId, holder)
+    }
   }
 
   /**

@@ -103,12 +103,14 @@ export function useOAuthSuite<P extends { close(): Promise<void> }>(options: {
   readonly start: () => Promise<P>
   readonly configure: (s: AuthServer, provider: P) => Promise<void>
   readonly ready: (s: AuthServer, provider: P) => void
+  /** Settings of the suite's server that differ from testConfig's. */
+  readonly overrides?: Partial<Config>
 }): void {
   let s: AuthServer | undefined
   let provider: P | undefined
   beforeAll(async () => {
     provider = await options.start()
-    s = await startAuthServer(options.store)
+    s = await startAuthServer(options.store, options.overrides)
     await s.api('PATCH', '/unified/workspace', { allowed_redirect_origins: [options.app] })
     await options.configure(s, provider)
     options.ready(s, provider)
