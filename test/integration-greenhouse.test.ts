@@ -606,6 +606,34 @@ describe('Greenhouse through Unigate', () => {
     expect([unified.status, unified.body.provider_status]).toEqual([403, 401])
   })
 
+  it('a PATCH with new client credentials that Greenhouse accepts shows the connection healthy again', async () => {
+    emu.state.clients.set('deleted_then_replaced', { secret: 's3cret', scopes: new Set(SCOPES) })
+    const c = await createConnection(h, {
+      integration_type: 'greenhouse',
+      auth: clientAuth('deleted_then_replaced', 's3cret'),
+    })
+    // The credential is deleted in Greenhouse and its cached token revoked: the connection is marked unhealthy.
+    emu.state.clients.delete('deleted_then_replaced')
+    for (const [token, grant] of emu.state.tokens)
+      if (grant.clientId === 'deleted_then_replaced') emu.state.tokens.delete(token)
+    const refused = await h.api<Rec>('GET', `/ats/${c}/application`)
+    expect(refused.status, refused.text).toBe(403)
+    const unhealthy = await h.api<Rec>('GET', `/unified/connection/${c}`)
+    expect(unhealthy.body.last_unhealthy_code).toBe('401')
+    const markedAt = String(unhealthy.body.last_unhealthy_at)
+    expect(String(unhealthy.body.last_healthy_at) < markedAt).toBe(true)
+    // A new credential, verified with Greenhouse by the PATCH itself: no other call is needed to show it works.
+    emu.state.clients.set('replacement', { secret: 'n3w-s3cret', scopes: new Set(SCOPES) })
+    const patched = await h.api<Rec>('PATCH', `/unified/connection/${c}`, {
+      body: { auth: clientAuth('replacement', 'n3w-s3cret') },
+    })
+    expect(patched.status, patched.text).toBe(200)
+    expect(String(patched.body.last_healthy_at) > markedAt).toBe(true)
+    const shown = await h.api<Rec>('GET', `/unified/connection/${c}`)
+    expect(String(shown.body.last_healthy_at) > String(shown.body.last_unhealthy_at)).toBe(true)
+    expect(JSON.stringify(shown.body)).not.toContain('n3w-s3cret')
+  })
+
   it('after Greenhouse refuses the cached token on a passthrough call (401, relayed), the next call gets a new one', async () => {
     emu.state.clients.set('rotated_in_passthrough', { secret: 's3cret', scopes: new Set(SCOPES) })
     const c = await createConnection(h, {

@@ -386,6 +386,9 @@ export class ConnectionService {
         )
       }
       changes.settings = await this.verify(workspaceId, integration, credentials)
+      // The provider has just answered these credentials: a connection marked unhealthy (refused credentials, a
+      // dead refresh grant) shows healthy again at once, not only after its next unified call succeeds.
+      changes.last_healthy_at = nowIso()
       await this.holdingRefreshLease(id, async () => {
         const renewed = await this.credentialsAfterVerifying(workspaceId, integration, current, given)
         // OAuth tokens given to a connection that held none (it had an API key) are pinned to the token and
