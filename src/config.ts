@@ -36,6 +36,13 @@ export interface Config {
    */
   readonly bodyTimeoutMs: number
   /**
+   * The most client connections the HTTP server holds open at once (UNIGATE_MAX_CONNECTIONS, default 10000);
+   * one more is closed as soon as it opens. Node's server sets no bound: anyone, without a key, could open
+   * sockets (each sending a header line now and then, within Node's 60 s headers bound) until the process ran
+   * out of file descriptors, and then no client was answered and no provider could be called.
+   */
+  readonly maxConnections: number
+  /**
    * Record the REST API's calls to unified objects and passthrough as API calls of type `inbound`
    * (UNIGATE_LOG_INBOUND_CALLS, default true). Off for deployments that audit elsewhere and want no
    * rows per request.
@@ -297,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRevocationRefreshMs: int(env, 'UNIGATE_KEY_REVOCATION_REFRESH_MS', 5_000, 100),
     bodyLimitBytes: int(env, 'UNIGATE_BODY_LIMIT_BYTES', 1_048_576, 1024),
     bodyTimeoutMs: int(env, 'UNIGATE_BODY_TIMEOUT_MS', 60_000, 100),
+    maxConnections: int(env, 'UNIGATE_MAX_CONNECTIONS', 10_000, 1),
     logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
     outbound: {
       allowAddresses: addressRanges(env),

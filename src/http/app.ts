@@ -54,10 +54,14 @@ async function assembleApp(
     },
     // The HTTP server Fastify would make, with the passthrough door in front of Fastify's own handler.
     serverFactory: (handler, settings) =>
-      httpServer((req, res) => {
-        boundUpload(req, res, services.config.bodyTimeoutMs)
-        if (!door(req, res)) handler(req, res)
-      }, settings),
+      httpServer(
+        (req, res) => {
+          boundUpload(req, res, services.config.bodyTimeoutMs)
+          if (!door(req, res)) handler(req, res)
+        },
+        settings,
+        services.config.maxConnections,
+      ),
     schemaController: {
       compilersFactory: {
         buildValidator: buildValidatorPerPart(),
@@ -78,6 +82,7 @@ async function assembleApp(
     },
   })
   installErrorHandling(app)
+  warnOfDroppedConnections(app, services.config.maxConnections)
   parseJsonBodiesWithDepthLimit(app)
   // The API reads JSON only: Fastify's own text/plain parser handed routes a string that validation then
   // refused as "not an object"; without it such a body is a 415 naming what to send (the tool-call routes
@@ -145,15 +150,43 @@ function requestIdSequence(): () => string {
   }
 }
 
-/** An HTTP/1 server set up as Fastify sets up its own (lib/server.js getServerInstance). */
+/**
+ * An HTTP/1 server set up as Fastify sets up its own (lib/server.js getServerInstance), holding at most
+ * `maxConnections` client sockets: Node closes one more as soon as it opens (its `drop` event).
+ */
 function httpServer(
   listener: (req: IncomingMessage, res: ServerResponse) => void,
   settings: FastifyServerOptions,
+  maxConnections: number,
 ) {
   const server = createServer(listener)
+  server.maxConnections = maxConnections
   if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout
   if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout
   server.setTimeout(settings.connectionTimeout ?? 0)
   if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket
   return server
+}
+
+/** How often, at most, the log says connections were dropped: a flood of them must not flood the log. */
+const DROP_WARNING_EVERY_MS = 60_000
+
+/**
+ * Warns when connections past UNIGATE_MAX_CONNECTIONS were closed: at the first, then at most once every
+ * DROP_WARNING_EVERY_MS with how many were closed since the last warning.
+ */
+function warnOfDroppedConnections(app: FastifyInstance, maxConnections: number): void {
+  let dropped = 0
+  let warnedAt = Number.NEGATIVE_INFINITY
+  app.server.on('drop', () => {
+    dropped++
+    const now = Date.now()
+    if (now - warnedAt < DROP_WARNING_EVERY_MS) return
+    app.log.warn(
+      { dropped, maxConnections },
+      'closed new connections: the server holds UNIGATE_MAX_CONNECTIONS client connections already',
+    )
+    warnedAt = now
+    dropped = 0
+  })
 }

@@ -34,6 +34,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     keyRevocationRefreshMs: 200,
     bodyLimitBytes: 1_048_576,
     bodyTimeoutMs: 60_000,
+    maxConnections: 10_000,
     logInboundCalls: true,
     outbound: {
       allowAddresses: ['loopback'],
