@@ -15,6 +15,10 @@ describe('parseFields', () => {
   it('collects raw.<name> sub-selections', () => {
     expect(parseFields('id,raw.plan,raw.cohorts', visitor).rawNames).toEqual(['plan', 'cohorts'])
   })
+  it('names each raw.<name> once however often it was asked: connectors pick every name from every record', () => {
+    const names = ['id', ...Array.from({ length: 1000 }, () => 'raw.plan'), 'raw.cohorts', 'raw.plan']
+    expect(parseFields(names, visitor).rawNames).toEqual(['plan', 'cohorts'])
+  })
   it('refuses unknown field names, naming the field and the allowed ones', () => {
     expect(() => parseFields('id,bogus', visitor)).toThrow(/unknown field 'bogus'.*allowed: id/)
   })

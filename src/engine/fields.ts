@@ -22,18 +22,20 @@ export function parseFields(
     .map((v) => v.trim())
     .filter((v) => v !== '')
   if (names.length === 0) return { raw: false, rawNames: [] }
-  const rawNames: string[] = []
+  // Each `raw.<name>` once: a connector picks every name from every record of a page.
+  const rawNames = new Set<string>()
   for (const name of names) {
     if (name.startsWith('raw.')) {
       if (name.length === 4) throw badRequest("fields: 'raw.' needs a provider field name, as in raw.<name>")
-      rawNames.push(name.slice(4))
+      rawNames.add(name.slice(4))
     } else if (!model.fieldNames.includes(name)) {
       throw badRequest(
         `fields: unknown field '${name}' for ${model.objectType}; allowed: ${model.fieldNames.join(', ')}, raw.<provider field>`,
       )
     }
   }
-  return { listed: new Set(names), raw: names.includes('raw'), rawNames }
+  const listed = new Set(names)
+  return { listed, raw: listed.has('raw'), rawNames: [...rawNames] }
 }
 
 /**
