@@ -36,10 +36,14 @@ function withRawParams(
 ): (readonly [string, string])[] {
   const out = [...params]
   const own = new Set(params.map(([k]) => k))
+  // The expansions already asked, in a set: a scan of `out` per raw name was quadratic in a long raw `expand`.
+  const expanded = new Set(params.filter(([k]) => k === 'expand').map(([, v]) => v))
   for (const [k, v] of Object.entries(ctx.rawParams)) {
     if (k === 'expand') {
       for (const name of v.split(',').map((n) => n.trim())) {
-        if (name && !out.some(([ok, ov]) => ok === k && ov === name)) out.push([k, name])
+        if (!name || expanded.has(name)) continue
+        expanded.add(name)
+        out.push([k, name])
       }
     } else if (!own.has(k)) out.push([k, v])
   }
