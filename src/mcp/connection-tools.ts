@@ -5,7 +5,7 @@ import { MAX_LIMIT, MAX_OFFSET, parseQueryDate, runOperation, SINGLE_SCOPE_PARAM
 import { badRequest } from '../errors.js'
 import type { ObjectHandlers, WriteBody } from '../integrations/types.js'
 import { MODELS, type ObjectModel, type Operation, permissionFor, READ_ONLY_FIELDS } from '../models/index.js'
-import { checkArguments, objectArgument, queryValue } from './arguments.js'
+import { checkArguments, objectArgument, queryValue, ToolUrl } from './arguments.js'
 import { type JsonSchema, type ObjectSchema, toJsonSchema } from './json-schema.js'
 import { snakeCase } from './names.js'
 import { objectSchema, type Tool, type ToolArguments, type WithheldTool } from './tool.js'
@@ -243,6 +243,7 @@ export function connectionTools(resolved: ResolvedConnection, deps: ConnectionTo
       const name = connectionToolName(model, op)
       const schema = inputSchema(model, op, handlers)
       const item = op !== 'list' && op !== 'create'
+      const route = `/${model.category}/{connection_id}/${model.path}${item ? '/{id}' : ''}`
       tools.push({
         name,
         title: `${op} ${model.objectType.replace('_', ' ')}`,
@@ -256,19 +257,24 @@ export function connectionTools(resolved: ResolvedConnection, deps: ConnectionTo
           openWorldHint: true,
         },
         method: METHODS[op],
-        route: `/${model.category}/{connection_id}/${model.path}${item ? '/{id}' : ''}`,
+        route,
         billable: true,
         sensitivity: { fields: model.personalFields, byKeyEverywhere: false },
         async run(args: ToolArguments) {
           checkArguments(name, schema, args)
+          // The URL the REST call would be, counted (not sent) so that a tool call carries no more than it.
+          const url = new ToolUrl(name, route)
+          url.fill('connection_id', connection.id)
+          if (item) url.fill('id', String(args.id))
           const query: Record<string, unknown> = {}
           const body: Record<string, unknown> = {}
           for (const [key, value] of Object.entries(args)) {
             if (key === 'id') continue
             const isQuery = op === 'list' || op === 'get' ? true : key === 'fields'
-            if (isQuery && (QUERY_ARGS.has(key) || key in model.filters))
+            if (isQuery && (QUERY_ARGS.has(key) || key in model.filters)) {
+              if (value !== undefined && value !== null) url.add(key, value)
               query[key] = queryValue(name, key, value)
-            else if (!isQuery)
+            } else if (!isQuery)
               body[key] = schema.properties[key]?.type === 'object' ? objectArgument(key, value) : value
           }
           if (op === 'create' || op === 'update' || op === 'patch') checkBody(name, model, body)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiError, notFound } from '../errors.js'
 import type { Services } from '../services.js'
-import { checkArguments, objectArgument } from './arguments.js'
+import { checkArguments, objectArgument, ToolUrl } from './arguments.js'
 import { type JsonSchema, type ObjectSchema, toJsonSchema } from './json-schema.js'
 import { snakeCase } from './names.js'
 import { regionAddress } from './regions.js'
@@ -303,20 +303,18 @@ function apiTool(
     sensitivity: entry.sensitivity ?? NOTHING,
     async run(args: ToolArguments) {
       checkArguments(name, inputSchema, args)
-      let url = path
-      const query = new URLSearchParams()
+      // Bounded as the REST request it makes would be: app.inject has no request line to bound it.
+      const url = new ToolUrl(name, path)
       const payload: Record<string, unknown> = {}
       for (const [key, value] of Object.entries(args)) {
         const param = params.find((p) => p.name === key)
-        if (param?.in === 'path') url = url.replace(`{${key}}`, encodeURIComponent(String(value)))
-        else if (param?.in === 'query') {
-          for (const v of Array.isArray(value) ? value : [value]) query.append(key, String(v))
-        } else payload[key] = properties[key]?.type === 'object' ? objectArgument(key, value) : value
+        if (param?.in === 'path') url.fill(key, String(value))
+        else if (param?.in === 'query') url.add(key, value)
+        else payload[key] = properties[key]?.type === 'object' ? objectArgument(key, value) : value
       }
-      const qs = query.toString()
       const res = await ctx.app.inject({
         method: method as 'GET',
-        url: qs ? `${url}?${qs}` : url,
+        url: url.toString(),
         headers: { authorization: `Bearer ${ctx.apiKey}` },
         ...(body ? { payload } : {}),
       })
