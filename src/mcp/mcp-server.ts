@@ -1,7 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { ApiCallLog } from '../apicalls/index.js'
-import { invokeTool } from './invoke.js'
+import { invokeTool, type ToolOutcome } from './invoke.js'
+import { BATCH_CONCURRENCY, pacer } from './pacing.js'
 import { toCallToolResult } from './results.js'
 import type { ToolSession } from './session.js'
 import { withheldMessage } from './tool.js'
@@ -29,7 +30,26 @@ export function createMcpServer(
     { name: 'unigate', version: '0.1.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS[session.mode] },
   )
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  // The entries of a batch take turns with the rest of the process (pacing.ts); one request is one entry.
+  const paced = pacer(BATCH_CONCURRENCY)
+  server.setRequestHandler(ListToolsRequestSchema, () => paced(async () => listTools(session)))
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    paced(async () => {
+      // A client gone (or that cancelled this entry) while it waited its turn: no work, nothing answered.
+      extra.signal.throwIfAborted()
+      const header = extra.requestInfo?.headers['mcp-protocol-version']
+      const protocolVersion = Array.isArray(header) ? header[0] : header
+      return toCallToolResult(
+        await callTool(session, request.params, apiCalls, onUnexpected),
+        protocolVersion,
+      )
+    }),
+  )
+  return server
+}
+
+function listTools(session: ToolSession) {
+  return {
     tools: session.tools.map((t) => ({
       name: t.name,
       title: t.title,
@@ -37,38 +57,32 @@ export function createMcpServer(
       inputSchema: t.inputSchema,
       annotations: { title: t.title, ...t.annotations },
     })),
-  }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const header = extra.requestInfo?.headers['mcp-protocol-version']
-    const protocolVersion = Array.isArray(header) ? header[0] : header
-    const tool = session.tools.find((t) => t.name === request.params.name)
-    const withheld = session.withheld.find((t) => t.name === request.params.name)
-    if (!tool && withheld) {
-      return toCallToolResult(
-        { ok: false, status: 403, message: withheldMessage(withheld), extra: {} },
-        protocolVersion,
-      )
+  }
+}
+
+async function callTool(
+  session: ToolSession,
+  params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },
+  apiCalls: ApiCallLog,
+  onUnexpected: (err: unknown) => void,
+): Promise<ToolOutcome> {
+  const tool = session.tools.find((t) => t.name === params.name)
+  const withheld = session.withheld.find((t) => t.name === params.name)
+  if (!tool && withheld) return { ok: false, status: 403, message: withheldMessage(withheld), extra: {} }
+  if (!tool) {
+    return {
+      ok: false,
+      status: 404,
+      message: `unknown tool '${params.name}'; call tools/list for the tools this server offers here`,
+      extra: {},
     }
-    if (!tool) {
-      return toCallToolResult(
-        {
-          ok: false,
-          status: 404,
-          message: `unknown tool '${request.params.name}'; call tools/list for the tools this server offers here`,
-          extra: {},
-        },
-        protocolVersion,
-      )
-    }
-    const outcome = await invokeTool(
-      tool,
-      request.params.arguments ?? {},
-      session.options.hideSensitive,
-      session.caller,
-      apiCalls,
-      onUnexpected,
-    )
-    return toCallToolResult(outcome, protocolVersion)
-  })
-  return server
+  }
+  return invokeTool(
+    tool,
+    params.arguments ?? {},
+    session.options.hideSensitive,
+    session.caller,
+    apiCalls,
+    onUnexpected,
+  )
 }

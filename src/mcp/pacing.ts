@@ -1,0 +1,33 @@
+/**
+ * How many entries of one MCP request (a JSON-RPC batch holds up to 100) run at a time. The SDK's transport
+ * hands every entry of a batch to the server at once, and a workspace tool runs in-process (app.inject), so
+ * a batch of 100 ran as one stretch of synchronous work: 100 integration lists held every other request of
+ * the process 519 ms, 10 API-call log listings 10 s. A few at a time still overlap entries that wait on a
+ * provider.
+ */
+export const BATCH_CONCURRENCY = 4
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Runs the work it is handed at most `concurrency` at a time, in the order handed, each after a turn of the
+ * event loop: between entries, the process reads and answers other requests (the poll phase comes before
+ * `setImmediate` callbacks), so one request's entries cannot take the process in turn without a break.
+ */
+export function pacer(concurrency: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (work) => {
+    if (running < concurrency) running++
+    // The slot of an entry that finished passes straight to this one (running is unchanged).
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      await nextTurn()
+      return await work()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
+}
