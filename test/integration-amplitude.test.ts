@@ -734,6 +734,29 @@ describe('Amplitude through Unigate', () => {
     ).toBe(400)
   })
 
+  it('reads a window before the year 1000 as those years, and refuses an all-time one itself, not as a 502', async () => {
+    // The longest window is refused by Unigate's own 365-day rule, not answered as a failure of Amplitude.
+    const all = await h.api<Rec>('GET', `${base()}/report`, {
+      query: { start_gte: '0001-01-01', end_lt: '9999-12-31' },
+    })
+    expect(all.status).toBe(400)
+    expect(String(all.body.message)).toContain('365 days')
+    const early = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: '0001-01-01', end_lt: '0001-01-03', type: 'EVENTS', dimension: 'DATE' },
+    })
+    expect(early.status).toBe(200)
+    // Berlin kept local mean time (UTC+0:53:28) then: its midnight is 23:06:32 UTC the day before.
+    expect(early.body[0]).toMatchObject({
+      start_at: '0000-12-31T23:06:32.000Z',
+      end_at: '0001-01-02T23:06:32.000Z',
+    })
+    expect((early.body[0]!.metrics as Rec[]).map((m) => m.dimension_value)).toEqual([
+      '0001-01-01',
+      '0001-01-02',
+    ])
+    expect(at('/api/2/events/segmentation')[0]?.query).toMatchObject({ start: '00010101', end: '00010102' })
+  })
+
   it('passes on a lasting 429 as 429 and a 500 as 502 after retries', async () => {
     emu.fault({ status: 429, times: 10, pathPattern: '^/api/2/usersearch$' })
     expect((await h.api('GET', `${base()}/visitor/user_0002`)).status).toBe(429)

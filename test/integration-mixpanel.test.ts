@@ -528,6 +528,26 @@ describe('Mixpanel through Unigate', () => {
     expect(zoned.body[0]?.start_at).toBe('2024-05-10T07:00:00.000Z')
   })
 
+  it('reads a window before the year 1000 as those years, not as a 502 blaming Mixpanel', async () => {
+    const res = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: '0001-01-01', end_lt: '0001-01-03', query: 'Signed up' },
+    })
+    expect(res.status).toBe(200)
+    // Los Angeles kept local mean time (UTC-7:52:58) until 1883.
+    expect(res.body[0]).toMatchObject({
+      start_at: '0001-01-01T07:52:58.000Z',
+      end_at: '0001-01-03T07:52:58.000Z',
+    })
+    expect((res.body[0]!.metrics as Rec[]).map((m) => [m.dimension_value, m.value])).toEqual([
+      ['0001-01-01', 0],
+      ['0001-01-02', 0],
+    ])
+    expect(at('/api/query/events')[0]?.query).toMatchObject({
+      from_date: '0001-01-01',
+      to_date: '0001-01-02',
+    })
+  })
+
   it('reports by country, and unique users only by day or longer', async () => {
     const q = { start_gte: '2024-05-10', end_lt: '2024-05-13', query: 'Signed up' }
     const signups = eventsBetween(zoneMidnight('2024-05-10'), zoneMidnight('2024-05-13')).filter(

@@ -194,6 +194,19 @@ describe('YouTube through Unigate', () => {
       expect(typeof res.body[0]?.metrics[0]?.value).toBe('number')
     })
 
+    it('reads days before the year 1000 as those years, not as the 1900s', async () => {
+      const res = await h.api<Report[]>('GET', `/analytics/${conn}/report`, {
+        query: { start_gte: '0001-01-01', end_lt: '0001-01-03', dimension: 'DATE', type: 'VIDEO_VIEWS' },
+      })
+      expect(res.status).toBe(200)
+      // Pacific Time's zone kept local mean time (UTC-7:52:58) until 1883.
+      expect(res.body.map((r) => [r.start_at, r.end_at, r.metrics[0]?.dimension_value])).toEqual([
+        ['0001-01-01T07:52:58.000Z', '0001-01-02T07:52:58.000Z', '0001-01-01'],
+        ['0001-01-02T07:52:58.000Z', '0001-01-03T07:52:58.000Z', '0001-01-02'],
+      ])
+      expect(sent('/v2/reports')[0]?.query).toMatchObject({ startDate: '0001-01-01', endDate: '0001-01-02' })
+    })
+
     it('pages with the 1-based startIndex', async () => {
       const all = await h.api<Report[]>('GET', `/analytics/${conn}/report`, {
         query: { ...q, dimension: 'DATE' },

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { instantOfWall } from '../kit/zones.js'
+import { instantOfWall, utc } from '../kit/zones.js'
 import {
   cutStrings,
   EXPORT_AVAILABLE_AFTER_MS,
@@ -44,13 +44,13 @@ const bad = (reply: FastifyReply, error: string) => reply.code(400).send({ error
 function hourOf(v: string | undefined): number | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})$/.exec(v ?? '')
   if (!m) return undefined
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]))
+  const ms = utc(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]))
   return Number.isNaN(ms) ? undefined : ms
 }
 
 function dayOf(v: string | undefined): number | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(v ?? '')
-  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : undefined
+  return m ? utc(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : undefined
 }
 
 /**
@@ -346,7 +346,7 @@ function wallBucketsOf(
   if (i === '7' || i === '30') {
     for (let t = start; t < stop; ) {
       const d = new Date(t)
-      const next = i === '7' ? t + 7 * DAY_MS : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+      const next = i === '7' ? t + 7 * DAY_MS : utc(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
       out.push({ label: new Date(t).toISOString().slice(0, 10), from: t, to: Math.min(next, stop) })
       t = next
     }

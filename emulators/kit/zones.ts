@@ -12,6 +12,8 @@ function format(zone: string): Intl.DateTimeFormat {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       hourCycle: 'h23',
+      // Intl writes 1 BC (ISO year 0) as year 1: the era tells them apart.
+      era: 'short',
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
@@ -22,6 +24,14 @@ function format(zone: string): Intl.DateTimeFormat {
     formats.set(zone, f)
   }
   return f
+}
+
+/** `Date.UTC` for every year: `Date.UTC` reads years 0 to 99 as 1900 to 1999. */
+export function utc(year: number, monthIndex: number, day = 1, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, monthIndex, day)
+  date.setUTCHours(hour, minute, second, 0)
+  return date.getTime()
 }
 
 const offsets = new Map<string, number>()
@@ -35,10 +45,14 @@ export function offsetAt(instant: number, zone: string): number {
   const known = offsets.get(key)
   if (known !== undefined) return known
   const p: Record<string, number> = {}
-  for (const part of format(zone).formatToParts(new Date(instant)))
-    if (part.type !== 'literal') p[part.type] = Number(part.value)
-  const wall = Date.UTC(
-    p.year ?? 1970,
+  let beforeChrist = false
+  for (const part of format(zone).formatToParts(new Date(instant))) {
+    if (part.type === 'era') beforeChrist = part.value === 'BC'
+    else if (part.type !== 'literal') p[part.type] = Number(part.value)
+  }
+  const year = p.year ?? 1970
+  const wall = utc(
+    beforeChrist ? 1 - year : year,
     (p.month ?? 1) - 1,
     p.day ?? 1,
     p.hour ?? 0,

@@ -9,10 +9,13 @@ describe('parseQueryDate', () => {
     ['2024-01-02T03:04:05.123Z', '2024-01-02T03:04:05.123Z'],
     ['2024-01-02T03:04:05+02:00', '2024-01-02T01:04:05.000Z'],
     ['2024-01-02T03:04', '2024-01-02T03:04:00.000Z'],
+    // Years 0-99 are themselves, not 1900-1999: year 0 is a leap year, 1900 is not.
+    ['0000-02-29', '0000-02-29T00:00:00.000Z'],
+    ['0001-01-01', '0001-01-01T00:00:00.000Z'],
   ])('%s', (input, expected) => {
     expect(parseQueryDate(input)?.toISOString()).toBe(expected)
   })
-  it.each(['yesterday', '2024-02-31', '2024-13-01', '1700000000', '2024-01-02 03:04:05', ''])(
+  it.each(['yesterday', '2024-02-31', '0001-02-29', '2024-13-01', '1700000000', '2024-01-02 03:04:05', ''])(
     'refuses %j',
     (input) => {
       expect(parseQueryDate(input)).toBeUndefined()

@@ -14,8 +14,10 @@ export function parseQueryDate(value: string): Date | undefined {
   const iso = dateOnly ? `${value}T00:00:00Z` : dateTime?.[7] ? value : `${value}Z`
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return undefined
-  // Reject dates JavaScript silently rolls over, such as 2024-02-31.
-  const check = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)))
+  // Reject dates JavaScript silently rolls over, such as 2024-02-31 (setUTCFullYear, as Date.UTC reads
+  // years 0-99 as 1900-1999: 0000-02-29 exists, 1900-02-29 does not).
+  const check = new Date(0)
+  check.setUTCFullYear(Number(y), Number(m) - 1, Number(d))
   if (check.getUTCMonth() !== Number(m) - 1 || check.getUTCDate() !== Number(d)) return undefined
   return date
 }

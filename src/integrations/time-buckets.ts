@@ -1,4 +1,4 @@
-import { wallClockIn } from './zones.js'
+import { utcMs, wallClockIn } from './zones.js'
 
 /**
  * The one form of a time dimension's `dimension_value` on every integration (README, "Behaviour where the
@@ -96,7 +96,7 @@ export function wallTimeOf(text: string): WallTime | undefined {
     day: Number(m[3] ?? 1),
     hour: Number(m[4] ?? 0),
   }
-  const d = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour))
+  const d = new Date(utcMs(wall.year, wall.month - 1, wall.day, wall.hour))
   const exists =
     d.getUTCFullYear() === wall.year &&
     d.getUTCMonth() === wall.month - 1 &&

@@ -2,6 +2,7 @@ import { badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { WriteBody } from '../types.js'
+import { utcMs } from '../zones.js'
 import type { FathomRow, FathomSite } from './types.js'
 
 /** Fathom prints times as `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -84,15 +85,15 @@ export function bucketOf(label: unknown, grouping: string): { start: Date; end: 
   const m = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?(?:[ T](\d{2}))?/.exec(String(label ?? ''))
   if (!m) return undefined
   const [y, mo, d, h] = [Number(m[1]), Number(m[2] ?? 1) - 1, Number(m[3] ?? 1), Number(m[4] ?? 0)]
-  const start = Date.UTC(y, mo, d, h)
+  const start = utcMs(y, mo, d, h)
   const end =
     grouping === 'hour'
       ? start + 3_600_000
       : grouping === 'day'
-        ? Date.UTC(y, mo, d + 1)
+        ? utcMs(y, mo, d + 1)
         : grouping === 'month'
-          ? Date.UTC(y, mo + 1, 1)
-          : Date.UTC(y + 1, 0, 1)
+          ? utcMs(y, mo + 1, 1)
+          : utcMs(y + 1, 0, 1)
   return { start: new Date(start), end: new Date(end) }
 }
 

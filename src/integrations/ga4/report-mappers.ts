@@ -2,7 +2,7 @@ import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
 import { timeBucketLabel } from '../time-buckets.js'
-import { addDays, zonedStart } from '../zones.js'
+import { addDays, utcMs, zonedStart } from '../zones.js'
 import type { Ga4ReportRow, Ga4RunReportResponse } from './provider-types.js'
 
 /** Unified metric type -> Data API metric (providers.md 12.2); types GA4 has no metric for answer 501. */
@@ -120,7 +120,7 @@ const clampEnd = (a: Date, b: Date) => (a.getTime() > b.getTime() ? b : a)
 
 /** The Monday (YYYY-MM-DD) that starts ISO week `week` of ISO year `year`: week 1 holds January 4th. */
 function isoWeekMonday(year: number, week: number): string {
-  const jan4 = Date.UTC(year, 0, 4)
+  const jan4 = utcMs(year, 0, 4)
   const sinceMonday = (new Date(jan4).getUTCDay() + 6) % 7
   return new Date(jan4 + ((week - 1) * 7 - sinceMonday) * 86_400_000).toISOString().slice(0, 10)
 }
@@ -181,7 +181,7 @@ function timeBucket(
     const first = `${value.slice(0, 4)}-${value.slice(4, 6)}-01`
     const y = Number(value.slice(0, 4))
     const m = Number(value.slice(4, 6))
-    const next = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10)
+    const next = new Date(utcMs(y, m, 1)).toISOString().slice(0, 10)
     return {
       label: timeBucketLabel('MONTH', wall(first)),
       start: zonedStart(first, tz),

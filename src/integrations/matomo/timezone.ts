@@ -1,4 +1,4 @@
-import { instantOfWall, offsetMs } from '../zones.js'
+import { instantOfWall, offsetMs, utcMs } from '../zones.js'
 
 /**
  * The UTC instant at which a calendar day starts in a Matomo site timezone: an IANA name, or Matomo's
@@ -6,7 +6,7 @@ import { instantOfWall, offsetMs } from '../zones.js'
  */
 export function startOfDayIn(day: string, timezone: string | undefined): Date {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number]
-  const utc = Date.UTC(y, m - 1, d)
+  const utc = utcMs(y, m - 1, d)
   const manual = /^UTC([+-]\d+(?:\.\d+)?)?$/.exec(timezone ?? 'UTC')
   if (manual) return new Date(utc - Number(manual[1] ?? 0) * 3_600_000)
   try {

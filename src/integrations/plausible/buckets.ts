@@ -1,4 +1,4 @@
-import { offsetMs } from '../zones.js'
+import { offsetMs, utcMs } from '../zones.js'
 
 /**
  * The instants a Plausible time bucket covers. Plausible labels `time:*` buckets in the site's
@@ -14,7 +14,7 @@ export type BucketZone = string | { readonly fixedOffsetMs: number }
 
 /** The instant a local wall-clock time happens in the zone (two passes settle DST edges). */
 function zoned(y: number, m: number, d: number, h: number, zone: BucketZone): number {
-  const wall = Date.UTC(y, m - 1, d, h)
+  const wall = utcMs(y, m - 1, d, h)
   if (typeof zone !== 'string') return wall - zone.fixedOffsetMs
   let guess = wall
   for (let i = 0; i < 2; i++) guess = wall - offsetMs(guess, zone)
@@ -45,7 +45,7 @@ export function bucketBounds(
       case 'time:week': {
         // A week ends on the next Monday: the first week's label is the window's first date when that is
         // not a Monday (plausible/analytics lib/plausible/stats/sql/fragments.ex weekstart_not_before).
-        const weekday = (new Date(Date.UTC(y, mo - 1, d)).getUTCDay() + 6) % 7
+        const weekday = (new Date(utcMs(y, mo - 1, d)).getUTCDay() + 6) % 7
         return { start: zoned(y, mo, d, 0, timeZone), end: zoned(y, mo, d + 7 - weekday, 0, timeZone) }
       }
       case 'time:month':

@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
 import type { MetricType } from '../../models/index.js'
-import { dayIn, offsetMs } from '../zones.js'
+import { dayIn, offsetMs, utcMs } from '../zones.js'
 import { instantOf } from './zones.js'
 
 /**
@@ -66,7 +66,7 @@ export function timeBucketKeys(dimension: TimeDimension, start: Date, end: Date,
     for (let day = dayIn(start.getTime(), zone); day <= last; ) {
       keys.push(day)
       const [y, m, d] = day.split('-').map(Number) as [number, number, number]
-      day = new Date(Date.UTC(y, m - 1, d) + DAY_MS).toISOString().slice(0, 10)
+      day = new Date(utcMs(y, m - 1, d) + DAY_MS).toISOString().slice(0, 10)
     }
     return keys
   }

@@ -1,4 +1,4 @@
-import { instantOfWall } from '../zones.js'
+import { instantOfWall, utcMs } from '../zones.js'
 
 /**
  * Instants of a PostHog project's wall clock. HogQL cuts days and hours in the project's time zone (the
@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000
 export function localDayRange(day: string, zone: string): { start: Date; end: Date } | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
   if (!m) return undefined
-  const midnight = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
+  const midnight = utcMs(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
   if (Number.isNaN(midnight)) return undefined
   return {
     start: new Date(instantOfWall(midnight, zone)),
@@ -32,7 +32,7 @@ export function instantOf(text: string, zone: string): Date | undefined {
   }
   const m = WALL_TIME.exec(trimmed)
   if (!m) return undefined
-  const wall = Date.UTC(
+  const wall = utcMs(
     Number(m[1]),
     Number(m[2]) - 1,
     Number(m[3]),

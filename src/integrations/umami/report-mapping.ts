@@ -1,4 +1,5 @@
 import { type TimeDimension, timeBucketLabelAt } from '../time-buckets.js'
+import { utcMs } from '../zones.js'
 
 /**
  * How unified report dimensions reach Umami (providers.md 12.3): time dimensions are buckets of
@@ -69,8 +70,8 @@ export function bucketLabel(start: Date, unit: UmamiUnit): string {
 }
 
 export function bucketEnd(start: Date, unit: UmamiUnit): Date {
-  if (unit === 'month') return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1))
-  if (unit === 'year') return new Date(Date.UTC(start.getUTCFullYear() + 1, 0, 1))
+  if (unit === 'month') return new Date(utcMs(start.getUTCFullYear(), start.getUTCMonth() + 1, 1))
+  if (unit === 'year') return new Date(utcMs(start.getUTCFullYear() + 1, 0, 1))
   return new Date(start.getTime() + UNIT_MS[unit])
 }
 

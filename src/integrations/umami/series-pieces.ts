@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.js'
+import { utcMs } from '../zones.js'
 import type { Hosting } from './hosting.js'
 import type { UmamiUnit } from './report-mapping.js'
 import { DAY_MS, HOUR_MS } from './time-range.js'
@@ -52,7 +53,7 @@ export function seriesPieces(
 function pieceEnd(from: number, unit: 'hour' | 'day', hourSpan: number): number {
   if (unit === 'day') {
     const d = new Date(from)
-    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 6, 1)
+    return utcMs(d.getUTCFullYear(), d.getUTCMonth() + 6, 1)
   }
   return Math.floor(from / HOUR_MS) * HOUR_MS + hourSpan
 }

@@ -2,7 +2,7 @@ import { notImplemented } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { numberOf, type ReportMetricValue, reportRecord } from '../google/report-records.js'
 import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
-import { addDays, zonedStart } from '../zones.js'
+import { addDays, utcMs, zonedStart } from '../zones.js'
 import { YOUTUBE_REPORT_TIME_ZONE } from './mappers.js'
 import type { YoutubeResultTable } from './provider-types.js'
 
@@ -123,7 +123,7 @@ function bucket(dimension: string | undefined, value: string | undefined) {
   }
   if (dimension === 'MONTH' && value && /^\d{4}-\d{2}$/.test(value)) {
     const [y, m] = value.split('-').map(Number) as [number, number]
-    const next = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10)
+    const next = new Date(utcMs(y, m, 1)).toISOString().slice(0, 10)
     return { start: zonedStart(`${value}-01`, tz), end: zonedStart(next, tz) }
   }
   return undefined

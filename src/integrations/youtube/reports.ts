@@ -4,7 +4,7 @@ import { withGoogleQuota } from '../google/errors.js'
 import { requestedDays, resolveDays } from '../google/report-days.js'
 import { reportParamsOf } from '../report-params.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
-import { addDays, dayIn } from '../zones.js'
+import { addDays, dayIn, utcMs } from '../zones.js'
 import { youtubeAnalyticsBase } from './hosts.js'
 import { CHANNEL_ID, YOUTUBE_REPORT_TIME_ZONE } from './mappers.js'
 import type { YoutubeResultTable } from './provider-types.js'
@@ -36,7 +36,7 @@ function monthRange(days: { startDate?: string; endDate?: string }, today: strin
   }
   const thisMonth = `${today.slice(0, 7)}-01`
   const [y, m] = thisMonth.split('-').map(Number) as [number, number]
-  const startDate = new Date(Date.UTC(y, m - 13, 1)).toISOString().slice(0, 10)
+  const startDate = new Date(utcMs(y, m - 13, 1)).toISOString().slice(0, 10)
   return { startDate, endDate: addDays(thisMonth, -1) }
 }
 
