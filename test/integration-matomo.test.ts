@@ -717,6 +717,38 @@ describe('Matomo through Unigate', () => {
     expect(days.slice(0, 3).every(([, zero]) => zero)).toBe(true)
   })
 
+  it('refuses a series longer than Matomo serves by count, naming the window and the longest one, before asking', async () => {
+    // Matomo caps a `lastN` series at 5 × 365 days, 10 × 52 weeks, 10 × 12 months, 10 years
+    // (core/Period/Range.php getMaxN) but archives every period of `date=a,b`, however many.
+    const allTime = { property_id: '1', start_gte: '1992-01-01', end_lt: '9999-12-31' }
+    for (const [dimension, longest] of [
+      ['DATE', '1825 days'],
+      ['WEEK', '520 weeks'],
+      ['MONTH', '120 months'],
+      ['YEAR', '10 years'],
+    ] as const) {
+      const res = await h.api<Rec>('GET', `${base()}/report`, { query: { ...allTime, dimension } })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain('start_gte/end_lt')
+      expect(res.body.message).toContain(`at most ${longest}`)
+    }
+    expect(api('/index.php')).toHaveLength(0)
+    // Totals over the same window are one range period, which Matomo serves.
+    const totals = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...allTime, type: 'SESSIONS' } })
+    expect(totals.status).toBe(200)
+    expect(calls('API.getBulkRequest')[0]?.['urls[0]']).toContain('date=1992-01-01%2C9999-12-30')
+    // The longest series: 1825 days answers every day; one day more is refused.
+    const day = (n: number) =>
+      new Date(Date.parse('2020-01-01T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10)
+    const window = { property_id: '1', start_gte: day(0), dimension: 'DATE', type: 'SESSIONS' }
+    const longest = await h.api<Rec[]>('GET', `${base()}/report`, { query: { ...window, end_lt: day(1825) } })
+    expect(longest.status).toBe(200)
+    expect(longest.body[0]?.metrics).toHaveLength(1825)
+    expect((await h.api('GET', `${base()}/report`, { query: { ...window, end_lt: day(1826) } })).status).toBe(
+      400,
+    )
+  })
+
   it('counts conversions, not converted visits, and does not claim a conversion total it lacks', async () => {
     const window = { property_id: '1', start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
     const seeded = emu.state

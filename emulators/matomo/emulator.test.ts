@@ -53,6 +53,18 @@ describe('Matomo emulator strictness', () => {
     expect((badSegment.body as Record<string, string>).message).toContain('not a supported segment')
   })
 
+  it('ends a date range at December 31st ten years from now, and refuses a day before the first website', async () => {
+    // core/Period/Range.php generate and getMaxAllowedEndTimestamp; core/Date.php factory.
+    const q = 'module=API&format=JSON&method=VisitsSummary.get&idSite=1&period=year'
+    const years = await post(q, { ...token, date: '2020-06-01,9999-12-31' })
+    const thisYear = new Date().getUTCFullYear()
+    expect(Object.keys(years.body)).toEqual(
+      Array.from({ length: thisYear + 10 - 2020 + 1 }, (_, i) => String(2020 + i)),
+    )
+    const early = await post(q, { ...token, date: '1991-08-05,2020-01-01' })
+    expect((early.body as Record<string, string>).message).toContain('before first website was online')
+  })
+
   it("carries filter_offset across Live's time windows as Matomo does, skipping visits past a full window", async () => {
     // Five visits in the 7 days before now, five older: Matomo queries [now, …), the 7 days before, then
     // the rest, and undercounts the 7-day window for an offset past it (plugins/Live/Model.php queryLogVisits).

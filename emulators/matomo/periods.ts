@@ -44,6 +44,10 @@ function resolveDay(value: string, today: string): string {
   return value
 }
 
+/** `date('Y-12-31', strtotime('+10 year', now))`: Range::getMaxAllowedEndTimestamp. */
+const maxAllowedEndDay = () => `${new Date().getUTCFullYear() + 10}-12-31`
+const minDay = (a: string, b: string) => (a < b ? a : b)
+
 /** lang/en.json General_ExceptionInvalidDateRange, as core/Period/Range.php fills it in. */
 const invalidRange = (date: string) =>
   new MatomoApiError(
@@ -128,7 +132,10 @@ export function bucketsOf(
     const [a, b, extra] = date.split(',')
     if (extra !== undefined || !a || !b || !/^\d{4}-\d{1,2}-\d{1,2}$/.test(a)) throw invalidRange(date)
     first = resolveDay(a, today)
-    last = resolveDay(b, today)
+    // A range ends at the latest on December 31st ten years from now; a later end is moved back to it
+    // (matomo-org/matomo@f09912cb:core/Period/Range.php generate, getMaxAllowedEndTimestamp, which reads
+    // `now` in UTC, the zone Matomo runs PHP in: core/bootstrap.php).
+    last = minDay(resolveDay(b, today), maxAllowedEndDay())
     // An empty range has no start (core/Period/Range.php getDateStart).
     if (first > last) throw new MatomoApiError('Specified date range is invalid.')
     multi = true

@@ -114,6 +114,54 @@ export function widenToPeriods(
 }
 
 /**
+ * The most periods a series asks Matomo for: Matomo's own cap on a series it is asked for by count
+ * (`date=lastN`: 5 × 365 days, 10 × 52 weeks, 10 × 12 months, 10 years;
+ * matomo-org/matomo@f09912cb:core/Period/Range.php getMaxN). A series over `date=a,b` has no such cap in
+ * Matomo: it archives and answers every period of the range (Range::generate, fillArraySubPeriods; only
+ * the end is moved back to December 31st ten years from now, getMaxAllowedEndTimestamp), each period an
+ * archive and a key of one answer, so a window of centuries asked by day meant hours of work and an answer
+ * past any memory. The same windows Matomo serves by count are served here by dates; a longer one is a 400.
+ */
+export const MAX_SERIES_PERIODS: Readonly<Record<string, { readonly n: number; readonly unit: string }>> = {
+  day: { n: 5 * 365, unit: 'days' },
+  week: { n: 10 * 52, unit: 'weeks' },
+  month: { n: 10 * 12, unit: 'months' },
+  year: { n: 10, unit: 'years' },
+}
+
+/** How many periods of `period` the whole-period window `first..last` (widenToPeriods) holds. */
+function periodsIn(period: string, first: string, last: string): number {
+  const days = Math.round((Date.parse(`${last}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS) + 1
+  const months =
+    (Number(last.slice(0, 4)) - Number(first.slice(0, 4))) * 12 +
+    Number(last.slice(5, 7)) -
+    Number(first.slice(5, 7)) +
+    1
+  switch (period) {
+    case 'week':
+      return Math.ceil(days / 7)
+    case 'month':
+      return months
+    case 'year':
+      return Number(last.slice(0, 4)) - Number(first.slice(0, 4)) + 1
+    default:
+      return days
+  }
+}
+
+/** Refuses a series longer than MAX_SERIES_PERIODS, naming the window's parameters and the longest allowed. */
+function checkSeriesLength(dimension: Dimension, period: string, first: string, last: string): void {
+  const cap = MAX_SERIES_PERIODS[period]
+  if (!cap) return
+  const n = periodsIn(period, first, last)
+  if (n <= cap.n) return
+  throw badRequest(
+    `start_gte/end_lt: a Matomo ${dimension} series covers at most ${cap.n} ${cap.unit}, the longest series Matomo itself serves; ` +
+      `${first}..${last} holds ${n}: narrow start_gte..end_lt${period === 'year' ? ', or leave out dimension for totals' : ' or use a coarser dimension'}`,
+  )
+}
+
+/**
  * A period series key as the unified `dimension_value`, in the one form of time labels (time-buckets.ts):
  * a day `2024-05-01`, a week by its first day (Matomo's `2024-04-29,2024-05-05` is `2024-04-29`), a month
  * `2024-05`, a year `2024`, all of the site's calendar. Matomo counts whole weeks, and the report's window
@@ -170,7 +218,9 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   }
   const { dimension, types } = checkEnums(q)
   const period = dimension ? PERIOD_DIMENSIONS[dimension] : undefined
-  const { first, last } = widenToPeriods(period, daysOf(q).first, daysOf(q).last)
+  const days = daysOf(q)
+  const { first, last } = widenToPeriods(period, days.first, days.last)
+  if (period && dimension) checkSeriesLength(dimension, period, first, last)
   const base: MatomoParams = { idSite, date: `${first},${last}`, format_metrics: 0 }
   const site = { method: 'SitesManager.getSiteFromId', params: { idSite } }
   const row = dimension ? ROW_REPORTS[dimension] : undefined
