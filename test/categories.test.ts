@@ -196,6 +196,17 @@ describe('the HRIS, ATS and CRM categories', () => {
       expect(conns.body).toEqual([])
     })
 
+    it('name the first few unknown categories and how many more, not every one', async () => {
+      const many = Array.from({ length: 1000 }, (_, i) => `c${i}`).join(',')
+      const typo = await h.api<{ message: string }>('GET', '/unified/integration', {
+        query: { categories: many },
+      })
+      expect(typo.status).toBe(400)
+      expect(typo.body.message).toBe(
+        'categories: c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 and 990 more not served here; use analytics, hris, ats, crm',
+      )
+    })
+
     it('read a category named many times as once (SQLite refused the query it made: a 500)', async () => {
       const many = Array(1200).fill('analytics').join(',')
       const conns = await h.api<{ id: string }[]>('GET', '/unified/connection', {

@@ -187,6 +187,37 @@ describe.each(storeKinds())('webhooks end to end on %s', (store) => {
       }
     })
 
+    it('names the first few unknown filters and how many more, not every one of 60,000', async () => {
+      const filters = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 'x']))
+      filters[`k${'x'.repeat(5000)}`] = 'x'
+      const res = await h.api<{ message: string }>('POST', '/unified/webhook', {
+        body: {
+          connection_id: connectionId,
+          hook_url: receiver.url,
+          object_type: 'analytics_visitor',
+          event: 'created',
+          filters,
+        },
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toMatch(
+        /^filters: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 59,991 more not a filter of analytics_visitor; allowed: /,
+      )
+      expect(res.text.length).toBeLessThan(1000)
+      // One long name is cut too.
+      const long = await h.api<{ message: string }>('POST', '/unified/webhook', {
+        body: {
+          connection_id: connectionId,
+          hook_url: receiver.url,
+          object_type: 'analytics_visitor',
+          event: 'created',
+          filters: { ['y'.repeat(5000)]: 'x' },
+        },
+      })
+      expect(long.status).toBe(400)
+      expect(long.body.message).toContain(`filters: ${'y'.repeat(64)}… not a filter`)
+    })
+
     it("answers 404 for another workspace's webhook, whatever the operation", async () => {
       const mine = await createWebhook({ object_type: 'analytics_property', event: 'created' })
       const other = await h.otherWorkspace()

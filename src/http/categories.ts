@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js'
+import { badRequest, listedNames } from '../errors.js'
 import { CATEGORIES, type Category } from '../models/index.js'
 
 /**
@@ -14,7 +14,7 @@ export function parseCategories(
   const names = (typeof value === 'string' ? [value] : value).flatMap((c) => c.split(',')).filter(Boolean)
   const unknown = names.filter((c) => !(CATEGORIES as readonly string[]).includes(c))
   if (unknown.length > 0) {
-    throw badRequest(`${name}: ${unknown.join(', ')} not served here; use ${CATEGORIES.join(', ')}`)
+    throw badRequest(`${name}: ${listedNames(unknown)} not served here; use ${CATEGORIES.join(', ')}`)
   }
   // Each once: every name became a term of the connection list's query, and SQLite refuses more than a
   // thousand (a 500 for `categories=crm,crm,…`).

@@ -1,7 +1,14 @@
 import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '../connections/index.js'
 import { newId } from '../crypto/ids.js'
 import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
-import { ApiError, badRequest, notFound, notImplemented, WebhooksNotPermitted } from '../errors.js'
+import {
+  ApiError,
+  badRequest,
+  listedNames,
+  notFound,
+  notImplemented,
+  WebhooksNotPermitted,
+} from '../errors.js'
 import { integrationOf } from '../integrations/registry.js'
 import { webhookKinds } from '../integrations/webhook-kinds.js'
 import { MODELS, modelOf, permissionFor, WEBHOOK_PERMISSION } from '../models/index.js'
@@ -372,7 +379,7 @@ export class WebhookService {
     if (unknown.length > 0) {
       const allowed = Object.keys(model.filters)
       throw badRequest(
-        `filters: ${unknown.join(', ')} not a filter of ${objectType}; allowed: ${allowed.join(', ') || 'none'}`,
+        `filters: ${listedNames(unknown)} not a filter of ${objectType}; allowed: ${allowed.join(', ') || 'none'}`,
       )
     }
     const handlers = resolved.integration.objects[objectType]
