@@ -9,7 +9,7 @@ export {
   sqliteHandleOf,
 } from './database.js'
 export { groupedWrites } from './grouped.js'
-export { type PageRequest, paged } from './paging.js'
+export { inPageOrder, type PageRequest, paged } from './paging.js'
 export { type ArgOf, type PreparedQuery, preparedQuery } from './prepared.js'
 export type {
   ApiKeyTable,

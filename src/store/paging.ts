@@ -16,9 +16,13 @@ export function paged<DB, TB extends keyof DB, O, Sort extends string & OrderByE
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest<Sort>,
 ): SelectQueryBuilder<DB, TB, O> {
-  return query
-    .orderBy(page.sort, page.order)
-    .orderBy(sql.ref('id'), page.order)
-    .limit(page.limit)
-    .offset(page.offset)
+  return inPageOrder(query, page).limit(page.limit).offset(page.offset)
+}
+
+/** The order `paged` cuts its pages in, for reading the rows of a page whose ids were cut already. */
+export function inPageOrder<DB, TB extends keyof DB, O, Sort extends string & OrderByExpression<DB, TB, O>>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: Pick<PageRequest<Sort>, 'sort' | 'order'>,
+): SelectQueryBuilder<DB, TB, O> {
+  return query.orderBy(page.sort, page.order).orderBy(sql.ref('id'), page.order)
 }

@@ -7,6 +7,7 @@ import { nativeCallTokensMigration } from './0005-native-call-tokens.js'
 import { listCursorsMigration } from './0006-list-cursors.js'
 import { nativeWatchMigration } from './0007-native-watch.js'
 import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js'
+import { apiCallsPageIndexMigration } from './0009-api-calls-page-index.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_list_cursors': listCursorsMigration,
   '0007_native_watch': nativeWatchMigration,
   '0008_drop_delivery_due_index': dropDeliveryDueIndexMigration,
+  '0009_api_calls_page_index': apiCallsPageIndexMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
