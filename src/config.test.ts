@@ -42,4 +42,28 @@ describe('loadConfig', () => {
       'UNIGATE_TOKEN_REFRESH_WAIT_SECONDS must be an integer >= 1, got "0"',
     )
   })
+
+  it('keeps 100,000 API calls a workspace for at most 60 days unless told otherwise, and refuses bounds that keep none', () => {
+    expect(loadConfig(base()).apiCallLog).toMatchObject({
+      maxPerWorkspace: 100_000,
+      retentionMs: 60 * 86_400_000,
+    })
+    expect(
+      loadConfig({
+        ...base(),
+        UNIGATE_API_CALL_LOG_MAX_PER_WORKSPACE: '5000',
+        UNIGATE_API_CALL_LOG_RETENTION_DAYS: '7',
+      }).apiCallLog,
+    ).toMatchObject({ maxPerWorkspace: 5000, retentionMs: 7 * 86_400_000 })
+    for (const bad of ['0', '-1', '1.5', 'lots']) {
+      expect(() => loadConfig({ ...base(), UNIGATE_API_CALL_LOG_MAX_PER_WORKSPACE: bad })).toThrow(
+        `UNIGATE_API_CALL_LOG_MAX_PER_WORKSPACE must be an integer >= 1, got "${bad}"`,
+      )
+    }
+    for (const bad of ['0', '2.5', '36501', 'forever']) {
+      expect(() => loadConfig({ ...base(), UNIGATE_API_CALL_LOG_RETENTION_DAYS: bad })).toThrow(
+        `UNIGATE_API_CALL_LOG_RETENTION_DAYS must be an integer from 1 to 36500, got "${bad}"`,
+      )
+    }
+  })
 })

@@ -48,6 +48,8 @@ export interface Config {
    * rows per request.
    */
   readonly logInboundCalls: boolean
+  /** How much of the API-call log is kept (src/apicalls/retention.ts). */
+  readonly apiCallLog: ApiCallLogSettings
   /** The address policy for every request made on a caller's behalf (src/outbound). */
   readonly outbound: OutboundSettings
   /** Webhook polling and delivery (src/webhooks, src/jobs). */
@@ -87,6 +89,24 @@ export interface AuthorizationSettings {
    * it the oldest are dropped, so unauthenticated callers cannot grow the table without bound.
    */
   readonly maxPendingPerWorkspace: number
+}
+
+export interface ApiCallLogSettings {
+  /**
+   * Calls kept per workspace, the newest (UNIGATE_API_CALL_LOG_MAX_PER_WORKSPACE, default 100000, the deepest
+   * offset a list reaches). Any key holder adds a row with every call, thousands a second; a page sorted by
+   * `name` or `status` reads every row of the workspace (about 0.15 s at 100,000 of the widest on SQLite,
+   * where it holds the event loop), so this is also the bound on that.
+   */
+  readonly maxPerWorkspace: number
+  /** Calls older than this are removed (UNIGATE_API_CALL_LOG_RETENTION_DAYS, default 60, as Unified.to keeps them). */
+  readonly retentionMs: number
+  /**
+   * How often each process removes calls past those bounds from the workspaces it recorded calls for (10 s;
+   * every workspace at start and hourly), so a workspace is over its bound by at most what it records in that
+   * time. Tests shorten it.
+   */
+  readonly pruneEveryMs: number
 }
 
 export const OUTBOUND_ADDRESS_RANGES = ['loopback', 'private', 'link-local'] as const
@@ -306,6 +326,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: int(env, 'UNIGATE_BODY_TIMEOUT_MS', 60_000, 100),
     maxConnections: int(env, 'UNIGATE_MAX_CONNECTIONS', 10_000, 1),
     logInboundCalls: bool(env, 'UNIGATE_LOG_INBOUND_CALLS', true),
+    apiCallLog: {
+      maxPerWorkspace: int(env, 'UNIGATE_API_CALL_LOG_MAX_PER_WORKSPACE', 100_000, 1),
+      // Up to a century: far past it the cutoff is before any date JavaScript can write.
+      retentionMs: int(env, 'UNIGATE_API_CALL_LOG_RETENTION_DAYS', 60, 1, 36_500) * 86_400_000,
+      pruneEveryMs: 10_000,
+    },
     outbound: {
       allowAddresses: addressRanges(env),
       maxBodyBytes: int(env, 'UNIGATE_PROVIDER_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),

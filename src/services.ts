@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import pino from 'pino'
-import { ApiCallLog } from './apicalls/index.js'
+import { ApiCallLog, ApiCallRetention } from './apicalls/index.js'
 import {
   type Authorization,
   createAuthorization,
@@ -33,6 +33,8 @@ export interface Services {
   readonly resolver: ConnectionResolver
   /** The API-call log (tool calls are recorded as type `mcp`), written in batches off the request path. */
   readonly apiCalls: ApiCallLog
+  /** Removes calls past the log's bounds (UNIGATE_API_CALL_LOG_*), in the background with the server. */
+  readonly apiCallRetention: ApiCallRetention
   /** Webhooks: the API-facing service and the background polling and delivery (started with the server). */
   readonly webhooks: WebhookRuntime
   /** End-user authorization: the auth endpoint, hosted pages, OAuth callback and OAuth apps. */
@@ -152,6 +154,16 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // A connection's webhooks go with it, unsubscribed at the provider while its credentials still exist.
   connections.onBeforeRemove((workspaceId, id) => webhooks.service.removeForConnection(workspaceId, id))
   if (options.background !== false) await webhooks.start()
+  const retentionOptions = {
+    level: config.logLevel,
+    base: { component: 'apicalls' },
+    serializers: errorSerializers,
+  }
+  const retentionLog = options.logStream ? pino(retentionOptions, options.logStream) : pino(retentionOptions)
+  const apiCallRetention = new ApiCallRetention(db, apiCalls, config.apiCallLog, (err) =>
+    retentionLog.error({ err }, 'pruning the API-call log failed'),
+  )
+  if (options.background !== false) apiCallRetention.start()
   const workspaceSettings = new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs, changes)
   const authorization = createAuthorization({
     db,
@@ -183,6 +195,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     connections,
     resolver,
     apiCalls,
+    apiCallRetention,
     webhooks,
     authorization,
     changes,
@@ -191,6 +204,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       // Running polls and deliveries finish first (bounded by UNIGATE_WEBHOOK_STOP_TIMEOUT_MS): they still
       // need the database, the provider transport and change notifications to release their leases.
       await webhooks.stop()
+      await apiCallRetention.stop()
       apiKeys.stop()
       await changes.close()
       await apiCalls.flush()

@@ -34,6 +34,8 @@ export class ApiCallLog {
   private queue: ReturnType<typeof apiCallRow>[] = []
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
+  /** Workspaces with calls written since the retention prune last asked (src/apicalls/retention.ts). */
+  private written = new Set<string>()
   private readonly insert: (rows: ReturnType<typeof apiCallRow>[]) => Promise<void>
 
   constructor(
@@ -63,11 +65,19 @@ export class ApiCallLog {
       if (batch.length === 0) return
       try {
         await this.insert(batch)
+        for (const row of batch) this.written.add(row.workspace_id)
       } catch (err) {
         this.logger.error({ err, dropped: batch.length }, 'could not record API calls')
       }
     })
     await this.writing
+  }
+
+  /** The workspaces this process wrote calls for since the last time it was asked. */
+  takeWrittenWorkspaces(): string[] {
+    const written = [...this.written]
+    this.written.clear()
+    return written
   }
 
   /**

@@ -12,4 +12,5 @@ export {
   noteRelayedAnswer,
   passthroughName,
 } from './inbound.js'
+export { ApiCallRetention, PRUNE_SLICE } from './retention.js'
 export { apiCallRoutes } from './routes.js'

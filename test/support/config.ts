@@ -36,6 +36,7 @@ export function testConfig(store: StoreKind, overrides: Partial<Config> = {}): C
     bodyTimeoutMs: 60_000,
     maxConnections: 10_000,
     logInboundCalls: true,
+    apiCallLog: { maxPerWorkspace: 100_000, retentionMs: 60 * 86_400_000, pruneEveryMs: 10_000 },
     outbound: {
       allowAddresses: ['loopback'],
       maxBodyBytes: 32 * 1024 * 1024,
