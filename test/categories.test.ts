@@ -236,6 +236,31 @@ describe('the HRIS, ATS and CRM categories', () => {
       expect(typo.body.message).toMatch(/^cat: recruiting not served here/)
     })
 
+    it('take a link_url only as an http(s) address or a path: a javascript: one would run as the link', async () => {
+      for (const link_url of [
+        'javascript:alert(1)//{type}',
+        ' javascript:alert(1)',
+        'data:text/html,x',
+        'ftp://x/{type}',
+      ]) {
+        const res = await h.api<{ message: string }>('GET', '/docs/unified.js', {
+          key: null,
+          query: { wid: h.workspaceId, did: 'x', link_url },
+        })
+        expect(res.status, `${link_url}: ${res.text}`).toBe(400)
+        expect(res.body.message).toMatch(/^link_url: /)
+        expect(res.text).not.toContain('alert(1)')
+      }
+      for (const link_url of ['https://app.example.com/connect/{type}', '/connect/{type}']) {
+        const res = await h.api('GET', '/docs/unified.js', {
+          key: null,
+          query: { wid: h.workspaceId, did: 'x', link_url },
+        })
+        expect(res.status, `${link_url}: ${res.text}`).toBe(200)
+        expect(res.text).toContain(JSON.stringify(link_url).slice(1, -1))
+      }
+    })
+
     it('answer a parameter of the embeddable component given twice with a 400 naming it (wid was a 500)', async () => {
       for (const name of ['wid', 'did', 'env', 'state']) {
         const query = { wid: h.workspaceId, did: 'x', [name]: [name === 'wid' ? h.workspaceId : 'a', 'b'] }

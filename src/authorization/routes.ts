@@ -18,6 +18,9 @@ import { resultPage } from './pages/result.js'
 import { normalizeAuthQuery, type RawAuthQuery } from './query.js'
 import { checkRedirectTarget, RedirectRefused, withParams } from './redirects.js'
 
+/** What the embeddable component takes as `link_url`: an http(s) address or a path of the embedding site. */
+const LINK_URL = /^(https?:\/\/|\/)/i
+
 /**
  * Size limits of the auth endpoint's parameters. Anyone can call it, and each call stores a pending
  * authorization holding these values until it expires: without limits one caller could write megabytes.
@@ -299,6 +302,12 @@ export async function authorizationRoutes(app: FastifyInstance, services: Servic
     const given = request.query as Record<string, string | string[] | undefined>
     const q = singleValues(given, ['cat'])
     if (!q.wid || !q.did) throw badRequest('unified.js needs wid (workspace id) and did (element id)')
+    // The component makes it the href of every integration's link: any other scheme (javascript:, data:) would
+    // run or render in the embedding page when clicked. Leading spaces count: browsers strip them from hrefs.
+    if (q.link_url !== undefined && !LINK_URL.test(q.link_url))
+      throw badRequest(
+        'link_url: an http or https address, or a path starting with /, with {type} where the integration goes',
+      )
     if (!(await services.workspaceSettings.get(q.wid))) throw notFound(`workspace ${q.wid} not found`)
     const cats = parseCategories('cat', given.cat)
     const integrations = INTEGRATIONS.filter((i) => !cats || i.categories.some((c) => cats.includes(c)))
