@@ -1,12 +1,9 @@
 import { maxHeaderSize } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  DEFAULT_PERSONAL_API_KEY,
-  type PosthogEmulator,
-  startPosthogEmulator,
-} from '../emulators/posthog/index.js'
+import { type PosthogEmulator, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { connectMcp, toolText } from './support/mcp-client.js'
+import { connectPosthog } from './support/posthog.js'
 
 /**
  * A REST call's URL is bounded by Node's HTTP server, which reads the request line with the headers within
@@ -32,11 +29,7 @@ describe('tool arguments that become URL parameters are bounded as a REST URL is
   beforeAll(async () => {
     emu = await startPosthogEmulator({ seed: 5, size: { events: 50 } })
     h = await startHarness('sqlite')
-    const res = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'posthog', auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: emu.url } },
-    })
-    expect(res.status).toBe(200)
-    connectionId = res.body.id
+    connectionId = await connectPosthog(h, emu)
   })
   afterAll(async () => {
     await h?.close()

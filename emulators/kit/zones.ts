@@ -26,7 +26,11 @@ function format(zone: string): Intl.DateTimeFormat {
   return f
 }
 
-/** `Date.UTC` for every year: `Date.UTC` reads years 0 to 99 as 1900 to 1999. */
+/**
+ * `Date.UTC` for every year: `Date.UTC` reads years 0 to 99 as 1900 to 1999. Not a provider rule, JavaScript's
+ * calendar arithmetic: the providers count days in the IANA zones of the tz database
+ * (https://www.iana.org/time-zones) on the proleptic Gregorian calendar of ISO 8601, which has years 0-99.
+ */
 export function utc(year: number, monthIndex: number, day = 1, hour = 0, minute = 0, second = 0): number {
   const date = new Date(0)
   date.setUTCFullYear(year, monthIndex, day)

@@ -1,3 +1,5 @@
+import { nextTurn } from '../webhooks/loop-slices.js'
+
 /**
  * How many entries of one MCP request (a JSON-RPC batch holds up to 100) run at a time. The SDK's transport
  * hands every entry of a batch to the server at once, and a workspace tool runs in-process (app.inject), so
@@ -6,8 +8,6 @@
  * provider; they start one a turn of the event loop (pacer).
  */
 export const BATCH_CONCURRENCY = 4
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * Runs the work it is handed at most `concurrency` at a time, in the order handed, and starts at most one
