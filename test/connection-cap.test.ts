@@ -50,6 +50,15 @@ describe('client connections past UNIGATE_MAX_CONNECTIONS', () => {
     // Closed by the server without an answer; the slow clients before it are still held.
     expect(await within(refused.closed, 5_000)).toBe('')
     expect(held.map((c) => c.socket.destroyed)).toEqual(held.map(() => false))
+    // Said once in the log, with the bound (at most one warning a minute, however many are closed).
+    const second = await slowClient()
+    expect(await within(second.closed, 5_000)).toBe('')
+    const warnings = h
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('UNIGATE_MAX_CONNECTIONS client connections already'))
+    expect(warnings).toHaveLength(1)
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ dropped: 1, maxConnections: MAX_CONNECTIONS })
     // A slow client that leaves frees its place: the next request is answered.
     for (const c of held) c.socket.destroy()
     await within(Promise.all(held.map((c) => c.closed)), 5_000)
