@@ -16,7 +16,11 @@ describe.each(storeKinds())('pages of the API-call log on %s', (store) => {
   let calls: View[]
 
   beforeAll(async () => {
-    h = await startHarness(store)
+    // Calls of a fixed day in the past: the retention prune (every 10 s in the background) must not take
+    // them while the pages are read, so it keeps them here for a century.
+    h = await startHarness(store, {
+      apiCallLog: { maxPerWorkspace: 100_000, retentionMs: 36_500 * 86_400_000, pruneEveryMs: 10_000 },
+    })
     const other = await h.otherWorkspace()
     const insert = bulkInserter(h.services.db, 'api_calls', API_CALL_COLUMNS)
     const t0 = Date.parse('2026-03-01T00:00:00.000Z')
