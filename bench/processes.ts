@@ -3,7 +3,7 @@
  * baselines each run in their own process, so the load generator never shares their event loop.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 
@@ -119,6 +119,24 @@ export function cpuTimeMs(pid: number | undefined, options: { children?: boolean
 /** utime alone (the process's own code; the kernel's loopback I/O is system time), as cpuTimeMs. */
 export function userTimeMs(pid: number | undefined, options: { children?: boolean } = {}): number {
   return timesMs(pid, options, false)
+}
+
+/**
+ * utime + stime of every live process whose command name is `name` (PostgreSQL's server: the postmaster,
+ * the backends of open connections, the WAL writer and the rest), as cpuTimeMs. A process that ends between
+ * two readings takes its time with it, so read around a phase whose connections stay open.
+ */
+export function cpuTimeOfNamedMs(name: string): number {
+  let sum = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) sum += timesMs(Number(entry), {}, true)
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return sum
 }
 
 function timesMs(pid: number | undefined, options: { children?: boolean }, system: boolean): number {
