@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import type { Services } from '../src/services.js'
+import { removeDeliveredDeliveriesMigration } from '../src/store/migrations/0010-remove-delivered-deliveries.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
 import { WebhookHealth } from '../src/webhooks/health.js'
 import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
@@ -54,8 +56,44 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     expect(sent.map((d) => JSON.parse(d.body).data[0].id)).toEqual(
       Array.from({ length: 23 }, (_, i) => `p${i}`),
     )
+    // Each accepted page is removed: no copy of the customer's records stays behind.
+    expect(await s.webhooks.deliveries.byWebhook(webhook.id)).toEqual([])
+  })
+
+  it('keeps a page the receiver refused, with its data, for its retry', async () => {
+    const { services: s, webhook } = await webhookWithPages(2)
+    const refusing = {
+      async send(): Promise<SendOutcome> {
+        return { ok: false, status: 500, error: 'receiver answered 500' }
+      },
+    } as unknown as WebhookSender
+    await delivererOf(s, refusing).deliver(webhook.id)
     const stored = await s.webhooks.deliveries.byWebhook(webhook.id)
-    expect(stored.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true)
+    expect(stored.map((d) => [JSON.parse(d.data)[0].id, d.status, d.attempts])).toEqual([
+      ['p0', 'pending', 1],
+      ['p1', 'pending', 0],
+    ])
+  })
+
+  it('removes the accepted pages an older version kept, and only those', async () => {
+    const { services: s, webhook } = await webhookWithPages(3)
+    const [first, second] = await s.webhooks.deliveries.pending(webhook.id, 2)
+    await s.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'delivered' })
+      .where('id', '=', first!.id)
+      .execute()
+    await s.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed' })
+      .where('id', '=', second!.id)
+      .execute()
+    await removeDeliveredDeliveriesMigration.up(s.db as unknown as Kysely<unknown>)
+    const stored = await s.webhooks.deliveries.byWebhook(webhook.id)
+    expect(stored.map((d) => [JSON.parse(d.data)[0].id, d.status])).toEqual([
+      ['p1', 'failed'],
+      ['p2', 'pending'],
+    ])
   })
 
   it('wakes a webhook for delivery only when its oldest pending page is due and its lease is free', async () => {
@@ -130,7 +168,6 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     }
     await run
     expect(sent.map((d) => JSON.parse(d.body).data[0].id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'])
-    const stored = await deliveries.byWebhook(webhook.id)
-    expect(stored.map((d) => d.status)).toEqual(Array(5).fill('delivered'))
+    expect(await deliveries.byWebhook(webhook.id)).toEqual([])
   })
 })

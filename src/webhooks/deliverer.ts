@@ -106,7 +106,7 @@ export class Deliverer {
           if (outcome.aborted) return
           // Gone means its webhook was deleted while it was being sent: the rest of the window is gone too.
           if (!(await lastMarked())) return
-          if (outcome.ok) lastMark = settled(this.accepted(run, head, outcome.status))
+          if (outcome.ok) lastMark = settled(this.accepted(run, head))
           else if (!(await this.failed(run, head, outcome))) return
           if (renewalDue()) break
         }
@@ -158,8 +158,8 @@ export class Deliverer {
    * round trip between every two deliveries of a webhook. Order and at-least-once are unchanged: a mark
    * lost with the process means its delivery and those after it are sent again, in order, as before.
    */
-  private async accepted(run: RunContext, head: WebhookDeliveryTable, status?: number): Promise<boolean> {
-    if (!(await this.deliveries.markDelivered(head.id, status ?? 200, this.iso()))) return false
+  private async accepted(run: RunContext, head: WebhookDeliveryTable): Promise<boolean> {
+    if (!(await this.deliveries.markDelivered(head.id))) return false
     if (run.needsHealthReset) {
       run.needsHealthReset = false
       await this.health.succeeded(run.webhook, 'dispatch')

@@ -12,7 +12,8 @@ import {
 import { LoopSlices } from './loop-slices.js'
 import type { DeliveryPage } from './pages.js'
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+/** A stored delivery's state: one the receiver accepted is removed (markDelivered). */
+export type DeliveryStatus = 'pending' | 'failed'
 
 /** The row of a new delivery: pending, due at once, with its own id and nonce; `position` orders a check's pages. */
 function pendingDeliveryRow(
@@ -78,20 +79,15 @@ export async function insertPendingDeliveries(
 /**
  * Pending deliveries. A delivery is written (in the same transaction as the read position it comes from)
  * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when
- * the receiver accepted it or its attempts ran out.
+ * the receiver accepted it (then it is removed: see markDelivered) or its attempts ran out (kept, `failed`).
  */
-type DeliveredMark = { readonly id: string; readonly status: number; readonly now: string }
-
 export class DeliveryStore {
   private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
-  private readonly deliveredQuery: PreparedQuery<DeliveredMark, unknown>
+  private readonly deliveredQuery: PreparedQuery<{ id: string }, unknown>
   /** PostgreSQL: a whole group of marks in one statement. */
-  private readonly deliveredGroupQuery: PreparedQuery<
-    { ids: string[]; statuses: number[]; nows: string[] },
-    { id: string }
-  >
+  private readonly deliveredGroupQuery: PreparedQuery<{ ids: string[] }, { id: string }>
   /** Deliveries of different webhooks accepted at the same moment are marked with one commit. */
-  private readonly delivered: (mark: DeliveredMark) => Promise<number>
+  private readonly delivered: (id: string) => Promise<number>
 
   constructor(private readonly db: Db) {
     this.pendingQuery = preparedQuery(db, (arg) =>
@@ -105,37 +101,26 @@ export class DeliveryStore {
         .limit(arg('limit')),
     )
     this.deliveredQuery = preparedQuery(db, (arg) =>
-      db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          status: 'delivered',
-          attempts: eb('attempts', '+', 1),
-          last_status: arg('status'),
-          last_error: null,
-          delivered_at: arg('now'),
-        }))
-        .where('id', '=', arg('id')),
+      db.deleteFrom('webhook_deliveries').where('id', '=', arg('id')),
     )
     this.deliveredGroupQuery = preparedQuery(db, (arg) => ({
       compile: () =>
         sql<{ id: string }>`
-          update webhook_deliveries as d
-          set status = 'delivered', attempts = d.attempts + 1, last_status = v.status, last_error = null,
-              delivered_at = v.now
-          from unnest(${arg('ids')}::text[], ${arg('statuses')}::int[], ${arg('nows')}::text[])
-                 as v(id, status, now),
-               (select set_config('synchronous_commit', 'off', true)) as relaxed
-          where d.id = v.id
+          delete from webhook_deliveries as d
+          using (select set_config('synchronous_commit', 'off', true)) as relaxed
+          where d.id = any(${arg('ids')}::text[])
           returning d.id`.compile(db),
     }))
-    this.delivered = groupedWrites((marks) =>
-      sqliteHandleOf(db) ? this.deliveredQuery.runAll(marks) : this.markAllDeliveredOnPostgres(marks),
+    this.delivered = groupedWrites((ids) =>
+      sqliteHandleOf(db)
+        ? this.deliveredQuery.runAll(ids.map((id) => ({ id })))
+        : this.markAllDeliveredOnPostgres(ids),
     )
   }
 
   /**
-   * One statement for the whole group: a transaction of one update each would cost a round trip per
-   * delivery again. Answers, per mark, how many rows it changed (0 when the delivery is gone).
+   * One statement for the whole group: a transaction of one delete each would cost a round trip per
+   * delivery again. Answers, per mark, how many rows it removed (0 when the delivery is gone).
    *
    * Its commit does not wait for the WAL flush (`synchronous_commit` off for this transaction only, set
    * inside the statement so it stays one round trip): the next delivery of a webhook waits for its mark, and
@@ -145,14 +130,10 @@ export class DeliveryStore {
    * order, with their ids and nonces (README, "Retries and repeats"). The deliveries themselves are written
    * with a normal commit. (SQLite's WAL with synchronous=NORMAL makes the same trade for every commit.)
    */
-  private async markAllDeliveredOnPostgres(marks: readonly DeliveredMark[]): Promise<number[]> {
-    const rows = await this.deliveredGroupQuery.all({
-      ids: marks.map((m) => m.id),
-      statuses: marks.map((m) => m.status),
-      nows: marks.map((m) => m.now),
-    })
-    const changed = new Set(rows.map((r) => r.id))
-    return marks.map((m) => (changed.has(m.id) ? 1 : 0))
+  private async markAllDeliveredOnPostgres(ids: readonly string[]): Promise<number[]> {
+    const rows = await this.deliveredGroupQuery.all({ ids: [...ids] })
+    const removed = new Set(rows.map((r) => r.id))
+    return ids.map((id) => (removed.has(id) ? 1 : 0))
   }
 
   // Both run once or more per delivery: compiled and prepared once (preparedQuery).
@@ -167,9 +148,13 @@ export class DeliveryStore {
     return (await this.pending(webhookId, 1))[0]
   }
 
-  /** False when the delivery is gone: its webhook was deleted meanwhile. */
-  async markDelivered(id: string, status: number, now: string): Promise<boolean> {
-    return (await this.delivered({ id, status, now })) > 0
+  /**
+   * Records that the receiver accepted a delivery by removing it: its data is the customer's records, which
+   * Unigate keeps no longer than it needs them (README, "Retries and repeats"), and nothing reads a delivered
+   * page again. False when the delivery is gone: its webhook was deleted meanwhile.
+   */
+  async markDelivered(id: string): Promise<boolean> {
+    return (await this.delivered(id)) > 0
   }
 
   async markFailed(

@@ -8,6 +8,7 @@ import { listCursorsMigration } from './0006-list-cursors.js'
 import { nativeWatchMigration } from './0007-native-watch.js'
 import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js'
 import { apiCallsPageIndexMigration } from './0009-api-calls-page-index.js'
+import { removeDeliveredDeliveriesMigration } from './0010-remove-delivered-deliveries.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_native_watch': nativeWatchMigration,
   '0008_drop_delivery_due_index': dropDeliveryDueIndexMigration,
   '0009_api_calls_page_index': apiCallsPageIndexMigration,
+  '0010_remove_delivered_deliveries': removeDeliveredDeliveriesMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
