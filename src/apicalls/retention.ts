@@ -1,7 +1,7 @@
 import type { ApiCallLogSettings } from '../config.js'
 import { Ticker } from '../jobs/ticker.js'
+import { nextTurn } from '../loop-slices.js'
 import type { Db } from '../store/index.js'
-import { nextTurn } from '../webhooks/loop-slices.js'
 import type { ApiCallLog } from './api-call-log.js'
 
 /**

@@ -1,4 +1,4 @@
-import { nextTurn } from '../webhooks/loop-slices.js'
+import { nextTurn } from '../loop-slices.js'
 
 /**
  * How many entries of one MCP request (a JSON-RPC batch holds up to 100) run at a time. The SDK's transport

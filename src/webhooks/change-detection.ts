@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { LoopSlices } from './loop-slices.js'
+import { LoopSlices } from '../loop-slices.js'
 
 /** A record as delivered: plain JSON (already projected, dates as ISO strings). */
 export type DeliveredRecord = Readonly<Record<string, unknown>>

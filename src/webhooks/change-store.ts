@@ -1,7 +1,7 @@
 import { newId } from '../crypto/ids.js'
+import { LoopSlices, nextTurn } from '../loop-slices.js'
 import type { Db } from '../store/index.js'
 import { insertPendingDeliveries } from './delivery-store.js'
-import { LoopSlices, nextTurn } from './loop-slices.js'
 import type { DeliveryPage } from './pages.js'
 
 export class LeaseLostError extends Error {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import { newId } from '../crypto/ids.js'
+import { LoopSlices } from '../loop-slices.js'
 import {
   type Db,
   groupedWrites,
@@ -9,7 +10,6 @@ import {
   sqliteHandleOf,
   type WebhookDeliveryTable,
 } from '../store/index.js'
-import { LoopSlices } from './loop-slices.js'
 import type { DeliveryPage } from './pages.js'
 
 /** A stored delivery's state: one the receiver accepted is removed (markDelivered). */
