@@ -340,7 +340,13 @@ describe('Amplitude through Unigate', () => {
   })
 
   it('refuses what the export cannot do', async () => {
-    expect((await h.api('GET', `${base()}/event`, { query: { start_gte: '2020-01-01' } })).status).toBe(400)
+    // More than the 365 days Amplitude exports at once: the 400 names the earliest start_gte that fits.
+    const long = await h.api<Rec>('GET', `${base()}/event`, { query: { start_gte: '2020-01-01' } })
+    expect(long.status).toBe(400)
+    expect(long.body.message).toMatch(
+      /^start_gte: Amplitude exports at most 365 days at once, and this list reads the uploads from start_gte to now; give a start_gte at or after \d{4}-\d\d-\d\dT\d\d:00:00\.000Z, or an end_lt$/,
+    )
+    expect(at('/api/2/export')).toEqual([])
     expect((await h.api('GET', `${base()}/event/x`)).status).toBe(501)
     expect((await h.api('GET', `${base()}/session`)).status).toBe(501)
     expect((await h.api('GET', `${base()}/property`)).status).toBe(501)

@@ -1,7 +1,14 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
 import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
+import type { RequestCursors } from '../integrations/cursors.js'
 import type { OperationLimits } from '../integrations/http-client.js'
-import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../integrations/types.js'
+import type {
+  FieldPlan,
+  HandlerContext,
+  ListQuery,
+  ObjectHandlers,
+  WriteBody,
+} from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
 import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
@@ -45,21 +52,30 @@ function checkPermission(req: OperationRequest): void {
   }
 }
 
+/** What one operation's handler is given, once the request was checked against the model and the grant. */
+interface Prepared {
+  readonly handlers: ObjectHandlers
+  readonly ctx: HandlerContext
+  readonly selection: FieldSelection
+  readonly plan: FieldPlan
+  readonly listRead: ReadListQuery | undefined
+  /** The handler's cursors (`ctx.cursors`), to store once the operation ends. */
+  readonly cursors: RequestCursors
+}
+
 /**
- * Runs one unified operation against the connection's provider: plan fields, call the integration's
- * handler, map provider failures, and shape the records for the response.
+ * Checks what the caller asked against the model first (a malformed request is the same 400 on every
+ * connection, whatever its integration supports: README, "Behaviour where the spec is silent"), then the
+ * handler and the grant, and builds the handler's context.
  */
-export async function runOperation(resolver: ConnectionResolver, req: OperationRequest): Promise<unknown> {
+function prepare(resolver: ConnectionResolver, req: OperationRequest): Prepared {
   const { resolved, model, operation } = req
-  // What the caller asked is checked against the model first: a malformed request is the same 400 on every
-  // connection, whatever its integration supports (README, "Behaviour where the spec is silent").
   const selection: FieldSelection = parseFields(req.query.fields as string | string[] | undefined, model)
   const listRead = operation === 'list' ? readListQuery(req.query, model) : undefined
   const rawParams = parseRawParams(req.query.raw)
   const handlers = handlersFor(req)
   checkPermission(req)
-  const slowFields = handlers.slowFields ?? []
-  const plan = planFields(selection, slowFields, req.slowFieldsOptIn)
+  const plan = planFields(selection, handlers.slowFields ?? [], req.slowFieldsOptIn)
   const cursors = resolver.cursors.forConnection(resolved.connection.id, resolved.client.baseUrl)
   const ctx: HandlerContext = {
     client: resolved.client.forOperation(req.until ? { until: req.until } : {}),
@@ -75,11 +91,54 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     ),
     cursors,
   }
+  return { handlers, ctx, selection, plan, listRead, cursors }
+}
+
+/**
+ * The query a list handler is called with: the model's read of it, refused (501) where the integration cannot
+ * apply a parameter, completed with what the engine fills in (the connection's only property, a default
+ * window), then checked by the handler's own `checkList`.
+ */
+async function handlerListQuery(
+  req: OperationRequest,
+  { handlers, ctx, listRead }: Prepared,
+): Promise<ListQuery> {
+  const { integration, connection } = req.resolved
+  const parsed = supportedListQuery(listRead!, req.model, handlers, integration)
+  const mayListProperties = connection.permissions.includes('analytics_property_read')
+  const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
+  handlers.checkList?.(query, Date.now())
+  return query
+}
+
+/**
+ * Checks a list exactly as `runOperation` would before its handler reads any record (the model's rules, the
+ * grant, what the integration can apply, the defaults the engine fills, the handler's `checkList`), and
+ * throws what that list would answer. Filling the only property may list the connection's properties, as
+ * the list itself does; no record is read. For lists made later, away from any caller: a webhook's checks.
+ */
+export async function checkList(
+  resolver: ConnectionResolver,
+  req: Omit<OperationRequest, 'operation' | 'id' | 'body'>,
+): Promise<void> {
+  const list: OperationRequest = { ...req, operation: 'list' }
+  await handlerListQuery(list, prepare(resolver, list))
+}
+
+/**
+ * Runs one unified operation against the connection's provider: plan fields, call the integration's
+ * handler, map provider failures, and shape the records for the response.
+ */
+export async function runOperation(resolver: ConnectionResolver, req: OperationRequest): Promise<unknown> {
+  const { resolved, model, operation } = req
+  const prepared = prepare(resolver, req)
+  const { handlers, ctx, selection, plan, cursors } = prepared
+  const slowFields = handlers.slowFields ?? []
   const shape = recordShaper(model, selection, plan, slowFields)
   const what = `${operation} ${model.objectType}${req.id ? ` ${req.id}` : ''}`
   let answered: UnifiedRecord | UnifiedRecord[] | undefined
   try {
-    answered = await call(handlers, ctx, req, listRead)
+    answered = await call(req, prepared)
   } catch (err) {
     // The cursors of the pages walked before the failure still hold; the failure is what is answered.
     await cursors.flush().catch(() => undefined)
@@ -177,11 +236,10 @@ function checkedResult(
 }
 
 async function call(
-  handlers: ObjectHandlers,
-  ctx: HandlerContext,
   req: OperationRequest,
-  listRead: ReadListQuery | undefined,
+  prepared: Prepared,
 ): Promise<UnifiedRecord | UnifiedRecord[] | undefined> {
+  const { handlers, ctx } = prepared
   const id = req.id ?? ''
   const body = req.body ?? {}
   const { integration, connection } = req.resolved
@@ -191,8 +249,7 @@ async function call(
   if (writesProperty) forgetProperties(ctx.connectionId)
   switch (req.operation) {
     case 'list': {
-      const parsed = supportedListQuery(listRead!, req.model, handlers, integration)
-      const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
+      const query = await handlerListQuery(req, prepared)
       const records = await handlers.list!(ctx, query)
       return req.model.objectType === 'analytics_report' && Array.isArray(records)
         ? withReportIds(records, reportAsk(query))

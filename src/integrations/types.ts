@@ -135,6 +135,14 @@ export interface ObjectHandlers {
   update?(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord>
   patch?(ctx: HandlerContext, id: string, body: WriteBody): Promise<UnifiedRecord>
   remove?(ctx: HandlerContext, id: string): Promise<void>
+  /**
+   * The handler's own rules for a list query that need no provider call (a window the provider will not read
+   * at once), as a 400 naming the parameter and what is allowed. The engine applies it after filling its
+   * defaults, before every `list`, and to each list a webhook's checks will make when the webhook is created
+   * or its filters or interval change, so a webhook no check could serve is refused at once rather than
+   * failing every check. `nowMs` is the time the list is made at.
+   */
+  checkList?(query: ListQuery, nowMs: number): void
   /** The common list parameters the provider can honour; the others answer 501. */
   readonly listParams: readonly CommonListParam[]
   /** The object filters the provider can honour; the others answer 501. */

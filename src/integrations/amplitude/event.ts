@@ -19,7 +19,11 @@ import {
 import type { AmplitudeExportEvent } from './provider-types.js'
 
 const HOUR_MS = 3_600_000
-/** The export refuses ranges longer than this. */
+/**
+ * The most upload hours one list reads: "The max period you can query at once is 365 days"
+ * (amplitude/amplitude-docs@6e7e48e:content/collections/api/en/export.md). A list reads its window a day at a
+ * time, but not more than the export itself would serve at once.
+ */
 const MAX_RANGE_MS = 365 * 24 * HOUR_MS
 /** Client clocks run ahead of Amplitude's by a little; an event is never uploaded much before it happened. */
 const CLOCK_SKEW_MS = HOUR_MS
@@ -92,39 +96,56 @@ export async function exportRange(
 }
 
 /**
+ * The upload hours [from, to] (UTC, hour starts) a list of `q` reads at `nowMs`, or undefined when none can
+ * hold its events. Since an event is uploaded after it happens, the upload window that starts at `start_gte`
+ * (less clock skew) holds every event that happened since `start_gte`; it runs to now, or to `end_lt` plus the
+ * upload lateness allowed. `updated_gte` narrows the upload window itself: `updated_at` is when the export
+ * began serving the event (its upload hour plus the export delay). A window longer than MAX_RANGE_MS is a 400
+ * naming the parameter that starts it and the earliest instant it may take.
+ */
+export function exportWindow(q: ListQuery, nowMs: number): { from: number; to: number } | undefined {
+  const { start_gte: start, end_lt: end } = q.filters
+  const byStart = start instanceof Date ? start.getTime() - CLOCK_SKEW_MS : undefined
+  // updated_at is when the export began serving an event's upload hour, EXPORT_DELAY_MS after it started.
+  const byUpdated = q.updated_gte === undefined ? undefined : q.updated_gte.getTime() - EXPORT_DELAY_MS
+  if (byStart === undefined && byUpdated === undefined) {
+    throw badRequest('Amplitude exports events by time window: give start_gte or updated_gte')
+  }
+  const first = Math.max(byStart ?? Number.NEGATIVE_INFINITY, byUpdated ?? Number.NEGATIVE_INFINITY)
+  const from = Math.floor(first / HOUR_MS) * HOUR_MS
+  const last = Math.min(nowMs, end instanceof Date ? end.getTime() + UPLOAD_LATENESS_MS : nowMs)
+  const to = Math.floor(last / HOUR_MS) * HOUR_MS
+  if (to < from) return undefined
+  if (to - from + HOUR_MS <= MAX_RANGE_MS) return { from, to }
+  // The hours read are `from`..`to`, so `from` may be no earlier than this (a whole hour, as `to` is).
+  const earliest = to + HOUR_MS - MAX_RANGE_MS
+  const [param, shift, article] =
+    byStart !== undefined && byStart === first
+      ? ['start_gte', CLOCK_SKEW_MS, 'a']
+      : ['updated_gte', EXPORT_DELAY_MS, 'an']
+  const until = end instanceof Date ? 'end_lt plus 7 days of late uploads' : 'now'
+  throw badRequest(
+    `${param}: Amplitude exports at most 365 days at once, and this list reads the uploads from ${param} ` +
+      `to ${until}; give ${article} ${param} at or after ${new Date(earliest + shift).toISOString()}` +
+      (end instanceof Date ? ', or an earlier end_lt' : ', or an end_lt'),
+  )
+}
+
+/**
  * The Export API selects events by upload hour, with no paging, no filters and a 4 GB / time limit per
- * request; data is exported about 2 hours after upload. Since an event is uploaded after it happens, the
- * upload window that starts at `start_gte` (less clock skew) holds every event that happened since
- * `start_gte`; it runs to now, or to `end_lt` plus the upload lateness allowed. `updated_gte` narrows the
- * upload window itself: `updated_at` is when the export began serving the event (its upload hour plus
- * the export delay), so a poll by `updated_gte` picks up events uploaded before the previous poll but
- * exported after it. The window is read a day of upload hours at a
- * time (less while Amplitude says a range is too large), oldest first, and every filter is applied here.
+ * request; data is exported about 2 hours after upload. The upload window is exportWindow's; a poll by
+ * `updated_gte` picks up events uploaded before the previous poll but exported after it. The window is read
+ * a day of upload hours at a time (less while Amplitude says a range is too large), oldest first, and every
+ * filter is applied here.
  * An event uploaded at hour U happened after U minus the lateness allowed, so once the hours read hold the
  * page among events older than that, later hours cannot change it and reading stops.
  */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const { start_gte: start, end_lt: end, visitor_id: visitor, session_id: session } = q.filters
   const type = eventTypeFilter(q.filters.type)
-  // updated_at is when the export began serving an event's upload hour, EXPORT_DELAY_MS after it started.
-  const starts = [
-    start instanceof Date ? start.getTime() - CLOCK_SKEW_MS : undefined,
-    q.updated_gte === undefined ? undefined : q.updated_gte.getTime() - EXPORT_DELAY_MS,
-  ].filter((v): v is number => v !== undefined)
-  if (starts.length === 0) {
-    throw badRequest('Amplitude exports events by time window: give start_gte or updated_gte')
-  }
-  const from = Math.floor(Math.max(...starts) / HOUR_MS) * HOUR_MS
-  const to =
-    Math.floor(
-      Math.min(
-        Date.now(),
-        end instanceof Date ? end.getTime() + UPLOAD_LATENESS_MS : Number.POSITIVE_INFINITY,
-      ) / HOUR_MS,
-    ) * HOUR_MS
-  if (to < from) return []
-  if (to - from + HOUR_MS > MAX_RANGE_MS)
-    throw badRequest("Amplitude's export covers at most 365 days; move start_gte later")
+  const window = exportWindow(q, Date.now())
+  if (!window) return []
+  const { from, to } = window
   const wanted = typeof visitor === 'string' ? amplitudeIdentityOf(visitor) : undefined
   const keep = (e: UnifiedRecord) => {
     const created = (e.created_at as Date | undefined)?.getTime() ?? Number.NaN
@@ -239,6 +260,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,
+  checkList: (q, nowMs) => void exportWindow(q, nowMs),
   create: createEvent,
   listParams: ['updated_gte'],
   filters: ['visitor_id', 'session_id', 'type', 'start_gte', 'end_lt'],
