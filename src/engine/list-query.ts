@@ -114,13 +114,3 @@ export function supportedListQuery(
   for (const name of Object.keys(query.filters)) if (!handlers.filters.includes(name)) throw cannot(name)
   return query
 }
-
-/** Both steps at once, for a list query checked where no operation runs (a webhook's filters). */
-export function parseListQuery(
-  raw: RawListQuery,
-  model: ObjectModel,
-  handlers: ObjectHandlers,
-  integration: IntegrationDefinition,
-): ListQuery {
-  return supportedListQuery(readListQuery(raw, model), model, handlers, integration)
-}

@@ -21,7 +21,7 @@ import type { WebhookHealth } from './health.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import { type DeliveryPage, deliveryPages } from './pages.js'
-import { readStrategyOf } from './read-strategy.js'
+import { firstCheckLists, readStrategyOf, updatedGteFrom } from './read-strategy.js'
 import type { RecordReader } from './record-reader.js'
 import type { RequestWebhookJob } from './scheduler.js'
 import type { StoredWebhook } from './webhook.js'
@@ -220,8 +220,7 @@ export class Poller {
 
     if (!webhook.initial_done) {
       // The first check: a backfill when include_all asked for one, otherwise only a baseline.
-      const needsRecords = webhook.include_all || strategy === 'fingerprints'
-      const records = needsRecords ? await readAll() : []
+      const records = firstCheckLists(webhook, strategy) ? await readAll() : []
       const pages = webhook.include_all ? deliveryPages(records, webhook.page_max_limit, 'initial') : []
       if (strategy !== 'fingerprints') return { pages }
       const diff = await diffAgainstFingerprints(records, new Map())
@@ -242,7 +241,7 @@ export class Poller {
     const lag = resolved.integration.objects[webhook.object_type]?.updatedGteLagMs ?? 0
     if (lag > 0) {
       const previous = await storedFingerprints(this.db, webhook.id)
-      const records = await readAll(new Date(Date.parse(since) - lag).toISOString())
+      const records = await readAll(updatedGteFrom(since, lag))
       const split = await classifyOverlapping(records, previous, since, lag)
       return {
         pages: deliveryPages(changesFor(webhook.event, split), webhook.page_max_limit, 'VIRTUAL'),

@@ -16,3 +16,19 @@ export function readStrategyOf(
   if (webhook.event === 'deleted') return 'fingerprints'
   return handlers?.listParams.includes('updated_gte') ? 'updated_gte' : 'fingerprints'
 }
+
+/**
+ * Whether a webhook's first check lists the object: for a backfill (`include_all`), or for the fingerprints
+ * its baseline needs. A first check by `updated_gte` without a backfill only records where reading starts.
+ */
+export function firstCheckLists(webhook: { include_all: boolean }, strategy: ReadStrategy): boolean {
+  return webhook.include_all || strategy === 'fingerprints'
+}
+
+/**
+ * The `updated_gte` a later check lists from: `since` (the start of the last check whose changes were stored),
+ * less how long the provider may take to list a change (`updatedGteLagMs`).
+ */
+export function updatedGteFrom(since: string, lagMs: number): string {
+  return new Date(Date.parse(since) - lagMs).toISOString()
+}

@@ -1,5 +1,6 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
+import { checkList, DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
+import type { RawListQuery } from '../engine/list-query.js'
 import { ApiError } from '../errors.js'
 import type { OperationLimits } from '../integrations/http-client.js'
 import { modelOf, type ObjectModel } from '../models/index.js'
@@ -56,6 +57,21 @@ export class RecordReader {
     }
   }
 
+  /**
+   * Throws what the list a check makes (with `updatedGte`, or none) would answer before reading any record, as
+   * the engine checks every list (engine `checkList`): the same 400, 403 or 501, for a webhook not yet made.
+   */
+  async checkRead(webhook: WebhookReads, resolved: ResolvedConnection, updatedGte?: string): Promise<void> {
+    const model = modelOf(webhook.object_type)
+    if (!model) throw new Error(`unknown object type ${webhook.object_type}`)
+    await checkList(this.resolver, {
+      resolved,
+      model,
+      query: pageQuery(webhook, model, 0, updatedGte),
+      slowFieldsOptIn: false,
+    })
+  }
+
   async readAll(
     webhook: StoredWebhook,
     resolved: ResolvedConnection,
@@ -64,11 +80,6 @@ export class RecordReader {
     const model = modelOf(webhook.object_type)
     if (!model) throw new Error(`unknown object type ${webhook.object_type}`)
     const listed = parseFields(webhook.fields, model).listed
-    const fields = listed
-      ? [...new Set([...listed, ...NEEDED_FOR_DETECTION.filter((f) => model.fieldNames.includes(f))])].join(
-          ',',
-        )
-      : undefined
     const out: DeliveredRecord[] = []
     for (let offset = 0; ; ) {
       // The engine refuses offsets above MAX_OFFSET, as it does for every list: say so rather than truncate.
@@ -81,13 +92,7 @@ export class RecordReader {
         resolved,
         model,
         operation: 'list',
-        query: {
-          ...webhook.filters,
-          limit: String(DEFAULT_LIMIT),
-          offset: String(offset),
-          ...(fields ? { fields } : {}),
-          ...(options.updatedGte ? { updated_gte: options.updatedGte } : {}),
-        },
+        query: pageQuery(webhook, model, offset, options.updatedGte),
         slowFieldsOptIn: false,
         ...(options.until ? { until: options.until } : {}),
       })) as Record<string, unknown>[]
@@ -97,6 +102,32 @@ export class RecordReader {
       if (!(await options.onPage())) throw new Error('lost the poll lease during a long read')
     }
     return out
+  }
+}
+
+/** What of a webhook decides the lists its checks make. */
+export type WebhookReads = Pick<StoredWebhook, 'object_type' | 'filters' | 'fields'>
+
+/**
+ * The list query of one page a check reads: the webhook's filters, its `fields` with those change detection
+ * needs, and `updated_gte` when the check reads only what changed.
+ */
+function pageQuery(
+  webhook: WebhookReads,
+  model: ObjectModel,
+  offset: number,
+  updatedGte: string | undefined,
+): RawListQuery {
+  const listed = parseFields(webhook.fields, model).listed
+  const fields = listed
+    ? [...new Set([...listed, ...NEEDED_FOR_DETECTION.filter((f) => model.fieldNames.includes(f))])].join(',')
+    : undefined
+  return {
+    ...webhook.filters,
+    limit: String(DEFAULT_LIMIT),
+    offset: String(offset),
+    ...(fields ? { fields } : {}),
+    ...(updatedGte ? { updated_gte: updatedGte } : {}),
   }
 }
 

@@ -117,10 +117,12 @@ export class WebhookRuntime {
       deps.resolver,
       this.notifications,
       this.native,
+      reader,
       {
         allowAddresses: deps.outbound.allowAddresses,
         nativeCheckMs: settings.nativeCheckMinutes * settings.minuteMs,
         maxPerWorkspace: settings.maxPerWorkspace,
+        minuteMs: settings.minuteMs,
       },
       requestPoll,
     )

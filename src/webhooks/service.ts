@@ -1,6 +1,6 @@
 import type { ConnectionResolver, ConnectionStore, ResolvedConnection } from '../connections/index.js'
 import { newId } from '../crypto/ids.js'
-import { apiErrorFromProvider, parseFields, parseListQuery } from '../engine/index.js'
+import { apiErrorFromProvider, parseFields } from '../engine/index.js'
 import {
   ApiError,
   badRequest,
@@ -16,6 +16,8 @@ import { type AllowedAddress, outboundUrlProblem } from '../outbound/index.js'
 import type { WebhookEvent } from './change-detection.js'
 import { type NativeWebhooks, nativeSupportOf } from './native.js'
 import type { NotificationStore } from './notifications.js'
+import { firstCheckLists, readStrategyOf, updatedGteFrom } from './read-strategy.js'
+import type { RecordReader, WebhookReads } from './record-reader.js'
 import type { RequestWebhookJob } from './scheduler.js'
 import type { StoredWebhook, WebhookType } from './webhook.js'
 import type { NativeSubscription, WebhookChanges, WebhookStore } from './webhook-store.js'
@@ -46,7 +48,13 @@ export interface WebhookServiceSettings {
   readonly nativeCheckMs: number
   /** Webhooks one workspace may hold (UNIGATE_WEBHOOK_MAX_PER_WORKSPACE). */
   readonly maxPerWorkspace: number
+  /** The length of a minute of `interval` (UNIGATE_WEBHOOK_MINUTE_MS), as the poller counts it. */
+  readonly minuteMs: number
 }
+
+/** What of a webhook decides which lists its checks make, and how. */
+type CheckedReads = WebhookReads &
+  Pick<StoredWebhook, 'event' | 'interval' | 'webhook_type' | 'include_all' | 'initial_done'>
 
 /** Creating, changing, triggering and removing webhooks: everything the API asks of them. */
 export class WebhookService {
@@ -56,6 +64,7 @@ export class WebhookService {
     private readonly resolver: ConnectionResolver,
     private readonly notifications: NotificationStore,
     private readonly native: NativeWebhooks,
+    private readonly reader: RecordReader,
     private readonly settings: WebhookServiceSettings,
     /** Wakes the poller for a webhook (its first check, or a trigger). */
     private readonly requestPoll: RequestWebhookJob,
@@ -76,7 +85,22 @@ export class WebhookService {
     const hookUrl = this.checkHookUrl(input.hook_url)
     const model = modelOf(objectType)!
     if (input.fields) parseFields(input.fields, model)
-    this.checkFilters(resolved, objectType, input.filters ?? {})
+    const filters = input.filters ?? {}
+    this.checkFilterNames(objectType, filters)
+    const interval = input.interval ?? DEFAULT_INTERVAL_MINUTES
+    await this.checkReads(
+      {
+        object_type: objectType,
+        event,
+        filters,
+        ...(input.fields ? { fields: input.fields } : {}),
+        interval,
+        webhook_type: webhookType,
+        include_all: includeAll,
+        initial_done: false,
+      },
+      resolved,
+    )
     await this.checkRoomFor(workspaceId)
     const now = new Date().toISOString()
     // A virtual webhook checks at once (its baseline or backfill); a native one only to backfill, otherwise
@@ -100,10 +124,10 @@ export class WebhookService {
       object_type: objectType,
       event,
       hook_url: hookUrl,
-      interval: input.interval ?? DEFAULT_INTERVAL_MINUTES,
+      interval,
       page_max_limit: input.page_max_limit ?? DEFAULT_PAGE_MAX_LIMIT,
       ...(input.fields ? { fields: input.fields } : {}),
-      filters: input.filters ?? {},
+      filters,
       webhook_type: webhookType,
       environment: resolved.connection.environment,
       include_all: includeAll,
@@ -185,10 +209,16 @@ export class WebhookService {
       if (current.webhook_type === 'native' && Object.keys(input.filters).length > 0) {
         throw this.nativeCannotFilter(current.integration_type, current.object_type)
       }
+      this.checkFilterNames(current.object_type, input.filters)
+      changes.filters = input.filters
+    }
+    // What the checks list changes with the filters and the interval: those lists are checked again, as the
+    // webhook will make them. Other changes leave them be, so a webhook whose lists a provider refuses since
+    // (see checkReads) can still be paused, pointed elsewhere or removed.
+    if (changes.filters !== undefined || changes.interval !== undefined) {
       const resolved = await this.resolver.resolve(workspaceId, current.connection_id)
       if (!resolved) throw notFound(`connection ${current.connection_id} not found`)
-      this.checkFilters(resolved, current.object_type, input.filters)
-      changes.filters = input.filters
+      await this.checkReads({ ...current, ...changes }, resolved)
     }
     if (input.is_paused !== undefined) changes.is_paused = input.is_paused
     await this.store.update(workspaceId, id, changes, new Date().toISOString())
@@ -368,12 +398,8 @@ export class WebhookService {
     )
   }
 
-  /** Filters are list filters of the object, checked exactly as a list request would check them. */
-  private checkFilters(
-    resolved: ResolvedConnection,
-    objectType: string,
-    filters: Readonly<Record<string, string>>,
-  ): void {
+  /** Filters are list filters of the object: a name the object's lists do not take is a 400 naming them. */
+  private checkFilterNames(objectType: string, filters: Readonly<Record<string, string>>): void {
     const model = modelOf(objectType)!
     const unknown = Object.keys(filters).filter((k) => !(k in model.filters))
     if (unknown.length > 0) {
@@ -382,8 +408,36 @@ export class WebhookService {
         `filters: ${listedNames(unknown)} not a filter of ${objectType}; allowed: ${allowed.join(', ') || 'none'}`,
       )
     }
-    const handlers = resolved.integration.objects[objectType]
-    if (handlers && Object.keys(filters).length > 0)
-      parseListQuery(filters, model, handlers, resolved.integration)
+  }
+
+  /**
+   * Checks every list the webhook's checks will make as the engine checks any list before reading (the
+   * values, what the integration can apply and needs, the provider's own rules: engine `checkList`), and
+   * answers what that list would: a webhook no check could serve is refused instead of failing every check.
+   * They are the lists the poller makes: the first check's (a backfill, or a baseline's fingerprints), and,
+   * by `updated_gte`, a later check's, from the start of the previous one, `interval` minutes before, less the
+   * provider's listing lag; that one is checked right after a check too, so a refusal only `interval` causes
+   * names `interval`. Rules that depend on the time are checked as of now (README, "Webhooks").
+   */
+  private async checkReads(webhook: CheckedReads, resolved: ResolvedConnection): Promise<void> {
+    const strategy = readStrategyOf(webhook, resolved.integration)
+    // A native webhook lists only for its backfill; its changes are pushed.
+    const native = webhook.webhook_type === 'native'
+    const firstLists = native ? webhook.include_all : firstCheckLists(webhook, strategy)
+    if (firstLists && !webhook.initial_done) await this.reader.checkRead(webhook, resolved)
+    if (native || strategy !== 'updated_gte') return
+    const lag = resolved.integration.objects[webhook.object_type]?.updatedGteLagMs ?? 0
+    const now = Date.now()
+    await this.reader.checkRead(webhook, resolved, updatedGteFrom(new Date(now).toISOString(), lag))
+    const previous = new Date(now - webhook.interval * this.settings.minuteMs).toISOString()
+    try {
+      await this.reader.checkRead(webhook, resolved, updatedGteFrom(previous, lag))
+    } catch (err) {
+      if (!(err instanceof ApiError && err.statusCode === 400)) throw err
+      throw badRequest(
+        `interval: each check lists what changed since the previous check, ${webhook.interval} minutes ` +
+          `before it, and ${resolved.integration.name} refuses that list: ${err.message}`,
+      )
+    }
   }
 }
