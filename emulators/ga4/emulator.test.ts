@@ -136,6 +136,11 @@ describe('Admin API', () => {
       body: { displayName: 'Bound' },
     })
     expect(patch.status).toBe(200)
+    // A field binds by its proto name too: `page_size` is `pageSize`.
+    const byProtoName = await call('GET', '/v1beta/properties?filter=parent:accounts/100&page_size=1')
+    expect(byProtoName.status).toBe(200)
+    expect(byProtoName.body.properties).toHaveLength(1)
+    expect(byProtoName.body.nextPageToken).toEqual(expect.any(String))
   })
 })
 

@@ -28,15 +28,31 @@ const SYSTEM_PARAMETERS = new Set([
 ])
 
 /**
- * A query parameter that is neither a system parameter nor a field of the method's request message outside
- * the path and body (`bindable`) is refused, as Google's HTTP transcoding does: "Invalid JSON payload
- * received. Unknown name "x": Cannot bind query parameter. Field 'x' could not be found in request message."
- * (google/api/http.proto: fields not bound by the path or body "automatically become HTTP query parameters";
- * there are no others).
+ * The lowerCamelCase JSON name of a proto field name, as protoc makes it (each `_` dropped and the character
+ * after it upper-cased): `page_size` is `pageSize`.
  */
-export function refuseUnboundQuery(query: unknown, bindable: readonly string[]): void {
-  for (const name of Object.keys((query ?? {}) as Record<string, unknown>)) {
+const jsonNameOf = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+
+/**
+ * Binds the query to the method's request message as Google's HTTP transcoding does. A field outside the path
+ * and body is a query parameter named by "the field path in the request message" (googleapis/googleapis@f8291d2:
+ * google/api/http.proto, "Rules for HTTP mapping"): its proto name (`page_size`), and the transcoder finds a
+ * field by its JSON name (`pageSize`) as well (grpc-ecosystem/grpc-httpjson-transcoding@a6e226f:
+ * src/type_helper.cc FindField, test/type_helper_test.cc FindFieldCamelCaseTests). `bindable` are the JSON
+ * names; a value given by the proto name is set on the query under the JSON name, which the routes read
+ * (both names at once: not modelled, the JSON name's value is kept). Any other name that is not a system
+ * parameter is refused: "Invalid JSON payload received. Unknown name "x": Cannot bind query parameter. Field
+ * 'x' could not be found in request message."
+ */
+export function bindQuery(query: unknown, bindable: readonly string[]): void {
+  const fields = (query ?? {}) as Record<string, unknown>
+  for (const name of Object.keys(fields)) {
     if (SYSTEM_PARAMETERS.has(name) || bindable.includes(name)) continue
+    const jsonName = jsonNameOf(name)
+    if (jsonName !== name && bindable.includes(jsonName)) {
+      if (!Object.hasOwn(fields, jsonName)) fields[jsonName] = fields[name]
+      continue
+    }
     throw invalidArgument(
       `Invalid JSON payload received. Unknown name "${name}": Cannot bind query parameter. Field '${name}' could not be found in request message.`,
     )

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requireGrant } from '../../google/bearer.js'
 import { GoogleApiError, invalidArgument } from '../../google/errors.js'
 import { decodePageToken, encodePageToken } from '../../google/page-tokens.js'
-import { refuseUnboundQuery } from '../../google/query-binding.js'
+import { bindQuery } from '../../google/query-binding.js'
 import { pageSizeOf } from '../admin-store.js'
 import { ADMIN_READ_SCOPES, ADMIN_WRITE_SCOPES, type Ga4State } from '../state.js'
 
@@ -37,8 +37,8 @@ function bodyOf(request: FastifyRequest): Record<string, unknown> {
  * `filter` and `show_deleted`, Get/Create/Update/DeleteProperty, ListDataStreams).
  */
 export function registerAdminRoutes(app: FastifyInstance, state: Ga4State): void {
-  // The query fields of each method's request message (the same proto), by their JSON names. Google also
-  // binds the proto names (`page_size`); the emulator reads the JSON ones only and refuses the others.
+  // The query fields of each method's request message (the same proto), by their JSON names; their proto
+  // names (`page_size`) bind to the same fields (bindQuery).
   const PAGING = ['pageSize', 'pageToken']
   const bound: Readonly<Record<string, readonly string[]>> = {
     'GET /v1beta/accountSummaries': PAGING,
@@ -50,11 +50,11 @@ export function registerAdminRoutes(app: FastifyInstance, state: Ga4State): void
   const bindable = (request: FastifyRequest) => bound[`${request.method} ${request.routeOptions.url}`] ?? []
   const read = (request: FastifyRequest) => {
     requireGrant(state.bearer('analyticsadmin.googleapis.com'), request, ADMIN_READ_SCOPES)
-    refuseUnboundQuery(request.query, bindable(request))
+    bindQuery(request.query, bindable(request))
   }
   const write = (request: FastifyRequest) => {
     requireGrant(state.bearer('analyticsadmin.googleapis.com'), request, ADMIN_WRITE_SCOPES)
-    refuseUnboundQuery(request.query, bindable(request))
+    bindQuery(request.query, bindable(request))
   }
 
   app.get('/v1beta/accountSummaries', async (request) => {
