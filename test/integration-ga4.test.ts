@@ -289,6 +289,35 @@ describe('Google Analytics 4 through Unigate', () => {
       expect(String(badZone.body.message)).toContain('not a valid time zone')
     })
 
+    it('refuses a raw paging parameter or update mask under its proto name as under its JSON name', async () => {
+      // Google reads `page_token` as `pageToken` (google/field-names.ts): either would replace Unigate's own.
+      emu.clearRequests()
+      for (const [raw, readAs] of [
+        ['pageToken=x', ''],
+        ['page_token=x', " \\(Google Analytics 4 reads it as 'pageToken'\\)"],
+        ['pageSize=5', ''],
+        ['page_size=5', " \\(Google Analytics 4 reads it as 'pageSize'\\)"],
+      ] as const) {
+        const res = await h.api<Rec>('GET', `${base()}/property`, { query: { parent_id: '100', raw } })
+        expect(res.status, raw).toBe(400)
+        expect(String(res.body.message)).toMatch(
+          new RegExp(
+            `^raw: '${raw.split('=')[0]}' is set by Unigate for .*${readAs}; Unigate pages with limit and offset$`,
+          ),
+        )
+      }
+      const id = emu.seed.properties[0]!.name.split('/')[1]
+      const mask = await h.api<Rec>('PATCH', `${base()}/property/${id}`, {
+        query: { raw: 'update_mask=time_zone' },
+        body: { name: 'Mask' },
+      })
+      expect(mask.status).toBe(400)
+      expect(String(mask.body.message)).toMatch(
+        /^raw: 'update_mask' is set by Unigate for .* reads it as 'updateMask'/,
+      )
+      expect(emu.requests()).toEqual([])
+    })
+
     it('reads page N of a large account from the remembered page token, not from the first page', async () => {
       const big = await startGa4Emulator({
         seed: 9,

@@ -141,6 +141,24 @@ describe('YouTube through Unigate', () => {
       expect(missing.status).toBe(404)
     })
 
+    it('refuses a raw paging parameter under its proto name as under its JSON name, and sends nothing', async () => {
+      // Google reads `page_token` as `pageToken` (google/field-names.ts): either would replace Unigate's own.
+      for (const [raw, readAs] of [
+        ['pageToken=x', ''],
+        ['page_token=x', "YouTube reads it as 'pageToken'"],
+        ['maxResults=5', ''],
+        ['max_results=5', "YouTube reads it as 'maxResults'"],
+      ] as const) {
+        const res = await h.api<Rec>('GET', `/analytics/${conn}/property`, { query: { raw } })
+        expect(res.status, raw).toBe(400)
+        expect(res.body.message).toBe(
+          `raw: '${raw.split('=')[0]}' is set by Unigate for YouTube${readAs ? ` (${readAs})` : ''}; ` +
+            'Unigate pages with limit and offset',
+        )
+      }
+      expect(sent('/youtube/v3/channels')).toEqual([])
+    })
+
     it('pages a content owner’s channels with remembered page tokens', async () => {
       const managed = emu.seed.channels.filter((c) => c.contentOwner).map((c) => c.id)
       const page = (offset: number) =>
@@ -216,6 +234,34 @@ describe('YouTube through Unigate', () => {
       })
       expect(page.body).toEqual(all.body.slice(2, 5))
       expect(sent('/v2/reports').at(-1)?.query).toMatchObject({ startIndex: '3', maxResults: '3' })
+    })
+
+    it('refuses a raw parameter Unigate sets on reports.query, under either of its names, and sends nothing', async () => {
+      for (const [raw, why] of [
+        ['startIndex=1', 'Unigate pages with limit and offset'],
+        ['start_index=1', 'Unigate pages with limit and offset'],
+        ['max_results=5', 'Unigate pages with limit and offset'],
+        ['endDate=2024-05-02', 'use start_gte and end_lt'],
+        ['ids=channel%3D%3DMINE', 'use property_id'],
+        ['metrics=likes', 'use type'],
+        ['dimensions=country', 'use dimension'],
+        ['sort=day', 'Unigate orders the rows it pages with limit and offset'],
+      ] as const) {
+        const res = await h.api<Rec>('GET', `/analytics/${conn}/report`, { query: { ...q, raw } })
+        expect(res.status, raw).toBe(400)
+        expect(String(res.body.message)).toMatch(
+          new RegExp(
+            `^raw: '${decodeURIComponent(raw.split('=')[0] ?? '')}' is set by Unigate for YouTube.*; ${why}$`,
+          ),
+        )
+      }
+      expect(sent('/v2/reports')).toEqual([])
+      // A parameter of reports.query that Unigate leaves alone still reaches it.
+      const res = await h.api<Rec[]>('GET', `/analytics/${conn}/report`, {
+        query: { ...q, raw: 'currency=EUR' },
+      })
+      expect(res.status).toBe(200)
+      expect(sent('/v2/reports')[0]?.query).toMatchObject({ currency: 'EUR' })
     })
 
     it('reads a top-videos report larger than YouTube’s 200-row cap in several calls', async () => {

@@ -86,8 +86,8 @@ function prepare(resolver: ConnectionResolver, req: OperationRequest): Prepared 
     rawParams: refuseOwnedRaw(
       rawParams,
       resolved.integration.name,
-      resolved.integration.rawOwned,
-      handlers.rawOwned,
+      [resolved.integration.rawOwned, handlers.rawOwned],
+      resolved.integration.rawParamField,
     ),
     cursors,
   }

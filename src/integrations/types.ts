@@ -393,6 +393,12 @@ export interface IntegrationDefinition {
    * replace Unigate's own (a page read again and again without end) or be replaced by it (dropped unsaid).
    */
   readonly rawOwned?: Readonly<Record<string, string>>
+  /**
+   * The field the provider reads a query parameter name as, where it reads several names as one (Google:
+   * `page_token` and `pageToken`, google/field-names.ts). A raw parameter read as a name of `rawOwned` (the
+   * integration's or the object's) is refused like that name. Absent: each name is its own.
+   */
+  readonly rawParamField?: (name: string) => string
   readonly objects: Readonly<Record<string, ObjectHandlers>>
   /** Provider endpoints outside the unified model, offered as tools by the tool server (optional). */
   readonly externalTools?: readonly ExternalTool[]

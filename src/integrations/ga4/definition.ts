@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { googleFieldOf } from '../google/field-names.js'
 import { GOOGLE_SCOPES, googleAuthHeaders, googleOAuth2 } from '../google/oauth.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
@@ -74,6 +75,8 @@ export default defineIntegration({
     return {}
   },
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // Google reads `page_token` as `pageToken`: a raw one under either name is refused where Unigate sets it.
+  rawParamField: googleFieldOf,
   objects: {
     analytics_property: { ...ga4Properties, requiredFields: ['parent_id', 'timezone'] },
     analytics_report: { ...ga4Reports, requiredParams: ['property_id'] },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { badRequest, ProviderError } from '../../errors.js'
+import { googleFieldOf } from '../google/field-names.js'
 import { GOOGLE_SCOPES, googleAuthHeaders, googleOAuth2 } from '../google/oauth.js'
 import { defineIntegration } from '../types.js'
 import { verifyCall } from '../verify-answer.js'
@@ -88,6 +89,8 @@ export default defineIntegration({
   },
   // Quota refusals are 403s, never worth retrying; 429 is for bursts.
   retry: { on: [429, 500, 502, 503, 504], afterHeaders: ['retry-after'] },
+  // Google reads `page_token` as `pageToken`: a raw one under either name is refused where Unigate sets it.
+  rawParamField: googleFieldOf,
   objects: {
     analytics_property: youtubeChannels,
     analytics_report: youtubeReports,

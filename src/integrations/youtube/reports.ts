@@ -115,4 +115,17 @@ export const youtubeReports: ObjectHandlers = {
   list: listReports,
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
+  // What Unigate sets on every reports.query call, after the raw parameters: a raw one would be replaced
+  // unsaid. `filters` is not among them: an own channel's report takes a raw one, while a content owner's
+  // sets its own (the channel) in its place.
+  rawOwned: {
+    ids: 'use property_id',
+    startDate: 'use start_gte and end_lt',
+    endDate: 'use start_gte and end_lt',
+    metrics: 'use type',
+    dimensions: 'use dimension',
+    sort: 'Unigate orders the rows it pages with limit and offset',
+    maxResults: 'Unigate pages with limit and offset',
+    startIndex: 'Unigate pages with limit and offset',
+  },
 }
