@@ -168,6 +168,14 @@ export interface ObjectHandlers {
    * change listed late is delivered, not lost between two checks.
    */
   readonly updatedGteLagMs?: number
+  /**
+   * The records of one provider page of this object's list, when a window of `limit` records is served whole
+   * only at that size: a connector that keeps its cursors at its provider's page boundaries (Greenhouse,
+   * pages of 500) reads the page a window falls in for every window, so a reader of the whole list asking for
+   * windows of DEFAULT_LIMIT read each page five times. A virtual webhook's check reads the list in windows of
+   * this many records (at most MAX_LIMIT); default DEFAULT_LIMIT.
+   */
+  readonly pageSize?: number
   /** Changes the provider pushes for this object (native webhooks); absent when it pushes none. */
   readonly nativeWebhooks?: NativeWebhookSupport
   /**

@@ -1,5 +1,12 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { checkList, DEFAULT_LIMIT, MAX_OFFSET, parseFields, runOperation } from '../engine/index.js'
+import {
+  checkList,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_OFFSET,
+  parseFields,
+  runOperation,
+} from '../engine/index.js'
 import type { RawListQuery } from '../engine/list-query.js'
 import { ApiError } from '../errors.js'
 import type { OperationLimits } from '../integrations/http-client.js'
@@ -9,6 +16,9 @@ import type { StoredWebhook } from './webhook.js'
 
 /** Fields change detection needs whatever the webhook delivers: they are read, then dropped if unasked. */
 const NEEDED_FOR_DETECTION = ['id', 'created_at', 'updated_at']
+
+/** The most records one check reads: every offset a list takes (MAX_OFFSET), and a default page past the last. */
+const MAX_CHECK_RECORDS = MAX_OFFSET + DEFAULT_LIMIT
 
 export interface ReadOptions {
   /** `updated_gte` for the read; undefined reads everything. */
@@ -67,7 +77,7 @@ export class RecordReader {
     await checkList(this.resolver, {
       resolved,
       model,
-      query: pageQuery(webhook, model, 0, updatedGte),
+      query: pageQuery(webhook, model, 0, checkWindow(webhook, resolved), updatedGte),
       slowFieldsOptIn: false,
     })
   }
@@ -80,29 +90,36 @@ export class RecordReader {
     const model = modelOf(webhook.object_type)
     if (!model) throw new Error(`unknown object type ${webhook.object_type}`)
     const listed = parseFields(webhook.fields, model).listed
+    const window = checkWindow(webhook, resolved)
     const out: DeliveredRecord[] = []
     for (let offset = 0; ; ) {
       // The engine refuses offsets above MAX_OFFSET, as it does for every list: say so rather than truncate.
       if (offset > MAX_OFFSET) {
         throw new Error(
-          `${model.objectType} holds more than ${offset} records; a check reads at most ${MAX_OFFSET + DEFAULT_LIMIT}`,
+          `${model.objectType} holds more than ${offset} records; a check reads at most ${MAX_CHECK_RECORDS}`,
         )
       }
+      const limit = Math.min(window, MAX_CHECK_RECORDS - offset)
       const records = (await runOperation(this.resolver, {
         resolved,
         model,
         operation: 'list',
-        query: pageQuery(webhook, model, offset, options.updatedGte),
+        query: pageQuery(webhook, model, offset, limit, options.updatedGte),
         slowFieldsOptIn: false,
         ...(options.until ? { until: options.until } : {}),
       })) as Record<string, unknown>[]
       for (const record of records) out.push(listed ? onlyListed(record, listed, model) : record)
-      if (records.length < DEFAULT_LIMIT) break
+      if (records.length < limit) break
       offset += records.length
       if (!(await options.onPage())) throw new Error('lost the poll lease during a long read')
     }
     return out
   }
+}
+
+/** Windows the connector serves whole, so that each provider page is read once (ObjectHandlers.pageSize). */
+function checkWindow(webhook: WebhookReads, resolved: ResolvedConnection): number {
+  return Math.min(MAX_LIMIT, resolved.integration.objects[webhook.object_type]?.pageSize ?? DEFAULT_LIMIT)
 }
 
 /** What of a webhook decides the lists its checks make. */
@@ -116,6 +133,7 @@ function pageQuery(
   webhook: WebhookReads,
   model: ObjectModel,
   offset: number,
+  limit: number,
   updatedGte: string | undefined,
 ): RawListQuery {
   const listed = parseFields(webhook.fields, model).listed
@@ -124,7 +142,7 @@ function pageQuery(
     : undefined
   return {
     ...webhook.filters,
-    limit: String(DEFAULT_LIMIT),
+    limit: String(limit),
     offset: String(offset),
     ...(fields ? { fields } : {}),
     ...(updatedGte ? { updated_gte: updatedGte } : {}),

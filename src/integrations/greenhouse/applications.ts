@@ -47,8 +47,9 @@ function statusFilter(value: string): string {
 /**
  * The rows `offset`..`offset+limit` of a Harvest v3 list. v3 pages by cursor only: filters and `per_page`
  * go on the first request, then the `rel="next"` URL is called exactly as given, as its only parameter
- * (https://harvestdocs.greenhouse.io/docs/pagination). A window that starts the list and fits a page is one
- * call; any other is read in pages of 500 from the remembered cursor nearest below it.
+ * (https://harvestdocs.greenhouse.io/docs/pagination). A window that starts the list and is smaller than a page
+ * is one call of its own size; any other is read in pages of 500 from the remembered cursor nearest below it,
+ * remembering the cursor of every page it passes, so windows of 500 read in order read each page once.
  */
 async function readWindow<T>(
   ctx: HandlerContext,
@@ -60,7 +61,8 @@ async function readWindow<T>(
   // A unified filter the caller left out is undefined here: it must not erase a raw filter of that name (the
   // `raw` parameter is "added to the provider request", spec 4.1), or Greenhouse answers the list unfiltered.
   const first: Query = rawThenOwn(ctx.rawParams, filters)
-  if (offset === 0 && limit <= MAX_PER_PAGE) {
+  // A smaller first page leaves no cursor: the walks go in pages of 500, from cursors of such pages.
+  if (offset === 0 && limit < MAX_PER_PAGE) {
     const { rows } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
     return rows.slice(0, limit)
   }
@@ -198,6 +200,8 @@ export const applicationHandlers: ObjectHandlers = {
   slowFields: [...OFFER_FIELDS],
   // Without filters the list is every application of the organization.
   listIsComplete: true,
+  // Cursors are kept every 500 rows (readWindow): a reader of the whole list asks for pages of 500.
+  pageSize: MAX_PER_PAGE,
   list: listApplications,
   async get(ctx, id) {
     if (!/^\d+$/.test(id))
