@@ -13,6 +13,7 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import { startLocalServer } from './support/local-server.js'
 import {
   expectRawSlowField,
   listSlowFieldCase,
@@ -161,6 +162,97 @@ describe('Greenhouse through Unigate', () => {
     expect(await page(10, 25)).toEqual(ids.slice(10, 35))
     expect(await page(ids.length - 2, 10)).toEqual(ids.slice(-2))
     expect(await page(ids.length + 5, 10)).toEqual([])
+  })
+
+  describe('a next link given as a relative reference (Greenhouse gives absolute ones)', () => {
+    /**
+     * Relays every request to the emulator as it came, answering with the emulator's answer, its `Link` target
+     * rewritten by `rewrite` (given the absolute link's path and query): a stand-in for a server that
+     * answers relative references, which RFC 8288 section 3.2 allows, resolved against the request's address.
+     */
+    async function relayRewritingLinks(rewrite: (pathAndQuery: string) => string) {
+      return startLocalServer((req, res) => {
+        void (async () => {
+          const answer = await fetch(`${emu.url}${req.url}`, {
+            headers: { authorization: String(req.headers.authorization ?? '') },
+          })
+          const link = answer.headers.get('link')
+          const headers: Record<string, string> = {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+          }
+          if (link) {
+            headers.link = link.replace(/<([^>]*)>/, (_m, target: string) => {
+              const url = new URL(target)
+              return `<${rewrite(url.pathname + url.search)}>`
+            })
+          }
+          res.writeHead(answer.status, headers)
+          res.end(Buffer.from(await answer.arrayBuffer()))
+        })()
+      })
+    }
+
+    const listThrough = async (relay: { url: string }) => {
+      const c = await createConnection(h, {
+        integration_type: 'greenhouse',
+        auth: {
+          ...clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
+          api_url: `${relay.url}/v3`,
+        },
+      })
+      emu.clearRequests()
+      return h.api<Rec[]>('GET', `/ats/${c}/application`, { query: { limit: 600, fields: 'id' } })
+    }
+
+    it('is resolved against the address of the request it answered, and that address is what is sent', async () => {
+      const ids = ordered().map((a) => String(a.id))
+      // An absolute path, a relative path, a query alone, and references with dot segments (RFC 3986 section
+      // 5.4 resolves them, as the URL parser does in an absolute link): each names /v3/applications?cursor=...
+      for (const rewrite of [
+        (p: string) => p,
+        (p: string) => p.replace('/v3/', ''),
+        (p: string) => p.slice(p.indexOf('?')),
+        (p: string) => p.replace('/v3/', '/v3/offers/../'),
+        (p: string) => p.replace('/v3/', '../v3/'),
+      ]) {
+        const relay = await relayRewritingLinks(rewrite)
+        try {
+          const res = await listThrough(relay)
+          const sample = rewrite('/v3/applications?cursor=C')
+          expect(res.status, `${sample}: ${res.text}`).toBe(200)
+          expect(
+            res.body.map((a) => a.id),
+            sample,
+          ).toEqual(ids.slice(0, 600))
+          expect(
+            listCalls().map((r) => r.query),
+            sample,
+          ).toEqual([{ per_page: '500' }, { cursor: expect.any(String) }])
+          expect(
+            emu
+              .requests()
+              .filter((r) => r.path !== '/token')
+              .map((r) => r.path),
+            sample,
+          ).toEqual(['/v3/applications', '/v3/applications'])
+        } finally {
+          await relay.close()
+        }
+      }
+    })
+
+    it('naming another host (a network-path reference) is a 502 naming both origins, and is not followed', async () => {
+      const relay = await relayRewritingLinks((p) => `//other.example${p}`)
+      try {
+        const res = await listThrough(relay)
+        expect(res.status).toBe(502)
+        expect(String((res.body as unknown as Rec).message)).toContain('http://other.example')
+        expect(String((res.body as unknown as Rec).message)).toContain(relay.url)
+        expect(listCalls().map((r) => r.query)).toEqual([{ per_page: '500' }])
+      } finally {
+        await relay.close()
+      }
+    })
   })
 
   it('a connection moved to another address follows no cursor of the old one: its token goes only to the new', async () => {

@@ -48,6 +48,42 @@ describe('ProviderClient.urlFor, length', () => {
   })
 })
 
+describe('ProviderClient.linkFrom', () => {
+  it("resolves a provider's link against the address of the request it answered, as RFC 3986 resolves references", () => {
+    const c = client('https://api.example.com/v3')
+    const first = { path: '/applications', query: { per_page: 500 } }
+    const resolved = (link: string, request: Parameters<typeof c.linkFrom>[0] = first) =>
+      c.linkFrom(request, link)
+    const next = 'https://api.example.com/v3/applications?cursor=x'
+    for (const link of [
+      next,
+      '/v3/applications?cursor=x',
+      'applications?cursor=x',
+      '?cursor=x',
+      '//api.example.com/v3/applications?cursor=x',
+      '/v3/jobs/../applications?cursor=x',
+      '../v3/./applications?cursor=x',
+    ])
+      expect(resolved(link), link).toBe(next)
+    // Against a followed link, and against the other base a request named.
+    expect(resolved('?cursor=y', { path: next })).toBe('https://api.example.com/v3/applications?cursor=y')
+    expect(resolved('e?p=2', { path: '/v1/e', baseUrl: 'https://ingest.example.com/x' })).toBe(
+      'https://ingest.example.com/x/v1/e?p=2',
+    )
+    // What it answers is sent as it is.
+    expect(c.urlFor(resolved('applications?cursor=x')).href).toBe(next)
+  })
+
+  it('refuses with a 502 a link off the origin once resolved, and one that is no URL', () => {
+    const c = client('https://api.example.com/v3')
+    for (const link of ['//other.example.com/v3/applications', 'https://other.example.com/', 'http://[x/']) {
+      const refused = refusalOf(() => c.linkFrom({ path: '/applications' }, link))
+      expect(refused, link).toBeInstanceOf(ApiError)
+      expect((refused as ApiError).statusCode, link).toBe(502)
+    }
+  })
+})
+
 describe('ProviderClient.targetFor', () => {
   it('splits the address into the origin and the path with its query, as undici splits a URL', () => {
     const c = client('https://api.example.com/crm/v3/')

@@ -256,7 +256,9 @@ export class ProviderClient {
    * gave (a `next` page), which must be on `base`'s origin. A link elsewhere is refused with a 502 before
    * anything is sent, wherever it came from (an answer, or a cursor remembered for an hour while the
    * connection moved to another address): the connection's credentials go to its own address only.
-   * A path with a `.` or `..` segment is refused with a 400 (see DOT_SEGMENT).
+   * A relative path with a `.` or `..` segment is refused with a 400 (see DOT_SEGMENT): connectors build such
+   * paths from the caller's values. A provider's link is not one: linkFrom makes it absolute first, resolving
+   * its dot segments as any URL's are.
    */
   urlFor(path: string, base = this.options.baseUrl, query?: ProviderRequest['query']): URL {
     if (ABSOLUTE.test(path)) return withQuery(onOriginOf(base, path), query)
@@ -268,6 +270,24 @@ export class ProviderClient {
     const url = withQuery(new URL(joinPath(base, path)), query)
     if (url.href.length > MAX_PROVIDER_URL_LENGTH) throw new ProviderAddressTooLong(url.href.length)
     return url
+  }
+
+  /**
+   * A link the provider gave in its answer to `request` (a `Link: rel="next"` target), as the absolute address
+   * to send as a later request's `path`: resolved once, against the address `request` was sent to (RFC 8288
+   * section 3.2: a relative reference is resolved as RFC 3986 section 5 says, dot segments included, as the
+   * URL parser resolves them in an absolute link), then held to urlFor's rule for a provider's link: on the
+   * origin of `request`'s base address, else a 502. What is checked here is then exactly what is sent.
+   */
+  linkFrom(request: ProviderRequest, link: string): string {
+    let resolved: string
+    try {
+      resolved = new URL(link, this.urlFor(request.path, request.baseUrl, request.query)).href
+    } catch (err) {
+      if (err instanceof ApiError) throw err
+      throw new ApiError(502, 'the provider linked a page at an address that is not a URL; not followed')
+    }
+    return this.urlFor(resolved, request.baseUrl).href
   }
 
   /**

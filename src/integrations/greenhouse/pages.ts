@@ -13,17 +13,22 @@ export const MAX_PER_PAGE = 500
 
 export type Query = Readonly<Record<string, string | number | undefined>>
 
-/** One list page: the rows and the `rel="next"` address, followed only on the connection's own origin. */
+/**
+ * One list page: the rows and the `rel="next"` address, absolute, followed only on the connection's own origin.
+ * Greenhouse's links are absolute (https://harvestdocs.greenhouse.io/docs/pagination shows
+ * `<https://harvest.greenhouse.io/v3/jobs?cursor=...>; rel="next"`), but a relative one is resolved
+ * against the address of this request, as RFC 8288 section 3.2 says, rather than sent as a path under the base.
+ */
 export async function page<T>(
   ctx: HandlerContext,
   request: ProviderRequest,
 ): Promise<{ rows: T[]; next?: string }> {
   const res = await ctx.client.send(request)
   if (!Array.isArray(res.body)) throw new TypeError('a Harvest list answered something other than an array')
-  const next = linkOf(res.headers.link, 'next')
-  // The client refuses a link off the connection's origin when it is followed; checked here too, so such a
-  // link is never remembered as a cursor.
-  if (next) ctx.client.urlFor(new URL(next, ctx.client.baseUrl).href)
+  const link = linkOf(res.headers.link, 'next')
+  // Resolved and checked now (a link off the connection's origin is a 502), so that what is remembered as a
+  // cursor, and later sent, is the address that was checked.
+  const next = link ? ctx.client.linkFrom(request, link) : undefined
   return { rows: res.body as T[], ...(next ? { next } : {}) }
 }
 
