@@ -548,6 +548,53 @@ describe('Mixpanel through Unigate', () => {
     })
   })
 
+  it('refuses a report window longer than its bound before asking Mixpanel, and serves one as long', async () => {
+    const before = emu.requests().length
+    const refused = async (query: Record<string, string>, days: number, max: number) => {
+      const res = await h.api<{ message: string }>('GET', `${base()}/report`, { query })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain('start_gte/end_lt')
+      expect(res.body.message).toContain(`at most ${max} days`)
+      expect(res.body.message).toContain(`holds ${days}`)
+    }
+    // Millions of days by day: refused, with or without an event name (which would ask for /events/names).
+    await refused({ start_gte: '0001-01-01', end_lt: '9999-12-31', query: 'Signed up' }, 3_652_058, 10_000)
+    await refused({ start_gte: '0001-01-01', end_lt: '9999-12-31' }, 3_652_058, 10_000)
+    await refused({ start_gte: '2000-01-01', end_lt: '2027-05-20', query: 'Signed up' }, 10_001, 10_000)
+    await refused(
+      { start_gte: '2000-01-01', end_lt: '2027-05-20', query: 'Signed up', dimension: 'COUNTRY' },
+      10_001,
+      10_000,
+    )
+    await refused(
+      { start_gte: '2024-01-01', end_lt: '2025-02-21', query: 'Signed up', dimension: 'HOUR' },
+      417,
+      416,
+    )
+    expect(emu.requests()).toHaveLength(before)
+
+    // The longest windows are asked for and answered whole.
+    const byDay = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: '2000-01-01', end_lt: '2027-05-19', query: 'Signed up' },
+    })
+    expect(byDay.status).toBe(200)
+    expect(byDay.body[0]!.metrics as Rec[]).toHaveLength(10_000)
+    expect(at('/api/query/events').at(-1)?.query).toMatchObject({
+      from_date: '2000-01-01',
+      to_date: '2027-05-18',
+    })
+    const byHour = await h.api<Rec[]>('GET', `${base()}/report`, {
+      query: { start_gte: '2024-01-01', end_lt: '2025-02-20', query: 'Signed up', dimension: 'HOUR' },
+    })
+    expect(byHour.status).toBe(200)
+    expect(at('/api/query/events').at(-1)?.query).toMatchObject({
+      from_date: '2024-01-01',
+      to_date: '2025-02-19',
+    })
+    // Los Angeles: one hour skipped in spring 2024, none repeated before 2025-02-20 but 2024-11-03's.
+    expect((byHour.body[0]!.metrics as Rec[]).length).toBeGreaterThan(9_980)
+  })
+
   it('reports by country, and unique users only by day or longer', async () => {
     const q = { start_gte: '2024-05-10', end_lt: '2024-05-13', query: 'Signed up' }
     const signups = eventsBetween(zoneMidnight('2024-05-10'), zoneMidnight('2024-05-13')).filter(

@@ -4,7 +4,7 @@ import { reportParamsOf } from '../report-params.js'
 import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
-import { addDays, dayIn } from '../zones.js'
+import { addDays, dayIn, daysBetween } from '../zones.js'
 import { mixpanelHosts } from './hosts.js'
 import type { MixpanelSeries } from './provider-types.js'
 import { zonesOf } from './time.js'
@@ -56,6 +56,36 @@ export const MIXPANEL_REPORT_DIMENSIONS = [...Object.keys(UNITS), ...Object.keys
 const NOT_MEANT: Readonly<Record<string, string>> = {
   DEVICE_TYPE:
     "Mixpanel's $device property names the device (iPhone, Android) and is left empty on desktop browsers; it is not desktop, mobile or tablet",
+}
+
+/**
+ * The most days of the project's zone one report asks Mixpanel for, by the unit it is asked in (a property
+ * breakdown is asked by day): Unigate's own bound. The Query API documents none for `/events` or
+ * `/segmentation` (mixpanel/docs@ba22906:openapi/query.openapi.yaml gives only its rate limit, 60 queries an
+ * hour and 5 at once), yet answers one value per event (or property value) per bucket of the window, so a
+ * window of centuries by day was millions of buckets, stopped only at the answer cap after Mixpanel did the
+ * work. 10,000 buckets per event keep one answer to a few hundred KB per event: 10,000 days (over 27 years)
+ * by DATE, WEEK, MONTH or a property, 416 days (9,984 hours) by HOUR. No real report needs more: Mixpanel's
+ * own app charts at most 12 months by day and 31 days by hour (docs/reports/insights.mdx, "Date Range
+ * Guardrails"), which are its app's limits, not the Query API's, and so not Unigate's.
+ */
+export const MAX_WINDOW_DAYS: Readonly<Record<string, number>> = {
+  hour: 416,
+  day: 10_000,
+  week: 10_000,
+  month: 10_000,
+}
+
+/** Refuses a window longer than MAX_WINDOW_DAYS for the unit Mixpanel is asked in, before asking it. */
+function checkWindowLength(dimension: string, unit: string, from: string, to: string): void {
+  const max = MAX_WINDOW_DAYS[unit]
+  const days = daysBetween(from, to) + 1
+  if (max === undefined || days <= max) return
+  throw badRequest(
+    `start_gte/end_lt: a Mixpanel report by ${dimension} covers at most ${max} days, a bound of Unigate's own ` +
+      `(Mixpanel documents none; it keeps one Query API answer small); ${from}..${to} holds ${days}: ` +
+      `narrow start_gte..end_lt${unit === 'hour' ? ' or use a coarser dimension' : ''}`,
+  )
 }
 
 /**
@@ -202,6 +232,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
   }
   const zone = zonesOf(ctx).report
   const { from, to, startAt, endAt } = windowOf(q, zone)
+  checkWindowLength(dimension, on ? 'day' : (unit as string), from, to)
   // Every event, when no event is named: the names Mixpanel gives, or why they cannot stand for every event.
   let allEvents: string[] | undefined
   if (!q.query && types.some((t) => t !== 'PAGE_VIEWS')) {
