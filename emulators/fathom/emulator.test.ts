@@ -95,4 +95,29 @@ describe('Fathom emulator', () => {
       await emu.close()
     }
   })
+
+  it('reads dates of the years 0 to 99 as those years, not as 1900 to 1999', async () => {
+    const emu = await startFathomEmulator({ seed: 3, sites: 1, pageviews: 10 })
+    try {
+      const site = emu.state.orderedSites()[0]?.id as string
+      const hit = { fields: {}, visit: true, unique: true, bounce: false, duration: 1 }
+      // One visit on 0050-03-01 and one on 1950-03-01: Date.UTC had read the first day as the second.
+      emu.state.hits
+        .get(site)
+        ?.push(
+          { ...hit, at: Date.parse('0050-03-01T12:00:00Z') },
+          { ...hit, at: Date.parse('1950-03-01T12:00:00Z') },
+          { ...hit, at: Date.parse('1950-03-01T13:00:00Z') },
+        )
+      const res = await fetch(
+        `${emu.url}/v1/aggregations?entity=pageview&entity_id=${site}&aggregates=visits&timezone=UTC` +
+          '&date_grouping=day&date_from=0050-03-01 00:00:00&date_to=0050-03-01 23:59:59',
+        { headers: json },
+      )
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { data: unknown[] }).data).toEqual([{ visits: '1', date: '0050-03-01' }])
+    } finally {
+      await emu.close()
+    }
+  })
 })

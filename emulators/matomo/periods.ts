@@ -1,3 +1,4 @@
+import { utc } from '../kit/zones.js'
 import { addDays, isDay, localDay } from './calendar.js'
 import { MatomoApiError } from './errors.js'
 
@@ -63,8 +64,8 @@ function addPeriod(day: string, n: number, period: Exclude<Period, 'range'>): st
   if (period === 'week') return addDays(day, 7 * n)
   const [y, m, d] = day.split('-').map(Number) as [number, number, number]
   const months = period === 'year' ? 12 * n : n
-  const first = new Date(Date.UTC(y, m - 1 + months, 1))
-  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate()
+  const first = new Date(utc(y, m - 1 + months, 1))
+  const lastDay = new Date(utc(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate()
   first.setUTCDate(Math.min(d, lastDay))
   return first.toISOString().slice(0, 10)
 }

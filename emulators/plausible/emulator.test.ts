@@ -363,4 +363,32 @@ describe('Plausible emulator', () => {
       await emu.close()
     }
   })
+
+  it('reads dates of the years 0 to 99 as those years, not as 1900 to 1999', async () => {
+    const emu = await startPlausibleEmulator({ sites: 1, visits: 5 })
+    try {
+      const visits = emu.state.visits.get('site0001.example.com') ?? []
+      const seeded = visits[0] as (typeof visits)[number]
+      // A visit on Thursday 0050-03-10 (proleptic Gregorian); Date.UTC had read the window as 1950's days.
+      const at = Date.parse('0050-03-10T12:00:00Z')
+      visits.push({ ...seeded, start: at, end: at, events: seeded.events.map((e) => ({ ...e, at })) })
+      const res = await fetch(`${emu.url}/api/v2/query`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          site_id: 'site0001.example.com',
+          metrics: ['visitors'],
+          date_range: ['0050-03-01', '0050-03-20'],
+          dimensions: ['time:week'],
+        }),
+      })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { results: unknown[]; query: { date_range: string[] } }
+      expect(body.query.date_range).toEqual(['0050-03-01T00:00:00+00:00', '0050-03-20T23:59:59+00:00'])
+      // Labelled by its Monday.
+      expect(body.results).toEqual([{ metrics: [1], dimensions: ['0050-03-07'] }])
+    } finally {
+      await emu.close()
+    }
+  })
 })

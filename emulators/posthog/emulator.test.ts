@@ -994,3 +994,11 @@ describe('determinism', () => {
     }
   })
 })
+
+describe('dates before the year 100', () => {
+  it('reads a date of the years 0 to 99 as that year, not as 1900 to 1999', async () => {
+    expect(
+      await rows("SELECT toDateTime('0050-03-01 12:00:00'), toDate('0050-03-01') FROM events LIMIT 1"),
+    ).toEqual([['0050-03-01T12:00:00.000000Z', '0050-03-01']])
+  })
+})

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { offsetAt } from '../../kit/zones.js'
+import { offsetAt, utc } from '../../kit/zones.js'
 import { requireSite } from '../auth.js'
 import { DATE_GROUPINGS, EVENT_AGGREGATES, FIELD_GROUPINGS, PAGEVIEW_AGGREGATES } from '../constants.js'
 import { FathomHttpError, invalid, notFound } from '../errors.js'
@@ -23,7 +23,7 @@ function parseTime(
   const m = TIME.exec(value)
   if (!m) throw invalid(`The ${name.replace('_', ' ')} does not match the format Y-m-d H:i:s.`)
   const [, y, mo, d, h, mi, s] = m
-  const wall = Date.UTC(
+  const wall = utc(
     Number(y),
     Number(mo) - 1,
     Number(d),

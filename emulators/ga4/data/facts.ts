@@ -1,4 +1,5 @@
 import { hash32, SeededRandom } from '../../kit/index.js'
+import { utc } from '../../kit/zones.js'
 
 /**
  * Report data: each property's traffic for a day is a handful of "fact" rows, each a combination of
@@ -81,10 +82,10 @@ export const DIMENSION_NAMES = [
 ] as const
 
 function isoWeek(y: number, m: number, d: number): string {
-  const date = new Date(Date.UTC(y, m - 1, d))
+  const date = new Date(utc(y, m - 1, d))
   const day = date.getUTCDay() || 7
   date.setUTCDate(date.getUTCDate() + 4 - day)
-  const yearStart = Date.UTC(date.getUTCFullYear(), 0, 1)
+  const yearStart = utc(date.getUTCFullYear(), 0, 1)
   const week = Math.ceil(((date.getTime() - yearStart) / 86_400_000 + 1) / 7)
   return `${date.getUTCFullYear()}${String(week).padStart(2, '0')}`
 }
@@ -92,10 +93,10 @@ function isoWeek(y: number, m: number, d: number): string {
 /** The facts of one property on one day (YYYY-MM-DD, the property's calendar day). */
 export function factsFor(seed: number, propertyNumber: number, day: string, perDay: number): Fact[] {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number]
-  const dayNumber = Math.floor(Date.UTC(y, m - 1, d) / 86_400_000)
+  const dayNumber = Math.floor(utc(y, m - 1, d) / 86_400_000)
   const random = new SeededRandom(hash32(seed, propertyNumber, dayNumber))
   const compact = day.replaceAll('-', '')
-  const dow = String(new Date(Date.UTC(y, m - 1, d)).getUTCDay())
+  const dow = String(new Date(utc(y, m - 1, d)).getUTCDay())
   const facts: Fact[] = []
   for (let i = 0; i < perDay; i++) {
     const [country, countryId, city] = random.pick(COUNTRIES)

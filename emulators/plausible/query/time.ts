@@ -1,4 +1,4 @@
-import { offsetAt } from '../../kit/zones.js'
+import { offsetAt, utc } from '../../kit/zones.js'
 
 /**
  * Site-timezone arithmetic for date ranges and time buckets, with Intl only: Plausible buckets
@@ -28,7 +28,7 @@ export function offsetMs(ms: number, timeZone: string): number {
 
 /** The instant a local wall-clock time happens in the zone. */
 export function zonedToUtc(y: number, m: number, d: number, timeZone: string, h = 0, min = 0, s = 0): number {
-  const guess = Date.UTC(y, m - 1, d, h, min, s)
+  const guess = utc(y, m - 1, d, h, min, s)
   const first = guess - offsetMs(guess, timeZone)
   return guess - offsetMs(first, timeZone)
 }
@@ -37,7 +37,7 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
 export function localDate(ms: number, timeZone: string): string {
   const p = parts(ms, timeZone)
-  return `${p.y}-${pad(p.m)}-${pad(p.d)}`
+  return `${pad(p.y, 4)}-${pad(p.m)}-${pad(p.d)}`
 }
 
 /**
@@ -50,17 +50,17 @@ export function bucketLabel(ms: number, dimension: string, timeZone: string, ran
   const p = parts(ms, timeZone)
   switch (dimension) {
     case 'time:hour':
-      return `${p.y}-${pad(p.m)}-${pad(p.d)} ${pad(p.h)}:00:00`
+      return `${pad(p.y, 4)}-${pad(p.m)}-${pad(p.d)} ${pad(p.h)}:00:00`
     case 'time:week': {
-      const day = new Date(Date.UTC(p.y, p.m - 1, p.d))
+      const day = new Date(utc(p.y, p.m - 1, p.d))
       const monday = new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000)
       const label = monday.toISOString().slice(0, 10)
       return label < rangeFirstDate ? rangeFirstDate : label
     }
     case 'time:month':
-      return `${p.y}-${pad(p.m)}-01`
+      return `${pad(p.y, 4)}-${pad(p.m)}-01`
     default:
-      return `${p.y}-${pad(p.m)}-${pad(p.d)}`
+      return `${pad(p.y, 4)}-${pad(p.m)}-${pad(p.d)}`
   }
 }
 

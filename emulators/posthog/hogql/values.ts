@@ -1,3 +1,4 @@
+import { utc } from '../../kit/zones.js'
 import { CLICKHOUSE, HogQLError } from './errors.js'
 import { currentZone, formatInZone, instantOfWall } from './zone.js'
 
@@ -59,9 +60,8 @@ export function parseDateTime(text: string, zone = 'UTC'): number | undefined {
   if (!m) return undefined
   const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', offsetText] = m
   const ms = Number(`0.${fraction || '0'}`) * 1000
-  let value =
-    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
-  const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
+  let value = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
+  const check = new Date(utc(Number(y), Number(mo) - 1, Number(d)))
   if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)) return undefined
   if (offsetText && offsetText !== 'Z') {
     const sign = offsetText.startsWith('-') ? -1 : 1
