@@ -72,7 +72,9 @@ const removeQuerySchema = Type.Object({}, { additionalProperties: false })
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 const ConnectionParams = Type.Object({ connection_id: Type.String() })
-const ItemParams = Type.Object({ connection_id: Type.String(), id: Type.String() })
+// An empty id (`…/contact/`, a trailing slash) named no record: sent on, it reached the provider's list or
+// collection address, and a DELETE removed whatever record that answered first.
+const ItemParams = Type.Object({ connection_id: Type.String(), id: Type.String({ minLength: 1 }) })
 
 const VERBS: Record<
   Operation,
