@@ -21,6 +21,17 @@ describe.each(storeKinds())('the API-call log is kept within its bounds on %s', 
       apiCallLog: { maxPerWorkspace, retentionMs: retentionDays * DAY, pruneEveryMs },
     })
 
+  /**
+   * A harness whose background pruner is stopped, so the test's own `pruneAll` is the only pass: the sweep the
+   * server makes at start could otherwise still be running when the rows are written and remove them first
+   * (seen in CI on PostgreSQL under load: the test's pass found nothing left).
+   */
+  const startPrunedByHand = async (maxPerWorkspace: number, retentionDays?: number) => {
+    const harness = await start(maxPerWorkspace, retentionDays)
+    await harness.services.apiCallRetention.stop()
+    return harness
+  }
+
   /** Writes `count` calls `ageMs` old, four to a millisecond, so the bound falls between calls made at once. */
   const write = async (harness: Harness, workspaceId: string, count: number, ageMs: number, name: string) => {
     const insert = bulkInserter(harness.services.db, 'api_calls', API_CALL_COLUMNS)
@@ -56,7 +67,7 @@ describe.each(storeKinds())('the API-call log is kept within its bounds on %s', 
   }
 
   it("keeps a workspace's newest calls up to the bound, a slice at a time, and leaves other workspaces alone", async () => {
-    h = await start(20)
+    h = await startPrunedByHand(20)
     const other = await h.otherWorkspace()
     const count = 2 * PRUNE_SLICE + 37
     await write(h, h.workspaceId, count, 60_000, 'call')
@@ -75,7 +86,7 @@ describe.each(storeKinds())('the API-call log is kept within its bounds on %s', 
   })
 
   it('removes calls older than the retention period, even under the count bound', async () => {
-    h = await start(1000, 30)
+    h = await startPrunedByHand(1000, 30)
     const other = await h.otherWorkspace()
     await write(h, h.workspaceId, 7, 31 * DAY, 'old')
     await write(h, h.workspaceId, 5, 29 * DAY, 'recent')
