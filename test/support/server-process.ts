@@ -56,18 +56,21 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port found between ${from} and ${low - 1}`)
 }
 
-/** Kills every server a test started (and the Node process tsx runs it in), also after a failing test. */
+/** Kills every server process a test started, also after a failing test. */
 export function killAllServerProcesses(): Promise<void> {
   return killAllTestProcesses()
 }
 
-/** Starts `tsx src/main.ts` as its own process with the given environment; resolves once /health answers. */
+/** Starts `src/main.ts` (through tsx's loader) as its own process with the given environment; resolves once /health answers. */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawnTestProcess(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+  // Node itself with tsx's loader, not the `tsx` command: that command runs the program in a child process and
+  // relays a signal to it, and when the child does not acknowledge within about 60 ms (a busy loop on a loaded
+  // machine) it kills the child with SIGKILL and exits 143, cutting short the graceful stop a test signals.
+  const child = spawnTestProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
