@@ -223,6 +223,63 @@ describe('ProviderClient.forOperation, answer bytes', () => {
   })
 })
 
+describe('ProviderClient, pace', () => {
+  it('paces every attempt, retries too, and tells the pacer of each answer before the next attempt waits', async () => {
+    const events: string[] = []
+    let sent = 0
+    const transport = {
+      settings: SETTINGS,
+      fetch: async () => {
+        events.push(`sent ${++sent}`)
+        return sent < 3
+          ? { status: 429, headers: {}, body: Buffer.from('{"policyName":"SECONDLY"}') }
+          : { status: 200, headers: {}, body: Buffer.from('[]') }
+      },
+    } as unknown as ProviderTransport
+    const retrying = new ProviderClient({
+      ...client('https://api.example.com').options,
+      retry: { on: [429], afterHeaders: [] },
+      maxRetries: 3,
+      maxRetryWaitMs: 10_000,
+      transport,
+    })
+    let paced = 0
+    const pace = async () => {
+      const n = ++paced
+      events.push(`paced ${n}`)
+      return () => events.push(`answered ${n}`)
+    }
+    expect(await retrying.json({ method: 'POST', path: '/search', idempotent: true, pace })).toEqual([])
+    expect(events).toEqual([
+      'paced 1',
+      'sent 1',
+      'answered 1',
+      'paced 2',
+      'sent 2',
+      'answered 2',
+      'paced 3',
+      'sent 3',
+      'answered 3',
+    ])
+  })
+
+  it('tells the pacer when an attempt fails without an answer', async () => {
+    const transport = {
+      settings: SETTINGS,
+      fetch: async () => {
+        throw new ApiError(504, 'the provider did not answer in time')
+      },
+    } as unknown as ProviderTransport
+    const c = new ProviderClient({ ...client('https://api.example.com').options, transport })
+    let answered = 0
+    const pace = async () => () => {
+      answered++
+    }
+    await expect(c.json({ path: '/search', pace })).rejects.toMatchObject({ statusCode: 504 })
+    expect(answered).toBe(1)
+  })
+})
+
 describe('ProviderClient with jsonAnswersOnly (verification)', () => {
   it('refuses a 2xx answer that is not a JSON object or array with a 502, and takes one that is', async () => {
     let next: { body: string; type: string } = { body: '', type: '' }

@@ -33,6 +33,12 @@ export interface ProviderRequest {
   readonly onAnswer?: (status: number) => void
   /** A further slot each attempt takes after its connection's and workspace's (OutboundCall.admit). */
   readonly admit?: OutboundCall['admit']
+  /**
+   * A wait each attempt makes before it asks for any slot, for a provider's per-second limit (HubSpot's
+   * searches): it resolves to the function told that the attempt's answer is in, or that it failed. Every
+   * attempt is paced, retries too; waiting here holds none of the connection's slots.
+   */
+  readonly pace?: () => Promise<() => void>
 }
 
 export interface ProviderResponse {
@@ -337,7 +343,13 @@ export class ProviderClient {
     }
     let renewed = false
     for (let attempt = 0; ; attempt++) {
-      const res = await this.once(method, url, headers, payload, req)
+      const paced = req.pace ? await req.pace() : undefined
+      let res: ProviderResponse
+      try {
+        res = await this.once(method, url, headers, payload, req)
+      } finally {
+        paced?.()
+      }
       if (res.status >= 200 && res.status < 300) {
         if (this.options.jsonAnswersOnly && (res.body === null || typeof res.body !== 'object'))
           throw new ProviderError(502, 'the answer was not the JSON the provider answers')

@@ -97,16 +97,13 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
   const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
   const rows: HubspotContact[] = []
+  const paceKey = searchPaceKey(ctx.connectionId, ctx.client.baseUrl, ctx.settings)
   let position = start.offset
   let cursor = start.cursor
   while (position < end) {
     const wanted = Math.min(MAX_SEARCH_PAGE, position < q.offset ? q.offset - position : end - position)
     const size = capped ? Math.min(wanted, SEARCH_RESULT_CAP - position) : wanted
     if (size <= 0) throw searchCapError(q)
-    await paceSearch(
-      searchPaceKey(ctx.connectionId, ctx.client.baseUrl, ctx.settings),
-      ctx.client.options.transport.limiter.limits.queue,
-    )
     const page = await ctx.client.json<HubspotSearchPage>({
       method: 'POST',
       path: `${CONTACTS}/search`,
@@ -114,6 +111,7 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
       query: { ...raw.rest },
       // A search only reads.
       idempotent: true,
+      pace: () => paceSearch(paceKey, ctx.client.options.transport.limiter.limits.queue),
     })
     page.results.forEach((c, i) => {
       if (position + i >= q.offset && position + i < end) rows.push(c)

@@ -29,20 +29,34 @@ export function searchPaceKey(
   return portal ? `hubspot-portal:${portal}@${baseUrl}` : connectionId
 }
 
-/** Each connection's searches of the last second; connections quiet for a second are swept out. */
-const recent = new Map<string, number[]>()
+/**
+ * A search's place in its key's limit: counted from the moment it is sent until a second after its answer
+ * came (`free` is Infinity until then). HubSpot counts a search when it arrives, some time after it was
+ * sent; a search counted only for the second after its sending left no room for that time, and a walk
+ * whose searches were delayed on the way (a loaded machine, a slow network) had five arrive within one of
+ * HubSpot's seconds and was answered 429. A search arrives before its answer leaves, so a second after the
+ * answer covers a second after its arrival.
+ */
+interface Slot {
+  free: number
+}
+
+/** Each key's searches still counted; keys with none are swept out. */
+const recent = new Map<string, Slot[]>()
+/** Searches of a key waiting for one of its answers to come (every counted search is still unanswered). */
+const answerWaiters = new Map<string, (() => void)[]>()
 let perSecond = SEARCHES_PER_SECOND
 let sweptAt = 0
 
 /**
- * Forgets connections with no search in the last second, at most once a second: without it the map kept an
- * entry for every connection that ever searched, for as long as the process ran.
+ * Forgets keys whose searches all passed, at most once a second: without it the map kept an entry for every
+ * connection that ever searched, for as long as the process ran.
  */
 function sweep(t: number): void {
   if (t - sweptAt < 1000) return
   sweptAt = t
-  for (const [connectionId, times] of recent) {
-    if ((times.at(-1) ?? 0) <= t - 1000) recent.delete(connectionId)
+  for (const [key, slots] of recent) {
+    if (slots.every((s) => s.free <= t)) recent.delete(key)
   }
 }
 
@@ -69,30 +83,46 @@ export function setSearchesPerSecond(n: number): () => void {
 /** Searches of a connection waiting here for their turn. */
 const waiting = new Map<string, number>()
 
+/** Waits until one of the key's slots is free: the earliest a second after its answer, or the next answer. */
+function slotFreed(key: string, slots: readonly Slot[], t: number): Promise<void> {
+  const soonest = Math.min(...slots.map((s) => s.free))
+  if (Number.isFinite(soonest)) return new Promise((r) => setTimeout(r, soonest - t + 1))
+  return new Promise((r) => {
+    const list = answerWaiters.get(key)
+    if (list) list.push(r)
+    else answerWaiters.set(key, [r])
+  })
+}
+
 /**
- * Waits until one more search for this connection keeps the last second at the limit. At most `maxWaiting`
- * searches of a connection wait (the connection's queue bound, UNIGATE_PROVIDER_CONNECTION_QUEUE, which is
- * taken only once a search is sent, so it did not cover this wait); one more is a 429 at once. Before this
- * bound a flood of searching lists waited here without end, in memory.
+ * Waits until one more search for this key keeps HubSpot's second at the limit, and takes its place: the
+ * function answered is called once the search's answer is in (or it failed), and the place is free a
+ * second later. Every attempt of a search is paced, retries too (ProviderRequest.pace): a retry sent past
+ * the pacer after a 429 took a place no one counted and pushed the next paced search into a 429 of its own.
+ * At most `maxWaiting` searches of a connection wait (the connection's queue bound,
+ * UNIGATE_PROVIDER_CONNECTION_QUEUE, which is taken only once a search is sent, so it did not cover this
+ * wait); one more is a 429 at once. Before this bound a flood of searching lists waited here without end,
+ * in memory.
  */
 export async function paceSearch(
-  connectionId: string,
+  key: string,
   maxWaiting: number,
   now: () => number = Date.now,
-): Promise<void> {
+): Promise<() => void> {
   let waited = false
   try {
     for (;;) {
       const t = now()
       sweep(t)
-      const times = (recent.get(connectionId) ?? []).filter((at) => at > t - 1000)
-      if (times.length < perSecond) {
-        times.push(t)
-        recent.set(connectionId, times)
-        return
+      const slots = (recent.get(key) ?? []).filter((s) => s.free > t)
+      recent.set(key, slots)
+      if (slots.length < perSecond) {
+        const slot: Slot = { free: Number.POSITIVE_INFINITY }
+        slots.push(slot)
+        return () => answered(key, slot, now)
       }
       if (!waited) {
-        const already = waiting.get(connectionId) ?? 0
+        const already = waiting.get(key) ?? 0
         if (already >= maxWaiting) {
           throw new ApiError(
             429,
@@ -102,15 +132,24 @@ export async function paceSearch(
           )
         }
         waited = true
-        waiting.set(connectionId, already + 1)
+        waiting.set(key, already + 1)
       }
-      await new Promise((r) => setTimeout(r, (times[0] as number) + 1000 - t + 1))
+      await slotFreed(key, slots, t)
     }
   } finally {
     if (waited) {
-      const left = (waiting.get(connectionId) ?? 1) - 1
-      if (left > 0) waiting.set(connectionId, left)
-      else waiting.delete(connectionId)
+      const left = (waiting.get(key) ?? 1) - 1
+      if (left > 0) waiting.set(key, left)
+      else waiting.delete(key)
     }
   }
+}
+
+/** A search's answer is in: its place frees a second from now, and searches waiting on answers look again. */
+function answered(key: string, slot: Slot, now: () => number): void {
+  if (Number.isFinite(slot.free)) return
+  slot.free = now() + 1000
+  const list = answerWaiters.get(key)
+  answerWaiters.delete(key)
+  for (const wake of list ?? []) wake()
 }
