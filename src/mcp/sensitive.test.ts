@@ -44,20 +44,77 @@ describe('hide_sensitive', () => {
     })
   })
 
-  it('recognises the provider keys that carry personal data', () => {
+  it("recognises the provider keys that carry personal data, in each provider's spelling", () => {
     for (const key of [
+      // PostHog, Mixpanel, Amplitude, Matomo
       'email',
       '$email',
       'emails',
       'name',
+      '$name',
       'first_name',
       'phone',
       'ip',
       '$ip',
+      'ip_address',
+      'visitIp',
       '$geoip_city_name',
+      '$initial_geoip_country_code',
+      '$city',
+      '$raw_user_agent',
+      'latitude',
+      // BambooHR
+      'firstName',
+      'lastName',
+      'preferredName',
+      'displayName',
+      'workEmail',
+      'homeEmail',
+      'mobilePhone',
+      'workPhoneExtension',
+      'dateOfBirth',
+      'address1',
+      'zipcode',
+      'gender',
+      'maritalStatus',
+      'ssn',
+      'sin',
+      'photoUrl',
+      'payRate',
+      'ethnicity',
+      // Gusto, Greenhouse, Lever, Pipedrive
+      'date_of_birth',
+      'email_addresses',
+      'phone_numbers',
+      'addresses',
+      'photo_url',
+      'primary_email',
+      // HubSpot properties
+      'firstname',
+      'mobilephone',
+      'ip_city',
+      'hs_additional_emails',
+      'zip',
     ])
       expect(isPersonalKey(key), key).toBe(true)
-    for (const key of ['event', 'distinct_id', 'plan', 'pathname', 'timestamp', 'properties'])
+    for (const key of [
+      'event',
+      'distinct_id',
+      'plan',
+      'pathname',
+      'timestamp',
+      'properties',
+      'country',
+      'state',
+      'department',
+      'jobTitle',
+      'hireDate',
+      'businessName',
+      'membership',
+      'tip',
+      'status',
+      'website_id',
+    ])
       expect(isPersonalKey(key), key).toBe(false)
   })
 })

@@ -1,14 +1,69 @@
 import type { Sensitivity } from './tool.js'
 
 /**
- * Keys that name personal data in provider records and nested objects: contact details, names, network
- * addresses and geolocation (PostHog's `$email`, `$ip`, `$geoip_city_name`, `$initial_geoip_*`, …).
+ * Keys that name personal data in provider records and nested objects, in any provider's spelling: the key
+ * is compared lower-cased with `$`, `_`, `-` and spaces taken out, so PostHog's `$email`, Greenhouse's
+ * `email_addresses`, BambooHR's `workEmail` and `dateOfBirth` and HubSpot's `mobilephone` are all caught.
+ * Unigate's choice (Unified.to says only that personal or sensitive data is removed): contact details,
+ * names, addresses and places, network addresses, identity numbers, birth dates, demographics, photos and
+ * pay. Erring wide: an office's `city` in raw HR data goes too. These are the parts that make any key
+ * personal wherever they appear in it; `PERSONAL_KEYS` the whole keys that are.
  */
-const PERSONAL_KEY =
-  /^\$?(e-?mails?|(first_|last_|full_|display_|user_?)?name|phones?|phone_number|telephones?|mobile|ip|ip_address|address|street|postal_code|zip(_code)?|birthday|date_of_birth|ssn|(initial_)?geoip_.*|raw_user_agent)$/i
+const PERSONAL_PARTS =
+  /email|phone|telephone|birth|socialsecurity|nationalid|passport|taxid|salary|compensation|payrate|geoip|useragent|avatar|photo|street|postalcode|postcode|zipcode|ipaddress/
+
+const PERSONAL_KEYS = new Set([
+  'name',
+  'names',
+  'firstname',
+  'lastname',
+  'middlename',
+  'fullname',
+  'displayname',
+  'username',
+  'preferredname',
+  'preferredfirstname',
+  'preferredlastname',
+  'legalname',
+  'nickname',
+  'givenname',
+  'familyname',
+  'surname',
+  'maidenname',
+  'mobile',
+  'fax',
+  'address',
+  'addresses',
+  'address1',
+  'address2',
+  'address3',
+  'addressline1',
+  'addressline2',
+  'addressline3',
+  'city',
+  'zip',
+  'latitude',
+  'longitude',
+  'dob',
+  'sin',
+  'ssn',
+  'ssnsin',
+  'gender',
+  'sex',
+  'ethnicity',
+  'race',
+  'maritalstatus',
+  'pronouns',
+  'salutation',
+  'ip',
+])
+
+/** A network address under its own name: `ip_city` and `ipCountry` (HubSpot's), `visitIp` (Matomo's), `client_ip`. */
+const IP_KEY = /^\$?ip(?:[_-]|[A-Z]|$)|(?:[_-]ip|[_-]IP|[a-z]Ip|[a-z]IP)$/
 
 export function isPersonalKey(key: string): boolean {
-  return PERSONAL_KEY.test(key)
+  const plain = key.toLowerCase().replace(/[$_\-\s]/g, '')
+  return PERSONAL_KEYS.has(plain) || PERSONAL_PARTS.test(plain) || IP_KEY.test(key)
 }
 
 function byKey(value: unknown): unknown {
