@@ -297,6 +297,16 @@ describe('HubSpot through Unigate', () => {
     expect((await h.api('GET', `${base()}/${id}`)).status).toBe(404)
   })
 
+  it('answers 404 to a remove of an id that is no number, which HubSpot would answer 204 for, without a call', async () => {
+    const before = emu.requests().length
+    const res = await h.api<Rec>('DELETE', `${base()}/not-a-contact`)
+    expect(res.status).toBe(404)
+    expect(res.body.message).toBe('HubSpot has no contact "not-a-contact": its contact ids are numbers')
+    expect(emu.requests().slice(before)).toEqual([])
+    // A read of it is HubSpot's own 404.
+    expect((await h.api('GET', `${base()}/not-a-contact`)).status).toBe(404)
+  })
+
   it('answers bad input with a 4xx naming it: unwritable fields, invalid values, a taken email', async () => {
     const department = await h.api<Rec>('POST', base(), { body: { department: 'R&D' } })
     expect(department.status).toBe(400)

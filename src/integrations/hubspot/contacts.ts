@@ -1,4 +1,4 @@
-import { ApiError, badRequest, ProviderError } from '../../errors.js'
+import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
@@ -220,7 +220,12 @@ export const contactHandlers: ObjectHandlers = {
   patch: updateContact,
 
   // Archiving: HubSpot keeps an archived contact restorable for 90 days; it no longer lists or reads it.
+  // HubSpot's archive answers 204 for any id, one it never held too (emulators/hubspot/routes/contacts.ts),
+  // so a remove cannot tell a missing contact; an id that is not a number names none (HubSpot's object ids
+  // are numbers, as `hs_object_id` is), and is a 404 as a read of it is, without a call.
   async remove(ctx, id) {
+    if (!/^[0-9]+$/.test(id))
+      throw notFound(`HubSpot has no contact ${JSON.stringify(id)}: its contact ids are numbers`)
     await ctx.client.json({ method: 'DELETE', path: contactPath(id) })
   },
 }
