@@ -323,6 +323,21 @@ describe('HubSpot through Unigate', () => {
     expect(assoc.body.message).toContain('company_ids')
     expect(sent(`/crm/v3/objects/contacts/${taken.id}`, 'PATCH')).toHaveLength(0)
     expect((await h.api('GET', `${base()}/999999999`)).status).toBe(404)
+    // A name that the halves beside it do not make was dropped unseen: refused, as Pipedrive's connector does.
+    for (const body of [
+      { name: 'Ada Lovelace', first_name: 'Grace' },
+      { name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Byron' },
+    ]) {
+      const named = await h.api<Rec>('PATCH', `${base()}/${taken.id}`, { body })
+      expect(named.status, JSON.stringify(body)).toBe(400)
+      expect(named.body.message).toMatch(/^name: HubSpot makes a contact's name of first_name and last_name/)
+    }
+    expect(sent(`/crm/v3/objects/contacts/${taken.id}`, 'PATCH')).toHaveLength(0)
+    const agreeing = await h.api<Rec>('PATCH', `${base()}/${taken.id}`, {
+      body: { name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' },
+    })
+    expect(agreeing.status).toBe(200)
+    expect(agreeing.body).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', name: 'Ada Lovelace' })
   })
 
   it('waits out a 429 by HubSpot’s window header, and passes a longer one on with retry-after', async () => {

@@ -216,6 +216,23 @@ function rawPropertiesOf(raw: unknown): Record<string, string> {
 }
 
 /**
+ * HubSpot keeps first and last name, and a contact's `name` is made of them: a `name` sent beside the halves
+ * that says something else was dropped unseen. Refused unless both halves are given and make that name, as
+ * Pipedrive's connector refuses it (src/integrations/pipedrive/mappers.ts, nameOf).
+ */
+function refuseNameBesideHalves(body: WriteBody): void {
+  if (body.name === undefined || (body.first_name === undefined && body.last_name === undefined)) return
+  const half = (v: unknown) => (typeof v === 'string' ? v.trim() : '')
+  const joined = [half(body.first_name), half(body.last_name)].filter((h) => h !== '').join(' ')
+  const both = body.first_name !== undefined && body.last_name !== undefined
+  if (!both || typeof body.name !== 'string' || joined !== body.name.trim()) {
+    throw badRequest(
+      `name: HubSpot makes a contact's name of first_name and last_name; send name alone, or both halves (with name only if it is the two joined: '${joined}')`,
+    )
+  }
+}
+
+/**
  * A unified contact body as HubSpot properties (all strings: `SimplePublicObjectInput.properties`). What
  * HubSpot cannot hold is refused naming the field, never dropped; `name` fills first and last name only
  * when neither is given (split at its first space).
@@ -230,6 +247,7 @@ export function toHubspotContactProperties(body: WriteBody): Record<string, stri
   }
   set('firstname', body.first_name)
   set('lastname', body.last_name)
+  refuseNameBesideHalves(body)
   if (typeof body.name === 'string' && body.first_name === undefined && body.last_name === undefined) {
     const at = body.name.trim().indexOf(' ')
     out.firstname = at < 0 ? body.name.trim() : body.name.trim().slice(0, at)
