@@ -260,6 +260,8 @@ describe('HubSpot through Unigate', () => {
     expect(created.status, created.text).toBe(200)
     const id = created.body.id as string
     expect(id).toMatch(/^\d+$/)
+    // HubSpot's create answer has no associations; the made ones are answered as a read answers them.
+    expect(created.body.company_ids).toEqual([emu.state.companyIds[0]])
     expect(sent('/crm/v3/objects/contacts', 'POST')[0]?.body).toEqual({
       properties: {
         lifecyclestage: 'lead',

@@ -212,7 +212,14 @@ export const contactHandlers: ObjectHandlers = {
         body: { properties, associations: toHubspotAssociations(body) },
       }),
     )
-    return fromHubspotContact(created)
+    // HubSpot's answer to a create carries no associations (SimplePublicObject), though the create made
+    // them, all or none: the answer names those it was asked for, as a read of the contact would.
+    const record = fromHubspotContact(created)
+    for (const field of ['company_ids', 'deal_ids'] as const) {
+      const ids = body[field] as string[] | undefined
+      if (ids !== undefined && ids.length > 0) record[field] = [...new Set(ids)]
+    }
+    return record
   },
 
   // HubSpot updates with PATCH and only the properties sent: PUT and PATCH are the same call.
