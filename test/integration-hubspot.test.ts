@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   DEFAULT_HUBSPOT_TOKEN,
   type HubspotEmulator,
@@ -340,6 +340,28 @@ describe('HubSpot through Unigate', () => {
     })
     expect(agreeing.status).toBe(200)
     expect(agreeing.body).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', name: 'Ada Lovelace' })
+  })
+
+  it('answers a create HubSpot did not answer in time with a 504 saying it may still have been made', async () => {
+    const email = 'late.answer@example.com'
+    emu.fault({ delayMs: 5_000, method: 'POST', pathPattern: '^/crm/v3/objects/contacts$' })
+    const res = await h.api<Rec>('POST', base(), { body: { first_name: 'Late', emails: [{ email }] } })
+    expect(res.status).toBe(504)
+    expect(res.body.message).toMatch(
+      /did not answer create crm_contact within \d+ ms; the provider may still have made the change: read it back before sending it again$/,
+    )
+    // And HubSpot did make it.
+    await vi.waitFor(
+      () => expect(emu.state.liveContacts().some((c) => c.properties.email === email)).toBe(true),
+      {
+        timeout: 5_000,
+      },
+    )
+    // A read that timed out says nothing of the kind.
+    emu.fault({ delayMs: 5_000, method: 'GET', pathPattern: '^/crm/v3/objects/contacts/\\d+$' })
+    const read = await h.api<Rec>('GET', `${base()}/${emu.state.liveContacts()[0]!.id}`)
+    expect(read.status).toBe(504)
+    expect(read.body.message).not.toContain('may still have made')
   })
 
   it('waits out a 429 by HubSpot’s window header, and passes a longer one on with retry-after', async () => {

@@ -1,5 +1,5 @@
 import type { ConnectionResolver, ResolvedConnection } from '../connections/index.js'
-import { ApiError, badRequest, notImplemented, ProviderError } from '../errors.js'
+import { ApiError, badRequest, notImplemented, ProviderError, ProviderTimeoutError } from '../errors.js'
 import type { RequestCursors } from '../integrations/cursors.js'
 import type { OperationLimits } from '../integrations/http-client.js'
 import type {
@@ -142,7 +142,8 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
   } catch (err) {
     // The cursors of the pages walked before the failure still hold; the failure is what is answered.
     await cursors.flush().catch(() => undefined)
-    throw await mapFailure(resolver, resolved, err, what)
+    const failure = await mapFailure(resolver, resolved, err, what)
+    throw operation === 'list' || operation === 'get' ? failure : writeOutcomeUnknown(failure, err)
   }
   // Stored before the response, so the next page finds them on any process; a store failure is not
   // the provider's and is not mapped as one.
@@ -177,6 +178,21 @@ function cursorsNotStored(err: unknown): ApiError {
       'page needs; retry the request',
     {},
     {},
+    { cause: err },
+  )
+}
+
+/**
+ * A write whose provider call got no answer in time may still have been made there: the 504 says so, so that
+ * a caller reads before sending it again (a create sent twice makes two records). The README's write notes.
+ */
+function writeOutcomeUnknown(failure: ApiError, err: unknown): ApiError {
+  if (!(err instanceof ProviderTimeoutError)) return failure
+  return new ApiError(
+    failure.statusCode,
+    `${failure.message}; the provider may still have made the change: read it back before sending it again`,
+    failure.headers,
+    failure.extra,
     { cause: err },
   )
 }
