@@ -136,6 +136,55 @@ describe('native webhooks with PostHog CDP destinations', () => {
     expect(await destinations()).toEqual([])
   })
 
+  it("delivers an event once however often it is called in, and never as another project's", async () => {
+    const { conn, hook } = await connectWithHook({ fields: 'id,name,property_id' })
+    const event = (name: string) =>
+      api<{ id: string }>('POST', `/analytics/${conn.body.id}/event`, { name, visitor_id: 'u_once' })
+    const first = await event('first_push')
+    expect(first.status, first.text).toBe(200)
+    await receiver.waitFor(() => receiver.accepted(hook.body.id).length === 1, 15_000, 'the first push')
+    const project = receiver.accepted(hook.body.id)[0]!.data[0]!.property_id as string
+    expect(project).toMatch(/^\d+$/)
+    const destination = (await destinations()).find((d) =>
+      d.inputs.url.value.endsWith(hook.body.id),
+    ) as unknown as {
+      inputs: { headers: { value: { Authorization: string } } }
+    }
+    // Calls signed with the destination's secret, which the project's members can read in its inputs.
+    const call = (uuid: string, projectId: string) =>
+      fetch(`${base}/native-webhooks/${hook.body.id}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: destination.inputs.headers.value.Authorization,
+        },
+        body: JSON.stringify({
+          event: {
+            uuid,
+            event: 'called_in',
+            distinct_id: 'u_once',
+            timestamp: '2026-11-28T10:00:00.000000+00:00',
+            properties: {},
+          },
+          person: null,
+          project: { id: Number(projectId) },
+        }),
+      })
+    // The first event's call again (a destination's retry, or a captured call sent again): acknowledged.
+    expect((await call(first.body.id, project)).status).toBe(200)
+    // A call naming another project: acknowledged, and nothing of it delivered.
+    expect((await call('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', String(Number(project) + 1))).status).toBe(200)
+    // A later event is delivered next: had either call been delivered, it would have come before it.
+    const second = await event('second_push')
+    expect(second.status, second.text).toBe(200)
+    await receiver.waitFor(() => receiver.accepted(hook.body.id).length >= 2, 15_000, 'the second push')
+    expect(receiver.accepted(hook.body.id).map((d) => d.data.map((r) => r.name))).toEqual([
+      ['first_push'],
+      ['second_push'],
+    ])
+    expect((await api('DELETE', `/unified/webhook/${hook.body.id}`)).status).toBe(200)
+  })
+
   it('delivers nothing pushed once the connection is no longer granted the read, acknowledging the push', async () => {
     const { conn, hook } = await connectWithHook()
     expect(hook.body.webhook_type).toBe('native')

@@ -234,6 +234,8 @@ export interface NativePush {
   /** Only changes of this event are delivered: a provider may push other actions on the same subscription. */
   readonly event: WebhookEventName
   readonly credentials: Credentials
+  /** The connection's settings kept at verification (PostHog's `project_id`): what a call must agree with. */
+  readonly settings: ConnectionSettings
 }
 
 /** What subscribing made at the provider, kept sealed with the webhook. */

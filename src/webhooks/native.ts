@@ -271,6 +271,7 @@ export class NativeWebhooks {
       const changes = support.records(call, {
         event: webhook.event,
         credentials: resolved.connection.credentials,
+        settings: resolved.connection.settings,
       })
       let records: UnifiedRecord[]
       if (isChangedIds(changes)) {

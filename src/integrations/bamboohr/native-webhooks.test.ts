@@ -64,6 +64,7 @@ describe("BambooHR's field-based payloads", () => {
   const push = (event: 'created' | 'updated' | 'deleted') => ({
     event,
     credentials: { api_key: 'k', company_domain: 'Acme' },
+    settings: {},
   })
   const entry = (action: string, fields: unknown, changedFields: unknown = []) =>
     ({

@@ -78,7 +78,7 @@ describe('leverCallIsSigned', () => {
 })
 
 describe('what a Lever call names as changed', () => {
-  const push = (event: 'created' | 'updated' | 'deleted') => ({ event, credentials: {} })
+  const push = (event: 'created' | 'updated' | 'deleted') => ({ event, credentials: {}, settings: {} })
   const named = (event: string) => call({ event, data: { opportunityId: 'opp-1', contactId: 'c-1' } })
 
   it("names the opportunity of a call of the webhook's event, to be read back (deleted: checked gone, then delivered as its id)", () => {

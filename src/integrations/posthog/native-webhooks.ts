@@ -24,6 +24,9 @@ interface DestinationCall {
   readonly project?: { readonly id?: number | string }
 }
 
+/** How long an event's uuid is remembered after its call was acknowledged (`callToken`). */
+export const POSTHOG_EVENT_TOKEN_MS = 24 * 60 * 60 * 1000
+
 export const posthogEventPushes: NativeWebhookSupport = {
   events: ['created'],
 
@@ -66,12 +69,27 @@ export const posthogEventPushes: NativeWebhookSupport = {
   authenticate: (call, secret) => bearerSecretMatches(call, secret),
 
   // A destination pushes captured events only: every call is a `created`.
-  records(call) {
+  records(call, push) {
     const body = (call.body ?? {}) as DestinationCall
     if (!body.event?.event) return []
+    // The destination was made on the connection's project, so its events are that project's: the
+    // `property_id` is the connection's, never the body's. The bearer secret is readable by the project's
+    // members in the destination's inputs, so a call naming another project was not made by this
+    // destination, and delivers nothing (a receiver mapping property_id to its tenants was told another's).
+    const project = push.settings.project_id ?? ''
+    if (body.project?.id !== undefined && String(body.project.id) !== project) return []
     // The destination is created on the connection's default project, whose visitor ids are bare person
     // uuids (visitor-ids.ts): the same `visitor_id` the event has when listed.
     const visitorId = rowVisitorId(body.person?.id, body.event.distinct_id)
-    return [fromPosthogEvent(body.event, String(body.project?.id ?? ''), visitorId)]
+    return [fromPosthogEvent(body.event, project, visitorId)]
+  },
+
+  // An event's uuid is its own (PostHog deduplicates captured events on it): a destination's retry of a call,
+  // or a call sent again, delivers the event once. Remembered for a day, Unigate's choice.
+  callToken(call) {
+    const uuid = ((call.body ?? {}) as DestinationCall).event?.uuid
+    return typeof uuid === 'string' && uuid !== ''
+      ? { token: uuid, keepUntilMs: Date.now() + POSTHOG_EVENT_TOKEN_MS }
+      : undefined
   },
 }
