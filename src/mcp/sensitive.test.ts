@@ -38,6 +38,21 @@ describe('hide_sensitive', () => {
     })
   })
 
+  it('removes the custom fields of a metadata list whose slug names personal data', () => {
+    const contact = {
+      id: 'c1',
+      metadata: [
+        { id: 'k1', slug: 'personal_email', value: 'ada@home.example' },
+        { id: 'k2', slug: 'emergencyContactPhone', value: '+44 20 7946 0000' },
+        { id: 'k3', slug: 'plan_tier', value: 'gold' },
+      ],
+    }
+    expect(hideSensitive(contact, { fields: [], byKeyEverywhere: false })).toEqual({
+      id: 'c1',
+      metadata: [{ id: 'k3', slug: 'plan_tier', value: 'gold' }],
+    })
+  })
+
   it('applies the key rule at the top level for provider data without a model', () => {
     expect(hideSensitive({ email: 'a@b.c', count: 1 }, { fields: [], byKeyEverywhere: true })).toEqual({
       count: 1,

@@ -66,8 +66,17 @@ export function isPersonalKey(key: string): boolean {
   return PERSONAL_KEYS.has(plain) || PERSONAL_PARTS.test(plain) || IP_KEY.test(key)
 }
 
+/**
+ * An entry of an HRIS, ATS or CRM `metadata` list (`{id, slug, value}`: a provider's custom field) whose slug
+ * names personal data: a custom `personal_email` or `emergencyContactPhone` carries it under `value`.
+ */
+function namesPersonalField(value: unknown): boolean {
+  const slug = value && typeof value === 'object' ? (value as { slug?: unknown }).slug : undefined
+  return typeof slug === 'string' && isPersonalKey(slug)
+}
+
 function byKey(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(byKey)
+  if (Array.isArray(value)) return value.filter((v) => !namesPersonalField(v)).map(byKey)
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) if (!isPersonalKey(k)) out[k] = byKey(v)
