@@ -18,6 +18,12 @@ export interface Fault {
   readonly headers?: Readonly<Record<string, string>>
   /** Wait this long before answering (a slow provider, a client timeout). */
   readonly delayMs?: number
+  /**
+   * Serve the request as usual (whatever it makes is made), then hold its answer this long before sending it:
+   * a test fault, not a provider rule, for an answer lost on the way or later than the client's timeout (the
+   * client never learns what was made). Takes no `status`, `body` or `rawBody`: the answer is the provider's own.
+   */
+  readonly lateAnswerMs?: number
   /** A regular expression the request path (without query) must match; all paths when absent. */
   readonly pathPattern?: string
   /** An HTTP method the request must have; all methods when absent. */
@@ -47,8 +53,14 @@ export function parseFault(input: unknown): Fault {
   optionalInteger('status', 100, 599)
   optionalInteger('times', 1, 1_000_000)
   optionalInteger('delayMs', 0, 600_000)
-  if (f.status === undefined && f.delayMs === undefined)
-    throw new FaultError('a fault needs a status, a delayMs, or both')
+  optionalInteger('lateAnswerMs', 1, 600_000)
+  if (f.lateAnswerMs !== undefined) {
+    if (f.status !== undefined || f.body !== undefined || f.rawBody !== undefined)
+      throw new FaultError(
+        'lateAnswerMs serves the request and sends its own answer late: it takes no status, body or rawBody',
+      )
+  } else if (f.status === undefined && f.delayMs === undefined)
+    throw new FaultError('a fault needs a status, a delayMs, or both, or a lateAnswerMs')
   for (const name of ['pathPattern', 'method'] as const) {
     if (f[name] !== undefined && typeof f[name] !== 'string') throw new FaultError(`${name} must be a string`)
   }

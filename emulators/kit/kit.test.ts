@@ -61,6 +61,8 @@ describe('FaultQueue', () => {
     expect(() => parseFault({ status: 99 })).toThrow(/status/)
     expect(() => parseFault({ status: 500, pathPattern: '(' })).toThrow(/regular expression/)
     expect(() => parseFault({ status: 500, headers: { a: 1 } })).toThrow(/headers/)
+    expect(() => parseFault({ lateAnswerMs: 100, status: 500 })).toThrow(/no status, body or rawBody/)
+    expect(() => parseFault({ lateAnswerMs: 0 })).toThrow(/lateAnswerMs/)
   })
 })
 
@@ -136,6 +138,23 @@ describe('createEmulatorServer', () => {
     const res = await fetch(`${url}/hello`)
     expect(res.status).toBe(200)
     expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+  })
+
+  it('serves a request at once and holds back its answer with lateAnswerMs', async () => {
+    const server = createEmulatorServer({ faultResponse: (status) => ({ body: { failed: status } }) })
+    let served = 0
+    server.app.post('/made', async () => ({ made: ++served }))
+    const url = await listen(server.app, 0, '127.0.0.1')
+    close = () => server.app.close()
+    server.faults.add({ lateAnswerMs: 300 })
+    const started = Date.now()
+    const answer = fetch(`${url}/made`, { method: 'POST' })
+    await new Promise((r) => setTimeout(r, 100))
+    // Made before the answer left.
+    expect(served).toBe(1)
+    const res = await answer
+    expect(await res.json()).toEqual({ made: 1 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
   })
 
   it('does not let a pending slow fault hold up close', async () => {

@@ -67,7 +67,15 @@ export function createEmulatorServer(options: EmulatorServerOptions): EmulatorSe
   const faults = new FaultQueue()
   const delays = new Delays()
 
+  /** Requests served now whose answers a `lateAnswerMs` fault holds back, and for how long. */
+  const lateAnswers = new WeakMap<FastifyRequest, number>()
+
   app.addHook('preClose', async () => delays.releaseAll())
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const late = lateAnswers.get(request)
+    if (late !== undefined) await delays.wait(late)
+    return payload
+  })
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = pathOf(request)
     if (path.startsWith(CONTROL_PREFIX)) return
@@ -82,6 +90,10 @@ export function createEmulatorServer(options: EmulatorServerOptions): EmulatorSe
     const fault = faults.take(request.method, path)
     if (!fault) return
     if (fault.delayMs) await delays.wait(fault.delayMs)
+    if (fault.lateAnswerMs !== undefined) {
+      lateAnswers.set(request, fault.lateAnswerMs)
+      return
+    }
     if (fault.status === undefined) return
     if (fault.rawBody !== undefined) {
       reply.code(fault.status).headers({ 'content-type': 'application/json', ...fault.headers })
