@@ -21,11 +21,19 @@ describe('native webhooks with PostHog CDP destinations', () => {
   let receiver: WebhookReceiver
 
   const api = <T>(method: string, path: string, body?: unknown) => server.api<T>(method, path, body)
+  // PostHog lists hog functions without their inputs: each one listed is read for them.
   const destinations = async () => {
-    const res = await fetch(`${emulator.url}/api/projects/@current/hog_functions/`, {
-      headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
-    })
-    return ((await res.json()) as { results: { id: string; inputs: { url: { value: string } } }[] }).results
+    const get = async (path: string) =>
+      (
+        await fetch(`${emulator.url}/api/projects/@current/hog_functions/${path}`, {
+          headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
+        })
+      ).json()
+    const listed = ((await get('')) as { results: { id: string }[] }).results
+    return (await Promise.all(listed.map((f) => get(`${f.id}/`)))) as {
+      id: string
+      inputs: { url: { value: string } }
+    }[]
   }
 
   beforeAll(async () => {

@@ -317,6 +317,40 @@ describe('hog functions', () => {
     expect((await call('PATCH', path, { deleted: true })).status).toBe(200)
     expect((await call('GET', path)).status).toBe(404)
   })
+
+  it('lists destinations without their inputs, searched by name, in limit/offset pages, deleted ones left out', async () => {
+    const make = async (name: string) =>
+      (
+        await call('POST', '/api/projects/1/hog_functions/', {
+          type: 'destination',
+          template_id: 'template-webhook',
+          name,
+          inputs: { url: { value: `http://127.0.0.1:9/${name.replace(/\W/g, '')}` } },
+        })
+      ).body.id as string
+    const a = await make('Listed alpha one')
+    const b = await make('Listed alpha two')
+    const gone = await make('Listed alpha gone')
+    await call('PATCH', `/api/projects/1/hog_functions/${gone}/`, { deleted: true })
+    type Page = { count: number; next: string | null; results: Record<string, unknown>[] }
+    const list = async (query: string) =>
+      (await call('GET', `/api/projects/1/hog_functions/?${query}`)).body as unknown as Page
+    const page = await list('search=listed%20ALPHA&limit=1')
+    expect(page.count).toBe(2)
+    expect(page.results).toHaveLength(1)
+    expect(page.results[0]).not.toHaveProperty('inputs')
+    expect(page.results[0]).not.toHaveProperty('deleted')
+    expect(page.next).toMatch(/offset=1/)
+    const rest = await list('search=listed%20ALPHA&limit=1&offset=1')
+    expect(rest.next).toBeNull()
+    expect([page.results[0]?.id, rest.results[0]?.id].sort()).toEqual([a, b].sort())
+    expect((await list('search=alpha,one')).count).toBe(1)
+    // The inputs are read one function at a time.
+    const one = await call('GET', `/api/projects/1/hog_functions/${a}/`)
+    expect((one.body.inputs as { url: { value: string } }).url.value).toBe(
+      'http://127.0.0.1:9/Listedalphaone',
+    )
+  })
 })
 
 describe('query errors', () => {

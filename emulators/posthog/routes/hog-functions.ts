@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { isoMicrosOffset } from '../../kit/index.js'
+import { REST_DEFAULT_LIMIT } from '../constants.js'
 import { drfError, PosthogHttpError, validationError } from '../errors.js'
+import { limitOffset, limitOffsetPage } from '../pagination.js'
 import type { PosthogState, ProjectData } from '../state.js'
 import type { CapturedEvent } from '../store/events.js'
 import { bodyObject, PROJECT_SCOPED_PREFIXES, type ProjectParams, projectOf } from './scope.js'
@@ -23,6 +25,7 @@ export interface HogFunction {
   inputs: Record<string, { value: unknown }>
   filters: { events?: { id: string; type: 'events' }[] }
   readonly created_at: string
+  updated_at: string
 }
 
 export interface HogInvocation {
@@ -125,12 +128,75 @@ function view(fn: HogFunction) {
   return { ...fn, hog: 'fetch(inputs.url, {...})', bytecode: [], status: { state: 1 } }
 }
 
+/**
+ * A hog function as the list shows it: `HogFunctionMinimalSerializer`'s fields only, so neither `inputs` (the
+ * webhook's URL and headers) nor `deleted` (PostHog/posthog@bb3f43dbb62b:posthog/api/hog_function.py,
+ * `HogFunctionViewSet.get_serializer_class`: the minimal serializer "if self.action == 'list'").
+ */
+function listView(fn: HogFunction) {
+  return {
+    id: fn.id,
+    type: fn.type,
+    name: fn.name,
+    description: '',
+    created_at: fn.created_at,
+    created_by: null,
+    updated_at: fn.updated_at,
+    enabled: fn.enabled,
+    hog: 'fetch(inputs.url, {...})',
+    filters: fn.filters,
+    icon_url: null,
+    template: { id: fn.template_id },
+    status: { state: 1 },
+    execution_order: null,
+  }
+}
+
+/**
+ * DRF's `SearchFilter` (the viewset's `search_fields = ["name", "description"]`): the `search` parameter is split
+ * into terms at spaces and commas (quotes keep a phrase), and a row matches when every term is contained,
+ * case-insensitively, in one of the fields (rest_framework/filters.py `SearchFilter.get_search_terms`,
+ * `filter_queryset`: `icontains` ORed across fields, ANDed across terms). Descriptions are empty here.
+ */
+function searchTerms(search: string): string[] {
+  const terms: string[] = []
+  for (const match of search.matchAll(/"([^"]*)"|([^\s,]+)/g)) {
+    const term = (match[1] ?? match[2] ?? '').trim()
+    if (term !== '') terms.push(term.toLowerCase())
+  }
+  return terms
+}
+
 export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogState): void {
   for (const prefix of PROJECT_SCOPED_PREFIXES) {
+    /**
+     * The list: deleted functions left out (`safely_get_queryset` filters `deleted=False`), ordered by
+     * `execution_order` then newest `updated_at` first, filtered by `type` (a comma-separated list),
+     * `enabled` and `search` (`HogFunctionFilterSet`, `search_fields`), in DRF limit/offset pages of 100
+     * (PostHog/posthog@bb3f43dbb62b:posthog/api/hog_function.py; `LimitOffsetPagination` and `PAGE_SIZE` 100 in
+     * PostHog/posthog@000798bf8784:posthog/settings/web.py `REST_FRAMEWORK`). Every function here is a
+     * destination with no execution order.
+     */
     app.get(`${prefix}/hog_functions/`, async (request) => {
       const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
-      const results = [...functionsOf(state, data.project.id).values()].filter((f) => !f.deleted).map(view)
-      return { count: results.length, next: null, previous: null, results }
+      const query = request.query as Record<string, unknown>
+      const types = typeof query.type === 'string' ? query.type.split(',') : undefined
+      const enabled =
+        query.enabled === 'true' || query.enabled === 'True' || query.enabled === '1'
+          ? true
+          : query.enabled === 'false' || query.enabled === 'False' || query.enabled === '0'
+            ? false
+            : undefined
+      const terms = typeof query.search === 'string' ? searchTerms(query.search) : []
+      const rows = [...functionsOf(state, data.project.id).values()]
+        .filter((f) => !f.deleted)
+        .filter((f) => types === undefined || types.includes(f.type))
+        .filter((f) => enabled === undefined || f.enabled === enabled)
+        .filter((f) => terms.every((t) => f.name.toLowerCase().includes(t)))
+        .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0))
+        .map(listView)
+      const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
+      return limitOffsetPage(request, rows, limit, offset)
     })
     app.post(`${prefix}/hog_functions/`, async (request) => {
       const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
@@ -153,6 +219,7 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
         inputs,
         filters: bodyObject(body.filters) as HogFunction['filters'],
         created_at: new Date().toISOString(),
+        updated_at: new Date().toISOString(),
       }
       functionsOf(state, data.project.id).set(fn.id, fn)
       return view(fn)
@@ -173,6 +240,7 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
       if (typeof body.enabled === 'boolean') fn.enabled = body.enabled
       if (body.deleted === true) fn.deleted = true
       if (typeof body.name === 'string') fn.name = body.name
+      fn.updated_at = new Date().toISOString()
       return view(fn)
     })
     // PostHog keeps hog functions: DELETE answers a bare 405 (no body), a PATCH with `deleted: true` removes
