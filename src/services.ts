@@ -150,6 +150,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     jobSchema: options.pgSchema ? `${options.pgSchema}_jobs` : 'pgboss',
     onError: (err, context) => backgroundLog.error({ err, context }, 'webhook background work failed'),
+    onWarning: (fields, message) => backgroundLog.warn(fields, message),
   })
   // A connection's webhooks go with it, unsubscribed at the provider while its credentials still exist.
   connections.onBeforeRemove((workspaceId, id) => webhooks.service.removeForConnection(workspaceId, id))

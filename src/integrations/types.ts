@@ -221,6 +221,9 @@ export interface NativeSubscriptionRequest {
   readonly name: string
 }
 
+/** What `subscriptionsAt` looks for: the receiver's address, and the name the subscription was made with. */
+export type NativeSubscriptionTarget = Pick<NativeSubscriptionRequest, 'url' | 'name'>
+
 /** One call the provider made to Unigate's receiving endpoint. */
 export interface NativeCall {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>
@@ -303,6 +306,15 @@ export interface NativeWebhookSupport {
    * answer now (429, 5xx, a timeout) throws: that is never `gone`.
    */
   subscriptionState?(ctx: HandlerContext, externalId: string): Promise<NativeSubscriptionState>
+  /**
+   * The provider's ids of the subscriptions whose target is exactly `target.url` (Unigate's receiver of one
+   * webhook, unique to it), read from the provider's own list of subscriptions. Called after a `subscribe`
+   * that got no clear answer (a timeout, a reset connection, a 5xx): the provider may have made the
+   * subscription all the same, and each id found is then removed with `unsubscribe`. `target.name` is the name
+   * the subscription was made with, for a provider whose list can be searched by name only (PostHog), the URL
+   * still being checked on each match. Throws when the provider cannot answer; an empty list means none.
+   */
+  subscriptionsAt?(ctx: HandlerContext, target: NativeSubscriptionTarget): Promise<readonly string[]>
   /**
    * True when the call proves it comes from this subscription (the provider's signature or the secret),
    * checked with the helpers of `native-auth.ts`. `nowMs` is the receiving time, for providers that sign a

@@ -3,7 +3,13 @@ import pMap from 'p-map'
 import type { ResolvedConnection } from '../connections/index.js'
 import { parseFields, planFields, projectRecord } from '../engine/index.js'
 import { nestedTooDeep } from '../engine/result-json.js'
-import { ApiError, ProviderError } from '../errors.js'
+import {
+  ApiError,
+  ConnectionBusyError,
+  ProviderError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../errors.js'
 import { memoryCursors } from '../integrations/cursors.js'
 import { RECORD_READS_AT_ONCE } from '../integrations/record-reads.js'
 import { integrationOf } from '../integrations/registry.js'
@@ -12,6 +18,7 @@ import type {
   NativeCall,
   NativeChangedIds,
   NativeChanges,
+  NativeSubscriptionTarget,
   NativeWebhookSupport,
 } from '../integrations/types.js'
 import { modelOf, permissionFor, type UnifiedRecord, WEBHOOK_PERMISSION } from '../models/index.js'
@@ -108,6 +115,9 @@ export function nativeCallOf(headers: NativeCall['headers'], rawBody: string): N
   }
 }
 
+/** A warning for the server log: fields naming the webhook and provider (never a secret), and a message. */
+export type NativeWarn = (fields: Readonly<Record<string, unknown>>, message: string) => void
+
 function isChangedIds(changes: NativeChanges): changes is NativeChangedIds {
   return !Array.isArray(changes)
 }
@@ -126,6 +136,7 @@ export class NativeWebhooks {
     private readonly notifications: NotificationStore,
     private readonly publicUrl: string,
     private readonly onStored: RequestWebhookJob,
+    private readonly warn: NativeWarn = () => undefined,
   ) {}
 
   /**
@@ -144,12 +155,21 @@ export class NativeWebhooks {
     if (!support) throw new Error(`${webhook.integration_type} pushes no ${webhook.object_type} changes`)
     const secret = randomBytes(32).toString('base64url')
     const ctx = handlerContext(resolved)
-    const made = await support.subscribe(ctx, {
+    const request = {
       event: webhook.event,
       url: `${this.publicUrl}${nativeReceiverPath(webhook.id)}`,
       secret,
       name: `Unigate webhook ${webhook.id} (${webhook.object_type} ${webhook.event})`,
-    })
+    }
+    let made: Awaited<ReturnType<NativeWebhookSupport['subscribe']>>
+    try {
+      made = await support.subscribe(ctx, request)
+    } catch (err) {
+      // The provider may have made it all the same: it would call the receiver for ever (answered 404 once
+      // the webhook is gone), so what it holds at this webhook's address is removed before failing.
+      if (mayHaveSubscribed(err)) await this.removeUnanswered(webhook, resolved, support, request, err)
+      throw err
+    }
     if (stillHeld && !(await stillHeld())) {
       await support.unsubscribe(ctx, made.externalId).catch(() => undefined)
       throw new LeaseLostError(webhook.id)
@@ -164,6 +184,56 @@ export class NativeWebhooks {
     // Removed while subscribing (a re-subscription racing a DELETE): nothing may stay at the provider.
     if (!stored) await support.unsubscribe(ctx, made.externalId).catch(() => undefined)
     return stored
+  }
+
+  /**
+   * After a subscribe that got no clear answer: removes every subscription the provider holds at this webhook's
+   * receiver address (unique to the webhook), except those of the subscription the webhook already holds (a
+   * re-subscription at a check keeps the old one until the new one is made). When the provider offers no list
+   * or cannot answer it, or a removal fails, the server log says that a subscription may remain, naming the
+   * webhook and the provider and the failure by kind only (a provider's message could echo what was sent).
+   * A subscription the provider makes only after this look-up (a request it queued) is not found: see README.
+   */
+  private async removeUnanswered(
+    webhook: StoredWebhook,
+    resolved: ResolvedConnection,
+    support: NativeWebhookSupport,
+    target: NativeSubscriptionTarget,
+    subscribeErr: unknown,
+  ): Promise<void> {
+    const mayRemain = (why: string) =>
+      this.warn(
+        {
+          webhook_id: webhook.id,
+          integration_type: webhook.integration_type,
+          subscribe_failure: subscribeFailure(subscribeErr),
+          reason: why,
+        },
+        `a ${webhook.integration_type} subscription of native webhook ${webhook.id} may remain at the provider, ` +
+          `calling ${nativeReceiverPath(webhook.id)}: remove it there (see README, Native webhooks)`,
+      )
+    if (!support.subscriptionsAt) {
+      mayRemain(`${webhook.integration_type} offers no way to list its subscriptions`)
+      return
+    }
+    // A fresh operation: the failed subscribe may have spent its own time.
+    const ctx = handlerContext(resolved)
+    let found: readonly string[]
+    try {
+      const held = await this.webhooks.nativeSubscriptionOf(webhook.id)
+      const kept = new Set(held?.externalId.split(',') ?? [])
+      found = (await support.subscriptionsAt(ctx, target)).filter((id) => !kept.has(id))
+    } catch (err) {
+      mayRemain(`listing its subscriptions failed (${subscribeFailure(err)})`)
+      return
+    }
+    for (const id of found) {
+      try {
+        await support.unsubscribe(ctx, id)
+      } catch (err) {
+        mayRemain(`removing subscription ${id} failed (${subscribeFailure(err)})`)
+      }
+    }
   }
 
   /**
@@ -360,9 +430,31 @@ function isPermanentReadFailure(err: unknown): boolean {
   return err instanceof ApiError && [400, 403, 501].includes(err.statusCode)
 }
 
+/**
+ * Failures that refuse a request before anything is made at the provider: Unigate's own queue (never sent), an
+ * address that never took the request (refused, unknown, refused by the outbound policy).
+ */
+const NEVER_SENT = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|refused by the outbound address policy)/
+
+/**
+ * Whether a failed subscribe may still have made the subscription at the provider: no answer in time, a
+ * connection lost after sending, a 5xx (the provider's own failure, or a 2xx answer Unigate could not read as
+ * the 502 it is turned into), an answer too large or of an unexpected shape. A 4xx is a refusal: nothing was
+ * made. So is a failure before sending (a full queue, a refused address, Unigate's own 4xx).
+ */
+export function mayHaveSubscribed(err: unknown): boolean {
+  if (err instanceof ConnectionBusyError) return false
+  if (err instanceof ProviderTimeoutError) return true
+  if (err instanceof ProviderUnreachableError) return !NEVER_SENT.test(err.reason)
+  if (err instanceof ProviderError) return err.status >= 500
+  if (err instanceof ApiError) return err.statusCode >= 500
+  return true
+}
+
 /** A failed subscription by status only: a provider's message could echo what was sent. */
 function subscribeFailure(err: unknown): string {
   if (err instanceof ProviderError) return `the provider answered ${err.status}`
+  if (err instanceof ProviderTimeoutError) return `the provider did not answer within ${err.timeoutMs} ms`
   return err instanceof ApiError ? err.message : 'the provider could not be reached'
 }
 

@@ -10,7 +10,7 @@ import { Deliverer } from './deliverer.js'
 import { DeliveryStore } from './delivery-store.js'
 import { WebhookHealth } from './health.js'
 import { WebhookSender } from './http-sender.js'
-import { NativeWebhooks } from './native.js'
+import { type NativeWarn, NativeWebhooks } from './native.js'
 import { NotificationStore } from './notifications.js'
 import { Poller } from './poller.js'
 import { RecordReader } from './record-reader.js'
@@ -31,6 +31,8 @@ export interface WebhookRuntimeDeps {
   readonly databaseUrl?: string
   readonly jobSchema: string
   readonly onError: (err: unknown, context: string) => void
+  /** What the server log should warn of (a native subscription that may remain at a provider). */
+  readonly onWarning?: NativeWarn
 }
 
 /**
@@ -95,6 +97,7 @@ export class WebhookRuntime {
       this.notifications,
       deps.publicUrl,
       requestDelivery,
+      deps.onWarning,
     )
     const poller = new Poller(
       db,

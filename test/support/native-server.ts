@@ -37,11 +37,16 @@ export interface NativeServer {
 export async function startNativeServer(
   workspace: string,
   webhooks: Partial<Config['webhooks']> = {},
+  /** Other settings (a short provider timeout), and where the background log goes. */
+  options: { readonly config?: Partial<Config>; readonly logStream?: NodeJS.WritableStream } = {},
 ): Promise<NativeServer> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const config = testConfig('sqlite', { publicUrl: base })
-  const services = await createServices({ ...config, webhooks: { ...config.webhooks, ...webhooks } })
+  const config = testConfig('sqlite', { ...options.config, publicUrl: base })
+  const services = await createServices(
+    { ...config, webhooks: { ...config.webhooks, ...webhooks } },
+    options.logStream ? { logStream: options.logStream } : {},
+  )
   const app = await buildApp(services, { logger: false })
   await app.listen({ host: '127.0.0.1', port })
   const { workspace: ws, secret } = await services.workspaces.create(workspace)

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { headerOf, secretsEqual } from '../native-auth.js'
+import { sameTarget } from '../native-urls.js'
 import type { HandlerContext, NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
 import { companyIdOf } from './company.js'
 import { EMPLOYEE_FIELDS, fromBamboohrEmployee } from './mappers.js'
@@ -180,6 +181,26 @@ export const bamboohrEmployeePushes: NativeWebhookSupport = {
       if (err instanceof ProviderError && err.status === 404) return 'gone'
       throw err
     }
+  },
+
+  /**
+   * `GET /v1/webhooks/` "Returns all webhooks owned by the authenticated user", each a summary `{id, name,
+   * created, lastSent, url}`, unpaged (list-webhooks in
+   * BambooHR/bhr-api-php@a6a10ca26972470d31d494b9caaf7e5db9eaf945:specs/public.yaml): the key that subscribed
+   * sees its own webhooks.
+   */
+  async subscriptionsAt(ctx, target) {
+    const listed = await ctx.client.json<{ webhooks?: readonly { id?: unknown; url?: unknown }[] }>({
+      path: '/webhooks/',
+    })
+    const hooks = Array.isArray(listed?.webhooks) ? listed.webhooks : []
+    return hooks.flatMap((h) =>
+      sameTarget(h?.url, target.url) &&
+      (typeof h.id === 'string' || typeof h.id === 'number') &&
+      String(h.id) !== ''
+        ? [String(h.id)]
+        : [],
+    )
   },
 
   authenticate: bamboohrSignatureValid,

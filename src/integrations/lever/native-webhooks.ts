@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { ProviderError } from '../../errors.js'
 import { secretsEqual } from '../native-auth.js'
+import { sameTarget } from '../native-urls.js'
 import type { HandlerContext, NativeCall, NativeWebhookSupport, WebhookEventName } from '../types.js'
 
 /**
@@ -142,6 +143,37 @@ export function leverCallIsSigned(call: NativeCall, secret: string, nowMs: numbe
  */
 const MAX_WEBHOOK_PAGES = 50
 
+/**
+ * "List all webhooks" (`GET /webhooks`, https://hire.lever.co/developer/documentation#list-webhooks), each with
+ * its `id` and `url`, pages followed as every Lever list pages (`hasNext`, `next` as the next `offset`,
+ * #pagination).
+ */
+async function listWebhooks(ctx: HandlerContext): Promise<{ id: string; url: unknown }[]> {
+  const listed: { id: string; url: unknown }[] = []
+  let offset: string | undefined
+  let pages = 0
+  do {
+    // The address is the connection's (api_url): one that always answers a next page must not hold the
+    // check (and its poller slot) for ever. Failing is not `gone`: nothing is subscribed again.
+    if (++pages > MAX_WEBHOOK_PAGES) {
+      throw new Error(`Lever listed more than ${MAX_WEBHOOK_PAGES} pages of webhooks`)
+    }
+    const page = await ctx.client.json<{
+      data?: { id?: unknown; url?: unknown }[]
+      hasNext?: boolean
+      next?: string
+    }>({
+      method: 'GET',
+      path: '/webhooks',
+      ...(offset ? { query: { offset } } : {}),
+    })
+    for (const hook of page.data ?? [])
+      if (typeof hook.id === 'string') listed.push({ id: hook.id, url: hook.url })
+    offset = page.hasNext && page.next ? page.next : undefined
+  } while (offset)
+  return listed
+}
+
 export const leverApplicationPushes: NativeWebhookSupport = {
   events: ['created', 'updated', 'deleted'],
 
@@ -182,31 +214,18 @@ export const leverApplicationPushes: NativeWebhookSupport = {
   },
 
   /**
-   * "List all webhooks" (`GET /webhooks`, https://hire.lever.co/developer/documentation#list-webhooks): every
-   * Lever webhook of ours must still be listed, or the unified webhook misses that event; an admin deletes
-   * them in Lever's settings or with `DELETE /webhooks/:id`. Pages are followed as every Lever list pages
-   * (`hasNext`, `next` as the next `offset`, #pagination).
+   * Every Lever webhook of ours must still be listed (listWebhooks), or the unified webhook misses that event;
+   * an admin deletes them in Lever's settings or with `DELETE /webhooks/:id`.
    */
   async subscriptionState(ctx, externalId) {
-    const listed = new Set<string>()
-    let offset: string | undefined
-    let pages = 0
-    do {
-      // The address is the connection's (api_url): one that always answers a next page must not hold the
-      // check (and its poller slot) for ever. Failing is not `gone`: nothing is subscribed again.
-      if (++pages > MAX_WEBHOOK_PAGES) {
-        throw new Error(`Lever listed more than ${MAX_WEBHOOK_PAGES} pages of webhooks`)
-      }
-      const page = await ctx.client.json<{ data?: { id?: unknown }[]; hasNext?: boolean; next?: string }>({
-        method: 'GET',
-        path: '/webhooks',
-        ...(offset ? { query: { offset } } : {}),
-      })
-      for (const hook of page.data ?? []) if (typeof hook.id === 'string') listed.add(hook.id)
-      offset = page.hasNext && page.next ? page.next : undefined
-    } while (offset)
+    const listed = new Set((await listWebhooks(ctx)).map((h) => h.id))
     const ours = externalId.split(',').filter(Boolean)
     return ours.length > 0 && ours.every((id) => listed.has(id)) ? 'present' : 'gone'
+  },
+
+  /** The Lever webhooks (one per event) that call the address, from the same list. */
+  async subscriptionsAt(ctx, target) {
+    return (await listWebhooks(ctx)).filter((h) => sameTarget(h.url, target.url)).map((h) => h.id)
   },
 
   authenticate: leverCallIsSigned,

@@ -1,5 +1,6 @@
 import { ProviderError, WebhooksNotPermitted } from '../../errors.js'
 import { basicCredentialsMatch } from '../native-auth.js'
+import { sameTarget } from '../native-urls.js'
 import type { HandlerContext, NativeWebhookSupport, WebhookEventName } from '../types.js'
 import type { PipedriveEnvelope } from './types.js'
 
@@ -42,6 +43,7 @@ interface ListedHook {
   readonly id?: number
   readonly is_active?: number | boolean
   readonly remove_time?: string | null
+  readonly subscription_url?: string
 }
 
 interface WebhookV2Call {
@@ -142,6 +144,19 @@ export const pipedrivePersonPushes: NativeWebhookSupport = {
     )
     const ours = (listed.data ?? []).find((h) => String(h.id) === externalId)
     return ours && !ours.remove_time ? 'present' : 'gone'
+  },
+
+  /**
+   * The same list (getWebhooks, every webhook of the company, unpaged), each with the `subscription_url` it calls
+   * (base-webhook.ts); one listed with a `remove_time` is already deleted.
+   */
+  async subscriptionsAt(ctx, target) {
+    const listed = await webhooksCall(ctx, () =>
+      ctx.client.json<PipedriveEnvelope<ListedHook[] | null>>({ method: 'GET', path: '/api/v1/webhooks' }),
+    )
+    return (listed.data ?? [])
+      .filter((h) => sameTarget(h.subscription_url, target.url) && !h.remove_time && typeof h.id === 'number')
+      .map((h) => String(h.id))
   },
 
   authenticate: (call, secret) => basicCredentialsMatch(call, PIPEDRIVE_HOOK_USER, secret),

@@ -1,5 +1,6 @@
 import { ProviderError } from '../../errors.js'
 import { bearerSecretMatches } from '../native-auth.js'
+import { sameTarget } from '../native-urls.js'
 import type { HandlerContext, NativeWebhookSupport } from '../types.js'
 import { fromPosthogEvent } from './mappers.js'
 import type { PosthogEvent } from './types.js'
@@ -16,6 +17,26 @@ function projectIdOf(ctx: HandlerContext): string {
   if (!id) throw new Error('the connection has no PostHog project id; update the connection to re-verify it')
   return id
 }
+
+/**
+ * Hog functions as `GET /api/projects/{project_id}/hog_functions/` lists them: the minimal serializer (no
+ * `inputs`), deleted ones left out, DRF's limit/offset pages of 100 (`HogFunctionViewSet.get_serializer_class`,
+ * `HogFunctionMinimalSerializer`, `safely_get_queryset` in PostHog/posthog@bb3f43dbb62b:posthog/api/hog_function.py;
+ * `LimitOffsetPagination`, `PAGE_SIZE` 100 in PostHog/posthog@000798bf8784:posthog/settings/web.py).
+ */
+interface HogFunctionPage {
+  readonly results?: readonly { readonly id?: unknown }[]
+  readonly next?: string | null
+}
+
+/** One hog function as retrieved (the full serializer): its webhook URL is the `url` input's value. */
+interface HogFunctionDetail {
+  readonly inputs?: { readonly url?: { readonly value?: unknown } } | null
+}
+
+const PAGE = 100
+/** Pages of destinations a look-up reads at most: a bound on an answer that never ends. */
+const MAX_PAGES = 50
 
 interface DestinationCall {
   readonly event?: PosthogEvent
@@ -64,6 +85,43 @@ export const posthogEventPushes: NativeWebhookSupport = {
     } catch (err) {
       if (!(err instanceof ProviderError && err.status === 404)) throw err
     }
+  },
+
+  /**
+   * PostHog's list of hog functions does not show their inputs, so the destinations are searched by the name
+   * the subscription was made with (`search` matches each of its words in the name or description: the
+   * viewset's `SearchFilter` on `name`, `description`, hog_function.py above), and each one found is read
+   * (`GET …/hog_functions/{id}/`, the full serializer) and kept only when its `url` input is the address.
+   */
+  async subscriptionsAt(ctx, target) {
+    const base = `/api/projects/${projectIdOf(ctx)}/hog_functions/`
+    const candidates: string[] = []
+    for (let page = 0; ; page++) {
+      if (page >= MAX_PAGES) throw new Error(`PostHog listed more than ${MAX_PAGES} pages of destinations`)
+      const answer = await ctx.client.json<HogFunctionPage>({
+        path: base,
+        query: {
+          type: 'destination',
+          search: target.name,
+          limit: String(PAGE),
+          offset: String(page * PAGE),
+        },
+      })
+      const results = Array.isArray(answer?.results) ? answer.results : []
+      for (const fn of results) if (typeof fn?.id === 'string') candidates.push(fn.id)
+      if (!answer?.next || results.length === 0) break
+    }
+    const found: string[] = []
+    for (const id of candidates) {
+      try {
+        const fn = await ctx.client.json<HogFunctionDetail>({ path: `${base}${encodeURIComponent(id)}/` })
+        if (sameTarget(fn?.inputs?.url?.value, target.url)) found.push(id)
+      } catch (err) {
+        // Removed since it was listed.
+        if (!(err instanceof ProviderError && err.status === 404)) throw err
+      }
+    }
+    return found
   },
 
   authenticate: (call, secret) => bearerSecretMatches(call, secret),

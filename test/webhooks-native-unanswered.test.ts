@@ -1,0 +1,250 @@
+import { Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type BamboohrEmulator,
+  DEFAULT_BAMBOOHR_API_KEY,
+  DEFAULT_BAMBOOHR_DOMAIN,
+  startBamboohrEmulator,
+} from '../emulators/bamboohr/index.js'
+import { DEFAULT_LEVER_API_KEY, type LeverEmulator, startLeverEmulator } from '../emulators/lever/index.js'
+import {
+  DEFAULT_PIPEDRIVE_TOKEN,
+  type PipedriveEmulator,
+  startPipedriveEmulator,
+} from '../emulators/pipedrive/index.js'
+import {
+  DEFAULT_PERSONAL_API_KEY,
+  type PosthogEmulator,
+  startPosthogEmulator,
+} from '../emulators/posthog/index.js'
+import { type NativeServer, startNativeServer } from './support/native-server.js'
+import { checkNow } from './support/native-watch.js'
+
+type Rec = Record<string, unknown>
+
+/** Unigate's provider timeout here, and how late the emulator answers a subscription it made. */
+const TIMEOUT_MS = 1_000
+const LATE_MS = 2_500
+
+/**
+ * A native subscription the provider made while its answer never reached Unigate (Unigate's provider timeout,
+ * a lost connection, a 5xx): Unigate looks for the provider's subscriptions at the webhook's receiver address
+ * and removes them before answering the error, so nothing keeps calling the address of a webhook that does not
+ * exist. A refusal (4xx) made nothing: no look-up.
+ */
+describe('native subscriptions made without an answer reaching Unigate', () => {
+  let server: NativeServer
+  let pipedrive: PipedriveEmulator
+  let bamboohr: BamboohrEmulator
+  let lever: LeverEmulator
+  let posthog: PosthogEmulator
+  const conn: Record<string, string> = {}
+  const logLines: string[] = []
+
+  beforeAll(async () => {
+    ;[pipedrive, bamboohr, lever, posthog] = await Promise.all([
+      startPipedriveEmulator({ seed: 3, persons: 3, burst: 1000 }),
+      // BambooHR and Lever send only to https:// addresses; Unigate listens on plain http on this machine.
+      startBamboohrEmulator({ seed: 2, employees: 2, insecureHookUrls: true }),
+      startLeverEmulator({ contacts: 2, ratePerSecond: 1000, burst: 1000, webhooks: { plainHttp: true } }),
+      startPosthogEmulator({ size: { events: 5 } }),
+    ])
+    const log = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(...String(chunk).split('\n').filter(Boolean))
+        done()
+      },
+    })
+    server = await startNativeServer(
+      'native-unanswered',
+      {},
+      { config: { providerTimeoutMs: TIMEOUT_MS, logLevel: 'warn' }, logStream: log },
+    )
+    conn.pipedrive = await server.connect({
+      integration_type: 'pipedrive',
+      auth: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: pipedrive.url },
+    })
+    conn.bamboohr = await server.connect({
+      integration_type: 'bamboohr',
+      auth: {
+        api_key: DEFAULT_BAMBOOHR_API_KEY,
+        company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+        api_url: `${bamboohr.url}/api/gateway.php`,
+      },
+    })
+    conn.lever = await server.connect({
+      integration_type: 'lever',
+      auth: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${lever.url}/v1` },
+    })
+    conn.posthog = await server.connect({
+      integration_type: 'posthog',
+      auth: { token: DEFAULT_PERSONAL_API_KEY, api_url: posthog.url },
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await Promise.all([pipedrive?.close(), bamboohr?.close(), lever?.close(), posthog?.close()])
+  })
+
+  const OBJECTS: Record<string, string> = {
+    pipedrive: 'crm_contact',
+    bamboohr: 'hris_employee',
+    lever: 'ats_application',
+    posthog: 'analytics_event',
+  }
+  const subscribe = (provider: string) =>
+    server.api<Rec>('POST', '/unified/webhook', {
+      connection_id: conn[provider],
+      object_type: OBJECTS[provider],
+      event: 'created',
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+    })
+  const receiverPrefix = () => `${server.base}/native-webhooks/`
+
+  /** The addresses at Unigate each emulator's subscriptions call. */
+  const heldAt = {
+    pipedrive: () =>
+      [...pipedrive.state.hooks.hooks.values()]
+        .map((h) => h.subscriptionUrl)
+        .filter((u) => u.startsWith(receiverPrefix())),
+    bamboohr: () =>
+      [...bamboohr.state.hooks.hooks.values()]
+        .map((h) => h.url)
+        .filter((u) => u.startsWith(receiverPrefix())),
+    lever: () =>
+      [...lever.state.webhooks.hooks.values()]
+        .map((h) => h.url)
+        .filter((u) => u.startsWith(receiverPrefix())),
+    posthog: async () => {
+      const get = async (path: string) =>
+        (
+          await fetch(`${posthog.url}/api/projects/@current/hog_functions/${path}`, {
+            headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
+          })
+        ).json() as Promise<Rec>
+      const listed = (await get('?limit=1000')).results as { id: string }[]
+      const urls = await Promise.all(
+        listed.map(async (f) => ((await get(`${f.id}/`)).inputs as { url: { value: string } }).url.value),
+      )
+      return urls.filter((u) => u.startsWith(receiverPrefix()))
+    },
+  } as const
+  /** The subscribing request of each provider, and its list of subscriptions. */
+  const SUBSCRIBE = {
+    pipedrive: { method: 'POST', pathPattern: '^/api/v1/webhooks$' },
+    bamboohr: { method: 'POST', pathPattern: '/v1/webhooks/?$' },
+    lever: { method: 'POST', pathPattern: '^/v1/webhooks$' },
+    posthog: { method: 'POST', pathPattern: '/hog_functions/?$' },
+  } as const
+  const emulatorOf = (provider: keyof typeof SUBSCRIBE) =>
+    ({ pipedrive, bamboohr, lever, posthog })[provider] as {
+      fault(f: Rec): void
+      clearFaults(): void
+      requests(): { method: string; path: string; time: string }[]
+    }
+  const listReads = (provider: keyof typeof SUBSCRIBE, since: number) =>
+    emulatorOf(provider)
+      .requests()
+      .slice(since)
+      .filter((r) => r.method === 'GET' && /\/(webhooks|hog_functions)\/?$/.test(r.path))
+
+  for (const provider of ['pipedrive', 'bamboohr', 'lever', 'posthog'] as const) {
+    it(`${provider}: a subscription made but answered after the timeout is removed, and the 504 answered`, async () => {
+      const emulator = emulatorOf(provider)
+      expect(await heldAt[provider]()).toEqual([])
+      emulator.fault({ ...SUBSCRIBE[provider], lateAnswerMs: LATE_MS })
+      const since = emulator.requests().length
+      const made = await subscribe(provider)
+      expect(made.status, made.text).toBe(504)
+      expect(made.text).toMatch(new RegExp(`did not answer .* within ${TIMEOUT_MS} ms`))
+      // The provider made it (the subscribing request was served) and Unigate looked for it by its address.
+      expect(
+        emulator
+          .requests()
+          .slice(since)
+          .filter((r) => r.method === 'POST').length,
+      ).toBeGreaterThan(0)
+      expect(listReads(provider, since).length).toBeGreaterThan(0)
+      // Nothing left at the provider calling Unigate, even once the late answer has gone out.
+      expect(await heldAt[provider]()).toEqual([])
+      await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+      expect(await heldAt[provider]()).toEqual([])
+      const hooks = await server.api<Rec[]>('GET', '/unified/webhook')
+      expect(hooks.body.filter((h) => h.connection_id === conn[provider])).toEqual([])
+    })
+  }
+
+  it('a refusal (4xx) made nothing: no look-up reaches the provider', async () => {
+    for (const provider of ['pipedrive', 'lever'] as const) {
+      const emulator = emulatorOf(provider)
+      emulator.fault({ ...SUBSCRIBE[provider], status: 400 })
+      const since = emulator.requests().length
+      const refused = await subscribe(provider)
+      expect(refused.status, refused.text).toBe(400)
+      expect(listReads(provider, since)).toEqual([])
+    }
+  })
+
+  it('a 5xx may have made it: the provider is looked at', async () => {
+    pipedrive.fault({ ...SUBSCRIBE.pipedrive, status: 503 })
+    const since = pipedrive.requests().length
+    const failed = await subscribe('pipedrive')
+    expect(failed.status, failed.text).toBe(502)
+    expect(listReads('pipedrive', since)).toHaveLength(1)
+    expect(heldAt.pipedrive()).toEqual([])
+  })
+
+  it('when the look-up fails, the error is answered and the log says a subscription may remain', async () => {
+    pipedrive.fault({ ...SUBSCRIBE.pipedrive, lateAnswerMs: LATE_MS })
+    pipedrive.fault({ method: 'GET', pathPattern: '^/api/v1/webhooks$', status: 500, times: 10 })
+    const before = logLines.length
+    const made = await subscribe('pipedrive')
+    expect(made.status, made.text).toBe(504)
+    const left = heldAt.pipedrive()
+    expect(left).toHaveLength(1)
+    const id = left[0]!.slice(receiverPrefix().length)
+    const warned = logLines
+      .slice(before)
+      .map((l) => JSON.parse(l) as Rec)
+      .filter((l) => l.webhook_id === id)
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toMatchObject({
+      level: 40,
+      integration_type: 'pipedrive',
+      subscribe_failure: `the provider did not answer within ${TIMEOUT_MS} ms`,
+      reason: 'listing its subscriptions failed (the provider answered 500)',
+    })
+    expect(String(warned[0]!.msg)).toContain(`native webhook ${id} may remain`)
+    expect(logLines.join('\n')).not.toContain(DEFAULT_PIPEDRIVE_TOKEN)
+    // What README tells the user to do: remove it at the provider.
+    pipedrive.clearFaults()
+    pipedrive.state.hooks.hooks.clear()
+  })
+
+  it('a re-subscription at a check that gets no answer leaves nothing behind either', async () => {
+    const made = await subscribe('pipedrive')
+    expect(made.status, made.text).toBe(200)
+    const id = made.body.id as string
+    expect(heldAt.pipedrive()).toHaveLength(1)
+    // An admin removes it at Pipedrive; the check subscribes again, and that answer comes too late.
+    pipedrive.state.hooks.hooks.clear()
+    pipedrive.fault({ ...SUBSCRIBE.pipedrive, lateAnswerMs: LATE_MS })
+    const since = pipedrive.requests().length
+    await checkNow(server, id)
+    expect(
+      pipedrive
+        .requests()
+        .slice(since)
+        .filter((r) => r.method === 'POST'),
+    ).toHaveLength(1)
+    expect(heldAt.pipedrive()).toEqual([])
+    await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+    expect(heldAt.pipedrive()).toEqual([])
+    // The next check subscribes again, once.
+    await checkNow(server, id)
+    expect(heldAt.pipedrive()).toEqual([`${receiverPrefix()}${id}`])
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    expect(heldAt.pipedrive()).toEqual([])
+  })
+})
