@@ -36,17 +36,24 @@ async function allGroups(ctx: HandlerContext) {
 
 const GROUP_TYPES = Object.values(GROUP_LISTS)
 
+/** The group type a `type` filter names, upper-cased, or a 400 naming the types BambooHR has. */
+function groupType(q: ListQuery): string | undefined {
+  const type = typeof q.filters.type === 'string' ? q.filters.type.toUpperCase() : undefined
+  if (type !== undefined && !GROUP_TYPES.includes(type)) {
+    throw badRequest(
+      `type: '${q.filters.type}' is not a BambooHR group type; use ${GROUP_TYPES.join(' or ')}`,
+    )
+  }
+  return type
+}
+
 export const groupHandlers: ObjectHandlers = {
   listIsComplete: true,
   listParams: [],
   filters: ['type'],
+  checkList: (q) => void groupType(q),
   async list(ctx, q) {
-    const type = typeof q.filters.type === 'string' ? q.filters.type.toUpperCase() : undefined
-    if (type !== undefined && !GROUP_TYPES.includes(type)) {
-      throw badRequest(
-        `type: '${q.filters.type}' is not a BambooHR group type; use ${GROUP_TYPES.join(' or ')}`,
-      )
-    }
+    const type = groupType(q)
     const groups = await allGroups(ctx)
     return page(type ? groups.filter((g) => g.type === type) : groups, q)
   },

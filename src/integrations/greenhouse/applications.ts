@@ -203,6 +203,9 @@ export const applicationHandlers: ObjectHandlers = {
   // Cursors are kept every 500 rows (readWindow): a reader of the whole list asks for pages of 500.
   pageSize: MAX_PER_PAGE,
   list: listApplications,
+  // The filters' own rules (ids that are numbers, a status Greenhouse can list by), before any list and when a
+  // webhook is made.
+  checkList: (q) => void filtersOf(q),
   async get(ctx, id) {
     if (!/^\d+$/.test(id))
       throw notFound(`get ats_application ${id}: Greenhouse application ids are whole numbers`)

@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js'
 import { HRIS_GROUP_TYPES } from '../../models/index.js'
-import type { ObjectHandlers } from '../types.js'
+import type { ListQuery, ObjectHandlers } from '../types.js'
 import { companyOf, companyPath } from './company.js'
 import { fromGustoDepartment, fromGustoLocation } from './mappers.js'
 import { readGustoRange } from './paging.js'
@@ -21,6 +21,17 @@ export const locationHandlers: ObjectHandlers = {
   },
 }
 
+/** The group type a `type` filter names, upper-cased, or a 400 naming the unified group types. */
+function groupType(q: ListQuery): string | undefined {
+  const type = typeof q.filters.type === 'string' ? q.filters.type.toUpperCase() : undefined
+  if (type !== undefined && !(HRIS_GROUP_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(
+      `type: '${q.filters.type}' is not a group type; use one of ${HRIS_GROUP_TYPES.join(', ')}`,
+    )
+  }
+  return type
+}
+
 /**
  * Departments as groups: `GET /v1/companies/{id}/departments` (the whole list; Gusto documents no paging
  * for it) and `GET /v1/departments/{id}`. Gusto has departments only, so `type` filters to DEPARTMENT or
@@ -30,13 +41,9 @@ export const groupHandlers: ObjectHandlers = {
   listIsComplete: true,
   listParams: [],
   filters: ['type'],
+  checkList: (q) => void groupType(q),
   async list(ctx, q) {
-    const type = typeof q.filters.type === 'string' ? q.filters.type.toUpperCase() : undefined
-    if (type !== undefined && !(HRIS_GROUP_TYPES as readonly string[]).includes(type)) {
-      throw badRequest(
-        `type: '${q.filters.type}' is not a group type; use one of ${HRIS_GROUP_TYPES.join(', ')}`,
-      )
-    }
+    const type = groupType(q)
     // Gusto has no teams, divisions or other kinds of group: asking for one finds none.
     if (type !== undefined && type !== 'DEPARTMENT') return []
     const path = `${companyPath(companyOf(ctx))}/departments`

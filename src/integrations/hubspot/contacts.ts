@@ -87,9 +87,8 @@ async function listPlain(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Pr
  * `after` offset with a sort.
  */
 async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk): Promise<UnifiedRecord[]> {
+  checkSearched(q)
   const capped = !pagesById(q)
-  // No page of a capped search starts at or past the cap: refused before any call.
-  if (capped && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
   // Search takes its properties in the body; raw ones join them there.
   const raw = rawAsk(ctx.rawParams)
   const properties = joinNames(ask.properties, raw.properties)
@@ -125,6 +124,16 @@ async function listSearched(ctx: HandlerContext, q: ListQuery, ask: ContactAsk):
     ctx.cursors.set(scope, position, cursor)
   }
   return mapAll(ctx, await completeAssociations(ctx, rows, ask.associations, 'all'))
+}
+
+/**
+ * What of a searched list HubSpot would refuse, known from the query alone: a sorted page at or past the
+ * search cap, and what `searchRequest` refuses (a filter id that is no number, a text query too long).
+ */
+function checkSearched(q: ListQuery): void {
+  // No page of a capped search starts at or past the cap: refused before any call.
+  if (!pagesById(q) && q.offset >= SEARCH_RESULT_CAP) throw searchCapError(q)
+  searchRequest(q, [], 1, undefined)
 }
 
 function searchCapError(q: ListQuery): ApiError {
@@ -187,6 +196,9 @@ export const contactHandlers: ObjectHandlers = {
   filters: ['company_id', 'deal_id', 'user_id'],
   rawOwned: { after: 'Unigate pages with limit and offset', limit: 'Unigate pages with limit and offset' },
   sortFields: Object.keys(SORT_PROPERTIES),
+  checkList: (q) => {
+    if (needsSearch(q)) checkSearched(q)
+  },
 
   async list(ctx, q) {
     const ask = askOf(ctx)

@@ -98,18 +98,24 @@ function lookupsOf(ctx: HandlerContext) {
 
 type Lookups = ReturnType<typeof lookupsOf>
 
-/**
- * The unified `status` filter as Lever filters: HIRED and REJECTED are archived opportunities with an archive
- * reason of that type (`archive_reason_id`); another status is the active opportunities in the stages whose
- * names mean it (`stage_id`, `archived=false`). Undefined when no reason or stage means it: nothing matches.
- */
-async function statusParams(lookups: Lookups, status: string): Promise<[string, string][] | undefined> {
+/** The unified status a `status` filter names, or a 400 naming the statuses. */
+function applicationStatus(status: string): string {
   const wanted = status.toUpperCase()
   if (!(ATS_APPLICATION_STATUSES as readonly string[]).includes(wanted)) {
     throw badRequest(
       `status: '${status}' is not an application status; use ${ATS_APPLICATION_STATUSES.join(', ')}`,
     )
   }
+  return wanted
+}
+
+/**
+ * The unified `status` filter as Lever filters: HIRED and REJECTED are archived opportunities with an archive
+ * reason of that type (`archive_reason_id`); another status is the active opportunities in the stages whose
+ * names mean it (`stage_id`, `archived=false`). Undefined when no reason or stage means it: nothing matches.
+ */
+async function statusParams(lookups: Lookups, status: string): Promise<[string, string][] | undefined> {
+  const wanted = applicationStatus(status)
   if (wanted === 'HIRED' || wanted === 'REJECTED') {
     const type = wanted === 'HIRED' ? 'hired' : 'non-hired'
     const ids = [...(await lookups.reasons()).values()].filter((r) => r.type === type).map((r) => r.id)
@@ -195,6 +201,10 @@ export const opportunityHandlers: ObjectHandlers = {
   slowFields: [...OFFER_FIELDS],
   listIsComplete: true,
   list: listOpportunities,
+  // Which stages or archive reasons a status stands for needs Lever's lists; that it is a status does not.
+  checkList: (q) => {
+    if (q.filters.status !== undefined) applicationStatus(q.filters.status as string)
+  },
 
   async get(ctx, id) {
     const { data } = await ctx.client.json<{ data: LeverOpportunity }>({

@@ -123,6 +123,23 @@ function orgSearchCapError(q: ListQuery): ApiError {
 type SearchPage = PipedriveEnvelope<{ items?: { item?: { id?: number } }[] } | null>
 
 /**
+ * What a person search takes, or what it refuses (known from the query alone): the organization it is
+ * narrowed by, if any.
+ */
+function searchOrg(q: ListQuery, term: string): string | undefined {
+  const other = ['user_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
+  if (q.updated_gte) other.push('updated_gte')
+  if (q.sort || q.order) other.push(q.sort ? 'sort' : 'order')
+  if (other.length > 0) {
+    throw notImplemented(
+      `Pipedrive (pipedrive) cannot apply ${other.join(', ')} together with query: its person search filters by organization only`,
+    )
+  }
+  if (term.trim().length < 2) throw badRequest('query: Pipedrive searches for at least 2 characters')
+  return idFilter('company_id', q.filters.company_id)
+}
+
+/**
  * `query` searches persons (`GET /api/v2/persons/search`, relevance order; `organization_id` is its only
  * filter), then reads the found persons whole with `GET /api/v2/persons?ids=`, one call per 100 found. Search
  * takes at least 2 characters; other filters, `updated_gte` and `sort` cannot narrow it (501).
@@ -133,16 +150,7 @@ async function searchPersons(
   term: string,
   raw: Record<string, string>,
 ): Promise<UnifiedRecord[]> {
-  const other = ['user_id', 'deal_id'].filter((f) => q.filters[f] !== undefined)
-  if (q.updated_gte) other.push('updated_gte')
-  if (q.sort || q.order) other.push(q.sort ? 'sort' : 'order')
-  if (other.length > 0) {
-    throw notImplemented(
-      `Pipedrive (pipedrive) cannot apply ${other.join(', ')} together with query: its person search filters by organization only`,
-    )
-  }
-  if (term.trim().length < 2) throw badRequest('query: Pipedrive searches for at least 2 characters')
-  const org = idFilter('company_id', q.filters.company_id)
+  const org = searchOrg(q, term)
   const scope = `${ctx.connectionId}|pipedrive-search|${new URLSearchParams({ term, ...(org ? { org } : {}) })}`
   const start = await ctx.cursors.walkStart(scope, q.offset)
   const end = q.offset + q.limit
@@ -257,6 +265,9 @@ export const personHandlers: ObjectHandlers = {
   filters: ['company_id', 'deal_id', 'user_id'],
   sortFields: Object.keys(SORT_BY),
   nativeWebhooks: pipedrivePersonPushes,
+  // The filters a list sends and what a search refuses, so that a webhook whose checks could not list is
+  // refused when it is made. The raw filter_id rule needs the raw parameters, which a webhook does not take.
+  checkList: (q) => void (q.query !== undefined ? searchOrg(q, q.query) : listParams(q)),
 
   list: listPersons,
 

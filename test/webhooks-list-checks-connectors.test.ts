@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_BAMBOOHR_API_KEY,
+  DEFAULT_BAMBOOHR_DOMAIN,
+  startBamboohrEmulator,
+} from '../emulators/bamboohr/index.js'
+import {
+  DEFAULT_GREENHOUSE_CLIENT_ID,
+  DEFAULT_GREENHOUSE_CLIENT_SECRET,
+  startGreenhouseEmulator,
+} from '../emulators/greenhouse/index.js'
+import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/index.js'
+import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
+import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
+import { DEFAULT_PIPEDRIVE_TOKEN, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
+import { type Harness, startHarness } from './support/harness.js'
+import { createConnection } from './support/integration-suite.js'
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
+
+type Rec = Record<string, unknown>
+
+/** What every emulator here offers a test: the requests it received. */
+interface Recording {
+  requests(): readonly unknown[]
+  clearRequests(): void
+  close(): Promise<void>
+}
+
+/** Long enough that no check happens on its own during a test. */
+const NEVER = 100_000
+
+/**
+ * The rules a connector's list keeps from the query alone (a filter value of the wrong shape, a status or
+ * type the provider cannot list by, a search it refuses) are its handler's `checkList`: a virtual webhook
+ * whose checks would all be refused so is answered that 400 when it is made, with nothing stored and
+ * nothing asked of the provider, and the plain list answers the 400 it always did (README, "Webhooks").
+ */
+describe("webhooks refused with the connector's own list rules", () => {
+  let h: Harness
+  let receiver: WebhookReceiver
+  const emulators: Record<string, Recording> = {}
+  const connections: Record<string, string> = {}
+
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+    receiver = await startWebhookReceiver(h.secret)
+    const hubspot = await startHubspotEmulator({ seed: 9, contacts: 20, searchPerSecond: 1000 })
+    const pipedrive = await startPipedriveEmulator()
+    const greenhouse = await startGreenhouseEmulator({ seed: 4, candidates: 10, rateLimit: 1000 })
+    const lever = await startLeverEmulator()
+    const bamboohr = await startBamboohrEmulator({ seed: 7, employees: 5 })
+    const gusto = await startGustoEmulator()
+    Object.assign(emulators, { hubspot, pipedrive, greenhouse, lever, bamboohr, gusto })
+    const tokens = gusto.oauth.issueTokens()
+    const auths: Record<string, Rec> = {
+      hubspot: { token: DEFAULT_HUBSPOT_TOKEN, api_url: hubspot.url },
+      pipedrive: { api_token: DEFAULT_PIPEDRIVE_TOKEN, api_url: pipedrive.url },
+      greenhouse: {
+        client_id: DEFAULT_GREENHOUSE_CLIENT_ID,
+        client_secret: DEFAULT_GREENHOUSE_CLIENT_SECRET,
+        api_url: `${greenhouse.url}/v3`,
+        token_url: `${greenhouse.url}/token`,
+      },
+      lever: { api_key: DEFAULT_LEVER_API_KEY, api_url: `${lever.url}/v1` },
+      bamboohr: {
+        api_key: DEFAULT_BAMBOOHR_API_KEY,
+        company_domain: DEFAULT_BAMBOOHR_DOMAIN,
+        api_url: `${bamboohr.url}/api/gateway.php`,
+      },
+      gusto: {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        client_id: DEFAULT_GUSTO_CLIENT.clientId,
+        client_secret: DEFAULT_GUSTO_CLIENT.clientSecret,
+        api_url: gusto.url,
+      },
+    }
+    for (const [type, auth] of Object.entries(auths)) {
+      connections[type] = await createConnection(h, { integration_type: type, auth })
+    }
+  })
+  afterAll(async () => {
+    await h?.close()
+    await receiver?.close()
+    for (const emu of Object.values(emulators)) await emu.close()
+  })
+
+  const create = (connection: string, objectType: string, filters: Rec, includeAll: boolean) =>
+    h.api<Rec>('POST', '/unified/webhook', {
+      body: {
+        connection_id: connection,
+        object_type: objectType,
+        event: 'created',
+        hook_url: receiver.url,
+        interval: NEVER,
+        filters,
+      },
+      ...(includeAll ? { query: { include_all: 'true' } } : {}),
+    })
+  const webhooksOf = async (connection: string) =>
+    (await h.api<Rec[]>('GET', '/unified/webhook', { query: { connection_id: connection } })).body
+
+  const cases: {
+    integration: string
+    objectType: string
+    path: string
+    filters: Record<string, string>
+    message: string
+  }[] = [
+    {
+      integration: 'hubspot',
+      objectType: 'crm_contact',
+      path: 'crm/{c}/contact',
+      filters: { company_id: 'acme' },
+      message: "company_id: 'acme' is not a HubSpot id; HubSpot ids are whole numbers",
+    },
+    {
+      integration: 'hubspot',
+      objectType: 'crm_contact',
+      path: 'crm/{c}/contact',
+      filters: { user_id: '12', deal_id: 'big-deal' },
+      message: "deal_id: 'big-deal' is not a HubSpot id; HubSpot ids are whole numbers",
+    },
+    {
+      integration: 'pipedrive',
+      objectType: 'crm_contact',
+      path: 'crm/{c}/contact',
+      filters: { user_id: 'me' },
+      message: "user_id: 'me' is not a Pipedrive id; Pipedrive ids are whole numbers",
+    },
+    {
+      integration: 'greenhouse',
+      objectType: 'ats_application',
+      path: 'ats/{c}/application',
+      filters: { job_id: 'engineer' },
+      message: "job_id: 'engineer' is not a Greenhouse id; Greenhouse ids are whole numbers",
+    },
+    {
+      integration: 'greenhouse',
+      objectType: 'ats_application',
+      path: 'ats/{c}/application',
+      filters: { status: 'FIRST_INTERVIEW' },
+      message:
+        "status: Greenhouse can list applications by HIRED or REJECTED only; 'FIRST_INTERVIEW' is a stage of an active application there",
+    },
+    {
+      integration: 'lever',
+      objectType: 'ats_application',
+      path: 'ats/{c}/application',
+      filters: { status: 'ONSITE' },
+      message: "status: 'ONSITE' is not an application status; use ",
+    },
+    {
+      integration: 'bamboohr',
+      objectType: 'hris_group',
+      path: 'hris/{c}/group',
+      filters: { type: 'TEAM' },
+      message: "type: 'TEAM' is not a BambooHR group type; use DEPARTMENT or DIVISION",
+    },
+    {
+      integration: 'gusto',
+      objectType: 'hris_group',
+      path: 'hris/{c}/group',
+      filters: { type: 'SQUAD' },
+      message: "type: 'SQUAD' is not a group type; use one of ",
+    },
+  ]
+
+  for (const c of cases) {
+    it(`refuses a ${c.integration} ${c.objectType} webhook with ${JSON.stringify(c.filters)}, with the list's 400, asking nothing of ${c.integration}`, async () => {
+      const connection = connections[c.integration]!
+      const emu = emulators[c.integration]!
+      emu.clearRequests()
+      const listed = await h.api<Rec>('GET', `/${c.path.replace('{c}', connection)}`, { query: c.filters })
+      expect(listed.status).toBe(400)
+      expect(String(listed.body.message).startsWith(c.message), String(listed.body.message)).toBe(true)
+      expect(emu.requests()).toEqual([])
+      for (const includeAll of [false, true]) {
+        const res = await create(connection, c.objectType, c.filters, includeAll)
+        expect(res.status).toBe(400)
+        expect(res.body).toEqual(listed.body)
+      }
+      expect(await webhooksOf(connection)).toEqual([])
+      expect(emu.requests()).toEqual([])
+    })
+  }
+
+  it('still makes a webhook whose filters the connector can list by', async () => {
+    const made = await create(connections.hubspot!, 'crm_contact', { company_id: '101' }, false)
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
+    const lever = await create(connections.lever!, 'ats_application', { status: 'hired' }, false)
+    expect(lever.status, JSON.stringify(lever.body)).toBe(200)
+  })
+})
