@@ -260,7 +260,11 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,
-  checkList: (q, nowMs) => void exportWindow(q, nowMs),
+  // In the list's order: the type is refused before the window.
+  checkList: (q, nowMs) => {
+    eventTypeFilter(q.filters.type)
+    exportWindow(q, nowMs)
+  },
   create: createEvent,
   listParams: ['updated_gte'],
   filters: ['visitor_id', 'session_id', 'type', 'start_gte', 'end_lt'],
