@@ -149,7 +149,11 @@ function labelOf(label: unknown, i: number): string {
   return String(i)
 }
 
-async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * What a report list asks Amplitude, from the query alone: its metrics, its dimension and the interval or
+ * group that dimension is counted by; a 400 or 501 for what the Dashboard REST API cannot answer.
+ */
+function reportAsked(q: ListQuery) {
   const { types, dimension = 'DATE' } = reportParamsOf(q)
   const wanted = types ? [...types] : ['USERS', 'EVENTS']
   const interval = INTERVALS[dimension]
@@ -173,6 +177,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       throw notImplemented(`Amplitude (amplitude) cannot report ${type} by ${dimension}`)
     }
   }
+  return { wanted, dimension, interval, group }
+}
+
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { wanted, dimension, interval, group } = reportAsked(q)
   const zone = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
   const { start, end, startDay, startMs, endMs } = windowOf(q, zone)
   // Counted in hours: seven days that hold an autumn clock change are 169 hours, one more than Amplitude's
@@ -239,6 +248,8 @@ export const reportHandlers: ObjectHandlers = {
     limit: 'Unigate asks for every value of a breakdown',
   },
   list: listReports,
+  // The window's days are the project's zone's, from its settings: checked by the list.
+  checkList: (q) => void reportAsked(q),
   listParams: [],
   filters: ['type', 'dimension', 'start_gte', 'end_lt'],
 }

@@ -1,7 +1,7 @@
 import { ApiError, badRequest, notImplemented } from '../../errors.js'
 import { rawThenOwn } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
-import type { ObjectHandlers } from '../types.js'
+import type { ListQuery, ObjectHandlers } from '../types.js'
 import {
   DATE_GROUPING,
   EVENT_AGGREGATES,
@@ -20,8 +20,8 @@ function supported(): string {
   return [...Object.keys(PAGEVIEW_AGGREGATES), ...Object.keys(EVENT_AGGREGATES)].join(', ')
 }
 
-/** Pageview aggregates by default; event aggregates (conversions, value) need the event's name. */
-function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string | undefined) {
+/** The metrics asked, and those of them that are event aggregates: all or none, each one Fathom has. */
+function aggregatesAsked(types: ReadonlySet<string> | undefined) {
   const asked = types ? [...types] : Object.keys(PAGEVIEW_AGGREGATES)
   const unknown = asked.filter((t) => !PAGEVIEW_AGGREGATES[t] && !EVENT_AGGREGATES[t])
   if (unknown.length > 0) {
@@ -30,11 +30,17 @@ function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string 
     )
   }
   const events = asked.filter((t) => EVENT_AGGREGATES[t])
-  if (events.length === 0)
-    return { entity: 'pageview', aggregates: asked.map((t) => PAGEVIEW_AGGREGATES[t] as string) }
-  if (events.length < asked.length) {
+  if (events.length > 0 && events.length < asked.length) {
     throw badRequest('Fathom reports pageview and event aggregates separately: ask for one kind per request')
   }
+  return { asked, events }
+}
+
+/** Pageview aggregates by default; event aggregates (conversions, value) need the event's name. */
+function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string | undefined) {
+  const { asked, events } = aggregatesAsked(types)
+  if (events.length === 0)
+    return { entity: 'pageview', aggregates: asked.map((t) => PAGEVIEW_AGGREGATES[t] as string) }
   if (!eventName) {
     throw badRequest('Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>')
   }
@@ -43,6 +49,23 @@ function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string 
 
 const RANGE = 'use start_gte and end_lt'
 const PAGING = 'Unigate pages with limit and offset'
+
+/** The site, metrics and dimension a report list asks, or what Fathom cannot be asked (400, 501). */
+function reportAsked(q: ListQuery) {
+  const site = q.filters.property_id
+  if (typeof site !== 'string')
+    throw badRequest('Fathom reports are per site: give property_id (the site id)')
+  const { types, dimension } = reportParamsOf(q)
+  const dateGrouping = dimension ? DATE_GROUPING[dimension] : undefined
+  const fieldGrouping = dimension ? FIELD_GROUPING[dimension] : undefined
+  if (dimension && !dateGrouping && !fieldGrouping) {
+    throw notImplemented(
+      `Fathom (fathom) cannot break reports down by ${dimension}; it can by ` +
+        `${[...Object.keys(DATE_GROUPING), ...Object.keys(FIELD_GROUPING)].join(', ')}`,
+    )
+  }
+  return { site, types, dimension, dateGrouping, fieldGrouping }
+}
 
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
@@ -63,19 +86,13 @@ export const reportHandlers: ObjectHandlers = {
     limit: PAGING,
   },
 
+  // The event an event aggregate is of is a raw parameter (entity_name), which the list checks.
+  checkList: (q) => {
+    aggregatesAsked(reportAsked(q).types)
+  },
+
   async list(ctx, q) {
-    const site = q.filters.property_id
-    if (typeof site !== 'string')
-      throw badRequest('Fathom reports are per site: give property_id (the site id)')
-    const { types, dimension } = reportParamsOf(q)
-    const dateGrouping = dimension ? DATE_GROUPING[dimension] : undefined
-    const fieldGrouping = dimension ? FIELD_GROUPING[dimension] : undefined
-    if (dimension && !dateGrouping && !fieldGrouping) {
-      throw notImplemented(
-        `Fathom (fathom) cannot break reports down by ${dimension}; it can by ` +
-          `${[...Object.keys(DATE_GROUPING), ...Object.keys(FIELD_GROUPING)].join(', ')}`,
-      )
-    }
+    const { site, types, dimension, dateGrouping, fieldGrouping } = reportAsked(q)
     const { entity_name: eventName, ...extra } = ctx.rawParams
     const { entity, aggregates } = aggregatesOf(types, eventName)
     const end = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : Date.now()

@@ -67,10 +67,16 @@ async function accountSizes(ctx: HandlerContext): Promise<{ account: string; cou
  * without it, the account summaries say how many properties each account holds, so only the accounts
  * the requested window falls into are listed (`ancestor:` includes sub-properties, as the summaries do).
  */
-async function listProperties(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+/** The Admin API `parent` a `parent_id` filter names, if any (a 400 for one that names no account). */
+function parentAsked(query: ListQuery): string | undefined {
   const parentId = query.filters.parent_id
-  if (typeof parentId === 'string') {
-    const rows = await readFiltered(ctx, `parent:${toGa4Parent(parentId)}`, query.offset, query.limit)
+  return typeof parentId === 'string' ? toGa4Parent(parentId) : undefined
+}
+
+async function listProperties(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const parent = parentAsked(query)
+  if (parent !== undefined) {
+    const rows = await readFiltered(ctx, `parent:${parent}`, query.offset, query.limit)
     return rows.map(fromGa4Property)
   }
   const out: Ga4Property[] = []
@@ -153,6 +159,7 @@ async function removeProperty(ctx: HandlerContext, id: string): Promise<void> {
 
 export const ga4Properties: ObjectHandlers = {
   list: listProperties,
+  checkList: (q) => void parentAsked(q),
   get: async (ctx, id) => fromGa4Property(await fetchProperty(ctx, id)),
   create: createProperty,
   update: updateProperty,

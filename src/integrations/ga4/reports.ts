@@ -95,11 +95,10 @@ function rawBodyParams(raw: Readonly<Record<string, string>>): Record<string, un
 }
 
 /**
- * A runReport over the requested days. Days are the property's calendar days: without dates the range
- * is GA4's own `27daysAgo`..`today`, resolved afterwards with the time zone GA4 reports in `metadata`.
- * `limit`/`offset` are GA4's own row paging, so page N is one call.
+ * What a report list asks GA4, from the query alone: the property, metrics, dimension and days; a 400 naming
+ * what GA4's runReport would refuse.
  */
-async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+function reportAsked(query: ListQuery) {
   const propertyFilter = query.filters.property_id
   if (typeof propertyFilter !== 'string') {
     throw badRequest('property_id is required: GA4 reports are run per property')
@@ -112,6 +111,16 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   }
   const dimension = toGa4Dimension(params.dimension)
   const days = requestedDays(query, 'Google Analytics 4', "the property's time zone")
+  return { name, params, metrics, dimension, days }
+}
+
+/**
+ * A runReport over the requested days. Days are the property's calendar days: without dates the range
+ * is GA4's own `27daysAgo`..`today`, resolved afterwards with the time zone GA4 reports in `metadata`.
+ * `limit`/`offset` are GA4's own row paging, so page N is one call.
+ */
+async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const { name, params, metrics, dimension, days } = reportAsked(query)
   const dateRange = {
     startDate: days.startDate ?? (days.endDate ? addDays(days.endDate, -27) : '27daysAgo'),
     endDate: days.endDate ?? 'today',
@@ -155,6 +164,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
 
 export const ga4Reports: ObjectHandlers = {
   list: listReports,
+  checkList: (q) => void reportAsked(q),
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
   // What Unigate sets in the runReport body and reads the rows by: a raw one (a string) would replace it.

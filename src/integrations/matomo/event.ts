@@ -15,7 +15,11 @@ import { fetchVisits, segmentOf, type VisitParams, walkVisits, windowParams } fr
  * by type, exact time or text, so visits are walked (with remembered positions) and actions are kept or
  * dropped here; the filters the provider can apply (site, visit, visitor, time window) narrow the walk.
  */
-async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * The visits an event list reads, from the query alone: the site, the segment of its session and visitor,
+ * the window, and the event type kept; a 400 naming the filter Matomo could not be asked by.
+ */
+function eventsAsked(q: ListQuery) {
   const idSite = siteOf(q.filters, 'events')
   const { session_id: session, visitor_id: visitor } = q.filters
   const type = eventTypeFilter(q.filters.type)
@@ -25,6 +29,11 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
   if (typeof session === 'string') conditions.push(['visitId', visitIdOf(session)])
   if (typeof visitor === 'string') conditions.push(['visitorId', visitorIdOf(visitor)])
   const params: VisitParams = { idSite, segment: segmentOf(conditions), ...windowParams(start, end) }
+  return { idSite, type, start, end, params }
+}
+
+async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { idSite, type, start, end, params } = eventsAsked(q)
   const text = q.query?.toLowerCase()
   const keep = (e: UnifiedRecord): boolean => {
     const t = (e.created_at as Date | undefined)?.getTime() ?? 0
@@ -217,6 +226,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,
+  checkList: (q) => void eventsAsked(q),
   get: getEvent,
   create: createEvent,
   listParams: ['query'],

@@ -27,11 +27,16 @@ async function getSite(ctx: HandlerContext, id: string): Promise<UnifiedRecord> 
  * HTTP every answer, plain lists too, is cut to API_datatable_default_limit (100) otherwise
  * (matomo-org/matomo@f09912cb:plugins/API/Controller.php, core/API/ResponseBuilder.php handleArray).
  */
-async function listSites(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const group = q.filters.parent_id
-  if (typeof group === 'string' && q.query) {
+/** Matomo finds sites by name or lists a group's, not both at once. */
+function checkSitesAsked(q: ListQuery): void {
+  if (typeof q.filters.parent_id === 'string' && q.query) {
     throw badRequest('Matomo cannot search sites by name within a group; give either query or parent_id')
   }
+}
+
+async function listSites(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  checkSitesAsked(q)
+  const group = q.filters.parent_id
   const upTo = q.offset + q.limit
   const sites =
     typeof group === 'string'
@@ -70,6 +75,7 @@ async function updateSite(ctx: HandlerContext, id: string, body: WriteBody): Pro
 
 export const propertyHandlers: ObjectHandlers = {
   list: listSites,
+  checkList: checkSitesAsked,
   get: getSite,
   create: createSite,
   update: updateSite,

@@ -65,10 +65,10 @@ function periodRecord(answer: unknown, map: MetricMap, period: string): Readonly
 }
 
 /** Matomo reports whole days of the site's calendar: the unified window must be whole days too. */
-function daysOf(q: ListQuery): { first: string; last: string } {
+function daysOf(q: ListQuery, nowMs: number): { first: string; last: string } {
   const start = q.filters.start_gte
   const end = q.filters.end_lt
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate())
+  const today = Math.floor(nowMs / DAY_MS) * DAY_MS
   const endMs = end instanceof Date ? end.getTime() : today
   const startMs = start instanceof Date ? start.getTime() : endMs - 7 * DAY_MS
   for (const [name, ms] of [
@@ -211,16 +211,25 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v)
 }
 
-async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * What a report list asks Matomo, from the query alone (`nowMs` ends a window without end_lt): the site, the
+ * dimension and metrics, and the days read; a 400 or 501 for what Matomo cannot be asked.
+ */
+function reportAsked(q: ListQuery, nowMs: number) {
   const idSite = q.filters.property_id
   if (typeof idSite !== 'string' || !/^\d+$/.test(idSite)) {
     throw badRequest('Matomo needs property_id (the numeric site id) to list reports')
   }
   const { dimension, types } = checkEnums(q)
   const period = dimension ? PERIOD_DIMENSIONS[dimension] : undefined
-  const days = daysOf(q)
+  const days = daysOf(q, nowMs)
   const { first, last } = widenToPeriods(period, days.first, days.last)
   if (period && dimension) checkSeriesLength(dimension, period, first, last)
+  return { idSite, dimension, types, period, first, last }
+}
+
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { idSite, dimension, types, period, first, last } = reportAsked(q, Date.now())
   const base: MatomoParams = { idSite, date: `${first},${last}`, format_metrics: 0 }
   const site = { method: 'SitesManager.getSiteFromId', params: { idSite } }
   const row = dimension ? ROW_REPORTS[dimension] : undefined
@@ -316,6 +325,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
  */
 export const reportHandlers: ObjectHandlers = {
   list: listReports,
+  checkList: (q, nowMs) => void reportAsked(q, nowMs),
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
 }

@@ -21,7 +21,8 @@ const dateFilter = (q: ListQuery, name: string): Date | undefined => {
   return v instanceof Date ? v : undefined
 }
 
-async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+/** The visits a session list reads, from the query alone; a 400 naming the filter Matomo could not be asked by. */
+function sessionsAsked(q: ListQuery) {
   const idSite = siteOf(q.filters, 'sessions')
   const conditions: Array<[string, string]> = []
   const { visitor_id: visitor, source, medium } = q.filters
@@ -36,6 +37,11 @@ async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedR
     ...(q.order ? { filter_sort_order: q.order } : {}),
     ...windowParams(start, end),
   }
+  return { idSite, start, end, params }
+}
+
+async function listSessions(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { idSite, start, end, params } = sessionsAsked(q)
   const scope = `matomo:${ctx.connectionId}:sessions:${JSON.stringify(params)}`
   let zone: Promise<string | undefined> | undefined
   const timezone = () => {
@@ -88,6 +94,7 @@ export async function getVisit(ctx: HandlerContext, idSite: string, idVisit: str
 
 export const sessionHandlers: ObjectHandlers = {
   list: listSessions,
+  checkList: (q) => void sessionsAsked(q),
   async get(ctx, id) {
     const { idSite, idVisit } = parseVisitKey(id)
     return fromMatomoVisit(await getVisit(ctx, idSite, idVisit))

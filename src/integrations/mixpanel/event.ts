@@ -32,19 +32,29 @@ export function parseExportLines(body: unknown): MixpanelExportEvent[] {
  * export's `limit` ceiling may be missing lines, so it is split in two and read again (a single day that
  * reaches it fails, naming the cap). Reading stops once the ranges read hold the page.
  */
-async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const projectId = ctx.credentials.project_id as string
-  const property = q.filters.property_id
-  if (typeof property === 'string' && property !== projectId) return []
+/**
+ * The export's window and event type, from the query alone (`nowMs` ends a window without end_lt), or
+ * undefined when the window holds nothing yet; a 400 for what the export cannot be asked.
+ */
+function exportAsked(q: ListQuery, nowMs: number) {
   const start = q.filters.start_gte
   if (!(start instanceof Date)) {
     throw badRequest('Mixpanel exports events by date: give start_gte (and optionally end_lt)')
   }
-  const end = q.filters.end_lt instanceof Date ? q.filters.end_lt : new Date()
+  const end = q.filters.end_lt instanceof Date ? q.filters.end_lt : new Date(nowMs)
   // A window given the wrong way round is refused before (list-query.ts); one that starts after now and
   // runs to now holds nothing yet, as on every other integration.
-  if (end.getTime() <= start.getTime()) return []
-  const type = eventTypeFilter(q.filters.type)
+  if (end.getTime() <= start.getTime()) return undefined
+  return { start, end, type: eventTypeFilter(q.filters.type) }
+}
+
+async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const projectId = ctx.credentials.project_id as string
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== projectId) return []
+  const asked = exportAsked(q, Date.now())
+  if (!asked) return []
+  const { start, end, type } = asked
   const native = type ? MIXPANEL_EVENT_OF[type] : undefined
   const visitor = q.filters.visitor_id
   const zone = zonesOf(ctx).export
@@ -164,6 +174,11 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,
+  // A property_id is compared with the connection's project first (another project lists nothing), which
+  // needs the credentials: checked here without one.
+  checkList: (q, nowMs) => {
+    if (q.filters.property_id === undefined) exportAsked(q, nowMs)
+  },
   create: createEvent,
   listParams: [],
   filters: ['property_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],

@@ -184,21 +184,10 @@ function mergedSeries(answers: readonly MixpanelSeries[]): MixpanelSeries {
 }
 
 /**
- * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days of the
- * project's time zone, by a time unit (`/events`) or by a property (`/segmentation`, summed over the
- * window). Unique users cannot be summed over days, so USERS is only offered by DATE, WEEK and MONTH.
- * Without `query`, EVENTS by a time unit counts every event: the Query API has no "any event", so the
- * names `/events/names` gives (the project's events of the last 31 days) are counted together, which is
- * exact for a window inside those 31 days. Anything else without `query` (USERS: distinct users cannot be
- * added across events; a property breakdown: one event per query; an older window; a capped name list)
- * is a 400 naming `query` and the event names to choose from.
- * A time `dimension_value` is the bucket's first moment on the project zone's wall clock, in the one form
- * of time labels; start_at/end_at are the instants the window's first and last days start and end there.
+ * What a report list asks Mixpanel, from the query alone: its metrics, its dimension and the unit or property
+ * that dimension is counted by; a 400 or 501 for what Mixpanel's Query API cannot answer.
  */
-async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const projectId = ctx.credentials.project_id as string
-  const property = q.filters.property_id
-  if (typeof property === 'string' && property !== projectId) return []
+function reportAsked(q: ListQuery) {
   const params = reportParamsOf(q)
   const types = params.types ? [...params.types] : ['EVENTS']
   const dimension = params.dimension ?? 'DATE'
@@ -230,6 +219,26 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       )
     }
   }
+  return { types, dimension, unit, on }
+}
+
+/**
+ * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days of the
+ * project's time zone, by a time unit (`/events`) or by a property (`/segmentation`, summed over the
+ * window). Unique users cannot be summed over days, so USERS is only offered by DATE, WEEK and MONTH.
+ * Without `query`, EVENTS by a time unit counts every event: the Query API has no "any event", so the
+ * names `/events/names` gives (the project's events of the last 31 days) are counted together, which is
+ * exact for a window inside those 31 days. Anything else without `query` (USERS: distinct users cannot be
+ * added across events; a property breakdown: one event per query; an older window; a capped name list)
+ * is a 400 naming `query` and the event names to choose from.
+ * A time `dimension_value` is the bucket's first moment on the project zone's wall clock, in the one form
+ * of time labels; start_at/end_at are the instants the window's first and last days start and end there.
+ */
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const projectId = ctx.credentials.project_id as string
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== projectId) return []
+  const { types, dimension, unit, on } = reportAsked(q)
   const zone = zonesOf(ctx).report
   const { from, to, startAt, endAt } = windowOf(q, zone)
   checkWindowLength(dimension, on ? 'day' : (unit as string), from, to)
@@ -325,6 +334,11 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 
 export const reportHandlers: ObjectHandlers = {
   list: listReports,
+  // As the list: a property_id is compared with the connection's project first (another project reports
+  // nothing), which needs the credentials; the window is counted in the project's zone, from its settings.
+  checkList: (q) => {
+    if (q.filters.property_id === undefined) reportAsked(q)
+  },
   listParams: ['query'],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
 }

@@ -1,7 +1,7 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import { rawJson } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
-import type { HandlerContext, ObjectHandlers } from '../types.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { DIMENSION_OF, fromPlausibleQuery, METRIC_OF_TYPE } from './mappers.js'
 import type { PlausibleQueryBody, PlausibleQueryResult } from './types.js'
 
@@ -120,6 +120,21 @@ async function siteTimeZone(ctx: HandlerContext, site: string): Promise<string |
   }
 }
 
+/** The site, metrics and dimension a report list asks, or what Plausible cannot be asked (400, 501). */
+function reportAsked(q: ListQuery) {
+  const site = q.filters.property_id
+  if (typeof site !== 'string')
+    throw badRequest('Plausible reports are per site: give property_id (the domain)')
+  const { types, dimension } = reportParamsOf(q)
+  const plausibleDimension = dimension ? DIMENSION_OF[dimension] : undefined
+  if (dimension && !plausibleDimension) {
+    throw notImplemented(
+      `Plausible (plausible) cannot break reports down by ${dimension}; it can by ${Object.keys(DIMENSION_OF).join(', ')}`,
+    )
+  }
+  return { site, types, dimension, plausibleDimension }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -133,17 +148,12 @@ export const reportHandlers: ObjectHandlers = {
     pagination: 'Unigate pages with limit and offset',
   },
 
+  // Which metrics Plausible takes for a dimension may depend on raw filters, and a list's raw parameters are
+  // checked before them: only what comes first is checked here.
+  checkList: (q) => void reportAsked(q),
+
   async list(ctx, q) {
-    const site = q.filters.property_id
-    if (typeof site !== 'string')
-      throw badRequest('Plausible reports are per site: give property_id (the domain)')
-    const { types, dimension } = reportParamsOf(q)
-    const plausibleDimension = dimension ? DIMENSION_OF[dimension] : undefined
-    if (dimension && !plausibleDimension) {
-      throw notImplemented(
-        `Plausible (plausible) cannot break reports down by ${dimension}; it can by ${Object.keys(DIMENSION_OF).join(', ')}`,
-      )
-    }
+    const { site, types, dimension, plausibleDimension } = reportAsked(q)
     const other = Object.keys(ctx.rawParams).find((k) => !RAW_BODY_KEYS.includes(k))
     if (other !== undefined) {
       throw badRequest(

@@ -20,6 +20,7 @@ import {
 import {
   capture,
   captureTeam,
+  checkPropertyFilter,
   HOGQL_OWNED,
   PERSON_LOOKUP_OWNED,
   projectIdOf,
@@ -282,6 +283,10 @@ const ANONYMOUS_DISTINCT_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/
 export const eventHandlers: ObjectHandlers = {
   rawOwned: { ...HOGQL_OWNED, ...PERSON_LOOKUP_OWNED },
   list: listEvents,
+  checkList: (q) => {
+    checkPropertyFilter(q)
+    eventTypesOf(q.filters.type)
+  },
   get: getEvent,
   create: createEvent,
   listParams: ['sort', 'order', 'query'],

@@ -15,7 +15,7 @@ import {
   REPORT_METRICS,
   type ReportTable,
 } from './report-catalog.js'
-import { HOGQL_OWNED, projectIdOf, runHogQL, zoneOf } from './requests.js'
+import { checkPropertyFilter, HOGQL_OWNED, projectIdOf, runHogQL, zoneOf } from './requests.js'
 import {
   maxTimeBuckets,
   type TimeDimension,
@@ -87,18 +87,22 @@ function compareBucketValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
-async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * What a report list asks, from the query alone (`now` ends a window without end_lt): its metrics, its
+ * dimension, its window and the queries it takes, or the 400 or 501 PostHog's reports answer for it.
+ */
+function reportPlan(query: ListQuery, now: Date) {
   const f = query.filters
-  const projectId = projectIdOf(ctx, f.property_id)
   const dimension = dimensionOf(f.dimension)
   const types = metricTypesOf(f.type, dimension)
   // Without start_gte a report covers the default window (windows.ts), and its start_at says so.
   const { start, end } = boundedRange(
     f.start_gte instanceof Date ? f.start_gte : undefined,
     f.end_lt instanceof Date ? f.end_lt : undefined,
+    now,
   )
   // Without end_lt the window runs to now, and the reports say so (end_at), as every integration's do.
-  const until = end ?? new Date()
+  const until = end ?? now
   // A window without an instant in it has no report: counting zeros for it (its start_at after its end_at)
   // would hide swapped bounds, which every other integration refuses.
   if (start.getTime() >= until.getTime()) {
@@ -116,13 +120,20 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
     group.types.push(t)
     byQuery.set(key, group)
   }
-  if (!dimension && query.offset > 0) return []
   // DATE and HOUR answer every bucket of the range, empty ones too (time-buckets.ts): each table answers all
-  // of its buckets and the filled series pages here. Otherwise one query pages in HogQL; several each
-  // answer their first offset+limit values, and the merge pages.
+  // of its buckets and the filled series pages here.
   const timeDimension: TimeDimension | undefined =
     dimension === 'DATE' || dimension === 'HOUR' ? dimension : undefined
   const timeLimit = timeDimension ? maxTimeBuckets(timeDimension, start, until) : 0
+  return { dimension, types, start, until, byQuery, timeDimension, timeLimit }
+}
+
+async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const projectId = projectIdOf(ctx, query.filters.property_id)
+  const { dimension, types, start, until, byQuery, timeDimension, timeLimit } = reportPlan(query, new Date())
+  if (!dimension && query.offset > 0) return []
+  // Otherwise one query pages in HogQL; several each answer their first offset+limit values, and the merge
+  // pages.
   const single = byQuery.size === 1 && !timeDimension
   const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => ({
     key,
@@ -199,6 +210,10 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
 export const reportHandlers: ObjectHandlers = {
   rawOwned: HOGQL_OWNED,
   list: listReports,
+  checkList: (q, nowMs) => {
+    checkPropertyFilter(q)
+    reportPlan(q, new Date(nowMs))
+  },
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
 }

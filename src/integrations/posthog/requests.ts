@@ -1,6 +1,6 @@
 import { badRequest, ProviderError } from '../../errors.js'
 import { rawThenOwn } from '../raw-lists.js'
-import type { HandlerContext } from '../types.js'
+import type { HandlerContext, ListQuery } from '../types.js'
 import { isTimeZone } from '../zones.js'
 import { apiBaseUrl, ingestionBaseUrl } from './hosts.js'
 import { querySlot, SLOT_WAIT_MS } from './query-slots.js'
@@ -26,8 +26,21 @@ export function projectIdOf(ctx: HandlerContext, propertyId?: unknown): string {
       'property_id is required: this PostHog connection has no default project; re-verify the connection',
     )
   }
+  return checkedProjectId(id)
+}
+
+function checkedProjectId(id: string): string {
   if (!PROJECT_ID.test(id)) throw badRequest(`property_id: '${id}' is not a PostHog project id (a number)`)
   return id
+}
+
+/**
+ * A list's `property_id` that names no PostHog project (not a number), as `projectIdOf` refuses it: for the
+ * handlers' `checkList`, before any list and when a webhook is made.
+ */
+export function checkPropertyFilter(q: ListQuery): void {
+  const id = q.filters.property_id
+  if (typeof id === 'string' && id !== '') checkedProjectId(id)
 }
 
 /**

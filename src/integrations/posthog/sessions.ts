@@ -11,7 +11,14 @@ import {
 } from './hogql.js'
 import { fromPosthogSession, type SessionDetails } from './mappers.js'
 import { visitorFilterOf, visitorsOfDistinctIds } from './person-lookup.js'
-import { HOGQL_OWNED, notFoundAtPosthog, PERSON_LOOKUP_OWNED, projectIdOf, runHogQL } from './requests.js'
+import {
+  checkPropertyFilter,
+  HOGQL_OWNED,
+  notFoundAtPosthog,
+  PERSON_LOOKUP_OWNED,
+  projectIdOf,
+  runHogQL,
+} from './requests.js'
 import { boundedRange, sessionLookupRange } from './windows.js'
 
 /** Fields the sessions table lacks: they come from the session's events, in one extra query per page. */
@@ -139,6 +146,7 @@ async function getSession(ctx: HandlerContext, id: string): Promise<UnifiedRecor
 export const sessionHandlers: ObjectHandlers = {
   rawOwned: { ...HOGQL_OWNED, ...PERSON_LOOKUP_OWNED },
   list: listSessions,
+  checkList: checkPropertyFilter,
   get: getSession,
   listParams: ['sort', 'order', 'query'],
   filters: ['property_id', 'visitor_id', 'medium', 'source', 'start_gte', 'end_lt'],

@@ -13,6 +13,7 @@ import { lookupPerson, personsPath, personWithDistinctId } from './person-lookup
 import {
   capture,
   captureTeam,
+  checkPropertyFilter,
   HOGQL_OWNED,
   notFoundAtPosthog,
   PERSON_LOOKUP_OWNED,
@@ -162,6 +163,7 @@ async function writeVisitor(ctx: HandlerContext, method: 'PUT' | 'PATCH', id: st
 export const visitorHandlers: ObjectHandlers = {
   rawOwned: { ...REST_LIST_OWNED, ...HOGQL_OWNED, ...PERSON_LOOKUP_OWNED },
   list: listVisitors,
+  checkList: checkPropertyFilter,
   get: getVisitor,
   create: createVisitor,
   update: (ctx, id, body) => writeVisitor(ctx, 'PUT', id, body),

@@ -55,7 +55,11 @@ function websiteOf(q: ListQuery, session: { websiteId: string } | undefined): st
   throw badRequest('Umami lists events per website: give property_id (or a session_id)')
 }
 
-async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * What an event list asks Umami, from the query alone: the website, the session if one is named, and the
+ * event type code; a 400 naming the filter Umami cannot list by.
+ */
+function eventsAsked(q: ListQuery) {
   const sessionFilter = q.filters.session_id
   const session = typeof sessionFilter === 'string' ? fromUnifiedSessionId(sessionFilter) : undefined
   if (typeof sessionFilter === 'string' && !session) {
@@ -64,7 +68,23 @@ async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRec
     )
   }
   const website = websiteOf(q, session)
-  const typeCode = eventTypeCode(q.filters.type)
+  return { session, website, typeCode: eventTypeCode(q.filters.type) }
+}
+
+/**
+ * Umami's event list has no session filter (see listSessionEvents): a session's events are its activity,
+ * which takes no visitor and no text query.
+ */
+function checkSessionEventsAsked(q: ListQuery): void {
+  for (const param of ['visitor_id', 'query'] as const) {
+    if ((param === 'query' ? q.query : q.filters[param]) !== undefined) {
+      throw badRequest(`Umami cannot combine session_id with ${param} when listing events; drop one of them`)
+    }
+  }
+}
+
+async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { session, website, typeCode } = eventsAsked(q)
   // Umami reads `type` as its one `eventType`: a raw one beside it would replace it without a word.
   if (typeCode !== undefined && ctx.rawParams.eventType !== undefined)
     throw badRequest('raw: eventType and type both filter Umami events by eventType; send one or the other')
@@ -115,11 +135,7 @@ async function listSessionEvents(
   typeCode: number | undefined,
   range: { startAt: number; endAt: number },
 ): Promise<UnifiedRecord[]> {
-  for (const param of ['visitor_id', 'query'] as const) {
-    if ((param === 'query' ? q.query : q.filters[param]) !== undefined) {
-      throw badRequest(`Umami cannot combine session_id with ${param} when listing events; drop one of them`)
-    }
-  }
+  checkSessionEventsAsked(q)
   const activity = await readActivity(ctx, websiteId, sessionId, range)
   const events = activity
     .filter((a) => typeCode === undefined || a.eventType === typeCode)
@@ -233,6 +249,12 @@ export const eventHandlers: ObjectHandlers = {
   filters: ['property_id', 'session_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],
   slowFields: [...EVENT_SLOW_FIELDS],
   list: listEvents,
+  // A raw eventType beside type is refused by the list (a webhook takes no raw parameters).
+  checkList: (q) => {
+    const { session, website } = eventsAsked(q)
+    // The list answers nothing for a session of another website, before this rule.
+    if (session && session.websiteId === website) checkSessionEventsAsked(q)
+  },
   create: createEvent,
   // Umami reads these as the unified filters: a raw one would silently replace the caller's.
   rawOwned: { search: 'use query', distinctId: 'use visitor_id' },

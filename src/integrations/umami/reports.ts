@@ -171,6 +171,25 @@ async function breakdown(
   }))
 }
 
+/**
+ * What a report list asks Umami, from the query alone (`nowMs` ends a window without end_lt): the website,
+ * metrics, dimension and hours; a 400 or 501 for what Umami cannot be asked.
+ */
+function reportAsked(q: ListQuery, nowMs: number) {
+  const website = q.filters.property_id
+  if (typeof website !== 'string') throw badRequest('Umami reports are per website: give property_id')
+  const { types, dimension } = reportParamsOf(q)
+  const range = reportRange(q, nowMs)
+  if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
+  if (dimension && !TIME_UNITS[dimension] && !BREAKDOWNS[dimension]) {
+    throw notImplemented(
+      `Umami (umami) cannot break reports down by ${dimension}; it can by ` +
+        `${[...Object.keys(TIME_UNITS), ...Object.keys(BREAKDOWNS)].join(', ')}`,
+    )
+  }
+  return { website, types, dimension, range }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -181,21 +200,13 @@ export const reportHandlers: ObjectHandlers = {
     offset: 'Unigate pages with limit and offset',
   },
 
+  checkList: (q, nowMs) => void reportAsked(q, nowMs),
+
   async list(ctx, q) {
-    const website = q.filters.property_id
-    if (typeof website !== 'string') throw badRequest('Umami reports are per website: give property_id')
-    const { types, dimension } = reportParamsOf(q)
-    const range = reportRange(q)
-    if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
+    const { website, types, dimension, range } = reportAsked(q, Date.now())
     if (!dimension) return onWebsite(ctx, website, () => totals(ctx, website, range, q, types))
     const unit = TIME_UNITS[dimension]
     if (unit) return onWebsite(ctx, website, () => series(ctx, website, range, q, dimension, unit, types))
-    if (BREAKDOWNS[dimension]) {
-      return onWebsite(ctx, website, () => breakdown(ctx, website, range, q, dimension, types))
-    }
-    throw notImplemented(
-      `Umami (umami) cannot break reports down by ${dimension}; it can by ` +
-        `${[...Object.keys(TIME_UNITS), ...Object.keys(BREAKDOWNS)].join(', ')}`,
-    )
+    return onWebsite(ctx, website, () => breakdown(ctx, website, range, q, dimension, types))
   },
 }

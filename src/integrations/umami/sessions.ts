@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
 import { RECORD_READS_AT_ONCE } from '../record-reads.js'
-import type { HandlerContext, ObjectHandlers } from '../types.js'
+import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { fromUmamiSession, fromUnifiedSessionId, sessionFieldsFromUmamiActivity } from './mappers.js'
 import { readActivity, readSession } from './session-reads.js'
 import { umamiRange } from './time-range.js'
@@ -35,6 +35,13 @@ async function withVisitor(ctx: HandlerContext, s: UmamiSession, record: Unified
   return { ...record, visitor_id: fromUmamiSession(detail).visitor_id }
 }
 
+/** The website a session list is of: Umami lists sessions per website only. */
+function websiteAsked(q: ListQuery): string {
+  const website = q.filters.property_id
+  if (typeof website !== 'string') throw badRequest('Umami lists sessions per website: give property_id')
+  return website
+}
+
 export const sessionHandlers: ObjectHandlers = {
   listParams: ['query'],
   filters: ['property_id', 'visitor_id', 'start_gte', 'end_lt'],
@@ -42,11 +49,10 @@ export const sessionHandlers: ObjectHandlers = {
   // Umami reads these as the unified filters: a raw one would silently replace the caller's.
   rawOwned: { search: 'use query', distinctId: 'use visitor_id' },
 
+  checkList: (q) => void websiteAsked(q),
+
   async list(ctx, q) {
-    const website = q.filters.property_id
-    if (typeof website !== 'string') {
-      throw badRequest('Umami lists sessions per website: give property_id')
-    }
+    const website = websiteAsked(q)
     const range = umamiRange(q, undefined)
     const visitor = typeof q.filters.visitor_id === 'string' ? q.filters.visitor_id : undefined
     const rows = await onWebsite(ctx, website, () =>

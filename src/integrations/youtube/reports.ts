@@ -47,11 +47,6 @@ function monthRange(days: { startDate?: string; endDate?: string }, today: strin
 function target(ctx: HandlerContext, propertyId: string | undefined) {
   const owner = ctx.credentials.content_owner_id
   const channel = propertyId ?? ctx.settings.channel_id
-  if (propertyId !== undefined && !CHANNEL_ID.test(propertyId)) {
-    throw badRequest(
-      `property_id: '${propertyId}' is not a YouTube channel id (UC followed by 22 characters)`,
-    )
-  }
   if (owner) {
     if (!channel)
       throw badRequest('property_id is required: this connection reports for a content owner’s channels')
@@ -64,15 +59,31 @@ function target(ctx: HandlerContext, propertyId: string | undefined) {
  * reports.query over whole Pacific-Time days. `offset`/`limit` map onto the 1-based `startIndex` and
  * `maxResults`; top-N reports (videos, cities) cap `maxResults`, so a larger page takes several calls.
  */
-async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+/**
+ * What a report list asks YouTube, from the query alone (`nowMs` is today's date in Pacific Time): the
+ * dimension, metrics, channel filter and days; a 400 naming what YouTube Analytics would refuse.
+ */
+function reportAsked(query: ListQuery, nowMs: number) {
   const params = reportParamsOf(query)
   const dimension = toYoutubeDimension(params.dimension)
   const metrics = toYoutubeMetrics(params.types, params.dimension)
-  const propertyFilter = query.filters.property_id
-  const { channel, ...ids } = target(ctx, typeof propertyFilter === 'string' ? propertyFilter : undefined)
-  const today = dayIn(Date.now(), YOUTUBE_REPORT_TIME_ZONE)
+  const filter = query.filters.property_id
+  const propertyId = typeof filter === 'string' ? filter : undefined
+  if (propertyId !== undefined && !CHANNEL_ID.test(propertyId)) {
+    throw badRequest(
+      `property_id: '${propertyId}' is not a YouTube channel id (UC followed by 22 characters)`,
+    )
+  }
+  const today = dayIn(nowMs, YOUTUBE_REPORT_TIME_ZONE)
   const asked = requestedDays(query, 'YouTube', 'Pacific Time')
   const range = params.dimension === 'MONTH' ? monthRange(asked, today) : resolveDays(asked, today)
+  return { params, dimension, metrics, propertyId, range }
+}
+
+async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
+  const { params, dimension, metrics, propertyId, range } = reportAsked(query, Date.now())
+  // Whose channel needs the connection (a content owner's must be named): after the query's own rules.
+  const { channel, ...ids } = target(ctx, propertyId)
   const sort = youtubeSort(dimension, metrics[0]?.name ?? 'views')
   const cap = YOUTUBE_TOP_N[params.dimension ?? ''] ?? MAX_PAGE
   const rows: (readonly (string | number)[])[] = []
@@ -113,6 +124,7 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
 
 export const youtubeReports: ObjectHandlers = {
   list: listReports,
+  checkList: (q, nowMs) => void reportAsked(q, nowMs),
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
   // What Unigate sets on every reports.query call, after the raw parameters: a raw one would be replaced
