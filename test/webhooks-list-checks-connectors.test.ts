@@ -220,6 +220,13 @@ describe("webhooks refused with the connector's own list rules", () => {
     },
     {
       integration: 'amplitude',
+      objectType: 'analytics_event',
+      path: 'analytics/{c}/event',
+      filters: { type: 'NOPE' },
+      message: "type: 'NOPE' is not an event type; use one of ",
+    },
+    {
+      integration: 'amplitude',
       objectType: 'analytics_report',
       path: 'analytics/{c}/report',
       filters: { dimension: 'DAY_OF_WEEK' },
