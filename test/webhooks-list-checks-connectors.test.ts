@@ -261,6 +261,13 @@ describe("webhooks refused with the connector's own list rules", () => {
       message: 'Umami lists sessions per website: give property_id',
     },
     {
+      integration: 'umami',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: { property_id: 'website', dimension: 'DATE', type: 'SESSIONS' },
+      message: 'Umami (umami) cannot report SESSIONS by DATE; available there: PAGE_VIEWS, USERS',
+    },
+    {
       integration: 'plausible',
       objectType: 'analytics_report',
       path: 'analytics/{c}/report',
@@ -277,7 +284,7 @@ describe("webhooks refused with the connector's own list rules", () => {
   ]
 
   for (const c of cases) {
-    it(`refuses a ${c.integration} ${c.objectType} webhook with ${JSON.stringify(c.filters)}, with the list's 400, asking nothing of ${c.integration}`, async () => {
+    it(`refuses a ${c.integration} ${c.objectType} webhook with ${JSON.stringify(c.filters)}, with the list's own answer, asking nothing of ${c.integration}`, async () => {
       const connection = connections[c.integration]!
       const emu = emulators[c.integration]!
       emu.clearRequests()

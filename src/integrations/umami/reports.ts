@@ -72,7 +72,6 @@ async function totals(
   q: ListQuery,
   types?: ReadonlySet<string>,
 ) {
-  checkTypes(types, STATS_METRICS, 'as totals')
   const stats = await ctx.client.json<UmamiStats>({
     path: `/websites/${encodeURIComponent(website)}/stats`,
     query: { startAt: range.startAt, endAt: range.endAt, ...ctx.rawParams },
@@ -100,7 +99,6 @@ async function series(
   unit: UmamiUnit,
   types?: ReadonlySet<string>,
 ) {
-  checkTypes(types, SERIES_METRICS, `by ${dimension}`)
   const buckets = new Map<string, { start: Date; views?: UmamiPoint; visitors?: UmamiPoint }>()
   const add = (p: UmamiPoint, key: 'views' | 'visitors') => {
     const start = parseBucket(p.x)
@@ -147,10 +145,8 @@ async function breakdown(
   range: Range,
   q: ListQuery,
   dimension: string,
-  types?: ReadonlySet<string>,
 ) {
   const b = BREAKDOWNS[dimension] as { type: string; metric: string }
-  checkTypes(types, [b.metric], `by ${dimension}`)
   const rows = await ctx.client.json<UmamiPoint[]>({
     path: `/websites/${encodeURIComponent(website)}/metrics`,
     query: {
@@ -181,7 +177,10 @@ function reportAsked(q: ListQuery, nowMs: number) {
   const { types, dimension } = reportParamsOf(q)
   const range = reportRange(q, nowMs)
   if (range.startAt > range.endAt) throw badRequest('start_gte must be before end_lt')
-  if (dimension && !TIME_UNITS[dimension] && !BREAKDOWNS[dimension]) {
+  if (!dimension) checkTypes(types, STATS_METRICS, 'as totals')
+  else if (TIME_UNITS[dimension]) checkTypes(types, SERIES_METRICS, `by ${dimension}`)
+  else if (BREAKDOWNS[dimension]) checkTypes(types, [BREAKDOWNS[dimension].metric], `by ${dimension}`)
+  else {
     throw notImplemented(
       `Umami (umami) cannot break reports down by ${dimension}; it can by ` +
         `${[...Object.keys(TIME_UNITS), ...Object.keys(BREAKDOWNS)].join(', ')}`,
@@ -207,6 +206,6 @@ export const reportHandlers: ObjectHandlers = {
     if (!dimension) return onWebsite(ctx, website, () => totals(ctx, website, range, q, types))
     const unit = TIME_UNITS[dimension]
     if (unit) return onWebsite(ctx, website, () => series(ctx, website, range, q, dimension, unit, types))
-    return onWebsite(ctx, website, () => breakdown(ctx, website, range, q, dimension, types))
+    return onWebsite(ctx, website, () => breakdown(ctx, website, range, q, dimension))
   },
 }
