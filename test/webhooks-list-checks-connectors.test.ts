@@ -6,6 +6,7 @@ import {
   startBamboohrEmulator,
 } from '../emulators/bamboohr/index.js'
 import { DEFAULT_FATHOM_API_KEY, startFathomEmulator } from '../emulators/fathom/index.js'
+import { startGa4Emulator } from '../emulators/ga4/index.js'
 import {
   DEFAULT_GREENHOUSE_CLIENT_ID,
   DEFAULT_GREENHOUSE_CLIENT_SECRET,
@@ -15,10 +16,17 @@ import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/ind
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
+import {
+  DEFAULT_PROJECT_ID,
+  DEFAULT_PROJECT_TOKEN,
+  DEFAULT_SERVICE_ACCOUNT,
+  startMixpanelEmulator,
+} from '../emulators/mixpanel/index.js'
 import { DEFAULT_PIPEDRIVE_TOKEN, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/plausible/index.js'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from '../emulators/umami/index.js'
+import { startYoutubeEmulator } from '../emulators/youtube/index.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
@@ -31,6 +39,8 @@ interface Recording {
   clearRequests(): void
   close(): Promise<void>
 }
+
+const GOOGLE = 'https://www.googleapis.com/auth/'
 
 /** Long enough that no check happens on its own during a test. */
 const NEVER = 100_000
@@ -62,6 +72,9 @@ describe("webhooks refused with the connector's own list rules", () => {
     const umami = await startUmamiEmulator({ seed: 7, websites: 2, sessions: 5 })
     const plausible = await startPlausibleEmulator()
     const fathom = await startFathomEmulator()
+    const mixpanel = await startMixpanelEmulator({ seed: 5, events: 20, profiles: 5 })
+    const ga4 = await startGa4Emulator({ seed: 3, accounts: 1, propertiesPerAccount: 2 })
+    const youtube = await startYoutubeEmulator({ seed: 5 })
     Object.assign(emulators, {
       hubspot,
       pipedrive,
@@ -75,6 +88,9 @@ describe("webhooks refused with the connector's own list rules", () => {
       umami,
       plausible,
       fathom,
+      mixpanel,
+      googleanalytics: ga4,
+      youtube,
     })
     const tokens = gusto.oauth.issueTokens()
     const auths: Record<string, Rec> = {
@@ -107,6 +123,25 @@ describe("webhooks refused with the connector's own list rules", () => {
       umami: { api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${umami.url}/v1` },
       plausible: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: plausible.url },
       fathom: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${fathom.url}/v1` },
+      mixpanel: {
+        username: DEFAULT_SERVICE_ACCOUNT.username,
+        secret: DEFAULT_SERVICE_ACCOUNT.secret,
+        project_id: DEFAULT_PROJECT_ID,
+        project_token: DEFAULT_PROJECT_TOKEN,
+        region: 'eu',
+        api_url: mixpanel.url,
+        project_created_before_2023: 'yes',
+      },
+      googleanalytics: {
+        api_url: ga4.url,
+        access_token: ga4.authority.issueTokens({ scopes: [`${GOOGLE}analytics.readonly`] }).access_token,
+      },
+      youtube: {
+        api_url: youtube.url,
+        access_token: youtube.authority.issueTokens({
+          scopes: [`${GOOGLE}youtube.readonly`, `${GOOGLE}yt-analytics.readonly`],
+        }).access_token,
+      },
     })
     for (const [type, auth] of Object.entries(auths)) {
       connections[type] = await createConnection(h, { integration_type: type, auth })
@@ -280,6 +315,34 @@ describe("webhooks refused with the connector's own list rules", () => {
       path: 'analytics/{c}/report',
       filters: { property_id: 'SITE', type: 'PAGE_VIEWS,CONVERSIONS' },
       message: 'Fathom reports pageview and event aggregates separately: ask for one kind per request',
+    },
+    {
+      integration: 'mixpanel',
+      objectType: 'analytics_event',
+      path: 'analytics/{c}/event',
+      filters: { type: 'NOPE' },
+      message: "type: 'NOPE' is not an event type; use one of ",
+    },
+    {
+      integration: 'mixpanel',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: { dimension: 'HOUR', type: 'USERS' },
+      message: 'Mixpanel (mixpanel) cannot count unique USERS by HOUR; use DATE, WEEK or MONTH',
+    },
+    {
+      integration: 'googleanalytics',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: { property_id: '5', start_gte: '2024-05-01T10:00:00Z' },
+      message: "start_gte: Google Analytics 4 reports whole days in the property's time zone",
+    },
+    {
+      integration: 'youtube',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: { property_id: 'my-channel' },
+      message: "property_id: 'my-channel' is not a YouTube channel id (UC followed by 22 characters)",
     },
   ]
 
