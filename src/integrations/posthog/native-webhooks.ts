@@ -1,22 +1,18 @@
 import { ProviderError } from '../../errors.js'
 import { bearerSecretMatches } from '../native-auth.js'
 import { sameTarget } from '../native-urls.js'
-import type { HandlerContext, NativeWebhookSupport } from '../types.js'
+import type { NativeWebhookSupport } from '../types.js'
 import { fromPosthogEvent } from './mappers.js'
+import { projectIdOf } from './requests.js'
 import type { PosthogEvent } from './types.js'
 import { rowVisitorId } from './visitor-ids.js'
 
-/**
+/*
  * Captured events pushed by a PostHog CDP destination: a hog function of type `destination` built from the
  * `template-webhook` template (`POST /api/projects/{project_id}/hog_functions/`). PostHog does not sign
  * destination calls, so the subscription sets `authorization: Bearer <secret>` in the destination's headers
  * and Unigate checks it. Removing uses `PATCH … {deleted: true}`: PostHog refuses DELETE on hog functions.
  */
-function projectIdOf(ctx: HandlerContext): string {
-  const id = ctx.settings.project_id
-  if (!id) throw new Error('the connection has no PostHog project id; update the connection to re-verify it')
-  return id
-}
 
 /**
  * Hog functions as `GET /api/projects/{project_id}/hog_functions/` lists them: the minimal serializer (no
