@@ -247,4 +247,31 @@ describe('native subscriptions made without an answer reaching Unigate', () => {
     expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
     expect(heldAt.pipedrive()).toEqual([])
   })
+
+  it("a re-subscription at a check that gets no answer keeps the webhook's own remaining subscriptions", async () => {
+    // A Lever `updated` webhook is three Lever webhooks at one address; an admin deletes one of them.
+    const made = await server.api<Rec>('POST', '/unified/webhook', {
+      connection_id: conn.lever,
+      object_type: 'ats_application',
+      event: 'updated',
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+    })
+    expect(made.status, made.text).toBe(200)
+    const id = made.body.id as string
+    const ours = () =>
+      [...lever.state.webhooks.hooks.values()].filter((h) => h.url === `${receiverPrefix()}${id}`)
+    const [deleted, ...kept] = ours()
+    expect(kept).toHaveLength(2)
+    lever.state.webhooks.hooks.delete(deleted!.id)
+    // The check subscribes again; Lever makes the first of the new three, and its answer comes too late.
+    lever.fault({ ...SUBSCRIBE.lever, lateAnswerMs: LATE_MS })
+    await checkNow(server, id)
+    // What the late one made is removed; the two the webhook still holds are not.
+    expect(ours().map((h) => h.id)).toEqual(kept.map((h) => h.id))
+    await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+    expect(ours().map((h) => h.id)).toEqual(kept.map((h) => h.id))
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+    expect(ours()).toEqual([])
+  })
 })
