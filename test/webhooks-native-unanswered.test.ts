@@ -274,4 +274,59 @@ describe('native subscriptions made without an answer reaching Unigate', () => {
     expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
     expect(ours()).toEqual([])
   })
+
+  it('a re-subscription whose check lost the webhook to another process removes nothing, and says so', async () => {
+    const made = await subscribe('pipedrive')
+    expect(made.status, made.text).toBe(200)
+    const id = made.body.id as string
+    const url = `${receiverPrefix()}${id}`
+    // An admin removed it at Pipedrive. This process's check subscribes again and gets no answer; meanwhile
+    // its lease ran out and another process, checking in its turn, subscribed at the same address (not yet
+    // stored with the webhook).
+    pipedrive.state.hooks.hooks.clear()
+    const other = await fetch(`${pipedrive.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': DEFAULT_PIPEDRIVE_TOKEN },
+      body: JSON.stringify({
+        subscription_url: url,
+        event_action: 'create',
+        event_object: 'person',
+        name: 'the other process',
+        http_auth_user: 'unigate',
+        http_auth_password: 'the other process secret',
+      }),
+    })
+    expect(other.status).toBe(201)
+    pipedrive.fault({ ...SUBSCRIBE.pipedrive, lateAnswerMs: LATE_MS })
+    const { services } = server
+    const webhook = (await services.webhooks.store.byId(id))!
+    const resolved = (await services.resolver.resolve(webhook.workspace_id, webhook.connection_id))!
+    let renewals = 0
+    // The lease is held when the check subscribes, and lost after.
+    const stillHeld = async () => ++renewals === 1
+    const before = logLines.length
+    const since = pipedrive.requests().length
+    await expect(services.webhooks.native.watch(webhook, resolved, stillHeld)).resolves.toBe(
+      'resubscribe-failed',
+    )
+    // The other process's subscription is still there (beside the one this check made: it may remain).
+    expect(
+      pipedrive
+        .requests()
+        .slice(since)
+        .filter((r) => r.method === 'DELETE'),
+    ).toEqual([])
+    expect(heldAt.pipedrive()).toEqual([url, url])
+    const warned = logLines
+      .slice(before)
+      .map((l) => JSON.parse(l) as Rec)
+      .filter((l) => l.webhook_id === id)
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toMatchObject({ level: 40, integration_type: 'pipedrive' })
+    expect(String(warned[0]!.reason)).toMatch(/another process/)
+    await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+    pipedrive.clearFaults()
+    pipedrive.state.hooks.hooks.clear()
+    expect((await server.api('DELETE', `/unified/webhook/${id}`)).status).toBe(200)
+  })
 })

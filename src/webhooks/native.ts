@@ -167,7 +167,9 @@ export class NativeWebhooks {
     } catch (err) {
       // The provider may have made it all the same: it would call the receiver for ever (answered 404 once
       // the webhook is gone), so what it holds at this webhook's address is removed before failing.
-      if (mayHaveSubscribed(err)) await this.removeUnanswered(webhook, resolved, support, request, err)
+      if (mayHaveSubscribed(err)) {
+        await this.removeUnanswered(webhook, resolved, support, request, err, stillHeld)
+      }
       throw err
     }
     if (stillHeld && !(await stillHeld())) {
@@ -193,6 +195,12 @@ export class NativeWebhooks {
    * or cannot answer it, or a removal fails, the server log says that a subscription may remain, naming the
    * webhook and the provider and the failure by kind only (a provider's message could echo what was sent).
    * A subscription the provider makes only after this look-up (a request it queued) is not found: see README.
+   *
+   * At a check (`stillHeld`), only while the check still holds the webhook's lease, renewed before the look-up
+   * and before each removal: once it is lost (the subscribe took longer than the lease), another process may be
+   * subscribing at the same address, and what it made, not yet stored with the webhook, would be taken for
+   * this one's. Renewing fails once anyone else claimed the lease, so what is found while it holds was made
+   * by this check or by a process that lost the lease before it was claimed (which removes its own).
    */
   private async removeUnanswered(
     webhook: StoredWebhook,
@@ -200,6 +208,7 @@ export class NativeWebhooks {
     support: NativeWebhookSupport,
     target: NativeSubscriptionTarget,
     subscribeErr: unknown,
+    stillHeld?: () => Promise<boolean>,
   ): Promise<void> {
     const mayRemain = (why: string) =>
       this.warn(
@@ -216,6 +225,13 @@ export class NativeWebhooks {
       mayRemain(`${webhook.integration_type} offers no way to list its subscriptions`)
       return
     }
+    const lost = 'the check lost the webhook to another process, which may be subscribing at the same address'
+    // A renewal that fails to answer counts as lost: nothing is removed without the lease.
+    const holds = async () => !stillHeld || (await stillHeld().catch(() => false))
+    if (!(await holds())) {
+      mayRemain(lost)
+      return
+    }
     // A fresh operation: the failed subscribe may have spent its own time.
     const ctx = handlerContext(resolved)
     let found: readonly string[]
@@ -228,6 +244,10 @@ export class NativeWebhooks {
       return
     }
     for (const id of found) {
+      if (!(await holds())) {
+        mayRemain(lost)
+        return
+      }
       try {
         await support.unsubscribe(ctx, id)
       } catch (err) {
