@@ -9,6 +9,7 @@ import {
   WebhooksNotPermitted,
 } from '../errors.js'
 import { sameTarget } from '../integrations/native-urls.js'
+import { MemoryShortError } from '../outbound/heap-guard.js'
 import { mayHaveSubscribed } from './native.js'
 
 describe('mayHaveSubscribed: which failed subscribes are followed by a look-up at the provider', () => {
@@ -34,6 +35,8 @@ describe('mayHaveSubscribed: which failed subscribes are followed by a look-up a
     expect(mayHaveSubscribed(new WebhooksNotPermitted(403, 'scope'))).toBe(false)
     expect(mayHaveSubscribed(new ApiError(400, 'refused path'))).toBe(false)
     expect(mayHaveSubscribed(new ConnectionBusyError(1, 1))).toBe(false)
+    // Unigate's own 503 while short of memory: refused before sending (and a look-up would be refused alike).
+    expect(mayHaveSubscribed(new MemoryShortError(90))).toBe(false)
     expect(mayHaveSubscribed(new ProviderUnreachableError('ECONNREFUSED'))).toBe(false)
     expect(mayHaveSubscribed(new ProviderUnreachableError('ENOTFOUND'))).toBe(false)
     expect(

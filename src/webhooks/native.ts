@@ -22,6 +22,7 @@ import type {
   NativeWebhookSupport,
 } from '../integrations/types.js'
 import { modelOf, permissionFor, type UnifiedRecord, WEBHOOK_PERMISSION } from '../models/index.js'
+import { MemoryShortError } from '../outbound/heap-guard.js'
 import type { Db } from '../store/index.js'
 import { LeaseLostError } from './change-store.js'
 import type { WebhookHealth } from './health.js'
@@ -460,10 +461,12 @@ const NEVER_SENT = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|refused by the outbound a
  * Whether a failed subscribe may still have made the subscription at the provider: no answer in time, a
  * connection lost after sending, a 5xx (the provider's own failure, or a 2xx answer Unigate could not read as
  * the 502 it is turned into), an answer too large or of an unexpected shape. A 4xx is a refusal: nothing was
- * made. So is a failure before sending (a full queue, a refused address, Unigate's own 4xx).
+ * made. So is a failure before sending (a full queue, Unigate's 503 while short of memory, a refused address,
+ * Unigate's own 4xx).
  */
 export function mayHaveSubscribed(err: unknown): boolean {
-  if (err instanceof ConnectionBusyError) return false
+  // Unigate's own refusals before sending: its connection queue, or its 503 while short of memory.
+  if (err instanceof ConnectionBusyError || err instanceof MemoryShortError) return false
   if (err instanceof ProviderTimeoutError) return true
   if (err instanceof ProviderUnreachableError) return !NEVER_SENT.test(err.reason)
   if (err instanceof ProviderError) return err.status >= 500
