@@ -310,7 +310,7 @@ describe('hog functions', () => {
       template_id: 'template-webhook',
       inputs: { url: { value: 'http://127.0.0.1:9/hook' } },
     })
-    expect(created.status).toBe(200)
+    expect(created.status).toBe(201)
     const path = `/api/projects/1/hog_functions/${created.body.id}/`
     const refused = await call('DELETE', path)
     expect([refused.status, refused.text]).toEqual([405, ''])

@@ -198,7 +198,9 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
       const { limit, offset } = limitOffset(request, REST_DEFAULT_LIMIT)
       return limitOffsetPage(request, rows, limit, offset)
     })
-    app.post(`${prefix}/hog_functions/`, async (request) => {
+    // 201 with the function (full serializer): the viewset keeps DRF's `CreateModelMixin.create`
+    // (PostHog/posthog@bb3f43dbb62b:posthog/api/hog_function.py overrides `perform_create` only).
+    app.post(`${prefix}/hog_functions/`, async (request, reply) => {
       const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
       const body = bodyObject(request.body)
       if (body.type !== 'destination')
@@ -222,7 +224,7 @@ export function registerHogFunctionRoutes(app: FastifyInstance, state: PosthogSt
         updated_at: new Date().toISOString(),
       }
       functionsOf(state, data.project.id).set(fn.id, fn)
-      return view(fn)
+      return reply.code(201).send(view(fn))
     })
     app.get(`${prefix}/hog_functions/:id/`, async (request) => {
       const data = projectOf(state, (request.params as ProjectParams).projectId, request.url)
