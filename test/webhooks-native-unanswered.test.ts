@@ -175,6 +175,48 @@ describe('native subscriptions made without an answer reaching Unigate', () => {
     })
   }
 
+  it('posthog: the look-up searches destinations by the name given and reads only those it finds', async () => {
+    // Destinations of the project that are none of Unigate's: never read one by one, never removed.
+    const others: string[] = []
+    for (const name of ['Slack alerts', 'Warehouse export', 'Another webhook']) {
+      const res = await fetch(`${posthog.url}/api/projects/@current/hog_functions/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'destination',
+          template_id: 'template-webhook',
+          name,
+          inputs: { url: { value: 'https://example.com/hook' } },
+        }),
+      })
+      expect(res.status).toBe(201)
+      others.push(((await res.json()) as { id: string }).id)
+    }
+    posthog.fault({ ...SUBSCRIBE.posthog, lateAnswerMs: LATE_MS })
+    const since = posthog.requests().length
+    const made = await subscribe('posthog')
+    expect(made.status, made.text).toBe(504)
+    const sent = posthog.requests().slice(since)
+    const name = (sent.find((r) => r.method === 'POST')?.body as { name?: string } | undefined)?.name
+    expect(name).toMatch(/^Unigate webhook wh_\S+ \(analytics_event created\)$/)
+    const listed = sent.filter((r) => r.method === 'GET' && /\/hog_functions\/?$/.test(r.path))
+    expect(listed.map((r) => r.query)).toEqual([
+      { type: 'destination', search: name, limit: '100', offset: '0' },
+    ])
+    // Only the destination found by its name is read whole (for its url), then removed.
+    const readOne = sent.filter((r) => r.method === 'GET' && /\/hog_functions\/[^/]+\/?$/.test(r.path))
+    expect(readOne).toHaveLength(1)
+    expect(readOne.some((r) => others.some((id) => r.path.includes(id)))).toBe(false)
+    expect(await heldAt.posthog()).toEqual([])
+    for (const id of others) {
+      const res = await fetch(`${posthog.url}/api/projects/@current/hog_functions/${id}/`, {
+        headers: { authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}` },
+      })
+      expect(res.status).toBe(200)
+    }
+    await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+  })
+
   it('a refusal (4xx) made nothing: no look-up reaches the provider', async () => {
     for (const provider of ['pipedrive', 'lever'] as const) {
       const emulator = emulatorOf(provider)
