@@ -10,7 +10,14 @@ import {
   toHubspotContactProperties,
 } from './mappers.js'
 import { type ContactAsk, contactAsk, SORT_PROPERTIES } from './properties.js'
-import { MAX_SEARCH_PAGE, needsSearch, pagesById, SEARCH_RESULT_CAP, searchRequest } from './search.js'
+import {
+  isHubspotId,
+  MAX_SEARCH_PAGE,
+  needsSearch,
+  pagesById,
+  SEARCH_RESULT_CAP,
+  searchRequest,
+} from './search.js'
 import { paceSearch, searchPaceKey } from './search-pace.js'
 import type { HubspotContact, HubspotPage, HubspotSearchPage } from './types.js'
 
@@ -240,10 +247,10 @@ export const contactHandlers: ObjectHandlers = {
 
   // Archiving: HubSpot keeps an archived contact restorable for 90 days; it no longer lists or reads it.
   // HubSpot's archive answers 204 for any id, one it never held too (emulators/hubspot/routes/contacts.ts),
-  // so a remove cannot tell a missing contact; an id that is not a number names none (HubSpot's object ids
-  // are numbers, as `hs_object_id` is), and is a 404 as a read of it is, without a call.
+  // so a remove cannot tell a missing contact; an id that is no HubSpot id names none, and is a 404 as a
+  // read of it is, without a call.
   async remove(ctx, id) {
-    if (!/^[0-9]+$/.test(id))
+    if (!isHubspotId(id))
       throw notFound(`HubSpot has no contact ${JSON.stringify(id)}: its contact ids are numbers`)
     await ctx.client.json({ method: 'DELETE', path: contactPath(id) })
   },

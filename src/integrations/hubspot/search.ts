@@ -69,11 +69,11 @@ export function searchFilters(q: ListQuery): HubspotFilter[] {
       value: String(q.updated_gte.getTime()),
     })
   }
-  // HubSpot record and owner ids are whole numbers: any other value could never match, so it is refused.
+  // Any value that is no HubSpot id could never match, so it is refused.
   const text = (name: string) => {
     const v = q.filters[name]
     if (typeof v !== 'string') return undefined
-    if (!/^\d+$/.test(v))
+    if (!isHubspotId(v))
       throw badRequest(`${name}: '${v}' is not a HubSpot id; HubSpot ids are whole numbers`)
     return v
   }
@@ -108,6 +108,11 @@ export function checkFilterCount(filters: readonly HubspotFilter[]): void {
     `${named.join(', ')}: together these need ${filters.length} HubSpot search filters, and HubSpot's search ` +
       `takes at most ${MAX_FILTERS_PER_GROUP} in a group; leave out some of them`,
   )
+}
+
+/** HubSpot record and owner ids (`hs_object_id`, `hubspot_owner_id`) are whole numbers. */
+export function isHubspotId(value: string): boolean {
+  return /^\d+$/.test(value)
 }
 
 /**
