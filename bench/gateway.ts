@@ -22,10 +22,10 @@ import { loadConfig } from '../src/config.js'
 import { QUERIES_PER_TEAM } from '../src/integrations/posthog/query-slots.js'
 import { createServices } from '../src/services.js'
 import { withFreshDatabase } from './fresh-database.js'
-import { CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
+import { type Ask, CONNECTIONS, compare, type LoadResult, type LoadTarget } from './load.js'
 import { NGINX, startNginx } from './nginx.js'
 import { type BenchProcess, freePort, startCommandArgs, startProcess, startUnigate } from './processes.js'
-import { type Recording, startRecorder, startReplay } from './replay.js'
+import { loopbackHosts, type Recording, startRecorder, startReplay } from './replay.js'
 
 const FIELDS = 'id,name,event_type,created_at'
 /**
@@ -73,17 +73,32 @@ interface Workspace {
 export async function provision(
   env: Record<string, string>,
   apiUrl: string,
-  integration: { type: string; token: string } = { type: 'posthog', token: DEFAULT_PERSONAL_API_KEY },
+  integration: { type: string; token: string } = POSTHOG,
 ): Promise<Workspace> {
+  return (await provisionEach(env, [apiUrl], integration))[0]!
+}
+
+const POSTHOG = { type: 'posthog', token: DEFAULT_PERSONAL_API_KEY }
+
+/** A workspace, key and connection for each provider address, in one opening of the store. */
+async function provisionEach(
+  env: Record<string, string>,
+  apiUrls: readonly string[],
+  integration: { type: string; token: string } = POSTHOG,
+): Promise<Workspace[]> {
   const services = await createServices(loadConfig(env), { background: false })
   try {
-    const { workspace } = await services.workspaces.create('bench')
-    const { apiKey } = await services.apiKeys.issue(workspace.id)
-    const connection = await services.connections.create(workspace.id, {
-      integration_type: integration.type,
-      auth: { token: integration.token, api_url: apiUrl },
-    })
-    return { apiKey, connectionId: connection.id }
+    const made: Workspace[] = []
+    for (const [i, apiUrl] of apiUrls.entries()) {
+      const { workspace } = await services.workspaces.create(i === 0 ? 'bench' : `bench-${i}`)
+      const { apiKey } = await services.apiKeys.issue(workspace.id)
+      const connection = await services.connections.create(workspace.id, {
+        integration_type: integration.type,
+        auth: { token: integration.token, api_url: apiUrl },
+      })
+      made.push({ apiKey, connectionId: connection.id })
+    }
+    return made
   } finally {
     await services.close()
   }
@@ -105,6 +120,11 @@ export interface PosthogBench {
   /** A page of persons of about PAGE_BYTES, as PostHog's API path. */
   readonly providerPage: string
   readonly passPath: string
+  /**
+   * The same list asked by `tenants` other workspaces, each with a connection to a provider host of its own
+   * (recordPosthog's `tenants`): what a load spread over many customers asks.
+   */
+  readonly tenantLists: readonly Ask[]
 }
 
 /**
@@ -117,16 +137,22 @@ export interface PosthogBench {
 export async function recordPosthog(
   tag: string,
   probe: (bench: PosthogBench) => Promise<void>,
+  tenants = 0,
 ): Promise<{ bench: PosthogBench; hogql: Recording; replay: BenchProcess }> {
+  const hosts = loopbackHosts(tenants)
   const replayPort = await freePort()
   const replayUrl = `http://127.0.0.1:${replayPort}`
   const env = serverEnv({ UNIGATE_DATA_DIR: mkdtempSync(join(tmpdir(), `unigate-${tag}-`)) })
   const recordings = join(mkdtempSync(join(tmpdir(), `unigate-${tag}-replay-`)), 'recordings.json')
   const emulator = await startPosthogEmulator({ seed: 1, size: { events: 100_000 } })
-  const recorder = await startRecorder(replayPort, emulator.url)
+  const recorder = await startRecorder(replayPort, emulator.url, hosts)
   let bench: PosthogBench
   try {
-    const ws = await provision(env, replayUrl)
+    const [ws, ...others] = await provisionEach(
+      env,
+      hosts.map((host) => `http://${host}:${replayPort}`),
+    )
+    if (!ws) throw new Error('no workspace provisioned')
     const sample = await get(`${emulator.url}/api/projects/1/persons/?limit=100`, {
       authorization: `Bearer ${DEFAULT_PERSONAL_API_KEY}`,
     })
@@ -140,6 +166,10 @@ export async function recordPosthog(
       listPath: `/analytics/${ws.connectionId}/event?${LIST_QUERY}`,
       providerPage,
       passPath: `/passthrough/${ws.connectionId}${providerPage}`,
+      tenantLists: others.map((o) => ({
+        path: `/analytics/${o.connectionId}/event?${LIST_QUERY}`,
+        headers: { authorization: `Bearer ${o.apiKey}` },
+      })),
     }
     await probe(bench)
   } finally {
@@ -149,7 +179,7 @@ export async function recordPosthog(
   const hogql = recorder.recordings.find((r) => r.method === 'POST' && r.url.includes('/query/'))
   if (!hogql) throw new Error('the unified list reached no HogQL query')
   recorder.save(recordings)
-  return { bench, hogql, replay: await startReplay(recordings, replayPort) }
+  return { bench, hogql, replay: await startReplay(recordings, replayPort, hosts) }
 }
 
 export function serverEnv(extra: Record<string, string>): Record<string, string> {
@@ -165,6 +195,13 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
 const MASTER_KEY = randomBytes(32).toString('base64')
 
 const CAPPED_NAME = `minimal Node gateway, at most ${QUERIES_PER_TEAM} queries in flight (PostHog's limit per team)`
+/**
+ * BENCH_TENANTS (default 16): workspaces whose connections each reach a PostHog host of their own, for the
+ * list's row of many tenants. With 16, the 32 connections' requests in flight are two a team on average,
+ * below PostHog's 3 concurrent queries per team, as a gateway serving many customers mostly sees them.
+ */
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 16)
+const TENANTS_NAME = `Unigate, the same list from ${TENANTS} workspaces in turn, each with a connection to a PostHog host of its own`
 const FLOOR_NAME = "the same gateway on Fastify and an undici Agent (Unigate's stack, none of its code)"
 
 /** bench/baselines/framework-gateway.mjs: the baseline's work on the framework and dispatcher Unigate uses. */
@@ -188,14 +225,23 @@ export async function benchGateway(): Promise<Section[]> {
     // 1. Record: the emulator does its real work once; 2. replay from here on.
     let listProbe = { status: 0, body: Buffer.alloc(0) }
     let passProbe = { status: 0, body: Buffer.alloc(0) }
-    const recorded = await recordPosthog('bench', async (b) => {
-      const probe = await startUnigate(b.env)
-      listProbe = await get(`${probe.url}${b.listPath}`, b.auth)
-      passProbe = await get(`${probe.url}${b.passPath}`, b.auth)
-      await probe.stop()
-    })
+    const recorded = await recordPosthog(
+      'bench',
+      async (b) => {
+        const probe = await startUnigate(b.env)
+        listProbe = await get(`${probe.url}${b.listPath}`, b.auth)
+        passProbe = await get(`${probe.url}${b.passPath}`, b.auth)
+        for (const ask of b.tenantLists) {
+          const tenant = await get(`${probe.url}${ask.path}`, ask.headers)
+          if (!tenant.body.equals(listProbe.body))
+            throw new Error(`a tenant's list answered ${tenant.status}, not the first workspace's page`)
+        }
+        await probe.stop()
+      },
+      TENANTS,
+    )
     const { hogql, replay } = recorded
-    const { env: sqliteEnv, replayUrl, auth, listPath, passPath, providerPage } = recorded.bench
+    const { env: sqliteEnv, replayUrl, auth, listPath, passPath, providerPage, tenantLists } = recorded.bench
     stops.push(replay.stop)
     if (listProbe.status !== 200 || (JSON.parse(listProbe.body.toString()) as unknown[]).length !== 100)
       throw new Error(`unified list probe answered ${listProbe.status}`)
@@ -239,17 +285,19 @@ export async function benchGateway(): Promise<Section[]> {
         { ...upstream, UPSTREAM_CONNECTIONS: String(QUERIES_PER_TEAM) },
       )
       stops.push(capped.stop)
-      const [base, ours, stack, limited] = (await compare([
+      const [base, ours, stack, limited, spread] = (await compare([
         { name: 'minimal Node gateway (baseline)', url: `${minimal.url}/events`, pid: minimal.child.pid },
         { name: 'Unigate', url: `${unigate.url}${listPath}`, headers: auth, pid: unigate.child.pid },
         { name: FLOOR_NAME, url: `${floor.url}${listPath}`, pid: floor.child.pid },
         { name: CAPPED_NAME, url: `${capped.url}/events`, pid: capped.child.pid },
-      ])) as [LoadResult, LoadResult, LoadResult, LoadResult]
+        { name: TENANTS_NAME, url: unigate.url, spread: tenantLists, pid: unigate.child.pid },
+      ])) as [LoadResult, LoadResult, LoadResult, LoadResult, LoadResult]
       sections.push({
         title: `unified list: GET /analytics/{connection}/event?${LIST_QUERY}`,
-        rows: [base, ours, stack, limited],
+        rows: [base, ours, stack, limited, spread],
         lines: [
           `Unigate / minimal gateway: **${fmt(ratio(ours, base))}** (target >= 0.90x)${cpuLine(base, ours)}`,
+          `Unigate serving ${TENANTS} tenants / minimal gateway: **${fmt(ratio(spread, base))}** (target >= 0.90x)${cpuLine(base, spread)}`,
           floorLine(base, ours, stack),
           `Unigate / the minimal gateway keeping PostHog's ${QUERIES_PER_TEAM} concurrent queries per team: ${fmt(ratio(ours, limited))}${cpuLine(limited, ours)}`,
         ],

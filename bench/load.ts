@@ -17,9 +17,21 @@ export interface LoadResult {
   readonly userCpuUsPerRequest?: number
 }
 
+/** One request of a spread load: its path (on the target's origin) and headers. */
+export interface Ask {
+  readonly path: string
+  readonly headers: Record<string, string>
+}
+
 export interface LoadTarget {
   readonly name: string
   readonly url: string
+  /**
+   * Requests to send in turn instead of `url`'s path and `headers`, the next one for each request sent
+   * whichever connection sends it: consecutive requests, and so the requests in flight, are spread evenly
+   * over them.
+   */
+  readonly spread?: readonly Ask[]
   readonly method?: 'GET' | 'POST'
   readonly headers?: Record<string, string>
   readonly body?: string
@@ -32,29 +44,36 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 /** Seconds of unmeasured load first, so every target is measured after its JIT has warmed up. */
 export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2)
 
+/** What autocannon sends for a target: its one request, or each of its `spread` in turn. */
+function requestsOf(target: LoadTarget): autocannon.Options {
+  const spread = target.spread
+  if (!spread || spread.length === 0) {
+    return { url: target.url, method: target.method ?? 'GET', headers: target.headers, body: target.body }
+  }
+  let next = 0
+  return {
+    url: target.url,
+    requests: [
+      {
+        method: target.method ?? 'GET',
+        setupRequest: (req: autocannon.Request) => {
+          const ask = spread[next++ % spread.length]!
+          return { ...req, path: ask.path, headers: ask.headers }
+        },
+      },
+    ],
+  }
+}
+
 /** Drives one target with autocannon for the configured duration and concurrency. */
 export async function load(target: LoadTarget, warmUp = true): Promise<LoadResult> {
   console.error(`[bench]   ${target.name}`)
   if (warmUp && WARMUP_S > 0) {
-    await autocannon({
-      url: target.url,
-      method: target.method ?? 'GET',
-      headers: target.headers,
-      body: target.body,
-      connections: CONNECTIONS,
-      duration: WARMUP_S,
-    })
+    await autocannon({ ...requestsOf(target), connections: CONNECTIONS, duration: WARMUP_S })
   }
   const cpuBefore = target.pid === undefined ? undefined : cpuTimeMs(target.pid, { children: true })
   const userBefore = target.pid === undefined ? undefined : userTimeMs(target.pid, { children: true })
-  const result = await autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    headers: target.headers,
-    body: target.body,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-  })
+  const result = await autocannon({ ...requestsOf(target), connections: CONNECTIONS, duration: DURATION_S })
   return {
     name: target.name,
     requestsPerSecond: result.requests.average,

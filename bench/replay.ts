@@ -4,7 +4,7 @@
  * replay server (baselines/replay-server.mjs) answers from them during the measured runs.
  */
 import { writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { request } from 'undici'
 import { type BenchProcess, startProcess } from './processes.js'
 
@@ -24,10 +24,26 @@ export interface Recorder {
   close(): Promise<void>
 }
 
-/** Listens on `port`, forwards everything to `upstream` and records each exchange. */
-export async function startRecorder(port: number, upstream: string): Promise<Recorder> {
+/**
+ * The loopback addresses a provider answers on for `tenants` tenants besides the usual one: 127.0.0.1, then
+ * 127.0.0.2 and on (Linux routes all of 127.0.0.0/8 to the loopback device). A connection per address makes
+ * each tenant's provider a host of its own, as many customers' PostHog projects are, while one replay
+ * answers them all.
+ */
+export function loopbackHosts(tenants = 0): string[] {
+  if (tenants > 250)
+    throw new Error('at most 250 tenants: one loopback address each, 127.0.0.2 to 127.0.0.251')
+  return ['127.0.0.1', ...Array.from({ length: tenants }, (_, i) => `127.0.0.${i + 2}`)]
+}
+
+/** Listens on `port` of each of `hosts`, forwards everything to `upstream` and records each exchange. */
+export async function startRecorder(
+  port: number,
+  upstream: string,
+  hosts: readonly string[] = loopbackHosts(),
+): Promise<Recorder> {
   const recordings: Recording[] = []
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', async () => {
@@ -54,16 +70,33 @@ export async function startRecorder(port: number, upstream: string): Promise<Rec
       })
       res.writeHead(answer.statusCode, { 'content-type': contentType }).end(bytes)
     })
-  })
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r))
+  }
+  const servers: Server[] = []
+  for (const host of hosts) {
+    const server = createServer(handle)
+    servers.push(server)
+    await new Promise<void>((r) => server.listen(port, host, r))
+  }
   return {
     recordings,
     save: (file) => writeFileSync(file, JSON.stringify(recordings)),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {}),
   }
 }
 
-/** The replay server (baselines/replay-server.mjs) on `port`, answering from the recordings saved in `file`. */
-export function startReplay(file: string, port: number): Promise<BenchProcess> {
-  return startProcess(process.execPath, ['bench/baselines/replay-server.mjs'], { RECORDINGS: file }, { port })
+/**
+ * The replay server (baselines/replay-server.mjs) on `port` of each of `hosts`, answering from the recordings
+ * saved in `file`.
+ */
+export function startReplay(
+  file: string,
+  port: number,
+  hosts: readonly string[] = loopbackHosts(),
+): Promise<BenchProcess> {
+  return startProcess(
+    process.execPath,
+    ['bench/baselines/replay-server.mjs'],
+    { RECORDINGS: file, HOSTS: hosts.join(',') },
+    { port },
+  )
 }
