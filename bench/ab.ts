@@ -18,12 +18,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_PERSONAL_API_KEY } from '../emulators/posthog/index.js'
-import { get, provision, recordPosthog, serverEnv } from './gateway.js'
+import { get, provision, recordPosthog, serverEnv, TENANTS } from './gateway.js'
 import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
 import { type BenchProcess, freePort, ROOT, startCommandArgs, startProcess } from './processes.js'
 import { startRecorder, startReplay } from './replay.js'
 
 const BUILDS = (process.env.AB_BUILDS ?? '').split(',').filter(Boolean)
+/** list, tenants (the list from BENCH_TENANTS workspaces, as bench/gateway.ts's row), passthrough, crm. */
 const PARTS = (process.env.AB_PARTS ?? 'list,passthrough').split(',')
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4)
 const CRM_QUERY = 'limit=100&fields=id,created_at,first_name,last_name,emails'
@@ -68,26 +69,36 @@ interface Scenario {
 
 async function posthogScenarios(): Promise<Scenario[]> {
   const probes: Buffer[][] = []
-  const { bench, hogql, replay } = await recordPosthog('ab', async (b) => {
-    for (const dir of BUILDS) {
-      const p = await startBuild(dir, b.env, 'probe')
-      probes.push([
-        (await get(`${p.url}${b.listPath}`, b.auth)).body,
-        (await get(`${p.url}${b.passPath}`, b.auth)).body,
-      ])
-      await p.stop()
-    }
-  })
+  const { bench, hogql, replay } = await recordPosthog(
+    'ab',
+    async (b) => {
+      for (const dir of BUILDS) {
+        const p = await startBuild(dir, b.env, 'probe')
+        probes.push([
+          (await get(`${p.url}${b.listPath}`, b.auth)).body,
+          (await get(`${p.url}${b.passPath}`, b.auth)).body,
+          ...(await Promise.all(
+            b.tenantLists.map(async (ask) => (await get(`${p.url}${ask.path}`, ask.headers)).body),
+          )),
+        ])
+        await p.stop()
+      }
+    },
+    PARTS.includes('tenants') ? TENANTS : 0,
+  )
   stops.push(replay.stop)
-  for (const [i, [list, pass]] of probes.entries()) {
-    if (!list!.equals(probes[0]![0]!) || !pass!.equals(probes[0]![1]!))
+  for (const [i, answers] of probes.entries()) {
+    if (answers.some((body, k) => !body.equals(probes[0]![k]!)))
       throw new Error(`build ${BUILDS[i]} answered other bytes than ${BUILDS[0]}`)
+    // Every tenant's list is the first workspace's page.
+    if (answers.slice(2).some((body) => !body.equals(answers[0]!)))
+      throw new Error(`build ${BUILDS[i]} answered a tenant other bytes than the first workspace`)
   }
-  const { env, replayUrl, auth, listPath, passPath, providerPage } = bench
+  const { env, replayUrl, auth, listPath, passPath, providerPage, tenantLists } = bench
   const servers = await startBuilds(env, 'build')
   const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
   const scenarios: Scenario[] = []
-  if (PARTS.includes('list')) {
+  if (PARTS.includes('list') || PARTS.includes('tenants')) {
     const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
       UPSTREAM: replayUrl,
       UPSTREAM_PATH: hogql.url,
@@ -95,18 +106,28 @@ async function posthogScenarios(): Promise<Scenario[]> {
       UPSTREAM_AUTH: providerAuth,
     })
     stops.push(minimal.stop)
-    scenarios.push({
-      name: 'unified list',
-      targets: [
-        { name: 'minimal gateway', url: `${minimal.url}/events`, pid: minimal.child.pid },
-        ...servers.map((s, i) => ({
-          name: BUILDS[i]!,
-          url: `${s.url}${listPath}`,
-          headers: auth,
-          pid: s.child.pid,
-        })),
-      ],
-    })
+    const baseline = { name: 'minimal gateway', url: `${minimal.url}/events`, pid: minimal.child.pid }
+    if (PARTS.includes('list'))
+      scenarios.push({
+        name: 'unified list',
+        targets: [
+          baseline,
+          ...servers.map((s, i) => ({
+            name: BUILDS[i]!,
+            url: `${s.url}${listPath}`,
+            headers: auth,
+            pid: s.child.pid,
+          })),
+        ],
+      })
+    if (PARTS.includes('tenants'))
+      scenarios.push({
+        name: `unified list from ${TENANTS} tenants`,
+        targets: [
+          baseline,
+          ...servers.map((s, i) => ({ name: BUILDS[i]!, url: s.url, spread: tenantLists, pid: s.child.pid })),
+        ],
+      })
   }
   if (PARTS.includes('passthrough')) {
     const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
@@ -184,7 +205,9 @@ const median = (xs: number[]) => {
 
 try {
   const scenarios = [
-    ...(PARTS.includes('list') || PARTS.includes('passthrough') ? await posthogScenarios() : []),
+    ...(['list', 'tenants', 'passthrough'].some((part) => PARTS.includes(part))
+      ? await posthogScenarios()
+      : []),
     ...(PARTS.includes('crm') ? [await crmScenario()] : []),
   ]
   for (const scenario of scenarios) {

@@ -200,7 +200,7 @@ const CAPPED_NAME = `minimal Node gateway, at most ${QUERIES_PER_TEAM} queries i
  * list's row of many tenants. With 16, the 32 connections' requests in flight are two a team on average,
  * below PostHog's 3 concurrent queries per team, as a gateway serving many customers mostly sees them.
  */
-const TENANTS = Number(process.env.BENCH_TENANTS ?? 16)
+export const TENANTS = Number(process.env.BENCH_TENANTS ?? 16)
 const TENANTS_NAME = `Unigate, the same list from ${TENANTS} workspaces in turn, each with a connection to a PostHog host of its own`
 const FLOOR_NAME = "the same gateway on Fastify and an undici Agent (Unigate's stack, none of its code)"
 
