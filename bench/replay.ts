@@ -75,7 +75,16 @@ export async function startRecorder(
   for (const host of hosts) {
     const server = createServer(handle)
     servers.push(server)
-    await new Promise<void>((r) => server.listen(port, host, r))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        reject(
+          err.code === 'EADDRNOTAVAIL'
+            ? new Error(`${host} is not a loopback address here: run with BENCH_TENANTS=0`, { cause: err })
+            : err,
+        ),
+      )
+      server.listen(port, host, resolve)
+    })
   }
   return {
     recordings,
