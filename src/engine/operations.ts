@@ -97,7 +97,8 @@ function prepare(resolver: ConnectionResolver, req: OperationRequest): Prepared 
 /**
  * The query a list handler is called with: the model's read of it, refused (501) where the integration cannot
  * apply a parameter, completed with what the engine fills in (the connection's only property, a default
- * window), then checked by the handler's own `checkList`.
+ * window), then checked by the handler's own `checkList`, given the handler's context (what the connection
+ * stores, the request's raw parameters) so that it keeps exactly the rules the list keeps without a provider call.
  */
 async function handlerListQuery(
   req: OperationRequest,
@@ -107,7 +108,7 @@ async function handlerListQuery(
   const parsed = supportedListQuery(listRead!, req.model, handlers, integration)
   const mayListProperties = connection.permissions.includes('analytics_property_read')
   const query = await withListDefaults(parsed, handlers, integration, req.model, ctx, mayListProperties)
-  handlers.checkList?.(query, Date.now())
+  handlers.checkList?.(query, Date.now(), ctx)
   return query
 }
 

@@ -126,6 +126,12 @@ export interface HandlerContext {
   readonly cursors: ListCursors
 }
 
+/**
+ * What a handler's `checkList` may read besides the query: the connection's stored credentials and settings
+ * and the request's raw parameters. A list's own context is one, so the list and its check can share a rule.
+ */
+export type ListCheckContext = Pick<HandlerContext, 'credentials' | 'settings' | 'rawParams'>
+
 export type WriteBody = Readonly<Record<string, unknown>>
 
 export interface ObjectHandlers {
@@ -140,9 +146,10 @@ export interface ObjectHandlers {
    * at once), as a 400 naming the parameter and what is allowed. The engine applies it after filling its
    * defaults, before every `list`, and to each list a webhook's checks will make when the webhook is created
    * or its filters or interval change, so a webhook no check could serve is refused at once rather than
-   * failing every check. `nowMs` is the time the list is made at.
+   * failing every check. `nowMs` is the time the list is made at; `given` is what of the connection and the
+   * request the rules may read without asking the provider (a webhook's lists carry no raw parameters).
    */
-  checkList?(query: ListQuery, nowMs: number): void
+  checkList?(query: ListQuery, nowMs: number, given: ListCheckContext): void
   /** The common list parameters the provider can honour; the others answer 501. */
   readonly listParams: readonly CommonListParam[]
   /** The object filters the provider can honour; the others answer 501. */

@@ -1,7 +1,7 @@
 import { ApiError, badRequest, notImplemented } from '../../errors.js'
 import { rawThenOwn } from '../raw-lists.js'
 import { reportParamsOf } from '../report-params.js'
-import type { ListQuery, ObjectHandlers } from '../types.js'
+import type { ListCheckContext, ListQuery, ObjectHandlers } from '../types.js'
 import {
   DATE_GROUPING,
   EVENT_AGGREGATES,
@@ -67,6 +67,12 @@ function reportAsked(q: ListQuery) {
   return { site, types, dimension, dateGrouping, fieldGrouping }
 }
 
+/** What one /aggregations call of a report list asks, from the query and its raw parameters (400, 501). */
+function aggregationAsked(q: ListQuery, rawParams: ListCheckContext['rawParams']) {
+  const asked = reportAsked(q)
+  return { ...asked, ...aggregatesOf(asked.types, rawParams.entity_name) }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -86,15 +92,15 @@ export const reportHandlers: ObjectHandlers = {
     limit: PAGING,
   },
 
-  // The event an event aggregate is of is a raw parameter (entity_name), which the list checks.
-  checkList: (q) => {
-    aggregatesAsked(reportAsked(q).types)
-  },
+  // The event an event aggregate is of is a raw parameter (entity_name), which a webhook cannot carry.
+  checkList: (q, _nowMs, given) => void aggregationAsked(q, given.rawParams),
 
   async list(ctx, q) {
-    const { site, types, dimension, dateGrouping, fieldGrouping } = reportAsked(q)
+    const { site, dimension, dateGrouping, fieldGrouping, entity, aggregates } = aggregationAsked(
+      q,
+      ctx.rawParams,
+    )
     const { entity_name: eventName, ...extra } = ctx.rawParams
-    const { entity, aggregates } = aggregatesOf(types, eventName)
     const end = q.filters.end_lt instanceof Date ? q.filters.end_lt.getTime() : Date.now()
     const start =
       q.filters.start_gte instanceof Date ? q.filters.start_gte.getTime() : end - DEFAULT_DAYS * DAY_MS

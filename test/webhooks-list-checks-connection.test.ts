@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type AmplitudeEmulator,
+  DEFAULT_API_KEY,
+  DEFAULT_SECRET_KEY,
+  startAmplitudeEmulator,
+} from '../emulators/amplitude/index.js'
+import {
+  DEFAULT_FATHOM_API_KEY,
+  type FathomEmulator,
+  startFathomEmulator,
+} from '../emulators/fathom/index.js'
+import {
+  DEFAULT_PROJECT_ID,
+  DEFAULT_PROJECT_TOKEN,
+  DEFAULT_SERVICE_ACCOUNT,
+  type MixpanelEmulator,
+  startMixpanelEmulator,
+} from '../emulators/mixpanel/index.js'
+import { type Harness, startHarness } from './support/harness.js'
+import { createConnection } from './support/integration-suite.js'
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
+
+type Rec = Record<string, unknown>
+
+/** Long enough that no check happens on its own during a test. */
+const NEVER = 100_000
+
+/**
+ * Rules a connector's list keeps that read the connection's stored credentials, settings or the request's raw
+ * parameters, but ask the provider nothing: the handler's `checkList` is given them, so a webhook whose every
+ * check such a rule would refuse is answered that list's 4xx when it is made, and nothing is stored
+ * (README, "Webhooks").
+ */
+describe("webhooks refused by list rules that read the connection or the list's raw parameters", () => {
+  let h: Harness
+  let receiver: WebhookReceiver
+  let amplitude: AmplitudeEmulator
+  let mixpanel: MixpanelEmulator
+  let fathom: FathomEmulator
+  const connections: Record<string, string> = {}
+
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+    receiver = await startWebhookReceiver(h.secret)
+    amplitude = await startAmplitudeEmulator({ seed: 9, users: 5, events: 20 })
+    mixpanel = await startMixpanelEmulator({ seed: 5, events: 20, profiles: 5 })
+    fathom = await startFathomEmulator()
+    connections.amplitude = await createConnection(h, {
+      integration_type: 'amplitude',
+      auth: { api_key: DEFAULT_API_KEY, secret_key: DEFAULT_SECRET_KEY, api_url: amplitude.url },
+    })
+    connections.mixpanel = await createConnection(h, {
+      integration_type: 'mixpanel',
+      auth: {
+        username: DEFAULT_SERVICE_ACCOUNT.username,
+        secret: DEFAULT_SERVICE_ACCOUNT.secret,
+        project_id: DEFAULT_PROJECT_ID,
+        project_token: DEFAULT_PROJECT_TOKEN,
+        region: 'eu',
+        api_url: mixpanel.url,
+        project_created_before_2023: 'yes',
+      },
+    })
+    connections.fathom = await createConnection(h, {
+      integration_type: 'fathom',
+      auth: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${fathom.url}/v1` },
+    })
+  })
+  afterAll(async () => {
+    await h?.close()
+    await receiver?.close()
+    await amplitude?.close()
+    await mixpanel?.close()
+    await fathom?.close()
+  })
+
+  const emulatorOf = (integration: string) =>
+    ({ amplitude, mixpanel, fathom })[integration] as {
+      requests(): readonly unknown[]
+      clearRequests(): void
+    }
+  const create = (connection: string, objectType: string, filters: Rec, includeAll: boolean) =>
+    h.api<Rec>('POST', '/unified/webhook', {
+      body: {
+        connection_id: connection,
+        object_type: objectType,
+        event: 'created',
+        hook_url: receiver.url,
+        interval: NEVER,
+        filters,
+      },
+      ...(includeAll ? { query: { include_all: 'true' } } : {}),
+    })
+  const webhooksOf = async (connection: string) =>
+    (await h.api<Rec[]>('GET', '/unified/webhook', { query: { connection_id: connection } })).body
+
+  const cases: {
+    title: string
+    integration: string
+    objectType: string
+    path: string
+    filters: () => Record<string, string>
+    status: number
+    message: string
+  }[] = [
+    {
+      title: 'a Fathom CONVERSIONS report webhook, which cannot carry the raw entity_name the list needs',
+      integration: 'fathom',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ property_id: 'SITE', type: 'CONVERSIONS' }),
+      status: 400,
+      message: 'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>',
+    },
+    {
+      title: 'a Fathom REVENUE report webhook, which cannot carry the raw entity_name the list needs',
+      integration: 'fathom',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ property_id: 'SITE', type: 'REVENUE', dimension: 'DATE' }),
+      status: 400,
+      message: 'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>',
+    },
+  ]
+
+  for (const c of cases) {
+    it(`refuses ${c.title}, with the list's own answer, storing nothing`, async () => {
+      const connection = connections[c.integration]!
+      const emu = emulatorOf(c.integration)
+      const filters = c.filters()
+      const before = await webhooksOf(connection)
+      emu.clearRequests()
+      const listed = await h.api<Rec>('GET', `/${c.path.replace('{c}', connection)}`, { query: filters })
+      expect(listed.status).toBe(c.status)
+      expect(String(listed.body.message).startsWith(c.message), String(listed.body.message)).toBe(true)
+      for (const includeAll of [false, true]) {
+        const res = await create(connection, c.objectType, filters, includeAll)
+        expect(res.status, JSON.stringify(res.body)).toBe(c.status)
+        expect(res.body).toEqual(listed.body)
+      }
+      expect(await webhooksOf(connection)).toEqual(before)
+      expect(emu.requests()).toEqual([])
+    })
+  }
+
+  it('still answers a Fathom CONVERSIONS list given the raw entity_name', async () => {
+    const site = fathom.state.orderedSites()[0]?.id as string
+    const listed = await h.api('GET', `/analytics/${connections.fathom}/report`, {
+      query: { property_id: site, type: 'CONVERSIONS', raw: 'entity_name=Signup' },
+    })
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+  })
+})
