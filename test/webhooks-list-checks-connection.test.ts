@@ -105,6 +105,24 @@ describe("webhooks refused by list rules that read the connection or the list's 
     message: string
   }[] = [
     {
+      title: "a Mixpanel event webhook naming the connection's own project with an event type that is none",
+      integration: 'mixpanel',
+      objectType: 'analytics_event',
+      path: 'analytics/{c}/event',
+      filters: () => ({ property_id: DEFAULT_PROJECT_ID, type: 'NOPE', start_gte: '2024-05-01' }),
+      status: 400,
+      message: "type: 'NOPE' is not an event type; use one of ",
+    },
+    {
+      title: "a Mixpanel report webhook naming the connection's own project with unique users by hour",
+      integration: 'mixpanel',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ property_id: DEFAULT_PROJECT_ID, dimension: 'HOUR', type: 'USERS' }),
+      status: 501,
+      message: 'Mixpanel (mixpanel) cannot count unique USERS by HOUR; use DATE, WEEK or MONTH',
+    },
+    {
       title: 'a Fathom CONVERSIONS report webhook, which cannot carry the raw entity_name the list needs',
       integration: 'fathom',
       objectType: 'analytics_report',
@@ -143,6 +161,14 @@ describe("webhooks refused by list rules that read the connection or the list's 
       expect(emu.requests()).toEqual([])
     })
   }
+
+  it('still makes a Mixpanel webhook naming another project, whose list answers nothing', async () => {
+    const other = { property_id: '999', type: 'NOPE' }
+    const listed = await h.api<Rec[]>('GET', `/analytics/${connections.mixpanel}/event`, { query: other })
+    expect(listed.status).toBe(200)
+    expect(listed.body).toEqual([])
+    expect((await create(connections.mixpanel!, 'analytics_event', other, false)).status).toBe(200)
+  })
 
   it('still answers a Fathom CONVERSIONS list given the raw entity_name', async () => {
     const site = fathom.state.orderedSites()[0]?.id as string

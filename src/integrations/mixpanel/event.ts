@@ -48,11 +48,19 @@ function exportAsked(q: ListQuery, nowMs: number) {
   return { start, end, type: eventTypeFilter(q.filters.type) }
 }
 
+/**
+ * What a list of the connection's events asks the export, or undefined when it lists nothing: a property_id
+ * that is another project (whose events this connection cannot read), or a window that holds nothing yet.
+ */
+function listAsked(q: ListQuery, nowMs: number, given: Pick<HandlerContext, 'credentials'>) {
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== given.credentials.project_id) return undefined
+  return exportAsked(q, nowMs)
+}
+
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
-  const property = q.filters.property_id
-  if (typeof property === 'string' && property !== projectId) return []
-  const asked = exportAsked(q, Date.now())
+  const asked = listAsked(q, Date.now(), ctx)
   if (!asked) return []
   const { start, end, type } = asked
   const native = type ? MIXPANEL_EVENT_OF[type] : undefined
@@ -174,11 +182,7 @@ async function createEvent(ctx: HandlerContext, body: WriteBody): Promise<Unifie
 
 export const eventHandlers: ObjectHandlers = {
   list: listEvents,
-  // A property_id is compared with the connection's project first (another project lists nothing), which
-  // needs the credentials: checked here without one.
-  checkList: (q, nowMs) => {
-    if (q.filters.property_id === undefined) exportAsked(q, nowMs)
-  },
+  checkList: (q, nowMs, given) => void listAsked(q, nowMs, given),
   create: createEvent,
   listParams: [],
   filters: ['property_id', 'visitor_id', 'type', 'start_gte', 'end_lt'],

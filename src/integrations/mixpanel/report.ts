@@ -234,11 +234,21 @@ function reportAsked(q: ListQuery) {
  * A time `dimension_value` is the bucket's first moment on the project zone's wall clock, in the one form
  * of time labels; start_at/end_at are the instants the window's first and last days start and end there.
  */
+/**
+ * What a report of the connection's project asks (reportAsked), or undefined when it reports nothing: a
+ * property_id that is another project (whose events this connection cannot count).
+ */
+function projectReportAsked(q: ListQuery, given: Pick<HandlerContext, 'credentials'>) {
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== given.credentials.project_id) return undefined
+  return reportAsked(q)
+}
+
 async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
-  const property = q.filters.property_id
-  if (typeof property === 'string' && property !== projectId) return []
-  const { types, dimension, unit, on } = reportAsked(q)
+  const asked = projectReportAsked(q, ctx)
+  if (!asked) return []
+  const { types, dimension, unit, on } = asked
   const zone = zonesOf(ctx).report
   const { from, to, startAt, endAt } = windowOf(q, zone)
   checkWindowLength(dimension, on ? 'day' : (unit as string), from, to)
@@ -334,11 +344,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 
 export const reportHandlers: ObjectHandlers = {
   list: listReports,
-  // As the list: a property_id is compared with the connection's project first (another project reports
-  // nothing), which needs the credentials; the window is counted in the project's zone, from its settings.
-  checkList: (q) => {
-    if (q.filters.property_id === undefined) reportAsked(q)
-  },
+  // The window is counted in the project's zone, from its settings: checked by the list.
+  checkList: (q, _nowMs, given) => void projectReportAsked(q, given),
   listParams: ['query'],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
 }
