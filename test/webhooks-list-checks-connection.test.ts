@@ -23,6 +23,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 
 type Rec = Record<string, unknown>
 
+const DAY_MS = 86_400_000
 /** Long enough that no check happens on its own during a test. */
 const NEVER = 100_000
 
@@ -95,6 +96,7 @@ describe("webhooks refused by list rules that read the connection or the list's 
   const webhooksOf = async (connection: string) =>
     (await h.api<Rec[]>('GET', '/unified/webhook', { query: { connection_id: connection } })).body
 
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
   const cases: {
     title: string
     integration: string
@@ -104,6 +106,33 @@ describe("webhooks refused by list rules that read the connection or the list's 
     status: number
     message: string
   }[] = [
+    {
+      title: 'an Amplitude report by DATE from more than 365 days back',
+      integration: 'amplitude',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ start_gte: day(Date.now() - 400 * DAY_MS) }),
+      status: 400,
+      message: 'Amplitude reports days for at most 365 days; narrow start_gte/end_lt or use WEEK or MONTH',
+    },
+    {
+      title: 'an Amplitude report by HOUR over more than 7 days',
+      integration: 'amplitude',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ dimension: 'HOUR', start_gte: day(Date.now() - 10 * DAY_MS) }),
+      status: 400,
+      message: 'Amplitude reports hours for at most 7 days (168 hours); narrow start_gte/end_lt or use DATE',
+    },
+    {
+      title: 'a Mixpanel report by HOUR over more days than one Query API answer holds',
+      integration: 'mixpanel',
+      objectType: 'analytics_report',
+      path: 'analytics/{c}/report',
+      filters: () => ({ dimension: 'HOUR', type: 'EVENTS', start_gte: day(Date.now() - 500 * DAY_MS) }),
+      status: 400,
+      message: 'start_gte/end_lt: a Mixpanel report by HOUR covers at most 416 days',
+    },
     {
       title: "a Mixpanel event webhook naming the connection's own project with an event type that is none",
       integration: 'mixpanel',
@@ -176,5 +205,11 @@ describe("webhooks refused by list rules that read the connection or the list's 
       query: { property_id: site, type: 'CONVERSIONS', raw: 'entity_name=Signup' },
     })
     expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+  })
+
+  it('still makes an Amplitude report webhook by DATE within 365 days', async () => {
+    const recent = { start_gte: day(Date.now() - 300 * DAY_MS) }
+    const made = await create(connections.amplitude!, 'analytics_report', recent, false)
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
   })
 })

@@ -27,17 +27,19 @@ function dayOfBound(provider: string, name: string, ms: number, zone: string): s
 
 /**
  * The window of a report counted in whole days of `zone` (Mixpanel's Query API, Amplitude's Dashboard
- * REST): from `start_gte` (default: the 7 days before `end_lt`) to `end_lt` (default: today in the zone).
+ * REST): from `start_gte` (default: the 7 days before `end_lt`) to `end_lt` (default: today in the zone, as of
+ * `nowMs`).
  */
 export function zonedDayWindow(
   provider: string,
   bounds: { readonly start_gte?: unknown; readonly end_lt?: unknown },
   zone: string,
+  nowMs: number,
 ): ZonedDayWindow {
   const endDay =
     bounds.end_lt instanceof Date
       ? dayOfBound(provider, 'end_lt', bounds.end_lt.getTime(), zone)
-      : dayIn(Date.now(), zone)
+      : dayIn(nowMs, zone)
   const startDay =
     bounds.start_gte instanceof Date
       ? dayOfBound(provider, 'start_gte', bounds.start_gte.getTime(), zone)

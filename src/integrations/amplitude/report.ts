@@ -93,8 +93,9 @@ const ymd = (day: string) => day.replaceAll('-', '')
 function windowOf(
   q: ListQuery,
   zone: string,
+  nowMs: number,
 ): { start: string; end: string; startDay: string; startMs: number; endMs: number } {
-  const w = zonedDayWindow('Amplitude', q.filters, zone)
+  const w = zonedDayWindow('Amplitude', q.filters, zone, nowMs)
   return {
     start: ymd(w.startDay),
     startDay: w.startDay,
@@ -180,10 +181,17 @@ function reportAsked(q: ListQuery) {
   return { wanted, dimension, interval, group }
 }
 
-async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
-  const { wanted, dimension, interval, group } = reportAsked(q)
-  const zone = ctx.settings.timezone && isTimeZone(ctx.settings.timezone) ? ctx.settings.timezone : 'UTC'
-  const { start, end, startDay, startMs, endMs } = windowOf(q, zone)
+/**
+ * What a report list asks (reportAsked) and its window of whole days of the project's zone (the connection's
+ * settings) as of `nowMs`; a 400 for a window Amplitude would cut short.
+ */
+function reportWindowAsked(q: ListQuery, given: Pick<HandlerContext, 'settings'>, nowMs: number) {
+  const asked = reportAsked(q)
+  const { dimension, group } = asked
+  const zone =
+    given.settings.timezone && isTimeZone(given.settings.timezone) ? given.settings.timezone : 'UTC'
+  const window = windowOf(q, zone, nowMs)
+  const { startMs, endMs } = window
   // Counted in hours: seven days that hold an autumn clock change are 169 hours, one more than Amplitude's
   // 7 × 24 hourly buckets, and the hour Amplitude leaves out would go missing silently.
   if (dimension === 'HOUR' && endMs - startMs > HOURLY_MAX_DAYS * 24 * HOUR_MS) {
@@ -196,6 +204,15 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       `Amplitude reports days for at most ${DAILY_MAX_DAYS} days; narrow start_gte/end_lt or use WEEK or MONTH`,
     )
   }
+  return { ...asked, ...window }
+}
+
+async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
+  const { wanted, dimension, interval, group, start, end, startDay, startMs, endMs } = reportWindowAsked(
+    q,
+    ctx,
+    Date.now(),
+  )
   const metrics: AmplitudeMetric[] = []
   const raw: Record<string, unknown> = {}
   for (const type of wanted) {
@@ -248,8 +265,7 @@ export const reportHandlers: ObjectHandlers = {
     limit: 'Unigate asks for every value of a breakdown',
   },
   list: listReports,
-  // The window's days are the project's zone's, from its settings: checked by the list.
-  checkList: (q) => void reportAsked(q),
+  checkList: (q, nowMs, given) => void reportWindowAsked(q, given, nowMs),
   listParams: [],
   filters: ['type', 'dimension', 'start_gte', 'end_lt'],
 }

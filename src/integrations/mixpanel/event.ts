@@ -26,13 +26,6 @@ export function parseExportLines(body: unknown): MixpanelExportEvent[] {
 }
 
 /**
- * Raw Event Export: whole days (`from_date`/`to_date`, inclusive, in the export zone: see time.ts), a
- * `limit` but no offset, no cursor and no documented line order. So a page is cut from the window read in
- * day ranges, oldest first, each range sorted here by time then id: a range whose answer reaches the
- * export's `limit` ceiling may be missing lines, so it is split in two and read again (a single day that
- * reaches it fails, naming the cap). Reading stops once the ranges read hold the page.
- */
-/**
  * The export's window and event type, from the query alone (`nowMs` ends a window without end_lt), or
  * undefined when the window holds nothing yet; a 400 for what the export cannot be asked.
  */
@@ -58,6 +51,13 @@ function listAsked(q: ListQuery, nowMs: number, given: Pick<HandlerContext, 'cre
   return exportAsked(q, nowMs)
 }
 
+/**
+ * Raw Event Export: whole days (`from_date`/`to_date`, inclusive, in the export zone: see time.ts), a
+ * `limit` but no offset, no cursor and no documented line order. So a page is cut from the window read in
+ * day ranges, oldest first, each range sorted here by time then id: a range whose answer reaches the
+ * export's `limit` ceiling may be missing lines, so it is split in two and read again (a single day that
+ * reaches it fails, naming the cap). Reading stops once the ranges read hold the page.
+ */
 async function listEvents(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
   const asked = listAsked(q, Date.now(), ctx)

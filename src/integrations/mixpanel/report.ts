@@ -92,8 +92,12 @@ function checkWindowLength(dimension: string, unit: string, from: string, to: st
  * The window as days of the project's zone (Mixpanel's `from_date`/`to_date`, inclusive) and as the
  * instants those days start and end: a report covers exactly the instants of the days Mixpanel counted.
  */
-function windowOf(q: ListQuery, zone: string): { from: string; to: string; startAt: Date; endAt: Date } {
-  const w = zonedDayWindow('Mixpanel', q.filters, zone)
+function windowOf(
+  q: ListQuery,
+  zone: string,
+  nowMs: number,
+): { from: string; to: string; startAt: Date; endAt: Date } {
+  const w = zonedDayWindow('Mixpanel', q.filters, zone, nowMs)
   return { from: w.startDay, to: addDays(w.endDay, -1), startAt: w.startAt, endAt: w.endAt }
 }
 
@@ -223,6 +227,25 @@ function reportAsked(q: ListQuery) {
 }
 
 /**
+ * What a report of the connection's project asks (reportAsked) and its window of days of the project's zone
+ * as of `nowMs`, or undefined when it reports nothing: a property_id that is another project (whose events
+ * this connection cannot count).
+ */
+function projectReportAsked(
+  q: ListQuery,
+  given: Pick<HandlerContext, 'credentials' | 'settings'>,
+  nowMs: number,
+) {
+  const property = q.filters.property_id
+  if (typeof property === 'string' && property !== given.credentials.project_id) return undefined
+  const asked = reportAsked(q)
+  const zone = zonesOf(given).report
+  const window = windowOf(q, zone, nowMs)
+  checkWindowLength(asked.dimension, asked.on ? 'day' : (asked.unit as string), window.from, window.to)
+  return { ...asked, ...window, zone }
+}
+
+/**
  * Counts of one event (`query` = the Mixpanel event name; page views need none) over whole days of the
  * project's time zone, by a time unit (`/events`) or by a property (`/segmentation`, summed over the
  * window). Unique users cannot be summed over days, so USERS is only offered by DATE, WEEK and MONTH.
@@ -234,24 +257,11 @@ function reportAsked(q: ListQuery) {
  * A time `dimension_value` is the bucket's first moment on the project zone's wall clock, in the one form
  * of time labels; start_at/end_at are the instants the window's first and last days start and end there.
  */
-/**
- * What a report of the connection's project asks (reportAsked), or undefined when it reports nothing: a
- * property_id that is another project (whose events this connection cannot count).
- */
-function projectReportAsked(q: ListQuery, given: Pick<HandlerContext, 'credentials'>) {
-  const property = q.filters.property_id
-  if (typeof property === 'string' && property !== given.credentials.project_id) return undefined
-  return reportAsked(q)
-}
-
 async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = ctx.credentials.project_id as string
-  const asked = projectReportAsked(q, ctx)
+  const asked = projectReportAsked(q, ctx, Date.now())
   if (!asked) return []
-  const { types, dimension, unit, on } = asked
-  const zone = zonesOf(ctx).report
-  const { from, to, startAt, endAt } = windowOf(q, zone)
-  checkWindowLength(dimension, on ? 'day' : (unit as string), from, to)
+  const { types, dimension, unit, on, zone, from, to, startAt, endAt } = asked
   // Every event, when no event is named: the names Mixpanel gives, or why they cannot stand for every event.
   let allEvents: string[] | undefined
   if (!q.query && types.some((t) => t !== 'PAGE_VIEWS')) {
@@ -344,8 +354,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
 
 export const reportHandlers: ObjectHandlers = {
   list: listReports,
-  // The window is counted in the project's zone, from its settings: checked by the list.
-  checkList: (q, _nowMs, given) => void projectReportAsked(q, given),
+  checkList: (q, nowMs, given) => void projectReportAsked(q, given, nowMs),
   listParams: ['query'],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
 }
