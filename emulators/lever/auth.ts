@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { tooMany, unauthorized } from './errors.js'
+import { forbiddenScope, tooMany, unauthorized } from './errors.js'
+import { CONFIDENTIAL_SCOPE, scopesFor } from './scopes.js'
 import type { LeverState } from './state.js'
 
 /**
@@ -32,6 +33,25 @@ export function requestCredential(request: FastifyRequest): string {
   return credentialOfRequest.get(request) ?? ''
 }
 
+/** The scopes of the OAuth token a request carries; undefined for an API key, or a token given with every scope. */
+function scopesOfRequest(request: FastifyRequest, state: LeverState): readonly string[] | undefined {
+  const credential = requestCredential(request)
+  return credential.startsWith('bearer:')
+    ? state.tokenScopes.get(credential.slice('bearer:'.length))
+    : undefined
+}
+
+/**
+ * True when the request may see confidential records: an API key created with "Allow access to confidential
+ * data" (https://help.lever.co/hc/en-us/articles/360042364412), or a token granted `confidential:access:admin`
+ * ("Access all confidential data", #scopes).
+ */
+export function seesConfidential(request: FastifyRequest, state: LeverState): boolean {
+  if (state.keysWithoutConfidentialAccess.has(requestCredential(request))) return false
+  const scopes = scopesOfRequest(request, state)
+  return scopes === undefined || scopes.includes(CONFIDENTIAL_SCOPE)
+}
+
 /**
  * Auth, then a token bucket per key: `ratePerSecond` tokens a second up to `burst`; an empty bucket is 429
  * (https://hire.lever.co/developer/documentation#rate-limits). Lever documents no rate-limit or Retry-After
@@ -50,5 +70,9 @@ export function installLeverAuth(app: FastifyInstance, state: LeverState): void 
     if (bucket.tokens < 1) throw tooMany()
     bucket.tokens -= 1
     credentialOfRequest.set(request, key)
+    // A token lacking the scope the endpoint needs is refused (scopes.ts); an API key is not scoped.
+    const granted = scopesOfRequest(request, state)
+    const needed = scopesFor(request.method, request.routeOptions.url)
+    if (granted && needed && !needed.some((s) => granted.includes(s))) throw forbiddenScope(needed)
   })
 }

@@ -232,4 +232,98 @@ describe('Lever emulator', () => {
       await new Promise((resolve) => receiver.close(resolve))
     }
   })
+
+  it('refuses an OAuth token (403) on the endpoints its scopes do not reach; an API key reaches them all', async () => {
+    const emu = await startLeverEmulator({ contacts: 40, webhooks: { plainHttp: true } })
+    try {
+      const tokenWith = (...scopes: string[]) => emu.oauth.issue('app', scopes).access_token as string
+      const call = (token: string | undefined, method: string, path: string, body?: unknown) =>
+        fetch(`${emu.url}/v1${path}`, {
+          method,
+          headers: {
+            authorization: token ? `Bearer ${token}` : basic(DEFAULT_LEVER_API_KEY),
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        })
+      const hook = { url: 'http://127.0.0.1:9/hook', event: 'candidateStageChange' }
+      const opportunity = emu.state.ordered()[0]?.id as string
+
+      // "webhooks:write:admin: Manage all webhooks" makes and removes webhooks, but lists none.
+      const manage = tokenWith('webhooks:write:admin')
+      const made = await call(manage, 'POST', '/webhooks', hook)
+      expect(made.status).toBe(201)
+      const listed = await call(manage, 'GET', '/webhooks')
+      expect(listed.status).toBe(403)
+      expect(await listed.json()).toEqual({
+        code: 'ForbiddenError',
+        message: 'This access token was not granted webhooks:read:admin',
+      })
+      const id = ((await made.json()) as { data: { id: string } }).data.id
+      // "webhooks:read:admin: View all webhooks" lists them, and changes nothing.
+      const view = tokenWith('webhooks:read:admin')
+      expect(
+        ((await (await call(view, 'GET', '/webhooks')).json()) as { data: unknown[] }).data,
+      ).toHaveLength(1)
+      expect((await call(view, 'DELETE', `/webhooks/${id}`)).status).toBe(403)
+      expect((await call(view, 'POST', '/webhooks', hook)).status).toBe(403)
+      expect((await call(manage, 'DELETE', `/webhooks/${id}`)).status).toBe(204)
+
+      // Reading opportunities reaches neither their offers nor the stages and archive reasons.
+      const opportunities = tokenWith('opportunities:read:admin')
+      expect((await call(opportunities, 'GET', '/opportunities?limit=1')).status).toBe(200)
+      expect((await call(opportunities, 'GET', `/opportunities/${opportunity}`)).status).toBe(200)
+      for (const path of [
+        `/opportunities/${opportunity}/offers`,
+        '/stages',
+        '/archive_reasons',
+        '/webhooks',
+      ]) {
+        expect((await call(opportunities, 'GET', path)).status, path).toBe(403)
+      }
+      const change = await call(opportunities, 'PUT', `/opportunities/${opportunity}/stage`, {
+        stage: 'offer',
+      })
+      expect(change.status).toBe(403)
+      // "opportunities:write:admin: View and manage all opportunities" reads them too.
+      expect((await call(tokenWith('opportunities:write:admin'), 'GET', '/opportunities')).status).toBe(200)
+      const reads = tokenWith('offers:read:admin', 'stages:read:admin', 'archive_reasons:read:admin')
+      for (const path of [`/opportunities/${opportunity}/offers`, '/stages', '/archive_reasons']) {
+        expect((await call(reads, 'GET', path)).status, path).toBe(200)
+      }
+      expect((await call(reads, 'GET', '/opportunities')).status).toBe(403)
+
+      // An API key is not scoped.
+      for (const path of [
+        '/webhooks',
+        `/opportunities/${opportunity}/offers`,
+        '/stages',
+        '/archive_reasons',
+      ]) {
+        expect((await call(undefined, 'GET', path)).status, path).toBe(200)
+      }
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it('shows confidential opportunities only to a token granted confidential:access:admin', async () => {
+    const emu = await startLeverEmulator({ contacts: 40 })
+    try {
+      const ids = async (...scopes: string[]) => {
+        const token = emu.oauth.issue('app', ['opportunities:read:admin', ...scopes]).access_token
+        const res = await fetch(`${emu.url}/v1/opportunities?limit=100&confidentiality=all`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        return ((await res.json()) as Page).data.map((o) => o.id)
+      }
+      const all = emu.state.ordered()
+      const open = all.filter((o) => o.confidentiality === 'non-confidential').map((o) => o.id)
+      expect(open.length).toBeLessThan(all.length)
+      expect(await ids()).toEqual(open)
+      expect(await ids('confidential:access:admin')).toEqual(all.map((o) => o.id))
+    } finally {
+      await emu.close()
+    }
+  })
 })

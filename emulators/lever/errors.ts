@@ -20,6 +20,20 @@ export class LeverHttpError extends Error {
 
 export const badRequest = (message: string) => new LeverHttpError(400, 'BadRequestError', message)
 export const unauthorized = () => new LeverHttpError(401, 'UnauthorizedError', 'Invalid API key')
+/**
+ * A token whose scopes do not allow the operation. 403 is Lever's status for "Your Lever account settings don't
+ * authorize you to perform the requested operation" (#responses-and-errors); Lever documents no body for it, so
+ * the code follows the `<Name>Error` codes Lever answers (`UnauthorizedError`, `NotFoundError`) and the message,
+ * naming the scopes that would allow it, is ours.
+ */
+export const forbiddenScope = (scopes: readonly string[]) =>
+  new LeverHttpError(
+    403,
+    'ForbiddenError',
+    scopes.length > 0
+      ? `This access token was not granted ${scopes.join(' or ')}`
+      : 'This operation is not available to OAuth access tokens',
+  )
 export const notFound = (what: string) =>
   new LeverHttpError(404, 'NotFoundError', `That ${what} doesn't exist on your account`)
 export const tooMany = () =>

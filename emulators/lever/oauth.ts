@@ -43,6 +43,7 @@ export class LeverOAuth {
   issue(clientId: string, scopes: readonly string[]): Record<string, unknown> {
     const access = `lever_at_${randomBytes(16).toString('hex')}`
     this.state.accessTokens.add(access)
+    this.state.tokenScopes.set(access, scopes)
     const refresh = scopes.includes('offline_access')
       ? `lever_rt_${randomBytes(16).toString('hex')}`
       : undefined
@@ -59,7 +60,10 @@ export class LeverOAuth {
   /** Ends every access token issued so far, as an hour passing would. */
   expireAccessTokens(): void {
     for (const token of [...this.state.accessTokens])
-      if (token.startsWith('lever_at_')) this.state.accessTokens.delete(token)
+      if (token.startsWith('lever_at_')) {
+        this.state.accessTokens.delete(token)
+        this.state.tokenScopes.delete(token)
+      }
   }
 }
 

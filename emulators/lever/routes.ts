@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestCredential } from './auth.js'
+import { seesConfidential } from './auth.js'
 import { badRequest, notFound } from './errors.js'
 import { many, millis, one, page } from './paging.js'
 import { renderOffer, renderOpportunity } from './render.js'
@@ -12,15 +12,15 @@ type Query = Readonly<Record<string, string | string[] | undefined>>
  * non-confidential opportunities you must specify all" (Lever's parameter text as carried by
  * tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts; https://hire.lever.co/developer/documentation#confidential-data).
  * Only a key created with "Allow access to confidential data" sees confidential records
- * (https://help.lever.co/hc/en-us/articles/360042364412); what Lever answers a key without it that asks for
- * them is not documented: here it gets the non-confidential ones.
+ * (https://help.lever.co/hc/en-us/articles/360042364412), and only a token granted `confidential:access:admin`;
+ * what Lever answers one without it that asks for them is not documented: here it gets the non-confidential ones.
  */
 function confidentialityFilter(state: LeverState, request: FastifyRequest) {
   const text = one((request.query as Query).confidentiality) ?? 'non-confidential'
   if (text !== 'non-confidential' && text !== 'confidential' && text !== 'all') {
     throw badRequest('Invalid confidentiality: expected non-confidential, confidential or all')
   }
-  const allowed = !state.keysWithoutConfidentialAccess.has(requestCredential(request))
+  const allowed = seesConfidential(request, state)
   return (o: OpportunityRecord) =>
     o.confidentiality === 'non-confidential'
       ? text !== 'confidential'

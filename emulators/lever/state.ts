@@ -60,11 +60,11 @@ export interface LeverStateOptions {
   readonly contacts: number
   readonly untilMs: number
   readonly apiKeys: readonly string[]
-  /** OAuth access tokens the API accepts as bearers. */
+  /** OAuth access tokens the API accepts as bearers, each with every scope (see `tokenScopes`). */
   readonly accessTokens?: readonly string[]
   readonly ratePerSecond?: number
   readonly burst?: number
-  /** API keys created without "Allow access to confidential data" (every other key and token has it). */
+  /** API keys created without "Allow access to confidential data" (every other key has it; a token, with its scope). */
   readonly keysWithoutConfidentialAccess?: readonly string[]
   /** `posting_id` keeps archived opportunities too (see routes.ts: Lever does not say; by default it does not). */
   readonly postingFilterKeepsArchived?: boolean
@@ -88,6 +88,11 @@ export class LeverState {
   readonly keys: Set<string>
   readonly keysWithoutConfidentialAccess: Set<string>
   readonly accessTokens: Set<string>
+  /**
+   * The scopes granted with each access token the OAuth server issued (scopes.ts says what each endpoint
+   * needs). A token given in `accessTokens` has no entry and carries every scope: a test's own token.
+   */
+  readonly tokenScopes = new Map<string, readonly string[]>()
   readonly ratePerSecond: number
   readonly burst: number
   postingFilterKeepsArchived: boolean
