@@ -6,14 +6,14 @@ import type { LeverState } from './state.js'
 /**
  * Lever's OAuth server (auth.lever.co), after https://hire.lever.co/developer/documentation#authentication
  * ("OAuth"): an authorization code flow whose authorize request must name the API as `audience`
- * (`https://api.lever.co/v1/`), scopes `<resource>:<read|write>:admin` plus `offline_access` for a refresh
- * token, access tokens that last an hour, and refresh tokens that are replaced on every refresh. Errors follow
+ * (`https://api.lever.co/v1/`), scopes `<resource>:<read|write>:admin` and `confidential:access:admin` ("Access
+ * all confidential data", #scopes) plus `offline_access` for a refresh token, access tokens that last an hour, and refresh tokens that are replaced on every refresh. Errors follow
  * RFC 6749 (`{error, error_description}`); a dead grant is `invalid_grant` with 403, as Lever's Auth0-hosted
  * token endpoint answers it.
  */
 export const LEVER_AUDIENCE = 'https://api.lever.co/v1/'
 const ACCESS_TOKEN_SECONDS = 3600
-const SCOPE = /^(offline_access|[a-z_]+:(read|write):admin)$/
+const SCOPE = /^(offline_access|confidential:access:admin|[a-z_]+:(read|write):admin)$/
 
 interface Client {
   readonly secret: string
