@@ -68,6 +68,30 @@ describe('Lever OAuth end to end', () => {
     expect(lever.oauth.refreshTokens.size).toBe(1)
   })
 
+  it('the grant asked reaches every endpoint Unigate calls: webhooks listed, confidential opportunities read', async () => {
+    const params = new URLSearchParams({ success_redirect: `${APP}/ok`, failure_redirect: `${APP}/failed` })
+    const authorize = new URL(
+      (await browserGet(`${s.url}/unified/integration/auth/${s.workspaceId}/lever?${params}`)).text,
+    )
+    const decided = await browserPost(`${lever.url}/authorize`, {
+      ...Object.fromEntries(authorize.searchParams),
+      decision: 'allow',
+    })
+    const done = await browserGet(decided.location as string)
+    const id = new URL(done.location as string).searchParams.get('id') as string
+    expect(id).toMatch(/^cn_/)
+    // The list native webhooks read to check a subscription and to find one made without an answer.
+    const listed = await s.api<Record<string, unknown>>('GET', `/passthrough/${id}/webhooks`)
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+    expect(listed.body).toMatchObject({ data: [] })
+    // Every opportunity, confidential ones too, with the stages, archive reasons and offers that map them.
+    const all = lever.state.ordered()
+    expect(all.some((o) => o.confidentiality === 'confidential')).toBe(true)
+    const read = await s.api<{ id: string }[]>('GET', `/ats/${id}/application?limit=100&fields=id,offers`)
+    expect(read.status, JSON.stringify(read.body)).toBe(200)
+    expect(read.body.map((a) => a.id).sort()).toEqual(all.map((o) => o.id).sort())
+  })
+
   it('a consent the user declines goes to the failure redirect', async () => {
     const params = new URLSearchParams({ success_redirect: `${APP}/ok`, failure_redirect: `${APP}/failed` })
     const authorize = new URL(

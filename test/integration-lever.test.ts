@@ -372,6 +372,9 @@ describe('Lever through Unigate', () => {
         'opportunities:read:admin',
         'offers:read:admin',
         'stages:read:admin',
+        'confidential:access:admin',
+        'webhooks:read:admin',
+        'webhooks:write:admin',
       ]),
     )
     await h.api('DELETE', '/unified/workspace/oauth_app/lever')

@@ -17,6 +17,8 @@ import {
   type PosthogEmulator,
   startPosthogEmulator,
 } from '../emulators/posthog/index.js'
+import { providerScopes } from '../src/authorization/scopes.js'
+import { leverOAuth2 } from '../src/integrations/lever/oauth.js'
 import { type NativeServer, startNativeServer } from './support/native-server.js'
 import { checkNow } from './support/native-watch.js'
 
@@ -174,6 +176,36 @@ describe('native subscriptions made without an answer reaching Unigate', () => {
       expect(hooks.body.filter((h) => h.connection_id === conn[provider])).toEqual([])
     })
   }
+
+  it('lever through OAuth, with the scopes Unigate asks: the look-up lists the webhooks and removes what was made', async () => {
+    // A token as Lever issues it for Unigate's authorize request (every permission, as when none is named).
+    const spec = leverOAuth2([])
+    const granted = providerScopes(Object.keys(spec.scopes), spec.scopes, spec.alwaysScopes)
+    const token = lever.oauth.issue('unigate', granted).access_token as string
+    const connection = await server.connect({
+      integration_type: 'lever',
+      auth: { access_token: token, api_url: `${lever.url}/v1` },
+    })
+    lever.fault({ ...SUBSCRIBE.lever, lateAnswerMs: LATE_MS })
+    const since = lever.requests().length
+    const before = logLines.length
+    const made = await server.api<Rec>('POST', '/unified/webhook', {
+      connection_id: connection,
+      object_type: 'ats_application',
+      event: 'created',
+      hook_url: server.receiver.url,
+      webhook_type: 'native',
+    })
+    expect(made.status, made.text).toBe(504)
+    const lookups = listReads('lever', since) as unknown as { headers: Rec }[]
+    expect(lookups.length).toBeGreaterThan(0)
+    expect(lookups.every((r) => r.headers.authorization === `Bearer ${token}`)).toBe(true)
+    // Lever answered the look-up (a token without webhooks:read:admin is refused it, and the orphan stays).
+    expect(logLines.slice(before).filter((l) => l.includes('may remain'))).toEqual([])
+    expect(await heldAt.lever()).toEqual([])
+    await new Promise((r) => setTimeout(r, LATE_MS - TIMEOUT_MS + 200))
+    expect(await heldAt.lever()).toEqual([])
+  })
 
   it('posthog: the look-up searches destinations by the name given and reads only those it finds', async () => {
     // Destinations of the project that are none of Unigate's: never read one by one, never removed.

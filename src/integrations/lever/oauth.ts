@@ -41,18 +41,30 @@ const TOKEN_FIELDS: readonly AuthField[] = [
 ]
 
 /**
- * What each unified permission needs at Lever: reading opportunities, their offers, and the stages and archive
- * reasons that give them a status; `webhook` (native webhooks) manages webhooks, "webhooks:write:admin: Manage
- * all webhooks" (https://hire.lever.co/developer/documentation#scopes).
+ * What each unified permission needs at Lever, scope by scope as Lever lists them
+ * (https://hire.lever.co/developer/documentation#scopes; Lever marks no endpoint with a scope, so each call
+ * needs the scope of the resource it is documented under; emulators/lever/scopes.ts):
+ * - `ats_application_read`: `GET /opportunities` and `/opportunities/:id` ("opportunities:read:admin: View all
+ *   opportunities"), their offers (`offers:read:admin`), the stages and archive reasons that give them a status
+ *   (`stages:read:admin`, `archive_reasons:read:admin`); every list asks `confidentiality=all`, and only
+ *   "confidential:access:admin: Access all confidential data" shows the confidential ones; each opportunity is
+ *   read with `expand=applications`, the data of "applications:read:admin: View all opportunity applications"
+ *   (Lever does not say whether expanding them needs it: asked so the job of an application is never withheld).
+ * - `webhook` (native webhooks, which also need `ats_application_read` to read back the opportunity a call
+ *   names): `POST /webhooks` and `DELETE /webhooks/:id` ("webhooks:write:admin: Manage all webhooks"), and
+ *   `GET /webhooks`, which the subscription check and the look-up after an unanswered subscribe read
+ *   ("webhooks:read:admin: View all webhooks"; unlike the other write scopes, "Manage" does not say "View").
  */
 export const LEVER_SCOPES: OAuth2Auth['scopes'] = {
   ats_application_read: [
     'opportunities:read:admin',
+    'applications:read:admin',
     'offers:read:admin',
     'stages:read:admin',
     'archive_reasons:read:admin',
+    'confidential:access:admin',
   ],
-  webhook: ['webhooks:write:admin'],
+  webhook: ['webhooks:read:admin', 'webhooks:write:admin'],
 }
 
 export function leverOAuth2(extraFields: readonly AuthField[]): OAuth2Auth {
