@@ -17,6 +17,7 @@ import {
   type MixpanelEmulator,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
+import { checkedWebhooks } from './support/checked-webhooks.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
@@ -24,8 +25,6 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 type Rec = Record<string, unknown>
 
 const DAY_MS = 86_400_000
-/** Long enough that no check happens on its own during a test. */
-const NEVER = 100_000
 
 /**
  * Rules a connector's list keeps that read the connection's stored credentials, settings or the request's raw
@@ -81,20 +80,10 @@ describe("webhooks refused by list rules that read the connection or the list's 
       requests(): readonly unknown[]
       clearRequests(): void
     }
-  const create = (connection: string, objectType: string, filters: Rec, includeAll: boolean) =>
-    h.api<Rec>('POST', '/unified/webhook', {
-      body: {
-        connection_id: connection,
-        object_type: objectType,
-        event: 'created',
-        hook_url: receiver.url,
-        interval: NEVER,
-        filters,
-      },
-      ...(includeAll ? { query: { include_all: 'true' } } : {}),
-    })
-  const webhooksOf = async (connection: string) =>
-    (await h.api<Rec[]>('GET', '/unified/webhook', { query: { connection_id: connection } })).body
+  const { create, webhooksOf } = checkedWebhooks(
+    () => h,
+    () => receiver.url,
+  )
 
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
   const cases: {

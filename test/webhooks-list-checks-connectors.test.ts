@@ -27,6 +27,7 @@ import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
 import { DEFAULT_UMAMI_API_KEY, startUmamiEmulator } from '../emulators/umami/index.js'
 import { startYoutubeEmulator } from '../emulators/youtube/index.js'
+import { checkedWebhooks } from './support/checked-webhooks.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
@@ -41,9 +42,6 @@ interface Recording {
 }
 
 const GOOGLE = 'https://www.googleapis.com/auth/'
-
-/** Long enough that no check happens on its own during a test. */
-const NEVER = 100_000
 
 /**
  * The rules a connector's list keeps from the query alone (a filter value of the wrong shape, a status or
@@ -153,20 +151,10 @@ describe("webhooks refused with the connector's own list rules", () => {
     for (const emu of Object.values(emulators)) await emu.close()
   })
 
-  const create = (connection: string, objectType: string, filters: Rec, includeAll: boolean) =>
-    h.api<Rec>('POST', '/unified/webhook', {
-      body: {
-        connection_id: connection,
-        object_type: objectType,
-        event: 'created',
-        hook_url: receiver.url,
-        interval: NEVER,
-        filters,
-      },
-      ...(includeAll ? { query: { include_all: 'true' } } : {}),
-    })
-  const webhooksOf = async (connection: string) =>
-    (await h.api<Rec[]>('GET', '/unified/webhook', { query: { connection_id: connection } })).body
+  const { create, webhooksOf } = checkedWebhooks(
+    () => h,
+    () => receiver.url,
+  )
 
   const cases: {
     integration: string
