@@ -326,4 +326,41 @@ describe('Lever emulator', () => {
       await emu.close()
     }
   })
+
+  it('refuses (403) a request for confidential data from a credential without access to it', async () => {
+    const emu = await startLeverEmulator({
+      contacts: 40,
+      apiKeys: [DEFAULT_LEVER_API_KEY, 'no_confidential'],
+      keysWithoutConfidentialAccess: ['no_confidential'],
+    })
+    try {
+      const secret = emu.state.ordered().find((o) => o.confidentiality === 'confidential')?.id as string
+      const open = emu.state.ordered().find((o) => o.confidentiality === 'non-confidential')?.id as string
+      const reads = emu.oauth.issue('app', ['opportunities:read:admin', 'offers:read:admin']).access_token
+      const granted = emu.oauth.issue('app', [
+        'opportunities:read:admin',
+        'offers:read:admin',
+        'confidential:access:admin',
+      ]).access_token
+      const status = async (authorization: string, path: string) =>
+        (await fetch(`${emu.url}/v1${path}`, { headers: { authorization } })).status
+      for (const without of [`Bearer ${reads}`, basic('no_confidential')]) {
+        expect(await status(without, `/opportunities/${secret}`), without).toBe(403)
+        expect(await status(without, `/opportunities/${secret}/offers`), without).toBe(403)
+        expect(await status(without, '/opportunities?confidentiality=confidential'), without).toBe(403)
+        expect(await status(without, `/opportunities/${open}`), without).toBe(200)
+      }
+      const refused = await fetch(`${emu.url}/v1/opportunities/${secret}`, {
+        headers: { authorization: `Bearer ${reads}` },
+      })
+      expect(await refused.json()).toMatchObject({ code: 'ForbiddenError' })
+      for (const withAccess of [`Bearer ${granted}`, basic(DEFAULT_LEVER_API_KEY)]) {
+        expect(await status(withAccess, `/opportunities/${secret}`), withAccess).toBe(200)
+        expect(await status(withAccess, `/opportunities/${secret}/offers`), withAccess).toBe(200)
+        expect(await status(withAccess, '/opportunities?confidentiality=confidential'), withAccess).toBe(200)
+      }
+    } finally {
+      await emu.close()
+    }
+  })
 })

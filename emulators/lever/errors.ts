@@ -27,13 +27,21 @@ export const unauthorized = () => new LeverHttpError(401, 'UnauthorizedError', '
  * naming the scopes that would allow it, is ours.
  */
 export const forbiddenScope = (scopes: readonly string[]) =>
-  new LeverHttpError(
-    403,
-    'ForbiddenError',
+  forbidden(
     scopes.length > 0
       ? `This access token was not granted ${scopes.join(' or ')}`
       : 'This operation is not available to OAuth access tokens',
   )
+/**
+ * A request for confidential data from a key or token without access to it: "any request to retrieve
+ * confidential data will return an access error" (#confidential-data). Lever names neither status nor body;
+ * 403 is its status for what the account's settings do not authorize (#responses-and-errors), the rest is ours.
+ */
+export const forbiddenConfidential = () =>
+  forbidden('This API key or access token has not been granted access to confidential data')
+function forbidden(message: string) {
+  return new LeverHttpError(403, 'ForbiddenError', message)
+}
 export const notFound = (what: string) =>
   new LeverHttpError(404, 'NotFoundError', `That ${what} doesn't exist on your account`)
 export const tooMany = () =>

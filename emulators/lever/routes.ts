@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { seesConfidential } from './auth.js'
-import { badRequest, notFound } from './errors.js'
+import { badRequest, forbiddenConfidential, notFound } from './errors.js'
 import { many, millis, one, page } from './paging.js'
 import { renderOffer, renderOpportunity } from './render.js'
 import type { LeverState, OpportunityRecord } from './state.js'
@@ -12,8 +12,10 @@ type Query = Readonly<Record<string, string | string[] | undefined>>
  * non-confidential opportunities you must specify all" (Lever's parameter text as carried by
  * tonyxiao/openSDKs@298c7b7:sdks/sdk-lever/src/lever.oas.ts; https://hire.lever.co/developer/documentation#confidential-data).
  * Only a key created with "Allow access to confidential data" sees confidential records
- * (https://help.lever.co/hc/en-us/articles/360042364412), and only a token granted `confidential:access:admin`;
- * what Lever answers one without it that asks for them is not documented: here it gets the non-confidential ones.
+ * (https://help.lever.co/hc/en-us/articles/360042364412), and only a token granted `confidential:access:admin`.
+ * For one without it "any request to retrieve confidential data will return an access error"
+ * (#confidential-data): `confidential` is refused (403). Whether `all`, which asks for the non-confidential
+ * ones too, is such a request Lever does not say: here (the emulator's assumption) it gets the non-confidential ones.
  */
 function confidentialityFilter(state: LeverState, request: FastifyRequest) {
   const text = one((request.query as Query).confidentiality) ?? 'non-confidential'
@@ -21,6 +23,7 @@ function confidentialityFilter(state: LeverState, request: FastifyRequest) {
     throw badRequest('Invalid confidentiality: expected non-confidential, confidential or all')
   }
   const allowed = seesConfidential(request, state)
+  if (text === 'confidential' && !allowed) throw forbiddenConfidential()
   return (o: OpportunityRecord) =>
     o.confidentiality === 'non-confidential'
       ? text !== 'confidential'
@@ -74,6 +77,19 @@ function filtered(state: LeverState, query: Query): OpportunityRecord[] {
     )
 }
 
+/**
+ * The opportunity a path names, refused (403) when it is confidential and the request has no access to
+ * confidential data: "any request to retrieve confidential data will return an access error" (#confidential-data).
+ */
+function readable(state: LeverState, request: FastifyRequest): OpportunityRecord {
+  const found = state.opportunities.get((request.params as { id: string }).id)
+  if (!found) throw notFound('opportunity')
+  if (found.confidentiality === 'confidential' && !seesConfidential(request, state)) {
+    throw forbiddenConfidential()
+  }
+  return found
+}
+
 /** `expand` names objects to inline, repeatable (https://hire.lever.co/developer/documentation#customizing-the-response); only `applications` here. */
 const expansions = (request: FastifyRequest) => new Set(many(request.query as Query, 'expand') ?? [])
 
@@ -88,16 +104,13 @@ export function registerRoutes(app: FastifyInstance, state: LeverState): void {
   )
 
   // A single record comes wrapped in `data` (https://hire.lever.co/developer/documentation#retrieve-a-single-opportunity).
-  app.get('/v1/opportunities/:id', async (request) => {
-    const found = state.opportunities.get((request.params as { id: string }).id)
-    if (!found) throw notFound('opportunity')
-    return { data: renderOpportunity(found, expansions(request)) }
-  })
+  app.get('/v1/opportunities/:id', async (request) => ({
+    data: renderOpportunity(readable(state, request), expansions(request)),
+  }))
 
   // "List all offers" of an opportunity, paged like every list (https://hire.lever.co/developer/documentation#list-all-offers).
   app.get('/v1/opportunities/:id/offers', async (request) => {
-    const id = (request.params as { id: string }).id
-    if (!state.opportunities.has(id)) throw notFound('opportunity')
+    const id = readable(state, request).id
     const offers = [...(state.offers.get(id) ?? [])].sort((a, b) => b.createdAt - a.createdAt)
     return page(offers, request.query as Query, (o) => [o.createdAt, o.id], renderOffer)
   })
