@@ -1,7 +1,8 @@
 /**
  * What an OAuth token must carry for each endpoint the emulator serves. Lever lists its scopes with what each
- * allows (https://hire.lever.co/developer/documentation#scopes) but marks no endpoint with a scope: an endpoint
- * belongs to the resource it is documented under, and a scope's text says what it allows on that resource.
+ * allows (https://hire.lever.co/developer/documentation#scopes) but marks no endpoint with a scope, so this
+ * table is the emulator's assumption, read off those texts: an endpoint belongs to the resource it is
+ * documented under, and a scope's text says what it allows on that resource.
  * Most write scopes read "View and manage all …" (`opportunities:write:admin`: "View and manage all
  * opportunities"), so they read too; `webhooks:write:admin` reads "Manage all webhooks" beside
  * `webhooks:read:admin` "View all webhooks", so listing webhooks needs the read scope. (A connector vendor's
