@@ -601,55 +601,64 @@ describe('Greenhouse through Unigate', () => {
     }
   })
 
-  it('a webhook reading the whole list (include_all) asks Greenhouse for each page of 500 once', async () => {
-    // An organization of its own, listing several pages (and no cursor another test left serves this read).
-    const big = await startGreenhouseEmulator({ seed: 5, candidates: 1000, rateLimit: 1000 })
-    const receiver = await startWebhookReceiver(h.secret)
-    try {
-      const c = await createConnection(h, {
-        integration_type: 'greenhouse',
-        auth: {
-          ...clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
-          api_url: `${big.url}/v3`,
-          token_url: `${big.url}/token`,
-        },
-      })
-      const ids = big.state.orderedApplications().map((a) => String(a.id))
-      expect(ids.length).toBeGreaterThan(1000)
-      expect(ids.length % 500).not.toBe(0)
-      big.clearRequests()
-      const created = await h.api<Rec>('POST', '/unified/webhook', {
-        body: {
-          connection_id: c,
-          object_type: 'ats_application',
-          event: 'created',
-          hook_url: receiver.url,
-          fields: 'id',
-          interval: 100_000,
-        },
-        query: { include_all: 'true' },
-      })
-      expect(created.status, created.text).toBe(200)
-      const id = created.body.id as string
-      const delivered = () => receiver.accepted(id).flatMap((d) => d.data.map((r) => r.id))
-      await receiver.waitFor(() => delivered().length === ids.length, 30_000, 'the backfill')
-      expect(delivered()).toEqual(ids)
-      // The first request, then Greenhouse's next link once for each further page: no page read twice.
-      const sent = big
-        .requests()
-        .filter((r) => r.path === '/v3/applications')
-        .map((r) => r.query)
-      expect(sent).toEqual([
-        { per_page: '500' },
-        ...Array(Math.ceil(ids.length / 500) - 1).fill({ cursor: expect.any(String) }),
-      ])
-      expect(new Set(sent.map((q) => q.cursor)).size).toBe(sent.length)
-      await h.api('DELETE', `/unified/webhook/${id}`)
-    } finally {
-      await receiver.close()
-      await big.close()
-    }
-  })
+  // A list of whole pages ends on a full page without `rel="next"` (Greenhouse: "When the Link header is
+  // missing or empty, you're on the last page", https://harvestdocs.greenhouse.io/docs/pagination): nothing
+  // is asked after it, not even the last page again.
+  for (const wholePages of [false, true]) {
+    it(`a webhook reading the whole list (include_all) asks Greenhouse for each page of 500 once${wholePages ? ', and nothing past the last of a list of whole pages' : ''}`, async () => {
+      // An organization of its own, listing several pages (and no cursor another test left serves this read).
+      const big = await startGreenhouseEmulator({ seed: 5, candidates: 1000, rateLimit: 1000 })
+      if (wholePages) {
+        const apps = big.state.orderedApplications()
+        for (const app of apps.slice(apps.length - (apps.length % 500))) big.state.applications.delete(app.id)
+      }
+      const receiver = await startWebhookReceiver(h.secret)
+      try {
+        const c = await createConnection(h, {
+          integration_type: 'greenhouse',
+          auth: {
+            ...clientAuth(DEFAULT_GREENHOUSE_CLIENT_ID, DEFAULT_GREENHOUSE_CLIENT_SECRET),
+            api_url: `${big.url}/v3`,
+            token_url: `${big.url}/token`,
+          },
+        })
+        const ids = big.state.orderedApplications().map((a) => String(a.id))
+        expect(ids.length).toBeGreaterThanOrEqual(1000)
+        expect(ids.length % 500 === 0).toBe(wholePages)
+        big.clearRequests()
+        const created = await h.api<Rec>('POST', '/unified/webhook', {
+          body: {
+            connection_id: c,
+            object_type: 'ats_application',
+            event: 'created',
+            hook_url: receiver.url,
+            fields: 'id',
+            interval: 100_000,
+          },
+          query: { include_all: 'true' },
+        })
+        expect(created.status, created.text).toBe(200)
+        const id = created.body.id as string
+        const delivered = () => receiver.accepted(id).flatMap((d) => d.data.map((r) => r.id))
+        await receiver.waitFor(() => delivered().length === ids.length, 30_000, 'the backfill')
+        expect(delivered()).toEqual(ids)
+        // The first request, then Greenhouse's next link once for each further page: no page read twice.
+        const sent = big
+          .requests()
+          .filter((r) => r.path === '/v3/applications')
+          .map((r) => r.query)
+        expect(sent).toEqual([
+          { per_page: '500' },
+          ...Array(Math.ceil(ids.length / 500) - 1).fill({ cursor: expect.any(String) }),
+        ])
+        expect(new Set(sent.map((q) => q.cursor)).size).toBe(sent.length)
+        await h.api('DELETE', `/unified/webhook/${id}`)
+      } finally {
+        await receiver.close()
+        await big.close()
+      }
+    })
+  }
 
   it('a credential without the offers scope lists applications but cannot read offers', async () => {
     emu.state.clients.set('apps_only', {

@@ -28,6 +28,8 @@ export interface OperationRequest {
   readonly slowFieldsOptIn: boolean
   /** An earlier end than the request's own deadline for the operation's provider calls (a webhook check's). */
   readonly until?: OperationLimits['until']
+  /** Given to a list handler as `ctx.onListEnd`: told when the provider said no record follows the window. */
+  readonly onListEnd?: () => void
 }
 
 /** Finds the handler or answers 501 naming the integration and the operation. */
@@ -90,6 +92,7 @@ function prepare(resolver: ConnectionResolver, req: OperationRequest): Prepared 
       resolved.integration.rawParamField,
     ),
     cursors,
+    ...(req.onListEnd ? { onListEnd: req.onListEnd } : {}),
   }
   return { handlers, ctx, selection, plan, listRead, cursors }
 }

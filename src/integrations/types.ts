@@ -124,6 +124,13 @@ export interface HandlerContext {
    * so page N of a cursor-paged provider costs one call once page N-1 has been read, on any process.
    */
   readonly cursors: ListCursors
+  /**
+   * For a list: a handler calls it when its provider said that no record follows the window it answers (a
+   * full last page of Greenhouse carries no `rel="next"`), so that a reader of the whole list (a virtual
+   * webhook's check) stops there instead of asking for one more window, which would read that page again.
+   * Absent for a plain list; a handler that cannot tell never calls it, and its reader stops at a short window.
+   */
+  readonly onListEnd?: () => void
 }
 
 /**

@@ -92,6 +92,10 @@ export class RecordReader {
     const listed = parseFields(webhook.fields, model).listed
     const window = checkWindow(webhook, resolved)
     const out: DeliveredRecord[] = []
+    // Set when the connector learnt from its provider that nothing follows the window it answered (see
+    // HandlerContext.onListEnd): a list of whole provider pages ends on a full window, and asking for the next
+    // window would read the last page again only to find it empty.
+    let ended = false
     for (let offset = 0; ; ) {
       // The engine refuses offsets above MAX_OFFSET, as it does for every list: say so rather than truncate.
       if (offset > MAX_OFFSET) {
@@ -107,9 +111,12 @@ export class RecordReader {
         query: pageQuery(webhook, model, offset, limit, options.updatedGte),
         slowFieldsOptIn: false,
         ...(options.until ? { until: options.until } : {}),
+        onListEnd: () => {
+          ended = true
+        },
       })) as Record<string, unknown>[]
       for (const record of records) out.push(listed ? onlyListed(record, listed, model) : record)
-      if (records.length < limit) break
+      if (ended || records.length < limit) break
       offset += records.length
       if (!(await options.onPage())) throw new Error('lost the poll lease during a long read')
     }

@@ -49,7 +49,10 @@ function statusFilter(value: string): string {
  * go on the first request, then the `rel="next"` URL is called exactly as given, as its only parameter
  * (https://harvestdocs.greenhouse.io/docs/pagination). A window that starts the list and is smaller than a page
  * is one call of its own size; any other is read in pages of 500 from the remembered cursor nearest below it,
- * remembering the cursor of every page it passes, so windows of 500 read in order read each page once.
+ * remembering the cursor of every page it passes, so windows of 500 read in order read each page once. When
+ * Greenhouse says the list ends within the window (no `rel="next"`), `ctx.onListEnd` is told: a list of whole
+ * pages ends on a full window, and a reader of the whole list would otherwise read the last page again to
+ * find nothing after it.
  */
 async function readWindow<T>(
   ctx: HandlerContext,
@@ -63,7 +66,8 @@ async function readWindow<T>(
   const first: Query = rawThenOwn(ctx.rawParams, filters)
   // A smaller first page leaves no cursor: the walks go in pages of 500, from cursors of such pages.
   if (offset === 0 && limit < MAX_PER_PAGE) {
-    const { rows } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
+    const { rows, next } = await page<T>(ctx, { path, query: { ...first, per_page: limit } })
+    if (!next) ctx.onListEnd?.()
     return rows.slice(0, limit)
   }
   const defined = Object.entries(first).filter((e): e is [string, string | number] => e[1] !== undefined)
@@ -98,7 +102,13 @@ async function readWindow<T>(
       if (position + i >= offset && position + i < end) out.push(row)
     })
     position += rows.length
-    if (!next || rows.length === 0) break
+    if (!next || rows.length === 0) {
+      // No `rel="next"`: this page is the list's last ("When the Link header is missing or empty, you're on
+      // the last page", https://harvestdocs.greenhouse.io/docs/pagination). Said only when it ends within the
+      // window: rows past a window's end are still the next window's.
+      if (position <= end) ctx.onListEnd?.()
+      break
+    }
     ctx.cursors.set(scope, position, next)
     if (position >= end) break
     request = { path: next }
