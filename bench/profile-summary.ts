@@ -24,9 +24,11 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 const byId = new Map(profile.nodes.map((n) => [n.id, n]))
 const self = new Map<number, number>()
 // PROFILE_LAST_S keeps only the last seconds of the profile: the run of interest, not the idle start;
-// PROFILE_SKIP_S leaves out its first seconds (a server's start-up, before the load began).
+// PROFILE_SKIP_S leaves out its first seconds (a server's start-up, before the load began), and
+// PROFILE_UNTIL_S everything after that second of the profile (one phase of a run that served several).
 const lastUs = Number(process.env.PROFILE_LAST_S ?? Number.POSITIVE_INFINITY) * 1e6
 const skipUs = Number(process.env.PROFILE_SKIP_S ?? 0) * 1e6
+const untilUs = Number(process.env.PROFILE_UNTIL_S ?? Number.POSITIVE_INFINITY) * 1e6
 const at: number[] = []
 profile.timeDeltas.reduce((t, d, i) => {
   at[i] = t + d
@@ -36,7 +38,8 @@ const end = at[at.length - 1] ?? 0
 // Idle samples are left out: the shares are of the time the process was working.
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id))
 profile.samples.forEach((id, i) => {
-  if (!idle.has(id) && end - (at[i] ?? 0) <= lastUs && (at[i] ?? 0) >= skipUs)
+  const t = at[i] ?? 0
+  if (!idle.has(id) && end - t <= lastUs && t >= skipUs && t <= untilUs)
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 })
 const total = [...self.values()].reduce((a, b) => a + b, 0)
