@@ -147,7 +147,8 @@ describe("webhooks refused by list rules that read the connection or the list's 
       path: 'analytics/{c}/report',
       filters: () => ({ property_id: 'SITE', type: 'CONVERSIONS' }),
       status: 400,
-      message: 'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>',
+      message:
+        'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name> to the list (a webhook carries no raw parameters: it can watch pageview aggregates only)',
     },
     {
       title: 'a Fathom REVENUE report webhook, which cannot carry the raw entity_name the list needs',
@@ -156,7 +157,8 @@ describe("webhooks refused by list rules that read the connection or the list's 
       path: 'analytics/{c}/report',
       filters: () => ({ property_id: 'SITE', type: 'REVENUE', dimension: 'DATE' }),
       status: 400,
-      message: 'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>',
+      message:
+        'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name> to the list (a webhook carries no raw parameters: it can watch pageview aggregates only)',
     },
   ]
 

@@ -42,7 +42,9 @@ function aggregatesOf(types: ReadonlySet<string> | undefined, eventName: string 
   if (events.length === 0)
     return { entity: 'pageview', aggregates: asked.map((t) => PAGEVIEW_AGGREGATES[t] as string) }
   if (!eventName) {
-    throw badRequest('Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name>')
+    throw badRequest(
+      'Fathom reports CONVERSIONS and REVENUE per event: add raw=entity_name%3D<event name> to the list (a webhook carries no raw parameters: it can watch pageview aggregates only)',
+    )
   }
   return { entity: 'event', aggregates: events.map((t) => EVENT_AGGREGATES[t] as string) }
 }
