@@ -8,7 +8,7 @@ import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
 import { claimLease, releaseLease } from '../src/webhooks/leases.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
-import { propertyWebhookSpec, useStoredWebhook } from './support/stored-webhook.js'
+import { propertyWebhookSpec, storeWebhooks, useStoredWebhook } from './support/stored-webhook.js'
 import { storeKinds } from './support/stores.js'
 
 /** A sender that records what it was given and may act while a delivery is "on the wire". */
@@ -124,6 +124,65 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     await releaseLease(s.db, 'delivery', webhook.id, 'token')
     await s.webhooks.store.update(webhook.workspace_id, webhook.id, { is_paused: true }, now)
     expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
+  })
+
+  it("finds every due webhook among many, by each one's oldest pending page, however their deliveries lie", async () => {
+    // The look walks the webhooks that hold deliveries one index seek at a time: ids before, between and
+    // after the due ones hold nothing, only given-up pages, a page not due yet, or a pause.
+    const { services: s, webhook: first } = await storedWebhook(propertyWebhookSpec('looks'))
+    const [other] = await storeWebhooks(s, propertyWebhookSpec('looks-other'), [{ id: 'wh_m_other' }])
+    const more = await storeWebhooks(s, propertyWebhookSpec('looks-more'), [
+      { id: 'wh_a_empty' },
+      { id: 'wh_c_given_up' },
+      { id: 'wh_e_due' },
+      { id: 'wh_g_not_yet' },
+      { id: 'wh_k_paused', is_paused: true },
+      { id: 'wh_x_due' },
+      { id: 'wh_z_empty' },
+    ])
+    const byId = new Map([first!, other!, ...more].map((w) => [w.id, w]))
+    const now = new Date().toISOString()
+    const later = new Date(Date.now() + 60_000).toISOString()
+    // Stored a second apart, in this order: within a turn, the longest due comes first.
+    const stored = [
+      first!.id,
+      'wh_m_other',
+      'wh_c_given_up',
+      'wh_e_due',
+      'wh_g_not_yet',
+      'wh_k_paused',
+      'wh_x_due',
+    ]
+    for (const [i, id] of stored.entries()) {
+      const records = [0, 1].map((p) => ({ id: `p${p}`, name: `Property ${p}` }))
+      const at = new Date(Date.now() - 60_000 + i * 1000).toISOString()
+      await commitNativeDeliveries(s.db, id, deliveryPages(records, 1, 'VIRTUAL'), at)
+    }
+    const { deliveries } = s.webhooks
+    for (const page of await deliveries.pending('wh_c_given_up', 2))
+      await deliveries.markFailed(page.id, {
+        error: 'receiver answered 500',
+        nextAttemptAt: now,
+        givenUp: true,
+      })
+    const [notYet] = await deliveries.pending('wh_g_not_yet', 1)
+    await deliveries.markFailed(notYet!.id, {
+      error: 'receiver answered 500',
+      nextAttemptAt: later,
+      givenUp: false,
+    })
+
+    const due = await deliveries.dueWebhooks(now, 10)
+    // Every workspace's first before any workspace's second; within a turn, the longest due first.
+    expect(due.map((w) => [w.id, w.turn])).toEqual([
+      [first!.id, 0],
+      ['wh_m_other', 0],
+      ['wh_e_due', 0],
+      ['wh_x_due', 1],
+    ])
+    expect(due.map((w) => w.workspace_id)).toEqual(due.map((w) => byId.get(w.id)!.workspace_id))
+    expect((await deliveries.dueWebhooks(now, 2)).map((w) => w.id)).toEqual([first!.id, 'wh_m_other'])
+    expect((await deliveries.dueWebhooks(later, 10)).map((w) => w.id)).toContain('wh_g_not_yet')
   })
 
   it('stops once the webhook is deleted while a page is on its way', async () => {
