@@ -363,4 +363,55 @@ describe('Lever emulator', () => {
       await emu.close()
     }
   })
+
+  it("refuses at authorize (invalid_scope, back to the redirect URI) a scope not on Lever's list", async () => {
+    const emu = await startLeverEmulator({ contacts: 1 })
+    try {
+      const callback = 'https://app.example/callback'
+      emu.oauth.registerClient('app', 'secret', [callback])
+      const request = {
+        client_id: 'app',
+        redirect_uri: callback,
+        response_type: 'code',
+        state: 's1',
+        audience: 'https://api.lever.co/v1/',
+      }
+      const authorize = (method: 'GET' | 'POST', scope: string) => {
+        const form = new URLSearchParams({
+          ...request,
+          scope,
+          ...(method === 'POST' ? { decision: 'allow' } : {}),
+        })
+        return method === 'GET'
+          ? fetch(`${emu.url}/authorize?${form}`, { redirect: 'manual' })
+          : fetch(`${emu.url}/authorize`, { method, body: form, redirect: 'manual' })
+      }
+      // Shaped like Lever's scopes but not among them: "opportunity" for "opportunities", a write scope offers lack.
+      for (const method of ['GET', 'POST'] as const) {
+        for (const wrong of ['opportunity:read:admin', 'offers:write:admin']) {
+          const refused = await authorize(method, `offline_access opportunities:read:admin ${wrong}`)
+          expect(refused.status, `${method} ${wrong}`).toBe(302)
+          const back = new URL(refused.headers.get('location') as string)
+          expect(`${back.origin}${back.pathname}`).toBe(callback)
+          expect(Object.fromEntries(back.searchParams)).toEqual({
+            error: 'invalid_scope',
+            error_description: `Unknown scope: ${wrong} (see https://hire.lever.co/developer/documentation#scopes)`,
+            state: 's1',
+          })
+        }
+      }
+      expect(emu.oauth.codes.size).toBe(0)
+
+      // Scopes on the list, the singular "contact" and offline_access among them, reach consent and a code.
+      const listed = 'offline_access contact:read:admin eeo_responses_pii:read:admin webhooks:write:admin'
+      expect((await authorize('GET', listed)).status).toBe(200)
+      const granted = await authorize('POST', listed)
+      expect(granted.status).toBe(302)
+      expect(new URL(granted.headers.get('location') as string).searchParams.get('code')).toMatch(
+        /^[0-9a-f]{32}$/,
+      )
+    } finally {
+      await emu.close()
+    }
+  })
 })

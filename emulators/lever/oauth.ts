@@ -1,19 +1,23 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { formOf, installFormParser, withBasicClient } from '../kit/index.js'
+import { LEVER_OAUTH_SCOPES } from './scopes.js'
 import type { LeverState } from './state.js'
 
 /**
  * Lever's OAuth server (auth.lever.co), after https://hire.lever.co/developer/documentation#authentication
  * ("OAuth"): an authorization code flow whose authorize request must name the API as `audience`
- * (`https://api.lever.co/v1/`), scopes `<resource>:<read|write>:admin` and `confidential:access:admin` ("Access
- * all confidential data", #scopes) plus `offline_access` for a refresh token, access tokens that last an hour, and refresh tokens that are replaced on every refresh. Errors follow
- * RFC 6749 (`{error, error_description}`); a dead grant is `invalid_grant` with 403, as Lever's Auth0-hosted
- * token endpoint answers it.
+ * (`https://api.lever.co/v1/`), scopes from Lever's list only (`LEVER_OAUTH_SCOPES`, #scopes; `offline_access`
+ * for a refresh token), access tokens that last an hour, and refresh tokens that are replaced on every refresh.
+ * Errors follow RFC 6749 (`{error, error_description}`); a dead grant is `invalid_grant` with 403, as Lever's
+ * Auth0-hosted token endpoint answers it.
+ * A scope not on the list: Lever says only that when "an error occurs, Lever will redirect the user to the
+ * redirect_uri" with `state`, `error` and `error_description` (#authentication, Step 2), not which error an
+ * unknown scope is. The emulator's reading is RFC 6749 section 4.1.2.1: `error=invalid_scope` ("The requested
+ * scope is invalid, unknown, or malformed"), with an `error_description` (ours) naming the scopes refused.
  */
 export const LEVER_AUDIENCE = 'https://api.lever.co/v1/'
 const ACCESS_TOKEN_SECONDS = 3600
-const SCOPE = /^(offline_access|confidential:access:admin|[a-z_]+:(read|write):admin)$/
 
 interface Client {
   readonly secret: string
@@ -89,7 +93,12 @@ export function registerOAuthRoutes(app: FastifyInstance, oauth: LeverOAuth): vo
     if (p.audience !== LEVER_AUDIENCE)
       return { error: 'invalid_request', description: `audience must be ${LEVER_AUDIENCE}` }
     const scopes = (p.scope ?? '').split(' ').filter(Boolean)
-    if (scopes.some((s) => !SCOPE.test(s))) return { error: 'invalid_scope' }
+    const unknown = scopes.filter((s) => !LEVER_OAUTH_SCOPES.has(s))
+    if (unknown.length > 0)
+      return {
+        error: 'invalid_scope',
+        description: `Unknown scope: ${unknown.join(' ')} (see https://hire.lever.co/developer/documentation#scopes)`,
+      }
     return { scopes }
   }
   app.get('/authorize', async (request, reply) => {
@@ -123,7 +132,9 @@ export function registerOAuthRoutes(app: FastifyInstance, oauth: LeverOAuth): vo
         .type('text/html')
         .send(`<h1>Error</h1><p>${esc(c.page as string)}</p>`)
     if ('error' in c)
-      return reply.redirect(back(p.redirect_uri as string, { error: c.error, state: p.state }))
+      return reply.redirect(
+        back(p.redirect_uri as string, { error: c.error, error_description: c.description, state: p.state }),
+      )
     if (p.decision !== 'allow')
       return reply.redirect(back(p.redirect_uri as string, { error: 'access_denied', state: p.state }))
     const code = randomBytes(16).toString('hex')

@@ -64,3 +64,68 @@ export function scopesFor(method: string, route: string | undefined): readonly s
 
 /** "confidential:access:admin: Access all confidential data" (#scopes, #confidential-data). */
 export const CONFIDENTIAL_SCOPE = 'confidential:access:admin'
+
+/**
+ * Every scope an application can ask Lever's OAuth server for: "List of all the scopes an application can
+ * request", https://hire.lever.co/developer/documentation#scopes, in its order (52 names, `offline_access` first:
+ * "Include this scope in the authorize call in order to get a refresh token during the token exchange").
+ * Confirmed by APIs.io's index of Lever's scopes (lever-co-scopes, "scope_count: 52", the same names, taken from
+ * that page) and, less the diversity-survey, EEO and webhook scopes, by the scopes amp-labs/connectors asks
+ * Lever's sandbox for (test/lever/connector.go at 10f046f). Note the singular `contact:…`, and that the
+ * resources listed with a read scope only (offers, referrals, resumes, sources, stages, tags, tasks, …) have no
+ * write scope. Any other scope is refused at authorize (oauth.ts).
+ */
+export const LEVER_OAUTH_SCOPES: ReadonlySet<string> = new Set([
+  'offline_access',
+  'applications:read:admin',
+  'archive_reasons:read:admin',
+  'audit_events:read:admin',
+  'confidential:access:admin',
+  'contact:read:admin',
+  'contact:write:admin',
+  'diversity_surveys:read:admin',
+  'eeo_responses:read:admin',
+  'eeo_responses_pii:read:admin',
+  'feedback:read:admin',
+  'feedback:write:admin',
+  'feedback_templates:read:admin',
+  'feedback_templates:write:admin',
+  'files:read:admin',
+  'files:write:admin',
+  'forms:read:admin',
+  'forms:write:admin',
+  'form_templates:read:admin',
+  'form_templates:write:admin',
+  'groups:read:admin',
+  'groups:write:admin',
+  'interviews:read:admin',
+  'interviews:write:admin',
+  'notes:read:admin',
+  'notes:write:admin',
+  'offers:read:admin',
+  'opportunities:read:admin',
+  'opportunities:write:admin',
+  'panels:read:admin',
+  'panels:write:admin',
+  'permissions:read:admin',
+  'permissions:write:admin',
+  'postings:read:admin',
+  'postings:write:admin',
+  'referrals:read:admin',
+  'requisitions:read:admin',
+  'requisitions:write:admin',
+  'requisition_fields:read:admin',
+  'requisition_fields:write:admin',
+  'resumes:read:admin',
+  'roles:read:admin',
+  'roles:write:admin',
+  'sources:read:admin',
+  'stages:read:admin',
+  'tags:read:admin',
+  'tasks:read:admin',
+  'uploads:write:admin',
+  'users:read:admin',
+  'users:write:admin',
+  'webhooks:read:admin',
+  'webhooks:write:admin',
+])
