@@ -4,7 +4,8 @@ import type { AuthField, OAuth2Auth } from '../types.js'
  * Lever's OAuth 2.0 (https://hire.lever.co/developer/documentation#authentication, "OAuth"): authorization
  * code at auth.lever.co, `audience` set to the API (added to the authorize request by
  * src/authorization/oauth-spec.ts), access tokens that last an hour and refresh tokens granted with
- * `offline_access`. Scopes are `<resource>:<read|write>:admin`.
+ * `offline_access`. The other scopes are Lever's listed ones (#scopes): `<resource>:<read|write>:admin`, and
+ * `confidential:access:admin` for confidential data.
  */
 export const LEVER_AUTHORIZE_URL = 'https://auth.lever.co/authorize'
 export const LEVER_TOKEN_URL = 'https://auth.lever.co/oauth/token'
