@@ -1,6 +1,7 @@
 import type { JobQueue } from '../jobs/index.js'
 import type { Db } from '../store/index.js'
-import { type DeliveryStore, turnInWorkspace } from './delivery-store.js'
+import type { DeliveryStore } from './delivery-store.js'
+import { dueInTurns } from './due-in-turns.js'
 
 export const POLL_JOB = 'webhook-poll'
 export const DELIVER_JOB = 'webhook-deliver'
@@ -33,20 +34,16 @@ export class WebhookScheduler {
 
   async tick(): Promise<void> {
     const now = new Date(this.clock()).toISOString()
-    // Each with its turn in its workspace, earliest turns first (see DeliveryStore.dueWebhooks): a workspace
-    // with thousands of due webhooks takes the batch's later turns, not the whole batch.
-    const duePolls = await this.db
-      .selectFrom('webhooks')
-      .select(['id', 'workspace_id', turnInWorkspace('workspace_id', 'next_check_at', 'id').as('turn')])
-      .where('next_check_at', '<=', now)
-      .where('is_paused', '=', 0)
-      .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', now)]))
-      .orderBy('turn')
-      .orderBy('next_check_at')
-      .limit(BATCH)
-      .execute()
+    // Each with its turn in its workspace, earliest turns first (dueInTurns, DeliveryStore.dueWebhooks): a
+    // workspace with thousands of due webhooks takes the batch's later turns, not the whole batch.
+    const duePolls = await dueInTurns(
+      this.db,
+      { due: 'next_check_at', leaseUntil: 'poll_lease_until' },
+      now,
+      BATCH,
+    )
     for (const { id, workspace_id, turn } of duePolls) {
-      await this.jobs.enqueue(POLL_JOB, id, { group: workspace_id, turn: Number(turn) })
+      await this.jobs.enqueue(POLL_JOB, id, { group: workspace_id, turn })
     }
     for (const { id, workspace_id, turn } of await this.deliveries.dueWebhooks(now, BATCH)) {
       await this.jobs.enqueue(DELIVER_JOB, id, { group: workspace_id, turn })

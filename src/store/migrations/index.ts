@@ -9,6 +9,7 @@ import { nativeWatchMigration } from './0007-native-watch.js'
 import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js'
 import { apiCallsPageIndexMigration } from './0009-api-calls-page-index.js'
 import { removeDeliveredDeliveriesMigration } from './0010-remove-delivered-deliveries.js'
+import { webhookCheckDueIndexMigration } from './0011-webhook-check-due-index.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0008_drop_delivery_due_index': dropDeliveryDueIndexMigration,
   '0009_api_calls_page_index': apiCallsPageIndexMigration,
   '0010_remove_delivered_deliveries': removeDeliveredDeliveriesMigration,
+  '0011_webhook_check_due_index': webhookCheckDueIndexMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
