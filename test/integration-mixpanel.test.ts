@@ -14,6 +14,7 @@ import {
   supportMatrixOf,
   useEmulatorSuite,
 } from './support/integration-suite.js'
+import { mixpanelEmulatorAuth } from './support/mixpanel.js'
 
 type Rec = Record<string, unknown>
 const DAY_MS = 86_400_000
@@ -35,15 +36,7 @@ describe('Mixpanel through Unigate', () => {
   let conn: string
   const base = () => `/analytics/${conn}`
   const at = (path: string) => emu.requests().filter((r) => r.path === path)
-  const auth = () => ({
-    username: DEFAULT_SERVICE_ACCOUNT.username,
-    secret: DEFAULT_SERVICE_ACCOUNT.secret,
-    project_id: DEFAULT_PROJECT_ID,
-    project_token: DEFAULT_PROJECT_TOKEN,
-    region: 'eu',
-    api_url: emu.url,
-    project_created_before_2023: 'yes',
-  })
+  const auth = () => mixpanelEmulatorAuth(emu)
   type Ev = (typeof emu.state.events)[number]
   const byTimeThenId = (a: Ev, b: Ev) =>
     a.properties.time - b.properties.time || a.properties.$insert_id.localeCompare(b.properties.$insert_id)

@@ -12,14 +12,13 @@ import {
 } from '../emulators/fathom/index.js'
 import {
   DEFAULT_PROJECT_ID,
-  DEFAULT_PROJECT_TOKEN,
-  DEFAULT_SERVICE_ACCOUNT,
   type MixpanelEmulator,
   startMixpanelEmulator,
 } from '../emulators/mixpanel/index.js'
 import { checkedWebhooks } from './support/checked-webhooks.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
+import { mixpanelEmulatorAuth } from './support/mixpanel.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
@@ -52,15 +51,7 @@ describe("webhooks refused by list rules that read the connection or the list's 
     })
     connections.mixpanel = await createConnection(h, {
       integration_type: 'mixpanel',
-      auth: {
-        username: DEFAULT_SERVICE_ACCOUNT.username,
-        secret: DEFAULT_SERVICE_ACCOUNT.secret,
-        project_id: DEFAULT_PROJECT_ID,
-        project_token: DEFAULT_PROJECT_TOKEN,
-        region: 'eu',
-        api_url: mixpanel.url,
-        project_created_before_2023: 'yes',
-      },
+      auth: mixpanelEmulatorAuth(mixpanel),
     })
     connections.fathom = await createConnection(h, {
       integration_type: 'fathom',

@@ -16,12 +16,7 @@ import { DEFAULT_GUSTO_CLIENT, startGustoEmulator } from '../emulators/gusto/ind
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_LEVER_API_KEY, startLeverEmulator } from '../emulators/lever/index.js'
 import { DEFAULT_MATOMO_TOKEN, startMatomoEmulator } from '../emulators/matomo/index.js'
-import {
-  DEFAULT_PROJECT_ID,
-  DEFAULT_PROJECT_TOKEN,
-  DEFAULT_SERVICE_ACCOUNT,
-  startMixpanelEmulator,
-} from '../emulators/mixpanel/index.js'
+import { startMixpanelEmulator } from '../emulators/mixpanel/index.js'
 import { DEFAULT_PIPEDRIVE_TOKEN, startPipedriveEmulator } from '../emulators/pipedrive/index.js'
 import { DEFAULT_PLAUSIBLE_API_KEY, startPlausibleEmulator } from '../emulators/plausible/index.js'
 import { DEFAULT_PERSONAL_API_KEY, startPosthogEmulator } from '../emulators/posthog/index.js'
@@ -30,6 +25,7 @@ import { startYoutubeEmulator } from '../emulators/youtube/index.js'
 import { checkedWebhooks } from './support/checked-webhooks.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
+import { mixpanelEmulatorAuth } from './support/mixpanel.js'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
 
 type Rec = Record<string, unknown>
@@ -121,15 +117,7 @@ describe("webhooks refused with the connector's own list rules", () => {
       umami: { api_key: DEFAULT_UMAMI_API_KEY, hosting: 'cloud', api_url: `${umami.url}/v1` },
       plausible: { api_key: DEFAULT_PLAUSIBLE_API_KEY, api_url: plausible.url },
       fathom: { api_key: DEFAULT_FATHOM_API_KEY, api_url: `${fathom.url}/v1` },
-      mixpanel: {
-        username: DEFAULT_SERVICE_ACCOUNT.username,
-        secret: DEFAULT_SERVICE_ACCOUNT.secret,
-        project_id: DEFAULT_PROJECT_ID,
-        project_token: DEFAULT_PROJECT_TOKEN,
-        region: 'eu',
-        api_url: mixpanel.url,
-        project_created_before_2023: 'yes',
-      },
+      mixpanel: mixpanelEmulatorAuth(mixpanel),
       googleanalytics: {
         api_url: ga4.url,
         access_token: ga4.authority.issueTokens({ scopes: [`${GOOGLE}analytics.readonly`] }).access_token,
