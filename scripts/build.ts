@@ -13,9 +13,10 @@
  * Our own modules that are imported on first use become chunks of their own (`splitting`), loaded then.
  */
 import { execFileSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from 'esbuild'
+import { INSERT_THREAD_FILE } from '../src/store/thread-inserter.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const OUT = join(ROOT, 'dist')
@@ -64,3 +65,16 @@ await build({
   keepNames: false,
   logLevel: 'warning',
 })
+
+// The embedded store's insert thread (src/store/thread-inserter.ts) is a plain CommonJS file the server
+// starts as a worker: `new URL('./insert-thread.cjs', import.meta.url)` from the module that starts it,
+// which the bundle puts in a chunk at dist/'s top. Copied there, and checked: a chunk elsewhere would name a
+// file that is not there (the server would then insert in its own thread, and log that it does).
+copyFileSync(join(ROOT, 'src/store', INSERT_THREAD_FILE), join(OUT, INSERT_THREAD_FILE))
+const starters = readdirSync(OUT, { recursive: true, encoding: 'utf8' }).filter(
+  (f) => f.endsWith('.js') && readFileSync(join(OUT, f), 'utf8').includes(INSERT_THREAD_FILE),
+)
+if (starters.length === 0 || starters.some((f) => f.includes('/')))
+  throw new Error(
+    `the insert thread is started from ${starters.join(', ') || 'no file'}, not from dist/'s top`,
+  )

@@ -208,7 +208,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await apiCallRetention.stop()
       apiKeys.stop()
       await changes.close()
-      await apiCalls.flush()
+      await apiCalls.close()
       await db.destroy()
       await transport.close()
     },

@@ -140,6 +140,14 @@ describe('the compiled server', () => {
     const persons = ((await pass.body.json()) as { results: unknown[] }).results
     expect(persons.length).toBeGreaterThan(0)
     expect(persons.length).toBeLessThanOrEqual(2)
+    // Both are in the API-call log, written by its insert thread, which the bundle starts from a file of its
+    // own (src/store/insert-thread.cjs, copied by the build): without it the server would write them itself
+    // and say so in its log.
+    const calls = await request(`${url}/unified/apicall?connection_id=${connectionId}`, { headers: auth })
+    expect(calls.statusCode).toBe(200)
+    const names = ((await calls.body.json()) as { name: string }[]).map((c) => c.name)
+    expect(names).toEqual(expect.arrayContaining(['listAnalyticsEvents', 'listPassthroughs']))
+    expect(output).not.toMatch(/insert thread|server thread/)
   })
 
   it('answers bad input with a 4xx JSON error naming the parameter', async () => {

@@ -1,5 +1,5 @@
 import { newTimeOrderedId } from '../crypto/ids.js'
-import { bulkInserter, type Db, inPageOrder, paged } from '../store/index.js'
+import { type Db, inPageOrder, paged, type RowAppender, threadedInserter } from '../store/index.js'
 import { API_CALL_COLUMNS, type ApiCallView, apiCallRow, apiCallView, type NewApiCall } from './api-call.js'
 
 export interface ApiCallFilter {
@@ -27,8 +27,9 @@ interface Logger {
 
 /**
  * The API-call log. Recording is off the request path: calls are queued in memory and written in
- * batches, so a tool call never waits for the database. Reads flush first, so a process always sees
- * its own calls.
+ * batches, so a tool call never waits for the database, and on the embedded store the batches are inserted
+ * on a thread of their own (src/store/thread-inserter.ts). Reads flush first, so a process always sees its
+ * own calls.
  */
 export class ApiCallLog {
   private queue: ReturnType<typeof apiCallRow>[] = []
@@ -36,7 +37,7 @@ export class ApiCallLog {
   private writing: Promise<void> = Promise.resolve()
   /** Workspaces with calls written since the retention prune last asked (src/apicalls/retention.ts). */
   private written = new Set<string>()
-  private readonly insert: (rows: ReturnType<typeof apiCallRow>[]) => Promise<void>
+  private readonly appender: RowAppender<ReturnType<typeof apiCallRow>>
 
   constructor(
     private readonly db: Db,
@@ -44,7 +45,9 @@ export class ApiCallLog {
     private readonly flushDelayMs = 200,
     private readonly maxBatch = 200,
   ) {
-    this.insert = bulkInserter(db, 'api_calls', API_CALL_COLUMNS)
+    this.appender = threadedInserter(db, 'api_calls', API_CALL_COLUMNS, (err) =>
+      this.logger.error({ err }, 'the API-call log writes in the server thread from now on'),
+    )
   }
 
   record(call: NewApiCall): void {
@@ -64,13 +67,19 @@ export class ApiCallLog {
     this.writing = this.writing.then(async () => {
       if (batch.length === 0) return
       try {
-        await this.insert(batch)
+        await this.appender.append(batch)
         for (const row of batch) this.written.add(row.workspace_id)
       } catch (err) {
         this.logger.error({ err, dropped: batch.length }, 'could not record API calls')
       }
     })
     await this.writing
+  }
+
+  /** Writes what is queued, then stops the writer thread (the store is about to close). */
+  async close(): Promise<void> {
+    await this.flush()
+    await this.appender.close()
   }
 
   /** The workspaces this process wrote calls for since the last time it was asked. */

@@ -3,8 +3,8 @@ import { CompiledQuery } from 'kysely'
 import { type Db, sqliteHandleOf } from './database.js'
 import type { Database } from './schema.js'
 
-type Table = keyof Database & string
-type Row<T extends Table> = Database[T]
+export type Table = keyof Database & string
+export type Row<T extends Table> = Database[T]
 
 /** PostgreSQL takes at most 65535 parameters a statement; stay well below. */
 const MAX_PARAMETERS = 30_000
@@ -21,18 +21,8 @@ export function bulkInserter<T extends Table>(
   table: T,
   columns: readonly (keyof Row<T> & string)[],
 ): (rows: readonly Row<T>[]) => Promise<void> {
-  const valuesOf = (row: Row<T>, out: unknown[]) => {
-    for (const column of columns) out.push(row[column] ?? null)
-    return out
-  }
-  // Kysely writes the statement (quoting, placeholders) for the dialect: the text is all it is asked for.
-  const statementFor = (rowCount: number) =>
-    db
-      .insertInto(table)
-      .values(
-        Array.from({ length: rowCount }, () => Object.fromEntries(columns.map((c) => [c, null]))) as never,
-      )
-      .compile().sql
+  const valuesOf = (row: Row<T>, out: unknown[]) => rowValues(row, columns, out)
+  const statementFor = (rowCount: number) => insertStatement(db, table, columns, rowCount)
 
   const sqlite = sqliteHandleOf(db)
   if (sqlite) {
@@ -62,6 +52,31 @@ export function bulkInserter<T extends Table>(
       await db.executeQuery(CompiledQuery.raw(text, parameters))
     }
   }
+}
+
+/** Appends `row`'s values to `out` in the order of `columns`, an absent value as null. */
+export function rowValues<T extends Table>(
+  row: Row<T>,
+  columns: readonly (keyof Row<T> & string)[],
+  out: unknown[],
+): unknown[] {
+  for (const column of columns) out.push(row[column] ?? null)
+  return out
+}
+
+/** An INSERT of `rowCount` rows into `table`: Kysely writes it (quoting, placeholders) for the dialect. */
+export function insertStatement<T extends Table>(
+  db: Db,
+  table: T,
+  columns: readonly (keyof Row<T> & string)[],
+  rowCount: number,
+): string {
+  return db
+    .insertInto(table)
+    .values(
+      Array.from({ length: rowCount }, () => Object.fromEntries(columns.map((c) => [c, null]))) as never,
+    )
+    .compile().sql
 }
 
 function sqliteInsertAll<R>(

@@ -25,3 +25,4 @@ export type {
   WebhookTable,
   WorkspaceTable,
 } from './schema.js'
+export { INSERT_THREAD_FILE, type RowAppender, threadedInserter } from './thread-inserter.js'

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { API_CALL_COLUMNS, apiCallRow } from '../src/apicalls/api-call.js'
+import { ApiCallLog, type NewApiCall } from '../src/apicalls/index.js'
+import {
+  type Db,
+  migrateToLatest,
+  openDatabase,
+  type RowAppender,
+  sqliteHandleOf,
+  threadedInserter,
+} from '../src/store/index.js'
+
+const call = (workspaceId = 'ws_1'): NewApiCall => ({
+  workspace_id: workspaceId,
+  integration_type: 'posthog',
+  type: 'inbound',
+  name: 'listAnalyticsEvents',
+  method: 'GET',
+  path: 'GET /analytics/{connection_id}/event',
+  status: 200,
+  is_billable: true,
+  user_agent: 'o\'brien "ua"',
+})
+const row = (id: string, workspaceId = 'ws_1') =>
+  apiCallRow(id, '2026-01-01T00:00:00.000Z', call(workspaceId))
+
+describe('the embedded store inserts the API-call log on a thread of its own', () => {
+  let dir: string
+  let db: Db
+  let appender: RowAppender<ReturnType<typeof apiCallRow>> | undefined
+  const lost: Error[] = []
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'unigate-thread-'))
+    db = openDatabase({ sqliteFile: join(dir, 'unigate.db') })
+    await migrateToLatest(db)
+    await db
+      .insertInto('workspaces')
+      .values({
+        id: 'ws_1',
+        name: 'thread',
+        secret_sealed: 'sealed',
+        slow_fields_opt_in: 0,
+        allowed_redirect_origins: '[]',
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      })
+      .execute()
+    lost.length = 0
+  })
+
+  afterEach(async () => {
+    await appender?.close()
+    appender = undefined
+    await db.destroy()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const threaded = () => {
+    appender = threadedInserter(db, 'api_calls', API_CALL_COLUMNS, (err) => lost.push(err))
+    return appender
+  }
+  const stored = () => db.selectFrom('api_calls').selectAll().orderBy('id').execute()
+
+  it('writes every row with every column as given', async () => {
+    const rows = Array.from({ length: 250 }, (_, i) => row(`ac_${String(i).padStart(3, '0')}`))
+    await threaded().append(rows)
+    expect(await stored()).toEqual(rows)
+    expect(lost).toEqual([])
+  })
+
+  it("writes on a connection of its own: the server's open transaction neither holds nor takes its rows", async () => {
+    const sqlite = sqliteHandleOf(db)!
+    const appending = threaded()
+    // Started first, so the next batch's thread is running when the server takes the write lock.
+    await appending.append([row('ac_0')])
+    sqlite.exec('BEGIN IMMEDIATE')
+    let settled = false
+    const second = appending.append([row('ac_1')]).then(() => {
+      settled = true
+    })
+    await new Promise((r) => setTimeout(r, 150))
+    // The thread waits for SQLite's one write lock; the server's event loop does not (this timer ran).
+    expect(settled).toBe(false)
+    sqlite.exec('ROLLBACK')
+    await second
+    // Inserted in the server's connection, the row would have been rolled back with its transaction.
+    expect((await stored()).map((r) => r.id)).toEqual(['ac_0', 'ac_1'])
+  })
+
+  it('reports a batch it could not write, and writes the next', async () => {
+    const appending = threaded()
+    await expect(appending.append([row('ac_0', 'ws_gone')])).rejects.toThrow(/FOREIGN KEY/)
+    await appending.append([row('ac_1')])
+    expect((await stored()).map((r) => r.id)).toEqual(['ac_1'])
+    expect(lost).toEqual([])
+  })
+
+  it('writes in the server thread, once told, when the thread cannot run', async () => {
+    // The thread opens the store by its file name: gone, it opens an empty store with no api_calls table,
+    // fails to start, and every batch goes to the server's own connection, which still has the file.
+    rmSync(join(dir, 'unigate.db'))
+    const appending = threaded()
+    await appending.append([row('ac_0')])
+    await appending.append([row('ac_1')])
+    expect((await stored()).map((r) => r.id)).toEqual(['ac_0', 'ac_1'])
+    expect(lost.map((e) => e.message)).toEqual([expect.stringMatching(/insert thread failed: .*api_calls/)])
+  })
+
+  it('through the API-call log: a read sees every call recorded before it, and close stops the thread', async () => {
+    const errors: unknown[] = []
+    const log = new ApiCallLog(db, { error: (obj) => errors.push(obj) })
+    for (let i = 0; i < 450; i++) log.record(call())
+    const page = await log.list({
+      workspaceId: 'ws_1',
+      sort: 'created_at',
+      order: 'asc',
+      limit: 500,
+      offset: 0,
+    })
+    expect(page).toHaveLength(450)
+    await log.close()
+    expect(errors).toEqual([])
+  })
+})
