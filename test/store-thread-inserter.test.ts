@@ -91,6 +91,24 @@ describe('the embedded store inserts the API-call log on a thread of its own', (
     expect((await stored()).map((r) => r.id)).toEqual(['ac_0', 'ac_1'])
   })
 
+  it("lets the server's read-then-write transactions commit while the thread writes", async () => {
+    const appending = threaded()
+    await appending.append([row('ac_0')])
+    let thread: Promise<void> | undefined
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('workspaces').select('name').where('id', '=', 'ws_1').executeTakeFirstOrThrow()
+      // A batch the thread commits between this transaction's read and its write: had the transaction begun
+      // with a read snapshot only, its write would find the snapshot stale and fail (SQLITE_BUSY, which no
+      // busy_timeout waits out). It holds the write lock from its start instead, and the batch waits.
+      thread = appending.append([row('ac_1')])
+      await new Promise((r) => setTimeout(r, 100))
+      await trx.updateTable('workspaces').set({ name: 'renamed' }).where('id', '=', 'ws_1').execute()
+    })
+    await thread
+    expect((await stored()).map((r) => r.id)).toEqual(['ac_0', 'ac_1'])
+    expect(await db.selectFrom('workspaces').select('name').executeTakeFirst()).toEqual({ name: 'renamed' })
+  })
+
   it('reports a batch it could not write, and writes the next', async () => {
     const appending = threaded()
     await expect(appending.append([row('ac_0', 'ws_gone')])).rejects.toThrow(/FOREIGN KEY/)

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { CompiledQuery, type Driver, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type pg from 'pg'
 import { pgModule } from './lazy-modules.js'
 import { migrationProvider } from './migrations/index.js'
@@ -60,9 +60,28 @@ export function openDatabase(options: DatabaseOptions): Db {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: sqlite }) })
   sqliteHandles.set(db, sqlite)
   return db
+}
+
+/**
+ * Kysely's SQLite dialect with every transaction begun `IMMEDIATE`: holding SQLite's write lock from its start.
+ * The store has a second connection, the API-call log's insert thread (src/store/thread-inserter.ts), which
+ * commits whenever its batch is ready, event loop or not. A transaction begun plainly (`DEFERRED`) that read
+ * first and wrote after such a commit found its read snapshot stale and failed with SQLITE_BUSY at once ("database
+ * is locked"; SQLite runs no busy handler for it, since waiting cannot help). Begun IMMEDIATE, it waits
+ * (busy_timeout) for a batch in progress, about 1.5 ms, and then cannot be overtaken. Transactions on this
+ * connection are one at a time anyway (Kysely's SQLite driver holds a mutex), so nothing else is lost.
+ */
+class WriteLockingSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver()
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+    }
+    return driver
+  }
 }
 
 export async function migrateToLatest(db: Db, pgSchema?: string): Promise<void> {
