@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { CURSOR_TTL_MS, CursorBank, CursorMemory, MAX_CURSOR_CHARS } from '../src/integrations/cursors.js'
 import { type Db, migrateToLatest, openDatabase } from '../src/store/index.js'
 import { ListCursorStore } from '../src/store/list-cursors.js'
-import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+import { dropSchema, insertWorkspaceRow, storeKinds, uniqueSchema } from './support/stores.js'
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
 
@@ -52,18 +52,7 @@ describe.each(storeKinds())('list cursors in the %s store', (kind) => {
       sqliteFile: join(mkdtempSync(join(tmpdir(), 'unigate-cursors-')), 'unigate.db'),
     })
     await migrateToLatest(db, schema)
-    await db
-      .insertInto('workspaces')
-      .values({
-        id: 'ws_1',
-        name: 'cursors',
-        secret_sealed: 'sealed',
-        slow_fields_opt_in: 0,
-        allowed_redirect_origins: '[]',
-        created_at: '2026-01-01T00:00:00.000Z',
-        updated_at: '2026-01-01T00:00:00.000Z',
-      })
-      .execute()
+    await insertWorkspaceRow(db, 'ws_1', 'cursors')
     await connection('c1')
     await connection('c2')
     store = new ListCursorStore(db)

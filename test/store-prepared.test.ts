@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { API_CALL_COLUMNS, apiCallRow } from '../src/apicalls/api-call.js'
 import { bulkInserter, type Db, migrateToLatest, openDatabase, preparedQuery } from '../src/store/index.js'
-import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
+import { dropSchema, insertWorkspaceRow, storeKinds, uniqueSchema } from './support/stores.js'
 
 describe.each(storeKinds())('bulk inserts and prepared queries on %s', (store) => {
   let db: Db
@@ -17,18 +17,7 @@ describe.each(storeKinds())('bulk inserts and prepared queries on %s', (store) =
       sqliteFile: join(mkdtempSync(join(tmpdir(), 'unigate-bulk-')), 'unigate.db'),
     })
     await migrateToLatest(db, schema)
-    await db
-      .insertInto('workspaces')
-      .values({
-        id: 'ws_1',
-        name: 'bulk',
-        secret_sealed: 'sealed',
-        slow_fields_opt_in: 0,
-        allowed_redirect_origins: '[]',
-        created_at: '2026-01-01T00:00:00.000Z',
-        updated_at: '2026-01-01T00:00:00.000Z',
-      })
-      .execute()
+    await insertWorkspaceRow(db, 'ws_1', 'bulk')
   })
 
   afterEach(async () => {

@@ -12,6 +12,7 @@ import {
   sqliteHandleOf,
   threadedInserter,
 } from '../src/store/index.js'
+import { insertWorkspaceRow } from './support/stores.js'
 
 const call = (workspaceId = 'ws_1'): NewApiCall => ({
   workspace_id: workspaceId,
@@ -37,18 +38,7 @@ describe('the embedded store inserts the API-call log on a thread of its own', (
     dir = mkdtempSync(join(tmpdir(), 'unigate-thread-'))
     db = openDatabase({ sqliteFile: join(dir, 'unigate.db') })
     await migrateToLatest(db)
-    await db
-      .insertInto('workspaces')
-      .values({
-        id: 'ws_1',
-        name: 'thread',
-        secret_sealed: 'sealed',
-        slow_fields_opt_in: 0,
-        allowed_redirect_origins: '[]',
-        created_at: '2026-01-01T00:00:00.000Z',
-        updated_at: '2026-01-01T00:00:00.000Z',
-      })
-      .execute()
+    await insertWorkspaceRow(db, 'ws_1', 'thread')
     lost.length = 0
   })
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import type { Db } from '../../src/store/index.js'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -49,4 +50,20 @@ export function scratchDatabase(prefix: string): { create(): Promise<string>; dr
       await admin.end()
     },
   }
+}
+
+/** A bare workspace row (no key, no secret worth the name), for store tests whose rows must reference one. */
+export async function insertWorkspaceRow(db: Db, id: string, name: string): Promise<void> {
+  await db
+    .insertInto('workspaces')
+    .values({
+      id,
+      name,
+      secret_sealed: 'sealed',
+      slow_fields_opt_in: 0,
+      allowed_redirect_origins: '[]',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    })
+    .execute()
 }
