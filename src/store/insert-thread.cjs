@@ -12,7 +12,7 @@
  * whatever its working directory), `file` (the store), `statement` (a one-row INSERT, written by Kysely in
  * the server) and `columns` (its parameter count). Each message `{ seq, values }` carries rows flattened
  * into one array of `columns` values each, inserted in one transaction; the answer `{ seq }` says they are
- * committed, `{ seq, error }` that none is.
+ * committed, `{ seq, error, busy }` that none is (`busy`: the store stayed locked past busy_timeout).
  */
 const { parentPort, workerData } = require('node:worker_threads')
 
@@ -20,7 +20,8 @@ const { parentPort, workerData } = require('node:worker_threads')
 function prepare() {
   try {
     const SQLite = require(workerData.sqliteModule)
-    const db = new SQLite(workerData.file)
+    // fileMustExist: the server's store, never a new empty file beside it should that one be gone.
+    const db = new SQLite(workerData.file, { fileMustExist: true })
     // As the server's own connection (src/store/database.ts): the store is already in WAL mode, and a write
     // that finds the server's connection writing waits for it rather than failing.
     db.pragma('foreign_keys = ON')
@@ -43,6 +44,12 @@ parentPort?.on('message', (/** @type {{ seq: number, values: unknown[] }} */ mes
     insertAll(message.values)
     parentPort?.postMessage({ seq: message.seq })
   } catch (err) {
-    parentPort?.postMessage({ seq: message.seq, error: err instanceof Error ? err.message : String(err) })
+    const code = /** @type {{ code?: unknown }} */ (err).code
+    parentPort?.postMessage({
+      seq: message.seq,
+      error: err instanceof Error ? err.message : String(err),
+      // Still locked after busy_timeout: the server's own connection held a transaction that long.
+      busy: typeof code === 'string' && code.startsWith('SQLITE_BUSY'),
+    })
   }
 })

@@ -49,6 +49,9 @@ export function threadedInserter<T extends Table>(
         try {
           return await thread.append(values)
         } catch (err) {
+          // Locked out past busy_timeout by a long transaction of the server's own connection: written in
+          // the server's thread instead, which waits its turn on that connection rather than a timeout.
+          if (err instanceof ThreadBusy) return await inline(rows)
           if (!(err instanceof ThreadLost)) throw err
           if (!lost) onThreadLost(err)
           lost = true
@@ -66,6 +69,9 @@ export function threadedInserter<T extends Table>(
 
 /** The worker stopped: whatever it was given and had not answered may not be written. */
 class ThreadLost extends Error {}
+
+/** The worker found the store locked for longer than its busy_timeout; the batch is not written. */
+class ThreadBusy extends Error {}
 
 interface Pending {
   resolve(): void
@@ -90,13 +96,13 @@ class InsertThread {
     })
     // Held open only while a batch waits for its answer: an idle thread never keeps the process alive.
     this.worker.unref()
-    this.worker.on('message', (answer: { seq: number; error?: string }) => {
+    this.worker.on('message', (answer: { seq: number; error?: string; busy?: boolean }) => {
       const waiting = this.pending.get(answer.seq)
       if (!waiting) return
       this.pending.delete(answer.seq)
       if (this.pending.size === 0) this.worker.unref()
       if (answer.error === undefined) waiting.resolve()
-      else waiting.reject(new Error(answer.error))
+      else waiting.reject(answer.busy ? new ThreadBusy(answer.error) : new Error(answer.error))
     })
     this.worker.on('error', (err) => this.lose(new ThreadLost(`the insert thread failed: ${err.message}`)))
     this.worker.on('exit', (code) => this.lose(new ThreadLost(`the insert thread exited with code ${code}`)))
