@@ -121,7 +121,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
     new CursorBank(new CursorMemory(), new ListCursorStore(db)),
   )
   const workspaces = new WorkspaceStore(db, box)
-  const apiCalls = new ApiCallLog(db)
+  const apiCallLogOptions = {
+    level: config.logLevel,
+    base: { component: 'apicalls' },
+    serializers: errorSerializers,
+  }
+  const apiCallsLog = options.logStream ? pino(apiCallLogOptions, options.logStream) : pino(apiCallLogOptions)
+  // Its failures (a batch not written, the insert thread lost) go to the structured log with the error
+  // serializers, as the prune's do.
+  const apiCalls = new ApiCallLog(db, apiCallsLog)
   const connections = new ConnectionService(
     connectionStore,
     resolver,
@@ -155,14 +163,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // A connection's webhooks go with it, unsubscribed at the provider while its credentials still exist.
   connections.onBeforeRemove((workspaceId, id) => webhooks.service.removeForConnection(workspaceId, id))
   if (options.background !== false) await webhooks.start()
-  const retentionOptions = {
-    level: config.logLevel,
-    base: { component: 'apicalls' },
-    serializers: errorSerializers,
-  }
-  const retentionLog = options.logStream ? pino(retentionOptions, options.logStream) : pino(retentionOptions)
   const apiCallRetention = new ApiCallRetention(db, apiCalls, config.apiCallLog, (err) =>
-    retentionLog.error({ err }, 'pruning the API-call log failed'),
+    apiCallsLog.error({ err }, 'pruning the API-call log failed'),
   )
   if (options.background !== false) apiCallRetention.start()
   const workspaceSettings = new WorkspaceSettingsCache(workspaces, config.keyRevocationRefreshMs, changes)

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { API_CALL_COLUMNS, apiCallRow } from '../src/apicalls/api-call.js'
 import { ApiCallLog, type NewApiCall } from '../src/apicalls/index.js'
+import { createServices } from '../src/services.js'
 import {
   type Db,
   migrateToLatest,
@@ -12,6 +14,7 @@ import {
   sqliteHandleOf,
   threadedInserter,
 } from '../src/store/index.js'
+import { testConfig } from './support/config.js'
 import { insertWorkspaceRow } from './support/stores.js'
 
 const call = (workspaceId = 'ws_1'): NewApiCall => ({
@@ -149,5 +152,28 @@ describe('the embedded store inserts the API-call log on a thread of its own', (
     expect(page).toHaveLength(450)
     await log.close()
     expect(errors).toEqual([])
+  })
+})
+
+describe("the server's API-call log", () => {
+  it('reports a batch it could not write in the structured log, as the apicalls component', async () => {
+    const lines: string[] = []
+    const stream = new PassThrough()
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)))
+    const services = await createServices(testConfig('sqlite', { logLevel: 'warn' }), {
+      background: false,
+      logStream: stream,
+    })
+    try {
+      // No such workspace: the row's foreign key refuses the batch.
+      services.apiCalls.record(call('ws_gone'))
+      await services.apiCalls.flush()
+    } finally {
+      await services.close()
+    }
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(logged).toContainEqual(
+      expect.objectContaining({ component: 'apicalls', msg: 'could not record API calls', dropped: 1 }),
+    )
   })
 })
