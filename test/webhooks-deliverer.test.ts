@@ -2,10 +2,12 @@ import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import type { Services } from '../src/services.js'
 import { removeDeliveredDeliveriesMigration } from '../src/store/migrations/0010-remove-delivered-deliveries.js'
+import { removeGivenUpDeliveriesMigration } from '../src/store/migrations/0012-remove-given-up-deliveries.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
 import { WebhookHealth } from '../src/webhooks/health.js'
 import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
 import { claimLease, releaseLease } from '../src/webhooks/leases.js'
+import type { WebhookWarn } from '../src/webhooks/native.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
 import { propertyWebhookSpec, storeWebhooks, useStoredWebhook } from './support/stored-webhook.js'
@@ -35,7 +37,12 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     return { services, webhook }
   }
 
-  function delivererOf(s: Services, sender: WebhookSender) {
+  function delivererOf(
+    s: Services,
+    sender: WebhookSender,
+    warn: WebhookWarn = () => undefined,
+    clock: () => number = Date.now,
+  ) {
     const { webhooks } = s
     return new Deliverer(
       s.db,
@@ -46,6 +53,8 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
       sender,
       new WebhookHealth(s.db, webhooks.notifications, 3),
       { minuteMs: 60_000, maxAttempts: 3, leaseMs: 60_000 },
+      warn,
+      clock,
     )
   }
 
@@ -75,7 +84,58 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     ])
   })
 
-  it('removes the accepted pages an older version kept, and only those', async () => {
+  it('removes a page once its last attempt fails, warns of it without its records, and sends the next', async () => {
+    const { services: s, webhook } = await webhookWithPages(2)
+    const sent: string[] = []
+    const refusingFirst = {
+      async send(_url: string, body: string): Promise<SendOutcome> {
+        const id = JSON.parse(body).data[0].id as string
+        sent.push(id)
+        return id === 'p0'
+          ? { ok: false, status: 503, error: 'receiver answered 503' }
+          : { ok: true, status: 200 }
+      },
+    } as unknown as WebhookSender
+    const warned: { fields: Readonly<Record<string, unknown>>; message: string }[] = []
+    // Each run a day after the last: every retry is due.
+    let now = Date.now()
+    const deliverer = delivererOf(
+      s,
+      refusingFirst,
+      (fields, message) => warned.push({ fields, message }),
+      () => now,
+    )
+    const [first] = await s.webhooks.deliveries.pending(webhook.id, 1)
+    for (const attempt of [1, 2]) {
+      await deliverer.deliver(webhook.id)
+      const stored = await s.webhooks.deliveries.byWebhook(webhook.id)
+      expect(stored.map((d) => [JSON.parse(d.data)[0].id, d.attempts])).toEqual([
+        ['p0', attempt],
+        ['p1', 0],
+      ])
+      now += 86_400_000
+    }
+    expect(warned).toEqual([])
+    // The third attempt is the last (maxAttempts 3): the page goes, and the one behind it is sent.
+    await deliverer.deliver(webhook.id)
+    expect(sent).toEqual(['p0', 'p0', 'p0', 'p1'])
+    expect(await s.webhooks.deliveries.byWebhook(webhook.id)).toEqual([])
+    expect(warned).toHaveLength(1)
+    expect(warned[0]!.fields).toEqual({
+      webhook_id: webhook.id,
+      workspace_id: webhook.workspace_id,
+      connection_id: webhook.connection_id,
+      delivery_id: first!.id,
+      type: first!.type,
+      record_count: 1,
+      attempts: 3,
+      last_status: 503,
+    })
+    expect(warned[0]!.message).toContain('given up after 3 attempts')
+    expect(JSON.stringify(warned)).not.toContain('Property 0')
+  })
+
+  it('removes the accepted and given-up pages an older version kept, and only those', async () => {
     const { services: s, webhook } = await webhookWithPages(3)
     const [first, second] = await s.webhooks.deliveries.pending(webhook.id, 2)
     await s.db
@@ -94,6 +154,9 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
       ['p1', 'failed'],
       ['p2', 'pending'],
     ])
+    await removeGivenUpDeliveriesMigration.up(s.db as unknown as Kysely<unknown>)
+    const left = await s.webhooks.deliveries.byWebhook(webhook.id)
+    expect(left.map((d) => [JSON.parse(d.data)[0].id, d.status])).toEqual([['p2', 'pending']])
   })
 
   it('wakes a webhook for delivery only when its oldest pending page is due and its lease is free', async () => {
@@ -104,19 +167,12 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     expect((await deliveries.dueWebhooks(now, 10)).map((w) => w.id)).toEqual([webhook.id])
     // The head failed and waits for its retry: the pages behind it wait too, so nothing is due.
     const [head] = await deliveries.pending(webhook.id, 1)
-    await deliveries.markFailed(head!.id, {
-      error: 'receiver answered 500',
-      nextAttemptAt: later,
-      givenUp: false,
-    })
+    await deliveries.markFailed(head!.id, { error: 'receiver answered 500', nextAttemptAt: later })
     expect(await deliveries.dueWebhooks(now, 10)).toEqual([])
     expect((await deliveries.dueWebhooks(later, 10)).map((w) => w.id)).toEqual([webhook.id])
-    // Given up on, it no longer holds the next page back.
-    await deliveries.markFailed(head!.id, {
-      error: 'receiver answered 500',
-      nextAttemptAt: later,
-      givenUp: true,
-    })
+    // Given up on, it is gone and no longer holds the next page back.
+    expect(await deliveries.giveUp(head!.id)).toBe(true)
+    expect(await deliveries.giveUp(head!.id)).toBe(false)
     expect((await deliveries.dueWebhooks(now, 10)).map((w) => w.id)).toEqual([webhook.id])
     // A held lease or a pause keeps it asleep.
     expect(await claimLease(s.db, 'delivery', webhook.id, 'token', now, later)).toBe(true)
@@ -128,7 +184,7 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
 
   it("finds every due webhook among many, by each one's oldest pending page, however their deliveries lie", async () => {
     // The look walks the webhooks that hold deliveries one index seek at a time: ids before, between and
-    // after the due ones hold nothing, only given-up pages, a page not due yet, or a pause.
+    // after the due ones hold nothing (or only pages given up, so removed), a page not due yet, or a pause.
     const { services: s, webhook: first } = await storedWebhook(propertyWebhookSpec('looks'))
     const [other] = await storeWebhooks(s, propertyWebhookSpec('looks-other'), [{ id: 'wh_m_other' }])
     const more = await storeWebhooks(s, propertyWebhookSpec('looks-more'), [
@@ -159,18 +215,9 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
       await commitNativeDeliveries(s.db, id, deliveryPages(records, 1, 'VIRTUAL'), at)
     }
     const { deliveries } = s.webhooks
-    for (const page of await deliveries.pending('wh_c_given_up', 2))
-      await deliveries.markFailed(page.id, {
-        error: 'receiver answered 500',
-        nextAttemptAt: now,
-        givenUp: true,
-      })
+    for (const page of await deliveries.pending('wh_c_given_up', 2)) await deliveries.giveUp(page.id)
     const [notYet] = await deliveries.pending('wh_g_not_yet', 1)
-    await deliveries.markFailed(notYet!.id, {
-      error: 'receiver answered 500',
-      nextAttemptAt: later,
-      givenUp: false,
-    })
+    await deliveries.markFailed(notYet!.id, { error: 'receiver answered 500', nextAttemptAt: later })
 
     const due = await deliveries.dueWebhooks(now, 10)
     // Every workspace's first before any workspace's second; within a turn, the longest due first.

@@ -7,6 +7,7 @@ import type { DeliveryStore } from './delivery-store.js'
 import type { WebhookHealth } from './health.js'
 import type { SendOutcome, WebhookSender } from './http-sender.js'
 import { claimLease, releaseLease, renewLease } from './leases.js'
+import type { WebhookWarn } from './native.js'
 import { retryDelayMs } from './retry-schedule.js'
 import { type DeliveryPageEnvelope, deliveryBodyWriter, signDelivery } from './signature.js'
 import { type StoredWebhook, webhookView } from './webhook.js'
@@ -46,6 +47,7 @@ export class Deliverer {
     private readonly sender: WebhookSender,
     private readonly health: WebhookHealth,
     private readonly settings: DelivererSettings,
+    private readonly warn: WebhookWarn = () => undefined,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -167,21 +169,53 @@ export class Deliverer {
     return true
   }
 
-  /** Records a failed attempt; true when it was given up (the deliveries behind it may go). */
+  /**
+   * Records a failed attempt; true when it was the last (the delivery is removed and the ones behind it may
+   * go). A delivery given up is warned of in the server log, by ids and counts: its records were never
+   * received, and the webhook's read position has moved past them.
+   */
   private async failed(run: RunContext, head: WebhookDeliveryTable, outcome: SendOutcome): Promise<boolean> {
     const failedAttempts = head.attempts + 1
     const givenUp = failedAttempts >= this.settings.maxAttempts
     const error = outcome.error ?? 'delivery failed'
-    await this.deliveries.markFailed(head.id, {
-      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-      error,
-      givenUp,
-      nextAttemptAt: this.iso(retryDelayMs(failedAttempts, this.settings.minuteMs, outcome.retryAfterMs)),
-    })
+    if (givenUp) {
+      if (await this.deliveries.giveUp(head.id)) this.warnGivenUp(run.webhook, head, failedAttempts, outcome)
+    } else {
+      await this.deliveries.markFailed(head.id, {
+        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+        error,
+        nextAttemptAt: this.iso(retryDelayMs(failedAttempts, this.settings.minuteMs, outcome.retryAfterMs)),
+      })
+    }
     await this.health.failed(run.webhook, 'dispatch', error, this.iso())
     run.needsHealthReset = true
-    // A delivery given up on no longer blocks the ones behind it.
     return givenUp
+  }
+
+  /**
+   * No error text: a receiver's refusal can quote the hook_url, whose query may hold the receiver's token;
+   * the status, and the webhook's notifications, say enough to look further.
+   */
+  private warnGivenUp(
+    webhook: StoredWebhook,
+    head: WebhookDeliveryTable,
+    attempts: number,
+    outcome: SendOutcome,
+  ): void {
+    this.warn(
+      {
+        webhook_id: webhook.id,
+        workspace_id: webhook.workspace_id,
+        connection_id: webhook.connection_id,
+        delivery_id: head.id,
+        type: head.type,
+        record_count: head.record_count,
+        attempts,
+        ...(outcome.status !== undefined ? { last_status: outcome.status } : {}),
+      },
+      `webhook ${webhook.id}: a delivery of ${head.record_count} records was given up after ${attempts} attempts ` +
+        'and removed; its records did not reach the receiver',
+    )
   }
 }
 

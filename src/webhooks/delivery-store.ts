@@ -13,8 +13,12 @@ import {
 } from '../store/index.js'
 import type { DeliveryPage } from './pages.js'
 
-/** A stored delivery's state: one the receiver accepted is removed (markDelivered). */
-export type DeliveryStatus = 'pending' | 'failed'
+/**
+ * A stored delivery's state. Only pending deliveries are stored: one the receiver accepted is removed
+ * (markDelivered), and so is one given up after the last attempt (giveUp). Older versions kept both, with
+ * their data, as `delivered` and `failed` (removed by migrations 0010 and 0012).
+ */
+export type DeliveryStatus = 'pending'
 
 /** The row of a new delivery: pending, due at once, with its own id and nonce; `position` orders a check's pages. */
 function pendingDeliveryRow(
@@ -79,8 +83,8 @@ export async function insertPendingDeliveries(
 
 /**
  * Pending deliveries. A delivery is written (in the same transaction as the read position it comes from)
- * before it is attempted, keeps its id and nonce for every attempt, and leaves the `pending` state only when
- * the receiver accepted it (then it is removed: see markDelivered) or its attempts ran out (kept, `failed`).
+ * before it is attempted, keeps its id and nonce for every attempt, and is removed when the receiver
+ * accepted it (markDelivered) or its attempts ran out (giveUp): its data is the customer's records.
  */
 export class DeliveryStore {
   private readonly pendingQuery: PreparedQuery<{ webhookId: string; limit: number }, WebhookDeliveryTable>
@@ -158,14 +162,14 @@ export class DeliveryStore {
     return (await this.delivered(id)) > 0
   }
 
+  /** Records a failed attempt of a delivery that will be tried again at `nextAttemptAt`. */
   async markFailed(
     id: string,
-    outcome: { status?: number; error: string; nextAttemptAt: string; givenUp: boolean },
+    outcome: { status?: number; error: string; nextAttemptAt: string },
   ): Promise<void> {
     await this.db
       .updateTable('webhook_deliveries')
       .set((eb) => ({
-        status: outcome.givenUp ? 'failed' : 'pending',
         attempts: eb('attempts', '+', 1),
         last_status: outcome.status ?? null,
         last_error: outcome.error.slice(0, 500),
@@ -173,6 +177,16 @@ export class DeliveryStore {
       }))
       .where('id', '=', id)
       .execute()
+  }
+
+  /**
+   * Removes a delivery whose attempts ran out: nothing sends or reads it again, and its data is the
+   * customer's records, which Unigate keeps no longer than it needs them (README, "What stays stored"). The
+   * deliveries behind it are then free to go. False when it is gone already (its webhook was deleted).
+   */
+  async giveUp(id: string): Promise<boolean> {
+    const removed = await this.db.deleteFrom('webhook_deliveries').where('id', '=', id).executeTakeFirst()
+    return Number(removed.numDeletedRows) > 0
   }
 
   /**
@@ -239,7 +253,7 @@ export class DeliveryStore {
 }
 
 /**
- * The distinct webhooks that hold stored deliveries (pending or given up), as a recursive walk of
+ * The distinct webhooks that hold stored (pending) deliveries, as a recursive walk of
  * webhook_deliveries_queue_idx: each step seeks the first webhook id after the last one, so the walk costs one
  * seek per such webhook however many deliveries each holds. Neither SQLite nor PostgreSQL (before 18) skips
  * through an index on its own: a DISTINCT would read every row. The walk ends with one NULL id, which the

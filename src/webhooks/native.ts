@@ -117,7 +117,7 @@ export function nativeCallOf(headers: NativeCall['headers'], rawBody: string): N
 }
 
 /** A warning for the server log: fields naming the webhook and provider (never a secret), and a message. */
-export type NativeWarn = (fields: Readonly<Record<string, unknown>>, message: string) => void
+export type WebhookWarn = (fields: Readonly<Record<string, unknown>>, message: string) => void
 
 function isChangedIds(changes: NativeChanges): changes is NativeChangedIds {
   return !Array.isArray(changes)
@@ -137,7 +137,7 @@ export class NativeWebhooks {
     private readonly notifications: NotificationStore,
     private readonly publicUrl: string,
     private readonly onStored: RequestWebhookJob,
-    private readonly warn: NativeWarn = () => undefined,
+    private readonly warn: WebhookWarn = () => undefined,
   ) {}
 
   /**

@@ -10,7 +10,7 @@ import { Deliverer } from './deliverer.js'
 import { DeliveryStore } from './delivery-store.js'
 import { WebhookHealth } from './health.js'
 import { WebhookSender } from './http-sender.js'
-import { type NativeWarn, NativeWebhooks } from './native.js'
+import { NativeWebhooks, type WebhookWarn } from './native.js'
 import { NotificationStore } from './notifications.js'
 import { Poller } from './poller.js'
 import { RecordReader } from './record-reader.js'
@@ -31,8 +31,11 @@ export interface WebhookRuntimeDeps {
   readonly databaseUrl?: string
   readonly jobSchema: string
   readonly onError: (err: unknown, context: string) => void
-  /** What the server log should warn of (a native subscription that may remain at a provider). */
-  readonly onWarning?: NativeWarn
+  /**
+   * What the server log should warn of (a native subscription that may remain at a provider, a delivery
+   * given up).
+   */
+  readonly onWarning?: WebhookWarn
 }
 
 /**
@@ -87,6 +90,7 @@ export class WebhookRuntime {
       this.sender,
       health,
       { minuteMs: settings.minuteMs, maxAttempts: settings.maxAttempts, leaseMs: settings.leaseMs },
+      deps.onWarning,
     )
     const reader = new RecordReader(deps.resolver)
     this.native = new NativeWebhooks(

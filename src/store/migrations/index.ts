@@ -10,6 +10,7 @@ import { dropDeliveryDueIndexMigration } from './0008-drop-delivery-due-index.js
 import { apiCallsPageIndexMigration } from './0009-api-calls-page-index.js'
 import { removeDeliveredDeliveriesMigration } from './0010-remove-delivered-deliveries.js'
 import { webhookCheckDueIndexMigration } from './0011-webhook-check-due-index.js'
+import { removeGivenUpDeliveriesMigration } from './0012-remove-given-up-deliveries.js'
 
 /**
  * One list of migrations for both dialects, written with Kysely's portable schema builder: ISO text for
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_api_calls_page_index': apiCallsPageIndexMigration,
   '0010_remove_delivered_deliveries': removeDeliveredDeliveriesMigration,
   '0011_webhook_check_due_index': webhookCheckDueIndexMigration,
+  '0012_remove_given_up_deliveries': removeGivenUpDeliveriesMigration,
 }
 
 export const migrationProvider: MigrationProvider = {
