@@ -1,6 +1,7 @@
+import { PassThrough } from 'node:stream'
 import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import type { Services } from '../src/services.js'
+import { createServices, type Services } from '../src/services.js'
 import { removeDeliveredDeliveriesMigration } from '../src/store/migrations/0010-remove-delivered-deliveries.js'
 import { removeGivenUpDeliveriesMigration } from '../src/store/migrations/0012-remove-given-up-deliveries.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
@@ -10,8 +11,10 @@ import { claimLease, releaseLease } from '../src/webhooks/leases.js'
 import type { WebhookWarn } from '../src/webhooks/native.js'
 import { commitNativeDeliveries } from '../src/webhooks/native-store.js'
 import { deliveryPages } from '../src/webhooks/pages.js'
+import { DELIVER_JOB } from '../src/webhooks/scheduler.js'
+import { testConfig } from './support/config.js'
 import { propertyWebhookSpec, storeWebhooks, useStoredWebhook } from './support/stored-webhook.js'
-import { storeKinds } from './support/stores.js'
+import { dropSchema, storeKinds, uniqueSchema } from './support/stores.js'
 
 /** A sender that records what it was given and may act while a delivery is "on the wire". */
 function recordingSender(onSend: (count: number) => Promise<void> = async () => undefined) {
@@ -275,5 +278,55 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     await run
     expect(sent.map((d) => JSON.parse(d.body).data[0].id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'])
     expect(await deliveries.byWebhook(webhook.id)).toEqual([])
+  })
+
+  it("warns of a given-up delivery in the server's log, by ids and counts only", async () => {
+    const schema = store === 'postgres' ? uniqueSchema() : undefined
+    const base = testConfig(store)
+    const config = testConfig(store, {
+      logLevel: 'warn',
+      // One attempt, run by the in-process runner on either store; the stored hook_url (port 9) refuses it.
+      webhooks: { ...base.webhooks, maxAttempts: 1, jobRunner: 'in-process' },
+    })
+    const lines: string[] = []
+    const logStream = new PassThrough()
+    logStream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)))
+    const s = await createServices(config, {
+      background: false,
+      logStream,
+      ...(schema ? { pgSchema: schema } : {}),
+    })
+    try {
+      const [webhook] = await storeWebhooks(s, propertyWebhookSpec('given-up-log'), [
+        { id: 'wh_given_up_log' },
+      ])
+      const records = [{ id: 'p0', name: 'Secret Property' }]
+      await commitNativeDeliveries(
+        s.db,
+        webhook!.id,
+        deliveryPages(records, 1, 'VIRTUAL'),
+        new Date().toISOString(),
+      )
+      const [delivery] = await s.webhooks.deliveries.pending(webhook!.id, 1)
+      await s.webhooks.jobs.start()
+      await s.webhooks.jobs.enqueue(DELIVER_JOB, webhook!.id, { group: webhook!.workspace_id })
+      const deadline = Date.now() + 10_000
+      while (!lines.some((l) => l.includes('given up')) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+      const warned = lines.map((l) => JSON.parse(l)).filter((l) => String(l.msg).includes('given up'))
+      expect(warned).toHaveLength(1)
+      expect(warned[0]).toMatchObject({
+        level: 40,
+        webhook_id: webhook!.id,
+        delivery_id: delivery!.id,
+        record_count: 1,
+        attempts: 1,
+      })
+      expect(lines.join('\n')).not.toContain('Secret Property')
+      expect(await s.webhooks.deliveries.byWebhook(webhook!.id)).toEqual([])
+    } finally {
+      await s.close()
+      if (schema) await dropSchema(schema)
+    }
   })
 })
