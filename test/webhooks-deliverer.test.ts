@@ -5,6 +5,7 @@ import { createServices, type Services } from '../src/services.js'
 import { removeDeliveredDeliveriesMigration } from '../src/store/migrations/0010-remove-delivered-deliveries.js'
 import { removeGivenUpDeliveriesMigration } from '../src/store/migrations/0012-remove-given-up-deliveries.js'
 import { Deliverer } from '../src/webhooks/deliverer.js'
+import { DeliveryStore } from '../src/webhooks/delivery-store.js'
 import { WebhookHealth } from '../src/webhooks/health.js'
 import type { SendOutcome, WebhookSender } from '../src/webhooks/http-sender.js'
 import { claimLease, releaseLease } from '../src/webhooks/leases.js'
@@ -233,6 +234,41 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     expect(due.map((w) => w.workspace_id)).toEqual(due.map((w) => byId.get(w.id)!.workspace_id))
     expect((await deliveries.dueWebhooks(now, 2)).map((w) => w.id)).toEqual([first!.id, 'wh_m_other'])
     expect((await deliveries.dueWebhooks(later, 10)).map((w) => w.id)).toContain('wh_g_not_yet')
+  })
+
+  it('visits at most its share of the webhooks holding deliveries a look, going on from the last one', async () => {
+    const { services: s } = await storedWebhook(propertyWebhookSpec('walk'))
+    const ids = ['wh_w1', 'wh_w2', 'wh_w3', 'wh_w4', 'wh_w5', 'wh_w6', 'wh_w7']
+    await storeWebhooks(
+      s,
+      propertyWebhookSpec('walk-more'),
+      ids.map((id) => ({ id })),
+    )
+    const past = new Date(Date.now() - 60_000).toISOString()
+    for (const id of ids)
+      await commitNativeDeliveries(s.db, id, deliveryPages([{ id: 'p0', name: 'P' }], 1, 'VIRTUAL'), past)
+    const now = new Date().toISOString()
+    // wh_w2's head waits for its retry: visited, and counted against the look's share, but not due.
+    const [waiting] = await s.webhooks.deliveries.pending('wh_w2', 1)
+    await s.webhooks.deliveries.markFailed(waiting!.id, {
+      error: 'receiver answered 500',
+      nextAttemptAt: new Date(Date.now() + 60_000).toISOString(),
+    })
+    const store = new DeliveryStore(s.db, 3)
+    const look = async () => (await store.dueWebhooks(now, 10)).map((w) => w.id).sort()
+    expect(await look()).toEqual(['wh_w1', 'wh_w3'])
+    expect(await look()).toEqual(['wh_w4', 'wh_w5', 'wh_w6'])
+    // The walk reaches the last holder: the next look starts from the first again.
+    expect(await look()).toEqual(['wh_w7'])
+    expect(await look()).toEqual(['wh_w1', 'wh_w3'])
+    // With as many holders as a look's share or fewer, every look visits them all.
+    const wide = new DeliveryStore(s.db, 7)
+    expect((await wide.dueWebhooks(now, 10)).map((w) => w.id).sort()).toEqual(
+      ids.filter((id) => id !== 'wh_w2'),
+    )
+    expect((await wide.dueWebhooks(now, 10)).map((w) => w.id).sort()).toEqual(
+      ids.filter((id) => id !== 'wh_w2'),
+    )
   })
 
   it('stops once the webhook is deleted while a page is on its way', async () => {

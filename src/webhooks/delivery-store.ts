@@ -45,6 +45,13 @@ function pendingDeliveryRow(
   }
 }
 
+/**
+ * The most webhooks holding deliveries that one delivery look visits (DeliveryStore.dueWebhooks): about 10 ms
+ * of SQLite's event loop when all of them are due, and about 30 ms of PostgreSQL's time (BENCHMARKS.md, "The
+ * scheduler's looks").
+ */
+export const HOLDERS_PER_LOOK = 2_000
+
 /** Rows per insert: 14 columns each stays well under SQLite's 32,766 bound variables per statement. */
 const ROWS_PER_INSERT = 300
 
@@ -93,8 +100,13 @@ export class DeliveryStore {
   private readonly deliveredGroupQuery: PreparedQuery<{ ids: string[] }, { id: string }>
   /** Deliveries of different webhooks accepted at the same moment are marked with one commit. */
   private readonly delivered: (id: string) => Promise<number>
+  /** Where this process's next delivery look walks from: after this webhook id, or from the first holder. */
+  private walkAfter: string | undefined
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly holdersPerLook = HOLDERS_PER_LOOK,
+  ) {
     this.pendingQuery = preparedQuery(db, (arg) =>
       db
         .selectFrom('webhook_deliveries')
@@ -190,25 +202,30 @@ export class DeliveryStore {
   }
 
   /**
-   * Webhooks whose oldest pending delivery is due now and whose delivery lease is free: what the scheduler
-   * wakes up. The deliverer sends a webhook's pages in order and stops at a head that is not due, so only the
-   * head counts. Each comes with its turn in its workspace (0 for the workspace's longest due, 1 for the
-   * next…), and the `limit` taken are the earliest turns first: every workspace's first webhook before any
-   * workspace's second, so one workspace with many due webhooks cannot fill the batch.
+   * Webhooks whose oldest pending delivery is due now and whose delivery lease is free, among the next
+   * holders (webhooks with pending deliveries) of the walk: what the scheduler wakes up. The deliverer sends
+   * a webhook's pages in order and stops at a head that is not due, so only the head counts. Each comes with
+   * its turn in its workspace (0 for the workspace's longest due, 1 for the next…), and the `limit` taken are
+   * the earliest turns first: every workspace's first webhook before any workspace's second, so one
+   * workspace with many due webhooks cannot fill the batch.
    *
-   * The look costs what is stored, not how many webhooks there are: it walks the distinct webhooks that hold
-   * deliveries (webhooksWithDeliveries, one index seek each) and probes each one's head
-   * (webhook_deliveries_queue_idx). Starting from every webhook probed each one on every tick, nothing pending
-   * or not: about 7 ms a tick at 10,000 webhooks on SQLite, where the look holds the event loop, and 158 ms at
-   * 100,000 (BENCHMARKS.md, "The scheduler's looks"). Starting from every due pending row made each tick as
-   * slow as the backlog of deliveries was long; the walk reads one delivery of each webhook.
+   * The look costs what it visits, not how many webhooks there are or hold deliveries: it walks at most
+   * `holdersPerLook` holders (nextWalk, one index seek each) and probes each one's head
+   * (webhook_deliveries_queue_idx). Visiting every holder cost each tick 173 ms of SQLite's event loop at
+   * 100,000 holders none of them due, 375 ms all due, and PostgreSQL 0.76 and 1.15 s (BENCHMARKS.md, "The
+   * scheduler's looks"): a receiver's outage across many webhooks made every process's every tick that slow.
+   * Starting from every webhook probed each one on every tick, nothing pending or not; starting from every
+   * due pending row made each tick as slow as the backlog of deliveries was long.
    */
   async dueWebhooks(
     now: string,
     limit: number,
   ): Promise<{ id: string; workspace_id: string; turn: number }[]> {
+    const { from, holders } = await this.nextWalk()
+    // Nothing stored (the common case): one look at the index, no second walk.
+    if (holders === 0) return []
     const heads = this.db
-      .withRecursive('holders(id)', webhooksWithDeliveries)
+      .withRecursive('holders(id, n)', (db) => webhooksWithDeliveries(db, from, this.holdersPerLook))
       .selectFrom('holders as p')
       // CROSS JOIN: SQLite then keeps the walk as the outer loop (an inner join let it scan every webhook).
       .crossJoin('webhooks as w')
@@ -241,6 +258,36 @@ export class DeliveryStore {
     return rows.map((r) => ({ id: r.id, workspace_id: r.workspace_id, turn: Number(r.turn) }))
   }
 
+  /**
+   * Where this look's walk starts (after that webhook id, or from the first holder when undefined) and how
+   * many holders it visits, moving the process's walk on: the next look starts after the last holder this
+   * one visits, or from the first once this one reaches the last. So a look visits at most `holdersPerLook`
+   * holders, and with no more holders than that, every look visits them all; with more, each is visited
+   * once every holders / holdersPerLook looks (every 50 seconds at 100,000 holders, one look a second),
+   * which delays finding a due retry (a minute or more after the attempt it follows) by at most that much.
+   * New deliveries do not wait for a look: whoever stores them asks for their delivery at once.
+   *
+   * The same walk, counted rather than returned (one row): the look then walks it again with the probes. A
+   * look that took the visited ids back and probed them by an `in` list cost twice the time of the one walk
+   * at 1,000 holders.
+   */
+  private async nextWalk(): Promise<{ from: string | undefined; holders: number }> {
+    const from = this.walkAfter
+    const most = this.holdersPerLook
+    // One holder more than the look visits tells whether the walk reaches the last one.
+    const extent = await this.db
+      .withRecursive('holders(id, n)', (db) => webhooksWithDeliveries(db, from, most + 1))
+      .selectFrom('holders')
+      .select((eb) => [
+        eb.fn.count<number | string>('holders.id').as('visited'),
+        eb.fn.max(eb.case().when('holders.n', '<=', most).then(eb.ref('holders.id')).end()).as('last'),
+      ])
+      .executeTakeFirst()
+    const visited = Number(extent?.visited ?? 0)
+    this.walkAfter = visited > most ? (extent?.last ?? undefined) : undefined
+    return { from, holders: Math.min(visited, most) }
+  }
+
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {
     return this.db
       .selectFrom('webhook_deliveries')
@@ -253,25 +300,30 @@ export class DeliveryStore {
 }
 
 /**
- * The distinct webhooks that hold stored (pending) deliveries, as a recursive walk of
- * webhook_deliveries_queue_idx: each step seeks the first webhook id after the last one, so the walk costs one
- * seek per such webhook however many deliveries each holds. Neither SQLite nor PostgreSQL (before 18) skips
- * through an index on its own: a DISTINCT would read every row. The walk ends with one NULL id, which the
- * join with webhooks drops.
+ * Up to `most` distinct webhooks that hold stored (pending) deliveries, after webhook id `after` (or from the
+ * first), as a recursive walk of webhook_deliveries_queue_idx: each step seeks the first webhook id after the
+ * last one, so the walk costs one seek per such webhook however many deliveries each holds. Neither SQLite
+ * nor PostgreSQL (before 18) skips through an index on its own: a DISTINCT would read every row. A walk that
+ * reaches the last holder ends with one NULL id.
  */
-function webhooksWithDeliveries(db: QueryCreator<Database & { holders: { id: string | null } }>) {
-  const after = (last: Expression<string | null> | undefined) => {
-    let next = db.selectFrom('webhook_deliveries as d').select('d.webhook_id')
-    if (last) next = next.where('d.webhook_id', '>', last as Expression<string>)
-    return next.orderBy('d.webhook_id').limit(1)
+function webhooksWithDeliveries(
+  db: QueryCreator<Database & { holders: { id: string | null; n: number } }>,
+  after: string | undefined,
+  most: number,
+) {
+  const next = (last: Expression<string | null> | string | undefined) => {
+    let query = db.selectFrom('webhook_deliveries as d').select('d.webhook_id')
+    if (last !== undefined) query = query.where('d.webhook_id', '>', last as Expression<string>)
+    return query.orderBy('d.webhook_id').limit(1)
   }
   return db
-    .selectNoFrom(() => [after(undefined).as('id')])
+    .selectNoFrom(() => [next(after).as('id'), sql<number>`1`.as('n')])
     .unionAll(
       db
         .selectFrom('holders as p')
-        .select((eb) => [after(eb.ref('p.id')).as('id')])
-        .where('p.id', 'is not', null),
+        .select((eb) => [next(eb.ref('p.id')).as('id'), sql<number>`${eb.ref('p.n')} + 1`.as('n')])
+        .where('p.id', 'is not', null)
+        .where('p.n', '<', most),
     )
 }
 
