@@ -265,7 +265,8 @@ export class DeliveryStore {
    * holders, and with no more holders than that, every look visits them all; with more, each is visited
    * once every holders / holdersPerLook looks (every 50 seconds at 100,000 holders, one look a second),
    * which delays finding a due retry (a minute or more after the attempt it follows) by at most that much.
-   * New deliveries do not wait for a look: whoever stores them asks for their delivery at once.
+   * New deliveries seldom wait for a look: whoever stores them asks for their delivery at once (only pages
+   * stored just as another run of their webhook was ending, its lease still held, are left to a look).
    *
    * The same walk, counted rather than returned (one row): the look then walks it again with the probes. A
    * look that took the visited ids back and probed them by an `in` list cost twice the time of the one walk
