@@ -138,6 +138,16 @@ describe('the embedded store inserts the API-call log on a thread of its own', (
     ])
   })
 
+  it('writes a batch again after losing the thread, passing over the rows the thread committed before it died', async () => {
+    // The thread answers after its commit: one that dies in between leaves a written batch reported lost,
+    // which the server's thread then writes again. Here the thread cannot start, so every batch goes inline.
+    rmSync(join(dir, 'unigate.db'))
+    const appending = threaded()
+    await appending.append([row('ac_0')])
+    await appending.append([row('ac_0'), row('ac_1')])
+    expect((await stored()).map((r) => r.id)).toEqual(['ac_0', 'ac_1'])
+  })
+
   it('through the API-call log: a read sees every call recorded before it, and close stops the thread', async () => {
     const errors: unknown[] = []
     const log = new ApiCallLog(db, { error: (obj) => errors.push(obj) })

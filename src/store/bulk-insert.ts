@@ -20,9 +20,10 @@ export function bulkInserter<T extends Table>(
   db: Db,
   table: T,
   columns: readonly (keyof Row<T> & string)[],
+  options: InsertOptions = {},
 ): (rows: readonly Row<T>[]) => Promise<void> {
   const valuesOf = (row: Row<T>, out: unknown[]) => rowValues(row, columns, out)
-  const statementFor = (rowCount: number) => insertStatement(db, table, columns, rowCount)
+  const statementFor = (rowCount: number) => insertStatement(db, table, columns, rowCount, options)
 
   const sqlite = sqliteHandleOf(db)
   if (sqlite) {
@@ -64,19 +65,28 @@ export function rowValues<T extends Table>(
   return out
 }
 
+export interface InsertOptions {
+  /**
+   * Rows whose key is already stored are passed over (`on conflict do nothing`): for a batch that may have
+   * been written already, by a writer that could not say so (thread-inserter.ts).
+   */
+  readonly skipStored?: boolean
+}
+
 /** An INSERT of `rowCount` rows into `table`: Kysely writes it (quoting, placeholders) for the dialect. */
 export function insertStatement<T extends Table>(
   db: Db,
   table: T,
   columns: readonly (keyof Row<T> & string)[],
   rowCount: number,
+  options: InsertOptions = {},
 ): string {
-  return db
+  const insert = db
     .insertInto(table)
     .values(
       Array.from({ length: rowCount }, () => Object.fromEntries(columns.map((c) => [c, null]))) as never,
     )
-    .compile().sql
+  return (options.skipStored ? insert.onConflict((oc) => oc.doNothing()) : insert).compile().sql
 }
 
 function sqliteInsertAll<R>(

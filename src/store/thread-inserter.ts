@@ -22,7 +22,8 @@ export const INSERT_THREAD_FILE = 'insert-thread.cjs'
  * PostgreSQL's writes are already off the event loop (the server waits on a socket), and an in-memory SQLite
  * store cannot be opened twice: both insert as `bulkInserter` does. So does a store whose thread stopped (it
  * could not start, or died): `onThreadLost` is told once, and every later batch is inserted in the server's
- * thread, so no row is lost to it. A batch in flight when the thread died is inserted that way too.
+ * thread, so no row is lost to it. A batch in flight when the thread died is inserted that way too, passing
+ * over any of its rows the thread committed before it died.
  *
  * Both connections write to one file, and SQLite lets one write at a time: a write of the server's that finds
  * the thread's transaction open waits (busy_timeout) until it commits, which a batch of 200 rows does in about
@@ -34,9 +35,11 @@ export function threadedInserter<T extends Table>(
   columns: readonly (keyof Row<T> & string)[],
   onThreadLost: (err: Error) => void,
 ): RowAppender<Row<T>> {
-  const inline = bulkInserter(db, table, columns)
   const sqlite = sqliteHandleOf(db)
-  if (!sqlite || sqlite.memory) return { append: inline, close: async () => {} }
+  if (!sqlite || sqlite.memory) return { append: bulkInserter(db, table, columns), close: async () => {} }
+  // A batch the thread was writing when it died may be committed already: written again here, its rows pass
+  // over the stored ones instead of failing the whole batch on its keys (and being reported as not written).
+  const inline = bulkInserter(db, table, columns, { skipStored: true })
   let thread: InsertThread | undefined
   let lost = false
   return {
