@@ -193,8 +193,8 @@ export class Deliverer {
   }
 
   /**
-   * No error text: a receiver's refusal can quote the hook_url, whose query may hold the receiver's token;
-   * the status, and the webhook's notifications, say enough to look further.
+   * No error text: the sender's can quote the hook_url ("hook_url '…' is not a URL"), whose query may hold
+   * the receiver's token; the status, and the webhook's notifications, say enough to look further.
    */
   private warnGivenUp(
     webhook: StoredWebhook,
