@@ -179,7 +179,9 @@ export class Deliverer {
     const givenUp = failedAttempts >= this.settings.maxAttempts
     const error = outcome.error ?? 'delivery failed'
     if (givenUp) {
-      if (await this.deliveries.giveUp(head.id)) this.warnGivenUp(run.webhook, head, failedAttempts, outcome)
+      // Gone: its webhook was deleted while it was being sent, and the rest of the window with it.
+      if (!(await this.deliveries.giveUp(head.id))) return false
+      this.warnGivenUp(run.webhook, head, failedAttempts, outcome)
     } else {
       await this.deliveries.markFailed(head.id, {
         ...(outcome.status !== undefined ? { status: outcome.status } : {}),

@@ -221,11 +221,15 @@ export class DeliveryStore {
     now: string,
     limit: number,
   ): Promise<{ id: string; workspace_id: string; turn: number }[]> {
-    const { from, holders } = await this.nextWalk()
+    const { from, until, holders } = await this.nextWalk()
     // Nothing stored (the common case): one look at the index, no second walk.
     if (holders === 0) return []
     const heads = this.db
-      .withRecursive('holders(id, n)', (db) => webhooksWithDeliveries(db, from, this.holdersPerLook))
+      .withRecursive('holders(id, n)', (db) =>
+        // Bounded by the last id the count visited, not by a count: holders stored meanwhile must not end the
+        // walk before it (they would be skipped until the next round).
+        webhooksWithDeliveries(db, from, 2 * this.holdersPerLook, until),
+      )
       .selectFrom('holders as p')
       // CROSS JOIN: SQLite then keeps the walk as the outer loop (an inner join let it scan every webhook).
       .crossJoin('webhooks as w')
@@ -272,7 +276,11 @@ export class DeliveryStore {
    * look that took the visited ids back and probed them by an `in` list cost twice the time of the one walk
    * at 1,000 holders.
    */
-  private async nextWalk(): Promise<{ from: string | undefined; holders: number }> {
+  private async nextWalk(): Promise<{
+    from: string | undefined
+    until: string | undefined
+    holders: number
+  }> {
     const from = this.walkAfter
     const most = this.holdersPerLook
     // One holder more than the look visits tells whether the walk reaches the last one.
@@ -286,7 +294,7 @@ export class DeliveryStore {
       .executeTakeFirst()
     const visited = Number(extent?.visited ?? 0)
     this.walkAfter = visited > most ? (extent?.last ?? undefined) : undefined
-    return { from, holders: Math.min(visited, most) }
+    return { from, until: this.walkAfter, holders: Math.min(visited, most) }
   }
 
   async byWebhook(webhookId: string): Promise<WebhookDeliveryTable[]> {
@@ -311,10 +319,12 @@ function webhooksWithDeliveries(
   db: QueryCreator<Database & { holders: { id: string | null; n: number } }>,
   after: string | undefined,
   most: number,
+  until?: string,
 ) {
   const next = (last: Expression<string | null> | string | undefined) => {
     let query = db.selectFrom('webhook_deliveries as d').select('d.webhook_id')
     if (last !== undefined) query = query.where('d.webhook_id', '>', last as Expression<string>)
+    if (until !== undefined) query = query.where('d.webhook_id', '<=', until)
     return query.orderBy('d.webhook_id').limit(1)
   }
   return db
