@@ -41,6 +41,18 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
     return { services, webhook }
   }
 
+  /** A webhook of its own for each of `ids`, each holding one page stored a minute ago. */
+  async function holdersOfOnePage(s: Services, name: string, ids: readonly string[]) {
+    await storeWebhooks(
+      s,
+      propertyWebhookSpec(name),
+      ids.map((id) => ({ id })),
+    )
+    const past = new Date(Date.now() - 60_000).toISOString()
+    for (const id of ids)
+      await commitNativeDeliveries(s.db, id, deliveryPages([{ id: 'p0', name: 'P' }], 1, 'VIRTUAL'), past)
+  }
+
   function delivererOf(
     s: Services,
     sender: WebhookSender,
@@ -239,14 +251,7 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
   it('visits at most its share of the webhooks holding deliveries a look, going on from the last one', async () => {
     const { services: s } = await storedWebhook(propertyWebhookSpec('walk'))
     const ids = ['wh_w1', 'wh_w2', 'wh_w3', 'wh_w4', 'wh_w5', 'wh_w6', 'wh_w7']
-    await storeWebhooks(
-      s,
-      propertyWebhookSpec('walk-more'),
-      ids.map((id) => ({ id })),
-    )
-    const past = new Date(Date.now() - 60_000).toISOString()
-    for (const id of ids)
-      await commitNativeDeliveries(s.db, id, deliveryPages([{ id: 'p0', name: 'P' }], 1, 'VIRTUAL'), past)
+    await holdersOfOnePage(s, 'walk-more', ids)
     const now = new Date().toISOString()
     // wh_w2's head waits for its retry: visited, and counted against the look's share, but not due.
     const [waiting] = await s.webhooks.deliveries.pending('wh_w2', 1)
@@ -274,14 +279,7 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
   it('visits the whole share it counted although a holder is stored between its count and its probes', async () => {
     const { services: s } = await storedWebhook(propertyWebhookSpec('race'))
     const ids = ['wh_x1', 'wh_x3', 'wh_x5', 'wh_x6', 'wh_x7', 'wh_x8']
-    await storeWebhooks(
-      s,
-      propertyWebhookSpec('race-more'),
-      ids.map((id) => ({ id })),
-    )
-    const past = new Date(Date.now() - 60_000).toISOString()
-    for (const id of ids)
-      await commitNativeDeliveries(s.db, id, deliveryPages([{ id: 'p0', name: 'P' }], 1, 'VIRTUAL'), past)
+    await holdersOfOnePage(s, 'race-more', ids)
     // A busy webhook whose id sorts inside the first share: a page is stored for it between each look's two
     // queries, and delivered after the look (a review session's case: wh_x5 was then never found).
     await storeWebhooks(s, propertyWebhookSpec('race-busy'), [{ id: 'wh_x2' }])
