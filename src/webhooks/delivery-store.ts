@@ -310,7 +310,7 @@ export class DeliveryStore {
 
 /**
  * Up to `most` distinct webhooks that hold stored (pending) deliveries, after webhook id `after` (or from the
- * first), as a recursive walk of webhook_deliveries_queue_idx: each step seeks the first webhook id after the
+ * first) and, when given, up to webhook id `until`, as a recursive walk of webhook_deliveries_queue_idx: each step seeks the first webhook id after the
  * last one, so the walk costs one seek per such webhook however many deliveries each holds. Neither SQLite
  * nor PostgreSQL (before 18) skips through an index on its own: a DISTINCT would read every row. A walk that
  * reaches the last holder ends with one NULL id.
