@@ -100,6 +100,35 @@ function pick(raw: Record<string, unknown>, names: readonly string[]): Record<st
   return Object.keys(out).length > 0 ? out : undefined
 }
 
+/**
+ * Sets one field of a response record: its value cleaned (`clean`), left out when missing. An empty list is
+ * left out like a missing value: a provider without the data answers it either way (HubSpot leaves out a
+ * contact's companies, Pipedrive answers none as []), the record says it one way.
+ */
+export function putShaped(record: Record<string, unknown>, name: string, value: unknown): void {
+  const cleaned = clean(value)
+  if (cleaned !== undefined && !(Array.isArray(cleaned) && cleaned.length === 0)) record[name] = cleaned
+}
+
+/** Pages a handler built in the response's shape (`shapedPage`). */
+const shapedPages = new WeakSet<readonly unknown[]>()
+
+/**
+ * Marks a page whose records a handler built already as recordShaper would shape them: new objects that
+ * nothing else holds, each holding only fields recordShaper keeps for the request (never `raw`), in the
+ * model's order, each set with `putShaped`. runOperation sends such a page as it is: copying every record
+ * of a page into a new one was 6-8 % of the unified list's CPU per request (issue 12, BENCHMARKS.md).
+ */
+export function shapedPage<T extends readonly unknown[]>(records: T): T {
+  shapedPages.add(records)
+  return records
+}
+
+/** Whether a handler built `records` in the response's shape (`shapedPage`). */
+export function isShapedPage(records: readonly unknown[]): boolean {
+  return shapedPages.has(records)
+}
+
 /** Turns one handler record into the response record; made once per request, used for every record. */
 export type RecordShaper = (record: UnifiedRecord) => Record<string, unknown>
 
@@ -123,12 +152,7 @@ export function recordShaper(
   const rawWanted = selection.raw || rawNames.length > 0
   return (record) => {
     const out: Record<string, unknown> = {}
-    for (const name of names) {
-      const value = clean(record[name])
-      // An empty list is left out like a missing value: a provider without the data answers it either way
-      // (HubSpot leaves out a contact's companies, Pipedrive answers none as []), the record says it one way.
-      if (value !== undefined && !(Array.isArray(value) && value.length === 0)) out[name] = value
-    }
+    for (const name of names) putShaped(out, name, record[name])
     if (rawWanted) {
       const raw = record.raw
       if (raw && typeof raw === 'object') {

@@ -11,7 +11,7 @@ import type {
 } from '../integrations/types.js'
 import { type ObjectModel, type Operation, permissionFor, type UnifiedRecord } from '../models/index.js'
 import { withCreateDefaults, withListDefaults } from './defaults.js'
-import { type FieldSelection, parseFields, planFields, recordShaper } from './fields.js'
+import { type FieldSelection, isShapedPage, parseFields, planFields, recordShaper } from './fields.js'
 import { type RawListQuery, type ReadListQuery, readListQuery, supportedListQuery } from './list-query.js'
 import { apiErrorFromConnector } from './provider-errors.js'
 import { parseRawParams, refuseOwnedRaw } from './raw-params.js'
@@ -163,7 +163,8 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
       forgetProperties(ctx.connectionId)
     await resolver.markHealthyIfNeeded(resolved)
     if (result === undefined) return undefined
-    return Array.isArray(result) ? result.map(shape) : shape(result)
+    if (!Array.isArray(result)) return shape(result)
+    return isShapedPage(result) ? result : result.map(shape)
   } catch (err) {
     throw await mapFailure(resolver, resolved, err, what)
   }

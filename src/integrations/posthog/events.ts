@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { shapedPage } from '../../engine/fields.js'
 import { badRequest, notFound } from '../../errors.js'
 import { EVENT_TYPES, type EventType, type UnifiedRecord } from '../../models/index.js'
 import type { FieldPlan, HandlerContext, ListQuery, ObjectHandlers, WriteBody } from '../types.js'
@@ -190,12 +191,13 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     visitor,
   )
   // Only the listed fields are built: the response leaves out every other one (recordShaper). Without
-  // `raw` they are read straight from the rows, with no event zipped per row.
+  // `raw` they are read straight from the rows, with no event zipped per row, each record already as the
+  // response sends it, so that the engine sends the page as it is (shapedPage).
   const rowMapper =
     ctx.fields.raw || ctx.fields.rawNames.length > 0
       ? undefined
       : eventRowMapperFor(columns, ctx.fields.listed)
-  if (rowMapper) return rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId])))
+  if (rowMapper) return shapedPage(rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId]))))
   const toRecord = eventMapperFor(ctx.fields.listed)
   return rows.map((row) => {
     const event = eventFromRow(columns, row, ctx.fields.rawNames)

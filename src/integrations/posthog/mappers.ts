@@ -1,9 +1,11 @@
 import { isoTextOf } from '../../engine/dates.js'
+import { putShaped } from '../../engine/fields.js'
 import {
   type Dimension,
   type EventType,
   GENDERS,
   type MetricType,
+  modelOf,
   type UnifiedRecord,
 } from '../../models/index.js'
 import { timeBucketLabelAt, timeBucketLabelOf } from '../time-buckets.js'
@@ -265,7 +267,10 @@ const EVENT_ROW_READERS: Readonly<Record<string, (at: RowLayout) => EventRowRead
   },
 }
 
-/** A HogQL row mapped straight to the listed unified fields, without `raw`. */
+/** The unified event's fields in its model's order: the order a response writes them in. */
+const EVENT_MODEL_FIELDS = modelOf('analytics_event')?.fieldNames ?? []
+
+/** A HogQL row mapped straight to the listed unified fields, without `raw`, as the response sends them. */
 export type EventRowMapper = (
   row: readonly unknown[],
   propertyId: string,
@@ -275,8 +280,10 @@ export type EventRowMapper = (
 /**
  * The listed fields of a page of HogQL rows selected as `columns` (`eventColumnsFor`), built straight from
  * each row: no PostHog event and `properties` object is zipped per row only to be read once (a third of a
- * page's mapping, issue 12). Undefined when a listed field has no row reader (`metadata`) or when nothing
- * was listed; `raw` needs the zipped event, so callers that want it use `eventMapperFor`.
+ * page's mapping, issue 12). Each record is built as the response sends it (cleaned, in the model's order,
+ * a missing value left out: the engine's `putShaped`), so that a page of them is a `shapedPage`. Undefined
+ * when a listed field has no row reader (`metadata`) or when nothing was listed; `raw` needs the zipped
+ * event, so callers that want it use `eventMapperFor`.
  */
 export function eventRowMapperFor(
   columns: readonly EventColumn[],
@@ -289,17 +296,19 @@ export function eventRowMapperFor(
   }
   const fields: string[] = []
   const readers: EventRowReader[] = []
-  // In EVENT_FIELD_READERS order, as eventMapperFor builds them.
-  for (const field of Object.keys(EVENT_FIELD_READERS)) {
-    if (!listed.has(field)) continue
+  // In the model's order, as the response writes them (recordShaper).
+  for (const field of EVENT_MODEL_FIELDS) {
+    if (!listed.has(field) || !(field in EVENT_FIELD_READERS)) continue
     const reader = EVENT_ROW_READERS[field]
     if (!reader) return undefined
     fields.push(field)
     readers.push(reader(layout))
   }
+  // Each record already as the response sends it (shapedPage): a missing value is left out here.
   return (row, propertyId, visitorId) => {
     const record: Record<string, unknown> = {}
-    for (let i = 0; i < fields.length; i++) record[fields[i]!] = readers[i]!(row, propertyId, visitorId)
+    for (let i = 0; i < fields.length; i++)
+      putShaped(record, fields[i]!, readers[i]!(row, propertyId, visitorId))
     return record as UnifiedRecord
   }
 }
