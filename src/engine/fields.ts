@@ -110,6 +110,14 @@ export function putShaped(record: Record<string, unknown>, name: string, value: 
   if (cleaned !== undefined && !(Array.isArray(cleaned) && cleaned.length === 0)) record[name] = cleaned
 }
 
+/**
+ * The fields of `model` that `listed` names, `raw` left out, in the model's order: the fields and order of
+ * the records recordShaper makes when `fields` was given, for a handler that builds them itself (shapedPage).
+ */
+export function listedInOrder(model: ObjectModel, listed: ReadonlySet<string>): string[] {
+  return model.fieldNames.filter((name) => name !== 'raw' && listed.has(name))
+}
+
 /** Pages a handler built in the response's shape (`shapedPage`). */
 const shapedPages = new WeakSet<readonly unknown[]>()
 

@@ -1,3 +1,4 @@
+import { shapedPage } from '../../engine/fields.js'
 import { ApiError, badRequest, notFound, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
@@ -6,6 +7,7 @@ import { completeAssociations } from './associations.js'
 import {
   fromHubspotContact,
   hubspotContactMapperFor,
+  shapedContactMapperFor,
   toHubspotAssociations,
   toHubspotContactProperties,
 } from './mappers.js'
@@ -53,9 +55,15 @@ function readQuery(ask: ContactAsk, raw: Readonly<Record<string, string>>): Reco
   }
 }
 
-/** A page of contacts, each built with only the fields the caller listed (see hubspotContactMapperFor). */
-const mapAll = (ctx: HandlerContext, rows: readonly HubspotContact[]) =>
-  rows.map(hubspotContactMapperFor(ctx.fields.listed, ctx.fields.rawNames))
+/**
+ * A page of contacts, each built with only the fields the caller listed (see hubspotContactMapperFor); when
+ * `fields` lists no `raw`, built as the response sends them (shapedContactMapperFor).
+ */
+function mapAll(ctx: HandlerContext, rows: readonly HubspotContact[]): UnifiedRecord[] {
+  const { listed, raw, rawNames } = ctx.fields
+  if (listed && !raw && rawNames.length === 0) return shapedPage(rows.map(shapedContactMapperFor(listed)))
+  return rows.map(hubspotContactMapperFor(listed, rawNames))
+}
 
 /**
  * The plain list pages with an opaque `after` cursor (`paging.next.after`). The cursor for a position is

@@ -1,7 +1,11 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { parseFields, planFields, recordShaper } from '../../engine/fields.js'
+import { modelOf } from '../../models/index.js'
 import {
   fromHubspotContact,
   hubspotContactMapperFor,
+  shapedContactMapperFor,
   toHubspotAssociations,
   toHubspotContactProperties,
 } from './mappers.js'
@@ -107,6 +111,40 @@ describe('HubSpot contacts', () => {
     const named = hubspotContactMapperFor(new Set(['id', 'raw.hs_lead_status']), ['hs_lead_status'])(contact)
     expect(named).toEqual({ id: full.id, raw: full.raw })
     expect(hubspotContactMapperFor(undefined, ['hs_lead_status'])(contact)).toEqual(full)
+  })
+
+  it('build a page of listed fields as the response sends the full mapping, shaped', () => {
+    const model = modelOf('crm_contact')!
+    const variants: HubspotContact[] = [
+      contact,
+      { ...contact, createdAt: '2024-03-01T09:00:00Z', updatedAt: 'soon' },
+      { ...contact, id: '52', properties: { hs_object_id: '52', email: '', firstname: null, state: 'CA' } },
+      { ...contact, associations: { companies: { results: [] } } },
+    ]
+    fc.assert(
+      fc.property(
+        fc.subarray(
+          model.fieldNames.filter((f) => f !== 'raw'),
+          { minLength: 1 },
+        ),
+        fc.constantFrom(...variants),
+        (listed, c) => {
+          const selection = parseFields(listed.join(','), model)
+          const shaped = recordShaper(
+            model,
+            selection,
+            planFields(selection, [], false),
+            [],
+          )(fromHubspotContact(c))
+          // The engine sends these records as they are (shapedPage): the same keys in the same order, so the
+          // same response text.
+          const built = shapedContactMapperFor(new Set(listed))(c)
+          expect(built).toStrictEqual(shaped)
+          expect(JSON.stringify(built)).toBe(JSON.stringify(shaped))
+        },
+      ),
+      { numRuns: 500 },
+    )
   })
 
   it('leave out what was not asked rather than answering it empty', () => {

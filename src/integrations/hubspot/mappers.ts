@@ -1,6 +1,7 @@
 import { isoTextOf } from '../../engine/dates.js'
+import { listedInOrder, putShaped } from '../../engine/fields.js'
 import { badRequest } from '../../errors.js'
-import type { UnifiedRecord } from '../../models/index.js'
+import { modelOf, type UnifiedRecord } from '../../models/index.js'
 import type { WriteBody } from '../types.js'
 import type { HubspotAssociatedIds, HubspotContact } from './types.js'
 
@@ -121,6 +122,25 @@ export function hubspotContactMapperFor(
     const p = contact.properties ?? {}
     const record: Record<string, unknown> = {}
     for (const [field, read] of readers) record[field] = read(contact, p, rawNames)
+    return record as UnifiedRecord
+  }
+}
+
+const CONTACT_MODEL = modelOf('crm_contact')!
+
+/**
+ * The `listed` fields of a contact (neither `raw` nor a `raw.<name>` asked), built as the response sends them
+ * (in the model's order, each cleaned or left out: the engine's `putShaped`), so that a page of them is a
+ * `shapedPage` the engine sends without copying each record again. Each value is what
+ * `hubspotContactMapperFor` reads.
+ */
+export function shapedContactMapperFor(listed: ReadonlySet<string>): ContactMapper {
+  const fields = listedInOrder(CONTACT_MODEL, listed).filter((field) => field in CONTACT_FIELD_READERS)
+  const readers = fields.map((field) => CONTACT_FIELD_READERS[field]!)
+  return (contact) => {
+    const p = contact.properties ?? {}
+    const record: Record<string, unknown> = {}
+    for (let i = 0; i < fields.length; i++) putShaped(record, fields[i]!, readers[i]!(contact, p, []))
     return record as UnifiedRecord
   }
 }

@@ -1,5 +1,5 @@
 import { isoTextOf } from '../../engine/dates.js'
-import { putShaped } from '../../engine/fields.js'
+import { listedInOrder, putShaped } from '../../engine/fields.js'
 import {
   type Dimension,
   type EventType,
@@ -267,8 +267,7 @@ const EVENT_ROW_READERS: Readonly<Record<string, (at: RowLayout) => EventRowRead
   },
 }
 
-/** The unified event's fields in its model's order: the order a response writes them in. */
-const EVENT_MODEL_FIELDS = modelOf('analytics_event')?.fieldNames ?? []
+const EVENT_MODEL = modelOf('analytics_event')!
 
 /** A HogQL row mapped straight to the listed unified fields, without `raw`, as the response sends them. */
 export type EventRowMapper = (
@@ -296,9 +295,8 @@ export function eventRowMapperFor(
   }
   const fields: string[] = []
   const readers: EventRowReader[] = []
-  // In the model's order, as the response writes them (recordShaper).
-  for (const field of EVENT_MODEL_FIELDS) {
-    if (!listed.has(field) || !(field in EVENT_FIELD_READERS)) continue
+  for (const field of listedInOrder(EVENT_MODEL, listed)) {
+    if (!(field in EVENT_FIELD_READERS)) continue
     const reader = EVENT_ROW_READERS[field]
     if (!reader) return undefined
     fields.push(field)
