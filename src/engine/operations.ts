@@ -164,7 +164,10 @@ export async function runOperation(resolver: ConnectionResolver, req: OperationR
     await resolver.markHealthyIfNeeded(resolved)
     if (result === undefined) return undefined
     if (!Array.isArray(result)) return shape(result)
-    return isShapedPage(result) ? result : result.map(shape)
+    // A page built in the response's shape is sent as it is, where the request listed its fields and no
+    // `raw`: only there is the shaper's work what shapedPage promises (slow fields and `raw` stay its own).
+    const listedOnly = selection.listed !== undefined && !selection.raw && selection.rawNames.length === 0
+    return listedOnly && isShapedPage(result) ? result : result.map(shape)
   } catch (err) {
     throw await mapFailure(resolver, resolved, err, what)
   }

@@ -135,7 +135,9 @@ const CONTACT_MODEL = modelOf('crm_contact')!
  * `hubspotContactMapperFor` reads.
  */
 export function shapedContactMapperFor(listed: ReadonlySet<string>): ContactMapper {
-  const fields = listedInOrder(CONTACT_MODEL, listed).filter((field) => field in CONTACT_FIELD_READERS)
+  const fields = listedInOrder(CONTACT_MODEL, listed).filter((field) =>
+    Object.hasOwn(CONTACT_FIELD_READERS, field),
+  )
   const readers = fields.map((field) => CONTACT_FIELD_READERS[field]!)
   return (contact) => {
     const p = contact.properties ?? {}

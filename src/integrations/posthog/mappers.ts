@@ -296,7 +296,7 @@ export function eventRowMapperFor(
   const fields: string[] = []
   const readers: EventRowReader[] = []
   for (const field of listedInOrder(EVENT_MODEL, listed)) {
-    if (!(field in EVENT_FIELD_READERS)) continue
+    if (!Object.hasOwn(EVENT_FIELD_READERS, field)) continue
     const reader = EVENT_ROW_READERS[field]
     if (!reader) return undefined
     fields.push(field)
