@@ -124,9 +124,9 @@ const shapedPages = new WeakSet<readonly unknown[]>()
 /**
  * Marks a page whose records a handler built already as recordShaper would shape them: new objects that
  * nothing else holds, each holding only fields recordShaper keeps for the request (never `raw`), in the
- * model's order, each set with `putShaped`. Only a request that listed its fields and no `raw` or
- * `raw.<name>` is answered with such a page as it is; any other shapes it as always. runOperation sends such a page as it is: copying every record
- * of a page into a new one was 6-8 % of the unified list's CPU per request (issue 12, BENCHMARKS.md).
+ * model's order, each set with `putShaped`. runOperation sends such a page as it is where the request listed
+ * its fields and no `raw` or `raw.<name>`, and shapes it as always elsewhere: copying every record of a page
+ * into a new one was 6-8 % of the unified list's CPU per request (issue 12, BENCHMARKS.md).
  */
 export function shapedPage<T extends readonly unknown[]>(records: T): T {
   shapedPages.add(records)
