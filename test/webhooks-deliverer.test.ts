@@ -30,6 +30,20 @@ function recordingSender(onSend: (count: number) => Promise<void> = async () => 
   return { sender, sent }
 }
 
+/** A sender that notes the first record id of each page it is given in `sent` and answers as `answer` says. */
+function pageSender(
+  sent: string[],
+  answer: (id: string) => SendOutcome | Promise<SendOutcome>,
+): WebhookSender {
+  return {
+    async send(_url: string, body: string): Promise<SendOutcome> {
+      const id = JSON.parse(body).data[0].id as string
+      sent.push(id)
+      return answer(id)
+    },
+  } as unknown as WebhookSender
+}
+
 describe.each(storeKinds())('the deliverer on %s', (store) => {
   const storedWebhook = useStoredWebhook(store)
 
@@ -103,15 +117,9 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
   it('removes a page once its last attempt fails, warns of it without its records, and sends the next', async () => {
     const { services: s, webhook } = await webhookWithPages(2)
     const sent: string[] = []
-    const refusingFirst = {
-      async send(_url: string, body: string): Promise<SendOutcome> {
-        const id = JSON.parse(body).data[0].id as string
-        sent.push(id)
-        return id === 'p0'
-          ? { ok: false, status: 503, error: 'receiver answered 503' }
-          : { ok: true, status: 200 }
-      },
-    } as unknown as WebhookSender
+    const refusingFirst = pageSender(sent, (id) =>
+      id === 'p0' ? { ok: false, status: 503, error: 'receiver answered 503' } : { ok: true, status: 200 },
+    )
     const warned: { fields: Readonly<Record<string, unknown>>; message: string }[] = []
     // Each run a day after the last: every retry is due.
     let now = Date.now()
@@ -303,14 +311,10 @@ describe.each(storeKinds())('the deliverer on %s', (store) => {
   it('stops when a page given up on is gone with its deleted webhook, sending nothing more of it', async () => {
     const { services: s, webhook } = await webhookWithPages(3)
     const sent: string[] = []
-    const deletingOnFirst = {
-      async send(_url: string, body: string): Promise<SendOutcome> {
-        const id = JSON.parse(body).data[0].id as string
-        sent.push(id)
-        if (id === 'p0') await s.db.deleteFrom('webhooks').where('id', '=', webhook.id).execute()
-        return { ok: false, status: 503, error: 'receiver answered 503' }
-      },
-    } as unknown as WebhookSender
+    const deletingOnFirst = pageSender(sent, async (id) => {
+      if (id === 'p0') await s.db.deleteFrom('webhooks').where('id', '=', webhook.id).execute()
+      return { ok: false, status: 503, error: 'receiver answered 503' }
+    })
     const warned: unknown[] = []
     const d = new Deliverer(
       s.db,
