@@ -74,6 +74,7 @@ describe('provider answers and limits (loopback allowed)', () => {
             'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
             'alt-svc': 'h3=":443"; ma=86400',
             'clear-site-data': '"cache", "cookies", "storage"',
+            'www-authenticate': 'Basic realm="provider"',
             connection: 'keep-alive, X-Hop-Only',
             'x-hop-only': 'for the next hop',
             'x-provider': 'kept',
@@ -162,13 +163,14 @@ describe('provider answers and limits (loopback allowed)', () => {
     expect(res.status).toBe(200)
     expect(res.headers['x-provider']).toBe('kept')
     // Relayed, each would speak for Unigate's origin: its cookies, its HTTPS pinning, its alternative
-    // services, a browser's stored data for it.
+    // services, a browser's stored data for it, a login prompt for it.
     for (const name of [
       'set-cookie',
       'set-cookie2',
       'strict-transport-security',
       'alt-svc',
       'clear-site-data',
+      'www-authenticate',
     ])
       expect(res.headers[name], name).toBeUndefined()
     // Named in the provider's `connection` header, it was meant for the hop to Unigate only.

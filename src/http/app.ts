@@ -56,6 +56,10 @@ async function assembleApp(
     serverFactory: (handler, settings) =>
       httpServer(
         (req, res) => {
+          // On every answer, whoever writes it (Fastify's routes, the passthrough door, a relayed provider
+          // answer): a browser must not read an error that repeats the caller's own input, or a provider's
+          // body, as another type than the one sent (HTML, say). Set here, the one place all of them pass.
+          res.setHeader('x-content-type-options', 'nosniff')
           boundUpload(req, res, services.config.bodyTimeoutMs)
           if (!door(req, res)) handler(req, res)
         },

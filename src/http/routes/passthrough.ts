@@ -33,8 +33,10 @@ const PREFIX = /^\/passthrough\/([^/?]+)\/?([^?]*)(?:\?(.*))?$/
 /**
  * Headers of the provider's answer that are not passed on: they speak for the origin that sends them, and
  * relayed they would speak for Unigate's. A provider must not set cookies on our origin, pin it to HTTPS
- * (`strict-transport-security`), point it at alternative services (`alt-svc`) or clear a browser's data for it
- * (`clear-site-data`).
+ * (`strict-transport-security`), point it at alternative services (`alt-svc`), clear a browser's data for it
+ * (`clear-site-data`), or challenge for credentials on it (`www-authenticate`: a browser answers a Basic
+ * challenge with a login prompt under Unigate's address, asking for the provider's password there; the
+ * caller authenticates to Unigate with its key, and the provider's 401 status and body still say why).
  */
 const NOT_RETURNED = new Set([
   ...HOP_BY_HOP,
@@ -43,6 +45,7 @@ const NOT_RETURNED = new Set([
   'strict-transport-security',
   'alt-svc',
   'clear-site-data',
+  'www-authenticate',
 ])
 
 /**
