@@ -746,6 +746,18 @@ for (const provider of DEMO_PROVIDERS) {
           }
         },
       )
+      check(
+        object,
+        'an empty updated_gte or query is not given, as an empty filter is, whatever the integration supports',
+        async () => {
+          const without = await h.api<Rec[]>('GET', path(object), { query: { fields: 'id' } })
+          const empty = await h.api<Rec[]>('GET', path(object), {
+            query: { fields: 'id', updated_gte: '', query: '' },
+          })
+          expect(empty.status, empty.text).toBe(without.status)
+          if (without.status === 200) expect(empty.body).toEqual(without.body)
+        },
+      )
     }
   })
 }

@@ -40,7 +40,7 @@ function integer(name: string, value: string, schema: { minimum?: number; maximu
  */
 export interface ReadListQuery {
   readonly query: ListQuery
-  /** The list parameters given (`updated_gte`, `sort`, `order`, `query`), whether or not they took a value. */
+  /** The list parameters given with a value (`updated_gte`, `sort`, `order`, `query`); an empty one is not given. */
   readonly paramsGiven: readonly ListParam[]
 }
 
@@ -73,8 +73,10 @@ export function readListQuery(raw: RawListQuery, model: ObjectModel): ReadListQu
       `end_lt (${end.toISOString()}) must be after start_gte (${start.toISOString()}): the window holds no time`,
     )
   }
-  const updated = given('updated_gte')
-  const query = given('query')
+  // Empty (`updated_gte=`, `query=`) is not given, as an empty filter is: the same answer on every
+  // connection, where it was ignored by those that apply the parameter and a 501 from the others.
+  const updated = given('updated_gte') || undefined
+  const query = given('query') || undefined
   const read: ListQuery = {
     limit: limitText === undefined ? DEFAULT_LIMIT : integer('limit', limitText, LIMIT),
     offset: offsetText === undefined ? 0 : integer('offset', offsetText, OFFSET),
@@ -85,7 +87,8 @@ export function readListQuery(raw: RawListQuery, model: ObjectModel): ReadListQu
     ...(query ? { query } : {}),
     filters,
   }
-  return { query: read, paramsGiven: LIST_PARAMS.filter((param) => given(param) !== undefined) }
+  // An empty `sort` or `order` was refused above; an empty `updated_gte` or `query` is not given.
+  return { query: read, paramsGiven: LIST_PARAMS.filter((param) => (given(param) ?? '') !== '') }
 }
 
 /**
