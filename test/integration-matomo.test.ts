@@ -878,6 +878,25 @@ describe('Matomo through Unigate', () => {
     expect([...emu.state.sites.keys()]).toEqual(sites)
   })
 
+  it.each([
+    ['property', {}, 'filter_limit=1', 'filter_limit', 'limit and offset'],
+    ['session', { property_id: '1' }, 'filter_offset=5', 'filter_offset', 'limit and offset'],
+    ['event', { property_id: '1' }, 'idSite=2', 'idSite', 'property_id'],
+    ['report', { property_id: '1' }, 'filter_limit=2', 'filter_limit', 'limit and offset'],
+  ])(
+    'refuses a raw parameter Unigate sets itself on a %s list, before calling Matomo',
+    async (object, filters, raw, name, instead) => {
+      const window: Record<string, string> =
+        object === 'property' ? {} : { start_gte: emu.state.firstDay, end_lt: emu.state.dayAfterLast }
+      const before = emu.requests().length
+      const res = await h.api<Rec>('GET', `${base()}/${object}`, { query: { ...filters, ...window, raw } })
+      expect(res.status, res.text).toBe(400)
+      expect(String(res.body.message)).toContain(`'${name}'`)
+      expect(String(res.body.message)).toContain(instead)
+      expect(emu.requests().length).toBe(before)
+    },
+  )
+
   it('explains the reports it cannot give', async () => {
     const q = { property_id: '1', start_gte: '2024-05-01', end_lt: '2024-05-02' }
     expect((await h.api('GET', `${base()}/report`, { query: { ...q, dimension: 'VIDEO' } })).status).toBe(501)

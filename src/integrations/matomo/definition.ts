@@ -67,9 +67,16 @@ export default defineIntegration({
   },
   retry: { on: [429, 502, 503, 504], afterHeaders: ['retry-after'] },
   // A raw `method` would run any method the token allows (SitesManager.deleteSite under a read grant).
-  rawOwned: Object.fromEntries(
-    MATOMO_FIXED_PARAMS.map((name) => [name, 'Unigate chooses it for each Matomo method it calls']),
-  ),
+  // The others Unigate sets on every call that reads them: a raw one replaced Unigate's (a site list cut to
+  // `filter_limit` sites, a report breakdown cut short) or was replaced by it, unsaid either way.
+  rawOwned: {
+    ...Object.fromEntries(
+      MATOMO_FIXED_PARAMS.map((name) => [name, 'Unigate chooses it for each Matomo method it calls']),
+    ),
+    filter_limit: 'Unigate pages with limit and offset',
+    filter_offset: 'Unigate pages with limit and offset',
+    idSite: "give the site as property_id, or in the record's id",
+  },
   objects: {
     analytics_property: propertyHandlers,
     analytics_event: { ...eventHandlers, requiredParams: ['property_id'], requiredFields: ['property_id'] },
