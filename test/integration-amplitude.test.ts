@@ -562,6 +562,32 @@ describe('Amplitude through Unigate', () => {
     expect(at('/api/2/useractivity').length - activityBefore).toBe(2)
   })
 
+  it('answers raw.<name> from the raw that fields=raw answers, on lists with and without a query and on a get', async () => {
+    const reads: [string, Record<string, string>][] = [
+      [`${base()}/visitor`, { limit: '2' }],
+      [`${base()}/visitor`, { limit: '2', query: 'user_000' }],
+      [`${base()}/visitor/user_0002`, {}],
+    ]
+    for (const [path, query] of reads) {
+      const whole = await h.api<Rec | Rec[]>('GET', path, { query: { ...query, fields: 'id,raw' } })
+      const picked = await h.api<Rec | Rec[]>('GET', path, {
+        query: { ...query, fields: 'id,raw.canonical_amplitude_id,raw.num_events' },
+      })
+      expect(picked.status, picked.text).toBe(200)
+      const wholes = [whole.body].flat()
+      expect(wholes.length).toBeGreaterThan(0)
+      const expected = wholes.map((v) => {
+        const raw = v.raw as Rec
+        expect(raw.canonical_amplitude_id, path).toBeDefined()
+        return {
+          id: v.id,
+          raw: { canonical_amplitude_id: raw.canonical_amplitude_id, num_events: raw.num_events },
+        }
+      })
+      expect([picked.body].flat(), path).toEqual(expected)
+    }
+  })
+
   it('gathers visitors in growing ranges but never asks again for a range size Amplitude refused', async () => {
     // The same data, with an export that refuses archives past 8 kB: about two days of it here.
     const small = await startAmplitudeEmulator({

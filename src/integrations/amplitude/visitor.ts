@@ -52,9 +52,15 @@ async function activityOf(ctx: HandlerContext, match: Match): Promise<AmplitudeU
   })
 }
 
+/**
+ * Whether the request needs User Activity's details: a slow field, or `raw` or any `raw.<name>`, which
+ * picks from the `raw` that `fields=raw` answers (the user's details), not from the search match.
+ */
+const wantsDetails = (ctx: HandlerContext): boolean =>
+  ctx.fields.slow.size > 0 || ctx.fields.raw || ctx.fields.rawNames.length > 0
+
 async function withDetails(ctx: HandlerContext, match: Match, id = idOf(match)): Promise<UnifiedRecord> {
-  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
-  if (!wantsDetails) return { id, raw: { ...match } }
+  if (!wantsDetails(ctx)) return { id, raw: { ...match } }
   const activity = await activityOf(ctx, match)
   return fromAmplitudeUser(id, activity?.userData, activity?.events)
 }
@@ -69,8 +75,7 @@ async function listed(ctx: HandlerContext, match: Match): Promise<UnifiedRecord>
   const activity = await activityOf(ctx, match)
   const device = activity?.userData?.device_ids?.[0]
   const id = device ? `${DEVICE_VISITOR_PREFIX}${device}` : String(match.amplitude_id)
-  const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
-  if (!wantsDetails) return { id, raw: { ...match } }
+  if (!wantsDetails(ctx)) return { id, raw: { ...match } }
   return fromAmplitudeUser(id, activity?.userData, activity?.events)
 }
 
@@ -173,12 +178,12 @@ export const visitorHandlers: ObjectHandlers = {
    */
   async list(ctx, q) {
     if (!q.query) {
-      const wantsDetails = ctx.fields.slow.size > 0 || ctx.fields.raw
+      const details = wantsDetails(ctx)
       const out: UnifiedRecord[] = []
       for (const v of await seenVisitors(ctx, q)) {
         const match = { user_id: v.user_id, amplitude_id: v.amplitude_id }
         out.push(
-          wantsDetails
+          details
             ? await withDetails(ctx, match, v.id)
             : { id: v.id, raw: { ...match, device_id: v.device_id } },
         )
