@@ -6,6 +6,7 @@ import { OPERATION_BODY_CAPS } from '../src/integrations/http-client.js'
 import { testConfig } from './support/config.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { createConnection } from './support/integration-suite.js'
+import { type LocalServer, startLocalServer, storeConnection } from './support/local-server.js'
 
 type Rec = Record<string, unknown>
 
@@ -103,6 +104,50 @@ describe('a provider that answers pages far larger than asked', () => {
     // Stopped by the bytes read (about 20 pages of 55 kB), long before the bound of 100 pages.
     expect(s.umami.listCalls()).toBeLessThan(25)
   })
+})
+
+describe('a self-hosted PostHog that answers more rows than its query asked for', () => {
+  let h: Harness
+  let posthog: LocalServer
+  // Every HogQL query is answered with one row more than its own LIMIT, as a server of the connection's
+  // creator may (a real PostHog applies the LIMIT).
+  beforeAll(async () => {
+    posthog = await startLocalServer((req, res) => {
+      let body = ''
+      req.on('data', (c: Buffer) => {
+        body += c.toString('utf8')
+      })
+      req.on('end', () => {
+        const query = String((JSON.parse(body) as { query?: { query?: string } }).query?.query ?? '')
+        const limit = Number(/LIMIT (\d+)/.exec(query)?.[1] ?? 0)
+        const results = Array.from({ length: limit + 1 }, (_, i) => [`row-${i}`])
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ columns: ['a'], results }))
+      })
+    })
+    h = await startHarness('sqlite')
+  })
+  afterAll(async () => {
+    await h?.close()
+    await posthog?.close()
+  })
+
+  it.each([
+    ['event', 'limit=1', 1],
+    ['event', 'limit=3&fields=id', 3],
+    ['session', 'limit=2', 2],
+    ['report', 'type=EVENTS&dimension=EVENT_NAME&limit=2', 2],
+  ])(
+    'refuses a %s list (%s) with a 502 naming both counts, none of the rows passed on',
+    async (object, query, limit) => {
+      const conn = await storeConnection(h, posthog.url, [`analytics_${object}_read`])
+      const res = await h.api<Rec>('GET', `/analytics/${conn}/${object}?${query}`)
+      expect(res.status, res.text).toBe(502)
+      expect(res.body.message).toContain(`PostHog answered ${limit + 1} rows to a query limited to ${limit}`)
+      expect(res.text).not.toContain('row-0')
+    },
+  )
 })
 
 describe('a process short of memory', () => {

@@ -181,7 +181,7 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     limit: query.limit,
     offset: query.offset,
   })
-  const res = await runHogQL(ctx, projectId, hogql, 'unigate event list')
+  const res = await runHogQL(ctx, projectId, hogql, 'unigate event list', query.limit)
   const rows = res.results
   const distinctId = columns.findIndex((c) => c.source === 'column' && c.name === 'distinct_id')
   const visitorOf = await visitorsOfDistinctIds(

@@ -76,7 +76,13 @@ export async function personsOfDistinctIds(
   const persons = new Map<string, string>()
   const unique = [...new Set(distinctIds)]
   if (unique.length === 0) return persons
-  const res = await runHogQL(ctx, projectId, personsOfDistinctIdsQuery(unique), 'unigate session persons')
+  const res = await runHogQL(
+    ctx,
+    projectId,
+    personsOfDistinctIdsQuery(unique),
+    'unigate session persons',
+    unique.length,
+  )
   for (const [distinctId, personId] of res.results) persons.set(String(distinctId), String(personId))
   return persons
 }

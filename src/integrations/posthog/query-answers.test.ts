@@ -49,7 +49,7 @@ afterAll(async () => {
 /** Every query a test starts: each test ends only once they all have, so none runs into the next. */
 let started: Promise<unknown>[] = []
 function query(ctx: HandlerContext, i: number): Promise<unknown> {
-  const q = runHogQL(ctx, '1', `SELECT ${i}`, 'test').catch((e: unknown) => e)
+  const q = runHogQL(ctx, '1', `SELECT ${i}`, 'test', 1).catch((e: unknown) => e)
   started.push(q)
   return q
 }

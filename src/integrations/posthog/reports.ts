@@ -135,6 +135,13 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
   // Otherwise one query pages in HogQL; several each answer their first offset+limit values, and the merge
   // pages.
   const single = byQuery.size === 1 && !timeDimension
+  const rowLimit = timeDimension
+    ? timeLimit
+    : dimension
+      ? single
+        ? query.limit
+        : query.offset + query.limit
+      : 1
   const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => ({
     key,
     table,
@@ -147,12 +154,12 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
       // Bounded at the end_at the reports answer (now without end_lt): PostHog keeps events stamped ahead of
       // its clock, which an open window counted in a report saying it ended before them.
       end: until,
-      limit: timeDimension ? timeLimit : dimension ? (single ? query.limit : query.offset + query.limit) : 1,
+      limit: rowLimit,
       offset: dimension && single ? query.offset : 0,
     }),
   }))
   const answers = await Promise.all(
-    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.key}`)),
+    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.key}`, rowLimit)),
   )
   // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
   // query's answer names (else the project says it).

@@ -1,4 +1,4 @@
-import { badRequest, ProviderError } from '../../errors.js'
+import { ApiError, badRequest, ProviderError } from '../../errors.js'
 import { rawThenOwn } from '../raw-lists.js'
 import type { HandlerContext, ListQuery } from '../types.js'
 import { isTimeZone } from '../zones.js'
@@ -110,12 +110,17 @@ function queryLane(ctx: HandlerContext, projectId: string): string {
  * `QUERIES_PER_TEAM` run at once per team (query-slots.ts), counted as PostHog counts them: each attempt
  * until its answer begins (its status and headers), not while its body is read. An attempt takes the team's
  * slot last, once it holds its connection's and workspace's: one waiting for those holds none of the team's.
+ * `maxRows` is the query's own LIMIT: an answer of more rows is not PostHog's (it applies the LIMIT), and is
+ * refused before any row is mapped. A connection's `api_url` may name a server of its creator's, which could
+ * otherwise answer a page of `limit=1` with hundreds of thousands of rows, each mapped, shaped and written
+ * out while every other request of the process waited (seconds of CPU for one request).
  */
 export async function runHogQL(
   ctx: HandlerContext,
   projectId: string,
   query: string,
   name: string,
+  maxRows: number,
 ): Promise<HogQLResponse> {
   const own = { query: { kind: 'HogQLQuery', query }, name }
   const body = { refresh: FRESH, ...bodyWithRawParams(ctx, own) }
@@ -145,6 +150,12 @@ export async function runHogQL(
     })
   if (!res || !Array.isArray(res.results) || !Array.isArray(res.columns)) {
     throw new ProviderError(502, 'PostHog answered the query without columns and results')
+  }
+  if (res.results.length > maxRows) {
+    throw new ApiError(
+      502,
+      `PostHog answered ${res.results.length} rows to a query limited to ${maxRows}; not passed on`,
+    )
   }
   return res
 }

@@ -64,7 +64,7 @@ async function detailsOf(
   const ends = rows.map((r) => Date.parse(String(r.$end_timestamp))).filter((t) => !Number.isNaN(t))
   if (starts.length === 0 || ends.length === 0) return details
   const query = sessionDetailsQuery(ids, new Date(Math.min(...starts)), new Date(Math.max(...ends)))
-  const res = await runHogQL(ctx, projectId, query, 'unigate session details')
+  const res = await runHogQL(ctx, projectId, query, 'unigate session details', ids.length)
   for (const [id, device, browser, os, country, city, count] of res.results) {
     details.set(String(id), {
       device: text(device),
@@ -82,10 +82,11 @@ async function readSessions(
   ctx: HandlerContext,
   projectId: string,
   query: string,
+  maxRows: number,
   extra: readonly string[],
   visitor?: VisitorFilter,
 ) {
-  const res = await runHogQL(ctx, projectId, query, 'unigate session list').catch((err: unknown) => {
+  const res = await runHogQL(ctx, projectId, query, 'unigate session list', maxRows).catch((err: unknown) => {
     throw unknownColumn(err, extra) ?? err
   })
   const keys = [...SESSION_COLUMNS, ...extra]
@@ -132,13 +133,19 @@ async function listSessions(ctx: HandlerContext, query: ListQuery): Promise<Unif
     limit: query.limit,
     offset: query.offset,
   })
-  return readSessions(ctx, projectId, hogql, extra, visitor)
+  return readSessions(ctx, projectId, hogql, query.limit, extra, visitor)
 }
 
 async function getSession(ctx: HandlerContext, id: string): Promise<UnifiedRecord> {
   const projectId = projectIdOf(ctx)
   const extra = extraColumns(ctx.fields.rawNames)
-  const [session] = await readSessions(ctx, projectId, sessionQuery(id, extra, sessionLookupRange(id)), extra)
+  const [session] = await readSessions(
+    ctx,
+    projectId,
+    sessionQuery(id, extra, sessionLookupRange(id)),
+    1,
+    extra,
+  )
   if (!session) throw notFoundAtPosthog()
   return session
 }

@@ -68,6 +68,7 @@ async function totalsOf(
     projectId,
     visitorTotalsQuery(persons.map((p) => p.uuid)),
     'unigate visitor totals',
+    persons.length,
   )
   const totals = new Map<string, VisitorTotals>()
   for (const [personId, sessions, pageViews, events, lastSeen] of res.results) {
