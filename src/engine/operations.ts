@@ -259,6 +259,16 @@ function checkedResult(
   return operation === 'remove' ? undefined : result
 }
 
+/**
+ * At most `limit` of the records a list handler returned, the first ones. A handler pages as its provider
+ * answers, and a provider of the connection's creator (a self-hosted `api_url`) may answer a page far
+ * larger than asked: each record past `limit` would be shaped and written out for nothing, holding every
+ * request of the process meanwhile. A cut page is a new array, so it is shaped (not sent as `shapedPage`).
+ */
+function pageOf<T>(records: T, limit: number): T {
+  return Array.isArray(records) && records.length > limit ? (records.slice(0, limit) as T) : records
+}
+
 async function call(
   req: OperationRequest,
   prepared: Prepared,
@@ -274,7 +284,7 @@ async function call(
   switch (req.operation) {
     case 'list': {
       const query = await handlerListQuery(req, prepared)
-      const records = await handlers.list!(ctx, query)
+      const records = pageOf(await handlers.list!(ctx, query), query.limit)
       return req.model.objectType === 'analytics_report' && Array.isArray(records)
         ? withReportIds(records, reportAsk(query))
         : records

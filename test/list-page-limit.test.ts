@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type Harness, startHarness } from './support/harness.js'
+
+/**
+ * A handler whose provider answers more records than the page asked for (a server of the connection's
+ * creator may): the list answers at most `limit` records, the first ones, whatever the handler returned.
+ * The handlers here ignore `limit`, one returning a page marked as already shaped (`shapedPage`).
+ */
+vi.mock('../src/integrations/registry.js', async () => {
+  const { FakeProvider, fakeIntegration } = await import('./support/fake-integration.js')
+  const { shapedPage } = await import('../src/engine/fields.js')
+  const fake = fakeIntegration(new FakeProvider())
+  const many = () => Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, name: `site ${i}` }))
+  const objects = {
+    ...fake.objects,
+    analytics_property: { ...fake.objects.analytics_property!, list: async () => shapedPage(many()) },
+    analytics_visitor: { ...fake.objects.analytics_visitor!, list: async () => many() },
+  }
+  const integration = { ...fake, objects }
+  return {
+    INTEGRATIONS: [integration],
+    integrationOf: (t: string) => (t === 'fake' ? integration : undefined),
+  }
+})
+
+describe('a list page of more records than limit', () => {
+  let h: Harness
+  let connectionId: string
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: { integration_type: 'fake', auth: { token: 't' } },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    connectionId = conn.body.id
+  })
+  afterAll(async () => h?.close())
+
+  it.each(['property', 'visitor'])('is cut to limit, first records kept (%s)', async (object) => {
+    const ids = async (query: Record<string, string>) => {
+      const res = await h.api<{ id: string }[]>('GET', `/analytics/${connectionId}/${object}`, { query })
+      expect(res.status, res.text).toBe(200)
+      return res.body.map((r) => r.id)
+    }
+    expect(await ids({ limit: '2', fields: 'id' })).toEqual(['p0', 'p1'])
+    expect(await ids({ limit: '2' })).toEqual(['p0', 'p1'])
+    expect(await ids({ fields: 'id,name' })).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'])
+  })
+})
