@@ -514,6 +514,10 @@ describe('Greenhouse through Unigate', () => {
     const unmodelled = await h.api<Rec>('GET', path(), { query: { raw: 'custom_field_option_id=7' } })
     expect(unmodelled.status).toBe(400)
     expect(String(unmodelled.body.message)).toContain('Greenhouse rejected list ats_application')
+    // Greenhouse's 422 names the field and the reason in its `errors` list, under a bare "Validation error".
+    const invalid = await h.api<Rec>('GET', path(), { query: { raw: 'prospect=maybe' } })
+    expect(invalid.status).toBe(400)
+    expect(String(invalid.body.message)).toContain('Validation error (prospect: Must be true or false)')
   })
 
   it('starts the listing again when Greenhouse no longer takes a cursor Unigate kept, and answers the page', async () => {

@@ -414,4 +414,17 @@ describe('providerMessageOf', () => {
     expect(providerMessageOf(deep)).toBe('an answer nested too deep to quote')
     expect(providerMessageOf({ errors: [[1]] })).toBe('{"errors":[[1]]}')
   })
+
+  it('adds the items of an errors list to a summary message, each with its field, unless it says them already', () => {
+    const greenhouse = {
+      message: 'Validation error',
+      errors: [{ message: 'Must be true or false', field: 'prospect' }, { message: 'Too long' }, { code: 1 }],
+    }
+    expect(providerMessageOf(greenhouse)).toBe('Validation error (prospect: Must be true or false; Too long)')
+    expect(providerMessageOf({ message: 'Bad: Too long', errors: [{ message: 'Too long' }] })).toBe(
+      'Bad: Too long',
+    )
+    expect(providerMessageOf({ message: 'Bad', errors: [{ code: 1 }] })).toBe('Bad')
+    expect(providerMessageOf({ message: 'Bad', errors: 'x' })).toBe('Bad')
+  })
 })

@@ -574,12 +574,33 @@ function statedMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGTH): strin
   const b = body as Record<string, unknown>
   for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
     const v = b[key]
-    if (typeof v === 'string') return v.slice(0, length)
+    if (typeof v === 'string') {
+      const details = itemizedErrorsOf(b.errors)
+      return (details && !v.includes(details) ? `${v} (${details})` : v).slice(0, length)
+    }
     if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
       return String((v as { message: string }).message).slice(0, length)
     }
   }
   return undefined
+}
+
+/**
+ * The items of an `errors` list beside a summary message, each `field: message` where it names its field:
+ * Greenhouse answers a 422 as `{message: "Validation error", errors: [{message, field}]}`
+ * (grnhse/greenhouse-api-docs, harvest/_introduction.md, Validation), whose summary alone names neither
+ * the parameter nor what was wrong with it. Undefined when the list holds no item with a message.
+ */
+function itemizedErrorsOf(errors: unknown): string | undefined {
+  if (!Array.isArray(errors)) return undefined
+  const items: string[] = []
+  for (const item of errors) {
+    if (!item || typeof item !== 'object') continue
+    const { message, field } = item as { message?: unknown; field?: unknown }
+    if (typeof message !== 'string' || message === '') continue
+    items.push(typeof field === 'string' && field !== '' ? `${field}: ${message}` : message)
+  }
+  return items.length > 0 ? items.join('; ') : undefined
 }
 
 /**
