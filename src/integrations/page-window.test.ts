@@ -27,4 +27,10 @@ describe('pageWindow', () => {
       ),
     )
   })
+
+  it('takes a page far larger than asked without overflowing the stack, and keeps only the window', async () => {
+    const huge = Array.from({ length: 500_000 }, (_, i) => i)
+    const got = await readWindow(pageWindow(0, 2), 2, async () => huge)
+    expect(got).toEqual([0, 1])
+  })
 })

@@ -25,7 +25,9 @@ export async function readWindow<T>(
   const rows: T[] = []
   for (const page of window.pages) {
     const got = await fetchPage(page, window.pageSize)
-    rows.push(...got)
+    // One at a time: a page spread into push's arguments overflows the stack past some 100,000 rows, which
+    // a provider answering far more than the page size asked (a self-hosted one) can send.
+    for (const row of got) rows.push(row)
     if (got.length < window.pageSize) break
   }
   return rows.slice(window.skip, window.skip + limit)

@@ -43,6 +43,23 @@ export const MAX_CHANGED_VISITS = 10_000
 const ascending = (params: VisitParams, raw: Readonly<Record<string, string>>) =>
   String(params.filter_sort_order ?? raw.filter_sort_order ?? '').toLowerCase() === 'asc'
 
+/**
+ * Live's answer to a call with `filter_limit=limit`: Matomo applies that limit (core/API/DataTable filters),
+ * so more visits are not its answer. A connection's `api_url` may name its creator's server; its page of
+ * hundreds of thousands of visits would each be walked and mapped while the process's other requests
+ * waited. Refused (502) before any is read.
+ */
+export function visitsWithin(answer: unknown, limit: number): MatomoVisit[] {
+  if (!Array.isArray(answer)) return []
+  if (answer.length > limit) {
+    throw new ApiError(
+      502,
+      `Matomo answered ${answer.length} visits to a call limited to ${limit}; not passed on`,
+    )
+  }
+  return answer as MatomoVisit[]
+}
+
 async function liveVisits(
   ctx: Pick<HandlerContext, 'client' | 'credentials' | 'rawParams'>,
   params: VisitParams,
@@ -55,7 +72,7 @@ async function liveVisits(
     filter_offset: 0,
     filter_limit: limit,
   })
-  return Array.isArray(visits) ? visits : []
+  return visitsWithin(visits, limit)
 }
 
 function tooManyChanged(): never {

@@ -23,7 +23,8 @@ const visitLog = (count: number, actionsOf: (i: number) => number): MatomoVisit[
 /** Visits with 0..3 actions each, served by a fake Matomo that pages by filter_offset/filter_limit. */
 const visits = visitLog(40, (i) => i % 4)
 
-function fakeContext(log: readonly MatomoVisit[] = visits) {
+/** `ignoresLimit`: a server that answers its whole log whatever filter_limit asked (not Matomo's way). */
+function fakeContext(log: readonly MatomoVisit[] = visits, ignoresLimit = false) {
   const calls: Array<Record<string, string>> = []
   const client = {
     async send(req: ProviderRequest) {
@@ -31,7 +32,7 @@ function fakeContext(log: readonly MatomoVisit[] = visits) {
       calls.push(form)
       const offset = Number(form.filter_offset)
       const limit = Number(form.filter_limit)
-      return { status: 200, headers: {}, body: log.slice(offset, offset + limit) }
+      return { status: 200, headers: {}, body: ignoresLimit ? log : log.slice(offset, offset + limit) }
     },
   } as unknown as ProviderClient
   const ctx = {
@@ -98,5 +99,21 @@ describe('walkVisits', () => {
       period: 'range',
       date: '2024-05-01,2024-05-05',
     })
+  })
+})
+
+describe('a server that answers more visits than filter_limit asked', () => {
+  it('is refused with a 502 naming both counts, before any visit is walked', async () => {
+    const { ctx } = fakeContext(visits, true)
+    const walked: string[] = []
+    const pick = (v: MatomoVisit) => {
+      walked.push(String(v.idVisit))
+      return urls(v)
+    }
+    await expect(walkVisits(ctx, 'flood', { idSite: '1' }, 0, 5, pick, 10, utc)).rejects.toMatchObject({
+      statusCode: 502,
+      message: 'Matomo answered 40 visits to a call limited to 10; not passed on',
+    })
+    expect(walked).toEqual([])
   })
 })

@@ -1,7 +1,7 @@
 import type { HandlerContext } from '../types.js'
 import { callMatomo, type MatomoParams } from './client.js'
 import type { MatomoVisit } from './provider-types.js'
-import { readVisitsAsOf, snapshotNow, type VisitAnchor } from './visit-snapshot.js'
+import { readVisitsAsOf, snapshotNow, type VisitAnchor, visitsWithin } from './visit-snapshot.js'
 
 /** What narrows `Live.getLastVisitsDetails` at Matomo; anything finer is trimmed by the caller's `pick`. */
 export type VisitParams = MatomoParams & { readonly idSite: string }
@@ -26,7 +26,7 @@ export async function fetchVisits(
     filter_offset: 0,
     filter_limit: offset + limit,
   })
-  return Array.isArray(visits) ? visits.slice(offset) : []
+  return visitsWithin(visits, offset + limit).slice(offset)
 }
 
 /**
