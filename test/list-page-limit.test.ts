@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { connectFake } from './support/fake-integration.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 /**
@@ -7,20 +8,10 @@ import { type Harness, startHarness } from './support/harness.js'
  * The handlers here ignore `limit`, one returning a page marked as already shaped (`shapedPage`).
  */
 vi.mock('../src/integrations/registry.js', async () => {
-  const { FakeProvider, fakeIntegration } = await import('./support/fake-integration.js')
-  const { shapedPage } = await import('../src/engine/fields.js')
-  const fake = fakeIntegration(new FakeProvider())
-  const many = () => Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, name: `site ${i}` }))
-  const objects = {
-    ...fake.objects,
-    analytics_property: { ...fake.objects.analytics_property!, list: async () => shapedPage(many()) },
-    analytics_visitor: { ...fake.objects.analytics_visitor!, list: async () => many() },
-  }
-  const integration = { ...fake, objects }
-  return {
-    INTEGRATIONS: [integration],
-    integrationOf: (t: string) => (t === 'fake' ? integration : undefined),
-  }
+  const { fakeRegistryWithPages } = await import('./support/fake-integration.js')
+  return fakeRegistryWithPages(() =>
+    Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, name: `site ${i}` })),
+  )
 })
 
 describe('a list page of more records than limit', () => {
@@ -28,11 +19,7 @@ describe('a list page of more records than limit', () => {
   let connectionId: string
   beforeAll(async () => {
     h = await startHarness('sqlite')
-    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'fake', auth: { token: 't' } },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    connectionId = conn.body.id
+    connectionId = await connectFake(h)
   })
   afterAll(async () => h?.close())
 

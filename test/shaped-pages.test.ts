@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { connectFake } from './support/fake-integration.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 /**
@@ -8,20 +9,8 @@ import { type Harness, startHarness } from './support/harness.js'
  * the answer shows which requests take the page as it is and which are shaped as always.
  */
 vi.mock('../src/integrations/registry.js', async () => {
-  const { FakeProvider, fakeIntegration } = await import('./support/fake-integration.js')
-  const { shapedPage } = await import('../src/engine/fields.js')
-  const fake = fakeIntegration(new FakeProvider())
-  const built = () => [{ name: 'Acme', id: 'p1', raw: { plan: 'pro' } }]
-  const objects = {
-    ...fake.objects,
-    analytics_property: { ...fake.objects.analytics_property!, list: async () => shapedPage(built()) },
-    analytics_visitor: { ...fake.objects.analytics_visitor!, list: async () => built() },
-  }
-  const integration = { ...fake, objects }
-  return {
-    INTEGRATIONS: [integration],
-    integrationOf: (t: string) => (t === 'fake' ? integration : undefined),
-  }
+  const { fakeRegistryWithPages } = await import('./support/fake-integration.js')
+  return fakeRegistryWithPages(() => [{ name: 'Acme', id: 'p1', raw: { plan: 'pro' } }])
 })
 
 describe('pages a handler built in the response shape', () => {
@@ -29,11 +18,7 @@ describe('pages a handler built in the response shape', () => {
   let connectionId: string
   beforeAll(async () => {
     h = await startHarness('sqlite')
-    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type: 'fake', auth: { token: 't' } },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    connectionId = conn.body.id
+    connectionId = await connectFake(h)
   })
   afterAll(async () => h?.close())
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { bearerSecretMatches } from '../../src/integrations/native-auth.js'
-import type { IntegrationDefinition, ListQuery } from '../../src/integrations/types.js'
+import type { IntegrationDefinition, ListQuery, ObjectHandlers } from '../../src/integrations/types.js'
 import type { UnifiedRecord } from '../../src/models/index.js'
+import type { Harness } from './harness.js'
 
 export interface FakeRecord {
   id: string
@@ -129,4 +130,34 @@ export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
       },
     },
   }
+}
+
+/**
+ * What `vi.mock('../src/integrations/registry.js', …)` answers for a test of how the engine treats the pages
+ * handlers return: the fake integration alone, whose property list answers `records()` marked as already
+ * shaped (`shapedPage`) and whose visitor list answers the same records unmarked, whatever was asked.
+ */
+export async function fakeRegistryWithPages(records: () => UnifiedRecord[]) {
+  const { shapedPage } = await import('../../src/engine/fields.js')
+  const fake = fakeIntegration(new FakeProvider())
+  const lists: Record<string, ObjectHandlers['list']> = {
+    analytics_property: async () => shapedPage(records()),
+    analytics_visitor: async () => records(),
+  }
+  const objects = { ...fake.objects }
+  for (const [object, list] of Object.entries(lists)) objects[object] = { ...fake.objects[object]!, list }
+  const integration: IntegrationDefinition = { ...fake, objects }
+  return {
+    INTEGRATIONS: [integration],
+    integrationOf: (t: string) => (t === 'fake' ? integration : undefined),
+  }
+}
+
+/** A connection of the fake integration in the harness's workspace: its id. */
+export async function connectFake(h: Harness): Promise<string> {
+  const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+    body: { integration_type: 'fake', auth: { token: 't' } },
+  })
+  if (conn.status !== 200) throw new Error(`the fake connection was refused: ${conn.text}`)
+  return conn.body.id
 }
