@@ -881,6 +881,7 @@ describe('Matomo through Unigate', () => {
   it.each([
     ['property', {}, 'filter_limit=1', 'filter_limit', 'limit and offset'],
     ['session', { property_id: '1' }, 'filter_offset=5', 'filter_offset', 'limit and offset'],
+    ['session', { property_id: '1' }, 'countVisitorsToFetch=500', 'countVisitorsToFetch', 'limit and offset'],
     ['event', { property_id: '1' }, 'idSite=2', 'idSite', 'property_id'],
     ['report', { property_id: '1' }, 'filter_limit=2', 'filter_limit', 'limit and offset'],
   ])(

@@ -74,10 +74,18 @@ describe('provider answers and limits (loopback allowed)', () => {
             'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
             'alt-svc': 'h3=":443"; ma=86400',
             'clear-site-data': '"cache", "cookies", "storage"',
-            'www-authenticate': 'Basic realm="provider"',
+            'www-authenticate': 'Bearer error="invalid_token", Basic realm="provider"',
+            'x-content-type-options': 'none',
             connection: 'keep-alive, X-Hop-Only',
             'x-hop-only': 'for the next hop',
             'x-provider': 'kept',
+          })
+          .end('{}')
+      } else if (url.startsWith('/bearer/')) {
+        res
+          .writeHead(401, {
+            'content-type': 'application/json',
+            'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="expired"',
           })
           .end('{}')
       } else if (url.startsWith('/count/')) {
@@ -175,6 +183,17 @@ describe('provider answers and limits (loopback allowed)', () => {
       expect(res.headers[name], name).toBeUndefined()
     // Named in the provider's `connection` header, it was meant for the hop to Unigate only.
     expect(res.headers['x-hop-only']).toBeUndefined()
+    // Unigate's own, which the provider's `none` must not replace.
+    expect(res.headers['x-content-type-options']).toBe('nosniff')
+  })
+
+  it("passes on a Bearer challenge, which names the token's error and prompts for nothing", async () => {
+    const conn = await storeConnection(h, `${provider.url}/bearer`)
+    const res = await h.api('GET', `/passthrough/${conn}/x`)
+    expect(res.status).toBe(401)
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="expired"',
+    )
   })
 
   it.each([

@@ -426,5 +426,8 @@ describe('providerMessageOf', () => {
     )
     expect(providerMessageOf({ message: 'Bad', errors: [{ code: 1 }] })).toBe('Bad')
     expect(providerMessageOf({ message: 'Bad', errors: 'x' })).toBe('Bad')
+    // Cut at the message's length, however many items the list holds.
+    const many = { message: 'Bad', errors: Array.from({ length: 100_000 }, (_, i) => ({ message: `e${i}` })) }
+    expect(providerMessageOf(many, 20)).toBe('Bad (e0; e1; e2; e3;')
   })
 })

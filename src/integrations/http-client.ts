@@ -575,7 +575,7 @@ function statedMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGTH): strin
   for (const key of ['detail', 'message', 'error_description', 'error', 'msg']) {
     const v = b[key]
     if (typeof v === 'string') {
-      const details = itemizedErrorsOf(b.errors)
+      const details = itemizedErrorsOf(b.errors, length)
       return (details && !v.includes(details) ? `${v} (${details})` : v).slice(0, length)
     }
     if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
@@ -591,14 +591,19 @@ function statedMessageOf(body: unknown, length = PROVIDER_MESSAGE_LENGTH): strin
  * (grnhse/greenhouse-api-docs, harvest/_introduction.md, Validation), whose summary alone names neither
  * the parameter nor what was wrong with it. Undefined when the list holds no item with a message.
  */
-function itemizedErrorsOf(errors: unknown): string | undefined {
+function itemizedErrorsOf(errors: unknown, length: number): string | undefined {
   if (!Array.isArray(errors)) return undefined
   const items: string[] = []
+  let chars = 0
   for (const item of errors) {
+    // The message is cut to `length` anyway: a list of many items is not walked past it.
+    if (chars > length) break
     if (!item || typeof item !== 'object') continue
     const { message, field } = item as { message?: unknown; field?: unknown }
     if (typeof message !== 'string' || message === '') continue
-    items.push(typeof field === 'string' && field !== '' ? `${field}: ${message}` : message)
+    const text = typeof field === 'string' && field !== '' ? `${field}: ${message}` : message
+    items.push(text)
+    chars += text.length + 2
   }
   return items.length > 0 ? items.join('; ') : undefined
 }

@@ -34,9 +34,8 @@ const PREFIX = /^\/passthrough\/([^/?]+)\/?([^?]*)(?:\?(.*))?$/
  * Headers of the provider's answer that are not passed on: they speak for the origin that sends them, and
  * relayed they would speak for Unigate's. A provider must not set cookies on our origin, pin it to HTTPS
  * (`strict-transport-security`), point it at alternative services (`alt-svc`), clear a browser's data for it
- * (`clear-site-data`), or challenge for credentials on it (`www-authenticate`: a browser answers a Basic
- * challenge with a login prompt under Unigate's address, asking for the provider's password there; the
- * caller authenticates to Unigate with its key, and the provider's 401 status and body still say why).
+ * (`clear-site-data`), or replace the `x-content-type-options: nosniff` every answer of Unigate's carries
+ * (app.ts): a provider's own `none` would let a browser read its body as HTML on Unigate's origin.
  */
 const NOT_RETURNED = new Set([
   ...HOP_BY_HOP,
@@ -45,8 +44,21 @@ const NOT_RETURNED = new Set([
   'strict-transport-security',
   'alt-svc',
   'clear-site-data',
-  'www-authenticate',
+  'x-content-type-options',
 ])
+
+/**
+ * A `www-authenticate` challenge a browser answers with a login prompt (Basic, Digest, NTLM, Negotiate):
+ * relayed, the prompt would ask for the provider's password under Unigate's address. Such a header is not
+ * passed on; a Bearer challenge (RFC 6750 section 3), which names why a token was refused and prompts for
+ * nothing, is. A scheme begins the header or follows a comma; a quoted value that happens to read like one
+ * only drops a header that could have been kept.
+ */
+const PROMPTING_CHALLENGE = /(?:^|,)\s*(?:basic|digest|ntlm|negotiate)(?:\s|,|$)/i
+
+function promptsForLogin(value: string | string[]): boolean {
+  return (Array.isArray(value) ? value : [value]).some((v) => PROMPTING_CHALLENGE.test(v))
+}
 
 /**
  * The headers an answer's `connection` header names: hop-by-hop by that naming (RFC 9110 section 7.6.1), so
@@ -307,7 +319,9 @@ export async function relayPassthrough(services: Services, call: PassthroughExch
         const out: Record<string, string | string[]> = {}
         const hopNamed = hopNamedBy(answered.connection)
         for (const [k, v] of Object.entries(answered)) {
-          if (v !== undefined && !NOT_RETURNED.has(k) && !hopNamed?.has(k)) out[k] = v
+          if (v === undefined || NOT_RETURNED.has(k) || hopNamed?.has(k)) continue
+          if (k === 'www-authenticate' && promptsForLogin(v)) continue
+          out[k] = v
         }
         const length = Number(answered['content-length'])
         noteRelayedAnswer(note, call.ip, status, Number.isFinite(length) && length >= 0 ? length : undefined)

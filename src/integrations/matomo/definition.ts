@@ -75,6 +75,8 @@ export default defineIntegration({
     ),
     filter_limit: 'Unigate pages with limit and offset',
     filter_offset: 'Unigate pages with limit and offset',
+    // Live.getLastVisitsDetails reads it in place of filter_limit and filter_offset (plugins/Live/API.php).
+    countVisitorsToFetch: 'Unigate pages with limit and offset',
     idSite: "give the site as property_id, or in the record's id",
   },
   objects: {
