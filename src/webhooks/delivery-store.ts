@@ -14,13 +14,11 @@ import {
 import type { DeliveryPage } from './pages.js'
 
 /**
- * A stored delivery's state. Only pending deliveries are stored: one the receiver accepted is removed
- * (markDelivered), and so is one given up after the last attempt (giveUp). Older versions kept both, with
- * their data, as `delivered` and `failed` (removed by migrations 0010 and 0012).
+ * The row of a new delivery: pending, due at once, with its own id and nonce; `position` orders a check's pages.
+ * Only pending deliveries are stored: one the receiver accepted is removed (markDelivered), and so is one
+ * given up after the last attempt (giveUp). Older versions kept both, with their data, as `delivered` and
+ * `failed` (removed by migrations 0010 and 0012).
  */
-export type DeliveryStatus = 'pending'
-
-/** The row of a new delivery: pending, due at once, with its own id and nonce; `position` orders a check's pages. */
 function pendingDeliveryRow(
   webhookId: string,
   page: DeliveryPage,
