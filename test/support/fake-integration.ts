@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { bearerSecretMatches } from '../../src/integrations/native-auth.js'
-import type { IntegrationDefinition, ListQuery, ObjectHandlers } from '../../src/integrations/types.js'
+import type { IntegrationDefinition, ListQuery } from '../../src/integrations/types.js'
 import type { UnifiedRecord } from '../../src/models/index.js'
 import type { Harness } from './harness.js'
 
@@ -140,12 +140,11 @@ export function fakeIntegration(p: FakeProvider): IntegrationDefinition {
 export async function fakeRegistryWithPages(records: () => UnifiedRecord[]) {
   const { shapedPage } = await import('../../src/engine/fields.js')
   const fake = fakeIntegration(new FakeProvider())
-  const lists: Record<string, ObjectHandlers['list']> = {
-    analytics_property: async () => shapedPage(records()),
-    analytics_visitor: async () => records(),
+  const objects = {
+    ...fake.objects,
+    analytics_property: { ...fake.objects.analytics_property!, list: async () => shapedPage(records()) },
+    analytics_visitor: { ...fake.objects.analytics_visitor!, list: async () => records() },
   }
-  const objects = { ...fake.objects }
-  for (const [object, list] of Object.entries(lists)) objects[object] = { ...fake.objects[object]!, list }
   const integration: IntegrationDefinition = { ...fake, objects }
   return {
     INTEGRATIONS: [integration],
