@@ -284,6 +284,28 @@ describe('the analytics API end to end against the PostHog emulator', () => {
       )
     })
 
+    it('keeps each field set to its own columns and fields when field sets alternate (each planned once)', async () => {
+      const all = (await h.api<Rec[]>('GET', path('event'), { query: { limit: 20 } })).body
+      const pick = (names: string[]) => all.map((e) => Object.fromEntries(names.map((n) => [n, e[n]])))
+      const sets = [
+        'id,name,event_type',
+        'id,created_at,page_url',
+        'id,name,event_type',
+        'id,created_at,page_url',
+      ]
+      emulator.clearRequests()
+      for (const fields of sets) {
+        const res = await h.api<Rec[]>('GET', path('event'), { query: { limit: 20, fields } })
+        expect(res.body, fields).toEqual(pick(fields.split(',')))
+      }
+      const sent = sentHogQL(emulator)
+      expect(sent).toHaveLength(4)
+      for (const [i, query] of sent.entries()) {
+        expect(query.includes('$event_type'), sets[i]).toBe(i % 2 === 0)
+        expect(query.includes('$current_url'), sets[i]).toBe(i % 2 === 1)
+      }
+    })
+
     it('adds the decoded raw query parameter to the provider request', async () => {
       await h.api('GET', path('visitor'), { query: { limit: 2, raw: 'email=nobody%40example.com' } })
       const call = emulator.requests().find((r) => r.path.includes('/persons/'))

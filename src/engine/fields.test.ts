@@ -25,6 +25,30 @@ describe('parseFields', () => {
   it('refuses a bare raw. prefix', () => {
     expect(() => parseFields('raw.', visitor)).toThrow(/raw\.<name>/)
   })
+  it('answers the same frozen selection for the same text, repeated or comma-joined, per model', () => {
+    const first = parseFields('id,name,raw.plan', visitor)
+    expect(parseFields(['id', 'name', 'raw.plan'], visitor)).toBe(first)
+    expect(Object.isFrozen(first) && Object.isFrozen(first.rawNames)).toBe(true)
+    const event = parseFields('id,name', modelOf('analytics_event')!)
+    expect(event).not.toBe(parseFields('id,name', visitor))
+  })
+  it('refuses an unknown name every time it is asked, never from a memo', () => {
+    for (let i = 0; i < 3; i++)
+      expect(() => parseFields('id,bogus', visitor)).toThrow(/unknown field 'bogus'/)
+  })
+  it('keeps a bounded number of texts: past the bound a text is parsed again, into an equal selection', () => {
+    const first = parseFields('id,email', visitor)
+    for (let i = 0; i < 300; i++) parseFields(`id,raw.p${i}`, visitor)
+    const again = parseFields('id,email', visitor)
+    expect(again).not.toBe(first)
+    expect([...again.listed!]).toEqual(['id', 'email'])
+  })
+  it('parses a text longer than the memo keeps each time, as any other', () => {
+    const long = `id,${Array.from({ length: 400 }, (_, i) => `raw.p${i}`).join(',')}`
+    const a = parseFields(long, visitor)
+    expect(parseFields(long, visitor)).not.toBe(a)
+    expect(a.rawNames).toHaveLength(400)
+  })
 })
 
 describe('planFields follows the opt-in table of spec section 7', () => {

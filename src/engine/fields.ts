@@ -11,17 +11,49 @@ export interface FieldSelection {
   readonly rawNames: readonly string[]
 }
 
-/** `fields` arrives repeated (`fields=a&fields=b`, the SDK) or comma-joined (`fields=a,b`, curl): accept both. */
+const NOTHING_LISTED: FieldSelection = Object.freeze({ raw: false, rawNames: Object.freeze([]) })
+
+/**
+ * How many `fields` texts each model keeps parsed, and the longest text kept (a list of every field of the
+ * largest model is a few hundred characters): past SELECTIONS_KEPT the model's memo starts over, and a longer
+ * text is parsed each time, so that callers who vary `fields` or send huge ones cannot grow it.
+ */
+const SELECTIONS_KEPT = 256
+const LONGEST_KEPT_TEXT = 2048
+const selectionsByModel = new WeakMap<ObjectModel, Map<string, FieldSelection>>()
+
+/**
+ * `fields` arrives repeated (`fields=a&fields=b`, the SDK) or comma-joined (`fields=a,b`, curl): accept both.
+ * The same text answers the same frozen selection, parsed once per model: a caller's usual `fields` then costs
+ * a lookup, and every request of it shares one `listed` set, on which a connector may key what it builds once
+ * per field set (PostHog's event columns and row mapper, posthog/events.ts). Nothing may change a selection.
+ */
 export function parseFields(
   value: string | readonly string[] | undefined,
   model: ObjectModel,
 ): FieldSelection {
-  if (value === undefined) return { raw: false, rawNames: [] }
-  const names = (Array.isArray(value) ? value : [value])
-    .flatMap((v: string) => v.split(','))
+  if (value === undefined) return NOTHING_LISTED
+  const text = typeof value === 'string' ? value : value.join(',')
+  if (text.length > LONGEST_KEPT_TEXT) return selectionOf(text, model)
+  let parsed = selectionsByModel.get(model)
+  if (!parsed) {
+    parsed = new Map()
+    selectionsByModel.set(model, parsed)
+  }
+  const known = parsed.get(text)
+  if (known) return known
+  const selection = selectionOf(text, model)
+  if (parsed.size >= SELECTIONS_KEPT) parsed.clear()
+  parsed.set(text, selection)
+  return selection
+}
+
+function selectionOf(text: string, model: ObjectModel): FieldSelection {
+  const names = text
+    .split(',')
     .map((v) => v.trim())
     .filter((v) => v !== '')
-  if (names.length === 0) return { raw: false, rawNames: [] }
+  if (names.length === 0) return NOTHING_LISTED
   // Each `raw.<name>` once: a connector picks every name from every record of a page.
   const rawNames = new Set<string>()
   for (const name of names) {
@@ -34,8 +66,8 @@ export function parseFields(
       )
     }
   }
-  const listed = new Set(names)
-  return { listed, raw: listed.has('raw'), rawNames: [...rawNames] }
+  const listed: ReadonlySet<string> = new Set(names)
+  return Object.freeze({ listed, raw: listed.has('raw'), rawNames: Object.freeze([...rawNames]) })
 }
 
 /**

@@ -7,6 +7,7 @@ import { type EventColumn, eventsListQuery } from './hogql.js'
 import {
   EVENT_FIELD_PROPERTIES,
   EVENT_MAPPED_PROPERTIES,
+  type EventRowMapper,
   eventMapperFor,
   eventRowMapperFor,
   fromPosthogEvent,
@@ -160,7 +161,7 @@ const dateOf = (v: unknown) => (v instanceof Date ? v : undefined)
 async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
   const f = query.filters
   const projectId = projectIdOf(ctx, f.property_id)
-  const columns = eventColumnsFor(ctx.fields)
+  const { columns, rowMapper } = eventPagePlanOf(ctx.fields)
   const sort = query.sort === 'name' ? 'event' : 'timestamp'
   // Without start_gte the list covers the default window (windows.ts): never a scan of all time.
   const range = boundedRange(dateOf(f.start_gte), dateOf(f.end_lt))
@@ -190,19 +191,43 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
     rows.map((row) => row[distinctId]),
     visitor,
   )
-  // Only the listed fields are built: the response leaves out every other one (recordShaper). Without
-  // `raw` they are read straight from the rows, with no event zipped per row, each record already as the
-  // response sends it, so that the engine sends the page as it is (shapedPage).
-  const rowMapper =
-    ctx.fields.raw || ctx.fields.rawNames.length > 0
-      ? undefined
-      : eventRowMapperFor(columns, ctx.fields.listed)
   if (rowMapper) return shapedPage(rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId]))))
   const toRecord = eventMapperFor(ctx.fields.listed)
   return rows.map((row) => {
     const event = eventFromRow(columns, row, ctx.fields.rawNames)
     return toRecord(event, projectId, visitorOf(event.distinct_id))
   })
+}
+
+/** What a page of events selects, and how its rows become records when they are read straight from them. */
+interface EventPagePlan {
+  readonly columns: readonly EventColumn[]
+  /**
+   * Only the listed fields are built: the response leaves out every other one (recordShaper). Without `raw`
+   * they are read straight from the rows, with no event zipped per row, each record already as the response
+   * sends it, so that the engine sends the page as it is (shapedPage). Undefined otherwise.
+   */
+  readonly rowMapper: EventRowMapper | undefined
+}
+
+/**
+ * Plans of pages that list their fields and read no `raw` or slow field, by the listed set: parseFields
+ * answers one set per `fields` text, so a caller's usual `fields` plans its pages once, not per request.
+ */
+const plansByListed = new WeakMap<ReadonlySet<string>, EventPagePlan>()
+
+function eventPagePlanOf(fields: FieldPlan): EventPagePlan {
+  const { listed } = fields
+  const plain = listed !== undefined && !fields.raw && fields.rawNames.length === 0 && fields.slow.size === 0
+  const known = plain ? plansByListed.get(listed) : undefined
+  if (known) return known
+  const columns = Object.freeze(eventColumnsFor(fields))
+  const plan: EventPagePlan = {
+    columns,
+    rowMapper: fields.raw || fields.rawNames.length > 0 ? undefined : eventRowMapperFor(columns, listed),
+  }
+  if (plain) plansByListed.set(listed, plan)
+  return plan
 }
 
 /** Whether the caller reads `visitor_id` (it costs a request where PostHog does not answer it). */
