@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { modelOf } from '../models/index.js'
-import { parseFields, planFields, projectRecord } from './fields.js'
+import { parseFields, planFields, projectRecord, recordShaper } from './fields.js'
 
 const visitor = modelOf('analytics_visitor')!
 const SLOW = ['total_events', 'raw.cohorts']
@@ -68,6 +68,20 @@ describe('planFields follows the opt-in table of spec section 7', () => {
     ['nested fast raw field', fastRaw, false, []],
   ])('%s', (_name, selection, optIn, expected) => {
     expect([...planFields(selection, SLOW, optIn).slow]).toEqual(expected)
+  })
+})
+
+describe('recordShaper', () => {
+  it('makes one shaper per listed field set, and a shaper per plan where nothing was listed', () => {
+    const listed = parseFields('id,name', visitor)
+    const shaper = recordShaper(visitor, listed, planFields(listed, SLOW, false), SLOW)
+    expect(recordShaper(visitor, listed, planFields(listed, SLOW, true), SLOW)).toBe(shaper)
+    expect(shaper({ id: 'v1', name: 'Ann', email: 'a@example.com' })).toEqual({ id: 'v1', name: 'Ann' })
+    const none = parseFields(undefined, visitor)
+    const optedIn = recordShaper(visitor, none, planFields(none, SLOW, true), SLOW)
+    const optedOut = recordShaper(visitor, none, planFields(none, SLOW, false), SLOW)
+    expect(optedIn({ id: 'v1', total_events: 4 })).toEqual({ id: 'v1', total_events: 4 })
+    expect(optedOut({ id: 'v1', total_events: 4 })).toEqual({ id: 'v1' })
   })
 })
 

@@ -170,15 +170,36 @@ export function isShapedPage(records: readonly unknown[]): boolean {
   return shapedPages.has(records)
 }
 
-/** Turns one handler record into the response record; made once per request, used for every record. */
+/** Turns one handler record into the response record; made once per field set, used for every record. */
 export type RecordShaper = (record: UnifiedRecord) => Record<string, unknown>
+
+/**
+ * Shapers of selections that list their fields, whose output depends on the selection alone: parseFields
+ * answers one selection per model and `fields` text, so each is made once and every request of it shares
+ * one function.
+ */
+const shapersOfListed = new WeakMap<FieldSelection, { model: ObjectModel; shaper: RecordShaper }>()
 
 /**
  * The shaper for one request: listed fields only (or every fast field), `raw` only when asked, slow fields
  * only when planned. `raw` keeps the provider's data unmodified. Which fields go out is decided once here,
- * not again for every record of a page.
+ * not again for every record of a page, and only once for a listed field set (shapersOfListed).
  */
 export function recordShaper(
+  model: ObjectModel,
+  selection: FieldSelection,
+  plan: FieldPlan,
+  slowFields: readonly string[],
+): RecordShaper {
+  if (!selection.listed) return newRecordShaper(model, selection, plan, slowFields)
+  const known = shapersOfListed.get(selection)
+  if (known?.model === model) return known.shaper
+  const shaper = newRecordShaper(model, selection, plan, slowFields)
+  shapersOfListed.set(selection, { model, shaper })
+  return shaper
+}
+
+function newRecordShaper(
   model: ObjectModel,
   selection: FieldSelection,
   plan: FieldPlan,

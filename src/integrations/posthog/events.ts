@@ -185,12 +185,15 @@ async function listEvents(ctx: HandlerContext, query: ListQuery): Promise<Unifie
   const res = await runHogQL(ctx, projectId, hogql, 'unigate event list', query.limit)
   const rows = res.results
   const distinctId = columns.findIndex((c) => c.source === 'column' && c.name === 'distinct_id')
-  const visitorOf = await visitorsOfDistinctIds(
-    ctx,
-    projectId,
-    rows.map((row) => row[distinctId]),
-    visitor,
-  )
+  // Persons are looked up only for a page that answers visitor_id.
+  const visitorOf = wantsVisitor(ctx)
+    ? await visitorsOfDistinctIds(
+        ctx,
+        projectId,
+        rows.map((row) => row[distinctId]),
+        visitor,
+      )
+    : noVisitor
   if (rowMapper) return shapedPage(rows.map((row) => rowMapper(row, projectId, visitorOf(row[distinctId]))))
   const toRecord = eventMapperFor(ctx.fields.listed)
   return rows.map((row) => {
@@ -229,6 +232,8 @@ function eventPagePlanOf(fields: FieldPlan): EventPagePlan {
   if (plain) plansByListed.set(listed, plan)
   return plan
 }
+
+const noVisitor = (): undefined => undefined
 
 /** Whether the caller reads `visitor_id` (it costs a request where PostHog does not answer it). */
 const wantsVisitor = (ctx: HandlerContext) => !ctx.fields.listed || ctx.fields.listed.has('visitor_id')
