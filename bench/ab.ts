@@ -8,6 +8,7 @@
  *   npm run build && mkdir -p .ab/before && cp -r dist .ab/before/    # at the old commit
  *   npm run build && mkdir -p .ab/after && cp -r dist .ab/after/      # at the new one
  *   AB_BUILDS=.ab/before/dist,.ab/after/dist AB_PARTS=list,passthrough,crm npx tsx bench/ab.ts
+ *   AB_BUILDS=.ab/after/dist,.ab/after/dist@UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=3 …   # one build, two settings
  *
  * Each copy stays inside the checkout (a `dist/` folder, which git ignores) so that it finds the external
  * packages (better-sqlite3, pg…) in node_modules as `dist/` does. AB_ROUNDS (default 4) rounds of
@@ -32,9 +33,17 @@ if (BUILDS.length === 0) throw new Error('AB_BUILDS=<dist copy>,<dist copy>: whi
 
 const stops: (() => Promise<void>)[] = []
 
-/** `<dir>@<node option>@…`: a build run with node options of its own (V8 heap sizes, say). */
+/**
+ * `<dir>@<node option>@<NAME=value>@…`: a build run with node options of its own (V8 heap sizes, say) and
+ * settings of its own (`UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=3`), so that one build can be measured with
+ * two settings in the same rounds.
+ */
 function startBuild(spec: string, env: Record<string, string>, label: string): Promise<BenchProcess> {
-  const [dir, ...nodeOptions] = spec.split('@') as [string, ...string[]]
+  const [dir, ...extras] = spec.split('@') as [string, ...string[]]
+  const nodeOptions = extras.filter((extra) => extra.startsWith('-'))
+  const settings = Object.fromEntries(
+    extras.filter((extra) => !extra.startsWith('-')).map((extra) => extra.split(/=(.*)/s).slice(0, 2)),
+  ) as Record<string, string>
   const args = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, label)}`]
     : []
@@ -47,6 +56,7 @@ function startBuild(spec: string, env: Record<string, string>, label: string): P
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       ...env,
+      ...settings,
     },
   )
 }
