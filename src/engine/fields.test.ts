@@ -32,7 +32,7 @@ describe('parseFields', () => {
     const event = parseFields('id,name', modelOf('analytics_event')!)
     expect(event).not.toBe(parseFields('id,name', visitor))
   })
-  it('refuses an unknown name every time it is asked, never from a memo', () => {
+  it('refuses an unknown name every time it is asked', () => {
     for (let i = 0; i < 3; i++)
       expect(() => parseFields('id,bogus', visitor)).toThrow(/unknown field 'bogus'/)
   })
@@ -42,6 +42,13 @@ describe('parseFields', () => {
     const again = parseFields('id,email', visitor)
     expect(again).not.toBe(first)
     expect([...again.listed!]).toEqual(['id', 'email'])
+  })
+  it('keeps a bounded number of characters: a few long texts start the memo over too', () => {
+    const first = parseFields('id,name', visitor)
+    const long = (i: number) => `id,${Array.from({ length: 150 }, (_, j) => `raw.q${i}x${j}`).join(',')}`
+    for (let i = 0; i < 12; i++) expect(long(i).length).toBeLessThan(2048)
+    for (let i = 0; i < 12; i++) parseFields(long(i), visitor)
+    expect(parseFields('id,name', visitor)).not.toBe(first)
   })
   it('parses a text longer than the memo keeps each time, as any other', () => {
     const long = `id,${Array.from({ length: 400 }, (_, i) => `raw.p${i}`).join(',')}`

@@ -14,19 +14,28 @@ export interface FieldSelection {
 const NOTHING_LISTED: FieldSelection = Object.freeze({ raw: false, rawNames: Object.freeze([]) })
 
 /**
- * How many `fields` texts each model keeps parsed, and the longest text kept (a list of every field of the
- * largest model is a few hundred characters): past SELECTIONS_KEPT the model's memo starts over, and a longer
- * text is parsed each time, so that callers who vary `fields` or send huge ones cannot grow it.
+ * What each model keeps parsed: at most SELECTIONS_KEPT texts of at most KEPT_CHARACTERS characters in all;
+ * past either the model's memo starts over, and a text longer than LONGEST_KEPT_TEXT is parsed each time. A
+ * list of every field of the largest model is about 500 characters, but any `raw.<name>` is valid, so callers
+ * who vary `fields` could otherwise fill the memo with long texts (256 texts of 2,000 characters held 7.5 MB
+ * per model, with their sets and shapers).
  */
 const SELECTIONS_KEPT = 256
+const KEPT_CHARACTERS = 16_384
 const LONGEST_KEPT_TEXT = 2048
-const selectionsByModel = new WeakMap<ObjectModel, Map<string, FieldSelection>>()
+
+interface ModelSelections {
+  readonly byText: Map<string, FieldSelection>
+  characters: number
+}
+const selectionsByModel = new WeakMap<ObjectModel, ModelSelections>()
 
 /**
  * `fields` arrives repeated (`fields=a&fields=b`, the SDK) or comma-joined (`fields=a,b`, curl): accept both.
  * The same text answers the same frozen selection, parsed once per model: a caller's usual `fields` then costs
  * a lookup, and every request of it shares one `listed` set, on which a connector may key what it builds once
- * per field set (PostHog's event columns and row mapper, posthog/events.ts). Nothing may change a selection.
+ * per field set (PostHog's event columns and row mapper, HubSpot's contact mapper, the engine's shaper).
+ * Nothing may change a selection.
  */
 export function parseFields(
   value: string | readonly string[] | undefined,
@@ -35,16 +44,20 @@ export function parseFields(
   if (value === undefined) return NOTHING_LISTED
   const text = typeof value === 'string' ? value : value.join(',')
   if (text.length > LONGEST_KEPT_TEXT) return selectionOf(text, model)
-  let parsed = selectionsByModel.get(model)
-  if (!parsed) {
-    parsed = new Map()
-    selectionsByModel.set(model, parsed)
+  let kept = selectionsByModel.get(model)
+  if (!kept) {
+    kept = { byText: new Map(), characters: 0 }
+    selectionsByModel.set(model, kept)
   }
-  const known = parsed.get(text)
+  const known = kept.byText.get(text)
   if (known) return known
   const selection = selectionOf(text, model)
-  if (parsed.size >= SELECTIONS_KEPT) parsed.clear()
-  parsed.set(text, selection)
+  if (kept.byText.size >= SELECTIONS_KEPT || kept.characters + text.length > KEPT_CHARACTERS) {
+    kept.byText.clear()
+    kept.characters = 0
+  }
+  kept.byText.set(text, selection)
+  kept.characters += text.length
   return selection
 }
 

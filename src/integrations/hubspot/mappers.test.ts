@@ -148,6 +148,15 @@ describe('HubSpot contacts', () => {
     )
   })
 
+  it('are mapped by one function per listed field set, each building only its own fields', () => {
+    const model = modelOf('crm_contact')!
+    const names = parseFields('id,first_name', model).listed!
+    const emails = parseFields('id,emails', model).listed!
+    expect(shapedContactMapperFor(names)).toBe(shapedContactMapperFor(names))
+    expect(shapedContactMapperFor(names)(contact)).toStrictEqual({ id: '51', first_name: 'Ada' })
+    expect(Object.keys(shapedContactMapperFor(emails)(contact))).toEqual(['id', 'emails'])
+  })
+
   it('leave out what was not asked rather than answering it empty', () => {
     const bare = fromHubspotContact({
       ...contact,

@@ -135,6 +135,20 @@ const CONTACT_MODEL = modelOf('crm_contact')!
  * `hubspotContactMapperFor` reads.
  */
 export function shapedContactMapperFor(listed: ReadonlySet<string>): ContactMapper {
+  const known = shapedMappersOfListed.get(listed)
+  if (known) return known
+  const mapper = newShapedContactMapper(listed)
+  shapedMappersOfListed.set(listed, mapper)
+  return mapper
+}
+
+/**
+ * By listed set: parseFields answers one set per `fields` text, so a caller's usual `fields` makes its mapper
+ * once, not per page, and every page of it runs the same function.
+ */
+const shapedMappersOfListed = new WeakMap<ReadonlySet<string>, ContactMapper>()
+
+function newShapedContactMapper(listed: ReadonlySet<string>): ContactMapper {
   const fields = listedInOrder(CONTACT_MODEL, listed).filter((field) =>
     Object.hasOwn(CONTACT_FIELD_READERS, field),
   )
