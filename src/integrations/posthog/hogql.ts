@@ -1,3 +1,4 @@
+import { isoString } from '../../engine/dates.js'
 import type { EventType } from '../../models/index.js'
 import { AUTOCAPTURE_TYPES, EVENT_NAMES_BY_TYPE, RAGECLICK } from './event-types.js'
 import { REPORT_DIMENSIONS } from './report-catalog.js'
@@ -54,9 +55,12 @@ export function hogqlProperty(name: string): string {
   return `properties.${hogqlIdentifier(name)}`
 }
 
-/** A UTC instant; HogQL's toDateTime reads ISO-8601 best-effort. */
+/**
+ * A UTC instant; HogQL's toDateTime reads ISO-8601 best-effort. Written by the engine's `isoString`, the same
+ * text as `toISOString` in about half its time (every list writes two of these).
+ */
 export function hogqlDateTime(date: Date): string {
-  return `toDateTime(${hogqlString(date.toISOString())})`
+  return `toDateTime(${hogqlString(isoString(date))})`
 }
 
 /** `'%text%'` for ILIKE, with the LIKE wildcards in the text escaped. */
