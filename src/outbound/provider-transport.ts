@@ -407,7 +407,8 @@ function readCapped(
     }
     const onEnd = () => {
       clearTimeout(deadline)
-      resolve(Buffer.concat(chunks, total))
+      // An answer that came in one chunk (most do) is that chunk: concat would copy it into a new buffer.
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
     }
     body.on('data', onData)
     body.once('end', onEnd)
