@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { connectFake } from './support/fake-integration.js'
-import { type Harness, startHarness } from './support/harness.js'
+import { describe, expect, it, vi } from 'vitest'
+import { useFakeConnection } from './support/fake-connection.js'
 
 /**
  * A handler whose provider answers more records than the page asked for (a server of the connection's
@@ -15,17 +14,13 @@ vi.mock('../src/integrations/registry.js', async () => {
 })
 
 describe('a list page of more records than limit', () => {
-  let h: Harness
-  let connectionId: string
-  beforeAll(async () => {
-    h = await startHarness('sqlite')
-    connectionId = await connectFake(h)
-  })
-  afterAll(async () => h?.close())
+  const suite = useFakeConnection()
 
   it.each(['property', 'visitor'])('is cut to limit, first records kept (%s)', async (object) => {
     const ids = async (query: Record<string, string>) => {
-      const res = await h.api<{ id: string }[]>('GET', `/analytics/${connectionId}/${object}`, { query })
+      const res = await suite.h.api<{ id: string }[]>('GET', `/analytics/${suite.connectionId}/${object}`, {
+        query,
+      })
       expect(res.status, res.text).toBe(200)
       return res.body.map((r) => r.id)
     }

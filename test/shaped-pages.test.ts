@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { connectFake } from './support/fake-integration.js'
-import { type Harness, startHarness } from './support/harness.js'
+import { describe, expect, it, vi } from 'vitest'
+import { useFakeConnection } from './support/fake-connection.js'
 
 /**
  * A handler may build a list page already in the response's shape and mark it (`shapedPage`): the engine
@@ -14,16 +13,10 @@ vi.mock('../src/integrations/registry.js', async () => {
 })
 
 describe('pages a handler built in the response shape', () => {
-  let h: Harness
-  let connectionId: string
-  beforeAll(async () => {
-    h = await startHarness('sqlite')
-    connectionId = await connectFake(h)
-  })
-  afterAll(async () => h?.close())
+  const suite = useFakeConnection()
 
   const list = async (object: string, fields?: string) => {
-    const res = await h.api('GET', `/analytics/${connectionId}/${object}`, {
+    const res = await suite.h.api('GET', `/analytics/${suite.connectionId}/${object}`, {
       query: fields === undefined ? {} : { fields },
     })
     expect(res.status, res.text).toBe(200)
