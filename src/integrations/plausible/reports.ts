@@ -135,6 +135,38 @@ function reportAsked(q: ListQuery) {
   return { site, types, dimension, plausibleDimension }
 }
 
+/**
+ * A query answer holds what the query asked for: Plausible echoes the query's metrics and builds each row
+ * with one value per metric and per dimension (plausible/analytics lib/plausible/stats/query_result.ex
+ * `from/2`), and pages its rows by the query's `pagination` (at most `limit` of them). The rows are mapped
+ * metric by metric, so an answer of more is refused (502) before any row is: a connection's `api_url` may
+ * name a server of its creator's, whose 200,000 metric names over 1,000 rows (831 KB, under every other
+ * bound) held the event loop for 3 s, and with `raw` wrote the names out once per row (240 MB from a 419 KB
+ * answer; a security review, reproduced).
+ */
+function checkQueryAnswer(result: PlausibleQueryResult, asked: PlausibleQueryBody): void {
+  const refuse = (what: string) =>
+    new ProviderError(502, `Plausible answered the report query with ${what}; not passed on`)
+  const names = result?.query?.metrics
+  if (!Array.isArray(result?.results) || !Array.isArray(names)) throw refuse('no results or no metrics')
+  if (names.length !== asked.metrics.length) {
+    throw refuse(`${names.length} metrics where ${asked.metrics.length} were asked`)
+  }
+  const limit = asked.pagination?.limit
+  if (limit !== undefined && result.results.length > limit) {
+    throw refuse(`${result.results.length} rows where at most ${limit} were asked`)
+  }
+  const dimensions = asked.dimensions?.length ?? 0
+  for (const row of result.results) {
+    if (!Array.isArray(row?.metrics) || row.metrics.length !== names.length) {
+      throw refuse(`a row of other metrics than the ${names.length} asked`)
+    }
+    if (!Array.isArray(row.dimensions) || row.dimensions.length !== dimensions) {
+      throw refuse(`a row of other dimensions than the ${dimensions} asked`)
+    }
+  }
+}
+
 export const reportHandlers: ObjectHandlers = {
   listParams: [],
   filters: ['property_id', 'type', 'dimension', 'start_gte', 'end_lt'],
@@ -200,6 +232,7 @@ export const reportHandlers: ObjectHandlers = {
       // A query reads; sending it twice is harmless.
       idempotent: true,
     })
+    checkQueryAnswer(result, body)
     const timeZone = plausibleDimension?.startsWith('time') ? await siteTimeZone(ctx, site) : undefined
     return fromPlausibleQuery(result, site, new Date(start), new Date(end), dimension, timeZone)
   },

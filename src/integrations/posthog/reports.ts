@@ -1,4 +1,4 @@
-import { badRequest, notImplemented } from '../../errors.js'
+import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import {
   DIMENSIONS,
   type Dimension,
@@ -71,6 +71,8 @@ interface TablePlan {
   readonly table: ReportTable
   readonly types: MetricType[]
   readonly hogql: string
+  /** How many columns the query selects: its dimension's, if any, and one per metric. */
+  readonly columns: number
 }
 
 interface Bucket {
@@ -128,6 +130,22 @@ function reportPlan(query: ListQuery, now: Date) {
   return { dimension, types, start, until, byQuery, timeDimension, timeLimit }
 }
 
+/**
+ * A HogQL answer names one column per expression its query selects (PostHog's HogQLQueryResponse `columns`,
+ * posthog/hogql/query.py, and the emulator's query route): a report pairs every row's values with those
+ * names (`raw`), so an answer naming more is refused before any row is read. A connection's `api_url` may
+ * name a server of its creator's, whose 200,000 column names over 20 rows (2 MB, under every other bound)
+ * held the event loop for 5 s and took 450 MB (a security review, reproduced).
+ */
+function checkColumns(columns: readonly unknown[], selected: number): void {
+  if (columns.length !== selected) {
+    throw new ProviderError(
+      502,
+      `PostHog answered ${columns.length} columns to a report query selecting ${selected}; not passed on`,
+    )
+  }
+}
+
 async function listReports(ctx: HandlerContext, query: ListQuery): Promise<UnifiedRecord[]> {
   const projectId = projectIdOf(ctx, query.filters.property_id)
   const { dimension, types, start, until, byQuery, timeDimension, timeLimit } = reportPlan(query, new Date())
@@ -142,24 +160,32 @@ async function listReports(ctx: HandlerContext, query: ListQuery): Promise<Unifi
         ? query.limit
         : query.offset + query.limit
       : 1
-  const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => ({
-    key,
-    table,
-    types: tableTypes,
-    hogql: reportQuery({
+  const plans: TablePlan[] = [...byQuery].map(([key, { table, types: tableTypes }]) => {
+    const dimensionExpr = dimension ? REPORT_DIMENSIONS[dimension]?.[table] : undefined
+    return {
+      key,
       table,
-      metrics: tableTypes.map((t) => REPORT_METRICS[t]!.expr),
-      dimension: dimension ? REPORT_DIMENSIONS[dimension]?.[table] : undefined,
-      start,
-      // Bounded at the end_at the reports answer (now without end_lt): PostHog keeps events stamped ahead of
-      // its clock, which an open window counted in a report saying it ended before them.
-      end: until,
-      limit: rowLimit,
-      offset: dimension && single ? query.offset : 0,
-    }),
-  }))
+      types: tableTypes,
+      columns: (dimensionExpr ? 1 : 0) + tableTypes.length,
+      hogql: reportQuery({
+        table,
+        metrics: tableTypes.map((t) => REPORT_METRICS[t]!.expr),
+        dimension: dimensionExpr,
+        start,
+        // Bounded at the end_at the reports answer (now without end_lt): PostHog keeps events stamped ahead of
+        // its clock, which an open window counted in a report saying it ended before them.
+        end: until,
+        limit: rowLimit,
+        offset: dimension && single ? query.offset : 0,
+      }),
+    }
+  })
   const answers = await Promise.all(
-    plans.map((p) => runHogQL(ctx, projectId, p.hogql, `unigate report ${p.key}`, rowLimit)),
+    plans.map(async (p) => {
+      const answer = await runHogQL(ctx, projectId, p.hogql, `unigate report ${p.key}`, rowLimit)
+      checkColumns(answer.columns, p.columns)
+      return answer
+    }),
   )
   // DATE and HOUR buckets are the project's local days and hours: their instants need its zone, which the
   // query's answer names (else the project says it).
