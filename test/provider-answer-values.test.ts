@@ -17,6 +17,11 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     '/dense': Buffer.from(`{"sites":[${'{},'.repeat(10_000_000)}{}]}`),
     // 6 MB of nested arrays: no comma, but 3 million values (32 MB of them held every request for 5.5 s).
     '/deep': Buffer.from(`{"sites":${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}}`),
+    // 600,000 keys all different (9 MB): 600,000 commas, but JSON.parse reads each key as a value, and keys
+    // that differ cost it most (990,000 of them, counted by commas alone, held the event loop 1.1 to 1.3 s).
+    '/keyed': Buffer.from(
+      `{"object":"list","data":[{"id":"a","name":"x","extra":{${Array.from({ length: 600_000 }, (_, i) => `"k${i}":0`).join(',')}}}],"has_more":false}`,
+    ),
     // A site whose own data nests 20,000 levels (40 KB): JSON.parse reads it, JSON.stringify overflows.
     '/nested': Buffer.from(
       `{"object":"list","data":[{"id":"a","name":"x","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}],"has_more":false}`,
@@ -49,7 +54,7 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     await new Promise((resolve) => provider.close(resolve))
   })
 
-  it('is a 502 naming the bound, and an answer as long in few values is read', async () => {
+  it('is a 502 naming the bound, keys counted, and an answer as long in few values is read', async () => {
     const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
       body: {
         integration_type: 'fathom',
@@ -68,6 +73,12 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     expect(deep.status).toBe(502)
     expect(deep.body.message).toContain(
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer`,
+    )
+    next = '/keyed'
+    const keyed = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`)
+    expect(keyed.status).toBe(502)
+    expect(keyed.body.message).toContain(
+      `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer (keys count as values)`,
     )
     next = '/wide'
     const wide = await h.api<unknown[]>('GET', `/analytics/${conn.body.id}/property`)

@@ -531,9 +531,12 @@ export function joinPath(base: string, path: string): string {
 const COUNTED_ANSWER_BYTES = 1024 * 1024
 
 /**
- * The most values (counted as commas, `[` and `{`) an answer over COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of
- * JSON.parse on a slow machine, where the body cap alone allowed 32 MiB of `{},` and 7.5 s. The largest page
- * Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred values each at the most.
+ * The most values (counted as commas, `[`, `{` and the colons that end keys) an answer over
+ * COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of JSON.parse on a slow machine (0.9 s here for objects
+ * of keys all different, the costliest shape), where the body cap alone allowed 32 MiB of `{},` and 7.5 s.
+ * The largest page Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred keys and values
+ * each at the most; a Matomo report breakdown (every row at once) of some 25,000 to 40,000 rows, by the
+ * report's columns, reaches it.
  */
 export const MAX_VALUES_PER_ANSWER = 1_000_000
 
@@ -544,7 +547,7 @@ function parseBody(bytes: Buffer, contentType: string | string[] | undefined): u
     throw new ApiError(
       502,
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of ` +
-        'one answer; not read (a smaller limit may help)',
+        'one answer (keys count as values); not read (a smaller limit, or a narrower window for a report, may help)',
     )
   }
   // Buffer#toString rather than a TextDecoder per answer; like TextDecoder, drop a byte-order mark.

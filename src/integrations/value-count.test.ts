@@ -4,8 +4,14 @@ import { holdsValues, valueMarksUpTo } from './value-count.js'
 describe('valueMarksUpTo', () => {
   it('counts nested containers, which hold no comma, as values', () => {
     expect(valueMarksUpTo(Buffer.from('[[[[]]]]'), 100)).toBe(4)
-    expect(valueMarksUpTo(Buffer.from('{"a":{"b":{"c":1}}}'), 100)).toBe(3)
+    // Three objects and three keys.
+    expect(valueMarksUpTo(Buffer.from('{"a":{"b":{"c":1}}}'), 100)).toBe(6)
     expect(holdsValues(Buffer.from(`${'['.repeat(10)}${']'.repeat(10)}`), 10)).toBe(true)
+  })
+
+  it("counts an object's keys, which JSON.parse reads as it reads values", () => {
+    expect(valueMarksUpTo(Buffer.from('{"k0":0,"k1":0,"k2":0}'), 100)).toBe(6)
+    expect(valueMarksUpTo(Buffer.from('[{"a0":"x"},{"a1":"x"}]'), 100)).toBe(6)
   })
 
   it('counts within its range and stops at the limit', () => {
