@@ -10,6 +10,13 @@
  *   AB_BUILDS=.ab/before/dist,.ab/after/dist AB_PARTS=list,passthrough,crm npx tsx bench/ab.ts
  *   AB_BUILDS=.ab/after/dist,.ab/after/dist@UNIGATE_PROVIDER_CONNECTION_CONCURRENCY=3 …   # one build, two settings
  *
+ * AB_INSTRUCTIONS=<requests> counts instructions instead of timing (bench/instructions.ts): every measured
+ * process runs under valgrind's callgrind, each target gets AB_INSTRUCTIONS_WARMUP requests (default the
+ * same number) and then <requests> counted ones, and the instructions per request are printed with their
+ * ratios; the counts repeat from run to run, where CPU time per request does not.
+ *
+ *   AB_INSTRUCTIONS=2000 AB_ROUNDS=1 AB_BUILDS=.ab/before/dist,.ab/after/dist AB_PARTS=list,passthrough npx tsx bench/ab.ts
+ *
  * Each copy stays inside the checkout (a `dist/` folder, which git ignores) so that it finds the external
  * packages (better-sqlite3, pg…) in node_modules as `dist/` does. AB_ROUNDS (default 4) rounds of
  * BENCH_DURATION_S each; AB_CPU_PROF=<dir> profiles each build (`<dir>/build-<i>`).
@@ -20,6 +27,14 @@ import { join, resolve } from 'node:path'
 import { DEFAULT_HUBSPOT_TOKEN, startHubspotEmulator } from '../emulators/hubspot/index.js'
 import { DEFAULT_PERSONAL_API_KEY } from '../emulators/posthog/index.js'
 import { get, provision, recordPosthog, serverEnv, TENANTS } from './gateway.js'
+import {
+  CALLGRIND_ENV,
+  CALLGRIND_START_TIMEOUT_MS,
+  type InstructionCount,
+  instructionsPerRequest,
+  underCallgrind,
+  valgrindPresent,
+} from './instructions.js'
 import { CONNECTIONS, type LoadResult, type LoadTarget, load } from './load.js'
 import { type BenchProcess, freePort, ROOT, startCommandArgs, startProcess } from './processes.js'
 import { startRecorder, startReplay } from './replay.js'
@@ -29,9 +44,31 @@ const BUILDS = (process.env.AB_BUILDS ?? '').split(',').filter(Boolean)
 const PARTS = (process.env.AB_PARTS ?? 'list,passthrough').split(',')
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4)
 const CRM_QUERY = 'limit=100&fields=id,created_at,first_name,last_name,emails'
+/** Requests counted per target under callgrind (AB_INSTRUCTIONS); 0 measures time, as before. */
+const INSTRUCTIONS = Number(process.env.AB_INSTRUCTIONS ?? 0)
+const INSTRUCTIONS_WARMUP = Number(process.env.AB_INSTRUCTIONS_WARMUP ?? INSTRUCTIONS)
+if (INSTRUCTIONS > 0 && !valgrindPresent())
+  throw new Error('AB_INSTRUCTIONS needs valgrind: apt-get install valgrind')
 if (BUILDS.length === 0) throw new Error('AB_BUILDS=<dist copy>,<dist copy>: which builds to compare')
 
 const stops: (() => Promise<void>)[] = []
+
+/** A process whose cost is measured: under callgrind when instructions are counted (AB_INSTRUCTIONS). */
+function measuredProcess(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  counted = true,
+): Promise<BenchProcess> {
+  if (INSTRUCTIONS === 0 || !counted) return startProcess(command, args, env)
+  const [valgrind, valgrindArgs] = underCallgrind(command, args)
+  return startProcess(
+    valgrind,
+    valgrindArgs,
+    { ...env, ...CALLGRIND_ENV },
+    { timeoutMs: CALLGRIND_START_TIMEOUT_MS },
+  )
+}
 
 /**
  * `<dir>@<node option>@<NAME=value>@…`: a build run with node options of its own (V8 heap sizes, say) and
@@ -49,7 +86,7 @@ function startBuild(spec: string, env: Record<string, string>, label: string): P
     : []
   // Started as `npm start` starts dist/main.js, with the node options it gives.
   const startOptions = startCommandArgs().slice(0, -1)
-  return startProcess(
+  return measuredProcess(
     process.execPath,
     [...args, ...startOptions, ...nodeOptions, resolve(ROOT, dir, 'main.js')],
     {
@@ -58,6 +95,7 @@ function startBuild(spec: string, env: Record<string, string>, label: string): P
       ...env,
       ...settings,
     },
+    label !== 'probe',
   )
 }
 
@@ -109,7 +147,7 @@ async function posthogScenarios(): Promise<Scenario[]> {
   const providerAuth = `Bearer ${DEFAULT_PERSONAL_API_KEY}`
   const scenarios: Scenario[] = []
   if (PARTS.includes('list') || PARTS.includes('tenants')) {
-    const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
+    const minimal = await measuredProcess(process.execPath, ['bench/baselines/minimal-gateway.mjs'], {
       UPSTREAM: replayUrl,
       UPSTREAM_PATH: hogql.url,
       UPSTREAM_BODY: hogql.body,
@@ -140,7 +178,7 @@ async function posthogScenarios(): Promise<Scenario[]> {
       })
   }
   if (PARTS.includes('passthrough')) {
-    const proxy = await startProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
+    const proxy = await measuredProcess(process.execPath, ['bench/baselines/undici-proxy.mjs'], {
       UPSTREAM: replayUrl,
       UPSTREAM_AUTH: providerAuth,
     })
@@ -187,7 +225,7 @@ async function crmScenario(): Promise<Scenario> {
   recorder.save(recordings)
   const replay = await startReplay(recordings, replayPort)
   stops.push(replay.stop)
-  const minimal = await startProcess(process.execPath, ['bench/baselines/minimal-crm-gateway.mjs'], {
+  const minimal = await measuredProcess(process.execPath, ['bench/baselines/minimal-crm-gateway.mjs'], {
     UPSTREAM: replayUrl,
     UPSTREAM_PATH: list.url,
     UPSTREAM_AUTH: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`,
@@ -208,6 +246,42 @@ async function crmScenario(): Promise<Scenario> {
   }
 }
 
+/**
+ * One scenario's instructions per request, target by target, in AB_ROUNDS rounds, with each target's ratio to
+ * the baseline (the first target) and each build's to the first build.
+ */
+async function countInstructions(scenario: Scenario): Promise<void> {
+  const rounds: InstructionCount[][] = scenario.targets.map(() => [])
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of scenario.targets.entries()) {
+      rounds[i]!.push(
+        await instructionsPerRequest(target, round === 0 ? INSTRUCTIONS_WARMUP : 0, INSTRUCTIONS),
+      )
+    }
+    console.log(
+      `${scenario.name} round ${round + 1}, instructions per request: ${scenario.targets
+        .map((t, i) => {
+          const c = rounds[i]![round]!
+          return `${t.name} ${(c.perRequest / 1000).toFixed(0)}k${c.failures ? ` (${c.failures} failures)` : ''}`
+        })
+        .join(' | ')}`,
+    )
+  }
+  const per = (i: number) => median(rounds[i]!.map((c) => c.perRequest))
+  console.log(
+    `${scenario.name}, instructions per request (median of ${ROUNDS} rounds, ${INSTRUCTIONS} requests each):`,
+  )
+  for (const [i, target] of scenario.targets.entries()) {
+    const against = [
+      i > 0 ? `${(per(i) / per(0)).toFixed(3)}x ${scenario.targets[0]!.name}` : undefined,
+      i > 1 ? `${(per(i) / per(1)).toFixed(3)}x ${scenario.targets[1]!.name}` : undefined,
+    ].filter(Boolean)
+    console.log(
+      `  ${target.name}: ${(per(i) / 1000).toFixed(1)}k${against.length ? ` (${against.join(', ')})` : ''}`,
+    )
+  }
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
@@ -221,6 +295,10 @@ try {
     ...(PARTS.includes('crm') ? [await crmScenario()] : []),
   ]
   for (const scenario of scenarios) {
+    if (INSTRUCTIONS > 0) {
+      await countInstructions(scenario)
+      continue
+    }
     const rounds: LoadResult[][] = scenario.targets.map(() => [])
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, target] of scenario.targets.entries()) rounds[i]!.push(await load(target, round === 0))

@@ -45,7 +45,7 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2)
 
 /** What autocannon sends for a target: its one request, or each of its `spread` in turn. */
-function requestsOf(target: LoadTarget): autocannon.Options {
+export function requestsOf(target: LoadTarget): autocannon.Options {
   const spread = target.spread
   if (!spread || spread.length === 0) {
     return { url: target.url, method: target.method ?? 'GET', headers: target.headers, body: target.body }
