@@ -191,6 +191,15 @@ describe('BambooHR company, lists and benefits', () => {
     expect(ids('department', 'Legal')).toBeUndefined()
   })
 
+  it('group options of one name in one pass, however many there are', () => {
+    // 30,000 archived options of one name and one live: a list copied per option held the event loop for
+    // tens of seconds over such an answer (a connection's own api_url); grouped in one pass, the live one wins.
+    const options = Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: 'Ops', archived: 'yes' }))
+    options.push({ id: 30_000, name: 'Ops', archived: 'no' })
+    const ids = optionIdsOf([{ fieldId: 4, alias: 'department', name: 'Department', options }])
+    expect(ids('department', 'Ops')).toBe('department:30000')
+  })
+
   it('map benefit plans, typed only where the type means the same', () => {
     const now = new Date('2024-06-01T00:00:00Z')
     const plan = { id: '12', name: 'Dental PPO', type: 'dental', startDate: '2024-01-01', endDate: null }

@@ -159,9 +159,14 @@ async function withOffers(ctx: HandlerContext, records: UnifiedRecord[]): Promis
       { application_ids: ids.join(',') },
       MAX_OFFER_PAGES,
     )
+    // Each offer is pushed onto its application's list: a list copied per offer cost offers squared, and a
+    // connection's api_url answering 60,000 offers of one application (1.3 MB) held the event loop for 174 s
+    // (a security review, reproduced).
     for (const offer of offers) {
       const key = String(offer.application_id)
-      byApplication.set(key, [...(byApplication.get(key) ?? []), offer])
+      const list = byApplication.get(key)
+      if (list) list.push(offer)
+      else byApplication.set(key, [offer])
     }
   }
   return records.map((record) => {
