@@ -1,0 +1,100 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Harness, startHarness } from './support/harness.js'
+
+/**
+ * A connection's creator may point it at an address of their own (`api_url`), whose answers stay under every
+ * bound on size and values and still answer what was not asked: results for records the call did not name,
+ * or more periods than the window holds. Each was work or memory for Unigate out of proportion to the call
+ * (a security review, reproduced): they are the provider's fault, a 502 naming what was answered.
+ */
+describe("provider answers naming what the call did not ask for (a connection's own api_url)", () => {
+  let h: Harness
+  type Handler = (req: IncomingMessage, body: string) => [number, unknown]
+  let handle: Handler = () => [404, {}]
+  const provider = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = ''
+    req.on('data', (c: Buffer) => {
+      body += c.toString()
+    })
+    req.on('end', () => {
+      const [status, answer] = handle(req, body)
+      res.writeHead(status, { 'content-type': 'application/json' })
+      res.end(typeof answer === 'string' ? answer : JSON.stringify(answer))
+    })
+  })
+  let url = ''
+
+  beforeAll(async () => {
+    h = await startHarness('sqlite')
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    await h?.close()
+    await new Promise((resolve) => provider.close(resolve))
+  })
+
+  const connect = async (integration_type: string, auth: Record<string, unknown>) => {
+    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
+      body: { integration_type, auth },
+    })
+    expect(conn.status, conn.text).toBe(200)
+    return conn.body.id
+  }
+
+  it("is a 502 when HubSpot's association batch answers a contact it did not ask for", async () => {
+    // Followed, each unasked contact's pages were read in the next round: 70,000 such results per batch
+    // made 2,000 calls and 700 MB of one request.
+    let batches = 0
+    let answer: unknown
+    handle = (req) => {
+      if (req.url?.startsWith('/account-info/v3/details'))
+        return [200, { portalId: 1, timeZone: 'UTC', uiDomain: 'x' }]
+      if (req.url?.startsWith('/crm/v3/objects/contacts/1')) {
+        return [
+          200,
+          {
+            id: '1',
+            properties: {},
+            associations: { companies: { results: [], paging: { next: { after: 'x' } } } },
+          },
+        ]
+      }
+      if (req.url?.includes('/batch/read')) {
+        batches++
+        return [200, answer]
+      }
+      return [404, {}]
+    }
+    const id = await connect('hubspot', { token: 'pat-1', meta: { api_url: url } })
+    const page = (from: string) => ({ from: { id: from }, to: [], paging: { next: { after: 'a' } } })
+    answer = { results: [page('1'), ...Array.from({ length: 1000 }, (_, i) => page(String(i + 2)))] }
+    const refused = await h.api<{ message: string }>('GET', `/crm/${id}/contact/1`, {
+      query: { fields: 'id,company_ids' },
+    })
+    expect(refused.status, refused.text).toBe(502)
+    expect(refused.body.message).toContain(
+      'HubSpot answered the companies of contact 2, which the batch did not ask for (or twice); not read',
+    )
+    expect(batches).toBe(1)
+    // The contact asked about, its companies in two pages: read.
+    batches = 0
+    handle = ((base) => (req, body) => {
+      if (!req.url?.includes('/batch/read')) return base(req, body)
+      batches++
+      return batches === 1
+        ? [
+            200,
+            { results: [{ from: { id: '1' }, to: [{ toObjectId: 7 }], paging: { next: { after: 'p2' } } }] },
+          ]
+        : [200, { results: [{ from: { id: '1' }, to: [{ toObjectId: 8 }] }] }]
+    })(handle)
+    const read = await h.api<{ company_ids: string[] }>('GET', `/crm/${id}/contact/1`, {
+      query: { fields: 'id,company_ids' },
+    })
+    expect(read.status, read.text).toBe(200)
+    expect(read.body.company_ids).toEqual(['7', '8'])
+  })
+})
