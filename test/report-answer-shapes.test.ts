@@ -127,6 +127,20 @@ describe("a report answer naming more than its query asked for (a connection's o
         'a row of other dimensions than the 0 asked',
       ],
       [JSON.stringify({ query: { metrics: ['visitors'] } }), 'no results or no metrics'],
+      [
+        JSON.stringify({
+          results: [{ dimensions: [], metrics: [1] }],
+          query: { metrics: ['visitors'], dimensions: Array(100_000).fill('x'), date_range: ['a', 'b'] },
+        }),
+        '100000 dimensions where 0 were asked',
+      ],
+      [
+        JSON.stringify({
+          results: [{ dimensions: [], metrics: [1] }],
+          query: { metrics: ['visitors'], date_range: ['2026-01-01', 'x'.repeat(100_000)] },
+        }),
+        'a date_range other than two instants',
+      ],
     ]
     for (const [body, what] of cases) {
       plausibleAnswer = body
