@@ -97,4 +97,33 @@ describe("provider answers naming what the call did not ask for (a connection's 
     expect(read.status, read.text).toBe(200)
     expect(read.body.company_ids).toEqual(['7', '8'])
   })
+
+  it('is a 502 when a Matomo period series answers more periods than the window holds', async () => {
+    // Each period became five or six metrics repeating its key: 300,000 keys of 90 characters (30 MB) made a
+    // 305 MB answer.
+    let answer = '[]'
+    handle = (req, body) =>
+      body.includes('API.getMatomoVersion') || req.url?.includes('API.getMatomoVersion')
+        ? [200, { value: '5.0.0' }]
+        : [200, answer]
+    const id = await connect('matomo', { token_auth: 'a'.repeat(32), meta: { api_url: url } })
+    const ask = () =>
+      h.api<{ message: string } & unknown[]>('GET', `/analytics/${id}/report`, {
+        query: { property_id: '1', dimension: 'DATE', start_gte: '2026-01-01', end_lt: '2026-01-08' },
+      })
+    const series = (keys: string[]) =>
+      JSON.stringify([Object.fromEntries(keys.map((k) => [k, []])), {}, { idsite: 1, timezone: 'UTC' }])
+    answer = series(Array.from({ length: 60_000 }, (_, i) => `k${i}`))
+    const many = await ask()
+    expect(many.status, many.text.slice(0, 300)).toBe(502)
+    expect(many.body.message).toContain('Matomo answered 60000 periods for a window of 7; not read')
+    answer = series([`2026-01-01${'x'.repeat(90)}`])
+    const long = await ask()
+    expect(long.status, long.text.slice(0, 300)).toBe(502)
+    expect(long.body.message).toContain('Matomo answered a series period labelled')
+    // The week's seven days: read, a day's visits each.
+    answer = series(Array.from({ length: 7 }, (_, i) => `2026-01-0${i + 1}`))
+    const read = await ask()
+    expect(read.status, read.text.slice(0, 300)).toBe(200)
+  })
 })

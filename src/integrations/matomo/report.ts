@@ -161,6 +161,28 @@ function checkSeriesLength(dimension: Dimension, period: string, first: string, 
   )
 }
 
+/** The longest key of a period series: a week's two days (`2024-04-29,2024-05-05`), with room to spare. */
+const SERIES_KEY_LENGTH = 32
+
+/**
+ * A series answer keyed by the periods of the window asked for (core/API/ResponseBuilder.php renders a
+ * DataTable\Map keyed by period): more keys than the window holds periods, or a key longer than a period's
+ * label, is not Matomo's, and is a 502 before any is read. Each key became five or six metrics repeating it,
+ * and an api_url of a connection's creator answering 300,000 keys of 90 characters (30 MB, under the value
+ * bound) made a 305 MB answer and an 11 s hold (a security review, reproduced).
+ */
+function checkSeriesKeys(keys: readonly string[], periods: number): void {
+  const long = keys.find((key) => key.length > SERIES_KEY_LENGTH)
+  if (keys.length > periods || long !== undefined) {
+    throw new ProviderError(
+      502,
+      long !== undefined
+        ? `Matomo answered a series period labelled '${long.slice(0, 40)}…', which no period is; not read`
+        : `Matomo answered ${keys.length} periods for a window of ${periods}; not read`,
+    )
+  }
+}
+
 /**
  * A period series key as the unified `dimension_value`, in the one form of time labels (time-buckets.ts):
  * a day `2024-05-01`, a week by its first day (Matomo's `2024-04-29,2024-05-05` is `2024-04-29`), a month
@@ -281,6 +303,7 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
     raw = { 'VisitsSummary.get': summary, 'Actions.get': actions }
     if (period && dimension && isRecord(summary) && isRecord(actions)) {
       // A period series comes keyed by period label (`2024-05-01`, `2024-04-29,2024-05-05`, `2024-05`, `2024`).
+      checkSeriesKeys(Object.keys(summary), periodsIn(period, first, last))
       metrics = Object.keys(summary).flatMap((key) => [
         ...fromMatomoMetrics(periodRecord(summary[key], SUMMARY_METRICS, period), SUMMARY_METRICS, {
           dimension,
