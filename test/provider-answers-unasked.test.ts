@@ -126,4 +126,35 @@ describe("provider answers naming what the call did not ask for (a connection's 
     const read = await ask()
     expect(read.status, read.text.slice(0, 300)).toBe(200)
   })
+
+  it('is a 502 when a Mixpanel series answers more periods than the window holds', async () => {
+    // Each entry became a metric: 990,000 entries for a week held the event loop for 2 s, then overflowed
+    // the stack where they were pushed as arguments.
+    let answer: unknown
+    handle = (req) =>
+      req.url?.startsWith('/api/app/me')
+        ? [200, { status: 'ok', results: { projects: { '1': { name: 'p', timezone: 'UTC' } } } }]
+        : [200, answer]
+    const id = await connect('mixpanel', {
+      username: 'u',
+      secret: 's',
+      project_id: '1',
+      project_token: 't',
+      meta: { api_url: url },
+    })
+    const ask = () =>
+      h.api<{ message: string } & unknown[]>('GET', `/analytics/${id}/report`, {
+        query: { query: 'Signup', dimension: 'DATE', start_gte: '2026-01-01', end_lt: '2026-01-08' },
+      })
+    answer = { data: { series: Array(100_000).fill('2026-01-01'), values: {} } }
+    const many = await ask()
+    expect(many.status, many.text.slice(0, 300)).toBe(502)
+    expect(many.body.message).toContain(
+      'Mixpanel answered a series of 100000 periods for a window of 7 days; not read',
+    )
+    const days = Array.from({ length: 7 }, (_, i) => `2026-01-0${i + 1}`)
+    answer = { data: { series: days, values: { Signup: Object.fromEntries(days.map((d) => [d, 2])) } } }
+    const read = await ask()
+    expect(read.status, read.text.slice(0, 300)).toBe(200)
+  })
 })

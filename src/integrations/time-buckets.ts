@@ -119,3 +119,25 @@ export function timeBucketLabelOf(
   const wall = wallTimeOf(text)
   return wall ? timeBucketLabel(dimension, wall, windowFirstDay) : undefined
 }
+
+/**
+ * The most buckets of `dimension` a window of `days` whole days can hold: an hour 25 times a day (a day of a
+ * clock change has 25), weeks, months and years counting the part-periods at both ends. A dimension that is
+ * not a time gets the hourly count, the most any series of the window can hold. A provider's series of more
+ * buckets than its window holds is not the provider's: each became a metric of the report, and an api_url of
+ * a connection's creator answering a series of 990,000 entries for a week held the event loop for 2 s.
+ */
+export function bucketsAtMost(dimension: string, days: number): number {
+  switch (dimension) {
+    case 'DATE':
+      return days
+    case 'WEEK':
+      return Math.floor(days / 7) + 2
+    case 'MONTH':
+      return Math.floor(days / 28) + 2
+    case 'YEAR':
+      return Math.floor(days / 365) + 2
+    default:
+      return 25 * days
+  }
+}

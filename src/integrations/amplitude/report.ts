@@ -1,7 +1,7 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
-import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
+import { bucketsAtMost, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, isTimeZone } from '../zones.js'
@@ -235,8 +235,17 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         `Amplitude answers at most ${GROUP_LIMIT} ${dimension} values per report and this window has more; narrow start_gte/end_lt`,
       )
     }
+    const xValues = answer?.data?.xValues
+    const days = Math.ceil((endMs - startMs) / DAY_MS)
+    if (!group && Array.isArray(xValues) && xValues.length > bucketsAtMost(dimension, days)) {
+      throw new ProviderError(
+        502,
+        `Amplitude answered a series of ${xValues.length} periods for a window of ${days} days; not read`,
+      )
+    }
     raw[type] = answer
-    metrics.push(...fromAmplitudeSeries(answer, type, dimension, Boolean(group), startDay))
+    // One push a metric: spread as arguments, a long series overflowed the stack.
+    for (const m of fromAmplitudeSeries(answer, type, dimension, Boolean(group), startDay)) metrics.push(m)
   }
   const report: UnifiedRecord = {
     id: `amplitude:${wanted.join('+')}:${dimension}:${start}:${end}`,

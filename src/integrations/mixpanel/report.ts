@@ -1,7 +1,7 @@
 import { type ApiError, badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
-import { isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
+import { bucketsAtMost, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, dayIn, daysBetween } from '../zones.js'
@@ -135,6 +135,19 @@ export function fromMixpanelSeries(
     dimension,
     dimension_value: label(date),
   }))
+}
+
+/** A series answer of more periods than the window `from..to` holds is not Mixpanel's: a 502 (bucketsAtMost). */
+function checkSeries(answer: MixpanelSeries, dimension: string, from: string, to: string): MixpanelSeries {
+  const series = answer?.data?.series
+  const days = daysBetween(from, to) + 1
+  if (Array.isArray(series) && series.length > bucketsAtMost(dimension, days)) {
+    throw new ProviderError(
+      502,
+      `Mixpanel answered a series of ${series.length} periods for a window of ${days} days; not read`,
+    )
+  }
+  return answer
 }
 
 /** The project's top event names (`/events/names`), at most EVENT_NAMES_LIMIT. */
@@ -299,17 +312,18 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       // No event in the last 31 days: nothing to count, and `/events` needs at least one name.
       const answers: MixpanelSeries[] = []
       for (const batch of batchesOf(allEvents)) {
-        answers.push(
-          await ctx.client.json<MixpanelSeries>({
-            path: '/api/query/events',
-            baseUrl: mixpanelHosts(ctx.credentials).query,
-            query: { ...common, event: JSON.stringify(batch), unit },
-          }),
-        )
+        const answer = await ctx.client.json<MixpanelSeries>({
+          path: '/api/query/events',
+          baseUrl: mixpanelHosts(ctx.credentials).query,
+          query: { ...common, event: JSON.stringify(batch), unit },
+        })
+        answers.push(checkSeries(answer, dimension, from, to))
       }
       const answer = mergedSeries(answers)
       raw[type] = { ...answer, event: allEvents }
-      if (answers.length > 0) metrics.push(...fromMixpanelSeries(answer, type, dimension, false, from))
+      // One push a metric: spread as arguments, a long series overflowed the stack.
+      if (answers.length > 0)
+        for (const m of fromMixpanelSeries(answer, type, dimension, false, from)) metrics.push(m)
       continue
     }
     const event = type === 'PAGE_VIEWS' ? '$mp_web_page_view' : (q.query as string)
@@ -338,8 +352,9 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
         `Mixpanel answers at most ${SEGMENTATION_MAX_LIMIT} ${dimension} values per report and this window has more; narrow start_gte/end_lt`,
       )
     }
+    if (!on) checkSeries(answer, dimension, from, to)
     raw[type] = { ...answer, event }
-    metrics.push(...fromMixpanelSeries(answer, type, dimension, Boolean(on), from))
+    for (const m of fromMixpanelSeries(answer, type, dimension, Boolean(on), from)) metrics.push(m)
   }
   const report: UnifiedRecord = {
     id: `${projectId}:${types.join('+')}:${q.query ?? ''}:${dimension}:${from}:${to}`,
