@@ -157,4 +157,52 @@ describe("provider answers naming what the call did not ask for (a connection's 
     const read = await ask()
     expect(read.status, read.text.slice(0, 300)).toBe(200)
   })
+
+  it("keeps a Gusto payroll's list of employees out of every payslip's raw, and refuses a page past `per`", async () => {
+    let detail: unknown
+    handle = (req) => {
+      const u = new URL(req.url ?? '/', 'http://x')
+      if (u.pathname === '/v1/token_info')
+        return [200, { scope: 'x', resource: { type: 'Company', uuid: 'c1' } }]
+      if (u.pathname === '/v1/companies/c1') return [200, { uuid: 'c1', name: 'A', join_date: '2026-11-01' }]
+      if (u.pathname === '/v1/companies/c1/payrolls') {
+        const payroll = {
+          payroll_uuid: 'p1',
+          uuid: 'p1',
+          check_date: '2026-11-10',
+          processed_date: '2026-11-10',
+        }
+        return [200, [{ ...payroll, processed: true }]]
+      }
+      if (u.pathname === '/v1/companies/c1/payrolls/p1') {
+        return [
+          200,
+          u.searchParams.get('page') === '1' ? detail : { payroll_uuid: 'p1', employee_compensations: [] },
+        ]
+      }
+      return [404, {}]
+    }
+    const id = await connect('gusto', { access_token: 'tok', meta: { api_url: url } })
+    const employees = (n: number) => Array.from({ length: n }, (_, i) => ({ employee_uuid: `e${i}` }))
+    detail = { payroll_uuid: 'p1', processed: true, employee_compensations: employees(3) }
+    const read = await h.api<{ raw: { payroll: Record<string, unknown>; employee_compensation: unknown } }[]>(
+      'GET',
+      `/hris/${id}/payslip`,
+      { query: { limit: '10', fields: 'id,raw' } },
+    )
+    expect(read.status, read.text.slice(0, 300)).toBe(200)
+    expect(read.body).toHaveLength(3)
+    // Each payslip's raw: the payroll's own fields and that employee's compensation, not every employee's.
+    expect(read.body.map((p) => p.raw.employee_compensation)).toEqual(employees(3))
+    for (const p of read.body) expect(p.raw.payroll.employee_compensations).toBeUndefined()
+    // 10,000 employees on a page asked for 100: with the list in every payslip, a 259 MB answer.
+    detail = { payroll_uuid: 'p1', processed: true, employee_compensations: employees(10_000) }
+    const refused = await h.api<{ message: string }>('GET', `/hris/${id}/payslip`, {
+      query: { limit: '1000', fields: 'id,raw' },
+    })
+    expect(refused.status, refused.text.slice(0, 300)).toBe(502)
+    expect(refused.body.message).toContain(
+      'Gusto answered 10000 employees on a page of payroll p1 asked for 100',
+    )
+  })
 })

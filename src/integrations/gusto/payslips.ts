@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js'
+import { notFound, ProviderError } from '../../errors.js'
 import { tooManyPages } from '../page-bound.js'
 import { joinNames, rawListParam } from '../raw-lists.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
@@ -73,10 +73,19 @@ async function payrollDetail(ctx: HandlerContext, company: string, payroll: stri
       path: `${companyPath(company)}/payrolls/${encodeURIComponent(payroll)}`,
       query: { ...raw.rest, include: joinNames(INCLUDE, raw.names).join(','), page, per: GUSTO_MAX_PER },
     })
-    detail ??= got
-    const rows = got.employee_compensations ?? []
+    const { employee_compensations: rows = [], ...payrollFields } = got
+    // The payroll without its list of employees: every payslip's raw holds the payroll and its own
+    // compensation, and with the whole list in each, 10,000 employees (a 259 KB page from a connection's own
+    // api_url) made a 259 MB answer of 1,000 payslips (a security review, reproduced).
+    detail ??= payrollFields
     if (!Array.isArray(rows)) throw new TypeError('employee_compensations is not a list')
-    compensations.push(...rows)
+    if (rows.length > GUSTO_MAX_PER) {
+      throw new ProviderError(
+        502,
+        `Gusto answered ${rows.length} employees on a page of payroll ${payroll} asked for ${GUSTO_MAX_PER}; not read`,
+      )
+    }
+    for (const row of rows) compensations.push(row)
     if (rows.length < GUSTO_MAX_PER) break
   }
   // An excluded employee was skipped by that payroll and paid nothing: no payslip.
