@@ -205,4 +205,79 @@ describe("provider answers naming what the call did not ask for (a connection's 
       'Gusto answered 10000 employees on a page of payroll p1 asked for 100',
     )
   })
+
+  it('is a 502 when a text copied into many records is longer than any such text is', async () => {
+    // A Greenhouse source's name on each of 500 applications, and a Matomo visit's city on each of its 1,000
+    // actions: 800,000 and 400,000 characters made answers of 400 MB.
+    const apps = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, source_id: 1 }))
+    let sourceName = ''
+    handle = (req) => {
+      if (req.url?.startsWith('/token'))
+        return [200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 }]
+      if (req.url?.startsWith('/v3/applications')) return [200, apps]
+      if (req.url?.startsWith('/v3/sources')) return [200, [{ id: 1, name: sourceName }]]
+      return [200, []]
+    }
+    const greenhouse = await connect('greenhouse', {
+      client_id: 'c',
+      client_secret: 's',
+      meta: { api_url: `${url}/v3`, token_url: `${url}/token` },
+    })
+    const applications = () =>
+      h.api<{ message: string } & { source?: string }[]>('GET', `/ats/${greenhouse}/application`, {
+        query: { limit: '500', fields: 'id,source' },
+      })
+    sourceName = 'n'.repeat(800_000)
+    const refused = await applications()
+    expect(refused.status, refused.text.slice(0, 300)).toBe(502)
+    expect(refused.body.message).toContain(
+      'Greenhouse answered a name at /sources of 800000 characters, copied into every record that shares it',
+    )
+    sourceName = 'Referral'
+    const read = await applications()
+    expect(read.status, read.text.slice(0, 300)).toBe(200)
+    expect(read.body.every((a) => a.source === 'Referral')).toBe(true)
+
+    let city = ''
+    handle = (req) => {
+      const method = new URL(req.url ?? '/', 'http://x').searchParams.get('method') ?? ''
+      if (method === 'API.getMatomoVersion') return [200, { value: '5.0.0' }]
+      if (method === 'SitesManager.getSiteFromId') return [200, { idsite: '1', timezone: 'UTC' }]
+      if (method !== 'Live.getLastVisitsDetails')
+        return [200, { result: 'error', message: `unknown ${method}` }]
+      const visit = { idSite: '1', idVisit: '1', visitorId: 'abc', firstActionTimestamp: 1767225600 }
+      const actions = Array(1000).fill({ timestamp: 1767225600 })
+      return [
+        200,
+        [
+          {
+            ...visit,
+            lastActionTimestamp: 1767225600,
+            serverTimestamp: 1767225600,
+            city,
+            actionDetails: actions,
+          },
+        ],
+      ]
+    }
+    const matomo = await connect('matomo', { token_auth: 'b'.repeat(32), meta: { api_url: url } })
+    const events = () =>
+      h.api<{ message: string } & { city?: string }[]>('GET', `/analytics/${matomo}/event`, {
+        query: {
+          property_id: '1',
+          limit: '1000',
+          start_gte: '2025-12-31T00:00:00Z',
+          end_lt: '2026-01-02T00:00:00Z',
+        },
+      })
+    city = 'c'.repeat(400_000)
+    const long = await events()
+    expect(long.status, long.text.slice(0, 300)).toBe(502)
+    expect(long.body.message).toContain("Matomo answered a visit's city of 400000 characters")
+    city = 'Lyon'
+    const short = await events()
+    expect(short.status, short.text.slice(0, 300)).toBe(200)
+    expect(short.body).toHaveLength(1000)
+    expect(short.body[0]?.city).toBe('Lyon')
+  })
 })

@@ -1,3 +1,4 @@
+import { sharedText } from '../shared-text.js'
 import type { HandlerContext } from '../types.js'
 import { type Query, readAll } from './pages.js'
 import type { GreenhouseApplication } from './types.js'
@@ -34,7 +35,10 @@ async function namesOf(
       { ...extra, ids: batch.join(',') },
       1,
     )
-    for (const row of rows) if (typeof row.name === 'string') names.set(row.id, row.name)
+    for (const row of rows) {
+      if (typeof row.name === 'string')
+        names.set(row.id, sharedText(row.name, 'Greenhouse', `name at ${path}`))
+    }
   }
   return names
 }

@@ -2,6 +2,7 @@ import pMap from 'p-map'
 import { ApiError, badRequest } from '../../errors.js'
 import { ATS_APPLICATION_STATUSES, type UnifiedRecord } from '../../models/index.js'
 import { statusOfStageName } from '../ats-stages.js'
+import { sharedText } from '../shared-text.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { fromLeverOffer, fromLeverOpportunity, type LeverLookups } from './mappers.js'
 import { MAX_PAGE, readMergedWindow } from './merged-window.js'
@@ -74,12 +75,19 @@ function lookupsOf(ctx: HandlerContext) {
   let reasons: Promise<Map<string, LeverArchiveReason>> | undefined
   return {
     stages: () => {
-      stages ??= readAll<LeverStage>(ctx, '/stages').then((rows) => new Map(rows.map((r) => [r.id, r])))
+      // A stage's and a reason's text are copied onto every opportunity at it: held to SHARED_TEXT_LENGTH.
+      stages ??= readAll<LeverStage>(ctx, '/stages').then(
+        (rows) =>
+          new Map(rows.map((r) => [r.id, { ...r, text: sharedText(r.text, 'Lever', "stage's text") }])),
+      )
       return stages
     },
     reasons: () => {
       reasons ??= readAll<LeverArchiveReason>(ctx, '/archive_reasons').then(
-        (rows) => new Map(rows.map((r) => [r.id, r])),
+        (rows) =>
+          new Map(
+            rows.map((r) => [r.id, { ...r, text: sharedText(r.text, 'Lever', "archive reason's text") }]),
+          ),
       )
       return reasons
     },

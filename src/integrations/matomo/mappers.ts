@@ -1,5 +1,6 @@
 import type { EventType } from '../../models/analytics.js'
 import type { UnifiedRecord } from '../../models/index.js'
+import { sharedText } from '../shared-text.js'
 import { actionKey, visitKey, visitorKey } from './ids.js'
 import type { MatomoAction, MatomoSite, MatomoVisit, MatomoVisitorProfile } from './provider-types.js'
 import { actionInstants } from './timezone.js'
@@ -207,9 +208,30 @@ export function fromMatomoAction(
   }
 }
 
+/** The visit's texts fromMatomoAction copies onto every action of the visit. */
+const VISIT_FIELDS_ON_ACTIONS = [
+  'referrerName',
+  'siteCurrency',
+  'deviceType',
+  'browserName',
+  'operatingSystemName',
+  'country',
+  'countryCode',
+  'region',
+  'city',
+  'campaignSource',
+  'campaignMedium',
+  'campaignName',
+  'campaignKeyword',
+  'campaignContent',
+] as const
+
 /** Every action of a visit as a unified event, each at its instant in the site's timezone. */
 export function fromMatomoActions(visit: MatomoVisit, timezone: string | undefined): UnifiedRecord[] {
   const actions = visit.actionDetails ?? []
+  // Copied onto each of the visit's actions: each held to SHARED_TEXT_LENGTH (shared-text.ts).
+  for (const field of VISIT_FIELDS_ON_ACTIONS)
+    sharedText(visit[field] as string | undefined, 'Matomo', `visit's ${field}`)
   const instants = actionInstants(
     actions.map((a) => a.timestamp),
     visit.firstActionTimestamp,

@@ -4,6 +4,7 @@ import { ApiError, badRequest } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { pageWindow, readWindow } from '../page-window.js'
 import { RECORD_READS_AT_ONCE } from '../record-reads.js'
+import { sharedText } from '../shared-text.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { collectUrlOf } from './hosting.js'
 import {
@@ -142,8 +143,20 @@ async function listSessionEvents(
     .slice(q.offset, q.offset + q.limit)
     .map((a) => fromUmamiActivity(websiteId, sessionId, a))
   if (events.length === 0) return events
-  const fields = eventFieldsFromUmamiSession(await readSession(ctx, websiteId, sessionId))
+  const fields = sessionFieldsOnEvents(await readSession(ctx, websiteId, sessionId))
   return events.map((e) => ({ ...e, ...fields }))
+}
+
+/**
+ * A session's fields as its events carry them, each text held to SHARED_TEXT_LENGTH (shared-text.ts): they are
+ * copied onto every event of the session.
+ */
+function sessionFieldsOnEvents(session: Parameters<typeof eventFieldsFromUmamiSession>[0]): UnifiedRecord {
+  const fields = eventFieldsFromUmamiSession(session)
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === 'string') sharedText(value, 'Umami', `session's ${key}`)
+  }
+  return fields
 }
 
 /** Fills the slow fields asked for (among `fields`), reading each distinct session once. */
@@ -159,7 +172,7 @@ async function withSessionFields(
     const key = `${website}:${session}`
     let found = sessions.get(key)
     if (!found) {
-      found = readSession(ctx, website, session).then(eventFieldsFromUmamiSession)
+      found = readSession(ctx, website, session).then(sessionFieldsOnEvents)
       sessions.set(key, found)
     }
     return found
