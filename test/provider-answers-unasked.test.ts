@@ -239,13 +239,14 @@ describe("provider answers naming what the call did not ask for (a connection's 
     expect(read.body.every((a) => a.source === 'Referral')).toBe(true)
 
     let city = ''
+    let visitorId = 'abc'
     handle = (req) => {
       const method = new URL(req.url ?? '/', 'http://x').searchParams.get('method') ?? ''
       if (method === 'API.getMatomoVersion') return [200, { value: '5.0.0' }]
       if (method === 'SitesManager.getSiteFromId') return [200, { idsite: '1', timezone: 'UTC' }]
       if (method !== 'Live.getLastVisitsDetails')
         return [200, { result: 'error', message: `unknown ${method}` }]
-      const visit = { idSite: '1', idVisit: '1', visitorId: 'abc', firstActionTimestamp: 1767225600 }
+      const visit = { idSite: '1', idVisit: '1', visitorId, firstActionTimestamp: 1767225600 }
       const actions = Array(1000).fill({ timestamp: 1767225600 })
       return [
         200,
@@ -274,7 +275,13 @@ describe("provider answers naming what the call did not ask for (a connection's 
     const long = await events()
     expect(long.status, long.text.slice(0, 300)).toBe(502)
     expect(long.body.message).toContain("Matomo answered a visit's city of 400000 characters")
+    // The visit's ids are on each action too (visitor_id): 50,000 characters made a 50 MB answer of 80 KB.
     city = 'Lyon'
+    visitorId = 'v'.repeat(50_000)
+    const longId = await events()
+    expect(longId.status, longId.text.slice(0, 300)).toBe(502)
+    expect(longId.body.message).toContain("Matomo answered a visit's visitorId of 50000 characters")
+    visitorId = 'abc'
     const short = await events()
     expect(short.status, short.text.slice(0, 300)).toBe(200)
     expect(short.body).toHaveLength(1000)

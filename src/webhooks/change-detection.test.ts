@@ -50,6 +50,10 @@ describe('canonicalJson', () => {
         expect(canonicalJson(v)).toBe(levelByLevel(v))
       }),
     )
+    // An array with holes (no record parsed from JSON has one, a mapper could make one).
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what is tested
+    const sparse = { a: [, 1, undefined, null] }
+    expect(canonicalJson(sparse)).toBe(levelByLevel(sparse))
   })
 
   it("copies a deeply nested value's text once, not once per level", () => {

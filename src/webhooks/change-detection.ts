@@ -26,7 +26,8 @@ function writeCanonical(value: unknown, out: string[]): void {
     out.push('[')
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out.push(',')
-      writeCanonical(value[i], out)
+      // A hole writes nothing, as `map` and `join` wrote it.
+      if (i in value) writeCanonical(value[i], out)
     }
     out.push(']')
     return

@@ -210,6 +210,9 @@ export function fromMatomoAction(
 
 /** The visit's texts fromMatomoAction copies onto every action of the visit. */
 const VISIT_FIELDS_ON_ACTIONS = [
+  'idSite',
+  'idVisit',
+  'visitorId',
   'referrerName',
   'siteCurrency',
   'deviceType',
