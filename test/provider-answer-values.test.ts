@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_VALUES_PER_ANSWER } from '../src/integrations/http-client.js'
+import { MAX_DISTINCT_KEYS_PER_ANSWER, MAX_VALUES_PER_ANSWER } from '../src/integrations/http-client.js'
 import { type Harness, startHarness } from './support/harness.js'
 
 /**
@@ -17,10 +17,26 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     '/dense': Buffer.from(`{"sites":[${'{},'.repeat(10_000_000)}{}]}`),
     // 6 MB of nested arrays: no comma, but 3 million values (32 MB of them held every request for 5.5 s).
     '/deep': Buffer.from(`{"sites":${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}}`),
-    // 600,000 keys all different (9 MB): 600,000 commas, but JSON.parse reads each key as a value, and keys
-    // that differ cost it most (990,000 of them, counted by commas alone, held the event loop 1.1 to 1.3 s).
+    // 600,000 keys all different (9 MB), under the value bound: JSON.parse reads each new key as a new string
+    // and shape (990,000 of them held the event loop 1.1 to 1.3 s).
     '/keyed': Buffer.from(
       `{"object":"list","data":[{"id":"a","name":"x","extra":{${Array.from({ length: 600_000 }, (_, i) => `"k${i}":0`).join(',')}}}],"has_more":false}`,
+    ),
+    // As many keys, repeated row after row (a Mixpanel series keyed by hour, 7 MB): read.
+    '/rows': Buffer.from(
+      JSON.stringify({
+        object: 'list',
+        data: [
+          {
+            id: 'a',
+            name: 'x',
+            extra: Array.from({ length: 400 }, () =>
+              Object.fromEntries(Array.from({ length: 1500 }, (_, h) => [`2026-01-01 ${h}:00:00`, h])),
+            ),
+          },
+        ],
+        has_more: false,
+      }),
     ),
     // A site whose own data nests 20,000 levels (40 KB): JSON.parse reads it, JSON.stringify overflows.
     '/nested': Buffer.from(
@@ -54,7 +70,7 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     await new Promise((resolve) => provider.close(resolve))
   })
 
-  it('is a 502 naming the bound, keys counted, and an answer as long in few values is read', async () => {
+  it('is a 502 naming the bound, values or different keys, and an answer as long in few values is read', async () => {
     const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
       body: {
         integration_type: 'fathom',
@@ -78,8 +94,13 @@ describe('a provider answer of more values than Unigate parses at once', () => {
     const keyed = await h.api<{ message: string }>('GET', `/analytics/${conn.body.id}/property`)
     expect(keyed.status).toBe(502)
     expect(keyed.body.message).toContain(
-      `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of one answer (keys count as values)`,
+      `the provider answered more than ${MAX_DISTINCT_KEYS_PER_ANSWER} different object keys at once`,
     )
+    next = '/rows'
+    const rows = await h.api<unknown[]>('GET', `/analytics/${conn.body.id}/property`, {
+      query: { fields: 'id' },
+    })
+    expect(rows.status, JSON.stringify(rows.body).slice(0, 300)).toBe(200)
     next = '/wide'
     const wide = await h.api<unknown[]>('GET', `/analytics/${conn.body.id}/property`)
     expect(wide.status, JSON.stringify(wide.body).slice(0, 300)).toBe(200)

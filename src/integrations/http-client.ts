@@ -11,7 +11,7 @@ import {
 import { providerWaitMs, retryDelayMs } from './retry.js'
 import { withoutTrailingSlashes } from './trailing-slashes.js'
 import type { RetryPolicy } from './types.js'
-import { holdsValues } from './value-count.js'
+import { holdsDistinctKeys, holdsValues } from './value-count.js'
 
 export interface ProviderRequest {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -531,14 +531,18 @@ export function joinPath(base: string, path: string): string {
 const COUNTED_ANSWER_BYTES = 1024 * 1024
 
 /**
- * The most values (counted as commas, `[`, `{` and the colons that end keys) an answer over
- * COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of JSON.parse on a slow machine (0.9 s here for objects
- * of keys all different, the costliest shape), where the body cap alone allowed 32 MiB of `{},` and 7.5 s.
- * The largest page Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred keys and values
- * each at the most; a Matomo report breakdown (every row at once) of some 25,000 to 40,000 rows, by the
- * report's columns, reaches it.
+ * The most values (counted as commas, `[` and `{`) an answer over COUNTED_ANSWER_BYTES may hold: at most about 0.7 s of
+ * JSON.parse on a slow machine, where the body cap alone allowed 32 MiB of `{},` and 7.5 s. The largest page
+ * Unigate asks a provider for is 1,000 records (MAX_LIMIT), a few hundred values each at the most.
  */
 export const MAX_VALUES_PER_ANSWER = 1_000_000
+
+/**
+ * The most different object keys such an answer may hold (holdsDistinctKeys): 100,000 keys all different parse
+ * in about 0.1 to 0.25 s here. A page of records repeats a few hundred names, a Mixpanel series its dates and
+ * event names (some thousands), a Matomo breakdown its dozen columns.
+ */
+export const MAX_DISTINCT_KEYS_PER_ANSWER = 100_000
 
 /** A provider answer as JSON when it is JSON (by type, or by its first character), else as text. */
 function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
@@ -547,7 +551,14 @@ function parseBody(bytes: Buffer, contentType: string | string[] | undefined): u
     throw new ApiError(
       502,
       `the provider answered more than ${MAX_VALUES_PER_ANSWER} values at once, more than Unigate parses of ` +
-        'one answer (keys count as values); not read (a smaller limit, or a narrower window for a report, may help)',
+        'one answer; not read (a smaller limit may help)',
+    )
+  }
+  if (bytes.length > COUNTED_ANSWER_BYTES && holdsDistinctKeys(bytes, MAX_DISTINCT_KEYS_PER_ANSWER)) {
+    throw new ApiError(
+      502,
+      `the provider answered more than ${MAX_DISTINCT_KEYS_PER_ANSWER} different object keys at once, more than ` +
+        'Unigate parses of one answer; not read',
     )
   }
   // Buffer#toString rather than a TextDecoder per answer; like TextDecoder, drop a byte-order mark.
