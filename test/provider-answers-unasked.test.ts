@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Harness, startHarness } from './support/harness.js'
+import { connected, type OwnAnswer, ownProvider } from './support/own-provider.js'
 
 /**
  * A connection's creator may point it at an address of their own (`api_url`), whose answers stay under every
@@ -11,45 +10,27 @@ import { type Harness, startHarness } from './support/harness.js'
  */
 describe("provider answers naming what the call did not ask for (a connection's own api_url)", () => {
   let h: Harness
-  type Handler = (req: IncomingMessage, body: string) => [number, unknown]
-  let handle: Handler = () => [404, {}]
-  const provider = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = ''
-    req.on('data', (c: Buffer) => {
-      body += c.toString()
-    })
-    req.on('end', () => {
-      const [status, answer] = handle(req, body)
-      res.writeHead(status, { 'content-type': 'application/json' })
-      res.end(typeof answer === 'string' ? answer : JSON.stringify(answer))
-    })
-  })
+  const provider = ownProvider()
   let url = ''
 
   beforeAll(async () => {
     h = await startHarness('sqlite')
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
-    url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+    await provider.start()
+    url = provider.url()
   })
   afterAll(async () => {
     await h?.close()
-    await new Promise((resolve) => provider.close(resolve))
+    await provider.close()
   })
 
-  const connect = async (integration_type: string, auth: Record<string, unknown>) => {
-    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type, auth },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    return conn.body.id
-  }
-
+  const connect = (integration_type: string, auth: Record<string, unknown>) =>
+    connected(h, integration_type, auth)
   it("is a 502 when HubSpot's association batch answers a contact it did not ask for", async () => {
     // Followed, each unasked contact's pages were read in the next round: 70,000 such results per batch
     // made 2,000 calls and 700 MB of one request.
     let batches = 0
     let answer: unknown
-    handle = (req) => {
+    provider.answer = (req) => {
       if (req.url?.startsWith('/account-info/v3/details'))
         return [200, { portalId: 1, timeZone: 'UTC', uiDomain: 'x' }]
       if (req.url?.startsWith('/crm/v3/objects/contacts/1')) {
@@ -81,16 +62,21 @@ describe("provider answers naming what the call did not ask for (a connection's 
     expect(batches).toBe(1)
     // The contact asked about, its companies in two pages: read.
     batches = 0
-    handle = ((base) => (req, body) => {
-      if (!req.url?.includes('/batch/read')) return base(req, body)
-      batches++
-      return batches === 1
-        ? [
-            200,
-            { results: [{ from: { id: '1' }, to: [{ toObjectId: 7 }], paging: { next: { after: 'p2' } } }] },
-          ]
-        : [200, { results: [{ from: { id: '1' }, to: [{ toObjectId: 8 }] }] }]
-    })(handle)
+    provider.answer = (
+      (base: OwnAnswer): OwnAnswer =>
+      (req, body) => {
+        if (!req.url?.includes('/batch/read')) return base(req, body)
+        batches++
+        return batches === 1
+          ? [
+              200,
+              {
+                results: [{ from: { id: '1' }, to: [{ toObjectId: 7 }], paging: { next: { after: 'p2' } } }],
+              },
+            ]
+          : [200, { results: [{ from: { id: '1' }, to: [{ toObjectId: 8 }] }] }]
+      }
+    )(provider.answer)
     const read = await h.api<{ company_ids: string[] }>('GET', `/crm/${id}/contact/1`, {
       query: { fields: 'id,company_ids' },
     })
@@ -102,7 +88,7 @@ describe("provider answers naming what the call did not ask for (a connection's 
     // Each period became five or six metrics repeating its key: 300,000 keys of 90 characters (30 MB) made a
     // 305 MB answer.
     let answer = '[]'
-    handle = (req, body) =>
+    provider.answer = (req, body) =>
       body.includes('API.getMatomoVersion') || req.url?.includes('API.getMatomoVersion')
         ? [200, { value: '5.0.0' }]
         : [200, answer]
@@ -131,7 +117,7 @@ describe("provider answers naming what the call did not ask for (a connection's 
     // Each entry became a metric: 990,000 entries for a week held the event loop for 2 s, then overflowed
     // the stack where they were pushed as arguments.
     let answer: unknown
-    handle = (req) =>
+    provider.answer = (req) =>
       req.url?.startsWith('/api/app/me')
         ? [200, { status: 'ok', results: { projects: { '1': { name: 'p', timezone: 'UTC' } } } }]
         : [200, answer]
@@ -160,7 +146,7 @@ describe("provider answers naming what the call did not ask for (a connection's 
 
   it("keeps a Gusto payroll's list of employees out of every payslip's raw, and refuses a page past `per`", async () => {
     let detail: unknown
-    handle = (req) => {
+    provider.answer = (req) => {
       const u = new URL(req.url ?? '/', 'http://x')
       if (u.pathname === '/v1/token_info')
         return [200, { scope: 'x', resource: { type: 'Company', uuid: 'c1' } }]
@@ -211,7 +197,7 @@ describe("provider answers naming what the call did not ask for (a connection's 
     // actions: 800,000 and 400,000 characters made answers of 400 MB.
     const apps = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, source_id: 1 }))
     let sourceName = ''
-    handle = (req) => {
+    provider.answer = (req) => {
       if (req.url?.startsWith('/token'))
         return [200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 }]
       if (req.url?.startsWith('/v3/applications')) return [200, apps]
@@ -240,7 +226,7 @@ describe("provider answers naming what the call did not ask for (a connection's 
 
     let city = ''
     let visitorId = 'abc'
-    handle = (req) => {
+    provider.answer = (req) => {
       const method = new URL(req.url ?? '/', 'http://x').searchParams.get('method') ?? ''
       if (method === 'API.getMatomoVersion') return [200, { value: '5.0.0' }]
       if (method === 'SitesManager.getSiteFromId') return [200, { idsite: '1', timezone: 'UTC' }]

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Harness, startHarness } from './support/harness.js'
+import { connected, ownProvider } from './support/own-provider.js'
 
 /**
  * A connection's creator may point it at an address of their own (`api_url`), whose answers stay under
@@ -15,54 +14,33 @@ describe("a report answer naming more than its query asked for (a connection's o
   let h: Harness
   let posthogAnswer = ''
   let plausibleAnswer = ''
-  const serve = (handle: (req: IncomingMessage, body: string) => [number, unknown]) =>
-    createServer((req: IncomingMessage, res: ServerResponse) => {
-      let body = ''
-      req.on('data', (c: Buffer) => {
-        body += c.toString()
-      })
-      req.on('end', () => {
-        const [status, answer] = handle(req, body)
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(typeof answer === 'string' ? answer : JSON.stringify(answer))
-      })
-    })
-  const posthog = serve((req) => {
+  const posthog = ownProvider((req) => {
     if (req.url?.startsWith('/api/users/@me'))
       return [200, { uuid: 'u', organization: null, team: { id: 1 } }]
     if (req.url?.includes('/query/')) return [200, posthogAnswer]
     return [404, { detail: 'Not found.' }]
   })
   // Plausible's key check is a query without a site (answered 400 "Missing site ID" for a valid key).
-  const plausible = serve((req, body) => {
+  const plausible = ownProvider((req, body) => {
     if (!req.url?.startsWith('/api/v2/query')) return [404, {}]
     if (!body.includes('site_id')) return [400, { error: 'Missing site ID' }]
     return [200, plausibleAnswer]
   })
-  const urlOf = (server: ReturnType<typeof serve>) =>
-    `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   beforeAll(async () => {
     h = await startHarness('sqlite')
-    await Promise.all(
-      [posthog, plausible].map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))),
-    )
+    await Promise.all([posthog.start(), plausible.start()])
   })
   afterAll(async () => {
     await h?.close()
-    await Promise.all([posthog, plausible].map((s) => new Promise((resolve) => s.close(resolve))))
+    await Promise.all([posthog.close(), plausible.close()])
   })
 
-  const connect = async (integration_type: string, auth: Record<string, unknown>) => {
-    const conn = await h.api<{ id: string }>('POST', '/unified/connection', {
-      body: { integration_type, auth },
-    })
-    expect(conn.status, conn.text).toBe(200)
-    return conn.body.id
-  }
+  const connect = (integration_type: string, auth: Record<string, unknown>) =>
+    connected(h, integration_type, auth)
 
   it('is a 502 from PostHog when the answer names other columns than the query selects', async () => {
-    const id = await connect('posthog', { token: 'phx_1', meta: { api_url: urlOf(posthog) } })
+    const id = await connect('posthog', { token: 'phx_1', meta: { api_url: posthog.url() } })
     const ask = () =>
       h.api<{ message: string } & unknown[]>('GET', `/analytics/${id}/report`, {
         query: {
@@ -92,7 +70,7 @@ describe("a report answer naming more than its query asked for (a connection's o
   })
 
   it('is a 502 from Plausible when the answer names other metrics, or more rows, than the query asks', async () => {
-    const id = await connect('plausible', { api_key: 'k', meta: { api_url: urlOf(plausible) } })
+    const id = await connect('plausible', { api_key: 'k', meta: { api_url: plausible.url() } })
     const ask = () =>
       h.api<{ message: string } & unknown[]>('GET', `/analytics/${id}/report`, {
         query: { property_id: 'example.com', type: 'USERS', limit: '2', fields: 'id,metrics' },
