@@ -1,3 +1,4 @@
+import { ProviderError } from '../errors.js'
 import { utcMs, wallClockIn } from './zones.js'
 
 /**
@@ -123,9 +124,7 @@ export function timeBucketLabelOf(
 /**
  * The most buckets of `dimension` a window of `days` whole days can hold: an hour 25 times a day (a day of a
  * clock change has 25), weeks, months and years counting the part-periods at both ends. A dimension that is
- * not a time gets the hourly count, the most any series of the window can hold. A provider's series of more
- * buckets than its window holds is not the provider's: each became a metric of the report, and an api_url of
- * a connection's creator answering a series of 990,000 entries for a week held the event loop for 2 s.
+ * not a time gets the hourly count, the most any series of the window can hold.
  */
 export function bucketsAtMost(dimension: string, days: number): number {
   switch (dimension) {
@@ -139,5 +138,20 @@ export function bucketsAtMost(dimension: string, days: number): number {
       return Math.floor(days / 365) + 2
     default:
       return 25 * days
+  }
+}
+
+/**
+ * Refuses (502) a provider's series of more entries than a window of `days` whole days holds buckets of
+ * `dimension` (bucketsAtMost): such a series is not the provider's. Each entry became a metric of the report,
+ * and an api_url of a connection's creator answering a series of 990,000 entries for a week held the event
+ * loop for 2 s (Mixpanel; Amplitude's xValues read the same way).
+ */
+export function checkSeriesLength(provider: string, entries: number, dimension: string, days: number): void {
+  if (entries > bucketsAtMost(dimension, days)) {
+    throw new ProviderError(
+      502,
+      `${provider} answered a series of ${entries} periods for a window of ${days} days; not read`,
+    )
   }
 }

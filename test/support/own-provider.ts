@@ -1,18 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import { expect } from 'vitest'
 import type { Harness } from './harness.js'
+import { type LocalServer, startLocalServer } from './local-server.js'
 
 /** What a stand-in provider answers a request (its body read whole): a status and a JSON value or text. */
 export type OwnAnswer = (req: IncomingMessage, body: string) => [number, unknown]
 
 /**
- * A server standing in for a provider at an address a connection's creator controls (`auth.meta.api_url`),
- * answering each request as `answer` says, which a test may change between calls.
+ * A stand-in provider at an address a connection's creator controls (`auth.meta.api_url`), on
+ * startLocalServer, answering each request as `answer` says, which a test may change between calls.
  */
 export interface OwnProvider {
   answer: OwnAnswer
-  readonly server: Server
   /** Its address once listening (start). */
   url(): string
   start(): Promise<void>
@@ -20,22 +19,29 @@ export interface OwnProvider {
 }
 
 export function ownProvider(answer: OwnAnswer = () => [404, {}]): OwnProvider {
+  let server: LocalServer | undefined
   const provider: OwnProvider = {
     answer,
-    server: createServer((req: IncomingMessage, res: ServerResponse) => {
-      let body = ''
-      req.on('data', (c: Buffer) => {
-        body += c.toString()
+    url: () => {
+      if (!server) throw new Error('the stand-in provider is not started')
+      return server.url
+    },
+    start: async () => {
+      server = await startLocalServer((req, res) => {
+        let body = ''
+        req.on('data', (c: Buffer) => {
+          body += c.toString()
+        })
+        req.on('end', () => {
+          const [status, value] = provider.answer(req, body)
+          res.writeHead(status, { 'content-type': 'application/json' })
+          res.end(typeof value === 'string' ? value : JSON.stringify(value))
+        })
       })
-      req.on('end', () => {
-        const [status, value] = provider.answer(req, body)
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(typeof value === 'string' ? value : JSON.stringify(value))
-      })
-    }),
-    url: () => `http://127.0.0.1:${(provider.server.address() as AddressInfo).port}`,
-    start: () => new Promise<void>((resolve) => provider.server.listen(0, '127.0.0.1', resolve)),
-    close: () => new Promise<void>((resolve) => provider.server.close(() => resolve())),
+    },
+    close: async () => {
+      await server?.close()
+    },
   }
   return provider
 }

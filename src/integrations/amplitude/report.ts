@@ -1,7 +1,7 @@
 import { badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
-import { bucketsAtMost, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
+import { checkSeriesLength, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, isTimeZone } from '../zones.js'
@@ -236,12 +236,8 @@ async function listReports(ctx: HandlerContext, q: ListQuery): Promise<UnifiedRe
       )
     }
     const xValues = answer?.data?.xValues
-    const days = Math.ceil((endMs - startMs) / DAY_MS)
-    if (!group && Array.isArray(xValues) && xValues.length > bucketsAtMost(dimension, days)) {
-      throw new ProviderError(
-        502,
-        `Amplitude answered a series of ${xValues.length} periods for a window of ${days} days; not read`,
-      )
+    if (!group && Array.isArray(xValues)) {
+      checkSeriesLength('Amplitude', xValues.length, dimension, Math.ceil((endMs - startMs) / DAY_MS))
     }
     raw[type] = answer
     // One push a metric: spread as arguments, a long series overflowed the stack.

@@ -1,7 +1,7 @@
 import { type ApiError, badRequest, notImplemented, ProviderError } from '../../errors.js'
 import type { UnifiedRecord } from '../../models/index.js'
 import { reportParamsOf } from '../report-params.js'
-import { bucketsAtMost, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
+import { checkSeriesLength, isTimeDimension, timeBucketLabelOf } from '../time-buckets.js'
 import type { HandlerContext, ListQuery, ObjectHandlers } from '../types.js'
 import { zonedDayWindow } from '../zoned-days.js'
 import { addDays, dayIn, daysBetween } from '../zones.js'
@@ -137,16 +137,11 @@ export function fromMixpanelSeries(
   }))
 }
 
-/** A series answer of more periods than the window `from..to` holds is not Mixpanel's: a 502 (bucketsAtMost). */
+/** The answer, once its series is held to the window `from..to` (checkSeriesLength). */
 function checkSeries(answer: MixpanelSeries, dimension: string, from: string, to: string): MixpanelSeries {
   const series = answer?.data?.series
-  const days = daysBetween(from, to) + 1
-  if (Array.isArray(series) && series.length > bucketsAtMost(dimension, days)) {
-    throw new ProviderError(
-      502,
-      `Mixpanel answered a series of ${series.length} periods for a window of ${days} days; not read`,
-    )
-  }
+  if (Array.isArray(series))
+    checkSeriesLength('Mixpanel', series.length, dimension, daysBetween(from, to) + 1)
   return answer
 }
 
